@@ -1,0 +1,182 @@
+// Command relay answers questions about a codebase and scopes issues: it
+// indexes a repository into a code graph, exposes grep/glob/read/graph tools
+// to people (relay tool, relay graph), to other agents (relay mcp) and to its
+// own planner/retriever agents (relay ask, scope, batch).
+//
+// This package owns the CLI: flags → config → wiring. It is the only place
+// that reads environment variables. Each sub-command lives in its own file and
+// registers itself in the commands list.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every sub-command shares.
+type globals struct {
+	repo     string // repository root (flag --repo, env RELAY_REPO, default ".")
+	store    string // store location (flag --store, env RELAY_STORE, default <repo>/.relay)
+	logLevel string
+	stdout   io.Writer
+	stderr   io.Writer
+	stdin    io.Reader
+	log      *slog.Logger
+	getenv   func(string) string
+}
+
+// commands are the sub-command constructors; each file appends its own in init.
+var commands []func(g *globals) *cobra.Command
+
+// exitError carries a process exit status through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one relay invocation and returns the exit status: 0 success,
+// 1 failure, 2 usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin, getenv: getenv}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "relay: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if isUsage(err) {
+		return 2
+	}
+	return 1
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "relay",
+		Short:         "Answer questions about a codebase and scope issues",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return g.setup()
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.repo, "repo", "", "repository root (env RELAY_REPO; default .)")
+	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay)")
+	pf.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (env RELAY_LOG; default warn)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath()))
+	})
+	var cmds []*cobra.Command
+	for _, c := range commands {
+		cmds = append(cmds, c(g))
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	root.AddCommand(cmds...)
+	return root
+}
+
+// setup applies environment defaults and installs the logger. Flags win over
+// environment, environment over built-in defaults.
+func (g *globals) setup() error {
+	if g.repo == "" {
+		g.repo = g.getenv("RELAY_REPO")
+	}
+	if g.repo == "" {
+		g.repo = "."
+	}
+	if g.store == "" {
+		g.store = g.getenv("RELAY_STORE")
+	}
+	if g.logLevel == "" {
+		g.logLevel = g.getenv("RELAY_LOG")
+	}
+	var level slog.Level
+	switch g.logLevel {
+	case "", "warn":
+		level = slog.LevelWarn
+	case "debug":
+		level = slog.LevelDebug
+	case "info":
+		level = slog.LevelInfo
+	case "error":
+		level = slog.LevelError
+	default:
+		return usageErr(fmt.Errorf("unknown --log-level %q (want debug, info, warn or error)", g.logLevel))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if f, ok := g.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		g.log = slog.New(slog.NewTextHandler(g.stderr, opts))
+	} else {
+		g.log = slog.New(slog.NewJSONHandler(g.stderr, opts))
+	}
+	return nil
+}
+
+// repoRoot returns the absolute repository root, checking that it exists and
+// is a directory.
+func (g *globals) repoRoot() (string, error) {
+	abs, err := filepath.Abs(g.repo)
+	if err != nil {
+		return "", fmt.Errorf("resolve --repo %q: %w", g.repo, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("repository %s does not exist; pass --repo DIR (or set RELAY_REPO) to point at a checkout", abs)
+		}
+		return "", fmt.Errorf("repository %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("repository %s is not a directory; pass --repo DIR", abs)
+	}
+	return abs, nil
+}
+
+// isTerminal reports whether w is an interactive terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usageErr marks err as a usage error (exit status 2).
+func usageErr(err error) error { return usageError{err} }
+
+func isUsage(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}

@@ -1,0 +1,19 @@
+// Package graphdb owns relay's code-graph model and the storage contract every
+// backend honours.
+//
+// The model (see ARCHITECTURE.md) is a directed multigraph: nodes are modules,
+// files, types, functions and members; edges are calls, implements, inherits,
+// returns, param_of, parent, imports and decorated_by. Every node and edge is
+// owned by exactly one source file (or one pseudo-owner such as "@go/implements"
+// for facts computed across the whole repository); an index run replaces whole
+// owners atomically, which is what makes incremental indexing and crash safety
+// simple for every backend.
+//
+// Backends implement [Store] and must pass the conformance suite in
+// graphdb/storetest. Graph operations ([Query], [BlastRadius]) and target
+// resolution ([Resolve]) are written once here, against [Reader], so the
+// embedded store and ArangoDB answer them identically; a backend that can do a
+// traversal faster natively implements [Traverser] and is used automatically.
+//
+// graphdb imports nothing else of relay.
+package graphdb

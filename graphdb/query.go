@@ -1,0 +1,203 @@
+package graphdb
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// Op is a graph operation offered to people and models.
+type Op string
+
+// Graph operations (ARCHITECTURE.md, "Graph operations").
+const (
+	OpCallers         Op = "callers"         // INBOUND calls
+	OpCallees         Op = "callees"         // OUTBOUND calls
+	OpImplementations Op = "implementations" // INBOUND implements
+	OpMethods         Op = "methods"         // INBOUND parent (members of a type)
+	OpUsages          Op = "usages"          // INBOUND returns + OUTBOUND param_of
+	OpInheritors      Op = "inheritors"      // INBOUND inherits
+)
+
+// Ops lists the operations in a stable order.
+var Ops = []Op{OpCallers, OpCallees, OpImplementations, OpMethods, OpUsages, OpInheritors}
+
+// ParseOp validates an operation name.
+func ParseOp(s string) (Op, error) {
+	for _, op := range Ops {
+		if string(op) == s {
+			return op, nil
+		}
+	}
+	return "", fmt.Errorf("unknown graph operation %q (want one of callers, callees, implementations, methods, usages, inheritors)", s)
+}
+
+// step is one leg of an operation: an edge kind followed in a direction,
+// labelled with the relation a person reads.
+type step struct {
+	kind     EdgeKind
+	dir      Direction
+	relation string
+}
+
+func (op Op) steps() []step {
+	switch op {
+	case OpCallers:
+		return []step{{EdgeCalls, Inbound, "calls"}}
+	case OpCallees:
+		return []step{{EdgeCalls, Outbound, "called by"}}
+	case OpImplementations:
+		return []step{{EdgeImplements, Inbound, "implements"}}
+	case OpMethods:
+		return []step{{EdgeParent, Inbound, "member of"}}
+	case OpUsages:
+		return []step{{EdgeReturns, Inbound, "returns"}, {EdgeParamOf, Outbound, "takes as parameter"}}
+	case OpInheritors:
+		return []step{{EdgeInherits, Inbound, "inherits/embeds"}}
+	}
+	return nil
+}
+
+// Multi reports whether depth > 1 is meaningful for op. Methods and usages
+// are one-hop relations; the others are transitive.
+func (op Op) Multi() bool {
+	switch op {
+	case OpCallers, OpCallees, OpImplementations, OpInheritors:
+		return true
+	}
+	return false
+}
+
+// Result is one answer of Query.
+type Result struct {
+	Node     Node   `json:"node"`
+	Depth    int    `json:"depth"`
+	Relation string `json:"relation"`       // how Node relates to the node at Depth-1 ("calls", "implements"…)
+	Via      NodeID `json:"via,omitempty"`  // the node at Depth-1
+	File     string `json:"file,omitempty"` // the site of the relation (call site) when known
+	Line     int    `json:"line,omitempty"`
+}
+
+// Query runs op from target up to depth hops (at least 1; one-hop operations
+// ignore larger depths) and returns at most limit results (0: all), each node
+// once at its smallest depth, sorted by (Depth, Node.File, Node.StartLine,
+// Node.QName).
+func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int) ([]Result, error) {
+	steps := op.steps()
+	if steps == nil {
+		return nil, fmt.Errorf("unknown graph operation %q", op)
+	}
+	if depth < 1 || !op.Multi() {
+		depth = 1
+	}
+	var out []Result
+	seen := map[NodeID]bool{target: true}
+	for _, st := range steps {
+		hops, err := Traverse(ctx, r, target, []EdgeKind{st.kind}, st.dir, depth, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hops {
+			if seen[h.Node.ID] {
+				continue
+			}
+			seen[h.Node.ID] = true
+			out = append(out, Result{Node: h.Node, Depth: h.Depth, Relation: st.relation, Via: h.Via, File: h.Edge.File, Line: h.Edge.Line})
+		}
+	}
+	SortResults(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// SortResults orders results by (Depth, File, StartLine, QName).
+func SortResults(rs []Result) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Depth != b.Depth {
+			return a.Depth < b.Depth
+		}
+		if a.Node.File != b.Node.File {
+			return a.Node.File < b.Node.File
+		}
+		if a.Node.StartLine != b.Node.StartLine {
+			return a.Node.StartLine < b.Node.StartLine
+		}
+		return a.Node.QName < b.Node.QName
+	})
+}
+
+// Traverse walks breadth-first from start; it uses the backend's Traverser
+// when there is one and repeated Neighbors calls otherwise. See
+// [Traverser.Traverse] for the contract.
+func Traverse(ctx context.Context, r Reader, start NodeID, kinds []EdgeKind, dir Direction, depth, limit int) ([]Hop, error) {
+	if t, ok := r.(Traverser); ok {
+		return t.Traverse(ctx, start, kinds, dir, depth, limit)
+	}
+	return TraverseNeighbors(ctx, r, start, kinds, dir, depth, limit)
+}
+
+// TraverseNeighbors is the portable Traverse, built on Reader.Neighbors. It is
+// exported so backends can check their native traversal against it.
+func TraverseNeighbors(ctx context.Context, r Reader, start NodeID, kinds []EdgeKind, dir Direction, depth, limit int) ([]Hop, error) {
+	seen := map[NodeID]bool{start: true}
+	frontier := []NodeID{start}
+	var out []Hop
+	for d := 1; d <= depth && len(frontier) > 0; d++ {
+		var next []NodeID
+		for _, id := range frontier {
+			var edges []Edge
+			for _, k := range kinds {
+				es, err := r.Neighbors(ctx, id, k, dir, 0)
+				if err != nil {
+					return nil, err
+				}
+				edges = append(edges, es...)
+			}
+			sortEdges(edges)
+			for _, e := range edges {
+				far := e.To
+				if dir == Inbound {
+					far = e.From
+				}
+				if seen[far] {
+					continue
+				}
+				seen[far] = true
+				n, err := r.Node(ctx, far)
+				if err != nil {
+					return nil, fmt.Errorf("traverse %s: %w", far, err)
+				}
+				out = append(out, Hop{Node: n, Depth: d, Via: id, Edge: e})
+				if limit > 0 && len(out) >= limit {
+					return out, nil
+				}
+				next = append(next, far)
+			}
+		}
+		frontier = next
+	}
+	return out, nil
+}
+
+func sortEdges(es []Edge) {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		return a.To < b.To
+	})
+}
+
+// SortEdges orders edges by (File, Line, From, To), the order Neighbors
+// promises.
+func SortEdges(es []Edge) { sortEdges(es) }

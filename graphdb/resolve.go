@@ -1,0 +1,113 @@
+package graphdb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// AmbiguousError is returned by Resolve when a target names several nodes.
+// It wraps ErrAmbiguous (or ErrNotFound with close candidates).
+type AmbiguousError struct {
+	Target     string
+	Candidates []Node
+	notFound   bool
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	if e.notFound {
+		fmt.Fprintf(&b, "no symbol named %q; closest candidates:", e.Target)
+	} else {
+		fmt.Fprintf(&b, "%q is ambiguous; %d candidates:", e.Target, len(e.Candidates))
+	}
+	for _, c := range e.Candidates {
+		fmt.Fprintf(&b, "\n  %s (%s, %s:%d)", c.QName, c.Kind, c.File, c.StartLine)
+	}
+	return b.String()
+}
+
+func (e *AmbiguousError) Unwrap() error {
+	if e.notFound {
+		return ErrNotFound
+	}
+	return ErrAmbiguous
+}
+
+// maxCandidates caps the candidates an ambiguous answer lists.
+const maxCandidates = 10
+
+// Resolve finds the node a person or a model means by target, trying in
+// order: exact id, exact qname, exact location name ("path/f.go:Recv.M"),
+// dotted suffix ("Server.Serve", "http.Server.Serve"), then short name. The
+// first rung that matches exactly one node wins. Several matches on a rung
+// give an *AmbiguousError wrapping ErrAmbiguous with the candidates; no match
+// anywhere gives one wrapping ErrNotFound with candidates sharing the last
+// name segment (possibly none). Callable and type nodes are preferred over
+// fields when a rung matches both.
+func Resolve(ctx context.Context, r Reader, target string) (Node, error) {
+	target = strings.TrimSpace(strings.ReplaceAll(target, "*", ""))
+	target = strings.TrimPrefix(target, "(")
+	if target == "" {
+		return Node{}, fmt.Errorf("empty target: %w", ErrNotFound)
+	}
+	rungs := []SymbolQuery{
+		{ID: NodeID(target)},
+		{QName: target},
+		{Loc: target},
+	}
+	if strings.ContainsAny(target, "./") {
+		rungs = append(rungs, SymbolQuery{Suffix: target})
+	} else {
+		rungs = append(rungs, SymbolQuery{Name: target})
+	}
+	for _, q := range rungs {
+		q.Limit = 200
+		ns, err := r.FindSymbols(ctx, q)
+		if err != nil {
+			return Node{}, fmt.Errorf("resolve %q: %w", target, err)
+		}
+		ns = prefer(ns)
+		switch {
+		case len(ns) == 1:
+			return ns[0], nil
+		case len(ns) > 1:
+			if len(ns) > maxCandidates {
+				ns = ns[:maxCandidates]
+			}
+			return Node{}, &AmbiguousError{Target: target, Candidates: ns}
+		}
+	}
+	// Nothing matched: offer nodes sharing the last segment of the name.
+	last := target
+	if i := strings.LastIndexAny(last, "./:"); i >= 0 {
+		last = last[i+1:]
+	}
+	var cands []Node
+	if last != "" {
+		ns, err := r.FindSymbols(ctx, SymbolQuery{Name: last, Limit: maxCandidates})
+		if err != nil {
+			return Node{}, fmt.Errorf("resolve %q: %w", target, err)
+		}
+		cands = ns
+	}
+	return Node{}, &AmbiguousError{Target: target, Candidates: cands, notFound: true}
+}
+
+// prefer drops file/module nodes and fields when functions, methods or types
+// are also present, so "Serve" means the method, not a field of that name.
+func prefer(ns []Node) []Node {
+	if len(ns) < 2 {
+		return ns
+	}
+	var best []Node
+	for _, n := range ns {
+		if n.Kind == KindFunction || n.Kind == KindType || (n.Kind == KindMember && n.SubKind != "field") {
+			best = append(best, n)
+		}
+	}
+	if len(best) == 0 {
+		return ns
+	}
+	return best
+}
