@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# setup.sh installs what relay needs besides Go: ripgrep and fd (Debian names
+# the fd binary fdfind; relay finds either), and the npm packages of the MCP
+# end-to-end test client when Node.js is present. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+if ! have rg || ! { have fd || have fdfind; }; then
+	if have apt-get; then
+		SUDO=""
+		if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+		echo "setup: installing ripgrep and fd-find with apt-get" >&2
+		$SUDO apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ripgrep fd-find >/dev/null
+	elif have brew; then
+		brew install ripgrep fd
+	else
+		echo "setup: install ripgrep (rg) and fd yourself, then run this again" >&2
+		exit 1
+	fi
+fi
+
+# The MCP end-to-end test drives relay with the official TypeScript client.
+for dir in tools/mcptest; do
+	if [ -f "$dir/package.json" ] && have npm; then
+		if [ ! -d "$dir/node_modules" ]; then
+			echo "setup: npm ci in $dir" >&2
+			(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+		fi
+	fi
+done
+
+go mod download
+echo "setup: ok (go $(go env GOVERSION), $(rg --version | head -1), $( (fd --version || fdfind --version) 2>/dev/null | head -1))" >&2

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# test.sh sets everything up and runs the full test suite: go vet and the
+# race-enabled tests of every package. CI runs exactly this (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+go vet ./...
+go test -race -count=1 ./...
