@@ -1,0 +1,221 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/relayhq/relay/tools"
+)
+
+// Models names the model of each stage. Retriever and Gap default to
+// Planner; the gap model also writes answers for relay ask.
+type Models struct {
+	Planner   string
+	Retriever string
+	Gap       string
+}
+
+// Options configure a [Runner]. Client, Root and Models.Planner are required;
+// zero values elsewhere take the defaults noted on each field.
+type Options struct {
+	Client ChatClient      // the model endpoint, usually NewRetryClient(NewOpenAIClient(…))
+	Tools  *tools.Registry // retriever tools; only read-only ones are offered
+	Root   string          // repository root; cited path:line locations are checked against it
+	Models Models
+
+	RetrieverSoftCap int           // model turns before a retriever must report; default 20
+	RetrieverTimeout time.Duration // hard deadline of one retriever; default 5m
+	PlannerMaxSteps  int           // planner turns; default 6
+	Parallel         int           // retrievers running at once; default 4
+	ToolParallel     int           // read-only tool calls of one turn running at once; default 8
+	LoopWindow       int           // recent tool calls checked for repeats; default 12
+	LoopRepeats      int           // identical (name, args, result) in the window that count as a loop; default 3
+	NoJSONMode       bool          // do not send response_format json_object (endpoints that reject it)
+
+	Budget  Budget
+	Prices  map[string]Price // by model name
+	RunsDir string           // transcripts go here; "" writes none
+
+	Now      func() time.Time // default time.Now
+	NewID    func() string    // run IDs; default 8 random hex characters
+	Log      *slog.Logger     // default discards
+	Progress func(Progress)   // streamed progress; may be nil; called from many goroutines
+}
+
+// Progress is one streamed progress event, for a person watching a run.
+type Progress struct {
+	Kind    string        // "stage", "retriever_start", "tool_call", "retriever_done", "note"
+	Stage   Stage         //
+	Agent   string        // e.g. "retriever-2"
+	Query   string        // retriever_start: the task
+	Tool    string        // tool_call: tool name
+	Args    string        // tool_call: raw JSON arguments
+	Text    string        // retriever_done: "incomplete: …" or ""; note: the note
+	Elapsed time.Duration // since the run started
+}
+
+// Runner runs planner → retrievers → gap detector (or answer writer).
+// It is safe for concurrent use; each Scope/Ask/Retrieve call is one run
+// with its own transcript and budget.
+type Runner struct {
+	o Options
+}
+
+// New checks o and returns a Runner.
+func New(o Options) (*Runner, error) {
+	if o.Client == nil {
+		return nil, errors.New("agent: Options.Client is nil; configure a model endpoint")
+	}
+	if o.Root == "" {
+		return nil, errors.New("agent: Options.Root is empty; pass the repository root")
+	}
+	if o.Models.Planner == "" {
+		return nil, errors.New("agent: no model configured; pass --model or set RELAY_MODEL")
+	}
+	if o.Models.Retriever == "" {
+		o.Models.Retriever = o.Models.Planner
+	}
+	if o.Models.Gap == "" {
+		o.Models.Gap = o.Models.Planner
+	}
+	if o.Tools == nil {
+		o.Tools = tools.NewRegistry()
+	}
+	o.Tools = o.Tools.ReadOnly()
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&o.RetrieverSoftCap, 20)
+	def(&o.PlannerMaxSteps, 6)
+	def(&o.Parallel, 4)
+	def(&o.ToolParallel, 8)
+	def(&o.LoopWindow, 12)
+	def(&o.LoopRepeats, 3)
+	if o.RetrieverTimeout <= 0 {
+		o.RetrieverTimeout = 5 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = randomID
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Progress == nil {
+		o.Progress = func(Progress) {}
+	}
+	return &Runner{o: o}, nil
+}
+
+func randomID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// run is the state of one Scope/Ask/Retrieve call.
+type run struct {
+	r      *Runner
+	id     string
+	tr     *transcript
+	meter  *meter
+	start  time.Time
+	agents atomic.Int64
+}
+
+func (r *Runner) newRun(kind, text string) (*run, error) {
+	id := r.o.NewID()
+	tr, err := openTranscript(r.o.RunsDir, id, r.o.Now)
+	if err != nil {
+		return nil, err
+	}
+	rn := &run{r: r, id: id, tr: tr, meter: newMeter(r.o.Budget, r.o.Prices), start: r.o.Now()}
+	tr.record(Event{Type: "run_start", Kind: kind, Text: text})
+	return rn, nil
+}
+
+// finish writes the run_end event and closes the transcript.
+func (rn *run) finish(stopped string, runErr error) (Usage, error) {
+	u := rn.meter.usage()
+	e := Event{Type: "run_end", DurationMS: ms(rn.r.o.Now().Sub(rn.start)), Usage: &u, Text: stopped}
+	if runErr != nil {
+		e.Error = runErr.Error()
+	}
+	rn.tr.record(e)
+	return u, rn.tr.close()
+}
+
+func (rn *run) elapsed() time.Duration { return rn.r.o.Now().Sub(rn.start) }
+
+func (rn *run) progress(p Progress) {
+	p.Elapsed = rn.elapsed()
+	rn.r.o.Progress(p)
+}
+
+func (rn *run) note(stage Stage, agent, text string) {
+	rn.tr.record(Event{Type: "note", Stage: stage, Agent: agent, Text: text})
+	rn.r.o.Log.Info("agent note", "run", rn.id, "stage", stage, "agent", agent, "note", text)
+	rn.progress(Progress{Kind: "note", Stage: stage, Agent: agent, Text: text})
+}
+
+// chat makes one model call under the run's budget and records it.
+func (rn *run) chat(ctx context.Context, stage Stage, agent string, step int, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	if err := rn.meter.admit(); err != nil {
+		return openai.ChatCompletionResponse{}, err
+	}
+	rn.tr.record(Event{Type: "request", Stage: stage, Agent: agent, Model: req.Model, Step: step, Request: &req})
+	t0 := time.Now()
+	resp, err := rn.r.o.Client.CreateChatCompletion(ctx, req)
+	d := time.Since(t0)
+	e := Event{Type: "response", Stage: stage, Agent: agent, Model: req.Model, Step: step, DurationMS: ms(d)}
+	if err != nil {
+		e.Error = err.Error()
+		rn.tr.record(e)
+		return resp, fmt.Errorf("%s model %s: %w", stage, req.Model, err)
+	}
+	e.Response = &resp
+	e.PromptTokens, e.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	rn.tr.record(e)
+	rn.meter.add(stage, req.Model, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), d)
+	rn.r.o.Log.Info("model call", "run", rn.id, "stage", stage, "agent", agent, "step", step, "model", req.Model,
+		"prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens, "dur", d)
+	return resp, nil
+}
+
+// stopReason classifies why a stage ended early: the budget, the deadline,
+// or cancellation; "" for any other error.
+func (rn *run) stopReason(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(err, ErrBudget):
+		return "budget: " + rn.meter.stopReason()
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	return ""
+}
+
+func userMsg(s string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s}
+}
+
+func systemMsg(s string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s}
+}
+
+func toolMsg(id, content string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
+}

@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Citation is one path:line (or path:start-end) reference found in a report
+// that does not hold in the checkout.
+type Citation struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"end_line,omitempty"`
+	Problem string `json:"problem"` // e.g. "no such file", "the file has 20 lines"
+}
+
+// String returns the citation as written: path:line or path:start-end.
+func (c Citation) String() string {
+	if c.EndLine > 0 {
+		return fmt.Sprintf("%s:%d-%d", c.Path, c.Line, c.EndLine)
+	}
+	return fmt.Sprintf("%s:%d", c.Path, c.Line)
+}
+
+// citationRE matches path:line and path:start-end where path has a file
+// extension (main.go:12, internal/x/y.py:3-9).
+var citationRE = regexp.MustCompile(`([\w.\-/]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,9}):(\d+)(?:-(\d+))?`)
+
+// checkCitations verifies every path:line in text against the checkout at
+// root and returns text, with a note appended listing the citations that do
+// not hold, and those citations.
+func checkCitations(root, text string) (string, []Citation) {
+	bad := findBadCitations(root, text)
+	if len(bad) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString("\n\n> Note: these cited locations do not exist in the checkout; treat the claims that rely on them with suspicion:\n")
+	for _, c := range bad {
+		fmt.Fprintf(&b, "> - `%s`: %s\n", c, c.Problem)
+	}
+	return strings.TrimRight(b.String(), "\n"), bad
+}
+
+func findBadCitations(root, text string) []Citation {
+	lines := map[string]int{} // path → line count; -1 no such file
+	seen := map[string]bool{}
+	var bad []Citation
+	for _, m := range citationRE.FindAllStringSubmatchIndex(text, -1) {
+		if m[0] > 0 && text[m[0]-1] == ':' { // part of a URL or a longer token
+			continue
+		}
+		path := text[m[2]:m[3]]
+		if strings.HasPrefix(path, "//") {
+			continue // a URL
+		}
+		c := Citation{Path: path}
+		c.Line, _ = strconv.Atoi(text[m[4]:m[5]])
+		if m[6] >= 0 {
+			c.EndLine, _ = strconv.Atoi(text[m[6]:m[7]])
+		}
+		key := c.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		rel, ok := relPath(root, path)
+		if !ok {
+			c.Problem = "outside the repository"
+			bad = append(bad, c)
+			continue
+		}
+		n, ok := lines[rel]
+		if !ok {
+			n = countLines(filepath.Join(root, rel))
+			lines[rel] = n
+		}
+		switch {
+		case n < 0:
+			c.Problem = "no such file"
+		case c.Line < 1 || c.Line > n:
+			c.Problem = fmt.Sprintf("line %d is past the end; the file has %d lines", c.Line, n)
+		case c.EndLine > 0 && (c.EndLine < c.Line || c.EndLine > n):
+			c.Problem = fmt.Sprintf("range ends at %d; the file has %d lines", c.EndLine, n)
+		default:
+			continue
+		}
+		bad = append(bad, c)
+	}
+	return bad
+}
+
+// relPath makes a cited path relative to root; ok is false when it points
+// outside.
+func relPath(root, p string) (string, bool) {
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(root, p)
+		if err != nil {
+			return "", false
+		}
+		p = r
+	}
+	p = filepath.Clean(strings.TrimPrefix(p, "./"))
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", false
+	}
+	return p, true
+}
+
+// countLines returns the number of lines of a regular file, or -1.
+func countLines(path string) int {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return -1
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -1
+	}
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ChatClient is the LLM seam: one chat completion. *openai.Client satisfies
+// it unchanged, and so does any OpenAI-compatible endpoint reached through
+// it (OpenAI, Azure, vLLM, Ollama, llama.cpp server, OpenRouter).
+// Implementations must be safe for concurrent use.
+type ChatClient interface {
+	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// NewOpenAIClient returns a go-openai client for an OpenAI-compatible
+// endpoint. baseURL "" means api.openai.com; httpClient nil means one with a
+// timeout per request of 3 minutes.
+func NewOpenAIClient(baseURL, apiKey string, httpClient *http.Client) *openai.Client {
+	cfg := openai.DefaultConfig(apiKey)
+	if baseURL != "" {
+		cfg.BaseURL = strings.TrimRight(baseURL, "/")
+	}
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: 3 * time.Minute}
+	}
+	cfg.HTTPClient = httpClient
+	return openai.NewClientWithConfig(cfg)
+}
+
+// RetryOptions configure [NewRetryClient]. Zero fields take the defaults
+// noted on each.
+type RetryOptions struct {
+	MaxAttempts   int           // attempts in all, including the first; default 4
+	BaseDelay     time.Duration // first backoff; doubles per attempt; default 500ms
+	MaxDelay      time.Duration // cap on one computed backoff; default 20s
+	MaxRetryAfter time.Duration // cap on a server's Retry-After; default 2m
+	Log           *slog.Logger  // retries are logged at Warn; default discards
+	// Sleep waits d or until ctx is done; tests inject a recording sleeper.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter returns a float in [0,1); default math/rand/v2.
+	Jitter func() float64
+}
+
+func (o *RetryOptions) setDefaults() {
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 4
+	}
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = 500 * time.Millisecond
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = 20 * time.Second
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = 2 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleepCtx
+	}
+	if o.Jitter == nil {
+		o.Jitter = rand.Float64
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// NewRetryClient wraps c so that rate limits (429), server errors (5xx) and
+// timeouts are retried with exponential backoff and full jitter, honouring a
+// server's Retry-After (or retry-after-ms) header when the response carries
+// one. Other 4xx errors and cancellation are returned at once.
+func NewRetryClient(c ChatClient, o RetryOptions) ChatClient {
+	o.setDefaults()
+	return &retryClient{next: c, o: o}
+}
+
+type retryClient struct {
+	next ChatClient
+	o    RetryOptions
+}
+
+func (r *retryClient) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := r.next.CreateChatCompletion(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil || !Retryable(err) {
+			return resp, err
+		}
+		if attempt >= r.o.MaxAttempts {
+			return resp, fmt.Errorf("model %s: giving up after %d attempts: %w", req.Model, attempt, err)
+		}
+		wait := r.backoff(attempt)
+		if ra, ok := retryAfter(resp.Header()); ok {
+			wait = min(ra, r.o.MaxRetryAfter)
+		}
+		r.o.Log.Warn("retrying model call", "model", req.Model, "attempt", attempt, "wait", wait, "status", StatusCode(err), "err", err)
+		if err := r.o.Sleep(ctx, wait); err != nil {
+			return resp, err
+		}
+	}
+}
+
+// backoff is full jitter over an exponentially growing window.
+func (r *retryClient) backoff(attempt int) time.Duration {
+	window := r.o.BaseDelay << (attempt - 1)
+	if window > r.o.MaxDelay || window <= 0 {
+		window = r.o.MaxDelay
+	}
+	return window/2 + time.Duration(r.o.Jitter()*float64(window/2))
+}
+
+// retryAfter parses Retry-After (seconds or an HTTP date) or retry-after-ms.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	if h == nil {
+		return 0, false
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}
+
+// StatusCode returns the HTTP status of a go-openai error, or 0.
+func StatusCode(err error) int {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.HTTPStatusCode
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode
+	}
+	return 0
+}
+
+// Retryable reports whether a model call that failed with err is worth
+// repeating: HTTP 408, 409, 429 and 5xx, network timeouts and dropped
+// connections. Other 4xx (bad request, auth, unknown model) are not.
+func Retryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if code := StatusCode(err); code != 0 {
+		return code == http.StatusRequestTimeout || code == http.StatusConflict ||
+			code == http.StatusTooManyRequests || code >= 500
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, context.DeadlineExceeded)
+}
