@@ -1,0 +1,261 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+//go:embed glob.md
+var globDesc string
+
+var globSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "Glob. Without a slash it matches file names anywhere (\"*.go\"); with a slash it matches the path from the repository root (\"net/http/*.go\", \"**/*_test.go\", \"net/http/**\")."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "Maximum files listed (default 100)."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+// GlobParams are the arguments of the glob tool.
+type GlobParams struct {
+	Pattern string `json:"pattern"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+// GlobMeta records what a glob call found; it is never shown to the model.
+type GlobMeta struct {
+	Pattern   string `json:"pattern"`
+	Files     int    `json:"files"`     // files matched (a lower bound when TimedOut)
+	Shown     int    `json:"shown"`     // files listed in Content
+	Truncated int    `json:"truncated"` // files left out
+	TimedOut  bool   `json:"timed_out,omitempty"`
+}
+
+// Glob lists files by pattern with fd, newest first.
+type Glob struct {
+	opts    Options
+	fd      string
+	box     sandbox
+	onStart func(pid int) // test hook
+}
+
+// NewGlob returns the glob tool; it fails when fd (or Debian's fdfind) is
+// not installed.
+func NewGlob(opts Options) (*Glob, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	fd, err := findProgram(o.FdPath, "fd", "fd", "fdfind")
+	if err != nil {
+		return nil, err
+	}
+	return &Glob{opts: o, fd: fd, box: sandbox{root: o.Root}}, nil
+}
+
+// Name implements Tool.
+func (g *Glob) Name() string { return GlobName }
+
+// Description implements Tool.
+func (g *Glob) Description() string { return globDesc }
+
+// Schema implements Tool.
+func (g *Glob) Schema() json.RawMessage { return globSchema }
+
+// ReadOnly implements ReadOnlyTool.
+func (g *Glob) ReadOnly() bool { return true }
+
+// Call implements Tool.
+func (g *Glob) Call(ctx context.Context, args json.RawMessage) (Result, error) {
+	var p GlobParams
+	if msg := decodeArgs(GlobName, globSchema, args, &p); msg != "" {
+		return Errorf("%s", msg), nil
+	}
+	return g.Run(ctx, p)
+}
+
+// globFile is one listed file.
+type globFile struct {
+	path  string
+	mtime int64
+}
+
+// Run lists files with typed parameters.
+func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
+	start := time.Now()
+	meta := &GlobMeta{Pattern: p.Pattern}
+	pat, msg := g.pattern(p.Pattern)
+	if msg != "" {
+		return Errorf("%s", msg), nil
+	}
+	limit := p.Limit
+	switch {
+	case limit <= 0:
+		limit = g.opts.GlobLimit
+	case limit > MaxGlobLimit:
+		limit = MaxGlobLimit
+	}
+	args := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never"}
+	if !exists(filepath.Join(g.opts.Root, ".git")) && exists(filepath.Join(g.opts.Root, ".gitignore")) {
+		// fd honours .gitignore only inside a git work tree; outside one,
+		// pass the root's .gitignore explicitly so both tools skip the same files.
+		args = append(args, "--ignore-file", filepath.Join(g.opts.Root, ".gitignore"))
+	}
+	if strings.Contains(pat, "/") {
+		args = append(args, "--full-path", "--", globEscape(g.opts.Root)+"/"+pat)
+	} else {
+		args = append(args, "--", pat)
+	}
+
+	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
+	defer cancel()
+	var files []globFile
+	res, err := runProc(tctx, g.fd, args, g.opts.Root, g.onStart, func(r io.Reader) error {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			rel := strings.TrimPrefix(sc.Text(), "./")
+			if rel == "" {
+				continue
+			}
+			var mt int64
+			if fi, err := os.Stat(filepath.Join(g.opts.Root, rel)); err == nil {
+				mt = fi.ModTime().UnixNano()
+			} else if errors.Is(err, os.ErrNotExist) {
+				continue // deleted while listing
+			}
+			files = append(files, globFile{path: filepath.ToSlash(rel), mtime: mt})
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("glob: %w", err)
+	}
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	meta.Files, meta.TimedOut = len(files), res.timedOut
+	defer func() {
+		g.opts.Logger.Debug("tool done", "tool", GlobName, "dur", time.Since(start), "files", meta.Files, "truncated", meta.Truncated, "timed_out", meta.TimedOut)
+	}()
+	if len(files) == 0 {
+		switch {
+		case res.timedOut:
+			return Result{Content: fmt.Sprintf("glob %q timed out after %s before finding anything; narrow the pattern.", p.Pattern, g.opts.Timeout), IsError: true, Meta: meta}, nil
+		case res.exitCode != 0 && strings.TrimSpace(res.stderr) != "":
+			return Result{Content: fmt.Sprintf("Invalid glob %q: %s\nHint: use patterns such as \"*.go\", \"**/*_test.go\" or \"net/http/*.go\".", p.Pattern, cutLine(strings.TrimSpace(res.stderr), 500)), IsError: true, Meta: meta}, nil
+		}
+		hint := ""
+		if !strings.Contains(pat, "/") {
+			hint = " Without a slash the pattern matches file names only; use \"**/dir/*.ext\" to match directories."
+		} else if !strings.HasPrefix(pat, "**/") {
+			hint = " With a slash the pattern matches from the repository root; prefix \"**/\" to match at any depth."
+		}
+		return Result{Content: fmt.Sprintf("No files match %q.%s", p.Pattern, hint), Meta: meta}, nil
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if files[i].mtime != files[j].mtime {
+			return files[i].mtime > files[j].mtime
+		}
+		return files[i].path < files[j].path
+	})
+	var body strings.Builder
+	shown := 0
+	for _, f := range files {
+		if shown >= limit || body.Len()+len(f.path)+1 > g.opts.MaxOutputBytes {
+			break
+		}
+		body.WriteString(f.path)
+		body.WriteByte('\n')
+		shown++
+	}
+	meta.Shown, meta.Truncated = shown, len(files)-shown
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s match %q (newest first", plural(len(files), "file", "files"), p.Pattern)
+	if shown < len(files) {
+		fmt.Fprintf(&b, ", showing %d", shown)
+	}
+	b.WriteString("):\n")
+	b.WriteString(body.String())
+	if meta.Truncated > 0 {
+		more := fmt.Sprint(meta.Truncated)
+		if res.timedOut {
+			more = "at least " + more
+		}
+		fmt.Fprintf(&b, "truncated: %s more files, narrow the pattern.\n", more)
+	}
+	if res.timedOut {
+		fmt.Fprintf(&b, "note: the listing stopped at the %s timeout, so it is incomplete; narrow the pattern.\n", g.opts.Timeout)
+	}
+	return Result{Content: strings.TrimRight(b.String(), "\n"), Meta: meta}, nil
+}
+
+// pattern normalises a glob: "./" and a leading "/" inside the root are
+// dropped, a directory name becomes "dir/**", and escapes are refused.
+func (g *Glob) pattern(p string) (string, string) {
+	if strings.TrimSpace(p) == "" {
+		return "", `glob needs a non-empty "pattern", e.g. {"pattern": "**/*_test.go"}`
+	}
+	if msg := checkPattern("pattern", p); msg != "" {
+		return "", msg
+	}
+	p = filepath.ToSlash(p)
+	if filepath.IsAbs(p) {
+		if !strings.ContainsAny(p, "*?[{") {
+			if _, rel, err := g.box.resolve(p); err != nil {
+				return "", err.Error()
+			} else {
+				p = rel
+			}
+		} else if root := filepath.ToSlash(g.opts.Root) + "/"; strings.HasPrefix(p, root) {
+			p = strings.TrimPrefix(p, root)
+		} else {
+			return "", fmt.Sprintf("pattern %q is outside the repository; patterns are relative to the repository root (e.g. \"net/http/*.go\")", p)
+		}
+	}
+	for strings.HasPrefix(p, "./") {
+		p = strings.TrimPrefix(p, "./")
+	}
+	if p == "" || p == "." {
+		return "**", ""
+	}
+	if strings.HasSuffix(p, "/") {
+		return p + "**", ""
+	}
+	if !strings.ContainsAny(p, "*?[{") {
+		if fi, err := os.Stat(filepath.Join(g.opts.Root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+			return p + "/**", ""
+		}
+	}
+	return p, ""
+}
+
+// globEscape escapes glob metacharacters in a literal path.
+func globEscape(s string) string {
+	s = filepath.ToSlash(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\*?[]{}`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// Tool names, as a model calls them.
+const (
+	GrepName  = "grep"
+	GlobName  = "glob"
+	ReadName  = "read"
+	GraphName = "graph"
+)
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultGrepLimit      = 50   // matching lines shown by grep
+	MaxGrepLimit          = 1000 // the most a caller may ask for
+	DefaultGrepContext    = 2    // context lines before and after a match
+	MaxGrepContext        = 20
+	DefaultGlobLimit      = 100 // files listed by glob
+	MaxGlobLimit          = 2000
+	DefaultMaxOutputBytes = 32 << 10 // bytes of Content per grep/glob call
+	DefaultMaxLineBytes   = 300      // longer lines (minified code) are cut in grep output
+	DefaultReadMaxLines   = 2000     // lines returned by one read
+	DefaultReadMaxBytes   = 256 << 10
+	DefaultReadLineBytes  = 2000 // longer lines are cut in read output
+	DefaultGraphLimit     = 100  // results listed by graph
+	MaxPatternBytes       = 2000 // longer regexes and globs are refused
+)
+
+// InstallHint tells a person how to install the external programs the tools run.
+const InstallHint = "install them with `apt-get install -y ripgrep fd-find` (Debian/Ubuntu) or `brew install ripgrep fd` (macOS)"
+
+// Options configures the tools. Root is required; every other zero field
+// takes the default above.
+type Options struct {
+	// Root is the repository root; every path a tool touches stays inside it.
+	Root string
+	// Timeout bounds one tool call; the rg/fd child process is killed when it expires.
+	Timeout time.Duration
+	// GrepLimit and GlobLimit are the default caps on listed matches and files.
+	GrepLimit, GlobLimit int
+	// GrepContext is the default number of context lines around a match.
+	GrepContext int
+	// MaxOutputBytes caps the Content of grep and glob.
+	MaxOutputBytes int
+	// MaxLineBytes caps one line of grep output.
+	MaxLineBytes int
+	// ReadMaxLines and ReadMaxBytes cap one read.
+	ReadMaxLines, ReadMaxBytes int
+	// GraphLimit caps the results listed by graph.
+	GraphLimit int
+	// Graph answers the graph tool; nil means no index exists yet.
+	Graph graphdb.Reader
+	// RgPath and FdPath override the programs found in PATH (rg; fd or fdfind).
+	RgPath, FdPath string
+	// Logger receives one debug line per call; nil discards.
+	Logger *slog.Logger
+}
+
+// withDefaults validates o and fills zero fields. root is returned absolute
+// with symlinks resolved, so containment checks compare like with like.
+func (o Options) withDefaults() (Options, error) {
+	if o.Root == "" {
+		return o, errors.New("tools: Options.Root is empty; pass the repository root")
+	}
+	abs, err := filepath.Abs(o.Root)
+	if err != nil {
+		return o, fmt.Errorf("tools: resolve root %q: %w", o.Root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return o, fmt.Errorf("tools: repository root %s: %w", abs, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return o, fmt.Errorf("tools: repository root %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return o, fmt.Errorf("tools: repository root %s is not a directory", abs)
+	}
+	o.Root = real
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	def(&o.GrepLimit, DefaultGrepLimit)
+	def(&o.GlobLimit, DefaultGlobLimit)
+	if o.GrepContext < 0 {
+		o.GrepContext = 0
+	} else if o.GrepContext == 0 {
+		o.GrepContext = DefaultGrepContext
+	}
+	def(&o.MaxOutputBytes, DefaultMaxOutputBytes)
+	def(&o.MaxLineBytes, DefaultMaxLineBytes)
+	def(&o.ReadMaxLines, DefaultReadMaxLines)
+	def(&o.ReadMaxBytes, DefaultReadMaxBytes)
+	def(&o.GraphLimit, DefaultGraphLimit)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// findProgram returns override when set (checking it exists), else the first
+// of names found in PATH.
+func findProgram(override string, what string, names ...string) (string, error) {
+	if override != "" {
+		p, err := exec.LookPath(override)
+		if err != nil {
+			return "", fmt.Errorf("tools: %s program %q: %w; %s", what, override, err, InstallHint)
+		}
+		return p, nil
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("tools: %s not found in PATH (looked for %v); %s", what, names, InstallHint)
+}
+
+// Default builds the registry of the four tools: grep, glob, read and graph.
+// It fails when rg or fd is missing, naming the command that installs them.
+func Default(opts Options) (*Registry, error) {
+	g, err := NewGrep(opts)
+	if err != nil {
+		return nil, err
+	}
+	gl, err := NewGlob(opts)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewRead(opts)
+	if err != nil {
+		return nil, err
+	}
+	gr, err := NewGraph(opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewRegistry(g, gl, r, gr), nil
+}

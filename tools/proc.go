@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// errStop is returned by a stdout handler that has read enough; the child is
+// then killed without that counting as a failure.
+var errStop = errors.New("stop reading")
+
+// procResult is how a child process ended.
+type procResult struct {
+	exitCode int    // -1 when killed
+	stderr   string // first few KB of stderr
+	timedOut bool   // the per-call deadline expired before the child finished
+	stopped  bool   // the handler stopped early and the child was killed
+}
+
+// runProc runs bin in dir and hands its stdout to handle while it runs. The
+// child lives in its own process group; when ctx ends (or handle stops
+// early) the whole group is killed and Wait gives up on the pipes after a
+// short delay, so no rg or fd outlives the call. onStart, when set, sees the
+// pid (tests use it to check the process is gone).
+func runProc(ctx context.Context, bin string, args []string, dir string, onStart func(pid int), handle func(io.Reader) error) (procResult, error) {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, bin, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 2 * time.Second
+	killGroup(cmd)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return procResult{}, fmt.Errorf("pipe for %s: %w", bin, err)
+	}
+	stderr := &capBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return procResult{exitCode: -1, timedOut: true}, nil
+		}
+		return procResult{}, fmt.Errorf("start %s: %w", bin, err)
+	}
+	if onStart != nil {
+		onStart(cmd.Process.Pid)
+	}
+	herr := handle(stdout)
+	stopped := false
+	if herr != nil {
+		cancel() // kill the group; nothing more will be read
+		if errors.Is(herr, errStop) {
+			stopped = true
+			herr = nil
+		}
+	}
+	werr := cmd.Wait()
+	res := procResult{stderr: stderr.String(), stopped: stopped}
+	if ctx.Err() != nil {
+		res.timedOut = true
+	}
+	var ee *exec.ExitError
+	switch {
+	case werr == nil:
+		res.exitCode = 0
+	case errors.As(werr, &ee):
+		res.exitCode = ee.ExitCode()
+	case errors.Is(werr, exec.ErrWaitDelay):
+		res.exitCode = -1
+	case res.timedOut || stopped:
+		res.exitCode = -1
+	default:
+		return res, fmt.Errorf("wait for %s: %w", bin, werr)
+	}
+	if herr != nil && !res.timedOut {
+		return res, fmt.Errorf("read output of %s: %w", bin, herr)
+	}
+	return res, nil
+}
+
+// capBuffer keeps the first max bytes written to it and drops the rest.
+type capBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (b *capBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}

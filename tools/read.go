@@ -1,0 +1,266 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed read.md
+var readDesc string
+
+var readSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "file": {"type": "string", "description": "Repository-relative path of the file, e.g. \"net/http/server.go\"."},
+    "start_line": {"type": "integer", "minimum": 1, "description": "First line to show, 1-based (default 1)."},
+    "num_lines": {"type": "integer", "minimum": 1, "description": "Number of lines to show (default: to the end of the file, at most 2000)."}
+  },
+  "required": ["file"],
+  "additionalProperties": false
+}`)
+
+// ReadParams are the arguments of the read tool.
+type ReadParams struct {
+	File      string `json:"file"`
+	StartLine int    `json:"start_line,omitempty"`
+	NumLines  int    `json:"num_lines,omitempty"`
+}
+
+// ReadMeta records what a read call showed; it is never shown to the model.
+type ReadMeta struct {
+	File       string `json:"file"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"`    // last line shown; 0 when none
+	TotalLines int    `json:"total_lines"` // lines in the file
+	Truncated  bool   `json:"truncated"`   // stopped by a cap before the requested range ended
+	Size       int64  `json:"size"`
+}
+
+// binarySniff is how much of a file is checked for NUL bytes.
+const binarySniff = 8 << 10
+
+// Read returns numbered lines of a file inside the repository.
+type Read struct {
+	opts Options
+	box  sandbox
+}
+
+// NewRead returns the read tool.
+func NewRead(opts Options) (*Read, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Read{opts: o, box: sandbox{root: o.Root}}, nil
+}
+
+// Name implements Tool.
+func (t *Read) Name() string { return ReadName }
+
+// Description implements Tool.
+func (t *Read) Description() string { return readDesc }
+
+// Schema implements Tool.
+func (t *Read) Schema() json.RawMessage { return readSchema }
+
+// ReadOnly implements ReadOnlyTool.
+func (t *Read) ReadOnly() bool { return true }
+
+// Call implements Tool.
+func (t *Read) Call(ctx context.Context, args json.RawMessage) (Result, error) {
+	var p ReadParams
+	if msg := decodeArgs(ReadName, readSchema, args, &p); msg != "" {
+		return Errorf("%s", msg), nil
+	}
+	return t.Run(ctx, p)
+}
+
+// Run reads with typed parameters.
+func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
+	start := time.Now()
+	if strings.TrimSpace(p.File) == "" {
+		return Errorf(`read needs "file", a repository-relative path, e.g. {"file": "cmd/relay/main.go", "start_line": 1, "num_lines": 100}`), nil
+	}
+	abs, rel, err := t.box.resolve(p.File)
+	if err != nil {
+		var ee *escapeError
+		if errors.As(err, &ee) {
+			return Errorf("%s", ee.msg), nil
+		}
+		return Result{}, fmt.Errorf("read: %w", err)
+	}
+	if p.StartLine < 0 || p.NumLines < 0 {
+		return Errorf("start_line and num_lines must be positive (got start_line=%d, num_lines=%d)", p.StartLine, p.NumLines), nil
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), isNotDir(err):
+		return Errorf("File not found: %s. Use glob to find the right path, e.g. {\"pattern\": \"**/%s\"}.", rel, path.Base(rel)), nil
+	case err != nil:
+		return Errorf("Cannot read %s: %v", rel, errors.Unwrap(err)), nil
+	case fi.IsDir():
+		return t.dir(abs, rel)
+	case !fi.Mode().IsRegular():
+		return Errorf("%s is not a regular file (%s); read only shows text files.", rel, fi.Mode().Type()), nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Errorf("File not found: %s (it was removed just now). Use glob to find the right path.", rel), nil
+		}
+		return Errorf("Cannot open %s: %v", rel, errors.Unwrap(err)), nil
+	}
+	defer f.Close()
+	meta := &ReadMeta{File: rel, Size: fi.Size()}
+	res, err := t.lines(ctx, f, rel, p, meta)
+	if err != nil {
+		return Result{}, err
+	}
+	t.opts.Logger.Debug("tool done", "tool", ReadName, "dur", time.Since(start), "file", rel, "lines", meta.EndLine-meta.StartLine+1, "truncated", meta.Truncated)
+	return res, nil
+}
+
+func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, meta *ReadMeta) (Result, error) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(binarySniff)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Errorf("Cannot read %s: %v", rel, err), nil
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return Result{Content: fmt.Sprintf("%s looks like a binary file (NUL byte in its first 8 KB, %d bytes in all); read only shows text files. Use grep to search text, or glob to find source files.", rel, meta.Size), IsError: true, Meta: meta}, nil
+	}
+	first := max(p.StartLine, 1)
+	want := p.NumLines
+	if want <= 0 || want > t.opts.ReadMaxLines {
+		want = t.opts.ReadMaxLines
+	}
+	var (
+		shown     []string
+		bytesUsed int
+		n         int // lines seen so far
+		capped    bool
+		long      []byte
+	)
+	for {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			n++
+			inRange := n >= first && len(shown) < want && !capped
+			total := len(line)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// A line longer than the buffer (minified code): keep the
+				// head for display, count the rest.
+				long = append(long[:0], line...)
+				for errors.Is(err, bufio.ErrBufferFull) {
+					line, err = br.ReadSlice('\n')
+					total += len(line)
+					if inRange && len(long) < 2*DefaultReadLineBytes {
+						long = append(long, line...)
+					}
+				}
+				line = long
+			}
+			if inRange {
+				text := strings.TrimRight(string(line), "\r\n")
+				if total > len(line) || len(text) > DefaultReadLineBytes {
+					text = cutLineTotal(text, total, DefaultReadLineBytes)
+				}
+				if len(shown) > 0 && bytesUsed+len(text)+1 > t.opts.ReadMaxBytes {
+					capped = true
+				} else {
+					shown = append(shown, text)
+					bytesUsed += len(text) + 1
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				// A final line without "\n" was counted above; an empty tail was not.
+				break
+			}
+			return Errorf("Cannot read %s: %v", rel, err), nil
+		}
+	}
+	meta.TotalLines = n
+	if n == 0 {
+		return Result{Content: fmt.Sprintf("%s is empty (0 lines).", rel), Meta: meta}, nil
+	}
+	if first > n {
+		return Result{Content: fmt.Sprintf("start_line %d is past the end of %s, which has %d lines; use start_line between 1 and %d.", first, rel, n, n), IsError: true, Meta: meta}, nil
+	}
+	last := first + len(shown) - 1
+	meta.StartLine, meta.EndLine = first, last
+	meta.Truncated = capped || (p.NumLines == 0 || p.NumLines > t.opts.ReadMaxLines) && last < n
+	width := len(strconv.Itoa(last))
+	var b strings.Builder
+	b.Grow(bytesUsed + len(shown)*(width+1))
+	for i, s := range shown {
+		num := strconv.Itoa(first + i)
+		b.WriteString(strings.Repeat(" ", width-len(num)))
+		b.WriteString(num)
+		b.WriteByte('\t')
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	if first > 1 || last < n {
+		fmt.Fprintf(&b, "(showing lines %d–%d of %d", first, last, n)
+		if last < n {
+			fmt.Fprintf(&b, "; continue with start_line=%d", last+1)
+		}
+		b.WriteString(")")
+	}
+	return Result{Content: strings.TrimRight(b.String(), "\n"), Meta: meta}, nil
+}
+
+// maxDirEntries caps the entries listed when read is given a directory.
+const maxDirEntries = 50
+
+func (t *Read) dir(abs, rel string) (Result, error) {
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return Errorf("%s is a directory and cannot be listed: %v", rel, errors.Unwrap(err)), nil
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		if e.Name() == ".git" || e.Name() == ".relay" {
+			continue
+		}
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	if rel == "." {
+		rel = "the repository root"
+	}
+	fmt.Fprintf(&b, "%s is a directory, not a file; read takes a file. It holds %s:\n", rel, plural(len(names), "entry", "entries"))
+	for i, n := range names {
+		if i == maxDirEntries {
+			fmt.Fprintf(&b, "… and %d more\n", len(names)-maxDirEntries)
+			break
+		}
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
+	b.WriteString(`Read one of these files, or use glob (e.g. {"pattern": "` + strings.TrimPrefix(rel+"/**", "the repository root/") + `"}) to list files below it.`)
+	return Result{Content: b.String(), IsError: true}, nil
+}
