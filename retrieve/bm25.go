@@ -1,0 +1,285 @@
+package retrieve
+
+import (
+	"encoding/binary"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Field weights of the lexical index (a simplified BM25F: the term frequency
+// of a chunk is the weighted sum over its fields, and so is its length).
+// Names and paths are short and precise; bodies are long and noisy.
+const (
+	weightName = 3.0
+	weightPath = 1.5
+	weightBody = 1.0
+	bm25K1     = 1.2
+	bm25B      = 0.75
+	tfScale    = 4 // term frequencies are stored as round(tf*tfScale)
+)
+
+// lexIndex is the inverted index. Postings are stored per term as a varint
+// blob (doc delta, scaled tf) and decoded only when a query uses the term,
+// so loading an index is a copy, not a rebuild.
+type lexIndex struct {
+	Terms  []string  // sorted
+	Blobs  [][]byte  // postings of Terms[i]
+	DF     []int32   // document frequency of Terms[i]
+	DocLen []float32 // weighted length per chunk
+	AvgLen float32
+
+	once   sync.Once
+	lookup map[string]int32
+	tri    map[string][]int32 // trigram → term ids, built on first use
+	triMu  sync.Once
+}
+
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// lexBuilder accumulates postings in chunk order.
+type lexBuilder struct {
+	post   map[string][]byte
+	df     map[string]int32
+	last   map[string]int32
+	docLen []float32
+}
+
+func newLexBuilder() *lexBuilder {
+	return &lexBuilder{post: map[string][]byte{}, df: map[string]int32{}, last: map[string]int32{}}
+}
+
+// add indexes the next chunk; docs must be added in increasing order.
+func (b *lexBuilder) add(t chunkText) {
+	doc := int32(len(b.docLen))
+	tf := map[string]float64{}
+	length := 0.0
+	for _, f := range []struct {
+		terms []string
+		w     float64
+	}{{Tokenize(t.name), weightName}, {TokenizePath(t.path), weightPath}, {Tokenize(t.body), weightBody}} {
+		for _, term := range f.terms {
+			tf[term] += f.w
+			length += f.w
+		}
+	}
+	b.docLen = append(b.docLen, float32(length))
+	var buf [2 * binary.MaxVarintLen32]byte
+	for term, v := range tf {
+		prev, seen := b.last[term]
+		if !seen {
+			prev = 0
+		}
+		n := binary.PutUvarint(buf[:], uint64(doc-prev))
+		n += binary.PutUvarint(buf[n:], uint64(math.Round(v*tfScale)))
+		b.post[term] = append(b.post[term], buf[:n]...)
+		b.last[term] = doc
+		b.df[term]++
+	}
+}
+
+func (b *lexBuilder) finish() *lexIndex {
+	ix := &lexIndex{DocLen: b.docLen}
+	for t := range b.post {
+		ix.Terms = append(ix.Terms, t)
+	}
+	sort.Strings(ix.Terms)
+	ix.Blobs = make([][]byte, len(ix.Terms))
+	ix.DF = make([]int32, len(ix.Terms))
+	for i, t := range ix.Terms {
+		ix.Blobs[i] = b.post[t]
+		ix.DF[i] = b.df[t]
+	}
+	total := 0.0
+	for _, l := range b.docLen {
+		total += float64(l)
+	}
+	if len(b.docLen) > 0 {
+		ix.AvgLen = float32(total / float64(len(b.docLen)))
+	}
+	return ix
+}
+
+func (ix *lexIndex) termID(t string) (int32, bool) {
+	ix.once.Do(func() {
+		ix.lookup = make(map[string]int32, len(ix.Terms))
+		for i, t := range ix.Terms {
+			ix.lookup[t] = int32(i)
+		}
+	})
+	id, ok := ix.lookup[t]
+	return id, ok
+}
+
+// postings decodes the postings of term id.
+func (ix *lexIndex) postings(id int32) []posting {
+	blob := ix.Blobs[id]
+	out := make([]posting, 0, ix.DF[id])
+	doc := int32(0)
+	for len(blob) > 0 {
+		d, n := binary.Uvarint(blob)
+		blob = blob[n:]
+		tf, m := binary.Uvarint(blob)
+		blob = blob[m:]
+		doc += int32(d)
+		out = append(out, posting{doc: doc, tf: float32(tf) / tfScale})
+	}
+	return out
+}
+
+// idf is the BM25 inverse document frequency of term id.
+func (ix *lexIndex) idf(id int32) float64 {
+	n := float64(len(ix.DocLen))
+	df := float64(ix.DF[id])
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// queryTerm is one term of a lexical query with its weight (1 for terms the
+// query contains, less for trigram expansions).
+type queryTerm struct {
+	term   string
+	id     int32
+	weight float64
+	orig   string // the query word it came from
+}
+
+// expand maps the query's terms to index terms: present terms as is; an
+// absent term of at least four characters (a partial identifier, a
+// misspelled or truncated name, an error code) to the index terms that
+// contain it, found through a trigram index over the vocabulary.
+func (ix *lexIndex) expand(terms []string) []queryTerm {
+	var out []queryTerm
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if id, ok := ix.termID(t); ok {
+			out = append(out, queryTerm{term: t, id: id, weight: 1, orig: t})
+			continue
+		}
+		if len(t) < 4 {
+			continue
+		}
+		for _, id := range ix.containing(t, 8) {
+			if !seen[ix.Terms[id]] {
+				out = append(out, queryTerm{term: ix.Terms[id], id: id, weight: 0.5, orig: t})
+			}
+		}
+	}
+	return out
+}
+
+// containing returns up to limit ids of vocabulary terms containing sub,
+// shortest (closest) first.
+func (ix *lexIndex) containing(sub string, limit int) []int32 {
+	ix.triMu.Do(func() {
+		ix.tri = map[string][]int32{}
+		for i, t := range ix.Terms {
+			if len(t) > 32 {
+				continue
+			}
+			seen := map[string]bool{}
+			for j := 0; j+3 <= len(t); j++ {
+				g := t[j : j+3]
+				if !seen[g] {
+					seen[g] = true
+					ix.tri[g] = append(ix.tri[g], int32(i))
+				}
+			}
+		}
+	})
+	var cand []int32
+	for j := 0; j+3 <= len(sub); j++ {
+		list := ix.tri[sub[j:j+3]]
+		if cand == nil || len(list) < len(cand) {
+			cand = list
+		}
+		if len(list) == 0 {
+			return nil
+		}
+	}
+	var out []int32
+	for _, id := range cand {
+		if strings.Contains(ix.Terms[id], sub) {
+			out = append(out, id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := ix.Terms[out[i]], ix.Terms[out[j]]
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		return a < b
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// lexHit is one scored chunk with the query words it matched.
+type lexHit struct {
+	doc     int32
+	score   float64
+	matched []string
+}
+
+// search scores every chunk accepted by keep (nil: all) against terms with
+// BM25 and returns the best limit hits, best first.
+func (ix *lexIndex) search(terms []queryTerm, keep func(int32) bool, limit int) []lexHit {
+	if len(ix.DocLen) == 0 || len(terms) == 0 {
+		return nil
+	}
+	n := len(ix.DocLen)
+	scores := make([]float64, n)
+	masks := make([]uint64, n)
+	var touched []int32
+	avg := float64(ix.AvgLen)
+	for qi, qt := range terms {
+		idf := ix.idf(qt.id) * qt.weight
+		for _, p := range ix.postings(qt.id) {
+			if keep != nil && !keep(p.doc) {
+				continue
+			}
+			tf := float64(p.tf)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.DocLen[p.doc])/avg)
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			scores[p.doc] += idf * tf * (bm25K1 + 1) / (tf + norm)
+			if qi < 64 {
+				masks[p.doc] |= 1 << qi
+			}
+		}
+	}
+	hits := make([]lexHit, 0, len(touched))
+	for _, d := range touched {
+		hits = append(hits, lexHit{doc: d, score: scores[d]})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].doc < hits[j].doc
+	})
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	for i := range hits {
+		m := masks[hits[i].doc]
+		seen := map[string]bool{}
+		for qi, qt := range terms {
+			if qi < 64 && m&(1<<qi) != 0 && !seen[qt.orig] {
+				seen[qt.orig] = true
+				hits[i].matched = append(hits[i].matched, qt.orig)
+			}
+		}
+	}
+	return hits
+}

@@ -1,0 +1,295 @@
+package retrieve
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// IndexFile is the name of the retrieval index under <root>/.relay/.
+const IndexFile = "retrieve.idx"
+
+// formatVersion changes whenever the on-disk layout or the tokenizer does;
+// an index of another version is rebuilt from scratch.
+const formatVersion = 3
+
+// BuildOptions configure Build.
+type BuildOptions struct {
+	// Dir is where the index lives; default <root>/.relay.
+	Dir string
+	// Embedder, when set, computes a vector per chunk (cached by the chunk's
+	// content hash, so only new or changed chunks are sent).
+	Embedder Embedder
+	// Force ignores the previous index and rebuilds everything.
+	Force bool
+	Log   *slog.Logger
+}
+
+// BuildStats says what Build did.
+type BuildStats struct {
+	Files       int           `json:"files"`        // text files indexed
+	Changed     int           `json:"changed"`      // files (re)chunked: new or changed content or graph
+	Reused      int           `json:"reused"`       // files whose chunks were reused
+	Removed     int           `json:"removed"`      // files gone since the last build
+	Chunks      int           `json:"chunks"`       // chunks in the index
+	Terms       int           `json:"terms"`        // distinct lexical terms
+	Embedded    int           `json:"embedded"`     // vectors computed by this build
+	EmbedCached int           `json:"embed_cached"` // vectors reused from the cache
+	Duration    time.Duration `json:"duration_ns"`
+}
+
+// fileEntry records which chunks came from a file and the key (content
+// hash + graph hash) they were built from.
+type fileEntry struct {
+	Path  string
+	Key   string
+	First int32
+	Count int32
+}
+
+// diskIndex is the persisted retrieval index (gob).
+type diskIndex struct {
+	Version    int
+	Files      []fileEntry
+	Chunks     []Chunk
+	Lex        *lexIndex
+	EmbedModel string
+	Vectors    map[string][]float32 // chunk hash → unit vector
+}
+
+// Build (re)builds the retrieval index of the repository at root from its
+// files and the code graph r, and writes it atomically to
+// <root>/.relay/retrieve.idx (temp file + rename: an interrupted build leaves
+// the previous index intact). Files whose content and graph record are
+// unchanged reuse their chunks; vectors are reused by chunk hash.
+func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions) (BuildStats, error) {
+	start := time.Now()
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = filepath.Join(root, ".relay")
+	}
+	var old *diskIndex
+	if !opts.Force {
+		var err error
+		old, err = readIndex(filepath.Join(dir, IndexFile))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			log.Warn("previous retrieval index unreadable; rebuilding", "err", err)
+		}
+	}
+	oldFiles := map[string]fileEntry{}
+	if old != nil {
+		for _, f := range old.Files {
+			oldFiles[f.Path] = f
+		}
+	}
+	graphFiles := map[string]graphdb.FileRecord{}
+	if r != nil {
+		recs, err := r.Files(ctx)
+		if err != nil {
+			return BuildStats{}, fmt.Errorf("list graph files: %w", err)
+		}
+		for _, f := range recs {
+			graphFiles[f.Path] = f
+		}
+	}
+	paths, err := walkFiles(root)
+	if err != nil {
+		return BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
+	}
+
+	type result struct {
+		key    string
+		chunks []Chunk
+		texts  []chunkText
+		reused bool
+		skip   bool
+	}
+	results := make([]result, len(paths))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, rel := range paths {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			if err != nil || isBinary(data) {
+				results[i].skip = true
+				return nil
+			}
+			lang, _ := languageOf(rel)
+			lines := splitLines(string(data))
+			key := hashString(string(data)) + "/" + graphFiles[rel].Hash
+			res := result{key: key}
+			if of, ok := oldFiles[rel]; ok && of.Key == key {
+				res.chunks = old.Chunks[of.First : of.First+of.Count]
+				res.reused = true
+			} else {
+				var nodes []graphdb.Node
+				if _, ok := graphFiles[rel]; ok {
+					nodes, err = r.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
+					if err != nil {
+						return fmt.Errorf("symbols of %s: %w", rel, err)
+					}
+				}
+				res.chunks = chunkFile(rel, lang, lines, nodes)
+			}
+			res.texts = make([]chunkText, len(res.chunks))
+			for j, c := range res.chunks {
+				res.texts[j] = textOf(c, lines)
+				if !res.reused {
+					res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
+				}
+			}
+			results[i] = res
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return BuildStats{}, err
+	}
+
+	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
+	lb := newLexBuilder()
+	var st BuildStats
+	var texts []chunkText
+	for i, res := range results {
+		if res.skip {
+			continue
+		}
+		st.Files++
+		if res.reused {
+			st.Reused++
+		} else {
+			st.Changed++
+		}
+		ix.Files = append(ix.Files, fileEntry{Path: paths[i], Key: res.key, First: int32(len(ix.Chunks)), Count: int32(len(res.chunks))})
+		ix.Chunks = append(ix.Chunks, res.chunks...)
+		texts = append(texts, res.texts...)
+		for _, t := range res.texts {
+			lb.add(t)
+		}
+	}
+	present := map[string]bool{}
+	for _, f := range ix.Files {
+		present[f.Path] = true
+	}
+	for p := range oldFiles {
+		if !present[p] {
+			st.Removed++
+		}
+	}
+	ix.Lex = lb.finish()
+	st.Chunks = len(ix.Chunks)
+	st.Terms = len(ix.Lex.Terms)
+
+	if opts.Embedder != nil {
+		ix.EmbedModel = opts.Embedder.Model()
+		var cache map[string][]float32
+		if old != nil && old.EmbedModel == ix.EmbedModel {
+			cache = old.Vectors
+		}
+		var todo []string
+		var todoHash []string
+		queued := map[string]bool{}
+		for i, c := range ix.Chunks {
+			if v, ok := cache[c.Hash]; ok {
+				ix.Vectors[c.Hash] = v
+				st.EmbedCached++
+				continue
+			}
+			if queued[c.Hash] {
+				continue
+			}
+			queued[c.Hash] = true
+			todo = append(todo, texts[i].embedText(c))
+			todoHash = append(todoHash, c.Hash)
+		}
+		if len(todo) > 0 {
+			log.Info("embedding chunks", "chunks", len(todo), "model", ix.EmbedModel)
+			vs, err := opts.Embedder.Embed(ctx, todo, InputDocument)
+			if err != nil {
+				return BuildStats{}, fmt.Errorf("embed %d chunks: %w", len(todo), err)
+			}
+			for i, v := range vs {
+				ix.Vectors[todoHash[i]] = normalize(v)
+			}
+			st.Embedded = len(vs)
+		}
+	}
+	if err := writeIndex(dir, ix); err != nil {
+		return BuildStats{}, err
+	}
+	st.Duration = time.Since(start)
+	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration)
+	return st, nil
+}
+
+// writeIndex writes ix to dir/IndexFile through a temp file and a rename.
+func writeIndex(dir string, ix *diskIndex) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, IndexFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create retrieval index: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := gob.NewEncoder(w).Encode(ix); err != nil {
+		f.Close()
+		return fmt.Errorf("encode retrieval index: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write retrieval index: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync retrieval index: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close retrieval index: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, IndexFile)); err != nil {
+		return fmt.Errorf("install retrieval index: %w", err)
+	}
+	return nil
+}
+
+// readIndex loads an index file; an index of another format version is
+// reported as an error so callers rebuild.
+func readIndex(p string) (*diskIndex, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var ix diskIndex
+	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&ix); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", p, err)
+	}
+	if ix.Version != formatVersion {
+		return nil, fmt.Errorf("%s has format %d, want %d; run relay index to rebuild it", p, ix.Version, formatVersion)
+	}
+	if ix.Lex == nil {
+		ix.Lex = &lexIndex{}
+	}
+	return &ix, nil
+}

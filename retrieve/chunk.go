@@ -1,0 +1,284 @@
+package retrieve
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// Chunk kinds, the values of Chunk.Kind and of the kind filter.
+const (
+	ChunkFunction = "function" // package-level function
+	ChunkMethod   = "method"   // method (member that is not a field)
+	ChunkType     = "type"     // struct, interface, class, alias…
+	ChunkSection  = "section"  // markdown section, split at headings
+	ChunkText     = "text"     // a window of a file not covered by symbols
+)
+
+// ChunkKinds lists the chunk kinds in a stable order.
+var ChunkKinds = []string{ChunkFunction, ChunkMethod, ChunkType, ChunkSection, ChunkText}
+
+// Chunk is one retrievable unit: a symbol from the graph, a markdown section
+// or a window of another text file. Its text is not stored: it is read from
+// the file by line range when needed.
+type Chunk struct {
+	Path      string         `json:"path"` // repo-relative, slash-separated
+	Language  string         `json:"language"`
+	Kind      string         `json:"kind"`
+	Name      string         `json:"name"`             // symbol name, heading, or "lines A-B"
+	QName     string         `json:"qname,omitempty"`  // graph qualified name
+	Loc       string         `json:"loc,omitempty"`    // location name "path/f.go:Recv.Method"
+	Parent    string         `json:"parent,omitempty"` // receiver type, enclosing heading or package
+	NodeID    graphdb.NodeID `json:"node_id,omitempty"`
+	StartLine int            `json:"start_line"` // 1-based, inclusive
+	EndLine   int            `json:"end_line"`
+	Signature string         `json:"signature,omitempty"`
+	Doc       string         `json:"doc,omitempty"`
+	Hash      string         `json:"hash"` // hash of the chunk text: the embeddings cache key
+}
+
+// Dir returns the chunk's directory ("." for the root).
+func (c Chunk) Dir() string { return path.Dir(c.Path) }
+
+// Limits on the text a chunk contributes to the index.
+const (
+	maxChunkLines = 150     // body lines tokenized per symbol
+	maxChunkBytes = 8 << 10 // bytes tokenized per chunk
+	maxEmbedBytes = 2 << 10 // bytes sent to the embeddings endpoint per chunk
+	windowLines   = 50      // text window size
+	windowStep    = 40      // text window stride (10 lines overlap)
+	maxDocLines   = 20      // doc-comment lines gathered above a symbol
+)
+
+// chunkText is the indexable text of one chunk, split by field.
+type chunkText struct {
+	name string // name, qname, parent
+	path string
+	body string // signature, doc, body
+}
+
+// embedText is what the embeddings endpoint sees for a chunk.
+func (t chunkText) embedText(c Chunk) string {
+	s := c.Path + "\n" + t.body
+	if len(s) > maxEmbedBytes {
+		s = s[:maxEmbedBytes]
+	}
+	return s
+}
+
+// chunkFile cuts one file into chunks. nodes are the graph nodes declared in
+// the file (possibly none): functions, methods and types become chunks; the
+// lines no symbol covers become text windows. Markdown is split at
+// headings; other files are windowed.
+func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
+	if lang == "markdown" {
+		return markdownChunks(rel, lang, lines)
+	}
+	var out []Chunk
+	covered := make([]bool, len(lines)+2)
+	for _, n := range nodes {
+		kind := ""
+		switch {
+		case n.Kind == graphdb.KindFunction:
+			kind = ChunkFunction
+		case n.Kind == graphdb.KindMember && n.SubKind != "field":
+			kind = ChunkMethod
+		case n.Kind == graphdb.KindType:
+			kind = ChunkType
+		default:
+			continue
+		}
+		if n.StartLine <= 0 || n.StartLine > len(lines) {
+			continue
+		}
+		end := min(max(n.EndLine, n.StartLine), len(lines))
+		start := docStart(lines, n.StartLine)
+		for i := start; i <= end; i++ {
+			covered[i] = true
+		}
+		out = append(out, Chunk{
+			Path: rel, Language: lang, Kind: kind, Name: n.Name, QName: n.QName, Loc: n.Loc,
+			Parent: parentName(n), NodeID: n.ID, StartLine: start, EndLine: end,
+			Signature: n.Signature, Doc: n.Doc,
+		})
+	}
+	// Windows over what no symbol covers (package clause, imports, var and
+	// const blocks, or the whole file when the graph has nothing for it).
+	runStart := 0
+	flush := func(end int) {
+		if runStart == 0 {
+			return
+		}
+		out = append(out, windows(rel, lang, lines, runStart, end)...)
+		runStart = 0
+	}
+	for i := 1; i <= len(lines); i++ {
+		if covered[i] {
+			flush(i - 1)
+			continue
+		}
+		if runStart == 0 {
+			runStart = i
+		}
+	}
+	flush(len(lines))
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].StartLine != out[j].StartLine {
+			return out[i].StartLine < out[j].StartLine
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// windows cuts lines[start..end] (1-based, inclusive) into overlapping text
+// windows, skipping runs with fewer than three non-blank lines.
+func windows(rel, lang string, lines []string, start, end int) []Chunk {
+	var out []Chunk
+	for s := start; s <= end; s += windowStep {
+		e := min(s+windowLines-1, end)
+		nonBlank := 0
+		for i := s; i <= e; i++ {
+			if strings.TrimSpace(lines[i-1]) != "" {
+				nonBlank++
+			}
+		}
+		if nonBlank >= 3 {
+			out = append(out, Chunk{Path: rel, Language: lang, Kind: ChunkText, Name: fmt.Sprintf("lines %d-%d", s, e), StartLine: s, EndLine: e})
+		}
+		if e == end {
+			break
+		}
+	}
+	return out
+}
+
+// markdownChunks splits a markdown file at ATX headings; each section's
+// Parent is the nearest enclosing heading. Long sections are windowed.
+func markdownChunks(rel, lang string, lines []string) []Chunk {
+	type heading struct {
+		level int
+		text  string
+	}
+	var out []Chunk
+	var stack []heading
+	start, name, parent := 1, path.Base(rel), ""
+	inFence := false
+	emit := func(end int) {
+		if end < start {
+			return
+		}
+		for s := start; s <= end; s += 80 {
+			e := min(s+99, end)
+			out = append(out, Chunk{Path: rel, Language: lang, Kind: ChunkSection, Name: name, Parent: parent, StartLine: s, EndLine: e})
+			if e == end {
+				break
+			}
+		}
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		level := len(l) - len(strings.TrimLeft(l, "#"))
+		if level > 6 || (len(l) > level && l[level] != ' ') {
+			continue
+		}
+		emit(i)
+		text := strings.TrimSpace(l[level:])
+		for len(stack) > 0 && stack[len(stack)-1].level >= level {
+			stack = stack[:len(stack)-1]
+		}
+		parent = ""
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1].text
+		}
+		stack = append(stack, heading{level, text})
+		start, name = i+1, text
+	}
+	emit(len(lines))
+	return out
+}
+
+// docStart moves a symbol's first line up over the comment lines directly
+// above it, so the chunk includes the whole doc comment.
+func docStart(lines []string, start int) int {
+	s := start
+	for n := 0; n < maxDocLines && s > 1; n++ {
+		l := strings.TrimSpace(lines[s-2])
+		if strings.HasPrefix(l, "//") || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "*") || strings.HasPrefix(l, "/*") {
+			s--
+			continue
+		}
+		break
+	}
+	return s
+}
+
+// parentName is the enclosing name of a symbol: the receiver type of a
+// method ("Server" for "pkg.Server.Serve"), otherwise the package.
+func parentName(n graphdb.Node) string {
+	q := strings.TrimSuffix(n.QName, "."+n.Name)
+	if n.Kind == graphdb.KindMember {
+		if i := strings.LastIndexAny(q, "./"); i >= 0 {
+			return q[i+1:]
+		}
+		return q
+	}
+	if i := strings.LastIndexByte(q, '/'); i >= 0 {
+		return q[i+1:]
+	}
+	return q
+}
+
+// textOf returns the indexable text of c, read from the file's lines.
+func textOf(c Chunk, lines []string) chunkText {
+	var body strings.Builder
+	if c.Signature != "" {
+		body.WriteString(c.Signature)
+		body.WriteByte('\n')
+	}
+	if c.Doc != "" {
+		body.WriteString(c.Doc)
+		body.WriteByte('\n')
+	}
+	end := min(c.EndLine, len(lines), c.StartLine+maxChunkLines-1)
+	for i := c.StartLine; i <= end; i++ {
+		if body.Len() > maxChunkBytes {
+			break
+		}
+		body.WriteString(lines[i-1])
+		body.WriteByte('\n')
+	}
+	name := ""
+	if c.Kind != ChunkText {
+		name = c.Name + " " + c.Parent + " " + c.QName
+	}
+	return chunkText{name: name, path: c.Path, body: body.String()}
+}
+
+func hashString(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:12])
+}
+
+// splitLines splits file content into lines without their terminators.
+func splitLines(data string) []string {
+	data = strings.TrimSuffix(data, "\n")
+	if data == "" {
+		return nil
+	}
+	ls := strings.Split(data, "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls
+}

@@ -1,0 +1,544 @@
+package retrieve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// Fusion defaults (weighted Reciprocal Rank Fusion).
+const (
+	RRFK                = 60
+	DefaultLexWeight    = 0.4
+	DefaultVectorWeight = 1.0
+	FolderBoost         = 1.3
+	// candidates is how deep each ranker's list goes into the fusion.
+	candidates = 100
+	// rerankDepth is how many fused hits the graph re-ranking considers.
+	rerankDepth = 40
+)
+
+// Searcher answers queries over a built retrieval index. It is safe for
+// concurrent use.
+type Searcher struct {
+	root   string
+	graph  graphdb.Reader // may be nil: no fast symbol path, no graph re-ranking
+	ix     *diskIndex
+	emb    Embedder
+	vecs   [][]float32 // per chunk; nil when the chunk has none
+	dirs   map[string]bool
+	byNode map[graphdb.NodeID]int32
+	log    *slog.Logger
+
+	linesMu sync.Mutex
+	lines   map[string][]string // small cache of file lines for snippets
+}
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	Dir      string   // index directory; default <root>/.relay
+	Embedder Embedder // query embeddings; nil: lexical only
+	Log      *slog.Logger
+}
+
+// ErrNoIndex is returned by Open when the repository has no retrieval index.
+var ErrNoIndex = errors.New("no retrieval index")
+
+// Open loads the retrieval index of the repository at root. graph may be nil.
+func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = filepath.Join(root, ".relay")
+	}
+	p := filepath.Join(dir, IndexFile)
+	ix, err := readIndex(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s; run 'relay index' in the repository first", ErrNoIndex, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newSearcher(root, graph, ix, opts), nil
+}
+
+func newSearcher(root string, graph graphdb.Reader, ix *diskIndex, opts OpenOptions) *Searcher {
+	s := &Searcher{root: root, graph: graph, ix: ix, log: opts.Log, dirs: map[string]bool{}, byNode: map[graphdb.NodeID]int32{}, lines: map[string][]string{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for _, f := range ix.Files {
+		for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(f.Path)), "/") {
+			if seg != "." && seg != "" {
+				s.dirs[strings.ToLower(seg)] = true
+			}
+		}
+	}
+	for i, c := range ix.Chunks {
+		if c.NodeID != "" {
+			s.byNode[c.NodeID] = int32(i)
+		}
+	}
+	if opts.Embedder != nil && len(ix.Vectors) > 0 && opts.Embedder.Model() == ix.EmbedModel {
+		s.emb = opts.Embedder
+		s.vecs = make([][]float32, len(ix.Chunks))
+		for i, c := range ix.Chunks {
+			s.vecs[i] = ix.Vectors[c.Hash]
+		}
+	} else if opts.Embedder != nil {
+		s.log.Warn("embeddings requested but the index has none for this model; searching lexically",
+			"model", opts.Embedder.Model(), "index_model", ix.EmbedModel)
+	}
+	return s
+}
+
+// Chunks returns the number of chunks in the index.
+func (s *Searcher) Chunks() int { return len(s.ix.Chunks) }
+
+// Hybrid reports whether searches fuse dense vectors with BM25.
+func (s *Searcher) Hybrid() bool { return s.emb != nil }
+
+// SearchOptions configure one search.
+type SearchOptions struct {
+	Filter
+	Limit int // default 10
+	// LexWeight and VectorWeight weigh the rankers in the fusion; 0 means
+	// the defaults (0.4 and 1.0).
+	LexWeight, VectorWeight float64
+	NoFastPath bool // always run the full pipeline
+	NoGraph    bool // skip graph-distance re-ranking
+	Expand     bool // attach graph context (parent, siblings, imports, callers, callees) to hits
+}
+
+// Hit is one search result.
+type Hit struct {
+	Chunk
+	Rank    int      `json:"rank"`
+	Score   float64  `json:"score"`
+	Matched []string `json:"matched_terms,omitempty"`
+	// Why lists the reasons the hit was chosen, for people: ranker
+	// positions, exact matches, boosts, graph relations.
+	Why     []string `json:"why"`
+	Snippet string   `json:"snippet,omitempty"` // "path:line: text" lines
+	Context *Context `json:"context,omitempty"`
+}
+
+// Location is "path:line".
+func (h Hit) Location() string { return fmt.Sprintf("%s:%d", h.Path, h.StartLine) }
+
+// Results is the answer to one search.
+type Results struct {
+	Query string   `json:"query"`
+	Mode  string   `json:"mode"`            // "exact", "lexical" or "hybrid"
+	Notes []string `json:"notes,omitempty"` // filter fallbacks and other remarks
+	Hits  []Hit    `json:"hits"`
+	Took  float64  `json:"took_ms"`
+}
+
+var (
+	identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	hexRe   = regexp.MustCompile(`^(0[xX][0-9a-fA-F]+|[0-9a-fA-F]{6,})$`)
+	fileRe  = regexp.MustCompile(`^[\w./-]*[\w-]\.[A-Za-z0-9]{1,8}$`)
+)
+
+// Search runs the pipeline: fast path for identifiers, file names and hex
+// codes; otherwise BM25 (and cosine similarity when the index has vectors)
+// fused with weighted RRF, the folder boost, graph-distance re-ranking and
+// optional context expansion. When the filters leave nothing, the path
+// pattern is relaxed (file part, then folder) and Notes says so.
+func (s *Searcher) Search(ctx context.Context, query string, o SearchOptions) (Results, error) {
+	start := time.Now()
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return Results{}, errors.New("empty query: give some words, an identifier, a file name or an error code")
+	}
+	if err := o.Filter.Validate(); err != nil {
+		return Results{}, err
+	}
+	if o.Limit <= 0 {
+		o.Limit = 10
+	}
+	res := Results{Query: query, Mode: "lexical"}
+	if s.emb != nil {
+		res.Mode = "hybrid"
+	}
+	var hits []Hit
+	if !o.NoFastPath {
+		exact, err := s.fastPath(ctx, query, o)
+		if err != nil {
+			return Results{}, err
+		}
+		if len(exact) > 0 {
+			res.Mode = "exact"
+			hits = exact
+		}
+	}
+	if len(hits) < o.Limit {
+		f := o.Filter
+		more, err := s.rank(ctx, query, o, f)
+		if err != nil {
+			return Results{}, err
+		}
+		for len(more) == 0 && f.Path != "" {
+			next := relaxPath(f.Path)
+			if next == "" {
+				res.Notes = append(res.Notes, fmt.Sprintf("nothing matched under path %q; dropped the path filter", f.Path))
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("nothing matched path %q; relaxed it to folder %q", f.Path, next))
+			}
+			f.Path = next
+			if more, err = s.rank(ctx, query, o, f); err != nil {
+				return Results{}, err
+			}
+		}
+		hits = appendNew(hits, more, o.Limit)
+	}
+	if len(hits) > o.Limit {
+		hits = hits[:o.Limit]
+	}
+	for i := range hits {
+		hits[i].Rank = i + 1
+		hits[i].Snippet = s.snippet(hits[i].Chunk, hits[i].Matched, 6)
+		if o.Expand && s.graph != nil && hits[i].NodeID != "" && i < 5 {
+			c, err := s.expand(ctx, hits[i].NodeID)
+			if err != nil {
+				return Results{}, err
+			}
+			hits[i].Context = c
+		}
+	}
+	res.Hits = hits
+	res.Took = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+func appendNew(hits, more []Hit, limit int) []Hit {
+	seen := map[string]bool{}
+	for _, h := range hits {
+		seen[h.Location()] = true
+	}
+	for _, h := range more {
+		if len(hits) >= limit {
+			break
+		}
+		if !seen[h.Location()] {
+			seen[h.Location()] = true
+			hits = append(hits, h)
+		}
+	}
+	return hits
+}
+
+// keepFunc compiles a filter into a chunk predicate.
+func (s *Searcher) keepFunc(f Filter) (func(int32) bool, error) {
+	if f.IsZero() {
+		return nil, nil
+	}
+	g, err := compileGlob(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	langs := map[string]bool{}
+	for _, l := range f.Languages {
+		langs[strings.ToLower(l)] = true
+	}
+	kinds := map[string]bool{}
+	for _, k := range f.Kinds {
+		kinds[k] = true
+	}
+	return func(d int32) bool {
+		c := &s.ix.Chunks[d]
+		if len(langs) > 0 && !langs[c.Language] {
+			return false
+		}
+		if len(kinds) > 0 && !kinds[c.Kind] {
+			return false
+		}
+		return g.match(c.Path)
+	}, nil
+}
+
+// fastPath answers a query that is a bare identifier, a file name or a hex
+// code by exact lookup.
+func (s *Searcher) fastPath(ctx context.Context, q string, o SearchOptions) ([]Hit, error) {
+	keep, err := s.keepFunc(o.Filter)
+	if err != nil {
+		return nil, err
+	}
+	var docs []int32
+	why := ""
+	switch {
+	case hexRe.MatchString(q) && strings.ContainsAny(q, "0123456789"):
+		why = "exact match of code " + q
+		if id, ok := s.ix.Lex.termID(strings.ToLower(q)); ok {
+			for _, p := range s.ix.Lex.postings(id) {
+				docs = append(docs, p.doc)
+			}
+		}
+	case fileRe.MatchString(q) && !identRe.MatchString(q) || strings.Contains(q, "/") && fileRe.MatchString(q):
+		why = "file name matches " + q
+		for _, f := range s.ix.Files {
+			if f.Path == q || strings.HasSuffix(f.Path, "/"+q) {
+				for d := f.First; d < f.First+f.Count; d++ {
+					docs = append(docs, d)
+				}
+			}
+		}
+	case identRe.MatchString(q) && s.graph != nil:
+		sq := graphdb.SymbolQuery{Name: q, Limit: 50}
+		if strings.Contains(q, ".") {
+			sq = graphdb.SymbolQuery{Suffix: q, Limit: 50}
+		}
+		nodes, err := s.graph.FindSymbols(ctx, sq)
+		if err != nil {
+			return nil, fmt.Errorf("find symbol %q: %w", q, err)
+		}
+		why = "symbol named " + q
+		for _, n := range nodes {
+			if d, ok := s.byNode[n.ID]; ok {
+				docs = append(docs, d)
+			}
+		}
+	}
+	var hits []Hit
+	for _, d := range docs {
+		if keep != nil && !keep(d) {
+			continue
+		}
+		hits = append(hits, Hit{Chunk: s.ix.Chunks[d], Score: 1, Why: []string{why}})
+	}
+	// Prefer code over docs and tests, then path order (deterministic).
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := fastRank(hits[i].Chunk), fastRank(hits[j].Chunk)
+		if a != b {
+			return a < b
+		}
+		if hits[i].Path != hits[j].Path {
+			return hits[i].Path < hits[j].Path
+		}
+		return hits[i].StartLine < hits[j].StartLine
+	})
+	return hits, nil
+}
+
+func fastRank(c Chunk) int {
+	r := 0
+	if c.Kind == ChunkText || c.Kind == ChunkSection {
+		r += 2
+	}
+	if strings.HasSuffix(c.Path, "_test.go") || strings.Contains(c.Path, "testdata/") {
+		r++
+	}
+	return r
+}
+
+// rank is the full pipeline for one filter setting.
+func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter) ([]Hit, error) {
+	keep, err := s.keepFunc(f)
+	if err != nil {
+		return nil, err
+	}
+	lw, vw := o.LexWeight, o.VectorWeight
+	if lw == 0 {
+		lw = DefaultLexWeight
+	}
+	if vw == 0 {
+		vw = DefaultVectorWeight
+	}
+	lex := s.ix.Lex.search(s.ix.Lex.expand(Tokenize(q)), keep, candidates)
+	lexRank := Ranking{Name: "bm25", Weight: lw}
+	matched := map[int32][]string{}
+	for _, h := range lex {
+		lexRank.Docs = append(lexRank.Docs, h.doc)
+		matched[h.doc] = h.matched
+	}
+	rankings := []Ranking{lexRank}
+	cosine := map[int32]float32{}
+	if s.emb != nil {
+		vs, err := s.emb.Embed(ctx, []string{q}, InputQuery)
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("embed query: got %d vectors for 1 input", len(vs))
+		}
+		vr := Ranking{Name: "vector", Weight: vw}
+		for _, h := range s.dense(normalize(vs[0]), keep, candidates) {
+			vr.Docs = append(vr.Docs, h.doc)
+			cosine[h.doc] = h.score
+		}
+		rankings = append(rankings, vr)
+	}
+	named := s.namedFolders(q)
+	fused := FuseRRF(RRFK, rankings...)
+	hits := make([]Hit, 0, len(fused))
+	for _, fu := range fused {
+		h := Hit{Chunk: s.ix.Chunks[fu.Doc], Score: fu.Score, Matched: matched[fu.Doc]}
+		if r, ok := fu.Ranks["bm25"]; ok {
+			h.Why = append(h.Why, fmt.Sprintf("BM25 rank %d (terms: %s)", r, strings.Join(h.Matched, ", ")))
+		}
+		if r, ok := fu.Ranks["vector"]; ok {
+			h.Why = append(h.Why, fmt.Sprintf("vector rank %d (cosine %.2f)", r, cosine[fu.Doc]))
+		}
+		if folderNamed(h.Path, named) {
+			h.Score *= FolderBoost
+			h.Why = append(h.Why, fmt.Sprintf("in a folder the query names (×%.1f)", FolderBoost))
+		}
+		hits = append(hits, h)
+	}
+	sortHits(hits)
+	if !o.NoGraph && s.graph != nil {
+		if err := s.graphRerank(ctx, hits); err != nil {
+			return nil, err
+		}
+	}
+	return hits, nil
+}
+
+func sortHits(hits []Hit) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		if hits[i].Path != hits[j].Path {
+			return hits[i].Path < hits[j].Path
+		}
+		return hits[i].StartLine < hits[j].StartLine
+	})
+}
+
+type denseHit struct {
+	doc   int32
+	score float32
+}
+
+// dense is brute-force cosine top-k over unit vectors.
+func (s *Searcher) dense(q []float32, keep func(int32) bool, k int) []denseHit {
+	var out []denseHit
+	for i, v := range s.vecs {
+		if v == nil || (keep != nil && !keep(int32(i))) {
+			continue
+		}
+		out = append(out, denseHit{int32(i), dot(q, v)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].doc < out[j].doc
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// namedFolders returns the query words that name a folder of the repository.
+func (s *Searcher) namedFolders(q string) map[string]bool {
+	out := map[string]bool{}
+	forEachWord(q, func(w string) {
+		w = strings.ToLower(w)
+		if len(w) >= 2 && !stopWords[w] && s.dirs[w] {
+			out[w] = true
+		}
+	})
+	return out
+}
+
+func folderNamed(p string, named map[string]bool) bool {
+	if len(named) == 0 {
+		return false
+	}
+	segs := strings.Split(p, "/")
+	for _, seg := range segs[:len(segs)-1] {
+		if named[strings.ToLower(seg)] {
+			return true
+		}
+	}
+	return false
+}
+
+// snippet renders up to max lines of c as "path:line: text": the signature
+// line, then the lines that contain a matched term.
+func (s *Searcher) snippet(c Chunk, matched []string, max int) string {
+	lines := s.fileLines(c.Path)
+	if len(lines) == 0 || c.StartLine > len(lines) {
+		return ""
+	}
+	end := min(c.EndLine, len(lines))
+	var pick []int
+	first := c.StartLine
+	for first < end && c.Kind != ChunkSection && c.Kind != ChunkText && isCommentLine(lines[first-1]) {
+		first++
+	}
+	pick = append(pick, first)
+	for i := first + 1; i <= end && len(pick) < max; i++ {
+		low := strings.ToLower(lines[i-1])
+		for _, m := range matched {
+			if len(m) >= 3 && strings.Contains(low, m) {
+				pick = append(pick, i)
+				break
+			}
+		}
+	}
+	for i := first + 1; i <= end && len(pick) < min(max, 3); i++ {
+		if !containsInt(pick, i) {
+			pick = append(pick, i)
+		}
+	}
+	sort.Ints(pick)
+	var b strings.Builder
+	for _, i := range pick {
+		l := strings.TrimRight(lines[i-1], " \t")
+		if len(l) > 160 {
+			l = l[:160] + "…"
+		}
+		fmt.Fprintf(&b, "%s:%d: %s\n", c.Path, i, l)
+	}
+	return b.String()
+}
+
+func isCommentLine(l string) bool {
+	t := strings.TrimSpace(l)
+	return t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// fileLines reads a file's lines, caching a bounded number of files.
+func (s *Searcher) fileLines(rel string) []string {
+	s.linesMu.Lock()
+	ls, ok := s.lines[rel]
+	s.linesMu.Unlock()
+	if ok {
+		return ls
+	}
+	data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	ls = splitLines(string(data))
+	s.linesMu.Lock()
+	if len(s.lines) > 256 {
+		clear(s.lines)
+	}
+	s.lines[rel] = ls
+	s.linesMu.Unlock()
+	return ls
+}

@@ -1,0 +1,203 @@
+package retrieve
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// stopWords are dropped from queries and documents: English glue words and
+// the few Go keywords that occur in nearly every body. The list is small on
+// purpose; BM25's IDF already discounts frequent terms.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "but": true,
+	"by": true, "do": true, "does": true, "for": true, "from": true, "has": true, "have": true,
+	"i": true, "in": true, "is": true, "it": true, "its": true, "of": true, "on": true, "or": true,
+	"so": true, "that": true, "the": true, "their": true, "then": true, "there": true, "these": true,
+	"this": true, "to": true, "was": true, "were": true, "we": true, "what": true, "when": true,
+	"where": true, "which": true, "while": true, "who": true, "will": true, "with": true, "would": true,
+	"should": true, "can": true, "could": true, "my": true, "our": true, "you": true, "your": true,
+	"me": true, "how": true, "why": true, "into": true, "than": true, "them": true, "they": true,
+	"been": true, "being": true, "also": true, "any": true, "some": true, "all": true, "just": true,
+	"func": true, "return": true, "nil": true, "if": true, "else": true, "var": true, "err": true,
+	"self": true, "def": true, "let": true, "const": true,
+}
+
+// Tokenize splits text into index terms, code-aware:
+//
+//   - words are maximal runs of letters, digits and '_';
+//   - each word is kept whole (lower-cased), so an exact identifier such as
+//     "parseflags" or an error code such as "e1234" matches itself;
+//   - a word that is a compound (camelCase, PascalCase, snake_case, digits)
+//     also yields its parts: "HTTPServer" → "httpserver", "http", "server";
+//   - parts are lightly stemmed ("parsing", "parses", "parsed" → "pars") so
+//     prose in a question meets identifiers in code;
+//   - stop words and one-letter tokens are dropped.
+//
+// Terms may repeat; callers count them.
+func Tokenize(text string) []string {
+	var out []string
+	forEachWord(text, func(w string) {
+		out = appendWordTerms(out, w)
+	})
+	return out
+}
+
+// TokenizePath splits a repository-relative path into terms: every
+// directory and the file name are tokenized like identifiers, and the file
+// name is also kept whole ("store_test.go").
+func TokenizePath(p string) []string {
+	out := Tokenize(p)
+	base := p
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	if base != "" && strings.ContainsRune(base, '.') {
+		out = append(out, strings.ToLower(base))
+	}
+	return out
+}
+
+// forEachWord calls fn for each maximal run of letters, digits and '_'.
+func forEachWord(text string, fn func(string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			fn(text[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(text[start:])
+	}
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// maxWordLen bounds the words indexed: longer runs are data (base64, hashes
+// in test vectors), not identifiers.
+const maxWordLen = 64
+
+func appendWordTerms(out []string, w string) []string {
+	if len(w) > maxWordLen {
+		return out
+	}
+	whole := strings.ToLower(w)
+	parts := splitIdent(w)
+	if len(parts) <= 1 {
+		t := stem(whole)
+		if keep(t) && keep(whole) {
+			out = append(out, t)
+		}
+		return out
+	}
+	if keep(whole) {
+		out = append(out, whole)
+	}
+	for _, p := range parts {
+		p = stem(strings.ToLower(p))
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func keep(t string) bool {
+	return len(t) >= 2 && !stopWords[t]
+}
+
+// splitIdent splits an identifier at '_', at lower→upper changes, at the
+// last upper of an upper run followed by a lower ("HTTPServer" → HTTP,
+// Server) and between letters and digits.
+func splitIdent(w string) []string {
+	var parts []string
+	rs := []rune(w)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, string(rs[start:end]))
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := rs[i-1]
+		switch {
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush(i)
+		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			flush(i)
+		case unicode.IsDigit(r) != unicode.IsDigit(prev) && prev != '_':
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return parts
+}
+
+// stem strips a few English suffixes so that inflected prose meets the
+// base form used in identifiers. It is deliberately weaker than Porter: it
+// only has to make "parsing", "parses", "parsed" and "parse" agree.
+func stem(t string) string {
+	if len(t) < 4 || !isASCIILetters(t) {
+		return t
+	}
+	switch {
+	case strings.HasSuffix(t, "ies") && len(t) > 4:
+		t = t[:len(t)-3] + "y"
+	case strings.HasSuffix(t, "ing") && len(t) > 5:
+		t = undouble(t[:len(t)-3])
+	case strings.HasSuffix(t, "ed") && len(t) > 4:
+		t = undouble(t[:len(t)-2])
+	case strings.HasSuffix(t, "es") && len(t) > 4 && !strings.HasSuffix(t, "ses"):
+		t = t[:len(t)-1]
+	case strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") && !strings.HasSuffix(t, "us") && !strings.HasSuffix(t, "is"):
+		t = t[:len(t)-1]
+	}
+	if strings.HasSuffix(t, "e") && len(t) > 4 {
+		t = t[:len(t)-1]
+	}
+	return t
+}
+
+// undouble turns "runn" (from "running") into "run"; "ll", "ss" and "zz"
+// stay ("called" → "call").
+func undouble(t string) string {
+	n := len(t)
+	if n >= 3 && t[n-1] == t[n-2] && !strings.ContainsRune("lsz", rune(t[n-1])) && !strings.ContainsRune("aeiou", rune(t[n-1])) {
+		return t[:n-1]
+	}
+	return t
+}
+
+func isASCIILetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,104 @@
+package retrieve
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTokenize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"camel", "parseFlags", []string{"parseflags", "pars", "flag"}},
+		{"pascal acronym", "HTTPServer", []string{"httpserver", "http", "server"}},
+		{"snake", "max_upload_size", []string{"max_upload_size", "max", "upload", "size"}},
+		{"digits", "E4012", []string{"e4012", "4012"}},
+		{"hex stays whole", "0x5e1f", []string{"0x5e1f"}},
+		{"prose stems", "Parsing the flags fails", []string{"pars", "flag", "fail"}},
+		{"stop words and short", "a b is to of it", nil},
+		{"go keywords dropped", "func f() error { return nil }", []string{"error"}},
+		{"qualified", "graphdb.Store.Begin", []string{"graphdb", "stor", "begin"}},
+		{"unicode letters", "größe straße", []string{"größe", "straße"}},
+		{"ies", "retries policies", []string{"retry", "policy"}},
+		{"double consonant", "running called", []string{"run", "call"}},
+		{"overlong word dropped", "x" + string(make([]byte, 0)) + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa ok", []string{"ok"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, Tokenize(tt.in)); diff != "" {
+				t.Errorf("Tokenize(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestTokenizePath(t *testing.T) {
+	t.Parallel()
+	got := TokenizePath("graphdb/embedded/store_test.go")
+	want := []string{"graphdb", "embed", "store_test", "stor", "test", "go", "store_test.go"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TokenizePath (-want +got):\n%s", diff)
+	}
+}
+
+func TestSplitIdent(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]string{
+		"ServeHTTP":       {"Serve", "HTTP"},
+		"parseURL2":       {"parse", "URL", "2"},
+		"__init__":        {"init"},
+		"XMLHttpRequest":  {"XML", "Http", "Request"},
+		"already":         {"already"},
+		"ERR_CONN_RESET":  {"ERR", "CONN", "RESET"},
+		"utf8DecodeRune": {"utf", "8", "Decode", "Rune"},
+	}
+	for in, want := range tests {
+		if diff := cmp.Diff(want, splitIdent(in)); diff != "" {
+			t.Errorf("splitIdent(%q) (-want +got):\n%s", in, diff)
+		}
+	}
+}
+
+func TestFuseRRF(t *testing.T) {
+	t.Parallel()
+	type ds = []int32
+	tests := []struct {
+		name     string
+		rankings []Ranking
+		want     []int32
+		top      float64
+	}{
+		{"single list keeps order", []Ranking{{Name: "bm25", Weight: 1, Docs: ds{3, 1, 2}}}, ds{3, 1, 2}, 1.0 / 61},
+		{"agreement wins", []Ranking{{Name: "bm25", Weight: 0.4, Docs: ds{1, 2, 3}}, {Name: "vector", Weight: 1, Docs: ds{2, 3, 1}}}, ds{2, 3, 1}, 0.4/62 + 1.0/61},
+		{"weight decides a tie of ranks", []Ranking{{Name: "bm25", Weight: 0.4, Docs: ds{1}}, {Name: "vector", Weight: 1, Docs: ds{2}}}, ds{2, 1}, 1.0 / 61},
+		{"equal scores break by doc", []Ranking{{Name: "a", Weight: 1, Docs: ds{5}}, {Name: "b", Weight: 1, Docs: ds{4}}}, ds{4, 5}, 1.0 / 61},
+		{"duplicate in one list counts once", []Ranking{{Name: "a", Weight: 1, Docs: ds{7, 7}}}, ds{7}, 1.0 / 61},
+		{"empty", nil, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := FuseRRF(0, tt.rankings...)
+			var docs []int32
+			for _, f := range got {
+				docs = append(docs, f.Doc)
+			}
+			if diff := cmp.Diff(tt.want, docs); diff != "" {
+				t.Errorf("order (-want +got):\n%s", diff)
+			}
+			if len(got) > 0 && !close(got[0].Score, tt.top) {
+				t.Errorf("top score = %v, want %v", got[0].Score, tt.top)
+			}
+		})
+	}
+}
+
+func close(a, b float64) bool {
+	d := a - b
+	return d < 1e-12 && d > -1e-12
+}

@@ -1,0 +1,181 @@
+package retrieve
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileSize is the largest file Build reads; bigger files are data.
+const MaxFileSize = 1 << 20
+
+// skipDirs are never walked.
+var skipDirs = map[string]bool{
+	".git": true, ".relay": true, ".hg": true, ".svn": true, "vendor": true, "node_modules": true,
+	"__pycache__": true, ".venv": true, ".idea": true, ".vscode": true,
+}
+
+// ignoreRule is one .gitignore line, reduced to what Build needs: a glob on
+// the base name (unanchored) or on the whole relative path (anchored or
+// containing '/'), optionally only for directories, optionally negated.
+type ignoreRule struct {
+	base    string // directory of the .gitignore, relative to the root ("" for the root)
+	pattern string
+	anchor  bool
+	dirOnly bool
+	negate  bool
+}
+
+// ignorer applies the .gitignore files found while walking.
+type ignorer struct{ rules []ignoreRule }
+
+func (ig *ignorer) load(root, relDir string) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(relDir), ".gitignore"))
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \t\r")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r := ignoreRule{base: relDir}
+		if strings.HasPrefix(line, "!") {
+			r.negate = true
+			line = line[1:]
+		}
+		if strings.HasSuffix(line, "/") {
+			r.dirOnly = true
+			line = strings.TrimSuffix(line, "/")
+		}
+		if strings.HasPrefix(line, "/") {
+			r.anchor = true
+			line = strings.TrimPrefix(line, "/")
+		} else if strings.Contains(line, "/") {
+			r.anchor = true
+		}
+		line = strings.TrimPrefix(line, "**/")
+		if line == "" {
+			continue
+		}
+		r.pattern = line
+		ig.rules = append(ig.rules, r)
+	}
+}
+
+// ignored reports whether rel (slash-separated, relative to root) is ignored.
+// The last matching rule wins, as in git.
+func (ig *ignorer) ignored(rel string, isDir bool) bool {
+	out := false
+	for _, r := range ig.rules {
+		if r.dirOnly && !isDir {
+			continue
+		}
+		p := rel
+		if r.base != "" {
+			if !strings.HasPrefix(rel, r.base+"/") {
+				continue
+			}
+			p = rel[len(r.base)+1:]
+		}
+		var ok bool
+		if r.anchor {
+			ok, _ = path.Match(r.pattern, p)
+			if !ok && strings.HasSuffix(r.pattern, "/**") {
+				ok = strings.HasPrefix(p, strings.TrimSuffix(r.pattern, "**"))
+			}
+		} else {
+			ok, _ = path.Match(r.pattern, path.Base(p))
+		}
+		if ok {
+			out = !r.negate
+		}
+	}
+	return out
+}
+
+// walkFiles returns the repository-relative paths of the text files Build
+// considers, sorted, honouring .gitignore files, skipping skipDirs, files
+// over MaxFileSize and symlinks.
+func walkFiles(root string) ([]string, error) {
+	ig := &ignorer{}
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // unreadable entry: skip it, keep walking
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "." {
+				ig.load(root, "")
+				return nil
+			}
+			if skipDirs[d.Name()] || ig.ignored(rel, true) {
+				return filepath.SkipDir
+			}
+			ig.load(root, rel)
+			return nil
+		}
+		if !d.Type().IsRegular() || ig.ignored(rel, false) {
+			return nil
+		}
+		if _, ok := languageOf(rel); !ok {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil || fi.Size() > MaxFileSize || fi.Size() == 0 {
+			return nil
+		}
+		out = append(out, rel)
+		return nil
+	})
+	return out, err
+}
+
+// isBinary reports whether data looks binary: a NUL byte in the first 8 KiB.
+func isBinary(data []byte) bool {
+	if len(data) > 8192 {
+		data = data[:8192]
+	}
+	return bytes.IndexByte(data, 0) >= 0
+}
+
+// languages maps file extensions (and a few base names) to a language name.
+// Files whose language is unknown are not indexed.
+var languages = map[string]string{
+	".go": "go", ".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescript",
+	".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+	".java": "java", ".kt": "kotlin", ".rs": "rust", ".rb": "ruby", ".php": "php", ".cs": "csharp",
+	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".swift": "swift", ".scala": "scala",
+	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".s": "asm",
+	".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "text",
+	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".ini": "ini", ".cfg": "ini",
+	".conf": "config", ".env": "config", ".properties": "config", ".xml": "xml", ".html": "html",
+	".css": "css", ".sql": "sql", ".proto": "protobuf", ".graphql": "graphql", ".tf": "terraform",
+	".mod": "gomod", ".sum": "", ".lock": "", ".tmpl": "template", ".gotmpl": "template",
+	".txtar": "txtar",
+}
+
+var baseLanguages = map[string]string{
+	"Makefile": "make", "Dockerfile": "docker", "Taskfile.yml": "yaml", "go.mod": "gomod",
+	".gitignore": "config", "Jenkinsfile": "groovy",
+}
+
+// languageOf returns the language of a path and whether it is indexed.
+func languageOf(rel string) (string, bool) {
+	base := path.Base(rel)
+	if l, ok := baseLanguages[base]; ok {
+		return l, l != ""
+	}
+	l, ok := languages[strings.ToLower(path.Ext(base))]
+	return l, ok && l != ""
+}
