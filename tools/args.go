@@ -24,7 +24,7 @@ func decodeArgs(name string, schema json.RawMessage, args json.RawMessage, in an
 		msg := err.Error()
 		switch {
 		case errors.As(err, &te):
-			msg = fmt.Sprintf("field %q must be a %s, not a JSON %s", te.Field, jsonType(te.Type.Kind().String()), te.Value)
+			msg = fmt.Sprintf("field %q must be %s, not a JSON %s", te.Field, jsonType(te.Type.Kind().String()), te.Value)
 		case strings.HasPrefix(msg, "json: unknown field "):
 			msg = "unknown field " + strings.TrimPrefix(msg, "json: unknown field ")
 		}
@@ -39,11 +39,11 @@ func decodeArgs(name string, schema json.RawMessage, args json.RawMessage, in an
 func jsonType(goKind string) string {
 	switch goKind {
 	case "int", "int64", "int32", "uint", "uint64":
-		return "integer"
+		return "an integer"
 	case "string":
-		return "string"
+		return "a string"
 	case "bool":
-		return "boolean"
+		return "a boolean"
 	}
 	return goKind
 }

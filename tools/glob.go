@@ -183,7 +183,11 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	}
 	meta.Shown, meta.Truncated = shown, len(files)-shown
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s match %q (newest first", plural(len(files), "file", "files"), p.Pattern)
+	verb := "match"
+	if len(files) == 1 {
+		verb = "matches"
+	}
+	fmt.Fprintf(&b, "%s %s %q (newest first", plural(len(files), "file", "files"), verb, p.Pattern)
 	if shown < len(files) {
 		fmt.Fprintf(&b, ", showing %d", shown)
 	}

@@ -160,7 +160,7 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
 		fmt.Fprintf(&b, "; showing the first %d by path", shown)
 	}
 	b.WriteString(":\n")
-	b.WriteString(text)
+	b.WriteString(strings.TrimRight(text, "\n"))
 	if meta.Truncated > 0 {
 		more := fmt.Sprint(meta.Truncated)
 		if res.timedOut {
