@@ -1,0 +1,356 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// nodeCols are the columns scanNode reads, in order; s is syms, n is nodes.
+const nodeCols = `s.id, n.kind, n.sub_kind, n.name, n.qname, n.loc, n.language, n.file,
+	n.start_line, n.end_line, n.signature, n.doc, n.flags, n.attrs`
+
+// neighborsSQL returns (far id, file, line) of the edges of one kind at one
+// end of a node, hiding edges whose far end is not a stored node. %[1]s is
+// the near column, %[2]s the far one.
+const neighborsSQL = `SELECT s.id, e.file, e.line
+FROM syms q
+JOIN edges e ON e.%[1]s = q.sid AND e.kind = ?2
+JOIN nodes n ON n.sid = e.%[2]s
+JOIN syms s ON s.sid = e.%[2]s
+WHERE q.id = ?1
+ORDER BY e.file, e.line, s.id
+LIMIT ?3`
+
+// readStmts are the reader pool's prepared statements.
+type readStmts struct {
+	node     *sql.Stmt
+	out, in  *sql.Stmt
+	meta     *sql.Stmt
+	gen      *sql.Stmt
+	dynamic  sync.Map // SQL text → *sql.Stmt for FindSymbols shapes
+	prepared []*sql.Stmt
+}
+
+func (r *readStmts) prepare(db *sql.DB) error {
+	p := func(dst **sql.Stmt, q string) error {
+		st, err := db.Prepare(q)
+		if err != nil {
+			return err
+		}
+		*dst = st
+		r.prepared = append(r.prepared, st)
+		return nil
+	}
+	return errors.Join(
+		p(&r.node, "SELECT "+nodeCols+" FROM syms s JOIN nodes n ON n.sid = s.sid WHERE s.id = ?"),
+		p(&r.out, fmt.Sprintf(neighborsSQL, "src", "dst")),
+		p(&r.in, fmt.Sprintf(neighborsSQL, "dst", "src")),
+		p(&r.meta, "SELECT value FROM meta WHERE key = ?"),
+		p(&r.gen, "SELECT value FROM sys WHERE key = 'generation'"),
+	)
+}
+
+func (r *readStmts) close() {
+	for _, st := range r.prepared {
+		st.Close()
+	}
+	r.dynamic.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
+}
+
+// rowScanner is *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanNode(r rowScanner) (graphdb.Node, error) {
+	var n graphdb.Node
+	var flags int
+	var attrs sql.NullString
+	if err := r.Scan(&n.ID, &n.Kind, &n.SubKind, &n.Name, &n.QName, &n.Loc, &n.Language, &n.File,
+		&n.StartLine, &n.EndLine, &n.Signature, &n.Doc, &flags, &attrs); err != nil {
+		return graphdb.Node{}, err
+	}
+	n.Exported = flags&flagExported != 0
+	n.Test = flags&flagTest != 0
+	n.Generated = flags&flagGenerated != 0
+	n.Testdata = flags&flagTestdata != 0
+	if attrs.Valid && attrs.String != "" {
+		if err := json.Unmarshal([]byte(attrs.String), &n.Attrs); err != nil {
+			return graphdb.Node{}, fmt.Errorf("decode attrs of %s: %w", n.ID, err)
+		}
+	}
+	return n, nil
+}
+
+// Node returns the node with the given id, or an error wrapping
+// graphdb.ErrNotFound.
+func (s *Store) Node(ctx context.Context, id graphdb.NodeID) (graphdb.Node, error) {
+	if err := s.checkOpen(); err != nil {
+		return graphdb.Node{}, err
+	}
+	n, err := scanNode(s.stmts.node.QueryRowContext(ctx, string(id)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return graphdb.Node{}, fmt.Errorf("node %q: %w", id, graphdb.ErrNotFound)
+	}
+	if err != nil {
+		return graphdb.Node{}, fmt.Errorf("node %q: %w", id, err)
+	}
+	return n, nil
+}
+
+// Neighbors returns the edges of kind at id in direction dir, sorted by
+// (File, Line, From, To), hiding edges whose far end is not stored.
+func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Edge, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	code, ok := edgeKindCode(kind)
+	if !ok {
+		return nil, fmt.Errorf("neighbors of %s: unknown edge kind %q", id, kind)
+	}
+	st := s.stmts.out
+	if dir == graphdb.Inbound {
+		st = s.stmts.in
+	}
+	lim := -1
+	if limit > 0 {
+		lim = limit
+	}
+	rows, err := st.QueryContext(ctx, string(id), code, lim)
+	if err != nil {
+		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []graphdb.Edge
+	for rows.Next() {
+		e := graphdb.Edge{Kind: kind}
+		var far graphdb.NodeID
+		if err := rows.Scan(&far, &e.File, &e.Line); err != nil {
+			return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+		}
+		if dir == graphdb.Inbound {
+			e.From, e.To = far, id
+		} else {
+			e.From, e.To = id, far
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// FindSymbols returns the nodes matching q sorted by (File, StartLine,
+// QName). Suffix and exact-qname matches use the reversed-qname index.
+func (s *Store) FindSymbols(ctx context.Context, q graphdb.SymbolQuery) ([]graphdb.Node, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if q.Empty() {
+		return nil, nil
+	}
+	query, args := symbolSQL(q)
+	st, err := s.dynamicStmt(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("find symbols: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find symbols: %w", err)
+	}
+	defer rows.Close()
+	var out []graphdb.Node
+	for rows.Next() {
+		n, err := scanNode(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find symbols: %w", err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find symbols: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) dynamicStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if v, ok := s.stmts.dynamic.Load(query); ok {
+		return v.(*sql.Stmt), nil
+	}
+	st, err := s.rdb.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if v, loaded := s.stmts.dynamic.LoadOrStore(query, st); loaded {
+		st.Close()
+		return v.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// symbolSQL builds the query for q; the SQL text depends only on which
+// fields are set (and how many kinds), so statements are cached by text.
+func symbolSQL(q graphdb.SymbolQuery) (string, []any) {
+	var where []string
+	var args []any
+	if q.ID != "" {
+		where = append(where, "s.id = ?")
+		args = append(args, string(q.ID))
+	}
+	if q.QName != "" {
+		where = append(where, "n.rq = ?")
+		args = append(args, reverse(q.QName))
+	}
+	if q.Suffix != "" {
+		// qname == s, or qname ends with "."+s or "/"+s: with r = reverse(s),
+		// rq == r or rq starts with r+"." or r+"/" — two prefix ranges.
+		r := reverse(q.Suffix)
+		dot := append(append([]byte{}, r...), '.')
+		slash := append(append([]byte{}, r...), '/')
+		where = append(where, "(n.rq = ? OR (n.rq >= ? AND n.rq < ?) OR (n.rq >= ? AND n.rq < ?))")
+		args = append(args, r, dot, prefixEnd(dot), slash, prefixEnd(slash))
+	}
+	if q.Name != "" {
+		where = append(where, "n.name = ?")
+		args = append(args, q.Name)
+	}
+	if q.Loc != "" {
+		where = append(where, "n.loc = ?")
+		args = append(args, q.Loc)
+	}
+	if q.File != "" {
+		where = append(where, "n.file = ?")
+		args = append(args, q.File)
+	}
+	if len(q.Kinds) > 0 {
+		where = append(where, "n.kind IN (?"+strings.Repeat(",?", len(q.Kinds)-1)+")")
+		for _, k := range q.Kinds {
+			args = append(args, string(k))
+		}
+	}
+	lim := -1
+	if q.Limit > 0 {
+		lim = q.Limit
+	}
+	args = append(args, lim)
+	return "SELECT " + nodeCols + " FROM nodes n JOIN syms s ON s.sid = n.sid WHERE " +
+		strings.Join(where, " AND ") + " ORDER BY n.file, n.start_line, n.qname, s.id LIMIT ?", args
+}
+
+// prefixEnd returns the smallest byte string greater than every string
+// starting with p; p ends with '.' or '/', so incrementing it cannot carry.
+func prefixEnd(p []byte) []byte {
+	e := append([]byte{}, p...)
+	e[len(e)-1]++
+	return e
+}
+
+// Files returns every owner record sorted by path.
+func (s *Store) Files(ctx context.Context) ([]graphdb.FileRecord, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, "SELECT path, hash, language, module, size, errors FROM files ORDER BY path")
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	defer rows.Close()
+	var out []graphdb.FileRecord
+	for rows.Next() {
+		var f graphdb.FileRecord
+		var errs sql.NullString
+		if err := rows.Scan(&f.Path, &f.Hash, &f.Language, &f.Module, &f.Size, &errs); err != nil {
+			return nil, fmt.Errorf("list files: %w", err)
+		}
+		if errs.Valid && errs.String != "" {
+			if err := json.Unmarshal([]byte(errs.String), &f.Errors); err != nil {
+				return nil, fmt.Errorf("decode errors of %s: %w", f.Path, err)
+			}
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	return out, nil
+}
+
+// Stats counts files, nodes by kind and stored edges by kind (dangling edges
+// included), all from one snapshot. Kinds with no rows are absent.
+func (s *Store) Stats(ctx context.Context) (graphdb.Stats, error) {
+	if err := s.checkOpen(); err != nil {
+		return graphdb.Stats{}, err
+	}
+	st := graphdb.Stats{Nodes: map[graphdb.NodeKind]int{}, Edges: map[graphdb.EdgeKind]int{}}
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM files").Scan(&st.Files); err != nil {
+		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	if err := groupCount(ctx, tx, "SELECT kind, count(*) FROM nodes GROUP BY kind", func(k string, n int) {
+		st.Nodes[graphdb.NodeKind(k)] = n
+	}); err != nil {
+		return graphdb.Stats{}, err
+	}
+	if err := groupCount(ctx, tx, "SELECT kind, count(*) FROM edges GROUP BY kind", func(k string, n int) {
+		var code int
+		fmt.Sscan(k, &code)
+		if code >= 1 && code <= len(graphdb.EdgeKinds) {
+			st.Edges[graphdb.EdgeKinds[code-1]] = n
+		}
+	}); err != nil {
+		return graphdb.Stats{}, err
+	}
+	return st, nil
+}
+
+func groupCount(ctx context.Context, tx *sql.Tx, q string, f func(string, int)) error {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		f(k, n)
+	}
+	return rows.Err()
+}
+
+// Meta returns a value stored with Tx.SetMeta, or "" when unset.
+func (s *Store) Meta(ctx context.Context, key string) (string, error) {
+	if err := s.checkOpen(); err != nil {
+		return "", err
+	}
+	var v string
+	err := s.stmts.meta.QueryRowContext(ctx, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("meta %q: %w", key, err)
+	}
+	return v, nil
+}
+
+// generation returns the commit counter; it changes with every commit.
+func (s *Store) generation(ctx context.Context) (int64, error) {
+	var g int64
+	if err := s.stmts.gen.QueryRowContext(ctx).Scan(&g); err != nil {
+		return 0, fmt.Errorf("read generation: %w", err)
+	}
+	return g, nil
+}

@@ -1,0 +1,84 @@
+package embedded
+
+// schemaVersion is stored in PRAGMA user_version. Bump it whenever the
+// tables below change incompatibly; a store written by a newer relay is
+// refused with a message saying to delete the directory and re-index.
+const schemaVersion = 1
+
+// applicationID tags the SQLite file as a relay graph (PRAGMA application_id),
+// so a foreign database in .relay/ is reported instead of misread.
+const applicationID = 0x72656c79 // "rely"
+
+// schema creates every table and index. Node ids are interned in syms so
+// edges and the in-memory adjacency work on small integers; a node's rowid is
+// its id's sid, so "does the far end exist" is one primary-key probe.
+//
+// nodes.rq holds the qname with its bytes reversed: exact-qname lookups and
+// suffix queries ("Server.Serve" matches "net/http.Server.Serve") both become
+// range scans of one index.
+const schema = `
+CREATE TABLE IF NOT EXISTS sys (
+	key   TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (
+	fid      INTEGER PRIMARY KEY,
+	path     TEXT NOT NULL UNIQUE,
+	hash     TEXT NOT NULL,
+	language TEXT NOT NULL,
+	module   TEXT NOT NULL,
+	size     INTEGER NOT NULL,
+	errors   TEXT
+);
+CREATE TABLE IF NOT EXISTS syms (
+	sid INTEGER PRIMARY KEY,
+	id  TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS nodes (
+	sid        INTEGER PRIMARY KEY,
+	owner      INTEGER NOT NULL,
+	kind       TEXT NOT NULL,
+	sub_kind   TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	qname      TEXT NOT NULL,
+	rq         BLOB NOT NULL,
+	loc        TEXT NOT NULL,
+	language   TEXT NOT NULL,
+	file       TEXT NOT NULL,
+	start_line INTEGER NOT NULL,
+	end_line   INTEGER NOT NULL,
+	signature  TEXT NOT NULL,
+	doc        TEXT NOT NULL,
+	flags      INTEGER NOT NULL,
+	attrs      TEXT
+);
+CREATE INDEX IF NOT EXISTS nodes_owner ON nodes(owner);
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_rq ON nodes(rq);
+CREATE INDEX IF NOT EXISTS nodes_loc ON nodes(loc);
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
+CREATE TABLE IF NOT EXISTS edges (
+	src   INTEGER NOT NULL,
+	dst   INTEGER NOT NULL,
+	kind  INTEGER NOT NULL,
+	file  TEXT NOT NULL,
+	line  INTEGER NOT NULL,
+	owner INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
+CREATE INDEX IF NOT EXISTS edges_owner ON edges(owner);
+INSERT OR IGNORE INTO sys(key, value) VALUES ('generation', 0);
+`
+
+// Node flag bits (nodes.flags).
+const (
+	flagExported = 1 << iota
+	flagTest
+	flagGenerated
+	flagTestdata
+)
