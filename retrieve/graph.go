@@ -16,7 +16,7 @@ const (
 )
 
 // DESIGN: graph-aware re-ranking. The best few hits are anchors (distance
-// 0). Every other hit among the first rerankDepth gets the shortest
+// 0); those with a graph node seed the distance search. Every other hit among the first rerankDepth gets the shortest
 // undirected distance to an anchor over calls and parent edges (a method is
 // 1 from its type, 2 from its siblings and from other declarations of its
 // file through the file node; a caller is 1), capped at 3, and its score is
@@ -37,10 +37,12 @@ func (s *Searcher) graphRerank(ctx context.Context, hits []Hit) error {
 	n := min(len(hits), rerankDepth)
 	var anchors []graphdb.NodeID
 	anchorFiles := map[string]bool{}
-	for i := 0; i < n && len(anchors) < graphAnchors && i < 10; i++ {
+	isAnchor := map[int]bool{}
+	for i := 0; i < n && i < graphAnchors; i++ {
+		isAnchor[i] = true
+		anchorFiles[hits[i].Path] = true
 		if hits[i].NodeID != "" {
 			anchors = append(anchors, hits[i].NodeID)
-			anchorFiles[hits[i].Path] = true
 		}
 	}
 	if len(anchors) == 0 {
@@ -65,6 +67,8 @@ func (s *Searcher) graphRerank(ctx context.Context, hits []Hit) error {
 		d := maxGraphDistance
 		var why string
 		switch {
+		case isAnchor[i]:
+			d = 0
 		case h.NodeID == "":
 			d = 2
 			if anchorFiles[h.Path] {

@@ -114,9 +114,9 @@ type SearchOptions struct {
 	// LexWeight and VectorWeight weigh the rankers in the fusion; 0 means
 	// the defaults (0.4 and 1.0).
 	LexWeight, VectorWeight float64
-	NoFastPath bool // always run the full pipeline
-	NoGraph    bool // skip graph-distance re-ranking
-	Expand     bool // attach graph context (parent, siblings, imports, callers, callees) to hits
+	NoFastPath              bool // always run the full pipeline
+	NoGraph                 bool // skip graph-distance re-ranking
+	Expand                  bool // attach graph context (parent, siblings, imports, callers, callees) to hits
 }
 
 // Hit is one search result.
@@ -284,7 +284,7 @@ func (s *Searcher) fastPath(ctx context.Context, q string, o SearchOptions) ([]H
 				docs = append(docs, p.doc)
 			}
 		}
-	case fileRe.MatchString(q) && !identRe.MatchString(q) || strings.Contains(q, "/") && fileRe.MatchString(q):
+	case fileRe.MatchString(q) && isKnownFile(q):
 		why = "file name matches " + q
 		for _, f := range s.ix.Files {
 			if f.Path == q || strings.HasSuffix(f.Path, "/"+q) {
@@ -293,7 +293,8 @@ func (s *Searcher) fastPath(ctx context.Context, q string, o SearchOptions) ([]H
 				}
 			}
 		}
-	case identRe.MatchString(q) && s.graph != nil:
+	}
+	if len(docs) == 0 && identRe.MatchString(q) && s.graph != nil {
 		sq := graphdb.SymbolQuery{Name: q, Limit: 50}
 		if strings.Contains(q, ".") {
 			sq = graphdb.SymbolQuery{Suffix: q, Limit: 50}
@@ -328,6 +329,12 @@ func (s *Searcher) fastPath(ctx context.Context, q string, o SearchOptions) ([]H
 		return hits[i].StartLine < hits[j].StartLine
 	})
 	return hits, nil
+}
+
+// isKnownFile reports whether q ends in an extension Build indexes.
+func isKnownFile(q string) bool {
+	_, ok := languageOf(q)
+	return ok
 }
 
 func fastRank(c Chunk) int {

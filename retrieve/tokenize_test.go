@@ -49,12 +49,12 @@ func TestTokenizePath(t *testing.T) {
 func TestSplitIdent(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
-		"ServeHTTP":       {"Serve", "HTTP"},
-		"parseURL2":       {"parse", "URL", "2"},
-		"__init__":        {"init"},
-		"XMLHttpRequest":  {"XML", "Http", "Request"},
-		"already":         {"already"},
-		"ERR_CONN_RESET":  {"ERR", "CONN", "RESET"},
+		"ServeHTTP":      {"Serve", "HTTP"},
+		"parseURL2":      {"parse", "URL", "2"},
+		"__init__":       {"init"},
+		"XMLHttpRequest": {"XML", "Http", "Request"},
+		"already":        {"already"},
+		"ERR_CONN_RESET": {"ERR", "CONN", "RESET"},
 		"utf8DecodeRune": {"utf", "8", "Decode", "Rune"},
 	}
 	for in, want := range tests {
