@@ -163,6 +163,7 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 			n++
 			inRange := n >= first && len(shown) < want && !capped
 			total := len(line)
+			lastSeg := line
 			if errors.Is(err, bufio.ErrBufferFull) {
 				// A line longer than the buffer (minified code): keep the
 				// head for display, count the rest.
@@ -170,6 +171,7 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 				for errors.Is(err, bufio.ErrBufferFull) {
 					line, err = br.ReadSlice('\n')
 					total += len(line)
+					lastSeg = line
 					if inRange && len(long) < 2*DefaultReadLineBytes {
 						long = append(long, line...)
 					}
@@ -178,6 +180,7 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 			}
 			if inRange {
 				text := strings.TrimRight(string(line), "\r\n")
+				total -= len(lastSeg) - len(bytes.TrimRight(lastSeg, "\r\n"))
 				if total > len(line) || len(text) > DefaultReadLineBytes {
 					text = cutLineTotal(text, total, DefaultReadLineBytes)
 				}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // sandbox keeps paths inside the repository root.
@@ -72,37 +73,47 @@ func (s sandbox) contains(p string) bool {
 }
 
 // evalExisting resolves symlinks in the longest existing prefix of p and
-// appends the missing rest unchanged.
+// appends the missing rest unchanged. A dangling symlink on the way is
+// followed to where it points, so it cannot hide a way out of the root.
 func (s sandbox) evalExisting(p string) (string, error) {
+	return s.evalHops(p, 0)
+}
+
+func (s sandbox) evalHops(p string, hops int) (string, error) {
+	if hops > 40 {
+		return "", &escapeError{fmt.Sprintf("path %q has too many levels of symlinks", p)}
+	}
 	rest := ""
 	cur := p
 	for {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			if rest == "" {
-				return real, nil
-			}
 			return filepath.Join(real, rest), nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrInvalid) && !isNotDir(err) {
+		if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
 			return "", fmt.Errorf("resolve %s: %w", cur, err)
 		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, rerr := os.Readlink(cur)
+			if rerr != nil {
+				return "", fmt.Errorf("resolve %s: %w", cur, rerr)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(cur), target)
+			}
+			return s.evalHops(filepath.Join(target, rest), hops+1)
+		}
 		parent := filepath.Dir(cur)
-		if parent == cur || !s.contains(parent) {
+		if parent == cur {
 			return filepath.Join(cur, rest), nil
 		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
-		}
+		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
 }
 
 func isNotDir(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+	return errors.Is(err, syscall.ENOTDIR)
 }
 
 // checkPattern refuses glob/include patterns that could leave the root or
