@@ -325,7 +325,9 @@ func TestScopeBudgetExceeded(t *testing.T) {
 
 func TestScopeCostBudget(t *testing.T) {
 	t.Parallel()
-	m := &scriptedModel{queries: []string{"a"}, gap: func(openai.ChatCompletionRequest, int) agenttest.Reply { return agenttest.OK(agenttest.Text(validScope)) }}
+	m := &scriptedModel{queries: []string{"a"}, gap: func(openai.ChatCompletionRequest, int) agenttest.Reply {
+		return agenttest.OK(agenttest.Text(validScope))
+	}}
 	srv, client := startModel(t, m)
 	r := newRunner(t, client, tools.NewRegistry(echoTool("echo")), func(o *agent.Options) {
 		o.Budget = agent.Budget{MaxCost: 0.5}
