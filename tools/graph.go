@@ -294,7 +294,8 @@ func resultLine(r graphdb.Result, names map[graphdb.NodeID]string) string {
 		}
 		fmt.Fprintf(&b, "%s %s", rel, via)
 	}
-	if r.File != "" && r.Line > 0 {
+	// The site is worth printing unless it is just the node's own declaration.
+	if r.File != "" && r.Line > 0 && (r.File != r.Node.File || r.Line != r.Node.StartLine) {
 		fmt.Fprintf(&b, " at %s:%d", r.File, r.Line)
 	}
 	return b.String()

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -259,3 +260,5 @@ func TestBadArguments(t *testing.T) {
 func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
 	return context.WithCancel(t.Context())
 }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -1,0 +1,245 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/graphdb"
+)
+
+// memGraph is a small in-memory graphdb.Reader for tests.
+type memGraph struct {
+	nodes map[graphdb.NodeID]graphdb.Node
+	edges []graphdb.Edge
+}
+
+func (m *memGraph) Node(_ context.Context, id graphdb.NodeID) (graphdb.Node, error) {
+	n, ok := m.nodes[id]
+	if !ok {
+		return graphdb.Node{}, fmt.Errorf("node %s: %w", id, graphdb.ErrNotFound)
+	}
+	return n, nil
+}
+
+func (m *memGraph) Neighbors(_ context.Context, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Edge, error) {
+	var out []graphdb.Edge
+	for _, e := range m.edges {
+		if e.Kind != kind {
+			continue
+		}
+		near, far := e.From, e.To
+		if dir == graphdb.Inbound {
+			near, far = e.To, e.From
+		}
+		if _, ok := m.nodes[far]; near == id && ok {
+			out = append(out, e)
+		}
+	}
+	graphdb.SortEdges(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (m *memGraph) FindSymbols(_ context.Context, q graphdb.SymbolQuery) ([]graphdb.Node, error) {
+	if q.Empty() {
+		return nil, nil
+	}
+	var out []graphdb.Node
+	for _, n := range m.nodes {
+		switch {
+		case q.ID != "" && n.ID != q.ID,
+			q.QName != "" && n.QName != q.QName,
+			q.Suffix != "" && n.QName != q.Suffix && !strings.HasSuffix(n.QName, "."+q.Suffix) && !strings.HasSuffix(n.QName, "/"+q.Suffix),
+			q.Name != "" && n.Name != q.Name,
+			q.Loc != "" && n.Loc != q.Loc,
+			q.File != "" && n.File != q.File:
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		return a.QName < b.QName
+	})
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+func (m *memGraph) Files(context.Context) ([]graphdb.FileRecord, error) { return nil, nil }
+func (m *memGraph) Stats(context.Context) (graphdb.Stats, error)        { return graphdb.Stats{}, nil }
+func (m *memGraph) Meta(context.Context, string) (string, error)        { return "", nil }
+
+// testGraph models a sliver of net/http: a server type with methods, an
+// interface and its implementation, an embedding type, a test and a main.
+func testGraph() *memGraph {
+	m := &memGraph{nodes: map[graphdb.NodeID]graphdb.Node{}}
+	add := func(qname string, kind graphdb.NodeKind, sub, file string, line int, test bool) {
+		name := qname[strings.LastIndexAny(qname, "./")+1:]
+		loc := file + ":" + strings.TrimPrefix(qname[strings.LastIndex(qname, "/")+1:], strings.Split(qname[strings.LastIndex(qname, "/")+1:], ".")[0]+".")
+		m.nodes[graphdb.NodeID(qname)] = graphdb.Node{ID: graphdb.NodeID(qname), QName: qname, Name: name, Kind: kind, SubKind: sub,
+			File: file, StartLine: line, EndLine: line + 5, Loc: loc, Language: "go", Test: test, Exported: name[0] >= 'A' && name[0] <= 'Z'}
+	}
+	edge := func(from, to string, kind graphdb.EdgeKind, file string, line int) {
+		m.edges = append(m.edges, graphdb.Edge{From: graphdb.NodeID(from), To: graphdb.NodeID(to), Kind: kind, File: file, Line: line})
+	}
+	const srv = "net/http/server.go"
+	add("net/http.Server", graphdb.KindType, "struct", srv, 10, false)
+	add("net/http.Server.Addr", graphdb.KindMember, "field", srv, 11, false)
+	add("net/http.Server.Serve", graphdb.KindMember, "method", srv, 100, false)
+	add("net/http.Server.ListenAndServe", graphdb.KindMember, "method", srv, 200, false)
+	add("net/http.ListenAndServe", graphdb.KindFunction, "", srv, 300, false)
+	add("net/http.Handler", graphdb.KindType, "interface", srv, 50, false)
+	add("net/http.HandlerFunc", graphdb.KindType, "func", srv, 60, false)
+	add("net/http.NewServer", graphdb.KindFunction, "", srv, 400, false)
+	add("net/http.Run", graphdb.KindFunction, "", srv, 500, false)
+	add("net/http.loggingServer", graphdb.KindType, "struct", "net/http/log.go", 5, false)
+	add("net/http.TestServe", graphdb.KindFunction, "", "net/http/server_test.go", 10, true)
+	add("example.com/app.main", graphdb.KindFunction, "", "app/main.go", 5, false)
+	add("net/rpc.Server.Serve", graphdb.KindMember, "method", "net/rpc/server.go", 70, false)
+	edge("net/http.Server.ListenAndServe", "net/http.Server.Serve", graphdb.EdgeCalls, srv, 210)
+	edge("net/http.ListenAndServe", "net/http.Server.ListenAndServe", graphdb.EdgeCalls, srv, 305)
+	edge("example.com/app.main", "net/http.ListenAndServe", graphdb.EdgeCalls, "app/main.go", 6)
+	edge("net/http.TestServe", "net/http.Server.Serve", graphdb.EdgeCalls, "net/http/server_test.go", 12)
+	edge("net/http.HandlerFunc", "net/http.Handler", graphdb.EdgeImplements, "", 0)
+	edge("net/http.Server.Serve", "net/http.Server", graphdb.EdgeParent, srv, 100)
+	edge("net/http.Server.ListenAndServe", "net/http.Server", graphdb.EdgeParent, srv, 200)
+	edge("net/http.Server.Addr", "net/http.Server", graphdb.EdgeParent, srv, 11)
+	edge("net/http.NewServer", "net/http.Server", graphdb.EdgeReturns, srv, 400)
+	edge("net/http.Server", "net/http.Run", graphdb.EdgeParamOf, srv, 500)
+	edge("net/http.loggingServer", "net/http.Server", graphdb.EdgeInherits, "net/http/log.go", 6)
+	return m
+}
+
+func TestGraphTool(t *testing.T) {
+	t.Parallel()
+	g, err := NewGraph(Options{Root: t.TempDir(), Graph: testGraph()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, args string
+		isError    bool
+	}{
+		{"callers", `{"operation": "callers", "target": "net/http.Server.Serve"}`, false},
+		{"callers_depth3", `{"operation": "callers", "target": "net/http.Server.Serve", "depth": 3}`, false},
+		{"callees", `{"operation": "callees", "target": "example.com/app.main", "depth": 3}`, false},
+		{"implementations", `{"operation": "implementations", "target": "Handler"}`, false},
+		{"methods", `{"operation": "methods", "target": "http.Server"}`, false},
+		{"usages", `{"operation": "usages", "target": "*Server", "depth": 4}`, false},
+		{"inheritors", `{"operation": "inheritors", "target": "net/http/server.go:Server"}`, false},
+		{"blast_radius", `{"operation": "blast-radius", "target": "net/http.Server.Serve"}`, false},
+		{"no_results", `{"operation": "callers", "target": "example.com/app.main"}`, false},
+		{"ambiguous", `{"operation": "callers", "target": "Server.Serve"}`, true},
+		{"not_found", `{"operation": "callers", "target": "pkg.Serve"}`, true},
+		{"not_found_no_candidates", `{"operation": "callers", "target": "Nothing"}`, true},
+		{"unknown_op", `{"operation": "friends", "target": "Server"}`, true},
+		{"empty_target", `{"operation": "callers", "target": " "}`, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := call(t, g, tc.args)
+			if res.IsError != tc.isError {
+				t.Errorf("IsError = %v, want %v", res.IsError, tc.isError)
+			}
+			checkGolden(t, "graph/"+tc.name+".golden", res.Content)
+		})
+	}
+}
+
+func TestGraphLimitAndMeta(t *testing.T) {
+	t.Parallel()
+	g, err := NewGraph(Options{Root: t.TempDir(), Graph: testGraph(), GraphLimit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, g, `{"operation": "callers", "target": "net/http.Server.Serve", "depth": 9}`)
+	want := `Callers of net/http.Server.Serve (depth 5):
+Depth 1:
+1. net/http.Server.ListenAndServe (net/http/server.go:200) method — calls at net/http/server.go:210
+2. net/http.TestServe (net/http/server_test.go:10) function — calls at net/http/server_test.go:12
+truncated: 2 more results, narrow with a smaller depth or a more specific target.
+Use read to fetch full code for any of these files.`
+	if diff := cmp.Diff(want, res.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
+	wantMeta := &GraphMeta{Operation: "callers", Target: "net/http.Server.Serve", Depth: 5, Results: 4, Shown: 2, Truncated: 2}
+	if diff := cmp.Diff(wantMeta, res.Meta); diff != "" {
+		t.Errorf("meta (-want +got):\n%s", diff)
+	}
+}
+
+func TestGraphNoIndex(t *testing.T) {
+	t.Parallel()
+	g, err := NewGraph(Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, g, `{"operation": "callers", "target": "x"}`)
+	if !res.IsError || res.Content != NoIndexText || !strings.Contains(res.Content, "run `relay index`") {
+		t.Errorf("got IsError=%v %q", res.IsError, res.Content)
+	}
+}
+
+func TestGraphJSON(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	r := testGraph()
+	a, err := AnswerGraph(ctx, r, "callers", "net/http.Server.Serve", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.MarshalIndent(a.JSON(0), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "graph/callers_depth2.json", string(b)+"\n")
+
+	a, err = AnswerGraph(ctx, r, "blast_radius", "Server.ListenAndServe", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := a.JSON(1)
+	if j.Risk == nil || *j.Risk != a.Blast.Risk || j.Total != 2 || j.Truncated != 1 || len(j.Results) != 1 || a.Depth != graphdb.DefaultBlastDepth {
+		t.Errorf("blast JSON = %+v (depth %d)", j, a.Depth)
+	}
+	if diff := cmp.Diff([]string{"app/main.go", "net/http/server.go"}, j.Files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnswerGraphErrors(t *testing.T) {
+	t.Parallel()
+	r := testGraph()
+	tests := []struct {
+		op, target string
+		depth      int
+		want       string
+	}{
+		{"callers", "Server.Serve", 1, `"Server.Serve" is ambiguous; 2 candidates:`},
+		{"sideways", "Server", 1, `unknown graph operation "sideways"`},
+		{"callers", "Serve", -1, "depth must be positive (got -1)"},
+	}
+	for _, tc := range tests {
+		_, err := AnswerGraph(t.Context(), r, tc.op, tc.target, tc.depth)
+		var ie *GraphInputError
+		if !errorsAs(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AnswerGraph(%s, %s) error = %v, want a GraphInputError containing %q", tc.op, tc.target, err, tc.want)
+		}
+	}
+}
