@@ -369,6 +369,15 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		matched[h.doc] = h.matched
 	}
 	rankings := []Ranking{lexRank}
+	if len(strings.Fields(q)) > 1 {
+		mr, err := s.mentionRanking(ctx, q, keep)
+		if err != nil {
+			return nil, fmt.Errorf("resolve mentions: %w", err)
+		}
+		if len(mr) > 0 {
+			rankings = append(rankings, Ranking{Name: "mention", Weight: DefaultMentionWeight, Docs: mr})
+		}
+	}
 	cosine := map[int32]float32{}
 	if s.emb != nil {
 		vs, err := s.emb.Embed(ctx, []string{q}, InputQuery)
@@ -392,6 +401,9 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		h := Hit{Chunk: s.ix.Chunks[fu.Doc], Score: fu.Score, Matched: matched[fu.Doc]}
 		if r, ok := fu.Ranks["bm25"]; ok {
 			h.Why = append(h.Why, fmt.Sprintf("BM25 rank %d (terms: %s)", r, strings.Join(h.Matched, ", ")))
+		}
+		if _, ok := fu.Ranks["mention"]; ok {
+			h.Why = append(h.Why, "named in the query")
 		}
 		if r, ok := fu.Ranks["vector"]; ok {
 			h.Why = append(h.Why, fmt.Sprintf("vector rank %d (cosine %.2f)", r, cosine[fu.Doc]))

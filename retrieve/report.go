@@ -1,0 +1,246 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// OfflineNotice is printed at the top of every offline report.
+const OfflineNotice = "No language model was used: this context was selected by lexical search" +
+	" (BM25 over code-aware tokens), symbol lookup and code-graph relations."
+
+// ReportOptions configure ContextReport.
+type ReportOptions struct {
+	Filter
+	Files   int // ranked files to list; default 10
+	Symbols int // ranked symbols to list; default 15
+	// Embedder, when set and the index has vectors for its model, adds
+	// dense retrieval; the notice then says embeddings were used.
+	Embedder Embedder
+	// Dir is the index directory; default <root>/.relay.
+	Dir string
+}
+
+// Report is an offline context report: what the repository contains that is
+// relevant to a question, and why each item was chosen.
+type Report struct {
+	Question string         `json:"question"`
+	Offline  string         `json:"offline"` // OfflineNotice (plus embeddings, when used)
+	Mode     string         `json:"mode"`
+	Terms    []string       `json:"terms"`              // query terms after tokenization
+	Mentions []string       `json:"mentions,omitempty"` // code-like words looked up in the graph
+	Files    []ReportFile   `json:"files"`
+	Symbols  []ReportSymbol `json:"symbols"`
+	Notes    []string       `json:"notes,omitempty"`
+	TookMS   float64        `json:"took_ms"`
+}
+
+// ReportFile is one ranked file.
+type ReportFile struct {
+	Rank    int      `json:"rank"`
+	Path    string   `json:"path"`
+	Score   float64  `json:"score"`
+	Symbols []string `json:"symbols,omitempty"` // matched symbols in the file, best first
+	Why     []string `json:"why"`
+}
+
+// ReportSymbol is one ranked symbol or text chunk.
+type ReportSymbol struct {
+	Rank      int      `json:"rank"`
+	Name      string   `json:"name"`
+	Loc       string   `json:"loc,omitempty"`
+	Kind      string   `json:"kind"`
+	Location  string   `json:"location"` // path:line
+	Signature string   `json:"signature,omitempty"`
+	Why       []string `json:"why"`
+	Snippet   string   `json:"snippet,omitempty"`
+	Callers   []string `json:"callers,omitempty"`
+	Callees   []string `json:"callees,omitempty"`
+	Parent    string   `json:"parent,omitempty"`
+}
+
+// reportDepth is how many search hits a report aggregates.
+const reportDepth = 60
+
+// ContextReport answers a question without a model: it opens the retrieval
+// index of root, searches it, and ranks files and symbols with snippets and
+// reasons. r may be nil (no graph relations then).
+func ContextReport(ctx context.Context, root string, r graphdb.Reader, question string, opts ReportOptions) (Report, error) {
+	s, err := Open(root, r, OpenOptions{Dir: opts.Dir, Embedder: opts.Embedder})
+	if err != nil {
+		return Report{}, err
+	}
+	return s.Report(ctx, question, opts)
+}
+
+// Report builds a context report for question; see ContextReport.
+func (s *Searcher) Report(ctx context.Context, question string, opts ReportOptions) (Report, error) {
+	start := time.Now()
+	if opts.Files <= 0 {
+		opts.Files = 10
+	}
+	if opts.Symbols <= 0 {
+		opts.Symbols = 15
+	}
+	res, err := s.Search(ctx, question, SearchOptions{Filter: opts.Filter, Limit: reportDepth, NoFastPath: len(strings.Fields(question)) > 1})
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Question: question, Offline: OfflineNotice, Mode: res.Mode, Notes: res.Notes, Mentions: mentions(question)}
+	if res.Mode == "hybrid" {
+		rep.Offline = "No language model was used for reasoning: this context was selected by lexical search, embeddings similarity, symbol lookup and code-graph relations."
+	}
+	seenTerm := map[string]bool{}
+	for _, t := range Tokenize(question) {
+		if !seenTerm[t] {
+			seenTerm[t] = true
+			rep.Terms = append(rep.Terms, t)
+		}
+	}
+	for i, f := range RankFiles(res.Hits) {
+		if i >= opts.Files {
+			break
+		}
+		rep.Files = append(rep.Files, f)
+	}
+	for _, h := range res.Hits {
+		if len(rep.Symbols) >= opts.Symbols {
+			break
+		}
+		sym := ReportSymbol{Rank: len(rep.Symbols) + 1, Name: h.Name, Loc: h.Loc, Kind: h.Kind, Location: h.Location(),
+			Signature: h.Signature, Why: h.Why, Snippet: h.Snippet}
+		if h.NodeID != "" && s.graph != nil && sym.Rank <= 8 {
+			c, err := s.expand(ctx, h.NodeID)
+			if err != nil {
+				return Report{}, err
+			}
+			for _, r := range c.Callers {
+				sym.Callers = append(sym.Callers, refLabel(r))
+			}
+			for _, r := range c.Callees {
+				sym.Callees = append(sym.Callees, refLabel(r))
+			}
+			if c.Parent != nil {
+				sym.Parent = refLabel(*c.Parent)
+			}
+		}
+		rep.Symbols = append(rep.Symbols, sym)
+	}
+	rep.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return rep, nil
+}
+
+func refLabel(r Ref) string {
+	name := r.QName
+	if name == "" {
+		name = r.Name
+	}
+	if r.Location != "" {
+		return name + " (" + r.Location + ")"
+	}
+	return name
+}
+
+// RankFiles aggregates hits into files: a file scores the sum of its hits'
+// scores with geometric decay (1, ½, ¼, …) so one strong hit beats many weak
+// ones but several good hits add up. Files come out best first.
+func RankFiles(hits []Hit) []ReportFile {
+	type agg struct {
+		f     ReportFile
+		n     int
+		first int
+	}
+	by := map[string]*agg{}
+	for i, h := range hits {
+		a := by[h.Path]
+		if a == nil {
+			a = &agg{f: ReportFile{Path: h.Path}, first: i}
+			by[h.Path] = a
+		}
+		a.f.Score += h.Score / float64(int(1)<<min(a.n, 20))
+		a.n++
+		if h.Kind != ChunkText && len(a.f.Symbols) < 5 {
+			a.f.Symbols = append(a.f.Symbols, h.Name)
+		}
+		if len(a.f.Why) < 3 {
+			a.f.Why = append(a.f.Why, fmt.Sprintf("%s %s: %s", h.Kind, h.Name, strings.Join(h.Why, "; ")))
+		}
+	}
+	out := make([]ReportFile, 0, len(by))
+	firsts := map[string]int{}
+	for p, a := range by {
+		out = append(out, a.f)
+		firsts[p] = a.first
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return firsts[out[i].Path] < firsts[out[j].Path]
+	})
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
+// Markdown renders the report for people and prompts.
+func (r Report) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context report (offline)\n\n> %s\n\n", r.Offline)
+	fmt.Fprintf(&b, "**Question:** %s\n\n", oneLine(r.Question, 400))
+	fmt.Fprintf(&b, "Search terms: %s", strings.Join(r.Terms, ", "))
+	if len(r.Mentions) > 0 {
+		fmt.Fprintf(&b, " · code mentions looked up: %s", strings.Join(r.Mentions, ", "))
+	}
+	b.WriteString("\n\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "Note: %s\n\n", n)
+	}
+	if len(r.Files) == 0 {
+		b.WriteString("Nothing in the index matched the question. Try other words, name a symbol or file, or run `relay index` if the repository changed.\n")
+		return b.String()
+	}
+	b.WriteString("## Files\n\n| # | file | score | matched symbols |\n|---|---|---|---|\n")
+	for _, f := range r.Files {
+		fmt.Fprintf(&b, "| %d | `%s` | %.4f | %s |\n", f.Rank, f.Path, f.Score, strings.Join(f.Symbols, ", "))
+	}
+	b.WriteString("\n## Symbols\n")
+	for _, s := range r.Symbols {
+		name := s.Name
+		if s.Loc != "" {
+			name = s.Loc
+		}
+		fmt.Fprintf(&b, "\n### %d. `%s` (%s) — %s\n\n", s.Rank, name, s.Kind, s.Location)
+		if s.Signature != "" {
+			fmt.Fprintf(&b, "`%s`\n\n", oneLine(s.Signature, 200))
+		}
+		fmt.Fprintf(&b, "Why: %s\n", strings.Join(s.Why, "; "))
+		if s.Parent != "" {
+			fmt.Fprintf(&b, "Member of: %s\n", s.Parent)
+		}
+		if len(s.Callers) > 0 {
+			fmt.Fprintf(&b, "Called by: %s\n", strings.Join(s.Callers, ", "))
+		}
+		if len(s.Callees) > 0 {
+			fmt.Fprintf(&b, "Calls: %s\n", strings.Join(s.Callees, ", "))
+		}
+		if s.Snippet != "" {
+			fmt.Fprintf(&b, "\n```\n%s```\n", s.Snippet)
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
