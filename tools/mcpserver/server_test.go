@@ -1,0 +1,189 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/relayhq/relay/tools"
+)
+
+func needTools(t *testing.T) {
+	t.Helper()
+	_, rgErr := exec.LookPath("rg")
+	_, fdErr := exec.LookPath("fd")
+	if fdErr != nil {
+		_, fdErr = exec.LookPath("fdfind")
+	}
+	if rgErr == nil && fdErr == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("rg or fd missing under CI; %s", tools.InstallHint)
+	}
+	t.Skipf("rg or fd missing; %s", tools.InstallHint)
+}
+
+// connect starts a server over reg in memory and returns a client session.
+func connect(t *testing.T, reg *tools.Registry) *mcp.ClientSession {
+	t.Helper()
+	ctx := t.Context()
+	st, ct := mcp.NewInMemoryTransports()
+	srv := New(reg, Options{Version: "test"})
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func repo(t *testing.T) string {
+	root := t.TempDir()
+	files := map[string]string{
+		"main.go":        "package main\n\nfunc main() {\n\tGreet()\n}\n",
+		"greet/greet.go": "package greet\n\n// Greet says hello.\nfunc Greet() string { return \"hello\" }\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func text(t *testing.T, r *mcp.CallToolResult) string {
+	t.Helper()
+	if len(r.Content) != 1 {
+		t.Fatalf("got %d content items, want 1", len(r.Content))
+	}
+	tc, ok := r.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want text", r.Content[0])
+	}
+	return tc.Text
+}
+
+func TestServerWithGoClient(t *testing.T) {
+	needTools(t)
+	reg, err := tools.Default(tools.Options{Root: repo(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, reg)
+	ctx := t.Context()
+
+	init := cs.InitializeResult()
+	if init.ServerInfo.Name != "relay" || !strings.Contains(init.Instructions, "grep") {
+		t.Errorf("initialize: server %+v, instructions %q", init.ServerInfo, init.Instructions)
+	}
+
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range lt.Tools {
+		names = append(names, tool.Name)
+		want, _ := reg.Get(tool.Name)
+		if tool.Description != want.Description() {
+			t.Errorf("%s description differs from the embedded one", tool.Name)
+		}
+		got, _ := json.Marshal(tool.InputSchema)
+		var a, b any
+		json.Unmarshal(got, &a)
+		json.Unmarshal(want.Schema(), &b)
+		if diff := cmp.Diff(b, a); diff != "" {
+			t.Errorf("%s schema (-want +got):\n%s", tool.Name, diff)
+		}
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s is not marked read-only", tool.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"glob", "graph", "grep", "read"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+
+	tests := []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		want    string
+		isError bool
+	}{
+		{"grep", "grep", map[string]any{"pattern": "Greet", "include": "*.go", "context": 0},
+			"3 matching lines in 2 files for /Greet/ in \"*.go\":\ngreet/greet.go:3:// Greet says hello.\ngreet/greet.go:4:func Greet() string { return \"hello\" }\n\nmain.go:4:\tGreet()", false},
+		{"glob", "glob", map[string]any{"pattern": "**/greet.go"}, "1 file matches \"**/greet.go\" (newest first):\ngreet/greet.go", false},
+		{"read", "read", map[string]any{"file": "main.go", "start_line": 3, "num_lines": 1}, "3\tfunc main() {\n(showing lines 3–3 of 5; continue with start_line=4)", false},
+		{"graph without index", "graph", map[string]any{"operation": "callers", "target": "Greet"}, tools.NoIndexText, true},
+		{"bad arguments", "read", map[string]any{"path": "main.go"}, `invalid arguments for read: unknown field "path"`, true},
+		{"escape", "read", map[string]any{"file": "../../etc/passwd"}, `path "../../etc/passwd" is outside the repository`, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := text(t, res)
+			if tc.isError {
+				if !strings.HasPrefix(got, tc.want) {
+					t.Errorf("got %q, want it to start with %q", got, tc.want)
+				}
+			} else if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("content (-want +got):\n%s", diff)
+			}
+			if res.IsError != tc.isError {
+				t.Errorf("isError = %v, want %v", res.IsError, tc.isError)
+			}
+		})
+	}
+
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "write", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), `unknown tool "write"`) {
+		t.Errorf("unknown tool: err = %v", err)
+	}
+}
+
+// failing is a tool whose infrastructure fails or panics.
+type failing struct{ panics bool }
+
+func (f failing) Name() string            { return "boom" }
+func (f failing) Description() string     { return "fails" }
+func (f failing) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (f failing) Call(context.Context, json.RawMessage) (tools.Result, error) {
+	if f.panics {
+		panic("kaboom")
+	}
+	return tools.Result{}, os.ErrPermission
+}
+
+func TestServerInfrastructureFailure(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		cs := connect(t, tools.NewRegistry(failing{panics: panics}))
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "boom"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := text(t, res)
+		if !res.IsError || !strings.HasPrefix(got, "relay: the boom tool failed") {
+			t.Errorf("panics=%v: got isError=%v %q", panics, res.IsError, got)
+		}
+	}
+}
