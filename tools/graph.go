@@ -294,8 +294,10 @@ func resultLine(r graphdb.Result, names map[graphdb.NodeID]string) string {
 		}
 		fmt.Fprintf(&b, "%s %s", rel, via)
 	}
-	// The site is worth printing unless it is just the node's own declaration.
-	if r.File != "" && r.Line > 0 && (r.File != r.Node.File || r.Line != r.Node.StartLine) {
+	// A call site always matters; for other relations the site is worth
+	// printing only when it is not just the node's own declaration.
+	isCall := r.Relation == "calls" || r.Relation == "called by"
+	if r.File != "" && r.Line > 0 && (isCall || r.File != r.Node.File || r.Line != r.Node.StartLine) {
 		fmt.Fprintf(&b, " at %s:%d", r.File, r.Line)
 	}
 	return b.String()

@@ -102,7 +102,12 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 // for `relay mcp`) until the client disconnects or ctx ends. A client
 // closing its end is a normal finish.
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	rc, ok := in.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(in)
+	}
+	// Closing stdin on shutdown unblocks the reader goroutine; stdout stays open.
+	t := &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{out}}
 	err := srv.Run(ctx, t)
 	if err != nil && (ctx.Err() != nil || isClosed(err)) {
 		return nil

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/tools"
+)
+
+func init() { commands = append(commands, newToolCmd) }
+
+func newToolCmd(g *globals) *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "tool <grep|glob|read|graph> ['<json args>' | -]",
+		Short: "Run one agent tool and print exactly what a model would receive",
+		Long: `Tool runs one of the agent tools against the repository (--repo, default .) and prints
+its answer exactly as a model receives it. The arguments are one JSON object (default {});
+"-" reads it from stdin. Exit status: 0 answered, 1 the tool answered with an error (the
+answer is still printed), 2 usage error. The graph tool reads the index built by relay index.`,
+		Example: `  relay tool grep '{"pattern": "func \\(s \\*Server\\) Serve\\(", "include": "*.go"}'
+  relay tool glob '{"pattern": "**/*_test.go"}'
+  relay tool read '{"file": "cmd/relay/main.go", "start_line": 1, "num_lines": 40}'
+  relay tool graph '{"operation": "callers", "target": "Server.Serve", "depth": 2}'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageErr(fmt.Errorf("tool takes a tool name and one JSON argument object, e.g. relay tool glob '{\"pattern\": \"*.go\"}' (tools: %s)", strings.Join(toolNames, ", ")))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if !isToolName(name) {
+				return usageErr(fmt.Errorf("unknown tool %q; valid tools: %s", name, strings.Join(toolNames, ", ")))
+			}
+			raw := "{}"
+			if len(args) == 2 {
+				raw = args[1]
+			}
+			if raw == "-" {
+				b, err := io.ReadAll(g.stdin)
+				if err != nil {
+					return fmt.Errorf("read arguments from stdin: %w", err)
+				}
+				raw = string(b)
+			}
+			if !json.Valid([]byte(raw)) {
+				return usageErr(fmt.Errorf("arguments for %s are not valid JSON: %s\npass one JSON object, e.g. relay tool %s '%s'", name, raw, name, toolExamples[name]))
+			}
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log}
+			if name == tools.GraphName {
+				r, closeFn, err := g.graphReader(cmd.Context(), root)
+				if err != nil {
+					return err
+				}
+				defer closeFn()
+				opts.Graph = r
+			}
+			tool, err := newTool(name, opts)
+			if err != nil {
+				return err
+			}
+			res, err := tool.Call(cmd.Context(), json.RawMessage(raw))
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			g.log.Debug("tool result", "tool", name, "is_error", res.IsError, "meta", res.Meta)
+			fmt.Fprintln(g.stdout, res.Content)
+			if res.IsError {
+				return &exitError{code: 1, err: fmt.Errorf("the %s tool answered with an error (printed above)", name)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", tools.DefaultTimeout, "per-call timeout; the rg/fd process is killed when it expires")
+	return cmd
+}
+
+// toolNames are the tools relay offers, sorted.
+var toolNames = []string{tools.GlobName, tools.GraphName, tools.GrepName, tools.ReadName}
+
+var toolExamples = map[string]string{
+	tools.GrepName:  `{"pattern": "TODO", "include": "*.go"}`,
+	tools.GlobName:  `{"pattern": "**/*_test.go"}`,
+	tools.ReadName:  `{"file": "README.md", "num_lines": 40}`,
+	tools.GraphName: `{"operation": "callers", "target": "Server.Serve"}`,
+}
+
+func isToolName(name string) bool {
+	for _, n := range toolNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// newTool builds just the named tool, so `relay tool read` works without rg or fd.
+func newTool(name string, opts tools.Options) (tools.Tool, error) {
+	switch name {
+	case tools.GrepName:
+		return tools.NewGrep(opts)
+	case tools.GlobName:
+		return tools.NewGlob(opts)
+	case tools.ReadName:
+		return tools.NewRead(opts)
+	case tools.GraphName:
+		return tools.NewGraph(opts)
+	}
+	return nil, usageErr(fmt.Errorf("unknown tool %q; valid tools: %s", name, strings.Join(toolNames, ", ")))
+}
+
+// graphReader opens the graph store read-only for the graph tool. No index
+// yet is not an error here: the reader is nil and the graph tool tells the
+// model to run relay index. The returned func closes the store.
+func (g *globals) graphReader(ctx context.Context, root string) (graphdb.Reader, func(), error) {
+	st, err := g.openStore(ctx, root, false)
+	switch {
+	case errors.Is(err, graphdb.ErrNotFound):
+		g.log.Info("no code graph index; the graph tool will say to run relay index", "err", err)
+		return nil, func() {}, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return st, func() { st.Close() }, nil
+}
