@@ -1,0 +1,316 @@
+package retrieve
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// File change statuses.
+const (
+	StatusAdded    = "added"
+	StatusDeleted  = "deleted"
+	StatusModified = "modified"
+	StatusRenamed  = "renamed"
+)
+
+// FileDiff is the change to one file in a unified diff.
+type FileDiff struct {
+	OldPath string `json:"old_path,omitempty"` // "" when the file is new
+	NewPath string `json:"new_path,omitempty"` // "" when the file is deleted
+	Status  string `json:"status"`
+	Binary  bool   `json:"binary,omitempty"`
+	Hunks   []Hunk `json:"hunks,omitempty"`
+}
+
+// Path is the file's current path (the old one for a deletion).
+func (f FileDiff) Path() string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.OldPath
+}
+
+// Hunk is one @@ section. Line numbers are 1-based.
+type Hunk struct {
+	OldStart int    `json:"old_start"`
+	OldLines int    `json:"old_lines"`
+	NewStart int    `json:"new_start"`
+	NewLines int    `json:"new_lines"`
+	Section  string `json:"section,omitempty"` // text after the closing @@ (often the enclosing function)
+	Added    []int  `json:"added,omitempty"`   // new-side numbers of added lines
+	Deleted  []int  `json:"deleted,omitempty"` // old-side numbers of deleted lines
+	// AddedText and DeletedText are the changed lines' contents, in order.
+	AddedText   []string `json:"-"`
+	DeletedText []string `json:"-"`
+	// NoNewlineOld/New record "\ No newline at end of file" markers.
+	NoNewlineOld bool `json:"no_newline_old,omitempty"`
+	NoNewlineNew bool `json:"no_newline_new,omitempty"`
+}
+
+// ChangedLines counts added plus deleted lines over all hunks.
+func (f FileDiff) ChangedLines() int {
+	n := 0
+	for _, h := range f.Hunks {
+		n += len(h.Added) + len(h.Deleted)
+	}
+	return n
+}
+
+var hunkRe = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$`)
+
+// ErrEmptyDiff is returned by ParseDiff when the input holds no file change.
+var ErrEmptyDiff = errors.New("no file changes found: expected a unified diff (the output of git diff or diff -u)")
+
+// ParseDiff reads a unified diff (git or plain diff -u): renames, new and
+// deleted files, mode-only changes, binary files and "\ No newline at end of
+// file" markers. Text before the first file header (a commit message, an
+// email) is skipped. Malformed input gives an error naming the line.
+func ParseDiff(r io.Reader) ([]FileDiff, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var (
+		out     []FileDiff
+		cur     *FileDiff
+		hunk    *Hunk
+		oldLeft int // lines of the current hunk still expected, per side
+		newLeft int
+		oldNext int
+		newNext int
+		lineNo  int
+		lastTag byte // last hunk line's prefix, for "\ No newline"
+		// sawMinus: the current file already had its --- line, so the next
+		// --- starts another file (plain diff -u output has no diff --git).
+		sawMinus bool
+	)
+	finishHunk := func() error {
+		if hunk == nil {
+			return nil
+		}
+		if oldLeft > 0 || newLeft > 0 {
+			return fmt.Errorf("line %d: hunk @@ -%d,%d +%d,%d @@ ends early: %d old and %d new line(s) missing",
+				lineNo, hunk.OldStart, hunk.OldLines, hunk.NewStart, hunk.NewLines, oldLeft, newLeft)
+		}
+		cur.Hunks = append(cur.Hunks, *hunk)
+		hunk = nil
+		return nil
+	}
+	startFile := func(f FileDiff) {
+		out = append(out, f)
+		cur = &out[len(out)-1]
+		sawMinus = false
+	}
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if hunk != nil && (oldLeft > 0 || newLeft > 0) {
+			tag := byte(' ')
+			if line != "" {
+				tag = line[0]
+			}
+			switch tag {
+			case ' ':
+				if oldLeft == 0 || newLeft == 0 {
+					return nil, fmt.Errorf("line %d: context line %q exceeds the hunk's line counts", lineNo, clip(line))
+				}
+				oldLeft--
+				newLeft--
+				oldNext++
+				newNext++
+			case '+':
+				if newLeft == 0 {
+					return nil, fmt.Errorf("line %d: added line %q exceeds the hunk's new line count", lineNo, clip(line))
+				}
+				hunk.Added = append(hunk.Added, newNext)
+				hunk.AddedText = append(hunk.AddedText, line[1:])
+				newLeft--
+				newNext++
+			case '-':
+				if oldLeft == 0 {
+					return nil, fmt.Errorf("line %d: deleted line %q exceeds the hunk's old line count", lineNo, clip(line))
+				}
+				hunk.Deleted = append(hunk.Deleted, oldNext)
+				hunk.DeletedText = append(hunk.DeletedText, line[1:])
+				oldLeft--
+				oldNext++
+			case '\\':
+				markNoNewline(hunk, lastTag)
+			default:
+				return nil, fmt.Errorf("line %d: unexpected %q inside hunk @@ -%d,%d +%d,%d @@ (want a line starting with ' ', '+', '-' or '\\')",
+					lineNo, clip(line), hunk.OldStart, hunk.OldLines, hunk.NewStart, hunk.NewLines)
+			}
+			lastTag = tag
+			continue
+		}
+		// Between hunks and files.
+		switch {
+		case strings.HasPrefix(line, `\`) && hunk != nil:
+			markNoNewline(hunk, lastTag)
+		case strings.HasPrefix(line, "diff --git "):
+			if err := finishHunk(); err != nil {
+				return nil, err
+			}
+			a, b, err := gitPaths(strings.TrimPrefix(line, "diff --git "))
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", lineNo, err)
+			}
+			startFile(FileDiff{OldPath: a, NewPath: b, Status: StatusModified})
+		case strings.HasPrefix(line, "--- "):
+			if err := finishHunk(); err != nil {
+				return nil, err
+			}
+			p := diffPath(strings.TrimPrefix(line, "--- "))
+			if cur == nil || len(cur.Hunks) > 0 || sawMinus {
+				startFile(FileDiff{OldPath: p, NewPath: p, Status: StatusModified})
+			}
+			cur.OldPath = p
+			if p == "" {
+				cur.Status = StatusAdded
+			}
+			sawMinus = true
+		case strings.HasPrefix(line, "+++ "):
+			if cur == nil {
+				return nil, fmt.Errorf("line %d: %q without a preceding --- line", lineNo, clip(line))
+			}
+			p := diffPath(strings.TrimPrefix(line, "+++ "))
+			cur.NewPath = p
+			if p == "" {
+				cur.Status = StatusDeleted
+			}
+		case strings.HasPrefix(line, "@@"):
+			if cur == nil {
+				return nil, fmt.Errorf("line %d: hunk header before any file header (--- / +++ or diff --git)", lineNo)
+			}
+			if err := finishHunk(); err != nil {
+				return nil, err
+			}
+			m := hunkRe.FindStringSubmatch(line)
+			if m == nil {
+				return nil, fmt.Errorf("line %d: malformed hunk header %q (want @@ -a,b +c,d @@)", lineNo, clip(line))
+			}
+			h := Hunk{OldStart: atoi(m[1]), OldLines: countOr1(m[2]), NewStart: atoi(m[3]), NewLines: countOr1(m[4]), Section: strings.TrimSpace(m[5])}
+			hunk = &h
+			oldLeft, newLeft = h.OldLines, h.NewLines
+			oldNext, newNext = h.OldStart, h.NewStart
+		case cur != nil && hunk == nil && strings.HasPrefix(line, "new file mode"):
+			cur.Status, cur.OldPath = StatusAdded, ""
+		case cur != nil && hunk == nil && strings.HasPrefix(line, "deleted file mode"):
+			cur.Status, cur.NewPath = StatusDeleted, ""
+		case cur != nil && hunk == nil && strings.HasPrefix(line, "rename from "):
+			cur.OldPath, cur.Status = unquote(strings.TrimPrefix(line, "rename from ")), StatusRenamed
+		case cur != nil && hunk == nil && strings.HasPrefix(line, "rename to "):
+			cur.NewPath, cur.Status = unquote(strings.TrimPrefix(line, "rename to ")), StatusRenamed
+		case cur != nil && (strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch"):
+			cur.Binary = true
+		default:
+			// index lines, mode lines, similarity, binary patch data,
+			// commit messages: nothing to record.
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read diff: %w", err)
+	}
+	lineNo++
+	if err := finishHunk(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, ErrEmptyDiff
+	}
+	for i := range out {
+		if out[i].Status == StatusModified && out[i].OldPath != out[i].NewPath && out[i].OldPath != "" && out[i].NewPath != "" {
+			out[i].Status = StatusRenamed
+		}
+	}
+	return out, nil
+}
+
+func markNoNewline(h *Hunk, lastTag byte) {
+	switch lastTag {
+	case '-':
+		h.NoNewlineOld = true
+	case '+':
+		h.NoNewlineNew = true
+	default:
+		h.NoNewlineOld, h.NoNewlineNew = true, true
+	}
+}
+
+// gitPaths splits the "a/X b/Y" of a diff --git line. Paths with spaces are
+// split at " b/" when both halves agree on the prefix convention.
+func gitPaths(s string) (string, string, error) {
+	if strings.HasPrefix(s, `"`) {
+		a, rest, ok := cutQuoted(s)
+		if !ok {
+			return "", "", fmt.Errorf("malformed diff --git line %q", clip(s))
+		}
+		return strings.TrimPrefix(a, "a/"), strings.TrimPrefix(unquote(strings.TrimSpace(rest)), "b/"), nil
+	}
+	if i := strings.Index(s, " b/"); i >= 0 && strings.HasPrefix(s, "a/") {
+		return s[2:i], s[i+3:], nil
+	}
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		return "", "", fmt.Errorf("malformed diff --git line %q (want a/PATH b/PATH)", clip(s))
+	}
+	return strings.TrimPrefix(f[0], "a/"), strings.TrimPrefix(f[1], "b/"), nil
+}
+
+func cutQuoted(s string) (string, string, bool) {
+	for i := 1; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == '"' {
+			u, err := strconv.Unquote(s[:i+1])
+			return u, s[i+1:], err == nil
+		}
+	}
+	return "", "", false
+}
+
+func unquote(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// diffPath turns a ---/+++ operand into a repo path: "" for /dev/null, the
+// a/ or b/ prefix and a trailing timestamp (diff -u) removed.
+func diffPath(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	s = unquote(strings.TrimSpace(s))
+	if s == "/dev/null" {
+		return ""
+	}
+	if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
+		return s[2:]
+	}
+	return s
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+func countOr1(s string) int {
+	if s == "" {
+		return 1
+	}
+	return atoi(s)
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
