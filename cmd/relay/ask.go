@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/chzyer/readline"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newAskCmd) }
+
+func newAskCmd(g *globals) *cobra.Command {
+	var f llmFlags
+	cmd := &cobra.Command{
+		Use:   "ask [question]",
+		Short: "Answer a question about the repository (a REPL when no question is given)",
+		Long: `Answer a question about the repository with citations. With a question, answer it and exit.
+Without one, start a REPL: one question per line, history in <repo>/.relay/history, progress on stderr;
+Ctrl-C cancels the running question (not the REPL), Ctrl-D exits. When stdin is not a terminal, each
+line read from it is one question.`,
+		Example: `  relay ask "Where are SMS retries decided?"
+  relay ask --model qwen2.5-coder:14b --base-url http://localhost:11434/v1`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			sess, err := f.newAgent(ctx, g, root, progressPrinter(g.stderr))
+			if errors.Is(err, errNoEndpoint) {
+				sess = nil
+			} else if err != nil {
+				return err
+			}
+			if sess != nil {
+				defer sess.Close()
+			}
+			a := &asker{g: g, f: &f, root: root, sess: sess}
+			if q := strings.TrimSpace(strings.Join(args, " ")); q != "" {
+				return a.answer(ctx, q)
+			}
+			if sess == nil {
+				// Fail now, not after the first question.
+				_, err := offlineFallback(ctx, g, root, "ask", "")
+				return err
+			}
+			return a.repl(ctx)
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+type asker struct {
+	g    *globals
+	f    *llmFlags
+	root string
+	sess *agentSession // nil: no endpoint, use offlineFallback
+}
+
+// answer answers one question and prints the answer on stdout.
+func (a *asker) answer(ctx context.Context, q string) error {
+	ctx, cancel := a.f.runContext(ctx)
+	defer cancel()
+	if a.sess == nil {
+		md, err := offlineFallback(ctx, a.g, a.root, "ask", q)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(a.g.stdout, md)
+		return err
+	}
+	ans, err := a.sess.runner.Ask(ctx, q)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(a.g.stdout, ans.Markdown); err != nil {
+		return err
+	}
+	writeUsage(a.g.stderr, ans.Usage, ans.Transcript, ans.Stopped, ans.Duration)
+	return nil
+}
+
+// repl reads questions until EOF (Ctrl-D). Each question runs under its own
+// context, cancelled by Ctrl-C (SIGINT) without leaving the REPL; SIGTERM
+// ends the REPL.
+func (a *asker) repl(ctx context.Context) error {
+	// The root context is cancelled by the first SIGINT; the REPL decides
+	// itself what a signal means, so it starts from an uncancelled one.
+	base := context.WithoutCancel(ctx)
+	next, closeInput, err := a.lineReader()
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	for {
+		line, err := next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		q := strings.TrimSpace(line)
+		switch q {
+		case "":
+			continue
+		case "exit", "quit", ":q":
+			return nil
+		}
+		terminated, err := a.runInterruptible(base, q)
+		switch {
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintln(a.g.stderr, "relay: cancelled")
+		case err != nil:
+			fmt.Fprintf(a.g.stderr, "relay: %v\n", err)
+		}
+		if terminated {
+			return nil
+		}
+	}
+}
+
+// runInterruptible answers q; SIGINT cancels it, SIGTERM cancels it and
+// reports terminated.
+func (a *asker) runInterruptible(base context.Context, q string) (terminated bool, err error) {
+	ctx, cancel := context.WithCancel(base)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	var term atomic.Bool
+	go func() {
+		select {
+		case s := <-sigs:
+			term.Store(s == syscall.SIGTERM)
+			cancel()
+		case <-done:
+		}
+	}()
+	err = a.answer(ctx, q)
+	close(done)
+	cancel()
+	return term.Load(), err
+}
+
+// lineReader returns a function reading one question: readline (editing,
+// history in <repo>/.relay/history) on a terminal, plain lines otherwise.
+func (a *asker) lineReader() (func() (string, error), func(), error) {
+	if f, ok := a.g.stdin.(*os.File); ok && isTerminal(a.g.stdout) && readline.DefaultIsTerminal() && f == os.Stdin {
+		hist := filepath.Join(a.root, ".relay", "history")
+		if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
+			return nil, nil, fmt.Errorf("create history directory: %w", err)
+		}
+		rl, err := readline.NewEx(&readline.Config{
+			Prompt:          "relay> ",
+			HistoryFile:     hist,
+			InterruptPrompt: "^C",
+			EOFPrompt:       "exit",
+			Stdout:          a.g.stdout,
+			Stderr:          a.g.stderr,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("start line editor: %w", err)
+		}
+		fmt.Fprintln(a.g.stderr, "Ask about the repository; Ctrl-C cancels a running question, Ctrl-D exits.")
+		return func() (string, error) {
+			for {
+				line, err := rl.Readline()
+				if errors.Is(err, readline.ErrInterrupt) {
+					continue // Ctrl-C at the prompt clears the line
+				}
+				return line, err
+			}
+		}, func() { rl.Close() }, nil
+	}
+	sc := bufio.NewScanner(a.g.stdin)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	return func() (string, error) {
+		if sc.Scan() {
+			return sc.Text(), nil
+		}
+		if err := sc.Err(); err != nil {
+			return "", fmt.Errorf("read question: %w", err)
+		}
+		return "", io.EOF
+	}, func() {}, nil
+}

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/tools"
+)
+
+// llmFlags configure the agent runtime of ask, scope and batch. Flags win
+// over environment variables; the API key comes only from the environment.
+type llmFlags struct {
+	baseURL          string
+	model            string
+	plannerModel     string
+	retrieverModel   string
+	gapModel         string
+	prices           []string
+	maxTokens        int64
+	maxCost          float64
+	parallel         int
+	plannerSteps     int
+	softCap          int
+	retrieverTimeout time.Duration
+	requestTimeout   time.Duration
+	timeout          time.Duration
+	retries          int
+	noJSONMode       bool
+	noTranscript     bool
+}
+
+func (f *llmFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL; default api.openai.com); the key comes from OPENAI_API_KEY")
+	fs.StringVar(&f.model, "model", "", "model of every stage unless overridden (env RELAY_MODEL; default gpt-4o-mini on api.openai.com)")
+	fs.StringVar(&f.plannerModel, "planner-model", "", "planner model (env RELAY_PLANNER_MODEL; default --model)")
+	fs.StringVar(&f.retrieverModel, "retriever-model", "", "retriever model (env RELAY_RETRIEVER_MODEL; default --model)")
+	fs.StringVar(&f.gapModel, "gap-model", "", "gap detector / answer writer model (env RELAY_GAP_MODEL; default --model)")
+	fs.StringArrayVar(&f.prices, "price", nil, "price of a model per million tokens, model=in/out, e.g. gpt-4o-mini=0.15/0.60; repeatable (env RELAY_PRICES, comma-separated)")
+	fs.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the run once it has used this many tokens (0: no limit)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the run once it has cost this much, by --price (0: no limit)")
+	fs.IntVar(&f.parallel, "parallel", 4, "retrievers running at once")
+	fs.IntVar(&f.plannerSteps, "planner-steps", 6, "planner turns before it must conclude")
+	fs.IntVar(&f.softCap, "retriever-steps", 20, "retriever turns before it is asked for its final report (soft cap)")
+	fs.DurationVar(&f.retrieverTimeout, "retriever-timeout", 5*time.Minute, "hard deadline of one retriever; it then returns what it has")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 3*time.Minute, "timeout of one model request (then retried)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of the whole run; it then ends with what it has (0: none)")
+	fs.IntVar(&f.retries, "retries", 4, "attempts per model request on 429, 5xx and timeouts")
+	fs.BoolVar(&f.noJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
+	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under <repo>/.relay/runs")
+}
+
+// errNoEndpoint marks the error offlineFallback returns while relay has no
+// offline pipeline wired in.
+var errNoEndpoint = errors.New("no model endpoint configured")
+
+// endpoint returns the configured base URL and key; ok is false when neither
+// OPENAI_API_KEY nor an endpoint is set.
+func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
+	baseURL = f.baseURL
+	if baseURL == "" {
+		baseURL = g.getenv("OPENAI_BASE_URL")
+	}
+	apiKey = g.getenv("OPENAI_API_KEY")
+	return baseURL, apiKey, baseURL != "" || apiKey != ""
+}
+
+// offlineFallback is where ask, scope and batch go when no model endpoint is
+// configured. kind is "ask" or "scope"; text the question or issue. It
+// returns the Markdown to show.
+//
+// TODO(lead): answer with the deterministic retrieval pipeline (package
+// retrieve) here. Until then it explains how to configure an endpoint.
+func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (string, error) {
+	_, _, _, _ = ctx, g, root, text
+	return "", fmt.Errorf("relay %s: %w. Set OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL for any OpenAI-compatible server, "+
+		"and pick a model with --model or RELAY_MODEL. Example with Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 RELAY_MODEL=qwen2.5-coder:14b relay %s …", kind, errNoEndpoint, kind)
+}
+
+// agentSession is a configured Runner plus what to release after it.
+type agentSession struct {
+	runner  *agent.Runner
+	http    *http.Client
+	closers []io.Closer
+}
+
+func (s *agentSession) Close() error {
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c.Close())
+	}
+	s.http.CloseIdleConnections()
+	return errors.Join(errs...)
+}
+
+// newAgent builds the agent runtime for root from flags and environment.
+// progress may be nil.
+func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progress func(agent.Progress)) (*agentSession, error) {
+	baseURL, apiKey, ok := f.endpoint(g)
+	if !ok {
+		return nil, errNoEndpoint
+	}
+	models, err := f.models(g, baseURL)
+	if err != nil {
+		return nil, err
+	}
+	prices, err := f.priceTable(g)
+	if err != nil {
+		return nil, err
+	}
+	if f.parallel < 1 || f.plannerSteps < 1 || f.softCap < 1 || f.retries < 1 {
+		return nil, usageErr(errors.New("--parallel, --planner-steps, --retriever-steps and --retries must be at least 1"))
+	}
+	if f.maxTokens < 0 || f.maxCost < 0 {
+		return nil, usageErr(errors.New("--max-tokens and --max-cost must not be negative"))
+	}
+	if f.maxCost > 0 && len(prices) == 0 {
+		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
+	}
+	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}}
+	reg, err := f.tools(ctx, g, root, s)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	client := agent.NewRetryClient(agent.NewOpenAIClient(baseURL, apiKey, s.http), agent.RetryOptions{MaxAttempts: f.retries, Log: g.log})
+	runsDir := ""
+	if !f.noTranscript {
+		runsDir = filepath.Join(root, ".relay", "runs")
+	}
+	s.runner, err = agent.New(agent.Options{
+		Client:           client,
+		Tools:            reg,
+		Root:             root,
+		Models:           models,
+		RetrieverSoftCap: f.softCap,
+		RetrieverTimeout: f.retrieverTimeout,
+		PlannerMaxSteps:  f.plannerSteps,
+		Parallel:         f.parallel,
+		NoJSONMode:       f.noJSONMode,
+		Budget:           agent.Budget{MaxTokens: f.maxTokens, MaxCost: f.maxCost},
+		Prices:           prices,
+		RunsDir:          runsDir,
+		Log:              g.log,
+		Progress:         progress,
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// tools builds grep/glob/read/graph over root; the graph tool uses the
+// index when one exists and otherwise tells the model there is none.
+func (f *llmFlags) tools(ctx context.Context, g *globals, root string, s *agentSession) (*tools.Registry, error) {
+	var graph graphdb.Reader
+	st, err := g.openStore(ctx, root, false)
+	switch {
+	case err == nil:
+		graph = st
+		s.closers = append(s.closers, st)
+	case errors.Is(err, graphdb.ErrNotFound):
+		g.log.Info("no code graph index; the graph tool will say so", "root", root)
+	default:
+		return nil, err
+	}
+	return tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log})
+}
+
+func (f *llmFlags) models(g *globals, baseURL string) (agent.Models, error) {
+	pick := func(flag, env, fallback string) string {
+		switch {
+		case flag != "":
+			return flag
+		case g.getenv(env) != "":
+			return g.getenv(env)
+		}
+		return fallback
+	}
+	model := pick(f.model, "RELAY_MODEL", "")
+	if model == "" && baseURL == "" {
+		model = "gpt-4o-mini"
+	}
+	m := agent.Models{
+		Planner:   pick(f.plannerModel, "RELAY_PLANNER_MODEL", model),
+		Retriever: pick(f.retrieverModel, "RELAY_RETRIEVER_MODEL", model),
+		Gap:       pick(f.gapModel, "RELAY_GAP_MODEL", model),
+	}
+	if m.Planner == "" || m.Retriever == "" || m.Gap == "" {
+		return m, usageErr(fmt.Errorf("no model for endpoint %s: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama", baseURL))
+	}
+	return m, nil
+}
+
+func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
+	specs := f.prices
+	if env := g.getenv("RELAY_PRICES"); env != "" && len(specs) == 0 {
+		for _, s := range strings.Split(env, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				specs = append(specs, s)
+			}
+		}
+	}
+	out := map[string]agent.Price{}
+	for _, s := range specs {
+		m, p, err := agent.ParsePrice(s)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--price: %w", err))
+		}
+		out[m] = p
+	}
+	return out, nil
+}
+
+// runContext applies --timeout.
+func (f *llmFlags) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if f.timeout > 0 {
+		return context.WithTimeout(ctx, f.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// progressPrinter streams agent progress as one line per event.
+func progressPrinter(w io.Writer) func(agent.Progress) {
+	var mu sync.Mutex
+	return func(p agent.Progress) {
+		var line string
+		switch p.Kind {
+		case "stage":
+			line = fmt.Sprintf("== %s", p.Stage)
+		case "retriever_start":
+			line = fmt.Sprintf("%s ▶ %s", p.Agent, oneLine(p.Query, 100))
+		case "tool_call":
+			line = fmt.Sprintf("%s   %s %s", p.Agent, p.Tool, oneLine(p.Args, 100))
+		case "retriever_done":
+			line = fmt.Sprintf("%s ✓ done", p.Agent)
+			if p.Text != "" {
+				line = fmt.Sprintf("%s ✗ %s", p.Agent, p.Text)
+			}
+		case "note":
+			line = fmt.Sprintf("%s note: %s", p.Agent, oneLine(p.Text, 140))
+		default:
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "[%6.1fs] %s\n", p.Elapsed.Seconds(), line)
+	}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}
+
+// writeUsage prints the usage summary, the transcript path and why a run
+// stopped early, if it did.
+func writeUsage(w io.Writer, u agent.Usage, transcript, stopped string, d time.Duration) {
+	fmt.Fprintln(w)
+	_ = u.WriteSummary(w)
+	fmt.Fprintf(w, "time %s", d.Round(time.Millisecond))
+	if transcript != "" {
+		fmt.Fprintf(w, "; transcript %s", transcript)
+	}
+	fmt.Fprintln(w)
+	if stopped != "" {
+		fmt.Fprintf(w, "relay: the run stopped early (%s); the report holds what it had gathered\n", stopped)
+	}
+}
+
+// formatTokens renders a token count for tables.
+func formatTokens(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/agent"
+)
+
+func init() { commands = append(commands, newScopeCmd) }
+
+func newScopeCmd(g *globals) *cobra.Command {
+	var (
+		f      llmFlags
+		file   string
+		format string
+		out    string
+	)
+	cmd := &cobra.Command{
+		Use:   "scope [issue text | -]",
+		Short: "Scope one issue: planner, retrievers and gap detector write a scoping report",
+		Long: `Scope one issue. The issue comes from the arguments (joined by spaces), from --file FILE,
+or from stdin when the only argument is "-". The report is Markdown (--format md) or JSON
+(--format json: the structured report plus retrievals, usage and the transcript path; the schema
+is documented in package agent). Progress and a token/cost summary go to stderr.`,
+		Example: `  relay scope "Customers receive the same SMS twice"
+  relay scope --file examples/issues/sms-duplicates.md --format json --out scope.json
+  gh issue view 42 --json body -q .body | relay scope -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "md" && format != "json" {
+				return usageErr(fmt.Errorf("--format %q: want md or json", format))
+			}
+			issue, err := readIssue(g.stdin, file, args)
+			if err != nil {
+				return err
+			}
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := f.runContext(cmd.Context())
+			defer cancel()
+			sess, err := f.newAgent(ctx, g, root, progressPrinter(g.stderr))
+			if errors.Is(err, errNoEndpoint) {
+				md, err := offlineFallback(ctx, g, root, "scope", issue)
+				if err != nil {
+					return err
+				}
+				return writeOutput(g, out, md+"\n")
+			}
+			if err != nil {
+				return err
+			}
+			defer sess.Close()
+			s, err := sess.runner.Scope(ctx, issue)
+			if err != nil {
+				return err
+			}
+			var body string
+			if format == "json" {
+				b, err := scopingJSON(s)
+				if err != nil {
+					return err
+				}
+				body = string(b)
+			} else {
+				body = s.Markdown + "\n"
+			}
+			if err := writeOutput(g, out, body); err != nil {
+				return err
+			}
+			writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	cmd.Flags().StringVar(&file, "file", "", "read the issue from FILE")
+	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
+	cmd.Flags().StringVar(&out, "out", "", "write the report to FILE instead of stdout")
+	return cmd
+}
+
+// readIssue takes the issue from exactly one of: --file, "-" (stdin), args.
+func readIssue(stdin io.Reader, file string, args []string) (string, error) {
+	var text string
+	switch {
+	case file != "" && len(args) > 0:
+		return "", usageErr(errors.New("give the issue either as arguments or with --file, not both"))
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read issue: %w", err)
+		}
+		text = string(b)
+	case len(args) == 1 && args[0] == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("read issue from stdin: %w", err)
+		}
+		text = string(b)
+	case len(args) > 0:
+		text = strings.Join(args, " ")
+	default:
+		return "", usageErr(errors.New(`no issue given: pass its text as arguments, --file FILE, or "-" to read stdin`))
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", usageErr(errors.New("the issue is empty"))
+	}
+	return text, nil
+}
+
+// writeOutput writes body to path (atomically) or, when path is "", stdout.
+func writeOutput(g *globals, path, body string) error {
+	if path == "" {
+		_, err := io.WriteString(g.stdout, body)
+		return err
+	}
+	return writeFileAtomic(path, []byte(body))
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a reader
+// (or a resumed batch) never sees a half-written report.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// scopingJSON encodes a Scoping for files.
+func scopingJSON(s *agent.Scoping) ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode scoping report: %w", err)
+	}
+	return append(b, '\n'), nil
+}

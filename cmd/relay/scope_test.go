@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/agent/agenttest"
+	"github.com/relayhq/relay/tools"
+)
+
+// agentToolsAvailable skips when rg or fd is missing, and fails under CI=true.
+func agentToolsAvailable(t testing.TB) {
+	t.Helper()
+	_, rgErr := exec.LookPath("rg")
+	_, fdErr := exec.LookPath("fd")
+	if fdErr != nil {
+		_, fdErr = exec.LookPath("fdfind")
+	}
+	if rgErr == nil && fdErr == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("rg or fd missing under CI; %s", tools.InstallHint)
+	}
+	t.Skipf("rg or fd missing; %s", tools.InstallHint)
+}
+
+// agentRepo writes a small checkout; notify/sms.go has 6 lines.
+func agentRepo(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":        "module example.com/sample\n\ngo 1.22\n",
+		"notify/sms.go": "package notify\n\n// Send sends one SMS and retries when the provider is slow.\nfunc Send(to, body string) error {\n\treturn nil\n}\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+const cmdValidScope = `{"summary":"SMS are resent when the provider is slow.","established":["Send retries at notify/sms.go:4"],"unknowns":["the retry timeout"],
+"edge_cases":["late provider answers"],"risks":["lost messages"],"affected_components":[{"name":"notify.Send","path":"notify/sms.go:4","reason":"retries"}],
+"open_questions":["which provider?"],"size":"S","size_rationale":"one function"}`
+
+// fakeModel is a scripted endpoint playing every stage, routed by model
+// name: the planner asks one retrieval; the retriever reads notify/sms.go
+// with the real read tool, then reports; the gap detector returns JSON; the
+// answer writer answers. An issue or question containing "FAIL" gets a 401.
+type fakeModel struct {
+	srv      *agenttest.Server
+	readSeen atomic.Int32 // read results that contained the file's text
+}
+
+func startFakeModel(t testing.TB) *fakeModel {
+	m := &fakeModel{}
+	m.srv = agenttest.NewServer(m.handle)
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *fakeModel) handle(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+	if strings.Contains(agenttest.FirstUser(req), "FAIL") {
+		return agenttest.Error(401, "invalid api key")
+	}
+	switch req.Model {
+	case "planner-model":
+		if len(agenttest.ToolMessages(req)) > 0 {
+			return agenttest.OK(agenttest.Text("enough"))
+		}
+		return agenttest.OK(agenttest.Calls(agenttest.Call("p1", "retrieve", `{"query":"where are SMS sent"}`)))
+	case "retriever-model":
+		if agenttest.Turns(req) == 0 {
+			return agenttest.OK(agenttest.Calls(agenttest.Call("r1", "read", `{"file":"notify/sms.go"}`)))
+		}
+		if tm := agenttest.ToolMessages(req); len(tm) == 1 && strings.Contains(tm[0].Content, "func Send(to, body string) error") {
+			m.readSeen.Add(1)
+		}
+		return agenttest.OK(agenttest.Text("Send is defined at notify/sms.go:4:\n```go\nfunc Send(to, body string) error {\n```"))
+	case "gap-model":
+		if strings.Contains(agenttest.System(req), "scoping report") {
+			return agenttest.OK(agenttest.Text(cmdValidScope))
+		}
+		return agenttest.OK(agenttest.Text("SMS are sent by `Send` at notify/sms.go:4."))
+	}
+	return agenttest.Error(404, "unknown model "+req.Model)
+}
+
+// env returns a getenv pointing relay at the fake model.
+func (m *fakeModel) env(extra ...string) func(string) string {
+	vars := map[string]string{"OPENAI_BASE_URL": m.srv.URL() + "/v1", "OPENAI_API_KEY": "test"}
+	for i := 0; i+1 < len(extra); i += 2 {
+		vars[extra[i]] = extra[i+1]
+	}
+	return func(k string) string { return vars[k] }
+}
+
+var modelFlags = []string{"--planner-model", "planner-model", "--retriever-model", "retriever-model", "--gap-model", "gap-model"}
+
+// relayAgent runs one in-process relay invocation with getenv.
+func relayAgent(t testing.TB, getenv func(string) string, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx := t.Context()
+	code = run(ctx, args, strings.NewReader(stdin), &out, &errb, getenv)
+	return code, out.String(), errb.String()
+}
+
+func TestScopeCommand(t *testing.T) {
+	t.Parallel()
+	agentToolsAvailable(t)
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	issueFile := filepath.Join(t.TempDir(), "issue.md")
+	if err := os.WriteFile(issueFile, []byte("# SMS sent twice\n\nFrom a file."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outFile := filepath.Join(t.TempDir(), "scope.json")
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   string
+		wantOut []string // substrings of stdout
+		check   func(t *testing.T)
+	}{
+		{name: "issue from args", args: []string{"SMS", "sent", "twice"},
+			wantOut: []string{"# Scoping: SMS sent twice", "**Size:** S — one function", "| notify.Send | notify/sms.go:4 | retries |"}},
+		{name: "issue from stdin", args: []string{"-"}, stdin: "# From stdin\n\nbody",
+			wantOut: []string{"# Scoping: From stdin"}},
+		{name: "issue from file as JSON to a file", args: []string{"--file", issueFile, "--format", "json", "--out", outFile},
+			check: func(t *testing.T) {
+				b, err := os.ReadFile(outFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var s agent.Scoping
+				if err := json.Unmarshal(b, &s); err != nil {
+					t.Fatalf("--format json output is not a Scoping: %v", err)
+				}
+				if !s.Structured || s.Report.Size != "S" || !strings.Contains(s.Issue, "From a file.") || len(s.Retrievals) != 1 || s.Transcript == "" {
+					t.Errorf("scoping = %+v", s)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"scope", "--repo", root}, modelFlags...)
+			args = append(args, tc.args...)
+			code, out, errOut := relayAgent(t, m.env(), tc.stdin, args...)
+			if code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range []string{"retriever-1 ▶ where are SMS sent", "retriever-1   read {\"file\":\"notify/sms.go\"}", "retriever-1 ✓ done", "stage", "total", "transcript " + filepath.Join(root, ".relay", "runs")} {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t)
+			}
+		})
+	}
+	if got := m.readSeen.Load(); got != int32(len(tests)) {
+		t.Errorf("the real read tool answered %d of %d retrievers with the file", got, len(tests))
+	}
+	runs, err := os.ReadDir(filepath.Join(root, ".relay", "runs"))
+	if err != nil || len(runs) != len(tests) {
+		t.Errorf("transcripts: %d files, err %v; want %d", len(runs), err, len(tests))
+	}
+}
+
+func TestScopeCommandErrors(t *testing.T) {
+	t.Parallel()
+	root := agentRepo(t)
+	noEnv := func(string) string { return "" }
+	m := startFakeModel(t)
+	tests := []struct {
+		name     string
+		getenv   func(string) string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"no issue", noEnv, []string{"scope"}, 2, `no issue given: pass its text as arguments, --file FILE, or "-" to read stdin`},
+		{"args and file", noEnv, []string{"scope", "--file", "x.md", "text"}, 2, "either as arguments or with --file, not both"},
+		{"bad format", noEnv, []string{"scope", "--format", "yaml", "x"}, 2, `--format "yaml": want md or json`},
+		{"missing file", noEnv, []string{"scope", "--file", filepath.Join(root, "nope.md")}, 1, "read issue: open"},
+		{"no endpoint", noEnv, []string{"scope", "an issue"}, 1, "no model endpoint configured. Set OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL"},
+		{"no endpoint names Ollama", noEnv, []string{"scope", "an issue"}, 1, "OPENAI_BASE_URL=http://localhost:11434/v1"},
+		{"endpoint without model", m.env(), []string{"scope", "an issue"}, 2, "pass --model (or set RELAY_MODEL)"},
+		{"bad price", m.env(), append([]string{"scope", "--price", "gpt=1", "x"}, modelFlags...), 2, "--price: price \"gpt=1\": want model=in/out"},
+		{"max-cost without prices", m.env(), append([]string{"scope", "--max-cost", "1", "x"}, modelFlags...), 2, "--max-cost needs prices"},
+		{"model error", m.env(), append([]string{"scope", "FAIL please"}, modelFlags...), 1, "planner model planner-model: error, status code: 401"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"--repo", root}, tc.args...)
+			code, _, errOut := relayAgent(t, tc.getenv, "", args...)
+			if code != tc.wantCode || !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, errOut, tc.wantCode, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestScopeCommandBudget(t *testing.T) {
+	t.Parallel()
+	agentToolsAvailable(t)
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	args := append([]string{"scope", "--repo", root, "--max-tokens", "20", "--no-transcript"}, modelFlags...)
+	code, out, errOut := relayAgent(t, m.env(), "", append(args, "issue text")...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "the run stopped early (budget: 30 tokens used, budget --max-tokens 20)") ||
+		!strings.Contains(errOut, "relay: the run stopped early (budget: 30 tokens used") {
+		t.Errorf("budget stop not reported;\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	if got := len(m.srv.Requests()); got != 2 {
+		t.Errorf("model saw %d requests, want 2 (planner, first retriever turn)", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".relay", "runs")); err == nil {
+		t.Error("--no-transcript wrote a transcript")
+	}
+	_ = fmt.Sprint()
+}
