@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/relayhq/relay/tools"
+)
+
+// TestMCPInProcess serves `relay mcp` from run() over pipes and drives it
+// with the go-sdk client.
+func TestMCPInProcess(t *testing.T) {
+	needRgFd(t)
+	root := tinyRepo(t)
+	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {
+		t.Fatalf("relay index: exit %d: %s", code, stderr)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		code := run(ctx, []string{"--repo", root, "mcp"}, inR, outW, &stderr, func(string) string { return "" })
+		outW.Close()
+		done <- code
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	if diff := cmp.Diff([]string{"glob", "graph", "grep", "read"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "graph", Arguments: map[string]any{"operation": "callers", "target": "Twice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Callers of example.com/demo/greet.Twice (depth 1):\n1. example.com/demo.main (main.go:5) function — calls at main.go:6\nUse read to fetch full code for any of these files."
+	if got := res.Content[0].(*mcp.TextContent).Text; got != want || res.IsError {
+		t.Errorf("graph: isError=%v (-want +got):\n%s", res.IsError, cmp.Diff(want, got))
+	}
+	cs.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("relay mcp exited %d after the client left; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("relay mcp did not exit after the client closed stdin")
+	}
+}
+
+// TestMCPWithTypeScriptClient builds the relay binary and drives `relay mcp`
+// with the official TypeScript SDK (tools/mcptest/client.mjs).
+func TestMCPWithTypeScriptClient(t *testing.T) {
+	needRgFd(t)
+	node, nodeErr := exec.LookPath("node")
+	npm, npmErr := exec.LookPath("npm")
+	if nodeErr != nil || npmErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node or npm missing under CI (node: %v, npm: %v)", nodeErr, npmErr)
+		}
+		t.Skipf("node or npm missing (node: %v, npm: %v)", nodeErr, npmErr)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	clientDir, err := filepath.Abs(filepath.Join("..", "..", "tools", "mcptest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir = clientDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if os.Getenv("CI") != "true" {
+				t.Skipf("npm ci in %s failed (offline?): %v\n%s", clientDir, err, out)
+			}
+			t.Fatalf("npm ci in %s: %v\n%s", clientDir, err, out)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "relay")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := tinyRepo(t)
+	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {
+		t.Fatalf("relay index: exit %d: %s", code, stderr)
+	}
+
+	type step struct {
+		Label     string         `json:"label"`
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	plan := []step{
+		{"grep", "grep", map[string]any{"pattern": "Greet\\(", "include": "*.go", "context": 0}},
+		{"glob", "glob", map[string]any{"pattern": "**/*.go"}},
+		{"read", "read", map[string]any{"file": "greet/greet.go", "start_line": 3, "num_lines": 2}},
+		{"graph", "graph", map[string]any{"operation": "callers", "target": "greet.Greet"}},
+		{"bad arguments", "read", map[string]any{"path": "main.go"}},
+		{"wrong type", "grep", map[string]any{"pattern": 42}},
+		{"escape", "read", map[string]any{"file": "/etc/passwd"}},
+		{"ambiguous graph target", "graph", map[string]any{"operation": "sideways", "target": "Greet"}},
+		{"unknown tool", "write_file", map[string]any{"file": "x"}},
+	}
+	planJSON, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, "client.mjs", bin, root, string(planJSON))
+	cmd.Dir = clientDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("client.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	var got struct {
+		Server struct {
+			Name string `json:"name"`
+		} `json:"server"`
+		Instructions string `json:"instructions"`
+		Tools        []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+			ReadOnly    bool            `json:"readOnly"`
+		} `json:"tools"`
+		Calls map[string]struct {
+			IsError       bool   `json:"isError"`
+			Text          string `json:"text"`
+			ProtocolError bool   `json:"protocolError"`
+			Message       string `json:"message"`
+		} `json:"calls"`
+		Fatal  string `json:"fatal"`
+		Stderr string `json:"stderr"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client output is not JSON: %v\n%s", err, out)
+	}
+	if got.Fatal != "" {
+		t.Fatalf("client failed: %s\nserver stderr:\n%s", got.Fatal, got.Stderr)
+	}
+	if got.Server.Name != "relay" || !strings.Contains(got.Instructions, "grep") {
+		t.Errorf("server %q, instructions %q", got.Server.Name, got.Instructions)
+	}
+	reg, err := tools.Default(tools.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range got.Tools {
+		names = append(names, tl.Name)
+		want, _ := reg.Get(tl.Name)
+		if tl.Description != want.Description() || !tl.ReadOnly {
+			t.Errorf("%s: description differs or not read-only", tl.Name)
+		}
+		var a, b any
+		json.Unmarshal(tl.InputSchema, &a)
+		json.Unmarshal(want.Schema(), &b)
+		if diff := cmp.Diff(b, a); diff != "" {
+			t.Errorf("%s schema (-want +got):\n%s", tl.Name, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{"glob", "graph", "grep", "read"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+
+	checks := []struct {
+		label   string
+		isError bool
+		prefix  string
+	}{
+		{"grep", false, "2 matching lines in 1 file for /Greet\\(/ in \"*.go\":\ngreet/greet.go:4:func Greet(name string) string {\n--\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)"},
+		{"glob", false, "2 files match \"**/*.go\" (newest first):\n"},
+		{"read", false, "3\t// Greet says hello.\n4\tfunc Greet(name string) string {\n(showing lines 3–4 of 11; continue with start_line=5)"},
+		{"graph", false, "Callers of example.com/demo/greet.Greet (depth 1):\n1. example.com/demo/greet.Twice (greet/greet.go:9) function — calls at greet/greet.go:10\n"},
+		{"bad arguments", true, `invalid arguments for read: unknown field "path"`},
+		{"wrong type", true, `invalid arguments for grep: field "pattern" must be a string, not a JSON number`},
+		{"escape", true, `path "/etc/passwd" is outside the repository`},
+		{"ambiguous graph target", true, `unknown graph operation "sideways"`},
+	}
+	for _, c := range checks {
+		r, ok := got.Calls[c.label]
+		switch {
+		case !ok:
+			t.Errorf("%s: no answer recorded", c.label)
+		case r.ProtocolError:
+			t.Errorf("%s: protocol error %q, want a tool result", c.label, r.Message)
+		case r.IsError != c.isError || !strings.HasPrefix(r.Text, c.prefix):
+			t.Errorf("%s: isError=%v text:\n%s\nwant isError=%v and prefix:\n%s", c.label, r.IsError, r.Text, c.isError, c.prefix)
+		}
+	}
+	if u := got.Calls["unknown tool"]; !u.ProtocolError || !strings.Contains(u.Message, `unknown tool "write_file"`) {
+		t.Errorf("unknown tool: %+v, want a protocol error naming the tool", u)
+	}
+}
