@@ -1,0 +1,101 @@
+// Package index owns turning source code into the code graph: it reads a
+// repository and writes graphdb nodes and edges, incrementally.
+//
+// Run is the entry point. It scans the root, compares content hashes with
+// the store's FileRecords, re-extracts what changed and writes everything in
+// ONE transaction (an interrupted run leaves the previous graph usable).
+// A run with no change loads nothing and writes nothing.
+//
+// # Go
+//
+// Go is indexed compiler-accurately. Package metadata comes from
+// golang.org/x/tools/go/packages (`go list -deps -test`); files are parsed
+// with go/parser and type-checked with go/types in dependency order, in
+// parallel (GOMAXPROCS workers). Dependencies outside the repository are
+// checked without function bodies; repository packages are extracted as
+// soon as they are checked and their syntax is dropped.
+//
+// What is loaded: every module below the root (every go.mod, skipping
+// testdata, vendor, node_modules, .relay and directories starting with "."
+// or "_", as the go command does), each with GOWORK=off, except the modules
+// a root go.work uses, which are listed together in workspace mode. A root
+// that is GOROOT/src (module std, with cmd nested) works the same way.
+// Test files are indexed as their own packages: the test variant of a
+// package (its files plus in-package _test.go files) replaces the plain
+// package, and the external _test package is indexed under its own path
+// ("p_test"). Files excluded by build constraints get a file node (Attrs
+// "go.excluded") and no declarations, since they would clash with the
+// included ones. go/packages does not load testdata packages: files under
+// testdata/ and files outside every module are indexed from syntax alone,
+// one file at a time (declarations and parent edges, no calls), with
+// file-scoped ids. Packages that fail to type-check are indexed as far as
+// go/types gets; every list, parse and type error is recorded in the
+// file's FileRecord.Errors and returned in Summary.Errors. Errors that only
+// reflect C types left opaque by not running cgo are not reported.
+//
+// Nodes: module (a package, SubKind "package"), file, type (SubKind struct,
+// interface, alias or named), function, member (SubKind method or field;
+// interface methods are members of their interface). Local types and
+// functions declared inside function bodies are not nodes.
+//
+// Node ids (unique across the repository, stable while the qname stays):
+//
+//	go:pkg:<import path>                    package (module node)
+//	file:<repo-relative path>               file
+//	go:<qname>                              type, function, method, field,
+//	                                        interface method
+//	go:<pkg>.init#<file>#<n>                the n-th init (or _) function of a file
+//	go:<file>:<Recv.Name>                   declarations in syntax-only files
+//	<id>#<n>                                the n-th duplicate within a package
+//	                                        (blank fields, code that redeclares)
+//
+// qnames are "import/path.Func", "import/path.Type.Method" (no "*", type
+// parameters dropped: methods of List[T] are "path.List.Push"),
+// "import/path.Type.Field"; the external test package's path ends in
+// "_test". Loc is "path/file.go:Func" or "path/file.go:Recv.Method".
+//
+// Edges: calls (static calls of functions and methods with the call site;
+// calls inside closures belong to the enclosing declaration; calls through
+// an interface go to the interface method member; calls of generic
+// functions and methods go to the generic declaration; method values and
+// method expressions that are not called count as a call at their site;
+// calls of function values and func-typed fields are dynamic and not
+// recorded, nor are calls in package-level variable initialisers, which
+// have no enclosing declaration), implements (concrete named type →
+// interface), inherits (struct embedding, interface embedding; embedder →
+// embedded), returns (function → named type among its results), param_of
+// (named type → function taking it), parent (member → type, top-level
+// declaration → file, file → package), imports (file → package). Only
+// targets inside the repository are recorded. Types in signatures are
+// unwrapped through pointers, slices, arrays, maps and channels.
+// decorated_by is not produced for Go.
+//
+// # Ownership and incremental runs
+//
+// Every node and edge belongs to the file that declares or produces it;
+// a package's module node belongs to the pseudo-owner "@go/pkg/<path>".
+// A second run re-lists only the directories holding a changed, added or
+// deleted file (with their test packages); other packages are untouched.
+// Their stored owners are deleted first inside the transaction, so a
+// declaration can move between files of a package.
+//
+// DESIGN: implements crosses packages, so it cannot be owned by one file.
+// Each package's module node carries in Attrs["go.methodsets"] the method
+// set fingerprint of each of its named types: sorted lines "name signature"
+// with package-qualified type strings and no parameter names (unexported
+// names qualified by package path; the method set of *T for concrete
+// types). At the end of every run ALL implements edges are recomputed from
+// the fingerprints (fresh ones for re-loaded packages, stored ones for the
+// others) and written under the single pseudo-owner "@go/implements".
+// Generic types, empty interfaces and constraint interfaces take part in
+// no implements edge. Tests check the result against types.Implements.
+//
+// The format version (FormatVersion) and a hash of every go.mod/go.work are
+// kept in the store's Meta; when either differs the run is a full one.
+//
+// # Other languages
+//
+// The orchestration (scan, diff, transaction, progress) is shared; a
+// language plugs in as a frontend (frontend.go). Go works a package at a
+// time; tree-sitter languages will work a file at a time.
+package index

@@ -1,0 +1,95 @@
+package index
+
+import (
+	"context"
+	"sort"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// fileResult is everything one owner contributes to the graph: its record,
+// the nodes it declares and the edges it produces.
+type fileResult struct {
+	rec   graphdb.FileRecord
+	nodes []graphdb.Node
+	edges []graphdb.Edge
+}
+
+// sortResult puts nodes and edges in a canonical order and drops duplicate
+// edges, so that two runs over the same tree write identical owners.
+func (r *fileResult) sortResult() {
+	sort.Slice(r.nodes, func(i, j int) bool {
+		a, b := r.nodes[i], r.nodes[j]
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		return a.ID < b.ID
+	})
+	sort.Slice(r.edges, func(i, j int) bool { return edgeLess(r.edges[i], r.edges[j]) })
+	out := r.edges[:0]
+	for i, e := range r.edges {
+		if i > 0 && e == r.edges[i-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	r.edges = out
+}
+
+func edgeLess(a, b graphdb.Edge) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.From != b.From {
+		return a.From < b.From
+	}
+	if a.To != b.To {
+		return a.To < b.To
+	}
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	return a.Line < b.Line
+}
+
+// frontend indexes one language. Go works a package at a time (it needs the
+// type checker); tree-sitter languages will work a file at a time. The
+// orchestration in Run (scan, diff against the store, one transaction,
+// progress) is shared.
+//
+// DESIGN: a frontend receives the scanned tree, the store's records for its
+// language and the changed/deleted sets, and decides what to re-extract; it
+// streams owners through emit (called from many goroutines; emit serialises)
+// and finally returns owners computed across the whole repository (such as
+// Go's implements edges) and the owners to delete.
+type frontend interface {
+	// language is the FileRecord.Language the frontend owns.
+	language() string
+	// index extracts what changed. full asks for everything.
+	index(ctx context.Context, job *job, emit func(fileResult)) (done, error)
+}
+
+// job is the input of one frontend run.
+type job struct {
+	tree    *tree
+	stored  map[string]graphdb.FileRecord // this language's records, by path (pseudo-owners included)
+	changed map[string]bool               // added or modified files (rel)
+	deleted map[string]bool               // stored files gone from disk
+	full    bool
+	workers int
+	reader  graphdb.Reader // the store as it was before this run
+	// rewrite receives, before any emit, the stored owners that the run
+	// will rewrite, so that ids can move between them inside the
+	// transaction.
+	rewrite  func(paths []string) error
+	progress func(Progress)
+	diag     func(Diagnostic)
+}
+
+// done is what a frontend reports when it finishes.
+type done struct {
+	packages int          // units (packages) re-extracted
+	global   []fileResult // owners computed across the repository, written last
+	remove   []string     // owners to delete (vanished packages)
+	phases   map[string]int64
+}

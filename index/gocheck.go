@@ -1,0 +1,326 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/types"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// check type-checks every root and its dependencies in dependency order, at
+// most j.workers at a time, extracting each root as soon as it is checked.
+//
+// DESIGN: one goroutine per package waits for its imports' done channels,
+// then takes a worker slot; waiting never holds a slot, so the pool cannot
+// deadlock. Import cycles (code that does not compile) are cut where the
+// depth-first walk meets them. Parsed files are shared between the plain and
+// test variants of a package and dropped when the last user is checked, and
+// a root's syntax and types.Info are dropped right after extraction, so peak
+// memory is the type information of the whole graph plus the syntax of the
+// packages in flight.
+func (r *goRun) check(ctx context.Context, roots []*gpkg) error {
+	// Depth-first order; cycle edges are not waited on.
+	state := map[*gpkg]int{}
+	var all []*gpkg
+	var visit func(p *gpkg)
+	visit = func(p *gpkg) {
+		state[p] = 1
+		paths := make([]string, 0, len(p.imports))
+		for path := range p.imports {
+			paths = append(paths, path)
+		}
+		sort.Strings(paths)
+		for _, path := range paths {
+			q := p.imports[path]
+			switch state[q] {
+			case 0:
+				visit(q)
+				p.waits = append(p.waits, q)
+			case 2:
+				p.waits = append(p.waits, q)
+			}
+		}
+		state[p] = 2
+		all = append(all, p)
+	}
+	for _, p := range roots {
+		if state[p] == 0 {
+			visit(p)
+		}
+	}
+	for _, p := range all {
+		for _, f := range p.meta.GoFiles {
+			r.entry(f).refs++
+		}
+		for _, q := range p.waits {
+			q.users.Add(1)
+		}
+	}
+	r.roots = len(roots)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, r.j.workers)
+	var wg sync.WaitGroup
+	for _, p := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(p.done)
+			for _, q := range p.waits {
+				select {
+				case <-q.done:
+				case <-ctx.Done():
+					return
+				}
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			r.checkOne(p)
+			// Drop type information nobody will import again; what other
+			// packages' types still reference stays alive through them.
+			for _, q := range p.waits {
+				if q.users.Add(-1) == 0 {
+					q.tpkg = nil
+				}
+			}
+			if p.users.Load() == 0 {
+				p.tpkg = nil
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+func (r *goRun) entry(file string) *parsed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.cache[file]
+	if e == nil {
+		e = &parsed{}
+		r.cache[file] = e
+	}
+	return e
+}
+
+// parse returns the cached parse of file, parsing it on first use.
+func (r *goRun) parse(file string) *parsed {
+	e := r.entry(file)
+	e.once.Do(func() {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			e.readErr = err
+			return
+		}
+		_, inRepo := r.rel(file)
+		mode := parser.SkipObjectResolution
+		if inRepo {
+			mode |= parser.ParseComments
+		}
+		f, err := parser.ParseFile(r.fset, file, data, mode)
+		e.file = f
+		if err != nil {
+			e.errs = append(e.errs, errorLines(err)...)
+		}
+		if inRepo {
+			e.hash, e.size, e.lines = contentHash(data), int64(len(data)), countLines(data)
+			e.generated = f != nil && ast.IsGenerated(f)
+		}
+	})
+	return e
+}
+
+// release drops a reference to file's parse; the last one frees the syntax.
+func (r *goRun) release(file string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e := r.cache[file]; e != nil {
+		e.refs--
+		if e.refs <= 0 {
+			delete(r.cache, file)
+		}
+	}
+}
+
+// errorLines flattens a parser error list.
+func errorLines(err error) []string {
+	var out []string
+	var list interface{ Unwrap() []error }
+	if errors.As(err, &list) {
+		for _, e := range list.Unwrap() {
+			out = append(out, e.Error())
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// checkOne parses and type-checks one package and, for a root, extracts it.
+func (r *goRun) checkOne(p *gpkg) {
+	start := time.Now()
+	defer func() {
+		for _, f := range p.meta.GoFiles {
+			r.release(f)
+		}
+	}()
+	var files []*ast.File
+	var srcs []*srcFile
+	cgo := false
+	fileErrs := map[string][]string{} // rel → errors
+	for _, f := range p.meta.GoFiles {
+		e := r.parse(f)
+		rel, inRepo := r.rel(f)
+		if e.readErr != nil {
+			if p.root {
+				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: fmt.Sprintf("file listed by go list cannot be read (skipped): %v", e.readErr)})
+			}
+			continue
+		}
+		if e.file == nil {
+			continue
+		}
+		files = append(files, e.file)
+		for _, imp := range e.file.Imports {
+			cgo = cgo || imp.Path.Value == `"C"`
+		}
+		if p.root && inRepo {
+			sf := &srcFile{
+				rel: rel, ast: e.file, hash: e.hash, size: e.size, lines: e.lines,
+				test: strings.HasSuffix(rel, "_test.go"), generated: e.generated, testdata: isTestdata(rel),
+			}
+			for _, msg := range e.errs {
+				sf.errors = append(sf.errors, trimFilePrefix(msg, f, rel))
+				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
+			}
+			srcs = append(srcs, sf)
+		}
+	}
+	conf := types.Config{
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			if path == "unsafe" {
+				return types.Unsafe, nil
+			}
+			q := p.imports[path]
+			if q == nil {
+				return nil, fmt.Errorf("package %s is not among the imports go list reported", path)
+			}
+			if q.tpkg == nil {
+				return nil, fmt.Errorf("package %s could not be loaded (import cycle or list error)", path)
+			}
+			return q.tpkg, nil
+		}),
+		FakeImportC:      true,
+		IgnoreFuncBodies: !p.root,
+		Sizes:            r.sizes,
+		Error: func(err error) {
+			if !p.root {
+				return
+			}
+			var te types.Error
+			if !errors.As(err, &te) {
+				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
+				return
+			}
+			if cgo && strings.Contains(te.Msg, "invalid type") {
+				// C types are opaque without running cgo (FakeImportC):
+				// errors about them are artifacts of indexing, not of the code.
+				return
+			}
+			pos := te.Fset.PositionFor(te.Pos, false)
+			rel, _ := r.rel(pos.Filename)
+			where := fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
+			fileErrs[rel] = append(fileErrs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, te.Msg))
+			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: te.Msg})
+		},
+	}
+	var info *types.Info
+	if p.root {
+		info = &types.Info{
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+		}
+	}
+	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, files, info)
+	p.tpkg = tpkg
+	r.checkNS.Add(int64(time.Since(start)))
+	if !p.root {
+		return
+	}
+	t1 := time.Now()
+	for _, sf := range srcs {
+		sf.errors = append(sf.errors, fileErrs[sf.rel]...)
+	}
+	x := &goExtractor{fset: r.fset, pkg: tpkg, info: info, inRepo: r.isRepo}
+	x.extract(srcs)
+	sets := methodSets(tpkg)
+	mod := graphdb.Node{
+		ID: pkgID(tpkg.Path()), Kind: graphdb.KindModule, SubKind: "package", Name: tpkg.Name(),
+		QName: tpkg.Path(), Language: "go", Signature: "package " + tpkg.Name(),
+		Exported: true, Attrs: map[string]string{},
+	}
+	if len(srcs) > 0 {
+		mod.File = dirOf(srcs[0].rel)
+		mod.Loc = mod.File
+	}
+	allTest := len(srcs) > 0
+	for _, sf := range srcs {
+		allTest = allTest && sf.test
+		if mod.Doc == "" && sf.ast.Doc != nil && !sf.test {
+			mod.Doc = docLine(sf.ast.Doc)
+		}
+	}
+	mod.Test = allTest
+	if len(sets) > 0 {
+		mod.Attrs[attrMethodSets] = encodeMethodSets(tpkg.Path(), sets)
+	} else {
+		mod.Attrs = nil
+	}
+	r.extractNS.Add(int64(time.Since(t1)))
+	owner := fileResult{rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, nodes: []graphdb.Node{mod}}
+	r.emit(owner)
+	for _, fr := range x.files {
+		fr.sortResult()
+		r.emit(*fr)
+	}
+	r.mu.Lock()
+	r.sets = append(r.sets, sets...)
+	r.doneRoots++
+	n := r.doneRoots
+	r.mu.Unlock()
+	r.j.progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
+}
+
+func (r *goRun) isRepo(pkgPath string) bool { return r.inRepo[pkgPath] }
+
+func trimFilePrefix(msg, abs, rel string) string {
+	if strings.HasPrefix(msg, abs+":") {
+		return strings.TrimPrefix(msg, abs+":")
+	}
+	return msg
+}
+
+func dirOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}
+

@@ -1,0 +1,560 @@
+package index
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// srcFile is one parsed file of a package being extracted.
+type srcFile struct {
+	rel       string
+	ast       *ast.File
+	hash      string
+	size      int64
+	lines     int
+	test      bool
+	generated bool
+	testdata  bool
+	errors    []string
+}
+
+// goExtractor turns one type-checked package into owners: one fileResult
+// per file plus the package's pseudo-owner.
+type goExtractor struct {
+	fset   *token.FileSet
+	pkg    *types.Package
+	info   *types.Info
+	inRepo func(pkgPath string) bool
+
+	ids   map[graphdb.NodeID]int
+	files []*fileResult
+	cur   *fileResult
+	sf    *srcFile
+	calls []callSite // every call edge with its nature, for the accuracy check
+}
+
+// callSite is one extracted call edge plus whether it is a reference (a
+// method value or method expression that is not called at that site).
+type callSite struct {
+	edge graphdb.Edge
+	ref  bool
+}
+
+// Node id scheme (see doc.go).
+func pkgID(path string) graphdb.NodeID  { return graphdb.NodeID("go:pkg:" + path) }
+func fileID(rel string) graphdb.NodeID  { return graphdb.NodeID("file:" + rel) }
+func symID(qname string) graphdb.NodeID { return graphdb.NodeID("go:" + qname) }
+
+// pkgOwner is the pseudo-owner of a package's module node.
+func pkgOwner(path string) string { return "@go/pkg/" + path }
+
+// implOwner owns every implements edge.
+const implOwner = "@go/implements"
+
+// unique returns id, or id#N when id was already used in this package
+// (redeclarations in code that does not compile, blank fields).
+func (x *goExtractor) unique(id graphdb.NodeID) graphdb.NodeID {
+	n := x.ids[id]
+	x.ids[id] = n + 1
+	if n == 0 {
+		return id
+	}
+	return graphdb.NodeID(fmt.Sprintf("%s#%d", id, n+1))
+}
+
+func (x *goExtractor) line(p token.Pos) int {
+	if !p.IsValid() {
+		return 0
+	}
+	return x.fset.PositionFor(p, false).Line
+}
+
+func (x *goExtractor) add(n graphdb.Node) graphdb.NodeID {
+	n.ID = x.unique(n.ID)
+	n.Language = "go"
+	n.File = x.sf.rel
+	n.Test = x.sf.test
+	n.Generated = x.sf.generated
+	n.Testdata = x.sf.testdata
+	x.cur.nodes = append(x.cur.nodes, n)
+	return n.ID
+}
+
+func (x *goExtractor) edge(from, to graphdb.NodeID, kind graphdb.EdgeKind, line int) {
+	x.cur.edges = append(x.cur.edges, graphdb.Edge{From: from, To: to, Kind: kind, File: x.sf.rel, Line: line})
+}
+
+// extract runs over every file of the package.
+func (x *goExtractor) extract(files []*srcFile) {
+	x.ids = map[graphdb.NodeID]int{}
+	for _, sf := range files {
+		x.sf = sf
+		x.cur = &fileResult{rec: graphdb.FileRecord{
+			Path: sf.rel, Hash: sf.hash, Language: "go", Module: x.pkg.Path(), Size: sf.size, Errors: sf.errors,
+		}}
+		x.files = append(x.files, x.cur)
+		x.file(sf)
+	}
+}
+
+func (x *goExtractor) file(sf *srcFile) {
+	f := sf.ast
+	fid := x.add(graphdb.Node{
+		ID: fileID(sf.rel), Kind: graphdb.KindFile, Name: path.Base(sf.rel), QName: sf.rel, Loc: sf.rel,
+		StartLine: 1, EndLine: max(sf.lines, 1), Signature: "package " + f.Name.Name, Doc: docLine(f.Doc),
+	})
+	x.edge(fid, pkgID(x.pkg.Path()), graphdb.EdgeParent, 0)
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err == nil && x.inRepo(p) {
+			x.edge(fid, pkgID(p), graphdb.EdgeImports, x.line(imp.Pos()))
+		}
+	}
+	initN := map[string]int{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			x.funcDecl(fid, d, initN)
+		case *ast.GenDecl:
+			if d.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range d.Specs {
+				ts := s.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(d.Specs) == 1 {
+					doc = d.Doc
+				}
+				start := ts.Pos()
+				if len(d.Specs) == 1 {
+					start = d.Pos()
+				}
+				x.typeSpec(fid, ts, doc, start)
+			}
+		}
+	}
+}
+
+// receiverName returns the base type name of a method receiver expression.
+func receiverName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+func (x *goExtractor) funcDecl(fid graphdb.NodeID, d *ast.FuncDecl, initN map[string]int) {
+	name := d.Name.Name
+	pp := x.pkg.Path()
+	n := graphdb.Node{
+		Name: name, Exported: ast.IsExported(name), Doc: docLine(d.Doc),
+		StartLine: x.line(d.Pos()), EndLine: x.line(d.End()), Signature: funcSignature(d),
+	}
+	var parent graphdb.NodeID
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		n.Kind, n.QName, n.Loc = graphdb.KindFunction, pp+"."+name, x.sf.rel+":"+name
+		n.ID = symID(n.QName)
+		if name == "init" || name == "_" {
+			// Several per package and never called: the file and the
+			// ordinal in the file make them unique and stable.
+			initN[name]++
+			n.ID = graphdb.NodeID(fmt.Sprintf("go:%s.%s#%s#%d", pp, name, x.sf.rel, initN[name]))
+		}
+		parent = fid
+	} else {
+		recv := receiverName(d.Recv.List[0].Type)
+		if obj, ok := x.info.Defs[d.Name].(*types.Func); ok {
+			if _, tn, ok := funcTarget(obj); ok && tn != "" {
+				recv = tn // the real type behind an alias receiver
+			}
+		}
+		n.Kind, n.SubKind = graphdb.KindMember, "method"
+		n.QName, n.Loc = pp+"."+recv+"."+name, x.sf.rel+":"+recv+"."+name
+		n.ID = symID(n.QName)
+		parent = symID(pp + "." + recv)
+	}
+	id := x.add(n)
+	x.edge(id, parent, graphdb.EdgeParent, 0)
+	if obj, ok := x.info.Defs[d.Name].(*types.Func); ok {
+		x.signatureEdges(id, obj.Type().(*types.Signature), n.StartLine)
+	}
+	if d.Body != nil {
+		x.callsIn(id, d.Body)
+	}
+}
+
+func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.CommentGroup, start token.Pos) {
+	name := ts.Name.Name
+	qn := x.pkg.Path() + "." + name
+	sub := "named"
+	switch {
+	case ts.Assign.IsValid():
+		sub = "alias"
+	default:
+		switch ts.Type.(type) {
+		case *ast.StructType:
+			sub = "struct"
+		case *ast.InterfaceType:
+			sub = "interface"
+		}
+	}
+	id := x.add(graphdb.Node{
+		ID: symID(qn), Kind: graphdb.KindType, SubKind: sub, Name: name, QName: qn, Loc: x.sf.rel + ":" + name,
+		StartLine: x.line(start), EndLine: x.line(ts.End()), Signature: typeSignature(ts),
+		Doc: docLine(doc), Exported: ast.IsExported(name),
+	})
+	x.edge(id, fid, graphdb.EdgeParent, 0)
+	switch t := ts.Type.(type) {
+	case *ast.StructType:
+		for _, fld := range t.Fields.List {
+			line := x.line(fld.Pos())
+			if len(fld.Names) == 0 { // embedded field
+				fname := receiverName(fld.Type)
+				if sel, ok := stripPtr(fld.Type).(*ast.SelectorExpr); ok {
+					fname = sel.Sel.Name
+				}
+				if tn := x.namedIn(x.typeExpr(fld.Type)); tn != nil {
+					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, line)
+				}
+				if fname != "" {
+					x.field(id, qn, name, fname, fld, fld.Pos())
+				}
+				continue
+			}
+			for _, fn := range fld.Names {
+				x.field(id, qn, name, fn.Name, fld, fn.Pos())
+			}
+		}
+	case *ast.InterfaceType:
+		for _, m := range t.Methods.List {
+			if len(m.Names) == 0 { // embedded interface or type-set element
+				if tn := x.namedIn(x.typeExpr(m.Type)); tn != nil && types.IsInterface(tn.Type()) {
+					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, x.line(m.Pos()))
+				}
+				continue
+			}
+			for _, mn := range m.Names {
+				ft, _ := m.Type.(*ast.FuncType)
+				sig := mn.Name
+				if ft != nil {
+					sig += strings.TrimPrefix(types.ExprString(ft), "func")
+				}
+				mid := x.add(graphdb.Node{
+					ID: symID(qn + "." + mn.Name), Kind: graphdb.KindMember, SubKind: "method", Name: mn.Name,
+					QName: qn + "." + mn.Name, Loc: x.sf.rel + ":" + name + "." + mn.Name,
+					StartLine: x.line(m.Pos()), EndLine: x.line(m.End()), Signature: sig,
+					Doc: docLine(m.Doc), Exported: ast.IsExported(mn.Name),
+				})
+				x.edge(mid, id, graphdb.EdgeParent, 0)
+				if obj, ok := x.info.Defs[mn].(*types.Func); ok {
+					x.signatureEdges(mid, obj.Type().(*types.Signature), x.line(m.Pos()))
+				}
+			}
+		}
+	}
+}
+
+func (x *goExtractor) field(typeID graphdb.NodeID, typeQN, typeName, fname string, fld *ast.Field, pos token.Pos) {
+	fid := x.add(graphdb.Node{
+		ID: symID(typeQN + "." + fname), Kind: graphdb.KindMember, SubKind: "field", Name: fname,
+		QName: typeQN + "." + fname, Loc: x.sf.rel + ":" + typeName + "." + fname,
+		StartLine: x.line(pos), EndLine: x.line(fld.End()), Signature: strings.TrimSpace(fieldName(fld, fname) + " " + types.ExprString(fld.Type)),
+		Doc: docLine(fld.Doc), Exported: ast.IsExported(fname),
+	})
+	x.edge(fid, typeID, graphdb.EdgeParent, 0)
+}
+
+func fieldName(fld *ast.Field, name string) string {
+	if len(fld.Names) == 0 {
+		return ""
+	}
+	return name
+}
+
+func stripPtr(e ast.Expr) ast.Expr {
+	if s, ok := e.(*ast.StarExpr); ok {
+		return s.X
+	}
+	return e
+}
+
+// typeExpr returns the type a type expression names, through Uses (the
+// extractor records no Types map, which would cost a map entry per
+// expression). Instantiations give the generic type; nil when unknown.
+func (x *goExtractor) typeExpr(e ast.Expr) types.Type {
+	switch t := e.(type) {
+	case *ast.Ident:
+		if tn, ok := x.info.Uses[t].(*types.TypeName); ok {
+			return tn.Type()
+		}
+	case *ast.SelectorExpr:
+		if tn, ok := x.info.Uses[t.Sel].(*types.TypeName); ok {
+			return tn.Type()
+		}
+	case *ast.StarExpr:
+		return x.typeExpr(t.X)
+	case *ast.ParenExpr:
+		return x.typeExpr(t.X)
+	case *ast.IndexExpr:
+		return x.typeExpr(t.X)
+	case *ast.IndexListExpr:
+		return x.typeExpr(t.X)
+	}
+	return nil
+}
+
+// namedIn returns the package-level named type (generic origin) that t is,
+// after unwrapping aliases and one pointer; nil for anything else or for a
+// type outside the repository.
+func (x *goExtractor) namedIn(t types.Type) *types.TypeName {
+	t = types.Unalias(t)
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	return x.repoNamed(t)
+}
+
+func (x *goExtractor) repoNamed(t types.Type) *types.TypeName {
+	n, ok := t.(*types.Named)
+	if !ok {
+		return nil
+	}
+	obj := n.Origin().Obj()
+	if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() || !x.inRepo(obj.Pkg().Path()) {
+		return nil
+	}
+	return obj
+}
+
+// signatureEdges adds returns (fn → type) and param_of (type → fn) for the
+// named types in a signature, unwrapping pointers, slices, arrays, maps and
+// channels.
+func (x *goExtractor) signatureEdges(fn graphdb.NodeID, sig *types.Signature, line int) {
+	seen := map[string]bool{}
+	visit := func(tup *types.Tuple, kind graphdb.EdgeKind) {
+		for i := 0; i < tup.Len(); i++ {
+			forNamed(tup.At(i).Type(), func(t types.Type) {
+				tn := x.repoNamed(t)
+				if tn == nil {
+					return
+				}
+				tid := symID(tn.Pkg().Path() + "." + tn.Name())
+				key := string(kind) + string(tid)
+				if seen[key] {
+					return
+				}
+				seen[key] = true
+				if kind == graphdb.EdgeReturns {
+					x.edge(fn, tid, kind, line)
+				} else {
+					x.edge(tid, fn, kind, line)
+				}
+			})
+		}
+	}
+	visit(sig.Params(), graphdb.EdgeParamOf)
+	visit(sig.Results(), graphdb.EdgeReturns)
+}
+
+// forNamed calls fn with every named type reached by unwrapping containers.
+func forNamed(t types.Type, fn func(types.Type)) {
+	for depth := 0; depth < 16; depth++ {
+		t = types.Unalias(t)
+		switch u := t.(type) {
+		case *types.Pointer:
+			t = u.Elem()
+		case *types.Slice:
+			t = u.Elem()
+		case *types.Array:
+			t = u.Elem()
+		case *types.Chan:
+			t = u.Elem()
+		case *types.Map:
+			forNamed(u.Key(), fn)
+			t = u.Elem()
+		case *types.Named:
+			fn(u)
+			return
+		default:
+			return
+		}
+	}
+}
+
+// funcTarget returns the node id of a function or method object (its generic
+// origin) and, for methods, the receiver's type name. ok is false for
+// objects that have no node: builtins' methods (error.Error), methods of
+// local types or unnamed interfaces, init and blank functions.
+func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
+	fn = fn.Origin()
+	pkg := fn.Pkg()
+	if pkg == nil {
+		return "", "", false
+	}
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil {
+		return "", "", false
+	}
+	if r := sig.Recv(); r != nil {
+		t := types.Unalias(r.Type())
+		if p, ok := t.(*types.Pointer); ok {
+			t = types.Unalias(p.Elem())
+		}
+		n, isNamed := t.(*types.Named)
+		if !isNamed {
+			return "", "", false
+		}
+		obj := n.Origin().Obj()
+		if obj.Pkg() == nil || obj.Parent() != obj.Pkg().Scope() {
+			return "", "", false
+		}
+		return symID(obj.Pkg().Path() + "." + obj.Name() + "." + fn.Name()), obj.Name(), true
+	}
+	if fn.Name() == "init" || fn.Name() == "_" || fn.Parent() != pkg.Scope() {
+		return "", "", false
+	}
+	return symID(pkg.Path() + "." + fn.Name()), "", true
+}
+
+// callsIn records every static call and method value in body (closures
+// included) as a call from the enclosing declaration.
+func (x *goExtractor) callsIn(from graphdb.NodeID, body *ast.BlockStmt) {
+	called := map[*ast.SelectorExpr]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			fun := ast.Unparen(n.Fun)
+			switch f := fun.(type) {
+			case *ast.IndexExpr:
+				fun = ast.Unparen(f.X)
+			case *ast.IndexListExpr:
+				fun = ast.Unparen(f.X)
+			}
+			var obj types.Object
+			switch f := fun.(type) {
+			case *ast.Ident:
+				obj = x.info.Uses[f]
+			case *ast.SelectorExpr:
+				called[f] = true
+				if sel := x.info.Selections[f]; sel != nil {
+					if sel.Kind() == types.FieldVal {
+						return true // a func-typed field: dynamic
+					}
+					obj = sel.Obj()
+				} else {
+					obj = x.info.Uses[f.Sel]
+				}
+			}
+			if fn, ok := obj.(*types.Func); ok {
+				x.call(from, fn, x.line(n.Lparen), false)
+			}
+		case *ast.SelectorExpr:
+			if called[n] {
+				return true
+			}
+			if sel := x.info.Selections[n]; sel != nil && sel.Kind() != types.FieldVal {
+				if fn, ok := sel.Obj().(*types.Func); ok {
+					x.call(from, fn, x.line(n.Sel.Pos()), true)
+				}
+			}
+		}
+		return true
+	})
+}
+
+func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bool) {
+	id, _, ok := funcTarget(fn)
+	if !ok || !x.inRepo(fn.Origin().Pkg().Path()) {
+		return
+	}
+	e := graphdb.Edge{From: from, To: id, Kind: graphdb.EdgeCalls, File: x.sf.rel, Line: line}
+	x.cur.edges = append(x.cur.edges, e)
+	x.calls = append(x.calls, callSite{edge: e, ref: ref})
+}
+
+// docLine is the first line of a doc comment.
+func docLine(cg *ast.CommentGroup) string {
+	if cg == nil {
+		return ""
+	}
+	return firstLine(cg.Text())
+}
+
+// funcSignature renders a declaration's header as written:
+// "func (s *Server) Serve(l net.Listener) error".
+func funcSignature(d *ast.FuncDecl) string {
+	var b strings.Builder
+	b.WriteString("func ")
+	if d.Recv != nil && len(d.Recv.List) > 0 {
+		b.WriteString("(")
+		b.WriteString(fieldList(d.Recv))
+		b.WriteString(") ")
+	}
+	b.WriteString(d.Name.Name)
+	if d.Type.TypeParams != nil && len(d.Type.TypeParams.List) > 0 {
+		b.WriteString("[" + fieldList(d.Type.TypeParams) + "]")
+	}
+	b.WriteString(strings.TrimPrefix(types.ExprString(d.Type), "func"))
+	return b.String()
+}
+
+func fieldList(fl *ast.FieldList) string {
+	var parts []string
+	for _, f := range fl.List {
+		var names []string
+		for _, n := range f.Names {
+			names = append(names, n.Name)
+		}
+		s := types.ExprString(f.Type)
+		if len(names) > 0 {
+			s = strings.Join(names, ", ") + " " + s
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// typeSignature renders "type Server struct", "type Handler interface",
+// "type A = B" or "type N int" (long underlying types are cut).
+func typeSignature(ts *ast.TypeSpec) string {
+	var b strings.Builder
+	b.WriteString("type " + ts.Name.Name)
+	if ts.TypeParams != nil && len(ts.TypeParams.List) > 0 {
+		b.WriteString("[" + fieldList(ts.TypeParams) + "]")
+	}
+	if ts.Assign.IsValid() {
+		b.WriteString(" =")
+	}
+	switch ts.Type.(type) {
+	case *ast.StructType:
+		b.WriteString(" struct")
+	case *ast.InterfaceType:
+		b.WriteString(" interface")
+	default:
+		s := types.ExprString(ts.Type)
+		if len(s) > 120 {
+			s = s[:117] + "..."
+		}
+		b.WriteString(" " + s)
+	}
+	return b.String()
+}

@@ -1,0 +1,417 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// goFrontend indexes Go: package metadata from go/packages (`go list`),
+// parsing and type checking with go/parser and go/types in dependency order,
+// extraction from the typed syntax.
+type goFrontend struct {
+	log *slog.Logger
+}
+
+func (g *goFrontend) language() string { return "go" }
+
+// listGroup is one `go list` invocation.
+type listGroup struct {
+	dir      string   // absolute working directory
+	env      []string // added to the environment
+	patterns []string
+}
+
+// gpkg is one package to type-check: a repository package to extract (root)
+// or a dependency checked only for its exported types.
+type gpkg struct {
+	meta    *packages.Package
+	root    bool
+	imports map[string]*gpkg
+	waits   []*gpkg
+	done    chan struct{}
+	tpkg    *types.Package
+	users   atomic.Int32 // packages still to check that import this one
+}
+
+// parsed is one cached parse, shared by the variants of a package (the
+// plain package and its test variant list the same files).
+type parsed struct {
+	once      sync.Once
+	refs      int32
+	file      *ast.File
+	hash      string
+	size      int64
+	lines     int
+	generated bool
+	errs      []string
+	readErr   error
+}
+
+// goRun is the state of one Go frontend run.
+type goRun struct {
+	*goFrontend
+	j      *job
+	fset   *token.FileSet
+	sizes  types.Sizes
+	inRepo map[string]bool
+	emit   func(fileResult)
+
+	mu        sync.Mutex
+	cache     map[string]*parsed
+	sets      []methodSet
+	roots     int
+	doneRoots int
+	extractNS atomic.Int64
+	checkNS   atomic.Int64
+}
+
+func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
+	r := &goRun{
+		goFrontend: g, j: j, fset: token.NewFileSet(), emit: emit,
+		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
+	}
+	return r.run(ctx)
+}
+
+func (r *goRun) run(ctx context.Context) (done, error) {
+	j := r.j
+	d := done{phases: map[string]int64{}}
+	// Which directories to (re)load.
+	loadDirs := map[string]bool{} // rel dirs, incremental only
+	if !j.full {
+		for f := range j.changed {
+			loadDirs[path.Dir(f)] = true
+		}
+		for f := range j.deleted {
+			loadDirs[path.Dir(f)] = true
+		}
+		for dir := range loadDirs {
+			if isTestdata(dir+"/") || !r.hasGoFiles(dir) {
+				delete(loadDirs, dir)
+				continue
+			}
+			if _, ok := j.tree.moduleOf(dir); !ok {
+				delete(loadDirs, dir)
+			}
+		}
+	}
+	groups := r.groups(loadDirs)
+	t0 := time.Now()
+	roots, err := r.list(ctx, groups)
+	if err != nil {
+		return d, err
+	}
+	d.phases["list"] = int64(time.Since(t0))
+
+	// Files the packages claim: extracted files and files excluded by
+	// build constraints (kept as file nodes so the next run sees them).
+	claimed := map[string]bool{}
+	var ignored []string
+	for _, p := range roots {
+		for _, f := range p.meta.GoFiles {
+			if rel, ok := r.rel(f); ok {
+				claimed[rel] = true
+			}
+		}
+		r.inRepo[p.meta.PkgPath] = true
+	}
+	for _, p := range roots {
+		for _, f := range p.meta.IgnoredFiles {
+			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && j.tree.files[rel] != nil {
+				claimed[rel] = true
+				ignored = append(ignored, rel)
+			}
+		}
+	}
+	for _, rec := range j.stored {
+		if rec.Module != "" && !rec.IsPseudo() {
+			r.inRepo[rec.Module] = true
+		}
+	}
+
+	// Stored owners this run rewrites: they are deleted first so that ids
+	// may move between them.
+	var rewrite []string
+	rewritten := map[string]bool{}
+	for p, rec := range j.stored {
+		re := j.full || j.changed[p] || j.deleted[p] || (!rec.IsPseudo() && loadDirs[path.Dir(p)] && !isTestdata(p))
+		if re {
+			rewrite = append(rewrite, p)
+			rewritten[p] = true
+			if rec.Module != "" && !rec.IsPseudo() {
+				if _, ok := j.stored[pkgOwner(rec.Module)]; ok && !rewritten[pkgOwner(rec.Module)] {
+					rewrite = append(rewrite, pkgOwner(rec.Module))
+					rewritten[pkgOwner(rec.Module)] = true
+				}
+			}
+		}
+	}
+	sort.Strings(rewrite)
+	if err := j.rewrite(rewrite); err != nil {
+		return d, err
+	}
+
+	// Type-check and extract.
+	t1 := time.Now()
+	if err := r.check(ctx, roots); err != nil {
+		return d, err
+	}
+	d.phases["check"] = int64(time.Since(t1))
+	d.packages = len(roots)
+
+	// Files no package claims: testdata, directories outside any module,
+	// files go list could not place. Syntax only.
+	var loose []string
+	for rel := range j.tree.files {
+		if claimed[rel] {
+			continue
+		}
+		if j.full || j.changed[rel] || loadDirs[path.Dir(rel)] {
+			loose = append(loose, rel)
+		}
+	}
+	sort.Strings(loose)
+	sort.Strings(ignored)
+	t2 := time.Now()
+	if err := r.looseFiles(ctx, loose, ignored); err != nil {
+		return d, err
+	}
+	d.phases["loose"] = int64(time.Since(t2))
+
+	// Implements, from every package's fingerprints.
+	t3 := time.Now()
+	sets := r.sets
+	reloaded := map[string]bool{}
+	for _, p := range roots {
+		reloaded[p.meta.PkgPath] = true
+	}
+	need := map[string]bool{}
+	for p, rec := range j.stored {
+		if rec.IsPseudo() || rewritten[p] || rec.Module == "" || reloaded[rec.Module] {
+			continue
+		}
+		need[rec.Module] = true
+	}
+	mods := make([]string, 0, len(need))
+	for m := range need {
+		mods = append(mods, m)
+	}
+	sort.Strings(mods)
+	for _, m := range mods {
+		n, err := j.reader.Node(ctx, pkgID(m))
+		if err != nil {
+			return d, fmt.Errorf("read method sets of %s: %w", m, err)
+		}
+		sets = append(sets, decodeMethodSets(m, n.Attrs[attrMethodSets])...)
+	}
+	d.global = append(d.global, fileResult{
+		rec:   graphdb.FileRecord{Path: implOwner, Language: "go"},
+		edges: implementsEdges(sets),
+	})
+	d.phases["implements"] = int64(time.Since(t3))
+	d.phases["parse+typecheck"] = r.checkNS.Load()
+	d.phases["extract"] = r.extractNS.Load()
+	return d, nil
+}
+
+func (r *goRun) hasGoFiles(dir string) bool {
+	for rel := range r.j.tree.files {
+		if path.Dir(rel) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// rel maps an absolute file name to a repo-relative path inside the root.
+func (r *goRun) rel(abs string) (string, bool) {
+	rel, err := filepath.Rel(r.j.tree.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// groups plans the `go list` invocations: with a go.work at the root its
+// modules are listed together in workspace mode; every other module alone
+// with GOWORK=off. loadDirs restricts an incremental run to directories.
+func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
+	t := r.j.tree
+	inWork := map[string]bool{}
+	for _, w := range t.work {
+		inWork[w] = true
+	}
+	var work listGroup
+	work.dir = t.root
+	var out []listGroup
+	mods := append([]module(nil), t.modules...)
+	sort.Slice(mods, func(i, j int) bool { return mods[i].dir < mods[j].dir })
+	for _, m := range mods {
+		var pats []string
+		if r.j.full {
+			pats = []string{"./..."}
+		} else {
+			var dirs []string
+			for dir := range loadDirs {
+				if mm, _ := t.moduleOf(dir); mm.dir == m.dir {
+					dirs = append(dirs, dir)
+				}
+			}
+			sort.Strings(dirs)
+			for _, dir := range dirs {
+				if dir == m.dir {
+					pats = append(pats, ".")
+				} else if m.dir == "." {
+					pats = append(pats, "./"+dir)
+				} else {
+					pats = append(pats, "./"+strings.TrimPrefix(dir, m.dir+"/"))
+				}
+			}
+		}
+		if len(pats) == 0 {
+			continue
+		}
+		if inWork[m.dir] {
+			for _, p := range pats {
+				work.patterns = append(work.patterns, path.Join(m.dir, p)+pathSuffix(p))
+			}
+			continue
+		}
+		out = append(out, listGroup{dir: filepath.Join(t.root, filepath.FromSlash(m.dir)), env: []string{"GOWORK=off"}, patterns: pats})
+	}
+	for i, p := range work.patterns {
+		if !strings.HasPrefix(p, ".") {
+			work.patterns[i] = "./" + p
+		}
+	}
+	if len(work.patterns) > 0 {
+		out = append([]listGroup{work}, out...)
+	}
+	return out
+}
+
+func pathSuffix(p string) string {
+	if strings.HasSuffix(p, "/...") || p == "./..." {
+		return "/..."
+	}
+	return ""
+}
+
+// list runs the go list groups and returns the root packages to extract,
+// with the whole dependency graph linked.
+func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
+	results := make([][]*packages.Package, len(groups))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, grp := range groups {
+		g.Go(func() error {
+			cfg := &packages.Config{
+				Context: gctx,
+				Mode:    packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
+				Dir:     grp.dir,
+				Env:     append(os.Environ(), grp.env...),
+				Tests:   true,
+			}
+			pkgs, err := packages.Load(cfg, grp.patterns...)
+			if err != nil {
+				return fmt.Errorf("list Go packages in %s: %w", grp.dir, err)
+			}
+			results[i] = pkgs
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	byKey := map[string]*gpkg{}
+	byPtr := map[*packages.Package]*gpkg{}
+	var conv func(p *packages.Package) *gpkg
+	conv = func(p *packages.Package) *gpkg {
+		if gp, ok := byPtr[p]; ok {
+			return gp
+		}
+		key := p.ID
+		if len(p.GoFiles) > 0 {
+			key += "\x00" + filepath.Dir(p.GoFiles[0])
+		}
+		if gp, ok := byKey[key]; ok {
+			byPtr[p] = gp
+			return gp
+		}
+		gp := &gpkg{meta: p, imports: map[string]*gpkg{}, done: make(chan struct{})}
+		byKey[key], byPtr[p] = gp, gp
+		for path, imp := range p.Imports {
+			gp.imports[path] = conv(imp)
+		}
+		return gp
+	}
+	var roots []*gpkg
+	seenPath := map[string]string{}
+	for _, pkgs := range results {
+		variant := map[string]bool{}
+		for _, p := range pkgs {
+			if p.ID == p.PkgPath+" ["+p.PkgPath+".test]" {
+				variant[p.PkgPath] = true
+			}
+		}
+		for _, p := range pkgs {
+			if strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " [") {
+				continue // generated test main
+			}
+			if p.ID == p.PkgPath && variant[p.PkgPath] {
+				continue // its test variant holds the same files and more
+			}
+			r.packageErrors(p)
+			inside := false
+			for _, f := range p.GoFiles {
+				if _, ok := r.rel(f); ok {
+					inside = true
+				}
+			}
+			if !inside {
+				continue
+			}
+			if prev, dup := seenPath[p.PkgPath]; dup {
+				r.j.diag(Diagnostic{Package: p.PkgPath, Msg: fmt.Sprintf("package path %s is declared twice (%s and %s); only the first is indexed", p.PkgPath, prev, p.ID)})
+				continue
+			}
+			seenPath[p.PkgPath] = p.ID
+			gp := conv(p)
+			gp.root = true
+			roots = append(roots, gp)
+		}
+	}
+	sort.Slice(roots, func(i, j int) bool { return roots[i].meta.PkgPath < roots[j].meta.PkgPath })
+	return roots, nil
+}
+
+// packageErrors reports go list errors (missing imports, bad package
+// clauses) as diagnostics.
+func (r *goRun) packageErrors(p *packages.Package) {
+	for _, e := range p.Errors {
+		pos := e.Pos
+		if i := strings.Index(pos, ":"); i > 0 {
+			if rel, ok := r.rel(pos[:i]); ok {
+				pos = rel + pos[i:]
+			}
+		}
+		r.j.diag(Diagnostic{Package: p.PkgPath, Pos: pos, Msg: e.Msg})
+	}
+}

@@ -1,0 +1,191 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// looseFiles indexes the files no type-checked package covers, from syntax
+// alone and one file at a time:
+//   - loose: testdata files, files outside every module, files go list could
+//     not place in a package: file node plus its types, functions, methods
+//     and fields (no calls or type edges: there is no type information);
+//   - ignored: files excluded by build constraints for this platform: a file
+//     node only (their declarations would clash with the included files').
+func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.j.workers)
+	for _, rel := range append(append([]string(nil), loose...), ignored...) {
+		isIgnored := !contains(loose, rel)
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fr, ok := r.syntaxFile(rel, isIgnored)
+			if ok {
+				r.emit(fr)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func contains(sorted []string, s string) bool {
+	lo, hi := 0, len(sorted)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if sorted[m] < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(sorted) && sorted[lo] == s
+}
+
+func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
+	data, err := os.ReadFile(filepath.Join(r.j.tree.root, filepath.FromSlash(rel)))
+	if err != nil {
+		r.j.diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("file vanished or unreadable during indexing (skipped): %v", err)})
+		return fileResult{}, false
+	}
+	fset := token.NewFileSet()
+	mode := parser.ParseComments | parser.SkipObjectResolution
+	if ignored {
+		mode |= parser.PackageClauseOnly
+	}
+	f, perr := parser.ParseFile(fset, rel, data, mode)
+	fr := fileResult{rec: graphdb.FileRecord{Path: rel, Hash: contentHash(data), Language: "go", Size: int64(len(data))}}
+	if perr != nil {
+		for _, msg := range errorLines(perr) {
+			fr.rec.Errors = append(fr.rec.Errors, strings.TrimPrefix(msg, rel+":"))
+		}
+	}
+	x := &syntaxExtractor{fset: fset, rel: rel, testdata: isTestdata(rel), test: strings.HasSuffix(rel, "_test.go"), fr: &fr, ids: map[graphdb.NodeID]int{}}
+	x.generated = f != nil && ast.IsGenerated(f)
+	fileNode := graphdb.Node{
+		ID: fileID(rel), Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel,
+		StartLine: 1, EndLine: max(countLines(data), 1),
+	}
+	if f != nil && f.Name != nil {
+		fileNode.Signature = "package " + f.Name.Name
+		fileNode.Doc = docLine(f.Doc)
+	}
+	if ignored {
+		fileNode.Attrs = map[string]string{"go.excluded": "build constraints"}
+	}
+	x.add(fileNode)
+	if f != nil && !ignored {
+		x.decls(f, r.j.tree.importPathGuess(dirOf(rel)))
+	}
+	fr.sortResult()
+	return fr, true
+}
+
+// syntaxExtractor extracts declarations without type information. Ids are
+// scoped by file ("go:<file>:<Recv.Name>") because such files often repeat
+// names (one program per testdata file).
+type syntaxExtractor struct {
+	fset                      *token.FileSet
+	rel                       string
+	testdata, test, generated bool
+	fr                        *fileResult
+	ids                       map[graphdb.NodeID]int
+}
+
+func (x *syntaxExtractor) add(n graphdb.Node) graphdb.NodeID {
+	c := x.ids[n.ID]
+	x.ids[n.ID] = c + 1
+	if c > 0 {
+		n.ID = graphdb.NodeID(fmt.Sprintf("%s#%d", n.ID, c+1))
+	}
+	n.Language, n.File = "go", x.rel
+	n.Test, n.Testdata, n.Generated = x.test, x.testdata, x.generated
+	x.fr.nodes = append(x.fr.nodes, n)
+	return n.ID
+}
+
+func (x *syntaxExtractor) line(p token.Pos) int { return x.fset.PositionFor(p, false).Line }
+
+func (x *syntaxExtractor) decls(f *ast.File, pkgPath string) {
+	fid := fileID(x.rel)
+	idOf := func(loc string) graphdb.NodeID { return graphdb.NodeID("go:" + x.rel + ":" + loc) }
+	parent := func(from, to graphdb.NodeID) {
+		x.fr.edges = append(x.fr.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.rel})
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			name, loc := d.Name.Name, d.Name.Name
+			n := graphdb.Node{Kind: graphdb.KindFunction, Name: name, Exported: ast.IsExported(name), Doc: docLine(d.Doc),
+				StartLine: x.line(d.Pos()), EndLine: x.line(d.End()), Signature: funcSignature(d)}
+			to := fid
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				recv := receiverName(d.Recv.List[0].Type)
+				loc = recv + "." + name
+				n.Kind, n.SubKind = graphdb.KindMember, "method"
+				to = idOf(recv)
+			}
+			n.ID, n.QName, n.Loc = idOf(loc), pkgPath+"."+loc, x.rel+":"+loc
+			parent(x.add(n), to)
+		case *ast.GenDecl:
+			if d.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range d.Specs {
+				ts := s.(*ast.TypeSpec)
+				sub := "named"
+				switch ts.Type.(type) {
+				case *ast.StructType:
+					sub = "struct"
+				case *ast.InterfaceType:
+					sub = "interface"
+				}
+				if ts.Assign.IsValid() {
+					sub = "alias"
+				}
+				name := ts.Name.Name
+				doc := ts.Doc
+				if doc == nil && len(d.Specs) == 1 {
+					doc = d.Doc
+				}
+				tid := x.add(graphdb.Node{ID: idOf(name), Kind: graphdb.KindType, SubKind: sub, Name: name,
+					QName: pkgPath + "." + name, Loc: x.rel + ":" + name, Exported: ast.IsExported(name), Doc: docLine(doc),
+					StartLine: x.line(ts.Pos()), EndLine: x.line(ts.End()), Signature: typeSignature(ts)})
+				parent(tid, fid)
+				var fields *ast.FieldList
+				memberKind := "field"
+				switch t := ts.Type.(type) {
+				case *ast.StructType:
+					fields = t.Fields
+				case *ast.InterfaceType:
+					fields, memberKind = t.Methods, "method"
+				}
+				if fields == nil {
+					continue
+				}
+				for _, fld := range fields.List {
+					for _, fn := range fld.Names {
+						loc := name + "." + fn.Name
+						mid := x.add(graphdb.Node{ID: idOf(loc), Kind: graphdb.KindMember, SubKind: memberKind, Name: fn.Name,
+							QName: pkgPath + "." + loc, Loc: x.rel + ":" + loc, Exported: ast.IsExported(fn.Name),
+							Doc: docLine(fld.Doc), StartLine: x.line(fn.Pos()), EndLine: x.line(fld.End())})
+						parent(mid, tid)
+					}
+				}
+			}
+		}
+	}
+}

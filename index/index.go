@@ -1,0 +1,299 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// FormatVersion is the index format this package writes. A store holding
+// another version is re-indexed from scratch.
+const FormatVersion = "go-1"
+
+// Meta keys written by Run.
+const (
+	MetaVersion = "index.go.version" // FormatVersion of the last run
+	MetaConfig  = "index.go.config"  // hash of every go.mod and go.work: a change forces a full run
+)
+
+// Options configures Run.
+type Options struct {
+	Root     string         // repository root (required)
+	Logger   *slog.Logger   // nil: discard
+	Progress func(Progress) // optional; never called concurrently, always from one goroutine
+	Full     bool           // ignore the stored hashes and re-index everything
+	Workers  int            // parse/type-check parallelism; 0: GOMAXPROCS
+}
+
+// Progress reports how far a run got.
+type Progress struct {
+	Phase string // "scan", "check", "write", "implements", "commit"
+	Done  int
+	Total int
+	Item  string // the package or file just finished
+}
+
+// Summary tells what a run did.
+type Summary struct {
+	Packages  int  // packages (re)loaded and extracted
+	Files     int  // Go files in the index after the run
+	Changed   int  // files (re)written: added or modified, plus their package mates
+	Deleted   int  // files removed from the index
+	Unchanged bool // nothing changed on disk: no loading, no write
+	Stats     graphdb.Stats
+	Errors    []Diagnostic // list, parse and type errors, vanished files; sorted
+	Duration  time.Duration
+	// Phases times the run: scan, list, parse+typecheck and extract (summed
+	// over workers), loose, implements, write (time inside the store) and
+	// commit.
+	Phases map[string]time.Duration
+}
+
+// Diagnostic is one problem found while indexing. Indexing goes on.
+type Diagnostic struct {
+	Package string // import path, "" for files outside packages
+	Pos     string // "path/file.go:line:col", "path/file.go" or ""
+	Msg     string
+}
+
+func (d Diagnostic) String() string {
+	s := d.Msg
+	if d.Pos != "" {
+		s = d.Pos + ": " + s
+	}
+	if d.Package != "" {
+		s = d.Package + ": " + s
+	}
+	return s
+}
+
+// Run indexes the repository at opts.Root into st and returns what it did.
+// It writes everything in one transaction: a run that fails or is
+// cancelled leaves the previous graph untouched. A second run re-extracts
+// only the packages whose files changed (by content hash); a run with no
+// change loads nothing and writes nothing.
+func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
+	start := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	root, err := checkRoot(opts.Root)
+	if err != nil {
+		return Summary{}, err
+	}
+	workers := defaultWorkers(opts.Workers)
+	sum := Summary{Phases: map[string]time.Duration{}}
+	var diagMu sync.Mutex
+	diag := func(d Diagnostic) {
+		diagMu.Lock()
+		sum.Errors = append(sum.Errors, d)
+		diagMu.Unlock()
+	}
+
+	// Progress goes through one goroutine.
+	progCh := make(chan Progress, 64)
+	progDone := make(chan struct{})
+	go func() {
+		defer close(progDone)
+		for p := range progCh {
+			if opts.Progress != nil {
+				opts.Progress(p)
+			}
+		}
+	}()
+	progClosed := false
+	closeProgress := func() {
+		if !progClosed {
+			progClosed = true
+			close(progCh)
+			<-progDone
+		}
+	}
+	defer closeProgress()
+	progress := func(p Progress) { progCh <- p }
+
+	t0 := time.Now()
+	tree, err := scan(ctx, root, workers)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Phases["scan"] = time.Since(t0)
+	progress(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
+
+	records, err := st.Files(ctx)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read stored files: %w", err)
+	}
+	version, err := st.Meta(ctx, MetaVersion)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read index version: %w", err)
+	}
+	config, err := st.Meta(ctx, MetaConfig)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read index config: %w", err)
+	}
+	full := opts.Full || version != FormatVersion || config != tree.config
+	if !opts.Full && full && version != "" {
+		log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != tree.config)
+	}
+
+	j := &job{
+		tree: tree, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
+		full: full, workers: workers, reader: st, progress: progress, diag: diag,
+	}
+	for _, rec := range records {
+		if rec.Language == "go" {
+			j.stored[rec.Path] = rec
+		}
+	}
+	for rel, df := range tree.files {
+		if df.err != nil {
+			diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("cannot read file (skipped): %v", df.err)})
+			delete(tree.files, rel)
+			continue
+		}
+		if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
+			j.changed[rel] = true
+		}
+	}
+	for p, rec := range j.stored {
+		if !rec.IsPseudo() && tree.files[p] == nil {
+			j.deleted[p] = true
+		}
+	}
+	if !full && len(j.changed) == 0 && len(j.deleted) == 0 {
+		sum.Unchanged = true
+		sum.Files = len(tree.files)
+		if sum.Stats, err = st.Stats(ctx); err != nil {
+			return Summary{}, fmt.Errorf("read stats: %w", err)
+		}
+		sum.Duration = time.Since(start)
+		log.Debug("index unchanged", "files", sum.Files, "dur", sum.Duration)
+		return sum, nil
+	}
+	log.Debug("index plan", "full", full, "changed", len(j.changed), "deleted", len(j.deleted))
+
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		return Summary{}, fmt.Errorf("begin index transaction: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+
+	// One writer goroutine owns the transaction.
+	var writeDur time.Duration
+	var written []string
+	var writeErr error
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan fileResult, 64)
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		for fr := range results {
+			if writeErr != nil {
+				continue
+			}
+			t := time.Now()
+			if err := tx.ReplaceFile(wctx, fr.rec, fr.nodes, fr.edges); err != nil {
+				writeErr = fmt.Errorf("write %s: %w", fr.rec.Path, err)
+				cancel()
+			}
+			writeDur += time.Since(t)
+			written = append(written, fr.rec.Path)
+		}
+	}()
+	emit := func(fr fileResult) {
+		select {
+		case results <- fr:
+		case <-wctx.Done():
+		}
+	}
+	var rewriteDur time.Duration
+	j.rewrite = func(paths []string) error {
+		t := time.Now()
+		defer func() { rewriteDur += time.Since(t) }()
+		for _, p := range paths {
+			if err := tx.DeleteFile(wctx, p); err != nil {
+				return fmt.Errorf("delete %s: %w", p, err)
+			}
+		}
+		return nil
+	}
+	for p := range j.deleted {
+		if err := tx.DeleteFile(wctx, p); err != nil {
+			return Summary{}, fmt.Errorf("delete %s: %w", p, err)
+		}
+	}
+
+	fe := &goFrontend{log: log}
+	res, ferr := fe.index(wctx, j, emit)
+	for _, g := range res.global {
+		emit(g)
+	}
+	close(results)
+	<-wdone
+	if writeErr != nil {
+		return Summary{}, writeErr
+	}
+	if ferr != nil {
+		return Summary{}, fmt.Errorf("index Go: %w", ferr)
+	}
+	if err := ctx.Err(); err != nil {
+		return Summary{}, err
+	}
+	if err := tx.SetMeta(ctx, MetaVersion, FormatVersion); err != nil {
+		return Summary{}, fmt.Errorf("write index version: %w", err)
+	}
+	if err := tx.SetMeta(ctx, MetaConfig, tree.config); err != nil {
+		return Summary{}, fmt.Errorf("write index config: %w", err)
+	}
+	progress(Progress{Phase: "commit"})
+	tc := time.Now()
+	if err := tx.Commit(); err != nil {
+		return Summary{}, fmt.Errorf("commit index: %w", err)
+	}
+	committed = true
+	sum.Phases["commit"] = time.Since(tc)
+	sum.Phases["write"] = writeDur + rewriteDur
+	for k, v := range res.phases {
+		sum.Phases[k] = time.Duration(v)
+	}
+	sum.Packages = res.packages
+	for _, p := range written {
+		if tree.files[p] != nil {
+			sum.Changed++
+		}
+	}
+	sum.Deleted = len(j.deleted)
+	sum.Files = len(tree.files)
+	if sum.Stats, err = st.Stats(ctx); err != nil {
+		return Summary{}, fmt.Errorf("read stats: %w", err)
+	}
+	sort.Slice(sum.Errors, func(i, k int) bool {
+		a, b := sum.Errors[i], sum.Errors[k]
+		if a.Package != b.Package {
+			return a.Package < b.Package
+		}
+		if a.Pos != b.Pos {
+			return a.Pos < b.Pos
+		}
+		return a.Msg < b.Msg
+	})
+	sum.Duration = time.Since(start)
+	closeProgress()
+	log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
+		"errors", len(sum.Errors), "dur", sum.Duration)
+	return sum, nil
+}
