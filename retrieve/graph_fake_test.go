@@ -178,9 +178,10 @@ func fakeIndex(t testing.TB, root string) *memGraph {
 				if d.Doc != nil {
 					doc = strings.SplitN(d.Doc.Text(), "\n", 2)[0]
 				}
+				sig := string(data[fset.Position(d.Type.Pos()).Offset:fset.Position(d.Type.End()).Offset])
 				add(graphdb.Node{ID: id, Kind: kind, SubKind: sub, Name: name, QName: q, Loc: loc,
 					StartLine: fset.Position(d.Pos()).Line, EndLine: fset.Position(d.End()).Line,
-					Signature: "func " + name, Doc: doc}, parent)
+					Signature: sig, Doc: doc}, parent)
 				ast.Inspect(d, func(n ast.Node) bool {
 					ce, ok := n.(*ast.CallExpr)
 					if !ok {

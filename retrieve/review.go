@@ -1,0 +1,363 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// Depth selects how much review context to gather.
+type Depth string
+
+// Review depths.
+const (
+	DepthFast     Depth = "fast"     // changed symbols, direct callers, callees, blast radius
+	DepthStandard Depth = "standard" // + callers two hops up
+	DepthDeep     Depth = "deep"     // + semantic neighbours of the changed symbols
+)
+
+// ParseDepth validates a depth name; "" is standard.
+func ParseDepth(s string) (Depth, error) {
+	switch Depth(s) {
+	case "":
+		return DepthStandard, nil
+	case DepthFast, DepthStandard, DepthDeep:
+		return Depth(s), nil
+	}
+	return "", fmt.Errorf("unknown depth %q (want fast, standard or deep)", s)
+}
+
+// ReviewOptions configure Review.
+type ReviewOptions struct {
+	Depth Depth
+	// Searcher finds semantic neighbours at DepthDeep; nil skips them (the
+	// context says so).
+	Searcher *Searcher
+	// Feedback holds past review comments; the closest accepted (5) and
+	// rejected (3) ones are attached.
+	Feedback []Feedback
+}
+
+// ReviewContext is what a reviewer (person or model) needs beside a diff.
+type ReviewContext struct {
+	Depth      Depth            `json:"depth"`
+	Files      []ReviewFile     `json:"files"`
+	Changed    []ChangedSymbol  `json:"changed"`
+	Callers    []RelatedSymbol  `json:"callers"`
+	Callees    []RelatedSymbol  `json:"callees"`
+	Blast      *BlastSummary    `json:"blast_radius,omitempty"`
+	Neighbours []RelatedSymbol  `json:"neighbours,omitempty"`
+	Helpful    []ScoredFeedback `json:"helpful_feedback,omitempty"`
+	NotHelpful []ScoredFeedback `json:"unhelpful_feedback,omitempty"`
+	Notes      []string         `json:"notes,omitempty"`
+}
+
+// ReviewFile is one file of the diff.
+type ReviewFile struct {
+	Path     string `json:"path"`
+	OldPath  string `json:"old_path,omitempty"` // for renames
+	Status   string `json:"status"`
+	Language string `json:"language,omitempty"`
+	Added    int    `json:"added"`
+	Deleted  int    `json:"deleted"`
+	Binary   bool   `json:"binary,omitempty"`
+}
+
+// ChangedSymbol is a symbol whose lines the diff touches.
+type ChangedSymbol struct {
+	Ref
+	ID     graphdb.NodeID `json:"id"`
+	Change string         `json:"change"` // added, modified or deleted
+	Lines  []int          `json:"lines"`  // touched lines (new side; old side for deletions)
+}
+
+// RelatedSymbol is a caller, callee or neighbour of the changed symbols.
+type RelatedSymbol struct {
+	Ref
+	Depth    int    `json:"depth"`              // hops from the changed symbol
+	Of       string `json:"of"`                 // the changed symbol it relates to
+	Relation string `json:"relation,omitempty"` // "calls", "called by", "similar"
+}
+
+// BlastSummary condenses graphdb.Blast for a review.
+type BlastSummary struct {
+	Risk       int      `json:"risk"`
+	Direct     int      `json:"direct_callers"`
+	Transitive int      `json:"transitive_callers"`
+	Files      []string `json:"affected_files"`
+	Tests      []string `json:"tests"`
+	MaxDepth   int      `json:"max_depth"`
+}
+
+// Review gathers review context for a parsed diff from the code graph.
+// Changed symbols come from each hunk's line ranges: new-side lines for
+// added and modified code, old-side lines for deleted code, matched against
+// the symbols FindSymbols{File} returns. Then callers (1 hop at fast, 2 at
+// standard and deep), callees (1 hop), the blast radius
+// (graphdb.BlastRadius), semantic neighbours (deep) and past feedback.
+func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts ReviewOptions) (ReviewContext, error) {
+	if opts.Depth == "" {
+		opts.Depth = DepthStandard
+	}
+	rc := ReviewContext{Depth: opts.Depth, Files: []ReviewFile{}, Changed: []ChangedSymbol{}, Callers: []RelatedSymbol{}, Callees: []RelatedSymbol{}}
+	byID := map[graphdb.NodeID]int{}
+	var langs []string
+	var diffText strings.Builder
+	for _, f := range diffs {
+		rf := ReviewFile{Path: f.Path(), Status: f.Status, Binary: f.Binary}
+		if f.Status == StatusRenamed {
+			rf.OldPath = f.OldPath
+		}
+		rf.Language, _ = languageOf(rf.Path)
+		if rf.Language != "" && !contains(langs, rf.Language) {
+			langs = append(langs, rf.Language)
+		}
+		var added, deleted []int
+		for _, h := range f.Hunks {
+			added = append(added, h.Added...)
+			deleted = append(deleted, h.Deleted...)
+			for _, l := range h.AddedText {
+				diffText.WriteString(l + "\n")
+			}
+			for _, l := range h.DeletedText {
+				diffText.WriteString(l + "\n")
+			}
+		}
+		rf.Added, rf.Deleted = len(added), len(deleted)
+		rc.Files = append(rc.Files, rf)
+		diffText.WriteString(strings.TrimSuffix(rf.Path, path.Ext(rf.Path)) + "\n")
+		if f.Binary {
+			rc.Notes = append(rc.Notes, fmt.Sprintf("%s: binary file changed; no symbols", rf.Path))
+			continue
+		}
+		found := 0
+		if f.NewPath != "" && len(added) > 0 {
+			n, err := changedIn(ctx, g, f.NewPath, added, f.Status == StatusAdded, "added", &rc, byID)
+			if err != nil {
+				return ReviewContext{}, err
+			}
+			found += n
+		}
+		if f.OldPath != "" && len(deleted) > 0 {
+			n, err := changedIn(ctx, g, f.OldPath, deleted, f.Status == StatusDeleted, "deleted", &rc, byID)
+			if err != nil {
+				return ReviewContext{}, err
+			}
+			found += n
+		}
+		if found == 0 && len(added)+len(deleted) > 0 {
+			rc.Notes = append(rc.Notes, fmt.Sprintf("%s: %d changed line(s) outside any indexed symbol", rf.Path, len(added)+len(deleted)))
+		}
+	}
+	changed := map[graphdb.NodeID]bool{}
+	var ids []graphdb.NodeID
+	for _, c := range rc.Changed {
+		changed[c.ID] = true
+		ids = append(ids, c.ID)
+		diffText.WriteString(c.Name + "\n")
+	}
+	callerDepth := 2
+	if opts.Depth == DepthFast {
+		callerDepth = 1
+	}
+	listed := map[graphdb.NodeID]bool{}
+	for id := range changed {
+		listed[id] = true
+	}
+	for _, c := range rc.Changed {
+		if c.Change == "deleted" {
+			continue // its callers are in the blast radius; its callees do not matter any more
+		}
+		for _, op := range []graphdb.Op{graphdb.OpCallers, graphdb.OpCallees} {
+			depth := 1
+			if op == graphdb.OpCallers {
+				depth = callerDepth
+			}
+			rs, err := graphdb.Query(ctx, g, op, c.ID, depth, 0)
+			if err != nil {
+				return ReviewContext{}, fmt.Errorf("%s of %s: %w", op, c.QName, err)
+			}
+			for _, r := range rs {
+				if changed[r.Node.ID] || listed[r.Node.ID] {
+					continue
+				}
+				listed[r.Node.ID] = true
+				rel := RelatedSymbol{Ref: refOf(r.Node), Depth: r.Depth, Of: c.Name, Relation: r.Relation}
+				if op == graphdb.OpCallers {
+					rc.Callers = append(rc.Callers, rel)
+				} else {
+					rc.Callees = append(rc.Callees, rel)
+				}
+			}
+		}
+	}
+	sortRelated(rc.Callers)
+	sortRelated(rc.Callees)
+	if len(ids) > 0 {
+		b, err := graphdb.BlastRadius(ctx, g, ids, 0)
+		if err != nil {
+			return ReviewContext{}, fmt.Errorf("blast radius: %w", err)
+		}
+		bs := &BlastSummary{Risk: b.Risk, Direct: len(b.Direct), Transitive: len(b.Transitive), Files: b.Files, Tests: []string{}, MaxDepth: b.MaxDepth}
+		for _, t := range b.Tests {
+			bs.Tests = append(bs.Tests, t.Node.Name)
+		}
+		rc.Blast = bs
+	}
+	if opts.Depth == DepthDeep {
+		if opts.Searcher == nil {
+			rc.Notes = append(rc.Notes, "semantic neighbours skipped: no retrieval index (run relay index)")
+		} else if len(rc.Changed) > 0 {
+			ns, err := neighbours(ctx, opts.Searcher, rc.Changed, listed)
+			if err != nil {
+				return ReviewContext{}, err
+			}
+			rc.Neighbours = ns
+		}
+	}
+	if len(opts.Feedback) > 0 {
+		rc.Helpful, rc.NotHelpful = SimilarFeedback(opts.Feedback, diffText.String(), langs, 5, 3)
+	}
+	return rc, nil
+}
+
+// changedIn records the symbols of file that contain any of lines. A symbol
+// is "modified" unless all its lines are in lines or the whole file is new
+// or gone (whole, whose change is then "added" or "deleted").
+func changedIn(ctx context.Context, g graphdb.Reader, file string, lines []int, whole bool, wholeChange string, rc *ReviewContext, byID map[graphdb.NodeID]int) (int, error) {
+	nodes, err := g.FindSymbols(ctx, graphdb.SymbolQuery{File: file, Kinds: []graphdb.NodeKind{graphdb.KindFunction, graphdb.KindMember, graphdb.KindType}})
+	if err != nil {
+		return 0, fmt.Errorf("symbols of %s: %w", file, err)
+	}
+	lineSet := map[int]bool{}
+	for _, l := range lines {
+		lineSet[l] = true
+	}
+	found := 0
+	for _, n := range nodes {
+		if n.SubKind == "field" || n.StartLine <= 0 {
+			continue
+		}
+		end := max(n.EndLine, n.StartLine)
+		var touched []int
+		for _, l := range lines {
+			if l >= n.StartLine && l <= end {
+				touched = append(touched, l)
+			}
+		}
+		if len(touched) == 0 {
+			continue
+		}
+		found++
+		if i, ok := byID[n.ID]; ok {
+			rc.Changed[i].Lines = mergeInts(rc.Changed[i].Lines, touched)
+			continue
+		}
+		ch := "modified"
+		if whole || len(touched) == end-n.StartLine+1 {
+			ch = wholeChange
+		}
+		byID[n.ID] = len(rc.Changed)
+		rc.Changed = append(rc.Changed, ChangedSymbol{Ref: refOf(n), ID: n.ID, Change: ch, Lines: touched})
+	}
+	return found, nil
+}
+
+func mergeInts(a, b []int) []int {
+	set := map[int]bool{}
+	for _, x := range a {
+		set[x] = true
+	}
+	for _, x := range b {
+		if !set[x] {
+			set[x] = true
+			a = append(a, x)
+		}
+	}
+	sort.Ints(a)
+	return a
+}
+
+func sortRelated(rs []RelatedSymbol) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Depth != rs[j].Depth {
+			return rs[i].Depth < rs[j].Depth
+		}
+		return rs[i].Location < rs[j].Location
+	})
+}
+
+// maxNeighbours caps the semantic neighbours listed.
+const maxNeighbours = 5
+
+// neighbours searches with the changed symbols' signatures as one query,
+// re-ranks the hits by graph distance to the changed symbols (score ×
+// 1/(distance+1), distance capped at 3) and drops the changed symbols and
+// the callers and callees already listed.
+func neighbours(ctx context.Context, s *Searcher, changed []ChangedSymbol, listed map[graphdb.NodeID]bool) ([]RelatedSymbol, error) {
+	var q strings.Builder
+	var anchors []graphdb.NodeID
+	for _, c := range changed {
+		q.WriteString(shortSig(c.Ref) + "\n")
+		anchors = append(anchors, c.ID)
+	}
+	res, err := s.Search(ctx, q.String(), SearchOptions{Limit: 40, NoFastPath: true, NoGraph: true})
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	want := map[graphdb.NodeID]bool{}
+	for _, h := range res.Hits {
+		if h.NodeID != "" {
+			want[h.NodeID] = true
+		}
+	}
+	var dist map[graphdb.NodeID]reach
+	if s.graph != nil {
+		if dist, err = s.distances(ctx, anchors, want); err != nil {
+			return nil, err
+		}
+	}
+	names := map[graphdb.NodeID]string{}
+	for _, c := range changed {
+		names[c.ID] = c.Name
+	}
+	type cand struct {
+		h     Hit
+		score float64
+		r     reach
+	}
+	var cands []cand
+	for _, h := range res.Hits {
+		if h.NodeID == "" || listed[h.NodeID] {
+			continue
+		}
+		r, ok := dist[h.NodeID]
+		if !ok {
+			r = reach{depth: maxGraphDistance}
+		}
+		cands = append(cands, cand{h, h.Score / float64(r.depth+1), r})
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	var out []RelatedSymbol
+	for _, c := range cands {
+		if len(out) >= maxNeighbours {
+			break
+		}
+		ref := Ref{Name: c.h.Name, QName: c.h.QName, Kind: c.h.Kind, Location: c.h.Location(), Signature: c.h.Signature}
+		if s.graph != nil {
+			if n, err := s.graph.Node(ctx, c.h.NodeID); err == nil {
+				ref = refOf(n)
+			}
+		}
+		rel := RelatedSymbol{Ref: ref, Depth: c.r.depth, Relation: "similar"}
+		if c.r.anchor != "" {
+			rel.Of = names[c.r.anchor]
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}

@@ -1,0 +1,198 @@
+package retrieve
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func loadDiff(t *testing.T, name string) []FileDiff {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata/review", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := ParseDiff(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func loadFeedback(t *testing.T) []Feedback {
+	t.Helper()
+	st := OpenFeedback(t.TempDir())
+	st.now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
+	f, err := os.Open("testdata/review/feedback.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := st.Import(f); err != nil {
+		t.Fatal(err)
+	}
+	items, err := st.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func TestReview(t *testing.T) {
+	t.Parallel()
+	_, g, s := testRepo(t, nil)
+	diffs := loadDiff(t, "change.diff")
+	fb := loadFeedback(t)
+	for _, depth := range []Depth{DepthFast, DepthStandard, DepthDeep} {
+		t.Run(string(depth), func(t *testing.T) {
+			rc, err := Review(t.Context(), g, diffs, ReviewOptions{Depth: depth, Searcher: s, Feedback: fb})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed []string
+			for _, c := range rc.Changed {
+				changed = append(changed, c.Change+" "+c.Name+" "+lineRanges(c.Lines))
+			}
+			want := []string{"modified computeDelay lines 25-26", "deleted Delete lines 26-28"}
+			if diff := cmp.Diff(want, changed); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+			var callers []string
+			for _, c := range rc.Callers {
+				callers = append(callers, c.Name)
+			}
+			wantCallers := []string{"RetryWithBackoff", "Put"}
+			if depth == DepthFast {
+				wantCallers = wantCallers[:1]
+			}
+			if diff := cmp.Diff(wantCallers, callers); diff != "" {
+				t.Errorf("callers (-want +got):\n%s", diff)
+			}
+			if rc.Blast == nil || rc.Blast.Direct != 1 || rc.Blast.Transitive != 4 || len(rc.Blast.Tests) != 1 {
+				t.Errorf("blast = %+v", rc.Blast)
+			}
+			if depth == DepthDeep {
+				for _, n := range rc.Neighbours {
+					if n.Name == "computeDelay" || n.Name == "RetryWithBackoff" || n.Name == "Put" {
+						t.Errorf("neighbour %s is already listed", n.Name)
+					}
+				}
+				if len(rc.Neighbours) == 0 {
+					t.Error("deep review found no neighbours")
+				}
+			} else if len(rc.Neighbours) != 0 {
+				t.Errorf("%s review has neighbours", depth)
+			}
+			assertGolden(t, "review/"+string(depth)+".md", rc.Markdown(0))
+			if _, err := json.Marshal(rc); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestReviewBudget(t *testing.T) {
+	t.Parallel()
+	_, g, _ := testRepo(t, nil)
+	rc, err := Review(t.Context(), g, loadDiff(t, "change.diff"), ReviewOptions{Depth: DepthStandard, Feedback: loadFeedback(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := rc.Markdown(0)
+	for _, budget := range []int{150, 200, 300} {
+		md := rc.Markdown(budget)
+		// Required lines (title, files, blast radius, omission notes) may
+		// exceed a tiny budget by a little; everything else must fit.
+		if got := EstimateTokens(md); got > budget+30 {
+			t.Errorf("budget %d: %d tokens:\n%s", budget, got, md)
+		}
+		if md != full && !strings.Contains(strings.ToLower(md), "omitted for the token budget") {
+			t.Errorf("budget %d: cut without saying so:\n%s", budget, md)
+		}
+		if !strings.Contains(md, "Blast radius: risk") || !strings.Contains(md, "computeDelay") {
+			t.Errorf("budget %d: blast radius or the changed symbol missing:\n%s", budget, md)
+		}
+	}
+	if EstimateTokens(full) > 700 {
+		t.Errorf("default rendering is %d tokens, want a compact context", EstimateTokens(full))
+	}
+}
+
+func TestFeedbackStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := OpenFeedback(dir)
+	st.now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
+	if items, err := st.All(); err != nil || len(items) != 0 {
+		t.Fatalf("empty store: %v %v", items, err)
+	}
+	in := Feedback{File: "a/b.go", Line: 3, Comment: "check the error", Accepted: true}
+	if err := st.Add(in); err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Import(strings.NewReader(`{"file": "x.py", "comment": "nit", "accepted": false}` + "\n\n"))
+	if err != nil || n != 1 {
+		t.Fatalf("import: %d %v", n, err)
+	}
+	got, err := st.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	want := []Feedback{
+		{File: "a/b.go", Line: 3, Comment: "check the error", Accepted: true, Language: "go", Created: when},
+		{File: "x.py", Comment: "nit", Language: "python", Created: when},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	bad := []struct{ in, want string }{
+		{`{"file": "x", "comment": "c", "accepted": true}` + "\n" + `{"file": "", "comment": "c"}`, "line 2: feedback needs a file"},
+		{`{"file": "x", "comment": "c", "acepted": true}`, `line 1: json: unknown field "acepted"`},
+		{`not json`, "line 1:"},
+		{``, "no feedback lines"},
+		{`{"file": "x", "line": -1, "comment": "c"}`, "line 1: feedback line -1"},
+	}
+	for _, b := range bad {
+		if _, err := st.Import(strings.NewReader(b.in)); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("import %q: err = %v, want %q", b.in, err, b.want)
+		}
+	}
+	if got2, _ := st.All(); len(got2) != 2 {
+		t.Errorf("a failed import wrote %d items", len(got2)-2)
+	}
+}
+
+func TestSimilarFeedback(t *testing.T) {
+	t.Parallel()
+	items := []Feedback{
+		{File: "storage/retry.go", Comment: "cap the backoff delay", Accepted: true},
+		{File: "scripts/retry.py", Comment: "cap the backoff delay", Accepted: true},
+		{File: "notes/retry.txt", Comment: "cap the backoff delay", Accepted: true, Language: "zz"},
+		{File: "ui/app.ts", Comment: "unrelated styling nit", Accepted: false},
+		{File: "storage/retry.go", Comment: "rename base delay variable", Accepted: false},
+	}
+	help, nohelp := SimilarFeedback(items, "base := 50 * time.Millisecond // backoff delay cap\nstorage/retry.go", []string{"go"}, 5, 3)
+	var got []string
+	for _, h := range help {
+		got = append(got, h.File)
+	}
+	// Same text: the Go item first (×0.85), the unknown-language ... wait, "zz" is a
+	// known-to-the-item language not in the diff: ×1.15 like python.
+	want := []string{"storage/retry.go", "notes/retry.txt", "scripts/retry.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("helpful order (-want +got):\n%s", diff)
+	}
+	if len(nohelp) != 1 || nohelp[0].Comment != "rename base delay variable" {
+		t.Errorf("not helpful = %+v (the unrelated nit shares no token and must not appear)", nohelp)
+	}
+	if h, n := SimilarFeedback(nil, "x", nil, 5, 3); h != nil || n != nil {
+		t.Error("empty store returned items")
+	}
+}
