@@ -41,12 +41,12 @@ func (w *budgetWriter) line(s string, required bool) bool {
 // section writes a heading and items in order until the budget runs out,
 // then one line saying how many were left out. A section whose first item
 // does not fit is skipped whole and reported by skipped().
-func (w *budgetWriter) section(title string, items []string) {
+func (w *budgetWriter) section(title, label string, items []string) {
 	if len(items) == 0 {
 		return
 	}
 	if !w.fits("\n" + title + "\n" + items[0] + "\n") {
-		w.skippedSections = append(w.skippedSections, fmt.Sprintf("%d %s", len(items), strings.ToLower(strings.TrimLeft(title, "# "))))
+		w.skippedSections = append(w.skippedSections, fmt.Sprintf("%d %s", len(items), label))
 		return
 	}
 	w.line("\n"+title, true)
@@ -61,7 +61,7 @@ func (w *budgetWriter) section(title string, items []string) {
 // skipped writes one line naming the sections left out entirely.
 func (w *budgetWriter) skipped() {
 	if len(w.skippedSections) > 0 {
-		w.line("\nOmitted for the token budget: "+strings.Join(w.skippedSections, "; ")+".", true)
+		w.line("\nOmitted for the token budget: "+strings.Join(w.skippedSections, ", ")+".", true)
 	}
 }
 
@@ -106,7 +106,7 @@ func (rc ReviewContext) Markdown(budget int) string {
 	if len(changed) == 0 {
 		w.line("\nNo indexed symbol is touched by the diff.", true)
 	}
-	w.section("### Changed symbols", changed)
+	w.section("### Changed symbols", "changed symbol(s)", changed)
 	var direct, transitive []string
 	for _, c := range rc.Callers {
 		if c.Depth == 1 {
@@ -115,13 +115,13 @@ func (rc ReviewContext) Markdown(budget int) string {
 			transitive = append(transitive, fmt.Sprintf("- %s — %s (%d hops from %s)", nameOf(c.Ref), c.Location, c.Depth, c.Of))
 		}
 	}
-	w.section("### Direct callers", direct)
+	w.section("### Direct callers", "direct caller(s)", direct)
 	var callees []string
 	for _, c := range rc.Callees {
 		callees = append(callees, fmt.Sprintf("- %s — %s (called by %s)", nameOf(c.Ref), c.Location, c.Of))
 	}
-	w.section("### Callees", callees)
-	w.section("### Transitive callers", transitive)
+	w.section("### Callees", "callee(s)", callees)
+	w.section("### Transitive callers", "transitive caller(s)", transitive)
 	var ns []string
 	for _, n := range rc.Neighbours {
 		rel := "similar"
@@ -130,7 +130,7 @@ func (rc ReviewContext) Markdown(budget int) string {
 		}
 		ns = append(ns, fmt.Sprintf("- %s — %s (%s)", nameOf(n.Ref), n.Location, rel))
 	}
-	w.section("### Semantic neighbours", ns)
+	w.section("### Semantic neighbours", "neighbour(s)", ns)
 	var help, nohelp []string
 	for _, f := range rc.Helpful {
 		help = append(help, feedbackLine(f))
@@ -138,8 +138,8 @@ func (rc ReviewContext) Markdown(budget int) string {
 	for _, f := range rc.NotHelpful {
 		nohelp = append(nohelp, feedbackLine(f))
 	}
-	w.section("### Past review comments that were helpful", help)
-	w.section("### Past review comments that were NOT helpful (avoid these)", nohelp)
+	w.section("### Past review comments that were helpful", "helpful comment(s)", help)
+	w.section("### Past review comments that were NOT helpful (avoid these)", "unhelpful comment(s)", nohelp)
 	dropped := 0
 	for _, n := range rc.Notes {
 		if !w.line("\nNote: "+n, false) {
