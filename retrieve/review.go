@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,7 +114,7 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 			rf.OldPath = f.OldPath
 		}
 		rf.Language, _ = languageOf(rf.Path)
-		if rf.Language != "" && !contains(langs, rf.Language) {
+		if rf.Language != "" && !slices.Contains(langs, rf.Language) {
 			langs = append(langs, rf.Language)
 		}
 		var added, deleted []int
