@@ -17,15 +17,16 @@ const nodeCols = `s.id, n.kind, n.sub_kind, n.name, n.qname, n.loc, n.language, 
 	n.start_line, n.end_line, n.signature, n.doc, n.flags, n.attrs`
 
 // neighborsSQL returns (far id, file, line) of the edges of one kind at one
-// end of a node, hiding edges whose far end is not a stored node. %[1]s is
+// end of a node, hiding edges whose far end is not a stored node. A NULL
+// edges.file means the owner's path. %[1]s is
 // the near column, %[2]s the far one.
-const neighborsSQL = `SELECT s.id, e.file, e.line
+const neighborsSQL = `SELECT s.id, coalesce(e.file, (SELECT path FROM files WHERE fid = e.rowid >> 32)) AS efile, e.line
 FROM syms q
 JOIN edges e ON e.%[1]s = q.sid AND e.kind = ?2
 JOIN nodes n ON n.sid = e.%[2]s
 JOIN syms s ON s.sid = e.%[2]s
 WHERE q.id = ?1
-ORDER BY e.file, e.line, s.id
+ORDER BY efile, e.line, s.id
 LIMIT ?3`
 
 // readStmts are the reader pool's prepared statements.
@@ -34,6 +35,7 @@ type readStmts struct {
 	out, in  *sql.Stmt
 	meta     *sql.Stmt
 	gen      *sql.Stmt
+	sid      *sql.Stmt
 	dynamic  sync.Map // SQL text → *sql.Stmt for FindSymbols shapes
 	prepared []*sql.Stmt
 }
@@ -54,6 +56,7 @@ func (r *readStmts) prepare(db *sql.DB) error {
 		p(&r.in, fmt.Sprintf(neighborsSQL, "dst", "src")),
 		p(&r.meta, "SELECT value FROM meta WHERE key = ?"),
 		p(&r.gen, "SELECT value FROM sys WHERE key = 'generation'"),
+		p(&r.sid, "SELECT sid FROM syms WHERE id = ?"),
 	)
 }
 
@@ -67,12 +70,16 @@ func (r *readStmts) close() {
 // rowScanner is *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
 
-func scanNode(r rowScanner) (graphdb.Node, error) {
+func scanNode(r rowScanner) (graphdb.Node, error) { return scanNodeWith(r) }
+
+// scanNodeWith scans nodeCols preceded by the given leading columns.
+func scanNodeWith(r rowScanner, lead ...any) (graphdb.Node, error) {
 	var n graphdb.Node
 	var flags int
 	var attrs sql.NullString
-	if err := r.Scan(&n.ID, &n.Kind, &n.SubKind, &n.Name, &n.QName, &n.Loc, &n.Language, &n.File,
-		&n.StartLine, &n.EndLine, &n.Signature, &n.Doc, &flags, &attrs); err != nil {
+	dest := append(lead, &n.ID, &n.Kind, &n.SubKind, &n.Name, &n.QName, &n.Loc, &n.Language, &n.File,
+		&n.StartLine, &n.EndLine, &n.Signature, &n.Doc, &flags, &attrs)
+	if err := r.Scan(dest...); err != nil {
 		return graphdb.Node{}, err
 	}
 	n.Exported = flags&flagExported != 0

@@ -13,6 +13,11 @@ const applicationID = 0x72656c79 // "rely"
 // edges and the in-memory adjacency work on small integers; a node's rowid is
 // its id's sid, so "does the far end exist" is one primary-key probe.
 //
+// An edge's rowid is owner<<32 | n (n counts the owner's edges), so an
+// owner's edges are one rowid range: no owner column or index to maintain,
+// and a full index appends in rowid order. edges.file is NULL when it equals
+// the owner's path (the common case), which keeps the table small.
+//
 // nodes.rq holds the qname with its bytes reversed: exact-qname lookups and
 // suffix queries ("Server.Serve" matches "net/http.Server.Serve") both become
 // range scans of one index.
@@ -62,16 +67,14 @@ CREATE INDEX IF NOT EXISTS nodes_rq ON nodes(rq);
 CREATE INDEX IF NOT EXISTS nodes_loc ON nodes(loc);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
 CREATE TABLE IF NOT EXISTS edges (
-	src   INTEGER NOT NULL,
-	dst   INTEGER NOT NULL,
-	kind  INTEGER NOT NULL,
-	file  TEXT NOT NULL,
-	line  INTEGER NOT NULL,
-	owner INTEGER NOT NULL
+	src  INTEGER NOT NULL,
+	dst  INTEGER NOT NULL,
+	kind INTEGER NOT NULL,
+	file TEXT,
+	line INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
-CREATE INDEX IF NOT EXISTS edges_owner ON edges(owner);
 INSERT OR IGNORE INTO sys(key, value) VALUES ('generation', 0);
 `
 

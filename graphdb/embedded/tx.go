@@ -11,29 +11,37 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
+// edgeOwnerShift places an owner's edges in one rowid range (see schema).
+const edgeOwnerShift = 32
+
 // tx is the one write transaction of a Store: a dedicated connection inside
 // BEGIN IMMEDIATE, holding the cross-process write lock.
+//
+// Writes go through multi-row INSERT statements (one statement per up to 64
+// rows) because the per-statement cost of database/sql and the SQLite VM,
+// not the B-tree work, dominates a bulk load.
 type tx struct {
 	s    *Store
 	conn *sql.Conn
 	lock *writeLock
 	st   txStmts
 	syms map[graphdb.NodeID]int64 // interned ids seen in this transaction
+	args []any                    // reused argument buffer
 	done bool
-	err  error // set when the transaction can no longer commit
+	err  error // set when a failed write left the transaction unusable
 }
 
 type txStmts struct {
 	fileID, fileIns, fileUpd, fileDel *sql.Stmt
-	nodesDel, edgesDel               *sql.Stmt
-	symSel, symIns                   *sql.Stmt
-	nodeIns, nodeOwner               *sql.Stmt
-	edgeIns                          *sql.Stmt
-	metaSet                          *sql.Stmt
-	all                              []*sql.Stmt
+	nodesDel, edgesDel                *sql.Stmt
+	nodeOwner                         *sql.Stmt
+	metaSet                           *sql.Stmt
+	multi                             map[string]*sql.Stmt // batch statements by shape
+	all                               []*sql.Stmt
 }
 
 func (t *txStmts) prepare(ctx context.Context, c *sql.Conn) error {
+	t.multi = map[string]*sql.Stmt{}
 	p := func(dst **sql.Stmt, q string) error {
 		st, err := c.PrepareContext(ctx, q)
 		if err != nil {
@@ -49,15 +57,44 @@ func (t *txStmts) prepare(ctx context.Context, c *sql.Conn) error {
 		p(&t.fileUpd, "UPDATE files SET hash = ?, language = ?, module = ?, size = ?, errors = ? WHERE fid = ?"),
 		p(&t.fileDel, "DELETE FROM files WHERE fid = ?"),
 		p(&t.nodesDel, "DELETE FROM nodes WHERE owner = ?"),
-		p(&t.edgesDel, "DELETE FROM edges WHERE owner = ?"),
-		p(&t.symSel, "SELECT sid FROM syms WHERE id = ?"),
-		p(&t.symIns, "INSERT INTO syms(id) VALUES (?) RETURNING sid"),
-		p(&t.nodeIns, `INSERT INTO nodes(sid, owner, kind, sub_kind, name, qname, rq, loc, language, file,
-			start_line, end_line, signature, doc, flags, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		p(&t.edgesDel, "DELETE FROM edges WHERE rowid >= ? AND rowid < ?"),
 		p(&t.nodeOwner, "SELECT f.path FROM nodes n JOIN files f ON f.fid = n.owner WHERE n.sid = ?"),
-		p(&t.edgeIns, "INSERT INTO edges(src, dst, kind, file, line, owner) VALUES (?, ?, ?, ?, ?, ?)"),
 		p(&t.metaSet, "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
 	)
+}
+
+// multiStmt returns (preparing once) the statement head + rows×tuple.
+func (t *tx) multiStmt(ctx context.Context, head, tuple, tail string, rows int) (*sql.Stmt, error) {
+	key := fmt.Sprintf("%s|%d", head, rows)
+	if st, ok := t.st.multi[key]; ok {
+		return st, nil
+	}
+	q := make([]byte, 0, len(head)+rows*(len(tuple)+1)+len(tail))
+	q = append(q, head...)
+	for i := range rows {
+		if i > 0 {
+			q = append(q, ',')
+		}
+		q = append(q, tuple...)
+	}
+	q = append(q, tail...)
+	st, err := t.conn.PrepareContext(ctx, string(q))
+	if err != nil {
+		return nil, err
+	}
+	t.st.multi[key] = st
+	t.st.all = append(t.st.all, st)
+	return st, nil
+}
+
+// chunk returns how many of n rows the next batch statement takes: a power
+// of two up to max, so a handful of statement shapes cover every size.
+func chunk(n, max int) int {
+	c := max
+	for c > n {
+		c >>= 1
+	}
+	return c
 }
 
 func (t *txStmts) close() {
@@ -130,11 +167,24 @@ func (t *tx) usable() error {
 	if t.s.closed.Load() {
 		return fmt.Errorf("graph store %s: %w", t.s.dir, graphdb.ErrClosed)
 	}
+	if t.err != nil {
+		return fmt.Errorf("transaction failed earlier and can only be rolled back: %w", t.err)
+	}
 	return nil
 }
 
+// fail records err as the reason the transaction can no longer commit. A
+// write that fails halfway (an id owned by another file, a cancelled
+// context, a full disk) leaves the owner half-replaced, so the only way out
+// is Rollback.
+func (t *tx) fail(err error) error {
+	t.err = err
+	return err
+}
+
 // ReplaceFile atomically swaps everything owned by f.Path for nodes and
-// edges. On error the transaction is as it was before the call.
+// edges. Invalid input is rejected before anything is written; any later
+// failure makes the transaction unusable except for Rollback.
 func (t *tx) ReplaceFile(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) error {
 	if err := t.usable(); err != nil {
 		return err
@@ -142,29 +192,8 @@ func (t *tx) ReplaceFile(ctx context.Context, f graphdb.FileRecord, nodes []grap
 	if err := validate(f, nodes, edges); err != nil {
 		return err
 	}
-	return t.savepoint(ctx, func(added *[]graphdb.NodeID) error {
-		return t.replace(ctx, f, nodes, edges, added)
-	})
-}
-
-// savepoint runs fn so that a failure undoes its writes and its interned ids.
-func (t *tx) savepoint(ctx context.Context, fn func(added *[]graphdb.NodeID) error) error {
-	if _, err := t.conn.ExecContext(ctx, "SAVEPOINT rf"); err != nil {
-		return fmt.Errorf("savepoint: %w", err)
-	}
-	var added []graphdb.NodeID
-	if err := fn(&added); err != nil {
-		for _, id := range added {
-			delete(t.syms, id)
-		}
-		if _, rerr := t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO rf; RELEASE rf"); rerr != nil {
-			t.err = rerr
-			return errors.Join(err, fmt.Errorf("undo partial write (roll the transaction back): %w", rerr))
-		}
-		return err
-	}
-	if _, err := t.conn.ExecContext(ctx, "RELEASE rf"); err != nil {
-		return fmt.Errorf("release savepoint: %w", err)
+	if err := t.replace(ctx, f, nodes, edges); err != nil {
+		return t.fail(err)
 	}
 	return nil
 }
@@ -173,6 +202,7 @@ func validate(f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) 
 	if f.Path == "" {
 		return errors.New("replace file: empty path in FileRecord")
 	}
+	seen := make(map[graphdb.NodeID]bool, len(nodes))
 	for i, n := range nodes {
 		if n.ID == "" {
 			return fmt.Errorf("replace file %s: node %d (%q) has an empty id", f.Path, i, n.QName)
@@ -180,6 +210,10 @@ func validate(f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) 
 		if !validNodeKind(n.Kind) {
 			return fmt.Errorf("replace file %s: node %s has unknown kind %q (want one of %v)", f.Path, n.ID, n.Kind, graphdb.NodeKinds)
 		}
+		if seen[n.ID] {
+			return fmt.Errorf("replace file %s: node id %q appears twice in this file; node ids must be unique", f.Path, n.ID)
+		}
+		seen[n.ID] = true
 	}
 	for i, e := range edges {
 		if e.From == "" || e.To == "" {
@@ -192,7 +226,7 @@ func validate(f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) 
 	return nil
 }
 
-func (t *tx) replace(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge, added *[]graphdb.NodeID) error {
+func (t *tx) replace(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) error {
 	var errs any
 	if len(f.Errors) > 0 {
 		b, err := json.Marshal(f.Errors)
@@ -218,52 +252,87 @@ func (t *tx) replace(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.
 			return fmt.Errorf("replace file %s: %w", f.Path, err)
 		}
 	}
-	for _, n := range nodes {
-		sid, err := t.intern(ctx, n.ID, added)
-		if err != nil {
-			return fmt.Errorf("replace file %s: %w", f.Path, err)
-		}
-		var attrs any
-		if len(n.Attrs) > 0 {
-			b, err := json.Marshal(n.Attrs)
-			if err != nil {
-				return fmt.Errorf("replace file %s: encode attrs of %s: %w", f.Path, n.ID, err)
-			}
-			attrs = string(b)
-		}
-		if _, err := t.st.nodeIns.ExecContext(ctx, sid, fid, string(n.Kind), n.SubKind, n.Name, n.QName, reverse(n.QName),
-			n.Loc, n.Language, n.File, n.StartLine, n.EndLine, n.Signature, n.Doc, nodeFlags(n), attrs); err != nil {
-			return t.nodeConflict(ctx, f.Path, n.ID, sid, err)
-		}
+	if err := t.internAll(ctx, nodes, edges); err != nil {
+		return fmt.Errorf("replace file %s: %w", f.Path, err)
 	}
-	for _, e := range edges {
-		src, err := t.intern(ctx, e.From, added)
+	if err := t.insertNodes(ctx, f.Path, fid, nodes); err != nil {
+		return err
+	}
+	if err := t.insertEdges(ctx, f.Path, fid, edges); err != nil {
+		return fmt.Errorf("replace file %s: %w", f.Path, err)
+	}
+	return nil
+}
+
+const nodeTuple = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+
+func (t *tx) insertNodes(ctx context.Context, path string, fid int64, nodes []graphdb.Node) error {
+	for len(nodes) > 0 {
+		n := chunk(len(nodes), 32)
+		st, err := t.multiStmt(ctx, `INSERT OR FAIL INTO nodes(sid, owner, kind, sub_kind, name, qname, rq, loc, language, file,
+			start_line, end_line, signature, doc, flags, attrs) VALUES `, nodeTuple, "", n)
 		if err != nil {
-			return fmt.Errorf("replace file %s: %w", f.Path, err)
+			return fmt.Errorf("replace file %s: %w", path, err)
 		}
-		dst, err := t.intern(ctx, e.To, added)
-		if err != nil {
-			return fmt.Errorf("replace file %s: %w", f.Path, err)
+		args := t.args[:0]
+		for _, nd := range nodes[:n] {
+			var attrs any
+			if len(nd.Attrs) > 0 {
+				b, err := json.Marshal(nd.Attrs)
+				if err != nil {
+					return fmt.Errorf("replace file %s: encode attrs of %s: %w", path, nd.ID, err)
+				}
+				attrs = string(b)
+			}
+			args = append(args, t.syms[nd.ID], fid, string(nd.Kind), nd.SubKind, nd.Name, nd.QName, reverse(nd.QName),
+				nd.Loc, nd.Language, nd.File, nd.StartLine, nd.EndLine, nd.Signature, nd.Doc, nodeFlags(nd), attrs)
 		}
-		code, _ := edgeKindCode(e.Kind)
-		if _, err := t.st.edgeIns.ExecContext(ctx, src, dst, code, e.File, e.Line, fid); err != nil {
-			return fmt.Errorf("replace file %s: edge %s → %s: %w", f.Path, e.From, e.To, err)
+		t.args = args
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return t.nodeConflict(ctx, path, nodes[:n], err)
 		}
+		nodes = nodes[n:]
 	}
 	return nil
 }
 
 // nodeConflict explains a failed node insert: almost always an id that
-// another owner (or this file, twice) already declared.
-func (t *tx) nodeConflict(ctx context.Context, path string, id graphdb.NodeID, sid int64, insErr error) error {
-	var owner string
-	if err := t.st.nodeOwner.QueryRowContext(ctx, sid).Scan(&owner); err != nil {
-		return fmt.Errorf("replace file %s: node %s: %w", path, id, insErr)
+// another owner already declared.
+func (t *tx) nodeConflict(ctx context.Context, path string, batch []graphdb.Node, insErr error) error {
+	for _, n := range batch {
+		var owner string
+		if err := t.st.nodeOwner.QueryRowContext(ctx, t.syms[n.ID]).Scan(&owner); err == nil {
+			return fmt.Errorf("replace file %s: node id %q is already owned by %s; node ids must be unique across files", path, n.ID, owner)
+		}
 	}
-	if owner == path {
-		return fmt.Errorf("replace file %s: node id %q appears twice in this file; node ids must be unique", path, id)
+	return fmt.Errorf("replace file %s: insert nodes: %w", path, insErr)
+}
+
+func (t *tx) insertEdges(ctx context.Context, path string, fid int64, edges []graphdb.Edge) error {
+	rowid := fid << edgeOwnerShift
+	for len(edges) > 0 {
+		n := chunk(len(edges), 64)
+		st, err := t.multiStmt(ctx, "INSERT OR FAIL INTO edges(rowid, src, dst, kind, file, line) VALUES ", "(?,?,?,?,?,?)", "", n)
+		if err != nil {
+			return err
+		}
+		args := t.args[:0]
+		for _, e := range edges[:n] {
+			code, _ := edgeKindCode(e.Kind)
+			var file any
+			if e.File != path {
+				file = e.File
+			}
+			args = append(args, rowid, t.syms[e.From], t.syms[e.To], code, file, e.Line)
+			rowid++
+		}
+		t.args = args
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("insert edges: %w", err)
+		}
+		edges = edges[n:]
 	}
-	return fmt.Errorf("replace file %s: node id %q is already owned by %s; node ids must be unique across files", path, id, owner)
+	return nil
 }
 
 func nodeFlags(n graphdb.Node) int {
@@ -283,29 +352,106 @@ func nodeFlags(n graphdb.Node) int {
 	return f
 }
 
-// intern returns the integer id of a node id, creating it when new.
-func (t *tx) intern(ctx context.Context, id graphdb.NodeID, added *[]graphdb.NodeID) (int64, error) {
-	if sid, ok := t.syms[id]; ok {
-		return sid, nil
+// internAll makes sure every id the nodes and edges mention has a sid in
+// t.syms: first a batched lookup, then a batched insert of the new ones.
+func (t *tx) internAll(ctx context.Context, nodes []graphdb.Node, edges []graphdb.Edge) error {
+	var missing []graphdb.NodeID
+	want := func(id graphdb.NodeID) {
+		if _, ok := t.syms[id]; !ok {
+			t.syms[id] = 0 // placeholder; filled below
+			missing = append(missing, id)
+		}
 	}
-	var sid int64
-	err := t.st.symSel.QueryRowContext(ctx, string(id)).Scan(&sid)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = t.st.symIns.QueryRowContext(ctx, string(id)).Scan(&sid)
-		*added = append(*added, id)
+	for _, n := range nodes {
+		want(n.ID)
 	}
+	for _, e := range edges {
+		want(e.From)
+		want(e.To)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	err := t.internMissing(ctx, missing)
 	if err != nil {
-		return 0, fmt.Errorf("intern %s: %w", id, err)
+		for _, id := range missing {
+			if t.syms[id] == 0 {
+				delete(t.syms, id)
+			}
+		}
 	}
-	t.syms[id] = sid
-	return sid, nil
+	return err
+}
+
+func (t *tx) internMissing(ctx context.Context, missing []graphdb.NodeID) error {
+	scan := func(rows *sql.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var sid int64
+			var id string
+			if err := rows.Scan(&sid, &id); err != nil {
+				return err
+			}
+			t.syms[graphdb.NodeID(id)] = sid
+		}
+		return rows.Err()
+	}
+	// Look up the ids stored by earlier runs.
+	for rest := missing; len(rest) > 0; {
+		n := chunk(len(rest), 128)
+		st, err := t.multiStmt(ctx, "SELECT sid, id FROM syms WHERE id IN (", "?", ")", n)
+		if err != nil {
+			return err
+		}
+		args := t.args[:0]
+		for _, id := range rest[:n] {
+			args = append(args, string(id))
+		}
+		t.args = args
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("look up ids: %w", err)
+		}
+		if err := scan(rows); err != nil {
+			return fmt.Errorf("look up ids: %w", err)
+		}
+		rest = rest[n:]
+	}
+	// Insert the new ones.
+	var fresh []graphdb.NodeID
+	for _, id := range missing {
+		if t.syms[id] == 0 {
+			fresh = append(fresh, id)
+		}
+	}
+	for len(fresh) > 0 {
+		n := chunk(len(fresh), 128)
+		st, err := t.multiStmt(ctx, "INSERT OR FAIL INTO syms(id) VALUES ", "(?)", " RETURNING sid, id", n)
+		if err != nil {
+			return err
+		}
+		args := t.args[:0]
+		for _, id := range fresh[:n] {
+			args = append(args, string(id))
+		}
+		t.args = args
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("intern ids: %w", err)
+		}
+		if err := scan(rows); err != nil {
+			return fmt.Errorf("intern ids: %w", err)
+		}
+		fresh = fresh[n:]
+	}
+	return nil
 }
 
 func (t *tx) deleteOwned(ctx context.Context, fid int64) error {
 	if _, err := t.st.nodesDel.ExecContext(ctx, fid); err != nil {
 		return err
 	}
-	_, err := t.st.edgesDel.ExecContext(ctx, fid)
+	_, err := t.st.edgesDel.ExecContext(ctx, fid<<edgeOwnerShift, (fid+1)<<edgeOwnerShift)
 	return err
 }
 
@@ -315,23 +461,21 @@ func (t *tx) DeleteFile(ctx context.Context, path string) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	return t.savepoint(ctx, func(*[]graphdb.NodeID) error {
-		var fid int64
-		err := t.st.fileID.QueryRowContext(ctx, path).Scan(&fid)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err == nil {
-			err = t.deleteOwned(ctx, fid)
-		}
-		if err == nil {
-			_, err = t.st.fileDel.ExecContext(ctx, fid)
-		}
-		if err != nil {
-			return fmt.Errorf("delete file %s: %w", path, err)
-		}
+	var fid int64
+	err := t.st.fileID.QueryRowContext(ctx, path).Scan(&fid)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil
-	})
+	}
+	if err == nil {
+		err = t.deleteOwned(ctx, fid)
+	}
+	if err == nil {
+		_, err = t.st.fileDel.ExecContext(ctx, fid)
+	}
+	if err != nil {
+		return t.fail(fmt.Errorf("delete file %s: %w", path, err))
+	}
+	return nil
 }
 
 // SetMeta stores a small string value.
@@ -343,20 +487,20 @@ func (t *tx) SetMeta(ctx context.Context, key, value string) error {
 		return errors.New("set meta: empty key")
 	}
 	if _, err := t.st.metaSet.ExecContext(ctx, key, value); err != nil {
-		return fmt.Errorf("set meta %q: %w", key, err)
+		return t.fail(fmt.Errorf("set meta %q: %w", key, err))
 	}
 	return nil
 }
 
 // Commit makes every write visible at once and bumps the generation that
-// tells readers their adjacency is stale.
+// tells readers their adjacency is stale. A transaction whose earlier write
+// failed is rolled back instead.
 func (t *tx) Commit() error {
-	if err := t.usable(); err != nil {
-		return err
+	if t.done {
+		return errors.New("commit: transaction already committed or rolled back")
 	}
-	if t.err != nil {
-		err := fmt.Errorf("commit: transaction is unusable after an earlier failure: %w", t.err)
-		return errors.Join(err, t.Rollback())
+	if err := t.usable(); err != nil {
+		return errors.Join(fmt.Errorf("commit: %w", err), t.Rollback())
 	}
 	ctx := context.Background()
 	_, err := t.conn.ExecContext(ctx, "UPDATE sys SET value = value + 1 WHERE key = 'generation'")
@@ -376,9 +520,11 @@ func (t *tx) Rollback() error {
 	if t.done {
 		return nil
 	}
-	_, err := t.conn.ExecContext(context.Background(), "ROLLBACK")
-	if err != nil {
-		err = fmt.Errorf("rollback: %w", err)
+	var err error
+	if !t.s.closed.Load() || t.s.txOpen == t {
+		if _, rerr := t.conn.ExecContext(context.Background(), "ROLLBACK"); rerr != nil {
+			err = fmt.Errorf("rollback: %w", rerr)
+		}
 	}
 	return errors.Join(err, t.finish())
 }

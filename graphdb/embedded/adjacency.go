@@ -1,0 +1,453 @@
+package embedded
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// ent is one adjacency entry: the far end of an edge, its kind and site.
+// meta packs kind<<24 | file rank, so files ≤ 16M distinct names.
+type ent struct {
+	far  uint32
+	meta uint32
+	line uint32
+}
+
+func (e ent) kind() uint32     { return e.meta >> 24 }
+func (e ent) fileRank() uint32 { return e.meta & (1<<24 - 1) }
+
+// adjacency is an immutable in-memory traversal index of one generation of
+// the store: for each direction, a CSR array of entries per node sid, each
+// node's entries sorted by (kind, file, line, far id). File names and ids
+// are replaced by their ranks in sorted order, so merging kinds reproduces
+// the (File, Line, From, To) order of graphdb.TraverseNeighbors exactly.
+type adjacency struct {
+	gen    int64
+	nsid   uint32   // every sid is < nsid
+	exists []uint64 // bitset over sids: the node is stored
+	rank   []uint32 // rank of a stored node's id among all stored ids
+	files  []string // edge files in sorted order; ent.fileRank indexes it
+	off    [2][]uint32
+	ents   [2][]ent
+}
+
+const (
+	dirOut = 0 // graphdb.Outbound
+	dirIn  = 1 // graphdb.Inbound
+)
+
+func (a *adjacency) has(sid uint32) bool {
+	return sid < a.nsid && a.exists[sid>>6]&(1<<(sid&63)) != 0
+}
+
+// segment returns the entries of sid in direction d with the given kind.
+func (a *adjacency) segment(d int, sid uint32, kind uint32) []ent {
+	if sid >= a.nsid {
+		return nil
+	}
+	seg := a.ents[d][a.off[d][sid]:a.off[d][sid+1]]
+	lo, _ := slices.BinarySearchFunc(seg, kind, func(e ent, k uint32) int { return cmp.Compare(e.kind(), k) })
+	hi, _ := slices.BinarySearchFunc(seg, kind+1, func(e ent, k uint32) int { return cmp.Compare(e.kind(), k) })
+	return seg[lo:hi]
+}
+
+// buildAdjacency reads the whole edge table inside the caller's read
+// transaction, so the result matches generation gen exactly.
+func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, error) {
+	a := &adjacency{gen: gen}
+	var maxSid int64
+	if err := q.QueryRowContext(ctx, "SELECT coalesce(max(sid), 0) FROM syms").Scan(&maxSid); err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+	if maxSid >= 1<<32-1 {
+		return nil, fmt.Errorf("build adjacency: %d ids exceed the index's 32-bit range; delete the store and re-index", maxSid)
+	}
+	a.nsid = uint32(maxSid) + 1
+	a.exists = make([]uint64, (a.nsid+63)/64)
+	a.rank = make([]uint32, a.nsid)
+
+	// Stored nodes in id order (the syms(id) index): existence and rank.
+	rows, err := q.QueryContext(ctx, "SELECT s.sid FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
+	if err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+	r := uint32(0)
+	for rows.Next() {
+		var sid uint32
+		if err := rows.Scan(&sid); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("build adjacency: %w", err)
+		}
+		r++
+		a.rank[sid] = r
+		a.exists[sid>>6] |= 1 << (sid & 63)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+
+	// Owner paths stand in for NULL edge files.
+	owners := map[uint32]string{}
+	rows, err = q.QueryContext(ctx, "SELECT fid, path FROM files")
+	if err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+	for rows.Next() {
+		var fid uint32
+		var path string
+		if err := rows.Scan(&fid, &path); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("build adjacency: %w", err)
+		}
+		owners[fid] = path
+	}
+	rows.Close()
+
+	type raw struct{ src, dst, kind, file, line uint32 }
+	var edges []raw
+	fileIdx := map[string]uint32{}
+	var fileNames []string
+	intern := func(name string) uint32 {
+		if i, ok := fileIdx[name]; ok {
+			return i
+		}
+		i := uint32(len(fileNames))
+		fileIdx[name] = i
+		fileNames = append(fileNames, name)
+		return i
+	}
+	ownerIdx := map[uint32]uint32{}
+	rows, err = q.QueryContext(ctx, "SELECT rowid, src, dst, kind, file, line FROM edges")
+	if err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+	for rows.Next() {
+		var rowid int64
+		var e raw
+		var file sql.RawBytes
+		if err := rows.Scan(&rowid, &e.src, &e.dst, &e.kind, &file, &e.line); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("build adjacency: %w", err)
+		}
+		if file == nil {
+			fid := uint32(rowid >> edgeOwnerShift)
+			i, ok := ownerIdx[fid]
+			if !ok {
+				i = intern(owners[fid])
+				ownerIdx[fid] = i
+			}
+			e.file = i
+		} else if i, ok := fileIdx[string(file)]; ok {
+			e.file = i
+		} else {
+			e.file = intern(string(file))
+		}
+		edges = append(edges, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+	if len(fileNames) >= 1<<24 {
+		return nil, fmt.Errorf("build adjacency: %d distinct edge files exceed the index's range", len(fileNames))
+	}
+
+	// Rank file names.
+	order := make([]uint32, len(fileNames))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int { return cmp.Compare(fileNames[x], fileNames[y]) })
+	fileRank := make([]uint32, len(fileNames))
+	a.files = make([]string, len(fileNames))
+	for r, i := range order {
+		fileRank[i] = uint32(r)
+		a.files[r] = fileNames[i]
+	}
+
+	// CSR per direction.
+	for d := range 2 {
+		off := make([]uint32, a.nsid+1)
+		for _, e := range edges {
+			near := e.src
+			if d == dirIn {
+				near = e.dst
+			}
+			off[near+1]++
+		}
+		for i := uint32(1); i <= a.nsid; i++ {
+			off[i] += off[i-1]
+		}
+		pos := slices.Clone(off[:a.nsid])
+		ents := make([]ent, len(edges))
+		for _, e := range edges {
+			near, far := e.src, e.dst
+			if d == dirIn {
+				near, far = e.dst, e.src
+			}
+			ents[pos[near]] = ent{far: far, meta: e.kind<<24 | fileRank[e.file], line: e.line}
+			pos[near]++
+		}
+		for sid := uint32(0); sid < a.nsid; sid++ {
+			seg := ents[off[sid]:off[sid+1]]
+			if len(seg) > 1 {
+				slices.SortFunc(seg, a.compare)
+			}
+		}
+		a.off[d], a.ents[d] = off, ents
+	}
+	return a, nil
+}
+
+// compare orders entries of one node: kind, then (file, line, far id).
+func (a *adjacency) compare(x, y ent) int {
+	if c := cmp.Compare(x.kind(), y.kind()); c != 0 {
+		return c
+	}
+	return a.compareSite(x, y)
+}
+
+// compareSite is the (File, Line, far id) order of graphdb.SortEdges.
+func (a *adjacency) compareSite(x, y ent) int {
+	if c := cmp.Compare(x.fileRank(), y.fileRank()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.line, y.line); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.rank[x.far], a.rank[y.far])
+}
+
+// rawHop is a hop before its node is fetched.
+type rawHop struct {
+	sid, via uint32
+	depth    int
+	e        ent
+}
+
+// walk is graphdb.TraverseNeighbors on the adjacency: breadth-first, each
+// frontier node's edges of all kinds merged in (File, Line, From, To) order
+// (ties keep the order of kinds), dangling far ends skipped.
+func (a *adjacency) walk(start uint32, kinds []uint32, d, depth, limit int) []rawHop {
+	seen := map[uint32]struct{}{start: {}}
+	frontier := []uint32{start}
+	var out []rawHop
+	var merged []ent
+	for level := 1; level <= depth && len(frontier) > 0; level++ {
+		var next []uint32
+		for _, near := range frontier {
+			var es []ent
+			if len(kinds) == 1 {
+				es = a.segment(d, near, kinds[0])
+			} else {
+				merged = merged[:0]
+				for _, k := range kinds {
+					merged = append(merged, a.segment(d, near, k)...)
+				}
+				slices.SortStableFunc(merged, a.compareSite)
+				es = merged
+			}
+			for _, e := range es {
+				if !a.has(e.far) {
+					continue
+				}
+				if _, ok := seen[e.far]; ok {
+					continue
+				}
+				seen[e.far] = struct{}{}
+				out = append(out, rawHop{sid: e.far, via: near, depth: level, e: e})
+				if limit > 0 && len(out) >= limit {
+					return out
+				}
+				next = append(next, e.far)
+			}
+		}
+		frontier = next
+	}
+	return out
+}
+
+// adjacencyFor returns the adjacency of generation gen, from memory, from
+// the snapshot file, or built from the tables inside q (and then saved).
+func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, error) {
+	if a := s.adj.Load(); a != nil && a.gen == gen {
+		return a, nil
+	}
+	s.adjMu.Lock()
+	defer s.adjMu.Unlock()
+	if a := s.adj.Load(); a != nil && a.gen == gen {
+		return a, nil
+	}
+	start := time.Now()
+	a, err := loadSnapshot(s.snapshotPath(), gen)
+	if err != nil {
+		s.log.Debug("adjacency snapshot unusable; rebuilding", "dir", s.dir, "err", err)
+	}
+	if a != nil {
+		s.log.Debug("adjacency loaded", "dir", s.dir, "generation", gen, "dur", time.Since(start))
+	} else {
+		a, err = buildAdjacency(ctx, q, gen)
+		if err != nil {
+			return nil, err
+		}
+		s.log.Debug("adjacency built", "dir", s.dir, "generation", gen, "edges", len(a.ents[0]), "dur", time.Since(start))
+		if err := saveSnapshot(s.dir, s.snapshotPath(), a); err != nil {
+			s.log.Debug("adjacency snapshot not saved", "dir", s.dir, "err", err)
+		}
+	}
+	if old := s.adj.Load(); old == nil || old.gen < gen {
+		s.adj.Store(a)
+	}
+	return a, nil
+}
+
+// Traverse walks breadth-first from start on the in-memory adjacency
+// (graphdb.Traverser); results equal graphdb.TraverseNeighbors'. The walk
+// and the node fetch share one read transaction, so a concurrent commit is
+// never half-seen.
+func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	codes := make([]uint32, len(kinds))
+	for i, k := range kinds {
+		c, ok := edgeKindCode(k)
+		if !ok {
+			return nil, fmt.Errorf("traverse from %s: unknown edge kind %q", start, k)
+		}
+		codes[i] = uint32(c)
+	}
+	if depth < 1 || len(kinds) == 0 {
+		return nil, nil
+	}
+	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+	}
+	defer q.Rollback()
+	var gen int64
+	if err := q.StmtContext(ctx, s.stmts.gen).QueryRowContext(ctx).Scan(&gen); err != nil {
+		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+	}
+	var startSid int64
+	err = q.StmtContext(ctx, s.stmts.sid).QueryRowContext(ctx, string(start)).Scan(&startSid)
+	if err == sql.ErrNoRows {
+		return nil, nil // an id nothing mentions has no edges
+	}
+	if err != nil {
+		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+	}
+	a, err := s.adjacencyFor(ctx, q, gen)
+	if err != nil {
+		return nil, err
+	}
+	d := dirOut
+	if dir == graphdb.Inbound {
+		d = dirIn
+	}
+	raw := a.walk(uint32(startSid), codes, d, depth, limit)
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	sids := make([]uint32, len(raw))
+	for i, h := range raw {
+		sids[i] = h.sid
+	}
+	nodes, err := s.nodesBySid(ctx, q, sids)
+	if err != nil {
+		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+	}
+	idOf := func(sid uint32) graphdb.NodeID {
+		if sid == uint32(startSid) {
+			return start
+		}
+		return nodes[sid].ID
+	}
+	hops := make([]graphdb.Hop, len(raw))
+	for i, h := range raw {
+		n, ok := nodes[h.sid]
+		if !ok {
+			return nil, fmt.Errorf("traverse from %s: node #%d vanished from generation %d", start, h.sid, gen)
+		}
+		e := graphdb.Edge{Kind: graphdb.EdgeKinds[h.e.kind()-1], File: a.files[h.e.fileRank()], Line: int(h.e.line)}
+		if d == dirIn {
+			e.From, e.To = n.ID, idOf(h.via)
+		} else {
+			e.From, e.To = idOf(h.via), n.ID
+		}
+		hops[i] = graphdb.Hop{Node: n, Depth: h.depth, Via: idOf(h.via), Edge: e}
+	}
+	return hops, nil
+}
+
+// nodesBySid fetches nodes by sid in batches inside q.
+func (s *Store) nodesBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[uint32]graphdb.Node, error) {
+	out := make(map[uint32]graphdb.Node, len(sids))
+	args := make([]any, 0, 256)
+	for len(sids) > 0 {
+		n := chunk(len(sids), 256)
+		query := "SELECT n.sid, " + nodeCols + " FROM nodes n JOIN syms s ON s.sid = n.sid WHERE n.sid IN (?" + repeatComma(n-1) + ")"
+		st, err := s.dynamicStmt(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		args = args[:0]
+		for _, sid := range sids[:n] {
+			args = append(args, sid)
+		}
+		rows, err := q.StmtContext(ctx, st).QueryContext(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var sid uint32
+			n, err := scanNodeWith(rows, &sid)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[sid] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		sids = sids[n:]
+	}
+	return out, nil
+}
+
+func repeatComma(n int) string {
+	b := make([]byte, 0, 2*n)
+	for range n {
+		b = append(b, ",?"...)
+	}
+	return string(b)
+}
+
+// Warm makes sure the adjacency snapshot matches the latest commit,
+// building and saving it when stale, so the next process's first traversal
+// only has to read it. The indexer calls it after committing.
+func (s *Store) Warm(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("warm: %w", err)
+	}
+	defer q.Rollback()
+	var gen int64
+	if err := q.StmtContext(ctx, s.stmts.gen).QueryRowContext(ctx).Scan(&gen); err != nil {
+		return fmt.Errorf("warm: %w", err)
+	}
+	_, err = s.adjacencyFor(ctx, q, gen)
+	return err
+}
