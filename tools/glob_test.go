@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -200,22 +199,4 @@ func TestGlobCapsBytes(t *testing.T) {
 	if !strings.HasSuffix(res.Content, fmt.Sprintf("truncated: %d more files, narrow the pattern.", m.Truncated)) {
 		t.Errorf("no truncation line: %q", res.Content[max(0, len(res.Content)-100):])
 	}
-}
-
-func TestGlobTimeout(t *testing.T) {
-	t.Parallel()
-	needTools(t)
-	dir := t.TempDir()
-	writeFile(t, dir, "slow-fd", "#!/bin/sh\nsleep 60\n")
-	if err := os.Chmod(filepath.Join(dir, "slow-fd"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	g := newGlob(t, Options{Root: t.TempDir(), FdPath: filepath.Join(dir, "slow-fd"), Timeout: 100 * time.Millisecond})
-	pids := make(chan int, 1)
-	g.onStart = func(pid int) { pids <- pid }
-	res := call(t, g, `{"pattern": "*.go"}`)
-	if !res.IsError || res.Content != `glob "*.go" timed out after 100ms before finding anything; narrow the pattern.` {
-		t.Errorf("got IsError=%v %q", res.IsError, res.Content)
-	}
-	assertGone(t, <-pids)
 }

@@ -1,11 +1,3 @@
-// Package tools owns what a model can do to a repository: the Tool interface,
-// the Registry, and the grep (ripgrep), glob (fd), read and graph tools, with
-// their sandboxing (every path stays inside the repository root), per-call
-// timeouts and output caps. Descriptions live in embedded .md files.
-//
-// Error contract: a Result with IsError is something the model did wrong or
-// should know (bad arguments, no such file, bad regex) and goes back to it; a
-// Go error from Call means the infrastructure failed and ends the run.
 package tools
 
 import (

@@ -1,0 +1,45 @@
+// Package tools owns what a model can do to a repository: the Tool interface,
+// the Registry, and the grep (ripgrep), glob (fd), read and graph tools, with
+// their sandboxing (every path stays inside the repository root), per-call
+// timeouts and output caps. Descriptions live in embedded .md files
+// (grep.md, glob.md, read.md, graph.md), each with a worked example.
+//
+// Error contract: a Result with IsError is something the model did wrong or
+// should know (bad arguments, no such file, bad regex) and goes back to it; a
+// Go error from Call means the infrastructure failed (or the caller's
+// context was cancelled) and ends the run. "No matches" is not an error.
+//
+// Use:
+//
+//	reg, err := tools.Default(tools.Options{Root: root, Graph: store}) // fails if rg/fd are missing
+//	grep, _ := reg.Get(tools.GrepName)
+//	res, err := grep.Call(ctx, json.RawMessage(`{"pattern": "func main", "include": "*.go"}`))
+//	fmt.Println(res.Content) // what the model sees; res.Meta is a *GrepMeta
+//
+// Each tool is also a concrete type (Grep, Glob, Read, Graph) with a typed
+// Run(ctx, XParams). The graph logic shared with `relay graph` is
+// AnswerGraph, whose GraphAnswer prints as prose (Text) or JSON (GraphJSON).
+//
+// # Sandbox
+//
+// Paths and patterns are relative to Options.Root. NUL bytes, ".." segments
+// that leave the root, absolute paths elsewhere and symlinks resolving
+// outside the root (dangling ones included) are refused with an error
+// Result. rg and fd do not follow symlinks; the .git and .relay directories
+// are never searched; .gitignore is honoured (also outside a git work tree).
+//
+// # Processes and limits
+//
+// rg and fd run in their own process group under Options.Timeout (default
+// 30 s); when it expires, or the caller's context ends, the whole group is
+// killed and the call returns within a couple of seconds with what it had
+// (saying it is incomplete). Output is capped by count (grep 50 lines, glob
+// 100 files, graph 100 results), by bytes (32 KB; read 256 KB / 2000 lines)
+// and by line length, and every cap says so in the text ("truncated: N
+// more …") and in the call's Meta.
+//
+// DESIGN: grep keeps the first N matches by (path, line) although rg walks
+// files in parallel and emits them in any order — see grepCollector — so the
+// answer is deterministic (replayable transcripts) without paying for
+// rg --sort, which is single-threaded.
+package tools
