@@ -246,8 +246,9 @@ func (r *goRun) checkOne(p *gpkg) {
 			pos := te.Fset.PositionFor(te.Pos, false)
 			rel, _ := r.rel(pos.Filename)
 			where := fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
-			fileErrs[rel] = append(fileErrs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, te.Msg))
-			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: te.Msg})
+			msg := strings.TrimSpace(te.Msg) // continuation lines ("\tother declaration of X") start with a tab
+			fileErrs[rel] = append(fileErrs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, msg))
+			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
 		},
 	}
 	var info *types.Info

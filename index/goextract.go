@@ -228,10 +228,7 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 		for _, fld := range t.Fields.List {
 			line := x.line(fld.Pos())
 			if len(fld.Names) == 0 { // embedded field
-				fname := receiverName(fld.Type)
-				if sel, ok := stripPtr(fld.Type).(*ast.SelectorExpr); ok {
-					fname = sel.Sel.Name
-				}
+				fname := embeddedName(fld.Type)
 				if tn := x.namedIn(x.typeExpr(fld.Type)); tn != nil {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, line)
 				}
@@ -290,11 +287,27 @@ func fieldName(fld *ast.Field, name string) string {
 	return name
 }
 
-func stripPtr(e ast.Expr) ast.Expr {
-	if s, ok := e.(*ast.StarExpr); ok {
-		return s.X
+// embeddedName is the field name of an embedded type: T, *T, pkg.T,
+// T[A] all give "T".
+func embeddedName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.SelectorExpr:
+			return t.Sel.Name
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
 	}
-	return e
 }
 
 // typeExpr returns the type a type expression names, through Uses (the

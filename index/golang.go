@@ -291,28 +291,16 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 		}
 		if inWork[m.dir] {
 			for _, p := range pats {
-				work.patterns = append(work.patterns, path.Join(m.dir, p)+pathSuffix(p))
+				work.patterns = append(work.patterns, "./"+path.Join(m.dir, p)) // Join drops "./" and keeps "..."
 			}
 			continue
 		}
 		out = append(out, listGroup{dir: filepath.Join(t.root, filepath.FromSlash(m.dir)), env: []string{"GOWORK=off"}, patterns: pats})
 	}
-	for i, p := range work.patterns {
-		if !strings.HasPrefix(p, ".") {
-			work.patterns[i] = "./" + p
-		}
-	}
 	if len(work.patterns) > 0 {
 		out = append([]listGroup{work}, out...)
 	}
 	return out
-}
-
-func pathSuffix(p string) string {
-	if strings.HasSuffix(p, "/...") || p == "./..." {
-		return "/..."
-	}
-	return ""
 }
 
 // list runs the go list groups and returns the root packages to extract,

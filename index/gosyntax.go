@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path"
 	"path/filepath"
@@ -179,9 +180,13 @@ func (x *syntaxExtractor) decls(f *ast.File, pkgPath string) {
 				for _, fld := range fields.List {
 					for _, fn := range fld.Names {
 						loc := name + "." + fn.Name
+						sig := fn.Name + " " + types.ExprString(fld.Type)
+						if ft, ok := fld.Type.(*ast.FuncType); ok && memberKind == "method" {
+							sig = fn.Name + strings.TrimPrefix(types.ExprString(ft), "func")
+						}
 						mid := x.add(graphdb.Node{ID: idOf(loc), Kind: graphdb.KindMember, SubKind: memberKind, Name: fn.Name,
 							QName: pkgPath + "." + loc, Loc: x.rel + ":" + loc, Exported: ast.IsExported(fn.Name),
-							Doc: docLine(fld.Doc), StartLine: x.line(fn.Pos()), EndLine: x.line(fld.End())})
+							Doc: docLine(fld.Doc), StartLine: x.line(fn.Pos()), EndLine: x.line(fld.End()), Signature: sig})
 						parent(mid, tid)
 					}
 				}
