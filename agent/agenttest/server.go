@@ -63,6 +63,13 @@ func (s *Server) Requests() []openai.ChatCompletionRequest {
 	return append([]openai.ChatCompletionRequest(nil), s.reqs...)
 }
 
+// Forget drops the recorded requests (long runs that measure memory).
+func (s *Server) Forget() {
+	s.mu.Lock()
+	s.reqs = nil
+	s.mu.Unlock()
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)

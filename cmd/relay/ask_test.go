@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAskCommand(t *testing.T) {
+	t.Parallel()
+	agentToolsAvailable(t)
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	base := append([]string{"ask", "--repo", root, "--no-transcript"}, modelFlags...)
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		wantCode   int
+		wantOut    []string
+		wantErr    []string
+		wantAnswer int // answers printed
+	}{
+		{
+			name: "one question", args: []string{"Where", "are", "SMS", "sent?"},
+			wantOut:    []string{"SMS are sent by `Send` at notify/sms.go:4.", "## Retrievals\n\n1. where are SMS sent (2 turns, 1 tool calls)"},
+			wantErr:    []string{"== planner", "retriever-1 ▶ where are SMS sent", "== answer", "total"},
+			wantAnswer: 1,
+		},
+		{
+			name: "REPL over piped stdin", stdin: "first question\n\n   \nFAIL this one\nsecond question\nexit\nnever asked\n",
+			wantErr:    []string{"relay: planner model planner-model: error, status code: 401"},
+			wantAnswer: 2,
+		},
+		{
+			name: "REPL ends at EOF", stdin: "only question",
+			wantAnswer: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := relayAgent(t, m.env(), tc.stdin, append(base, tc.args...)...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantCode, errOut)
+			}
+			if got := strings.Count(out, "SMS are sent by `Send`"); got != tc.wantAnswer {
+				t.Errorf("%d answers printed, want %d:\n%s", got, tc.wantAnswer, out)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestAskCommandNoEndpoint(t *testing.T) {
+	t.Parallel()
+	root := agentRepo(t)
+	for _, args := range [][]string{{"ask", "--repo", root, "a question"}, {"ask", "--repo", root}} {
+		code, _, errOut := relayAgent(t, func(string) string { return "" }, "a question\n", args...)
+		if code != 1 || !strings.Contains(errOut, "relay ask: no model endpoint configured") || !strings.Contains(errOut, "OPENAI_BASE_URL=http://localhost:11434/v1") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadTickets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		file    string
+		body    string
+		want    []ticket
+		wantErr string
+	}{
+		{name: "jsonl", file: "t.jsonl", body: `{"id":"a-1","title":"T","body":"B"}` + "\n\n" + `{"id":42,"title":"","body":"only body"}` + "\n",
+			want: []ticket{{"a-1", "T", "B"}, {"42", "", "only body"}}},
+		{name: "csv with BOM and reordered columns", file: "t.csv", body: "\ufeffbody,ID,title\n\"multi\nline\",x1,Title\n",
+			want: []ticket{{"x1", "Title", "multi\nline"}}},
+		{name: "bad id", file: "t.jsonl", body: `{"id":"../etc","title":"t"}`, wantErr: `t.jsonl:1: ticket id "../etc" must be 1-128 letters`},
+		{name: "empty ticket", file: "t.jsonl", body: `{"id":"a"}`, wantErr: `ticket "a" has neither title nor body`},
+		{name: "not JSON", file: "t.jsonl", body: "{\"id\":\"a\",\"title\":\"t\"}\nnope\n", wantErr: "t.jsonl:2: not a JSON object"},
+		{name: "duplicate", file: "t.jsonl", body: `{"id":"a","title":"t"}` + "\n" + `{"id":"a","title":"u"}`, wantErr: `ticket id "a" appears twice`},
+		{name: "csv without id", file: "t.csv", body: "title,body\nt,b\n", wantErr: "has no id column; want id,title,body"},
+		{name: "csv bad row", file: "t.csv", body: "id,title\nok,t\n,t\n", wantErr: `t.csv:3: ticket id ""`},
+		{name: "unknown format", file: "t.txt", body: "x", wantErr: "unknown format; name it .jsonl"},
+		{name: "empty", file: "t.jsonl", body: "\n", wantErr: "holds no tickets"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := filepath.Join(dir, fmt.Sprint(i), tc.file)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readTickets(p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(ticket{})); diff != "" {
+				t.Errorf("tickets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func writeTickets(t testing.TB, n int, fail map[int]bool) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		body := fmt.Sprintf("Ticket number %d about SMS.", i)
+		if fail[i] {
+			body = "FAIL " + body
+		}
+		fmt.Fprintf(&b, `{"id":"t%03d","title":"Ticket %d","body":%q}`+"\n", i, i, body)
+	}
+	p := filepath.Join(t.TempDir(), "tickets.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBatchCommand(t *testing.T) {
+	t.Parallel()
+	agentToolsAvailable(t)
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	in := writeTickets(t, 3, map[int]bool{1: true})
+	out := filepath.Join(t.TempDir(), "reports")
+	args := append([]string{"batch", "--repo", root, "--in", in, "--out", out, "--concurrency", "2", "--retries", "1"}, modelFlags...)
+
+	code, stdout, stderr := relayAgent(t, m.env(), "", args...)
+	if code != 1 || !strings.Contains(stderr, "1 of 3 tickets failed; their errors are in "+out+"/<id>.error") {
+		t.Fatalf("first run: exit %d, stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"id    status  tokens  time", "t000  done    75", "t001  failed  0", "t002  done    75", "3 tickets: 2 done, 1 failed"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	var files []string
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	if diff := cmp.Diff([]string{"t000.json", "t000.md", "t001.error", "t002.json", "t002.md"}, files); diff != "" {
+		t.Errorf("report files (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "t001.error")); !strings.Contains(string(b), "status code: 401") {
+		t.Errorf("t001.error = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "t000.md")); !strings.Contains(string(b), "# Scoping: Ticket 0") {
+		t.Errorf("t000.md = %q", b)
+	}
+	first := len(m.srv.Requests())
+
+	// Resume: finished tickets are skipped, the failed one is tried again.
+	code, stdout, _ = relayAgent(t, m.env(), "", args...)
+	if code != 1 || !strings.Contains(stdout, "3 tickets: 2 skipped, 1 failed") || !strings.Contains(stdout, "t000  skipped  -") {
+		t.Errorf("resume: exit %d, summary:\n%s", code, stdout)
+	}
+	if got := len(m.srv.Requests()) - first; got != 1 {
+		t.Errorf("resume made %d model requests, want 1 (the failing ticket's planner call)", got)
+	}
+}
+
+func TestBatchCommandErrors(t *testing.T) {
+	t.Parallel()
+	root := agentRepo(t)
+	in := writeTickets(t, 2, nil)
+	out := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"no flags", []string{"batch"}, 2, "batch needs --in FILE (.jsonl or .csv) and --out DIR"},
+		{"bad concurrency", []string{"batch", "--in", in, "--out", out, "--concurrency", "0"}, 2, "--concurrency 0: want at least 1"},
+		{"no endpoint", []string{"batch", "--in", in, "--out", out}, 1, "relay scope: no model endpoint configured"},
+		{"missing input", []string{"batch", "--in", filepath.Join(out, "none.jsonl"), "--out", out}, 1, "read tickets: open"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := relayAgent(t, func(string) string { return "" }, "", append([]string{"--repo", root}, tc.args...)...)
+			if code != tc.wantCode || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tc.wantCode, tc.wantErr)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("failed batches wrote %d files", len(entries))
+	}
+}
+
+// TestBatchNoLeaks runs a 100-ticket batch against a scripted model and
+// checks that goroutines, file descriptors and the heap return to where
+// they were. It is not parallel: it measures the whole process.
+func TestBatchNoLeaks(t *testing.T) {
+	agentToolsAvailable(t)
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	in := writeTickets(t, 100, map[int]bool{7: true, 50: true})
+	out := filepath.Join(t.TempDir(), "reports")
+	args := append([]string{"batch", "--repo", root, "--in", in, "--out", out, "--concurrency", "4", "--retries", "1"}, modelFlags...)
+
+	// Warm up once so lazily started runtime and net/http goroutines exist
+	// before the baseline.
+	relayAgent(t, m.env(), "", append(args[:len(args):len(args)], "--out", filepath.Join(t.TempDir(), "warm"))...)
+	m.srv.Forget()
+	g0, fd0, heap0 := settle(t, -1, -1)
+
+	// No GC during the batch: finalizers would close leaked files and hide them.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	code, stdout, stderr := relayAgent(t, m.env(), "", args...)
+	if code != 1 || !strings.Contains(stdout, "100 tickets: 98 done, 2 failed") {
+		t.Fatalf("exit %d\nstdout tail:\n%s\nstderr tail:\n%s", code, tail(stdout, 400), tail(stderr, 400))
+	}
+	m.srv.Forget()
+	g1, fd1, heap1 := settle(t, g0, fd0)
+	t.Logf("goroutines %d → %d, fds %d → %d, heap %d KiB → %d KiB", g0, g1, fd0, fd1, heap0>>10, heap1>>10)
+	if g1 > g0 {
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines leaked: %d before, %d after\n%s", g0, g1, buf[:runtime.Stack(buf, true)])
+	}
+	if fd1 > fd0 {
+		t.Errorf("file descriptors leaked: %d before, %d after", fd0, fd1)
+	}
+	if growth := int64(heap1) - int64(heap0); growth > 2<<20 {
+		t.Errorf("heap grew by %d KiB over 100 tickets", growth>>10)
+	}
+}
+
+// settle waits (up to 5s) until goroutines and fds drop to the given
+// baselines (-1: just let things settle briefly) and returns the counts and
+// the live heap. Counts are taken before any GC, so a file left open for a
+// finalizer to close still counts as leaked.
+func settle(t *testing.T, wantG, wantFD int) (g, fd int, heap uint64) {
+	t.Helper()
+	start := time.Now()
+	for {
+		g, fd = runtime.NumGoroutine(), openFDs(t)
+		waited := time.Since(start)
+		if (wantG < 0 && waited > 200*time.Millisecond) || (wantG >= 0 && g <= wantG && fd <= wantFD) || waited > 5*time.Second {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return g, fd, ms.HeapAlloc
+}
+
+func openFDs(t *testing.T) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count file descriptors: %v", err)
+	}
+	return len(entries)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
