@@ -40,7 +40,7 @@ func New(reg *tools.Registry, opts Options) *mcp.Server {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions(reg),
-		Logger:       opts.Logger,
+		Logger:       slog.New(debugHandler{opts.Logger.Handler()}),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, t := range reg.Tools() {
@@ -123,3 +123,23 @@ func isClosed(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "EOF") || strings.Contains(s, "closed")
 }
+
+// debugHandler demotes the SDK's own log records to debug: they are
+// diagnostics of the transport (a client hanging up, a cancelled run logs
+// at error level there), not failures of relay.
+type debugHandler struct{ h slog.Handler }
+
+func (d debugHandler) Enabled(ctx context.Context, _ slog.Level) bool {
+	return d.h.Enabled(ctx, slog.LevelDebug)
+}
+
+func (d debugHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return d.h.Handle(ctx, r)
+}
+
+func (d debugHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return debugHandler{d.h.WithAttrs(as)}
+}
+
+func (d debugHandler) WithGroup(name string) slog.Handler { return debugHandler{d.h.WithGroup(name)} }
