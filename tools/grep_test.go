@@ -230,3 +230,23 @@ func writeFile(t testing.TB, root, name, body string) {
 		t.Fatal(err)
 	}
 }
+
+func TestGrepDoesNotFollowSymlinksOut(t *testing.T) {
+	t.Parallel()
+	root := fixture(t)
+	outside := t.TempDir()
+	writeFile(t, outside, "secret.txt", "the password is hunter2\n")
+	if err := os.Symlink(outside, filepath.Join(root, "leakdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "leak.txt")); err != nil {
+		t.Fatal(err)
+	}
+	g := newGrep(t, Options{Root: root})
+	for _, args := range []string{`{"pattern": "hunter2"}`, `{"pattern": "hunter2", "include": "leakdir/**"}`, `{"pattern": "hunter2", "include": "leak.txt"}`} {
+		res := call(t, g, args)
+		if strings.Contains(res.Content, "hunter2") && !strings.HasPrefix(res.Content, "No matches") {
+			t.Errorf("%s leaked: %q", args, res.Content)
+		}
+	}
+}
