@@ -14,7 +14,7 @@ import (
 )
 
 // writeRepo creates a tiny checkout: files maps relative paths to contents.
-func writeRepo(t *testing.T, files map[string]string) string {
+func writeRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for p, body := range files {
@@ -49,7 +49,7 @@ func echoTool(name string) tools.Tool {
 }
 
 // newRunner builds a Runner with test-friendly defaults; mod adjusts options.
-func newRunner(t *testing.T, c agent.ChatClient, reg *tools.Registry, mod func(*agent.Options)) *agent.Runner {
+func newRunner(t testing.TB, c agent.ChatClient, reg *tools.Registry, mod func(*agent.Options)) *agent.Runner {
 	t.Helper()
 	o := agent.Options{
 		Client:           c,

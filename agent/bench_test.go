@@ -1,0 +1,127 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/agent/agenttest"
+	"github.com/relayhq/relay/tools"
+)
+
+// latencyModel is a scripted endpoint with a fixed latency per retriever
+// call. A retriever whose task is "turns=N" makes N-1 tool turns, then
+// reports. The planner asks for the queries in one turn; planner and gap
+// calls have no latency.
+func latencyModel(latency time.Duration, queries []string) agenttest.Handler {
+	return func(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+		switch req.Model {
+		case "planner-model":
+			if len(agenttest.ToolMessages(req)) > 0 {
+				return agenttest.OK(agenttest.Text("done"))
+			}
+			var calls []openai.ToolCall
+			for i, q := range queries {
+				calls = append(calls, agenttest.Call(fmt.Sprint("p", i), "retrieve", agenttest.Args(map[string]string{"query": q})))
+			}
+			return agenttest.OK(agenttest.Calls(calls...))
+		case "retriever-model":
+			var turns int
+			fmt.Sscanf(agenttest.FirstUser(req), "turns=%d", &turns)
+			r := agenttest.Reply{Delay: latency}
+			if agenttest.Turns(req) < turns-1 {
+				r.Completion = agenttest.Calls(agenttest.Call(fmt.Sprint("c", n), "echo", `{"text":"x"}`))
+			} else {
+				r.Completion = agenttest.Text("Send is at notify/sms.go:12.")
+			}
+			return r
+		}
+		return agenttest.OK(agenttest.Text(validScope))
+	}
+}
+
+// BenchmarkParallelRetrievers compares one scope run whose planner starts
+// four retrievers (2, 3, 4 and 4 model turns at a fixed latency per call)
+// with the slowest of them (4 turns) running alone. The x_slowest metric is
+// the ratio; the target is ≤ 1.2.
+func BenchmarkParallelRetrievers(b *testing.B) {
+	const latency = 25 * time.Millisecond
+	queries := []string{"turns=2", "turns=3", "turns=4", "turns=4"}
+	srv := agenttest.NewServer(latencyModel(latency, queries))
+	defer srv.Close()
+	r := newRunner(b, realClient(srv), tools.NewRegistry(echoTool("echo")), func(o *agent.Options) { o.NewID = nil; o.Now = nil })
+	ctx := context.Background()
+	var alone, parallel time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, _, err := r.Retrieve(ctx, "turns=4"); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		s, err := r.Scope(ctx, "issue")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Retrievals) != 4 || !s.Structured {
+			b.Fatalf("scope: %d retrievals, structured %v", len(s.Retrievals), s.Structured)
+		}
+		alone += t1.Sub(t0)
+		parallel += time.Since(t1)
+	}
+	b.ReportMetric(float64(alone.Microseconds())/float64(b.N)/1000, "ms_slowest_alone")
+	b.ReportMetric(float64(parallel.Microseconds())/float64(b.N)/1000, "ms_four_parallel")
+	b.ReportMetric(float64(parallel)/float64(alone), "x_slowest")
+}
+
+// BenchmarkStepOverhead measures the runtime's own cost per retriever step
+// (request building, tool dispatch, loop detection, transcript writing,
+// usage accounting, citation check), with a model that answers at once.
+func BenchmarkStepOverhead(b *testing.B) {
+	const steps = 20
+	script := func(_ context.Context, req openai.ChatCompletionRequest, n int) (openai.ChatCompletionResponse, error) {
+		if agenttest.Turns(req) < steps-1 {
+			return agenttest.Calls(
+				agenttest.Call(fmt.Sprint("a", n), "echo", fmt.Sprintf(`{"text":"%d"}`, n)),
+				agenttest.Call(fmt.Sprint("b", n), "echo", fmt.Sprintf(`{"text":"%d-%s"}`, n, strings.Repeat("x", 200))),
+			), nil
+		}
+		return agenttest.Text("Send is at notify/sms.go:12."), nil
+	}
+	for _, tc := range []struct {
+		name   string
+		client func() agent.ChatClient
+	}{
+		{"in-process", func() agent.ChatClient { return agenttest.NewClient(script) }},
+		{"http", func() agent.ChatClient {
+			srv := agenttest.NewServer(func(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+				c, _ := script(context.Background(), req, n)
+				return agenttest.OK(c)
+			})
+			b.Cleanup(srv.Close)
+			return realClient(srv)
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			runs := b.TempDir()
+			r := newRunner(b, tc.client(), tools.NewRegistry(echoTool("echo")), func(o *agent.Options) {
+				o.RunsDir = runs
+				o.NewID = nil
+				o.Now = nil
+				o.LoopRepeats = 1000
+			})
+			ctx := context.Background()
+			for b.Loop() {
+				rep, _, err := r.Retrieve(ctx, "q")
+				if err != nil || rep.Steps != steps {
+					b.Fatalf("steps %d, err %v", rep.Steps, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*steps)/1000, "ms/step")
+		})
+	}
+}
