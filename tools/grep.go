@@ -188,11 +188,10 @@ func (g *Grep) include(inc string) (string, string) {
 	}
 	inc = strings.TrimPrefix(filepath.ToSlash(inc), "./")
 	if filepath.IsAbs(inc) {
-		abs, rel, err := g.box.resolve(inc)
+		_, rel, err := g.box.resolve(inc)
 		if err != nil {
 			return "", err.Error()
 		}
-		_ = abs
 		inc = rel
 	}
 	if !strings.ContainsAny(inc, "*?[{") {
