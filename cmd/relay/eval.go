@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/retrieve"
+)
+
+func init() { commands = append(commands, newEvalCmd) }
+
+func newEvalCmd(g *globals) *cobra.Command {
+	var (
+		instances, checkouts string
+		asJSON, agentMode    bool
+		baseline             bool
+		materialize          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "eval --instances FILE --checkouts DIR",
+		Short: "Measure localization accuracy (file and function Acc@k, MRR) on a set of instances",
+		Long: `Eval reads instances (JSON lines: instance_id, problem_statement, gold_files, gold_functions
+as location names "path/file.go:Func" or "path/file.go:Recv.Method") whose repositories are
+checked out at DIR/<instance_id>. For each it indexes the checkout (graph + retrieval index,
+incremental on re-runs), localizes the problem statement with the offline pipeline and scores
+files at 1/5/10 and functions at 5/10 — "all gold in the top k" and "any gold in the top k" —
+plus MRR and seconds per instance. --baseline adds plain BM25 over whole files, side by side.
+Instances that carry "repo": "MODULE@VERSION" can be checked out from the Go module cache with
+--materialize.
+
+Example:
+  relay eval --instances retrieve/testdata/devset/instances.jsonl --checkouts /tmp/devset --materialize`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if agentMode {
+				return errors.New("relay eval --agent needs a model-driven localizer, which eval does not run yet; run without --agent to measure the offline pipeline")
+			}
+			if instances == "" || checkouts == "" {
+				return usageErr(errors.New("eval needs --instances FILE.jsonl and --checkouts DIR"))
+			}
+			f, err := os.Open(instances)
+			if err != nil {
+				return fmt.Errorf("open instances: %w", err)
+			}
+			insts, err := retrieve.LoadInstances(f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", instances, err)
+			}
+			dir, err := filepath.Abs(checkouts)
+			if err != nil {
+				return err
+			}
+			if materialize {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				n, err := retrieve.MaterializeCheckouts(cmd.Context(), insts, dir)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					fmt.Fprintf(g.stderr, "eval: checked out %d instance(s) into %s\n", n, dir)
+				}
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return usageErr(fmt.Errorf("--checkouts %s is not a directory (create it, or pass --materialize for instances with a repo)", dir))
+			}
+			rep, err := retrieve.RunEval(cmd.Context(), insts, retrieve.EvalOptions{
+				Checkouts: dir,
+				Baseline:  baseline,
+				Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+					return prepareCheckout(ctx, g, root)
+				},
+				Progress: func(done, total int, r retrieve.InstanceResult) {
+					status := fmt.Sprintf("file rr %.2f", r.FileRR)
+					if r.Error != "" {
+						status = "error: " + r.Error
+					}
+					fmt.Fprintf(g.stderr, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
+				},
+			})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			fmt.Fprint(g.stdout, rep.Table())
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&instances, "instances", "", "instances file (JSON lines)")
+	fl.StringVar(&checkouts, "checkouts", "", "directory holding one checkout per instance_id")
+	fl.BoolVar(&asJSON, "json", false, "print per-instance results and summaries as JSON")
+	fl.BoolVar(&agentMode, "agent", false, "localize with the LLM agent instead of the offline pipeline (not available yet)")
+	fl.BoolVar(&baseline, "baseline", true, "also run the plain BM25-over-files baseline")
+	fl.BoolVar(&materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
+	return cmd
+}
+
+// prepareCheckout indexes one checkout into its own embedded store and
+// builds its retrieval index; both are incremental on a second run.
+func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Reader, func() error, error) {
+	st, err := embedded.Open(embedded.DefaultDir(root), embedded.Options{Logger: g.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Log: g.log}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, st.Close, nil
+}

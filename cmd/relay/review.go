@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/retrieve"
+)
+
+func init() { commands = append(commands, newReviewCmd) }
+
+func newReviewCmd(g *globals) *cobra.Command {
+	var (
+		diffPath string
+		depth    string
+		asJSON   bool
+		budget   int
+		ef       embedFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "review --diff FILE|-",
+		Short: "Review context for a diff: changed symbols, callers, callees, blast radius, past feedback",
+		Long: `Review reads a unified diff (git diff output; - for stdin) and gathers what a reviewer
+needs beside it from the code graph: the symbols the hunks touch (new-side lines for added and
+modified code, old-side lines for deleted code), their callers (1 hop at --depth fast, 2 at
+standard and deep), callees, the blast radius with a risk score, at deep the semantic
+neighbours of the changed symbols, and the closest past review comments recorded with
+'relay review feedback' (5 helpful, 3 not helpful). The Markdown fits --budget tokens.
+Run 'relay index' first.
+
+Examples:
+  git diff main... | relay review --diff -
+  relay review --diff change.patch --depth deep --budget 800
+  relay review feedback add --file internal/auth/token.go --line 42 --comment "check expiry before use" --accepted`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if diffPath == "" {
+				return usageErr(errors.New("review needs --diff FILE (or --diff - to read the diff from stdin)"))
+			}
+			d, err := retrieve.ParseDepth(depth)
+			if err != nil {
+				return usageErr(fmt.Errorf("--depth: %w", err))
+			}
+			if budget < 0 {
+				return usageErr(fmt.Errorf("--budget %d: want a positive token count", budget))
+			}
+			var in io.Reader = g.stdin
+			if diffPath != "-" {
+				f, err := os.Open(diffPath)
+				if err != nil {
+					return fmt.Errorf("open diff: %w", err)
+				}
+				defer f.Close()
+				in = f
+			}
+			diffs, err := retrieve.ParseDiff(in)
+			if err != nil {
+				return fmt.Errorf("parse diff %s: %w", diffPath, err)
+			}
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			st, err := g.openStore(cmd.Context(), root, false)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			opts := retrieve.ReviewOptions{Depth: d}
+			if d == retrieve.DepthDeep {
+				emb, err := g.embedder(ef)
+				if err != nil {
+					return err
+				}
+				if opts.Searcher, err = g.openSearcher(cmd.Context(), root, st, emb); err != nil {
+					return err
+				}
+			}
+			fb, err := retrieve.OpenFeedback(filepath.Join(root, ".relay")).All()
+			if err != nil {
+				return err
+			}
+			opts.Feedback = fb
+			rc, err := retrieve.Review(cmd.Context(), st, diffs, opts)
+			if err != nil {
+				return err
+			}
+			md := rc.Markdown(budget)
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					retrieve.ReviewContext
+					Markdown string `json:"markdown"`
+					Tokens   int    `json:"markdown_tokens"`
+				}{rc, md, retrieve.EstimateTokens(md)})
+			}
+			fmt.Fprint(g.stdout, md)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&diffPath, "diff", "", "unified diff to review: a file, or - for stdin")
+	f.StringVar(&depth, "depth", "standard", "fast (direct callers), standard (2 hops of callers) or deep (+ semantic neighbours)")
+	f.BoolVar(&asJSON, "json", false, "print the context as JSON (with the Markdown in a field)")
+	f.IntVar(&budget, "budget", retrieve.DefaultReviewBudget, "token budget of the Markdown context")
+	ef.register(f)
+	cmd.AddCommand(newFeedbackCmd(g))
+	return cmd
+}
+
+func newFeedbackCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "feedback",
+		Short: "Record which review comments were helpful (stored in .relay/feedback.jsonl)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErr(errors.New("feedback needs a sub-command: add or import"))
+		},
+	}
+	var (
+		file, comment      string
+		line               int
+		accepted, rejected bool
+	)
+	add := &cobra.Command{
+		Use:   "add --file F --line N --comment TEXT --accepted|--rejected",
+		Short: "Record one review comment and whether it was accepted",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if accepted == rejected {
+				return usageErr(errors.New("say whether the comment helped: exactly one of --accepted or --rejected"))
+			}
+			item := retrieve.Feedback{File: file, Line: line, Comment: comment, Accepted: accepted}
+			if err := item.Validate(); err != nil {
+				return usageErr(err)
+			}
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			st := retrieve.OpenFeedback(filepath.Join(root, ".relay"))
+			if err := st.Add(item); err != nil {
+				return err
+			}
+			verdict := "rejected"
+			if accepted {
+				verdict = "accepted"
+			}
+			fmt.Fprintf(g.stdout, "Recorded %s feedback on %s:%d in %s\n", verdict, file, line, st.Path())
+			return nil
+		},
+	}
+	af := add.Flags()
+	af.StringVar(&file, "file", "", "file the comment was made on (repo-relative)")
+	af.IntVar(&line, "line", 0, "line the comment was made on")
+	af.StringVar(&comment, "comment", "", "the review comment")
+	af.BoolVar(&accepted, "accepted", false, "the comment was helpful")
+	af.BoolVar(&rejected, "rejected", false, "the comment was not helpful")
+
+	imp := &cobra.Command{
+		Use:   "import FILE.jsonl",
+		Short: `Import feedback lines {"file", "line", "comment", "accepted"} (- for stdin)`,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var in io.Reader = g.stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return fmt.Errorf("open feedback file: %w", err)
+				}
+				defer f.Close()
+				in = f
+			}
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			st := retrieve.OpenFeedback(filepath.Join(root, ".relay"))
+			n, err := st.Import(in)
+			if err != nil {
+				return fmt.Errorf("import %s: %w", args[0], err)
+			}
+			fmt.Fprintf(g.stdout, "Imported %d feedback item(s) into %s\n", n, st.Path())
+			return nil
+		},
+	}
+	cmd.AddCommand(add, imp)
+	return cmd
+}
