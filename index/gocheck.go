@@ -291,7 +291,16 @@ func (r *goRun) checkOne(p *gpkg) {
 	mod.Test = allTest
 	if len(sets) > 0 {
 		mod.Attrs[attrMethodSets] = encodeMethodSets(tpkg.Path(), sets)
-	} else {
+	}
+	if len(x.embeds) > 0 {
+		var es []string
+		for e := range x.embeds {
+			es = append(es, e)
+		}
+		sort.Strings(es)
+		mod.Attrs[attrEmbeds] = strings.Join(es, ",")
+	}
+	if len(mod.Attrs) == 0 {
 		mod.Attrs = nil
 	}
 	r.extractNS.Add(int64(time.Since(t1)))

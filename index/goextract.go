@@ -37,7 +37,8 @@ type goExtractor struct {
 	files []*fileResult
 	cur   *fileResult
 	sf    *srcFile
-	calls []callSite // every call edge with its nature, for the accuracy check
+	calls  []callSite      // every call edge with its nature, for the accuracy check
+	embeds map[string]bool // other repository packages whose types this package embeds
 }
 
 // callSite is one extracted call edge plus whether it is a reference (a
@@ -231,6 +232,7 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 				fname := embeddedName(fld.Type)
 				if tn := x.namedIn(x.typeExpr(fld.Type)); tn != nil {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, line)
+					x.embed(tn)
 				}
 				if fname != "" {
 					x.field(id, qn, name, fname, fld, fld.Pos())
@@ -246,6 +248,7 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 			if len(m.Names) == 0 { // embedded interface or type-set element
 				if tn := x.namedIn(x.typeExpr(m.Type)); tn != nil && types.IsInterface(tn.Type()) {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, x.line(m.Pos()))
+					x.embed(tn)
 				}
 				continue
 			}
@@ -307,6 +310,17 @@ func embeddedName(e ast.Expr) string {
 		default:
 			return ""
 		}
+	}
+}
+
+// embed notes that a type of this package embeds tn: when tn's package
+// changes, this package's method sets may change too.
+func (x *goExtractor) embed(tn *types.TypeName) {
+	if p := tn.Pkg().Path(); p != x.pkg.Path() {
+		if x.embeds == nil {
+			x.embeds = map[string]bool{}
+		}
+		x.embeds[p] = true
 	}
 }
 

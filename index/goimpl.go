@@ -27,6 +27,10 @@ type methodSet struct {
 // "Name\tc|i\tline\x1fline…".
 const attrMethodSets = "go.methodsets"
 
+// attrEmbeds is the module-node attribute listing, comma-separated and
+// sorted, the other repository packages whose types the package embeds.
+const attrEmbeds = "go.embeds"
+
 // methodSets computes the fingerprints of the package-level named types of
 // pkg. Generic types, aliases, empty interfaces, constraint interfaces and
 // types without methods are skipped: they take part in no implements edge.

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -74,6 +75,8 @@ type goRun struct {
 	inRepo map[string]bool
 	emit   func(fileResult)
 
+	pkgNodes map[string]graphdb.Node // stored module nodes read so far; zero Node: absent
+
 	mu        sync.Mutex
 	cache     map[string]*parsed
 	sets      []methodSet
@@ -87,6 +90,7 @@ func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	r := &goRun{
 		goFrontend: g, j: j, fset: token.NewFileSet(), emit: emit,
 		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
+		pkgNodes: map[string]graphdb.Node{},
 	}
 	return r.run(ctx)
 }
@@ -103,14 +107,21 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		for f := range j.deleted {
 			loadDirs[path.Dir(f)] = true
 		}
+		goDirs := map[string]bool{}
+		for rel := range j.tree.files {
+			goDirs[path.Dir(rel)] = true
+		}
 		for dir := range loadDirs {
-			if isTestdata(dir+"/") || !r.hasGoFiles(dir) {
+			if isTestdata(dir+"/") || !goDirs[dir] {
 				delete(loadDirs, dir)
 				continue
 			}
 			if _, ok := j.tree.moduleOf(dir); !ok {
 				delete(loadDirs, dir)
 			}
+		}
+		if err := r.addEmbedders(ctx, loadDirs, goDirs); err != nil {
+			return d, err
 		}
 	}
 	groups := r.groups(loadDirs)
@@ -216,11 +227,13 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	}
 	sort.Strings(mods)
 	for _, m := range mods {
-		n, err := j.reader.Node(ctx, pkgID(m))
+		n, ok, err := r.storedPkg(ctx, m)
 		if err != nil {
-			return d, fmt.Errorf("read method sets of %s: %w", m, err)
+			return d, err
 		}
-		sets = append(sets, decodeMethodSets(m, n.Attrs[attrMethodSets])...)
+		if ok {
+			sets = append(sets, decodeMethodSets(m, n.Attrs[attrMethodSets])...)
+		}
 	}
 	d.global = append(d.global, fileResult{
 		rec:   graphdb.FileRecord{Path: implOwner, Language: "go"},
@@ -232,13 +245,85 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	return d, nil
 }
 
-func (r *goRun) hasGoFiles(dir string) bool {
-	for rel := range r.j.tree.files {
-		if path.Dir(rel) == dir {
-			return true
+// storedPkg returns the stored module node of a package (cached).
+func (r *goRun) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bool, error) {
+	if n, ok := r.pkgNodes[pkgPath]; ok {
+		return n, n.ID != "", nil
+	}
+	n, err := r.j.reader.Node(ctx, pkgID(pkgPath))
+	if errors.Is(err, graphdb.ErrNotFound) {
+		r.pkgNodes[pkgPath] = graphdb.Node{}
+		return graphdb.Node{}, false, nil
+	}
+	if err != nil {
+		return graphdb.Node{}, false, fmt.Errorf("read package %s: %w", pkgPath, err)
+	}
+	r.pkgNodes[pkgPath] = n
+	return n, true, nil
+}
+
+// addEmbedders extends an incremental run to the packages whose method sets
+// may change with the reloaded ones: those embedding their types (to a
+// fixpoint, since embedding chains). Each module node lists the packages
+// it embeds from in Attrs["go.embeds"].
+//
+// Other dependents are not reloaded: their edges name targets by id, and a
+// dependent that no longer compiles against a changed package keeps its
+// previous facts until it changes itself.
+func (r *goRun) addEmbedders(ctx context.Context, loadDirs, goDirs map[string]bool) error {
+	dirsOf := map[string]map[string]bool{} // package → its stored directories
+	for p, rec := range r.j.stored {
+		if rec.IsPseudo() || rec.Module == "" || isTestdata(p) {
+			continue
+		}
+		if dirsOf[rec.Module] == nil {
+			dirsOf[rec.Module] = map[string]bool{}
+		}
+		dirsOf[rec.Module][path.Dir(p)] = true
+	}
+	pkgs := make([]string, 0, len(dirsOf))
+	for m := range dirsOf {
+		pkgs = append(pkgs, m)
+	}
+	sort.Strings(pkgs)
+	embeds := map[string][]string{}
+	for _, m := range pkgs {
+		n, ok, err := r.storedPkg(ctx, m)
+		if err != nil {
+			return err
+		}
+		if ok && n.Attrs[attrEmbeds] != "" {
+			embeds[m] = strings.Split(n.Attrs[attrEmbeds], ",")
 		}
 	}
-	return false
+	reloaded := func(m string) bool {
+		for dir := range dirsOf[m] {
+			if loadDirs[dir] {
+				return true
+			}
+		}
+		return false
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, m := range pkgs {
+			if reloaded(m) {
+				continue
+			}
+			for _, e := range embeds[m] {
+				if reloaded(e) {
+					for dir := range dirsOf[m] {
+						if goDirs[dir] {
+							loadDirs[dir] = true
+						}
+					}
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // rel maps an absolute file name to a repo-relative path inside the root.

@@ -1,0 +1,268 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func writeFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, root, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func removeFile(t *testing.T, root, rel string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIncremental edits a repository after a first run and checks that the
+// incremental run leaves the store exactly as a fresh full run over the
+// edited tree would, reloading only the packages it should.
+func TestIncremental(t *testing.T) {
+	tests := []struct {
+		name         string
+		repo         string
+		edit         func(t *testing.T, root string)
+		wantPackages int // packages re-extracted by the incremental run
+		wantDeleted  int
+		mustContain  string // a line the final dump must hold
+		mustLack     string // a line the final dump must not hold
+	}{
+		{
+			name: "edit body adds a call",
+			repo: "calls",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "a/a.go", strings.Replace(readFile(t, root, "a/a.go"),
+					`return "hello " + name`, `c := Counter{}; c.Inc(); return "hello " + name`, 1))
+			},
+			wantPackages: 1,
+			mustContain:  "edge calls go:example.com/calls/a.Hello -> go:example.com/calls/a.Counter.Inc @a/a.go:5",
+		},
+		{
+			name: "add a file",
+			repo: "calls",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "a/extra.go", "package a\n\n// Extra is new.\nfunc Extra() string { return Hello(\"e\") }\n")
+			},
+			wantPackages: 1,
+			mustContain:  "edge calls go:example.com/calls/a.Extra -> go:example.com/calls/a.Hello @a/extra.go:4",
+		},
+		{
+			name: "delete a file",
+			repo: "tests",
+			edit: func(t *testing.T, root string) {
+				removeFile(t, root, "p/zz_generated.go")
+			},
+			wantPackages: 2, // p (test variant) and p_test live in the directory
+			wantDeleted:  1,
+			mustLack:     "go:example.com/tests/p.Gen",
+		},
+		{
+			name: "rename a file",
+			repo: "calls",
+			edit: func(t *testing.T, root string) {
+				data := readFile(t, root, "b/b.go")
+				removeFile(t, root, "b/b.go")
+				writeFile(t, root, "b/run.go", data)
+			},
+			wantPackages: 1,
+			wantDeleted:  1,
+			mustContain:  "node go:example.com/calls/b.Run function/ name=Run qname=example.com/calls/b.Run loc=b/run.go:Run",
+		},
+		{
+			name: "move a function between files",
+			repo: "broken",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "bad/bad.go", "package bad\n\nfunc Good() int { return 1 }\n")
+				writeFile(t, root, "bad/dup.go", "package bad\n\nfunc Dup() {}\n\nfunc Bad() string { return \"\" }\n")
+			},
+			wantPackages: 1,
+			mustContain:  "node go:example.com/broken/bad.Bad function/ name=Bad qname=example.com/broken/bad.Bad loc=bad/dup.go:Bad",
+			mustLack:     "errors=",
+		},
+		{
+			name: "method removed: implements recomputed",
+			repo: "iface",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "other/other.go", strings.Replace(readFile(t, root, "other/other.go"),
+					`func (c Circle) Name() string  { return "circle" }`, ``, 1))
+			},
+			wantPackages: 1,
+			mustContain:  "edge implements go:example.com/iface/other.Circle -> go:example.com/iface/shape.Shape",
+			mustLack:     "edge implements go:example.com/iface/other.Circle -> go:example.com/iface/shape.Named",
+		},
+		{
+			name: "embedded type gains a method: the embedding package is reloaded",
+			repo: "iface",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "shape/shape.go", strings.Replace(readFile(t, root, "shape/shape.go"),
+					"type Any interface{}", "type Any interface{}\n\n// Volumer has a volume.\ntype Volumer interface{ Volume() float64 }\n\nfunc (s *Square) Volume() float64 { return 0 }", 1))
+			},
+			wantPackages: 2,
+			mustContain:  "edge implements go:example.com/iface/other.Labeled -> go:example.com/iface/shape.Volumer",
+		},
+		{
+			name: "delete a package directory",
+			repo: "multimodule",
+			edit: func(t *testing.T, root string) {
+				removeFile(t, root, "tools/cmd")
+			},
+			wantPackages: 0,
+			wantDeleted:  1,
+			mustLack:     "example.com/tools",
+		},
+		{
+			name: "edit a testdata file",
+			repo: "tests",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "p/testdata/other.go", "package main\n\nfunc main() {}\n\nfunc More() {}\n")
+			},
+			wantPackages: 0,
+			mustContain:  "node go:p/testdata/other.go:More function/",
+		},
+		{
+			name: "edit the external test package only",
+			repo: "tests",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "p/x_test.go", strings.Replace(readFile(t, root, "p/x_test.go"), "p.Add(2, 2)", "p.Gen()", 1))
+			},
+			wantPackages: 2,
+			mustContain:  "edge calls go:example.com/tests/p_test.TestExternal -> go:example.com/tests/p.Gen @p/x_test.go:10",
+		},
+		{
+			name: "new package in a workspace module",
+			repo: "gowork",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "lib/sub/sub.go", "package sub\n\nimport \"example.com/lib\"\n\nfunc Sub() { lib.Do() }\n")
+			},
+			wantPackages: 1,
+			mustContain:  "edge calls go:example.com/lib/sub.Sub -> go:example.com/lib.Do @lib/sub/sub.go:5",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := extractTxtar(t, tt.repo)
+			st := openStore(t)
+			runIndex(t, st, root, false)
+			tt.edit(t, root)
+			sum := runIndex(t, st, root, false)
+			if sum.Unchanged {
+				t.Fatal("second run reported no change after an edit")
+			}
+			if sum.Packages != tt.wantPackages {
+				t.Errorf("incremental run extracted %d packages, want %d", sum.Packages, tt.wantPackages)
+			}
+			if sum.Deleted != tt.wantDeleted {
+				t.Errorf("incremental run deleted %d files, want %d", sum.Deleted, tt.wantDeleted)
+			}
+			got := dump(t, st)
+			fresh := openStore(t)
+			runIndex(t, fresh, root, false)
+			if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+				t.Errorf("incremental graph differs from a fresh index (-fresh +incremental):\n%s", diff)
+			}
+			if tt.mustContain != "" && !strings.Contains(got, tt.mustContain) {
+				t.Errorf("graph lacks %q", tt.mustContain)
+			}
+			if tt.mustLack != "" && strings.Contains(got, tt.mustLack) {
+				t.Errorf("graph still holds %q", tt.mustLack)
+			}
+			// A third run finds nothing to do.
+			again := runIndex(t, st, root, false)
+			if !again.Unchanged || again.Packages != 0 {
+				t.Errorf("run after the incremental one: unchanged=%v packages=%d, want true 0", again.Unchanged, again.Packages)
+			}
+		})
+	}
+}
+
+// TestNoChange checks that a run over an unchanged tree loads and writes
+// nothing.
+func TestNoChange(t *testing.T) {
+	t.Parallel()
+	root := extractTxtar(t, "calls")
+	st := openStore(t)
+	first := runIndex(t, st, root, false)
+	before := dump(t, st)
+	sum := runIndex(t, st, root, false)
+	if !sum.Unchanged || sum.Packages != 0 || sum.Changed != 0 || sum.Deleted != 0 {
+		t.Errorf("second run: %+v, want unchanged with nothing loaded", sum)
+	}
+	for _, phase := range []string{"list", "check", "write"} {
+		if _, ok := sum.Phases[phase]; ok {
+			t.Errorf("no-change run went through phase %q", phase)
+		}
+	}
+	if sum.Files != first.Files || sum.Stats.TotalNodes() != first.Stats.TotalNodes() {
+		t.Errorf("no-change run: files=%d nodes=%d, want %d %d", sum.Files, sum.Stats.TotalNodes(), first.Files, first.Stats.TotalNodes())
+	}
+	if diff := cmp.Diff(before, dump(t, st)); diff != "" {
+		t.Errorf("no-change run altered the graph (-before +after):\n%s", diff)
+	}
+}
+
+// TestFullRuns checks what forces a full re-index: Options.Full, another
+// index format version, a changed go.mod.
+func TestFullRuns(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, root string, st *memStore)
+		full  bool
+	}{
+		{name: "Options.Full", full: true},
+		{name: "format version differs", setup: func(t *testing.T, root string, st *memStore) {
+			tx, _ := st.Begin(t.Context())
+			if err := tx.SetMeta(t.Context(), MetaVersion, "go-0"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "go.mod changed", setup: func(t *testing.T, root string, st *memStore) {
+			writeFile(t, root, "go.mod", "module example.com/calls\n\ngo 1.23\n")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := extractTxtar(t, "calls")
+			st := newMemStore()
+			first := runIndex(t, st, root, false)
+			before := dump(t, st)
+			if tt.setup != nil {
+				tt.setup(t, root, st)
+			}
+			sum := runIndex(t, st, root, tt.full)
+			if sum.Unchanged || sum.Packages != first.Packages || sum.Changed != first.Files {
+				t.Errorf("run: unchanged=%v packages=%d changed=%d, want a full run (%d packages, %d files)",
+					sum.Unchanged, sum.Packages, sum.Changed, first.Packages, first.Files)
+			}
+			if diff := cmp.Diff(before, dump(t, st)); diff != "" {
+				t.Errorf("full re-index changed the graph (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
