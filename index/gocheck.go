@@ -265,6 +265,9 @@ func (r *goRun) checkOne(p *gpkg) {
 	if !p.root {
 		return
 	}
+	if len(srcs) == 0 {
+		return // every file vanished: nothing to own the package
+	}
 	t1 := time.Now()
 	for _, sf := range srcs {
 		sf.errors = append(sf.errors, fileErrs[sf.rel]...)

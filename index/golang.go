@@ -33,6 +33,9 @@ type goFrontend struct {
 
 func (g *goFrontend) language() string { return "go" }
 
+// testHookListed, when set by a test, runs between listing and loading.
+var testHookListed func(root string)
+
 // listGroup is one `go list` invocation.
 type listGroup struct {
 	dir      string   // absolute working directory
@@ -131,6 +134,9 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		return d, err
 	}
 	d.phases["list"] = int64(time.Since(t0))
+	if testHookListed != nil {
+		testHookListed(j.tree.root)
+	}
 
 	// Files the packages claim: extracted files and files excluded by
 	// build constraints (kept as file nodes so the next run sees them).
