@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,13 @@ func openTranscript(dir, runID string, now func() time.Time) (*transcript, error
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create transcript directory: %w", err)
+	}
+	// Transcripts quote the code base; keep them out of version control.
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(gi, []byte("*\n"), 0o644); err != nil {
+			return nil, fmt.Errorf("create %s: %w", gi, err)
+		}
 	}
 	name := fmt.Sprintf("%s-%s.jsonl", now().UTC().Format("20060102T150405Z"), runID)
 	path := filepath.Join(dir, name)

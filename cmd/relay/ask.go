@@ -163,6 +163,10 @@ func (a *asker) lineReader() (func() (string, error), func(), error) {
 		if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
 			return nil, nil, fmt.Errorf("create history directory: %w", err)
 		}
+		// Like the index, the history stays out of version control.
+		if gi := filepath.Join(filepath.Dir(hist), ".gitignore"); !fileExists(gi) {
+			_ = os.WriteFile(gi, []byte("*\n"), 0o644)
+		}
 		rl, err := readline.NewEx(&readline.Config{
 			Prompt:          "relay> ",
 			HistoryFile:     hist,
@@ -196,4 +200,9 @@ func (a *asker) lineReader() (func() (string, error), func(), error) {
 		}
 		return "", io.EOF
 	}, func() {}, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,9 +183,12 @@ func TestScopeCommand(t *testing.T) {
 	if got := m.readSeen.Load(); got != int32(len(tests)) {
 		t.Errorf("the real read tool answered %d of %d retrievers with the file", got, len(tests))
 	}
-	runs, err := os.ReadDir(filepath.Join(root, ".relay", "runs"))
+	runs, err := filepath.Glob(filepath.Join(root, ".relay", "runs", "*.jsonl"))
 	if err != nil || len(runs) != len(tests) {
 		t.Errorf("transcripts: %d files, err %v; want %d", len(runs), err, len(tests))
+	}
+	if _, err := os.Stat(filepath.Join(root, ".relay", "runs", ".gitignore")); err != nil {
+		t.Errorf("transcripts are not git-ignored: %v", err)
 	}
 }
 
@@ -245,5 +247,4 @@ func TestScopeCommandBudget(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".relay", "runs")); err == nil {
 		t.Error("--no-transcript wrote a transcript")
 	}
-	_ = fmt.Sprint()
 }
