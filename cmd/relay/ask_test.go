@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAskCommand(t *testing.T) {
@@ -67,5 +68,29 @@ func TestAskCommandNoEndpoint(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "relay ask: no model endpoint configured") || !strings.Contains(errOut, "OPENAI_BASE_URL=http://localhost:11434/v1") {
 			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
 		}
+	}
+}
+
+// TestAskREPLInterrupt sends SIGINT to the process while a question runs:
+// the question is cancelled and the REPL goes on to the next one. Not
+// parallel: the signal goes to the whole test process.
+func TestAskREPLInterrupt(t *testing.T) {
+	agentToolsAvailable(t)
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	args := append([]string{"ask", "--repo", root, "--no-transcript"}, modelFlags...)
+	start := time.Now()
+	code, out, errOut := relayAgent(t, m.env(), "INTERRUPT me\nsecond question\n", args...)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "relay: cancelled") {
+		t.Errorf("stderr does not report the cancelled question:\n%s", errOut)
+	}
+	if got := strings.Count(out, "SMS are sent by `Send`"); got != 1 {
+		t.Errorf("%d answers after the interrupt, want 1:\n%s", got, out)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the interrupted question took %v", d)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -77,6 +79,13 @@ func startFakeModel(t testing.TB) *fakeModel {
 func (m *fakeModel) handle(req openai.ChatCompletionRequest, n int) agenttest.Reply {
 	if strings.Contains(agenttest.FirstUser(req), "FAIL") {
 		return agenttest.Error(401, "invalid api key")
+	}
+	if strings.Contains(agenttest.FirstUser(req), "INTERRUPT") {
+		// What Ctrl-C does to a running question; the reply never comes.
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			return agenttest.Error(500, err.Error())
+		}
+		return agenttest.Reply{Delay: time.Minute}
 	}
 	switch req.Model {
 	case "planner-model":
