@@ -216,10 +216,16 @@ const (
 	MethodBM25Files = "bm25-files" // baseline: plain BM25 over whole files, no graph
 )
 
-// Predict localizes a problem statement with the relay pipeline: files from
-// RankFiles over the search hits, functions from the hits' location names.
+// SourceLanguages are the programming languages Build knows; localization
+// predicts only files in these (docs and config rarely hold a fix).
+var SourceLanguages = []string{"go", "python", "typescript", "javascript", "java", "kotlin", "rust", "ruby",
+	"php", "csharp", "c", "cpp", "swift", "scala", "shell", "asm", "sql", "protobuf", "graphql", "terraform", "template"}
+
+// Predict localizes a problem statement with the relay pipeline restricted
+// to SourceLanguages: files from RankFiles over the search hits, functions
+// from the hits' location names.
 func (s *Searcher) Predict(ctx context.Context, problem string) (Prediction, error) {
-	res, err := s.Search(ctx, problem, SearchOptions{Limit: reportDepth, NoFastPath: true})
+	res, err := s.Search(ctx, problem, SearchOptions{Limit: reportDepth, NoFastPath: true, Filter: Filter{Languages: SourceLanguages}})
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -244,7 +250,8 @@ type FileBaseline struct {
 	lex   *lexIndex
 }
 
-// NewFileBaseline indexes every file Build would consider under root.
+// NewFileBaseline indexes every file of SourceLanguages that Build would
+// consider under root (the same candidate set as Predict).
 func NewFileBaseline(root string) (*FileBaseline, error) {
 	paths, err := walkFiles(root)
 	if err != nil {
@@ -253,6 +260,9 @@ func NewFileBaseline(root string) (*FileBaseline, error) {
 	fb := &FileBaseline{}
 	lb := newLexBuilder()
 	for _, p := range paths {
+		if lang, _ := languageOf(p); !slices.Contains(SourceLanguages, lang) {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil || isBinary(data) {
 			continue

@@ -92,7 +92,7 @@ Examples:
   relay search --lang go --kind function,method "retry with backoff"
   relay search --path 'internal/**/*_test.go' flaky timeout
   relay search BlobStore.Put`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			query := strings.TrimSpace(strings.Join(args, " "))
 			if query == "" {

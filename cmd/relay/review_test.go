@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const cartDiff = `diff --git a/cart/cart.go b/cart/cart.go
+index 1111111..2222222 100644
+--- a/cart/cart.go
++++ b/cart/cart.go
+@@ -24,6 +24,6 @@ func (c *Cart) Total() int {
+ func applyDiscount(sum int) int {
+-	if sum > 100 {
++	if sum >= 100 {
+ 		return sum * 9 / 10
+ 	}
+ 	return sum
+ }
+`
+
+func TestReviewCommand(t *testing.T) {
+	root := retrievalRepo(t)
+	fb := filepath.Join(t.TempDir(), "fb.jsonl")
+	if err := os.WriteFile(fb, []byte(`{"file": "cart/cart.go", "line": 25, "comment": "Is the discount threshold inclusive? sum >= 100 changes totals of exactly 100.", "accepted": true}`+"\n"+
+		`{"file": "cart/cart.go", "line": 26, "comment": "Use a named constant for the discount.", "accepted": false}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name      string
+		stdin     string
+		args      []string
+		code      int
+		stdoutHas []string
+		stderrHas string
+	}{
+		{"feedback add", "", []string{"review", "feedback", "add", "--file", "cart/checkout.go", "--line", "5", "--comment", "Checkout of an empty cart should not charge", "--accepted"}, 0,
+			[]string{"Recorded accepted feedback on cart/checkout.go:5"}, ""},
+		{"feedback import", "", []string{"review", "feedback", "import", fb}, 0, []string{"Imported 2 feedback item(s)"}, ""},
+		{"feedback both verdicts", "", []string{"review", "feedback", "add", "--file", "x.go", "--comment", "c", "--accepted", "--rejected"}, 2, nil, "exactly one of --accepted or --rejected"},
+		{"feedback bad import", "{\"file\": \"x\"}\n", []string{"review", "feedback", "import", "-"}, 1, nil, "line 1: feedback needs a comment"},
+		{"standard", cartDiff, []string{"review", "--diff", "-"}, 0, []string{
+			"## Review context (standard)",
+			"Files: `cart/cart.go` (modified, +1 −1)",
+			"Blast radius: risk",
+			"- modified `func applyDiscount(sum int) int` — cart/cart.go:24 (line 25)",
+			"### Direct callers",
+			"`func (c *Cart) Total() int` — cart/cart.go:15 (calls applyDiscount)",
+			"### Transitive callers",
+			"Checkout",
+			"### Past review comments that were helpful",
+			"Is the discount threshold inclusive?",
+			"NOT helpful",
+		}, ""},
+		{"fast", cartDiff, []string{"review", "--diff", "-", "--depth", "fast"}, 0, []string{"## Review context (fast)", "### Direct callers"}, ""},
+		{"deep", cartDiff, []string{"review", "--diff", "-", "--depth", "deep"}, 0, []string{"## Review context (deep)"}, ""},
+		{"malformed", "--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,2 @@\n x\n~y\n", []string{"review", "--diff", "-"}, 1, nil, "line 5: unexpected"},
+		{"no diff flag", "", []string{"review"}, 2, nil, "review needs --diff"},
+		{"bad depth", cartDiff, []string{"review", "--diff", "-", "--depth", "wide"}, 2, nil, "unknown depth \"wide\""},
+		{"missing file", "", []string{"review", "--diff", filepath.Join(root, "nope.diff")}, 1, nil, "open diff"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			code, stdout, stderr := relay(t, st.stdin, append([]string{"--repo", root}, st.args...)...)
+			if code != st.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, st.code, stdout, stderr)
+			}
+			for _, want := range st.stdoutHas {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr, st.stderrHas) {
+				t.Errorf("stderr lacks %q:\n%s", st.stderrHas, stderr)
+			}
+		})
+	}
+	code, stdout, stderr := relay(t, cartDiff, "--repo", root, "review", "--diff", "-", "--json", "--budget", "300")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, stderr)
+	}
+	var rc struct {
+		Changed []struct {
+			Name   string `json:"name"`
+			Change string `json:"change"`
+		} `json:"changed"`
+		Blast    *struct{ Risk int } `json:"blast_radius"`
+		Markdown string              `json:"markdown"`
+		Tokens   int                 `json:"markdown_tokens"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rc); err != nil {
+		t.Fatalf("json: %v\n%s", err, stdout)
+	}
+	if len(rc.Changed) != 1 || rc.Changed[0].Name != "applyDiscount" || rc.Blast == nil || rc.Tokens > 330 || rc.Markdown == "" {
+		t.Errorf("json review: %+v", rc)
+	}
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// retrievalRepo writes a small module with code, docs and config, and
+// indexes it with relay index.
+func retrievalRepo(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/shop\n\ngo 1.22\n",
+		"cart/cart.go": `package cart
+
+import "errors"
+
+// ErrEmpty is returned when checking out an empty cart (code 0x7c01).
+var ErrEmpty = errors.New("cart is empty")
+
+// Cart holds line items.
+type Cart struct{ items []int }
+
+// Add puts an item into the cart.
+func (c *Cart) Add(price int) { c.items = append(c.items, price) }
+
+// Total sums the prices and applies the discount.
+func (c *Cart) Total() int {
+	sum := 0
+	for _, p := range c.items {
+		sum += p
+	}
+	return applyDiscount(sum)
+}
+
+// applyDiscount takes ten percent off totals above one hundred.
+func applyDiscount(sum int) int {
+	if sum > 100 {
+		return sum * 9 / 10
+	}
+	return sum
+}
+`,
+		"cart/checkout.go": `package cart
+
+// Checkout charges the cart total.
+func Checkout(c *Cart) (int, error) {
+	if len(c.items) == 0 {
+		return 0, ErrEmpty
+	}
+	return c.Total(), nil
+}
+`,
+		"README.md":   "# Shop\n\n## Discounts\n\nOrders above one hundred get ten percent off.\n",
+		"config.yaml": "currency: EUR\ndiscount_threshold: 100\ndiscount_percent: 10\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {
+		t.Fatalf("relay index: exit %d: %s", code, stderr)
+	}
+	return root
+}
+
+func TestSearchCommand(t *testing.T) {
+	root := retrievalRepo(t)
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		stdoutHas []string
+		stderrHas string
+	}{
+		{"words", []string{"search", "ten percent discount on large orders"}, 0,
+			[]string{"(lexical search)", "1. README.md:3 section Discounts", "2. cart/cart.go:23 function cart/cart.go:applyDiscount", "cart/cart.go:24: func applyDiscount(sum int) int {"}, ""},
+		{"identifier fast path", []string{"search", "Checkout"}, 0, []string{"(exact search)", "cart/checkout.go:3 function cart/checkout.go:Checkout — symbol named Checkout"}, ""},
+		{"hex code", []string{"search", "0x7c01"}, 0, []string{"exact match of code 0x7c01", "cart/cart.go"}, ""},
+		{"filters", []string{"search", "--lang", "markdown", "discount"}, 0, []string{"1. README.md:3 section Discounts"}, ""},
+		{"kind and limit", []string{"search", "--kind", "method", "--limit", "1", "cart total"}, 0, []string{"1 result(s)", "Cart.Total"}, ""},
+		{"expand", []string{"search", "--expand", "--limit", "1", "sum prices apply discount total"}, 0, []string{"called by:", "calls:"}, ""},
+		{"fallback note", []string{"search", "--path", "cart/*.yaml", "discount"}, 0, []string{"note: nothing matched path \"cart/*.yaml\"; relaxed it to folder \"cart\""}, ""},
+		{"bad kind", []string{"search", "--kind", "klass", "x"}, 2, nil, "unknown kind \"klass\""},
+		{"bad limit", []string{"search", "--limit", "0", "x"}, 2, nil, "--limit 0"},
+		{"no query", []string{"search"}, 2, nil, "search needs a query"},
+		{"embed model without endpoint", []string{"search", "--embed-model", "m", "x"}, 2, nil, "needs an endpoint"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := relay(t, "", append([]string{"--repo", root}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			for _, want := range tt.stdoutHas {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderrHas, stderr)
+			}
+			if i == 0 && !strings.Contains(stderr, "building it now") {
+				t.Errorf("first search did not build the retrieval index: %s", stderr)
+			}
+		})
+	}
+	code, stdout, stderr := relay(t, "", "--repo", root, "search", "--json", "checkout empty cart")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Mode string `json:"mode"`
+		Hits []struct {
+			Path    string   `json:"path"`
+			Loc     string   `json:"loc"`
+			Why     []string `json:"why"`
+			Snippet string   `json:"snippet"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("json output: %v\n%s", err, stdout)
+	}
+	if res.Mode != "lexical" || len(res.Hits) == 0 || res.Hits[0].Loc != "cart/checkout.go:Checkout" || len(res.Hits[0].Why) == 0 {
+		t.Errorf("json result: %+v", res)
+	}
+}
