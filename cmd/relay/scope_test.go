@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/relayhq/relay/agent"
@@ -255,5 +256,61 @@ func TestScopeCommandBudget(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".relay", "runs")); err == nil {
 		t.Error("--no-transcript wrote a transcript")
+	}
+}
+
+func TestLLMConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		flags      llmFlags
+		env        map[string]string
+		wantModels agent.Models
+		wantPrices map[string]agent.Price
+		wantErr    string
+	}{
+		{name: "openai default model", env: map[string]string{"OPENAI_API_KEY": "k"},
+			wantModels: agent.Models{Planner: "gpt-4o-mini", Retriever: "gpt-4o-mini", Gap: "gpt-4o-mini"}, wantPrices: map[string]agent.Price{}},
+		{name: "env per stage, flag wins", flags: llmFlags{retrieverModel: "small"},
+			env:        map[string]string{"OPENAI_BASE_URL": "http://x/v1", "RELAY_MODEL": "big", "RELAY_RETRIEVER_MODEL": "env-small", "RELAY_GAP_MODEL": "gap", "RELAY_PRICES": "big=1/2, small=0.1/0.2"},
+			wantModels: agent.Models{Planner: "big", Retriever: "small", Gap: "gap"},
+			wantPrices: map[string]agent.Price{"big": {In: 1, Out: 2}, "small": {In: 0.1, Out: 0.2}}},
+		{name: "price flags replace RELAY_PRICES", flags: llmFlags{model: "m", prices: []string{"m=3/4"}},
+			env:        map[string]string{"OPENAI_BASE_URL": "http://x/v1", "RELAY_PRICES": "other=1/1"},
+			wantModels: agent.Models{Planner: "m", Retriever: "m", Gap: "m"}, wantPrices: map[string]agent.Price{"m": {In: 3, Out: 4}}},
+		{name: "custom endpoint needs a model", env: map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"},
+			wantErr: "no model for endpoint http://localhost:11434/v1: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama"},
+		{name: "bad RELAY_PRICES", flags: llmFlags{model: "m"}, env: map[string]string{"OPENAI_API_KEY": "k", "RELAY_PRICES": "m=1"},
+			wantErr: `--price: price "m=1": want model=in/out`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := &globals{getenv: func(k string) string { return tc.env[k] }}
+			base, _, ok := tc.flags.endpoint(g)
+			if !ok {
+				t.Fatal("endpoint not configured")
+			}
+			models, err := tc.flags.models(g, base)
+			var prices map[string]agent.Price
+			if err == nil {
+				prices, err = tc.flags.priceTable(g)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantModels, models); diff != "" {
+				t.Errorf("models (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantPrices, prices); diff != "" {
+				t.Errorf("prices (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
