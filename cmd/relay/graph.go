@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/tools"
+)
+
+func init() { commands = append(commands, newGraphCmd) }
+
+func newGraphCmd(g *globals) *cobra.Command {
+	var depth, limit int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "graph <callers|callees|implementations|methods|usages|inheritors> <target> | graph blast-radius <target>...",
+		Short: "Traverse the code graph: callers, callees, implementations, methods, usages, inheritors, blast radius",
+		Long: `Graph answers one traversal of the code graph and prints the same prose the graph tool gives a model:
+results grouped by depth, sorted by path and line, each with qname, path:line, kind and relation.
+
+A target is a qualified name (net/http.Server.Serve), a location name (net/http/server.go:Server.Serve),
+a dotted suffix (Server.Serve, http.Server.Serve) or a short name (Serve). An ambiguous or unknown
+target lists the closest candidates.
+
+blast-radius takes one or more targets and lists direct callers, transitive callers (up to --depth,
+default 4), tests that reach them, affected files and a risk score 0–100 (formula: go doc
+github.com/relayhq/relay/graphdb RiskScore).
+
+--json prints {operation, target, depth, results[], total, truncated, risk, affected_files, tests};
+each result has qname, loc, file, line, kind, relation, depth, via, site_file, site_line.`,
+		Example: `  relay graph callers Service.Send --depth 2
+  relay graph implementations store.Reader --json
+  relay graph blast-radius notify.SMSSender.Send retry.Do`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			op, err := tools.ParseGraphOp(args[0])
+			if err != nil {
+				return usageErr(err)
+			}
+			if op != tools.OpBlastRadius && len(args) != 2 {
+				return usageErr(fmt.Errorf("graph %s takes exactly one target (got %d: %s)", op, len(args)-1, strings.Join(args[1:], " ")))
+			}
+			if depth < 0 || depth > tools.MaxGraphDepth {
+				return usageErr(fmt.Errorf("--depth %d out of range (1–%d)", depth, tools.MaxGraphDepth))
+			}
+			if limit < 0 {
+				return usageErr(fmt.Errorf("--limit %d must be zero (no cap) or positive", limit))
+			}
+			root, err := g.repoRoot()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			st, err := g.openStore(ctx, root, false)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var ans tools.GraphAnswer
+			if op == tools.OpBlastRadius && len(args) > 2 {
+				ans, err = blastMany(cmd, st, args[1:], depth)
+			} else {
+				ans, err = tools.AnswerGraph(ctx, st, op, args[1], depth)
+			}
+			if err != nil {
+				var ie *tools.GraphInputError
+				if errors.As(err, &ie) {
+					return &exitError{code: 1, err: errors.New(ie.Msg)}
+				}
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(ans.JSON(limit))
+			}
+			fmt.Fprintln(g.stdout, ans.Text(limit))
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&depth, "depth", 0, "hops to follow (default 1; blast-radius 4; at most 5)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "list at most N results (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of prose")
+	return cmd
+}
+
+// blastMany resolves several targets and computes one blast radius for all.
+func blastMany(cmd *cobra.Command, st graphdb.Reader, targets []string, depth int) (tools.GraphAnswer, error) {
+	ctx := cmd.Context()
+	var ids []graphdb.NodeID
+	var names []string
+	var first graphdb.Node
+	for i, t := range targets {
+		n, err := graphdb.Resolve(ctx, st, t)
+		if err != nil {
+			var ae *graphdb.AmbiguousError
+			if errors.As(err, &ae) {
+				return tools.GraphAnswer{}, &tools.GraphInputError{Msg: ae.Error(), Err: err}
+			}
+			return tools.GraphAnswer{}, err
+		}
+		if i == 0 {
+			first = n
+		}
+		ids = append(ids, n.ID)
+		names = append(names, n.QName)
+	}
+	b, err := graphdb.BlastRadius(ctx, st, ids, depth)
+	if err != nil {
+		return tools.GraphAnswer{}, err
+	}
+	first.QName = strings.Join(names, ", ")
+	return tools.GraphAnswer{Operation: tools.OpBlastRadius, Target: first, Depth: b.MaxDepth, Blast: &b}, nil
+}
