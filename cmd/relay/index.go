@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -73,7 +73,9 @@ type progress struct {
 	width int
 }
 
-func newProgress(w io.Writer, tty bool) *progress { return &progress{w: w, tty: tty, start: time.Now()} }
+func newProgress(w io.Writer, tty bool) *progress {
+	return &progress{w: w, tty: tty, start: time.Now()}
+}
 
 func (p *progress) update(ev index.Progress) {
 	if !p.tty {
