@@ -67,7 +67,9 @@ func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 	ts := newToolSet(o.Tools)
 	infos := make([]prompts.ToolInfo, 0, len(ts.specs))
 	for _, t := range o.Tools.Tools() {
-		infos = append(infos, prompts.ToolInfo{Name: t.Name(), Description: t.Description()})
+		// The full description travels in the tool's schema; the prompt
+		// gets its first paragraph, to save tokens on every turn.
+		infos = append(infos, prompts.ToolInfo{Name: t.Name(), Description: firstParagraph(t.Description())})
 	}
 	sys, err := prompts.Render(prompts.Retriever, prompts.RetrieverData{Tools: infos})
 	if err != nil {
@@ -160,6 +162,14 @@ func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 			msgs = append(msgs, userMsg(steer))
 		}
 	}
+}
+
+func firstParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // partialReport is what an interrupted retriever hands back: a marker, its

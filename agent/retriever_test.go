@@ -84,6 +84,9 @@ func TestRetrieverToolMessages(t *testing.T) {
 			if diff := cmp.Diff(tc.want, toolMsgs(reqs[1])); diff != "" {
 				t.Errorf("tool messages (-want +got):\n%s", diff)
 			}
+			if sys := agenttest.System(reqs[0]); !strings.Contains(sys, "### echo\nEcho the text back.") || agenttest.FirstUser(reqs[0]) != "find Send" {
+				t.Errorf("first request: system prompt lacks the tools or the task is not the first user message:\n%s", sys)
+			}
 			if diff := cmp.Diff([]string{"echo", "panics"}, agenttest.ToolNames(reqs[0])); diff != "" {
 				t.Errorf("tools offered (-want +got):\n%s", diff)
 			}
