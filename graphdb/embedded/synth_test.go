@@ -26,8 +26,11 @@ type synthGraph struct {
 }
 
 // genGraph builds files×perFile declarations with calls outgoing calls each.
-func genGraph(files, perFile, calls int) *synthGraph {
-	r := rand.New(rand.NewPCG(1, 2))
+func genGraph(files, perFile, calls int) *synthGraph { return genGraphSeed(1, files, perFile, calls) }
+
+// genGraphSeed is genGraph with another call graph over the same ids.
+func genGraphSeed(seed uint64, files, perFile, calls int) *synthGraph {
+	r := rand.New(rand.NewPCG(seed, 2))
 	g := &synthGraph{}
 	total := files * perFile
 	for i := range total {

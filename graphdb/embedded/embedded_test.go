@@ -1,0 +1,390 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// assertAgree checks the native Traverse against graphdb.TraverseNeighbors
+// from each start, for several kind sets, both directions and depths.
+func assertAgree(t *testing.T, s *Store, starts []graphdb.NodeID) {
+	t.Helper()
+	ctx := t.Context()
+	sets := [][]graphdb.EdgeKind{
+		{graphdb.EdgeCalls},
+		{graphdb.EdgeParent},
+		{graphdb.EdgeCalls, graphdb.EdgeParent},
+		{graphdb.EdgeParent, graphdb.EdgeCalls, graphdb.EdgeImplements},
+	}
+	for _, start := range starts {
+		for _, kinds := range sets {
+			for _, dir := range []graphdb.Direction{graphdb.Outbound, graphdb.Inbound} {
+				for _, depth := range []int{1, 3} {
+					for _, limit := range []int{0, 7} {
+						want, err := graphdb.TraverseNeighbors(ctx, s, start, kinds, dir, depth, limit)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := s.Traverse(ctx, start, kinds, dir, depth, limit)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+							t.Fatalf("Traverse(%s, %v, %s, %d, %d) disagrees with TraverseNeighbors (-want +got):\n%s", start, kinds, dir, depth, limit, diff)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// randomGraph is a small graph with everything a traversal must get right:
+// cycles, self loops, duplicate edges, several kinds between the same
+// nodes, edges whose site file differs from the owner, and dangling edges.
+func randomGraph(seed uint64, files int) []synthOwner {
+	r := rand.New(rand.NewPCG(seed, 9))
+	id := func(i int) graphdb.NodeID { return graphdb.NodeID(fmt.Sprintf("n%03d", i)) }
+	total := files * 6
+	var owners []synthOwner
+	for f := range files {
+		path := fmt.Sprintf("d/f%02d.go", f)
+		o := synthOwner{file: graphdb.FileRecord{Path: path, Language: "go"}}
+		for j := range 6 {
+			i := f*6 + j
+			o.nodes = append(o.nodes, graphdb.Node{ID: id(i), Kind: graphdb.KindFunction, Name: fmt.Sprintf("F%d", i%5),
+				QName: fmt.Sprintf("d.F%03d", i), File: path, StartLine: 1 + j*10, EndLine: 9 + j*10, Language: "go"})
+			for range r.IntN(6) {
+				kind := []graphdb.EdgeKind{graphdb.EdgeCalls, graphdb.EdgeCalls, graphdb.EdgeParent, graphdb.EdgeImplements}[r.IntN(4)]
+				to := id(r.IntN(total + 8)) // ids ≥ total are never declared: dangling
+				site := path
+				if r.IntN(5) == 0 {
+					site = fmt.Sprintf("d/f%02d.go", r.IntN(files))
+				}
+				e := graphdb.Edge{From: id(i), To: to, Kind: kind, File: site, Line: 1 + r.IntN(4)}
+				o.edges = append(o.edges, e)
+				if r.IntN(8) == 0 {
+					o.edges = append(o.edges, e) // duplicate
+				}
+			}
+		}
+		owners = append(owners, o)
+	}
+	return owners
+}
+
+func TestTraverseAgreesOnRandomGraphs(t *testing.T) {
+	for seed := range uint64(2) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			s := openTemp(t)
+			owners := randomGraph(seed, 12)
+			write := func(fn func(ctx context.Context, tx graphdb.Tx) error) {
+				tx, err := s.Begin(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := fn(t.Context(), tx); err != nil {
+					t.Fatal(err)
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(func(ctx context.Context, tx graphdb.Tx) error {
+				for _, o := range owners {
+					if err := tx.ReplaceFile(ctx, o.file, o.nodes, o.edges); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			var starts []graphdb.NodeID
+			for i := 0; i < 12*6+8; i += 3 {
+				starts = append(starts, graphdb.NodeID(fmt.Sprintf("n%03d", i)))
+			}
+			assertAgree(t, s, starts)
+			// Incremental updates: a deleted file makes edges dangle; the
+			// adjacency of the previous generation must not be reused.
+			write(func(ctx context.Context, tx graphdb.Tx) error { return tx.DeleteFile(ctx, owners[3].file.Path) })
+			assertAgree(t, s, starts)
+			o := randomGraph(seed+100, 12)[5]
+			write(func(ctx context.Context, tx graphdb.Tx) error { return tx.ReplaceFile(ctx, o.file, o.nodes, o.edges) })
+			assertAgree(t, s, starts)
+		})
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s := writeGraph(t, dir, genGraph(50, 6, 3))
+	defer s.Close()
+	ctx := t.Context()
+	if err := s.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gen, err := s.generation(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := loadSnapshot(s.snapshotPath(), gen)
+	if err != nil || loaded == nil {
+		t.Fatalf("loadSnapshot after Warm = %v, %v", loaded, err)
+	}
+	if diff := cmp.Diff(s.adj.Load(), loaded, cmp.AllowUnexported(adjacency{}, ent{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("loaded snapshot differs from the built adjacency (-built +loaded):\n%s", diff)
+	}
+	if a, err := loadSnapshot(s.snapshotPath(), gen+1); a != nil || err == nil {
+		t.Errorf("loadSnapshot of a stale generation = %v, %v; want an error", a, err)
+	}
+
+	// A second store on the same directory (another process) uses the
+	// snapshot; a damaged snapshot is detected and rebuilt.
+	want, err := s.Traverse(ctx, genGraph(50, 6, 3).funcs[0], []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Inbound, 2, 0)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("Traverse = %d hops, %v", len(want), err)
+	}
+	b, err := os.ReadFile(s.snapshotPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damage := range map[string]func([]byte) []byte{
+		"intact":    func(b []byte) []byte { return b },
+		"bit flip":  func(b []byte) []byte { c := append([]byte{}, b...); c[len(c)/2] ^= 1; return c },
+		"truncated": func(b []byte) []byte { return b[:len(b)/3] },
+		"garbage":   func([]byte) []byte { return []byte("not a snapshot at all") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(s.snapshotPath(), damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if name != "intact" {
+				if a, err := loadSnapshot(s.snapshotPath(), gen); a != nil || err == nil {
+					t.Errorf("loadSnapshot of a damaged file = %v, %v; want an error", a != nil, err)
+				}
+			}
+			s2, err := Open(dir, Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s2.Close()
+			got, err := s2.Traverse(ctx, genGraph(50, 6, 3).funcs[0], []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Inbound, 2, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Traverse with a %s snapshot (-want +got):\n%s", name, diff)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, dir string)
+		opts    Options
+		wantIs  error
+		wantMsg []string
+	}{
+		{
+			name:    "read-only without a store",
+			opts:    Options{ReadOnly: true},
+			wantIs:  graphdb.ErrNotFound,
+			wantMsg: []string{"no index at", "run `relay index` first"},
+		},
+		{
+			name: "read-only on an empty database",
+			prepare: func(t *testing.T, dir string) {
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, dbName), nil, 0o644)
+			},
+			opts:    Options{ReadOnly: true},
+			wantIs:  graphdb.ErrNotFound,
+			wantMsg: []string{"no index at", "run `relay index` first"},
+		},
+		{
+			name: "garbage database file",
+			prepare: func(t *testing.T, dir string) {
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
+			},
+			wantMsg: []string{"corrupt", "delete the directory", "relay index"},
+		},
+		{
+			name: "garbage database file read-only",
+			prepare: func(t *testing.T, dir string) {
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
+			},
+			opts:    Options{ReadOnly: true},
+			wantMsg: []string{"corrupt", "delete the directory"},
+		},
+		{
+			name: "newer schema version",
+			prepare: func(t *testing.T, dir string) {
+				s, err := Open(dir, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+				rawExec(t, dir, "PRAGMA user_version = 99")
+			},
+			wantMsg: []string{"schema version 99", "delete the directory", "relay index"},
+		},
+		{
+			name: "foreign sqlite database",
+			prepare: func(t *testing.T, dir string) {
+				os.MkdirAll(dir, 0o755)
+				rawExec(t, dir, "CREATE TABLE t(x)")
+			},
+			wantMsg: []string{"did not create", "delete the directory"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), ".relay")
+			if tc.prepare != nil {
+				tc.prepare(t, dir)
+			}
+			s, err := Open(dir, tc.opts)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open succeeded")
+			}
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("Open error %v, want one wrapping %v", err, tc.wantIs)
+			}
+			for _, m := range tc.wantMsg {
+				if !strings.Contains(err.Error(), m) {
+					t.Errorf("Open error %q does not say %q", err, m)
+				}
+			}
+			if strings.Contains(err.Error(), dir) == false {
+				t.Errorf("Open error %q does not name the directory", err)
+			}
+		})
+	}
+}
+
+// rawExec runs one statement on the store's database file directly.
+func rawExec(t *testing.T, dir, stmt string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, dbName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(stmt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenLayout(t *testing.T) {
+	root := t.TempDir()
+	dir := DefaultDir(root)
+	if want := filepath.Join(root, ".relay"); dir != want {
+		t.Fatalf("DefaultDir = %q, want %q", dir, want)
+	}
+	if _, err := Open(dir, Options{ReadOnly: true}); err == nil {
+		t.Fatal("read-only Open of a missing store succeeded")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("read-only Open created %s", dir)
+	}
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil || string(gi) != "*\n" {
+		t.Errorf(".gitignore = %q, %v; want \"*\\n\"", gi, err)
+	}
+	s.Close()
+
+	// An empty but initialised store opens read-only and reads as empty.
+	ro, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only Open of an initialised store: %v", err)
+	}
+	defer ro.Close()
+	if st, err := ro.Stats(t.Context()); err != nil || st.Files != 0 {
+		t.Errorf("Stats = %+v, %v", st, err)
+	}
+	if _, err := ro.Begin(t.Context()); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("Begin on a read-only store = %v, want a read-only error", err)
+	}
+	// Two stores on one directory in one process: the second writer is
+	// refused by the file lock.
+	w1, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Close()
+	w2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	tx, err := w1.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.Begin(t.Context()); !errors.Is(err, graphdb.ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("second store's Begin = %v, want ErrLocked naming pid %d", err, os.Getpid())
+	}
+	tx.Rollback()
+}
+
+func TestFailedWritePoisonsTx(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	a := graphdb.Node{ID: "x", Kind: graphdb.KindFunction, Name: "x", QName: "p.x", File: "a.go"}
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "a.go"}, []graphdb.Node{a}, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "b.go"}, []graphdb.Node{a}, nil)
+	if err == nil || !strings.Contains(err.Error(), "already owned by a.go") {
+		t.Fatalf("ReplaceFile of an id owned by a.go = %v, want an error naming a.go", err)
+	}
+	if err := tx.SetMeta(ctx, "k", "v"); err == nil || !strings.Contains(err.Error(), "rolled back") {
+		t.Errorf("SetMeta after a failed write = %v, want an error saying to roll back", err)
+	}
+	if err := tx.Commit(); err == nil {
+		t.Fatal("Commit after a failed write succeeded")
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Files != 0 {
+		t.Errorf("Stats after the refused commit = %+v, %v; want an empty store", st, err)
+	}
+	// Invalid input is rejected before anything is written: the Tx stays usable.
+	tx, err = s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	bad := graphdb.Edge{From: "x", To: "y", Kind: "friend_of"}
+	if err := tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "a.go"}, nil, []graphdb.Edge{bad}); err == nil || !strings.Contains(err.Error(), "friend_of") {
+		t.Errorf("ReplaceFile with an unknown edge kind = %v", err)
+	}
+	if err := tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "a.go"}, []graphdb.Node{a}, nil); err != nil {
+		t.Errorf("ReplaceFile after rejected input: %v", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Errorf("Commit after rejected input: %v", err)
+	}
+}
