@@ -41,11 +41,13 @@ type goExtractor struct {
 	embeds map[string]bool // other repository packages whose types this package embeds
 }
 
-// callSite is one extracted call edge plus whether it is a reference (a
-// method value or method expression that is not called at that site).
+// callSite is one extracted call edge plus its nature: a reference (a
+// method value or method expression that is not called at that site) or a
+// call through an interface.
 type callSite struct {
-	edge graphdb.Edge
-	ref  bool
+	edge  graphdb.Edge
+	ref   bool
+	iface bool // the callee is an interface method (dispatch)
 }
 
 // Node id scheme (see doc.go).
@@ -515,7 +517,11 @@ func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bo
 	}
 	e := graphdb.Edge{From: from, To: id, Kind: graphdb.EdgeCalls, File: x.sf.rel, Line: line}
 	x.cur.edges = append(x.cur.edges, e)
-	x.calls = append(x.calls, callSite{edge: e, ref: ref})
+	iface := false
+	if recv := fn.Origin().Type().(*types.Signature).Recv(); recv != nil {
+		iface = types.IsInterface(recv.Type())
+	}
+	x.calls = append(x.calls, callSite{edge: e, ref: ref, iface: iface})
 }
 
 // docLine is the first line of a doc comment.

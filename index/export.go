@@ -1,0 +1,88 @@
+package index
+
+import (
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// CallEdge is one call edge as the indexer extracts it.
+type CallEdge struct {
+	From, To graphdb.NodeID
+	File     string // repo-relative call site
+	Line     int
+	Ref      bool // a method value or method expression that is not called at the site
+	Iface    bool // the callee is an interface method: dynamic dispatch
+}
+
+// ExtractCalls runs the indexer's call extraction over packages the caller
+// loaded with go/packages (NeedName|NeedFiles|NeedSyntax|NeedTypes|
+// NeedTypesInfo, Tests as wanted), and returns the sorted call edges. It is
+// exported for tools that compare the indexer with other call graphs built
+// from the same load (index/internal/callcheck). Packages are chosen as Run
+// chooses them: a test variant replaces its plain package, generated test
+// mains are skipped, files outside root are ignored. Every package passed
+// counts as part of the repository.
+func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
+	root, _ = filepath.Abs(root)
+	inRepo := map[string]bool{}
+	variant := map[string]bool{}
+	for _, p := range pkgs {
+		inRepo[p.PkgPath] = true
+		if p.ID == p.PkgPath+" ["+p.PkgPath+".test]" {
+			variant[p.PkgPath] = true
+		}
+	}
+	var out []CallEdge
+	for _, p := range pkgs {
+		if (strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " [")) || (p.ID == p.PkgPath && variant[p.PkgPath]) {
+			continue
+		}
+		if p.Types == nil || p.TypesInfo == nil {
+			continue
+		}
+		var srcs []*srcFile
+		for _, f := range p.Syntax {
+			name := p.Fset.PositionFor(f.Pos(), false).Filename
+			rel, err := filepath.Rel(root, name)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			srcs = append(srcs, &srcFile{rel: filepath.ToSlash(rel), ast: f, test: strings.HasSuffix(rel, "_test.go")})
+		}
+		sort.Slice(srcs, func(i, j int) bool { return srcs[i].rel < srcs[j].rel })
+		x := &goExtractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
+		x.extract(srcs)
+		for _, c := range x.calls {
+			out = append(out, CallEdge{From: c.edge.From, To: c.edge.To, File: c.edge.File, Line: c.edge.Line, Ref: c.ref, Iface: c.iface})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		return a.To < b.To
+	})
+	return out
+}
+
+// FuncID returns the node id the indexer gives a declared function or
+// method (of its generic origin), and false for objects that have no node:
+// methods of local types or unnamed interfaces, init and blank functions,
+// builtins' methods. Exported with ExtractCalls for comparisons.
+func FuncID(fn *types.Func) (graphdb.NodeID, bool) {
+	id, _, ok := funcTarget(fn)
+	return id, ok
+}

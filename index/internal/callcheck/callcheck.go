@@ -1,0 +1,304 @@
+// Package callcheck measures the accuracy of the indexer's static call
+// edges against golang.org/x/tools/go/callgraph/static, both computed from
+// the same go/packages load: the indexer's extraction through
+// index.ExtractCalls, the reference through SSA (ssautil.AllPackages,
+// generic bodies not instantiated, so calls of instantiations name the
+// generic function as the indexer does).
+//
+// The two graphs model different things at the edges, so some edges are
+// left out of the comparison and counted by reason in Report.Excluded:
+//   - static's edges from synthetic functions (package initialisers holding
+//     package-level variable initialisers, wrappers for promoted and
+//     pointer methods, bound-method and thunk closures): the indexer has no
+//     such nodes;
+//   - static's edges to anonymous functions (closures called in place, by
+//     go or defer): the indexer attributes a closure's calls to the
+//     enclosing declaration instead, and those calls are compared;
+//   - static's edges to methods of local types (no node in the graph);
+//   - edges from init functions on both sides (ids differ by design);
+//   - the indexer's edges to interface methods (dynamic dispatch: static
+//     records none) and its reference edges for method values and method
+//     expressions that are not called (static sees them only inside the
+//     synthetic wrappers above).
+//
+// static.CallGraph reaches closures only through static calls, so closures
+// that are only passed as values (sort.Slice callbacks, handlers) are
+// absent from it; Compare adds the static calls of those closures, by
+// static's own definition (CallCommon.StaticCallee), to the reference.
+//
+// What remains is compared as (caller, callee, file, line) sets.
+package callcheck
+
+import (
+	"context"
+	"fmt"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/callgraph/static"
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/relayhq/relay/index"
+)
+
+// Options selects what to compare.
+type Options struct {
+	Root     string   // repository root; call sites are relative to it
+	Dir      string   // where go list runs (default Root)
+	Patterns []string // default "./..."
+	Tests    bool     // include test packages
+	Env      []string // added to the environment of go list
+	Keep     int      // how many differing edges to keep in the report (default 50)
+}
+
+// Report is the outcome of Compare.
+type Report struct {
+	Packages   int
+	LoadErrors int
+	Ours       int // indexer edges compared
+	Theirs     int // static edges compared
+	Matched    int
+	Precision  float64 // Matched / Ours
+	Recall     float64 // Matched / Theirs
+	Excluded   map[string]int
+	// ClosuresAdded counts closures static.CallGraph does not reach (only
+	// passed as values) whose static calls were added to the reference.
+	ClosuresAdded int
+	Extra      []string // indexer edges static lacks (first Keep)
+	Missing    []string // static edges the indexer lacks (first Keep)
+}
+
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "packages=%d load_errors=%d ours=%d static=%d matched=%d precision=%.4f recall=%.4f closures_added=%d\n",
+		r.Packages, r.LoadErrors, r.Ours, r.Theirs, r.Matched, r.Precision, r.Recall, r.ClosuresAdded)
+	var keys []string
+	for k := range r.Excluded {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "excluded %-40s %d\n", k, r.Excluded[k])
+	}
+	for _, e := range r.Extra {
+		fmt.Fprintf(&b, "extra   %s\n", e)
+	}
+	for _, e := range r.Missing {
+		fmt.Fprintf(&b, "missing %s\n", e)
+	}
+	return b.String()
+}
+
+// Compare loads the packages, extracts both call graphs and compares them.
+func Compare(ctx context.Context, opts Options) (Report, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return Report{}, err
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = root
+	}
+	pats := opts.Patterns
+	if len(pats) == 0 {
+		pats = []string{"./..."}
+	}
+	keep := opts.Keep
+	if keep == 0 {
+		keep = 50
+	}
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+			packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+		Dir: dir, Tests: opts.Tests,
+	}
+	if len(opts.Env) > 0 {
+		cfg.Env = append(os.Environ(), opts.Env...)
+	}
+	pkgs, err := packages.Load(cfg, pats...)
+	if err != nil {
+		return Report{}, fmt.Errorf("load packages: %w", err)
+	}
+	rep := Report{Packages: len(pkgs), Excluded: map[string]int{}}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { rep.LoadErrors += len(p.Errors) })
+	inRepo := map[string]bool{}
+	for _, p := range pkgs {
+		inRepo[p.PkgPath] = true
+	}
+
+	ours := map[string]bool{}
+	for _, e := range index.ExtractCalls(root, pkgs) {
+		switch {
+		case isInit(string(e.From)):
+			rep.Excluded["ours: caller is init or blank func"]++
+		case e.Iface:
+			rep.Excluded["ours: interface dispatch"]++
+		case e.Ref:
+			rep.Excluded["ours: method value/expression reference"]++
+		default:
+			ours[key(string(e.From), string(e.To), e.File, e.Line)] = true
+		}
+	}
+
+	prog, _ := ssautil.AllPackages(pkgs, 0)
+	prog.Build()
+	theirs := map[string]bool{}
+	add := func(caller, callee *ssa.Function, site ssa.CallInstruction) {
+		k, reason := staticKey(prog, root, inRepo, caller, callee, site)
+		if reason != "" {
+			rep.Excluded[reason]++
+			return
+		}
+		theirs[k] = true
+	}
+	cg := static.CallGraph(prog)
+	inGraph := map[*ssa.Function]bool{}
+	for fn, node := range cg.Nodes {
+		if fn == nil {
+			continue
+		}
+		inGraph[fn] = true
+		for _, e := range node.Out {
+			add(e.Caller.Func, e.Callee.Func, e.Site)
+		}
+	}
+	// static.CallGraph reaches closures only through static calls; a
+	// closure passed as a value (sort.Slice, callbacks, go statements of
+	// function values) is missing with its calls. Add the static calls
+	// (StaticCallee, static's own definition) of every such closure.
+	var anon func(fn *ssa.Function)
+	anon = func(fn *ssa.Function) {
+		for _, a := range fn.AnonFuncs {
+			if !inGraph[a] {
+				inGraph[a] = true
+				rep.ClosuresAdded++
+				for _, b := range a.Blocks {
+					for _, instr := range b.Instrs {
+						if site, ok := instr.(ssa.CallInstruction); ok {
+							if g := site.Common().StaticCallee(); g != nil {
+								add(a, g, site)
+							}
+						}
+					}
+				}
+			}
+			anon(a)
+		}
+	}
+	for fn := range ssautil.AllFunctions(prog) {
+		anon(fn)
+	}
+
+	rep.Ours, rep.Theirs = len(ours), len(theirs)
+	var extra, missing []string
+	for k := range ours {
+		if theirs[k] {
+			rep.Matched++
+		} else {
+			extra = append(extra, k)
+		}
+	}
+	for k := range theirs {
+		if !ours[k] {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(extra)
+	sort.Strings(missing)
+	rep.Extra = extra[:min(len(extra), keep)]
+	rep.Missing = missing[:min(len(missing), keep)]
+	if rep.Ours > 0 {
+		rep.Precision = float64(rep.Matched) / float64(rep.Ours)
+	}
+	if rep.Theirs > 0 {
+		rep.Recall = float64(rep.Matched) / float64(rep.Theirs)
+	}
+	return rep, nil
+}
+
+func key(from, to, file string, line int) string {
+	return fmt.Sprintf("%s -> %s @%s:%d", from, to, file, line)
+}
+
+func isInit(id string) bool { return strings.Contains(id, ".init#") || strings.Contains(id, "._#") }
+
+// staticKey maps one static edge into the indexer's id space, or gives the
+// reason it is not compared.
+func staticKey(prog *ssa.Program, root string, inRepo map[string]bool, caller, callee *ssa.Function, site ssa.CallInstruction) (string, string) {
+	if site == nil {
+		return "", "static: no call site"
+	}
+	top := caller
+	for top.Parent() != nil {
+		top = top.Parent()
+	}
+	if top.Pkg == nil || !inRepo[top.Pkg.Pkg.Path()] {
+		return "", "static: caller outside the packages"
+	}
+	if top.Synthetic != "" {
+		return "", "static: synthetic caller (" + syntheticKind(top.Synthetic) + ")"
+	}
+	if callee.Parent() != nil {
+		return "", "static: callee is a closure"
+	}
+	if callee.Synthetic != "" {
+		if o := callee.Origin(); o != nil {
+			callee = o
+		} else {
+			return "", "static: synthetic callee (" + syntheticKind(callee.Synthetic) + ")"
+		}
+	}
+	if o := callee.Origin(); o != nil {
+		callee = o
+	}
+	if callee.Pkg == nil || !inRepo[callee.Pkg.Pkg.Path()] {
+		return "", "static: callee outside the packages"
+	}
+	cfn, ok := top.Object().(*types.Func)
+	if !ok {
+		return "", "static: caller without object"
+	}
+	from, ok := index.FuncID(cfn)
+	if !ok {
+		return "", "static: caller is init or local"
+	}
+	tfn, ok := callee.Object().(*types.Func)
+	if !ok {
+		return "", "static: callee without object"
+	}
+	to, ok := index.FuncID(tfn)
+	if !ok {
+		return "", "static: callee is a method of a local type"
+	}
+	pos := prog.Fset.PositionFor(site.Pos(), false)
+	rel, err := filepath.Rel(root, pos.Filename)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", "static: call site outside the root (cgo, generated)"
+	}
+	return key(string(from), string(to), filepath.ToSlash(rel), pos.Line), ""
+}
+
+func syntheticKind(s string) string {
+	switch {
+	case strings.HasPrefix(s, "package initializer"):
+		return "package initializer"
+	case strings.HasPrefix(s, "wrapper"):
+		return "wrapper"
+	case strings.HasPrefix(s, "bound"):
+		return "bound method closure"
+	case strings.HasPrefix(s, "thunk"):
+		return "method expression thunk"
+	case strings.HasPrefix(s, "instantiation"):
+		return "instantiation"
+	}
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,56 @@
+package callcheck
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// TestSample compares the indexer's call edges with callgraph/static on a
+// realistic multi-package sample and requires precision and recall of at
+// least 0.99 on the comparable edges. The package doc lists what is left
+// out of the comparison and why; the test checks that each of those cases
+// actually occurs in the sample, so the exclusions are exercised.
+func TestSample(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "sample.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Compare(t.Context(), Options{Root: root, Tests: true, Env: []string{"GOWORK=off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report:\n%s", rep)
+	if rep.LoadErrors != 0 {
+		t.Errorf("sample has %d load errors", rep.LoadErrors)
+	}
+	if rep.Theirs < 40 {
+		t.Errorf("only %d comparable static edges: the sample is too small to measure", rep.Theirs)
+	}
+	if rep.Precision < 0.99 || rep.Recall < 0.99 {
+		t.Errorf("precision %.4f recall %.4f, want both >= 0.99", rep.Precision, rep.Recall)
+	}
+	for _, reason := range []string{
+		"ours: interface dispatch",
+		"ours: method value/expression reference",
+		"ours: caller is init or blank func",
+		"static: callee is a closure",
+		"static: synthetic caller (package initializer)",
+	} {
+		if rep.Excluded[reason] == 0 {
+			t.Errorf("the sample exercises no %q case", reason)
+		}
+	}
+}
