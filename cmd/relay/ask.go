@@ -49,11 +49,6 @@ line read from it is one question.`,
 			if q := strings.TrimSpace(strings.Join(args, " ")); q != "" {
 				return a.answer(ctx, q)
 			}
-			if sess == nil {
-				// Fail now, not after the first question.
-				_, err := offlineFallback(ctx, g, root, "ask", "")
-				return err
-			}
 			return a.repl(ctx)
 		},
 	}
@@ -120,6 +115,8 @@ func (a *asker) repl(ctx context.Context) error {
 		}
 		terminated, err := a.runInterruptible(base, q)
 		switch {
+		case errors.Is(err, errNoEndpoint):
+			return err // nothing can answer; say how to configure an endpoint
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintln(a.g.stderr, "relay: cancelled")
 		case err != nil:
