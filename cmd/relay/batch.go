@@ -58,13 +58,16 @@ DIR/<id>.error. A summary table (id, status, tokens, time) ends the run. Budgets
 				return fmt.Errorf("create --out directory: %w", err)
 			}
 			ctx := cmd.Context()
-			scope, closeFn, err := batchScoper(ctx, g, &f, root, tickets)
+			scope, closeFn, err := batchScoper(ctx, g, &f, root)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
 			b := &batch{g: g, dir: outDir, concurrency: concurrency, scope: scope}
 			results, runErr := b.run(ctx, tickets)
+			if errors.Is(runErr, errNoEndpoint) {
+				return runErr
+			}
 			writeBatchSummary(g.stdout, results)
 			if runErr != nil {
 				return runErr
@@ -111,16 +114,10 @@ type scopeOutcome struct {
 type scopeFunc func(ctx context.Context, issue string) (scopeOutcome, error)
 
 // batchScoper returns the agent pipeline, or the offline fallback when no
-// endpoint is configured (which fails the batch at once while the fallback
-// only explains how to configure one).
-func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string, tickets []ticket) (scopeFunc, func(), error) {
+// endpoint is configured.
+func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (scopeFunc, func(), error) {
 	sess, err := f.newAgent(ctx, g, root, nil)
 	if errors.Is(err, errNoEndpoint) {
-		if len(tickets) > 0 {
-			if _, err := offlineFallback(ctx, g, root, "scope", tickets[0].issue()); err != nil {
-				return nil, nil, err
-			}
-		}
 		return func(ctx context.Context, issue string) (scopeOutcome, error) {
 			md, err := offlineFallback(ctx, g, root, "scope", issue)
 			if err != nil {
@@ -181,11 +178,14 @@ func (b *batch) run(ctx context.Context, tickets []ticket) ([]ticketResult, erro
 			if gctx.Err() != nil {
 				return nil
 			}
-			results[i] = b.one(gctx, t)
-			return nil
+			var err error
+			results[i], err = b.one(gctx, t)
+			return err
 		})
 	}
-	_ = g.Wait()
+	if err := g.Wait(); err != nil {
+		return results, err
+	}
 	if err := ctx.Err(); err != nil {
 		return results, fmt.Errorf("batch interrupted; re-run the same command to resume: %w", err)
 	}
@@ -202,7 +202,9 @@ func (b *batch) finished(id string) bool {
 	return true
 }
 
-func (b *batch) one(ctx context.Context, t ticket) ticketResult {
+// one scopes a ticket. Its error is not the ticket's but the batch's: no
+// endpoint is configured, so no ticket can be scoped.
+func (b *batch) one(ctx context.Context, t ticket) (ticketResult, error) {
 	start := time.Now()
 	b.logf("%s: scoping", t.ID)
 	res := ticketResult{id: t.ID}
@@ -214,6 +216,9 @@ func (b *batch) one(ctx context.Context, t ticket) ticketResult {
 	}
 	res.elapsed, res.tokens = time.Since(start), out.tokens
 	switch {
+	case errors.Is(err, errNoEndpoint):
+		res.status = "cancelled"
+		return res, err
 	case err != nil && ctx.Err() != nil:
 		res.status = "cancelled"
 		b.logf("%s: cancelled", t.ID)
@@ -231,7 +236,7 @@ func (b *batch) one(ctx context.Context, t ticket) ticketResult {
 		os.Remove(filepath.Join(b.dir, t.ID+".error"))
 		b.logf("%s: %s (%d tokens, %s)", t.ID, res.status, res.tokens, res.elapsed.Round(time.Millisecond))
 	}
-	return res
+	return res, nil
 }
 
 func (b *batch) logf(format string, args ...any) {

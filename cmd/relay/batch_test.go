@@ -143,9 +143,9 @@ func TestBatchCommandErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			code, _, stderr := relayAgent(t, func(string) string { return "" }, "", append([]string{"--repo", root}, tc.args...)...)
-			if code != tc.wantCode || !strings.Contains(stderr, tc.wantErr) {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tc.wantCode, tc.wantErr)
+			code, stdout, stderr := relayAgent(t, func(string) string { return "" }, "", append([]string{"--repo", root}, tc.args...)...)
+			if code != tc.wantCode || !strings.Contains(stderr, tc.wantErr) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d, no stdout and %q", code, stdout, stderr, tc.wantCode, tc.wantErr)
 			}
 		})
 	}
