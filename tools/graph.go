@@ -103,13 +103,9 @@ func AnswerGraph(ctx context.Context, r graphdb.Reader, operation, target string
 		return GraphAnswer{}, &GraphInputError{Msg: fmt.Sprintf("depth must be positive (got %d)", depth)}
 	}
 	depth = min(depth, MaxGraphDepth)
-	n, err := graphdb.Resolve(ctx, r, target)
+	n, err := ResolveTarget(ctx, r, target)
 	if err != nil {
-		var ae *graphdb.AmbiguousError
-		if errors.As(err, &ae) || errors.Is(err, graphdb.ErrNotFound) {
-			return GraphAnswer{}, &GraphInputError{Msg: resolveText(target, ae), Err: err}
-		}
-		return GraphAnswer{}, fmt.Errorf("resolve %q: %w", target, err)
+		return GraphAnswer{}, err
 	}
 	a := GraphAnswer{Operation: op, Target: n, Depth: depth}
 	if op == OpBlastRadius {
@@ -133,6 +129,21 @@ func AnswerGraph(ctx context.Context, r graphdb.Reader, operation, target string
 		return GraphAnswer{}, fmt.Errorf("%s of %s: %w", op, n.QName, err)
 	}
 	return a, nil
+}
+
+// ResolveTarget resolves target with graphdb.Resolve; an unknown or
+// ambiguous target gives a *GraphInputError whose message lists the
+// candidates, any other error is a store failure.
+func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphdb.Node, error) {
+	n, err := graphdb.Resolve(ctx, r, target)
+	if err != nil {
+		var ae *graphdb.AmbiguousError
+		if errors.As(err, &ae) || errors.Is(err, graphdb.ErrNotFound) {
+			return graphdb.Node{}, &GraphInputError{Msg: resolveText(target, ae), Err: err}
+		}
+		return graphdb.Node{}, fmt.Errorf("resolve %q: %w", target, err)
+	}
+	return n, nil
 }
 
 func resolveText(target string, ae *graphdb.AmbiguousError) string {

@@ -96,12 +96,8 @@ func blastMany(cmd *cobra.Command, st graphdb.Reader, targets []string, depth in
 	var names []string
 	var first graphdb.Node
 	for i, t := range targets {
-		n, err := graphdb.Resolve(ctx, st, t)
+		n, err := tools.ResolveTarget(ctx, st, t)
 		if err != nil {
-			var ae *graphdb.AmbiguousError
-			if errors.As(err, &ae) {
-				return tools.GraphAnswer{}, &tools.GraphInputError{Msg: ae.Error(), Err: err}
-			}
 			return tools.GraphAnswer{}, err
 		}
 		if i == 0 {

@@ -102,7 +102,24 @@ func newRoot(g *globals) *cobra.Command {
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes every positional-argument check of cmd and its children
+// fail as a usage error (exit status 2), like a bad flag.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
+			}
+			return nil
+		}
+	}
+	for _, c := range cmd.Commands() {
+		usageArgs(c)
+	}
 }
 
 // setup applies environment defaults and installs the logger. Flags win over
