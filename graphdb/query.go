@@ -2,6 +2,7 @@ package graphdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -90,26 +91,100 @@ func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int
 	if depth < 1 || !op.Multi() {
 		depth = 1
 	}
-	var out []Result
-	seen := map[NodeID]bool{target: true}
+	best := map[NodeID]Result{}
+	add := func(res Result) {
+		if res.Node.ID == target {
+			return
+		}
+		if old, ok := best[res.Node.ID]; !ok || res.Depth < old.Depth {
+			best[res.Node.ID] = res
+		}
+	}
 	for _, st := range steps {
 		hops, err := Traverse(ctx, r, target, []EdgeKind{st.kind}, st.dir, depth, 0)
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range hops {
-			if seen[h.Node.ID] {
-				continue
-			}
-			seen[h.Node.ID] = true
-			out = append(out, Result{Node: h.Node, Depth: h.Depth, Relation: st.relation, Via: h.Via, File: h.Edge.File, Line: h.Edge.Line})
+			add(Result{Node: h.Node, Depth: h.Depth, Relation: st.relation, Via: h.Via, File: h.Edge.File, Line: h.Edge.Line})
 		}
+	}
+	if op == OpCallers || op == OpCallees {
+		if err := addDispatch(ctx, r, op, target, depth, add); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Result, 0, len(best))
+	for _, res := range best {
+		out = append(out, res)
 	}
 	SortResults(out)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// addDispatch adds what dynamic dispatch makes reachable. Callers of a
+// concrete method include the callers of the interface methods it can be
+// called through (relation "calls via interface I.m", then their own
+// callers up to depth). Callees of a function include, beside each interface
+// method it calls, the concrete methods that call may run (relation "may
+// dispatch to", depth 1 only). One interface hop is expanded, not chains.
+func addDispatch(ctx context.Context, r Reader, op Op, target NodeID, depth int, add func(Result)) error {
+	if op == OpCallers {
+		t, err := r.Node(ctx, target)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ims, err := DispatchTargets(ctx, r, t)
+		if err != nil {
+			return err
+		}
+		for _, im := range ims {
+			hops, err := Traverse(ctx, r, im.ID, []EdgeKind{EdgeCalls}, Inbound, depth, 0)
+			if err != nil {
+				return err
+			}
+			for _, h := range hops {
+				res := Result{Node: h.Node, Depth: h.Depth, Relation: "calls", Via: h.Via, File: h.Edge.File, Line: h.Edge.Line}
+				if h.Depth == 1 {
+					res.Relation, res.Via = "calls via interface "+im.QName, target
+				}
+				add(res)
+			}
+		}
+		return nil
+	}
+	calls, err := r.Neighbors(ctx, target, EdgeCalls, Outbound, 0)
+	if err != nil {
+		return err
+	}
+	done := map[NodeID]bool{}
+	for _, e := range calls {
+		if done[e.To] {
+			continue
+		}
+		done[e.To] = true
+		callee, err := r.Node(ctx, e.To)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		impls, err := DispatchImplementations(ctx, r, callee)
+		if err != nil {
+			return err
+		}
+		for _, m := range impls {
+			add(Result{Node: m, Depth: 1, Relation: "may dispatch to (via " + callee.QName + ")", Via: target, File: e.File, Line: e.Line})
+		}
+	}
+	return nil
 }
 
 // SortResults orders results by (Depth, File, StartLine, QName).

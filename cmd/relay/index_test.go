@@ -131,6 +131,7 @@ func TestIndexAndGraph(t *testing.T) {
 		{"graph", "callers", "Service.Send", "--repo", repo},
 		{"--repo", repo, "graph", "callers", "retry.Do", "--depth", "3"},
 		{"graph", "--repo", repo, "callees", "example.com/sample/notify.Service.Send"},
+		{"graph", "callers", "notify.SMSSender.Send", "--depth", "2", "--repo", repo},
 		{"graph", "implementations", "notify.Sender", "--repo", repo},
 		{"graph", "implementations", "store.Reader", "--repo", repo},
 		{"graph", "methods", "notify/notify.go:Service", "--repo", repo},
