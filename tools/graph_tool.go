@@ -39,7 +39,8 @@ type GraphJSON struct {
 //   - kind: the node's sub-kind when known (method, struct, interface…), else its kind
 //   - relation: how it relates to the node one hop closer to the target
 //     ("calls", "called by", "implements", "member of", "returns",
-//     "takes as parameter", "inherits/embeds"); empty for the target
+//     "takes as parameter", "inherits/embeds", and for interface dispatch
+//     "calls via interface I.m" / "may dispatch to (via I.m)"); empty for the target
 //   - depth: hops from the target (1 = direct)
 //   - via: qname of the node one hop closer (omitted at depth 1)
 //   - site_file, site_line: where the relation happens (the call site), when known
