@@ -20,9 +20,12 @@ import (
 // IndexFile is the name of the retrieval index under <root>/.relay/.
 const IndexFile = "retrieve.idx"
 
+// maxFileIndexBytes caps the text of one file in the file-level index.
+const maxFileIndexBytes = 64 << 10
+
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
 // an index of another version is rebuilt from scratch.
-const formatVersion = 3
+const formatVersion = 4
 
 // BuildOptions configure Build.
 type BuildOptions struct {
@@ -64,6 +67,7 @@ type diskIndex struct {
 	Files      []fileEntry
 	Chunks     []Chunk
 	Lex        *lexIndex
+	FileLex    *lexIndex // whole files as documents, in Files order
 	EmbedModel string
 	Vectors    map[string][]float32 // chunk hash → unit vector
 }
@@ -116,6 +120,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		key    string
 		chunks []Chunk
 		texts  []chunkText
+		whole  string // the file's text for the file-level index (capped)
 		reused bool
 		skip   bool
 	}
@@ -135,7 +140,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			lang, _ := languageOf(rel)
 			lines := splitLines(string(data))
 			key := hashString(string(data)) + "/" + graphFiles[rel].Hash
-			res := result{key: key}
+			res := result{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
 			if of, ok := oldFiles[rel]; ok && of.Key == key {
 				res.chunks = old.Chunks[of.First : of.First+of.Count]
 				res.reused = true
@@ -166,6 +171,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
 	lb := newLexBuilder()
+	flb := newLexBuilder()
 	var st BuildStats
 	var texts []chunkText
 	for i, res := range results {
@@ -184,6 +190,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		for _, t := range res.texts {
 			lb.add(t)
 		}
+		flb.add(chunkText{path: paths[i], body: res.whole})
 	}
 	present := map[string]bool{}
 	for _, f := range ix.Files {
@@ -195,6 +202,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	ix.Lex = lb.finish()
+	ix.FileLex = flb.finish()
 	st.Chunks = len(ix.Chunks)
 	st.Terms = len(ix.Lex.Terms)
 
@@ -290,6 +298,9 @@ func readIndex(p string) (*diskIndex, error) {
 	}
 	if ix.Lex == nil {
 		ix.Lex = &lexIndex{}
+	}
+	if ix.FileLex == nil {
+		ix.FileLex = &lexIndex{}
 	}
 	return &ix, nil
 }

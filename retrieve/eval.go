@@ -222,15 +222,18 @@ var SourceLanguages = []string{"go", "python", "typescript", "javascript", "java
 	"php", "csharp", "c", "cpp", "swift", "scala", "shell", "asm", "sql", "protobuf", "graphql", "terraform", "template"}
 
 // Predict localizes a problem statement with the relay pipeline restricted
-// to SourceLanguages: files from RankFiles over the search hits, functions
-// from the hits' location names.
-func (s *Searcher) Predict(ctx context.Context, problem string) (Prediction, error) {
-	res, err := s.Search(ctx, problem, SearchOptions{Limit: reportDepth, NoFastPath: true, Filter: Filter{Languages: SourceLanguages}})
+// to SourceLanguages: files from RankFilesFused, functions from the hits'
+// location names.
+// o tunes the search (ablations); its Limit, fast path and language filter
+// are set here.
+func (s *Searcher) Predict(ctx context.Context, problem string, o SearchOptions) (Prediction, error) {
+	o.Limit, o.NoFastPath, o.Filter = reportDepth, true, Filter{Languages: SourceLanguages}
+	res, err := s.Search(ctx, problem, o)
 	if err != nil {
 		return Prediction{}, err
 	}
 	var p Prediction
-	for _, f := range RankFiles(res.Hits) {
+	for _, f := range s.RankFilesFused(problem, res.Hits, SourceLanguages) {
 		p.Files = append(p.Files, f.Path)
 	}
 	seen := map[string]bool{}
@@ -292,6 +295,8 @@ type EvalOptions struct {
 	Prepare func(ctx context.Context, root string) (graphdb.Reader, func() error, error)
 	// Baseline also runs the BM25-over-files baseline.
 	Baseline bool
+	// Search tunes the relay pipeline (ablations: NoGraph, weights).
+	Search SearchOptions
 	// Progress, when set, is called after each instance.
 	Progress func(done, total int, r InstanceResult)
 }
@@ -369,7 +374,7 @@ func evalOne(ctx context.Context, in Instance, root string, opts EvalOptions) []
 		out = append(out, fail(MethodRelay, err))
 	} else {
 		t1 := time.Now()
-		p, err := s.Predict(ctx, in.Problem)
+		p, err := s.Predict(ctx, in.Problem, opts.Search)
 		if err != nil {
 			out = append(out, fail(MethodRelay, err))
 		} else {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -116,7 +117,11 @@ type SearchOptions struct {
 	LexWeight, VectorWeight float64
 	NoFastPath              bool // always run the full pipeline
 	NoGraph                 bool // skip graph-distance re-ranking
-	Expand                  bool // attach graph context (parent, siblings, imports, callers, callees) to hits
+	// GraphWeight blends the graph factor: a hit's score is multiplied by
+	// (1−w) + w/(distance+1). 1 is the plain 1/(distance+1); 0 means
+	// DefaultGraphWeight.
+	GraphWeight float64
+	Expand      bool // attach graph context (parent, siblings, imports, callers, callees) to hits
 }
 
 // Hit is one search result.
@@ -395,6 +400,7 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		rankings = append(rankings, vr)
 	}
 	named := s.namedFolders(q)
+	testPenalty := !mentionsTests(q)
 	fused := FuseRRF(RRFK, rankings...)
 	hits := make([]Hit, 0, len(fused))
 	for _, fu := range fused {
@@ -408,6 +414,10 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		if r, ok := fu.Ranks["vector"]; ok {
 			h.Why = append(h.Why, fmt.Sprintf("vector rank %d (cosine %.2f)", r, cosine[fu.Doc]))
 		}
+		if testPenalty && IsTestPath(h.Path) {
+			h.Score *= TestPenalty
+			h.Why = append(h.Why, fmt.Sprintf("test file, and the query does not mention tests (×%.1f)", TestPenalty))
+		}
 		if folderNamed(h.Path, named) {
 			h.Score *= FolderBoost
 			h.Why = append(h.Why, fmt.Sprintf("in a folder the query names (×%.1f)", FolderBoost))
@@ -416,7 +426,11 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 	}
 	sortHits(hits)
 	if !o.NoGraph && s.graph != nil {
-		if err := s.graphRerank(ctx, hits); err != nil {
+		w := o.GraphWeight
+		if w == 0 {
+			w = DefaultGraphWeight
+		}
+		if err := s.graphRerank(ctx, hits, w); err != nil {
 			return nil, err
 		}
 	}
@@ -459,6 +473,34 @@ func (s *Searcher) dense(q []float32, keep func(int32) bool, k int) []denseHit {
 		out = out[:k]
 	}
 	return out
+}
+
+// TestPenalty multiplies the score of hits in test files when the query
+// does not mention tests: questions and bug reports are about the code
+// under test far more often than about the tests.
+const TestPenalty = 0.5
+
+// IsTestPath reports whether a repo-relative path is a test file or test
+// data by the usual conventions of Go, Python, JS/TS, Java and Ruby.
+func IsTestPath(p string) bool {
+	base := path.Base(p)
+	switch {
+	case strings.HasSuffix(base, "_test.go"), strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"),
+		strings.HasSuffix(base, "_test.py"), strings.Contains(base, ".test."), strings.Contains(base, ".spec."),
+		strings.HasSuffix(base, "Test.java"), strings.HasSuffix(base, "_spec.rb"):
+		return true
+	}
+	return strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") ||
+		strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/") || strings.Contains(p, "/__tests__/")
+}
+
+func mentionsTests(q string) bool {
+	for _, t := range Tokenize(q) {
+		if t == "test" || t == "tests" || t == "testdata" || t == "spec" {
+			return true
+		}
+	}
+	return false
 }
 
 // namedFolders returns the query words that name a folder of the repository.

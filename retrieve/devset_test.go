@@ -1,0 +1,127 @@
+package retrieve_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/retrieve"
+)
+
+// TestDevSet measures localization on the dev set in testdata/devset
+// (real Go modules from the module cache, hand-written problem
+// statements). It indexes 33 checkouts, so it runs only when RELAY_DEVSET
+// names a directory for the checkouts (kept between runs):
+//
+//	RELAY_DEVSET=/tmp/devset go test ./retrieve -run TestDevSet -v
+//
+// It checks that every gold function exists in the graph, prints the
+// relay pipeline, its ablations and the BM25-over-files baseline side by
+// side, and writes per-instance results to testdata/eval_stats.txt.
+func TestDevSet(t *testing.T) {
+	dir := os.Getenv("RELAY_DEVSET")
+	if dir == "" {
+		t.Skip("set RELAY_DEVSET=DIR to run the dev-set evaluation (indexes 33 module checkouts)")
+	}
+	ctx := t.Context()
+	f, err := os.Open("testdata/devset/instances.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts, err := retrieve.LoadInstances(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := retrieve.MaterializeCheckouts(ctx, insts, dir); err != nil {
+		t.Fatal(err)
+	}
+	prepare := func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+		st, err := embedded.Open(embedded.DefaultDir(root), embedded.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := index.Run(ctx, st, index.Options{Root: root}); err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{}); err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	}
+	// Gold must exist, or the scores mean nothing.
+	for _, in := range insts {
+		g, release, err := prepare(ctx, filepath.Join(dir, in.ID))
+		if err != nil {
+			t.Fatalf("%s: %v", in.ID, err)
+		}
+		for _, loc := range in.GoldFunctions {
+			ns, err := g.FindSymbols(ctx, graphdb.SymbolQuery{Loc: loc})
+			if err != nil || len(ns) == 0 {
+				t.Errorf("%s: gold function %s is not in the graph (%v)", in.ID, loc, err)
+			}
+		}
+		release()
+	}
+	variants := []struct {
+		name string
+		opts retrieve.SearchOptions
+	}{
+		{"relay", retrieve.SearchOptions{}},
+		{"relay-nograph", retrieve.SearchOptions{NoGraph: true}},
+		{"graph-w0.5", retrieve.SearchOptions{GraphWeight: 0.5}},
+		{"graph-w0.25", retrieve.SearchOptions{GraphWeight: 0.25}},
+	}
+	var table strings.Builder
+	var stats strings.Builder
+	for i, v := range variants {
+		rep, err := retrieve.RunEval(ctx, insts, retrieve.EvalOptions{Checkouts: dir, Prepare: prepare, Baseline: i == 0, Search: v.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rep.Summaries {
+			if rep.Summaries[j].Method == retrieve.MethodRelay {
+				rep.Summaries[j].Method = v.name
+			}
+		}
+		lines := strings.Split(strings.TrimSpace(rep.Table()), "\n")
+		if i == 0 {
+			table.WriteString(lines[0] + "\n")
+		}
+		for _, l := range lines[1 : len(lines)-1] {
+			table.WriteString(l + "\n")
+		}
+		if i == 0 {
+			for _, r := range rep.Results {
+				if r.Method != retrieve.MethodRelay {
+					continue
+				}
+				fmt.Fprintf(&stats, "%-12s file_rr=%.2f file_all@5=%v func_any@10=%v func_rr=%.2f top_files=%s\n",
+					r.ID, r.FileRR, r.FileAll[5], r.FuncAny[10], r.FuncRR, strings.Join(first(r.Pred.Files, 3), ","))
+			}
+		}
+	}
+	t.Logf("dev set (%d instances):\n%s", len(insts), table.String())
+	out := "# Dev-set localization (go test ./retrieve -run TestDevSet with RELAY_DEVSET set)\n\n" + table.String() + "\n# relay, per instance\n" + stats.String()
+	if err := os.WriteFile("testdata/eval_stats.txt", []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func first(xs []string, n int) []string {
+	if len(xs) > n {
+		return xs[:n]
+	}
+	return xs
+}
