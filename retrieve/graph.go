@@ -12,10 +12,10 @@ import (
 const (
 	// DefaultGraphWeight is the blend of the graph factor used when a search
 	// does not set one (see SearchOptions.GraphWeight).
-	DefaultGraphWeight = 1.0 // the plain 1/(distance+1); see testdata/eval_stats.txt for the ablation
-	maxGraphDistance = 3    // distances are capped here (unreached counts as 3)
-	graphAnchors     = 3    // the best hits that anchor the distances
-	maxGraphVisit    = 4000 // nodes a distance search may visit
+	DefaultGraphWeight = 1.0  // the plain 1/(distance+1); see testdata/eval_stats.txt for the ablation
+	maxGraphDistance   = 3    // distances are capped here (unreached counts as 3)
+	graphAnchors       = 3    // the best hits that anchor the distances
+	maxGraphVisit      = 4000 // nodes a distance search may visit
 )
 
 // DESIGN: graph-aware re-ranking. The best few hits are anchors (distance
