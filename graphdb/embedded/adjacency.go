@@ -344,6 +344,11 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	if err != nil {
 		return nil, fmt.Errorf("traverse from %s: %w", start, err)
 	}
+	if a := s.adj.Load(); depth == 1 && (a == nil || a.gen != gen) {
+		// One hop needs no adjacency: a process that has not loaded it
+		// (a CLI call) answers from the edge indexes.
+		return s.oneHop(ctx, q, start, kinds, dir, limit)
+	}
 	a, err := s.adjacencyFor(ctx, q, gen)
 	if err != nil {
 		return nil, err
@@ -387,13 +392,71 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	return hops, nil
 }
 
+// oneHop is a depth-1 Traverse from the edge indexes inside q, in the
+// order of graphdb.TraverseNeighbors.
+func (s *Store) oneHop(ctx context.Context, q *sql.Tx, start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Hop, error) {
+	var edges []sidEdge
+	for _, k := range kinds {
+		es, err := s.neighbors(ctx, q, start, k, dir, 0)
+		if err != nil {
+			return nil, fmt.Errorf("traverse from %s: %w", start, err)
+		}
+		edges = append(edges, es...)
+	}
+	if len(kinds) > 1 {
+		slices.SortStableFunc(edges, func(x, y sidEdge) int {
+			return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To))
+		})
+	}
+	seen := map[uint32]bool{}
+	var keep []sidEdge
+	var sids []uint32
+	for _, e := range edges {
+		far := e.To
+		if dir == graphdb.Inbound {
+			far = e.From
+		}
+		if far == start || seen[e.far] {
+			continue
+		}
+		seen[e.far] = true
+		keep = append(keep, e)
+		sids = append(sids, e.far)
+		if limit > 0 && len(keep) >= limit {
+			break
+		}
+	}
+	if len(keep) == 0 {
+		return nil, nil
+	}
+	nodes, err := s.nodesBySid(ctx, q, sids)
+	if err != nil {
+		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+	}
+	hops := make([]graphdb.Hop, len(keep))
+	for i, e := range keep {
+		n, ok := nodes[e.far]
+		if !ok {
+			return nil, fmt.Errorf("traverse from %s: node #%d vanished inside one read transaction", start, e.far)
+		}
+		hops[i] = graphdb.Hop{Node: n, Depth: 1, Via: start, Edge: e.Edge}
+	}
+	return hops, nil
+}
+
 // nodesBySid fetches nodes by sid in batches inside q.
 func (s *Store) nodesBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[uint32]graphdb.Node, error) {
 	out := make(map[uint32]graphdb.Node, len(sids))
 	args := make([]any, 0, 256)
 	for len(sids) > 0 {
-		n := chunk(len(sids), 256)
-		query := "SELECT n.sid, " + nodeCols + " FROM nodes n JOIN syms s ON s.sid = n.sid WHERE n.sid IN (?" + repeatComma(n-1) + ")"
+		// One statement per batch: the IN list is padded to a power of
+		// two by repeating the last sid, so few statement shapes exist.
+		n := min(len(sids), 256)
+		width := 1
+		for width < n {
+			width <<= 1
+		}
+		query := "SELECT n.sid, " + nodeCols + " FROM nodes n JOIN syms s ON s.sid = n.sid WHERE n.sid IN (?" + repeatComma(width-1) + ")"
 		st, err := s.dynamicStmt(ctx, query)
 		if err != nil {
 			return nil, err
@@ -401,6 +464,9 @@ func (s *Store) nodesBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[u
 		args = args[:0]
 		for _, sid := range sids[:n] {
 			args = append(args, sid)
+		}
+		for len(args) < width {
+			args = append(args, sids[n-1])
 		}
 		rows, err := q.StmtContext(ctx, st).QueryContext(ctx, args...)
 		if err != nil {

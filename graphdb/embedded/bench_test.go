@@ -2,8 +2,14 @@ package embedded
 
 import (
 	"context"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/relayhq/relay/graphdb"
 )
 
 // writeGraph writes g into a fresh store in one transaction.
@@ -46,5 +52,185 @@ func BenchmarkWrite(b *testing.B) {
 	}
 }
 
-// cleanupBenchStore removes the shared benchmark store (see benchStore).
-func cleanupBenchStore() {}
+// The read benchmarks share one std-sized store, written once per test
+// binary run.
+var bench struct {
+	once sync.Once
+	dir  string
+	g    *synthGraph
+	err  error
+}
+
+func benchStore(b *testing.B) (string, *synthGraph) {
+	b.Helper()
+	bench.once.Do(func() {
+		bench.g = genGraph(10000, 10, 4)
+		bench.dir, bench.err = os.MkdirTemp("", "relay-bench-")
+		if bench.err != nil {
+			return
+		}
+		s := writeGraph(b, bench.dir, bench.g)
+		bench.err = s.Warm(context.Background())
+		s.Close()
+	})
+	if bench.err != nil {
+		b.Fatal(bench.err)
+	}
+	return bench.dir, bench.g
+}
+
+func cleanupBenchStore() {
+	if bench.dir != "" {
+		os.RemoveAll(bench.dir)
+	}
+}
+
+// sampleTargets picks n callables uniformly among those with at least one
+// caller (a query for a function nobody calls costs next to nothing and
+// would flatter the percentiles). With a power-law call graph most have a
+// handful of callers and a few have thousands, as in std.
+func sampleTargets(g *synthGraph, n int) []graphdb.NodeID {
+	called := map[graphdb.NodeID]bool{}
+	for _, o := range g.owners {
+		for _, e := range o.edges {
+			if e.Kind == graphdb.EdgeCalls {
+				called[e.To] = true
+			}
+		}
+	}
+	var pool []graphdb.NodeID
+	for _, id := range g.funcs {
+		if called[id] {
+			pool = append(pool, id)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	out := make([]graphdb.NodeID, n)
+	for i := range out {
+		out[i] = pool[r.IntN(len(pool))]
+	}
+	return out
+}
+
+// reportLatency adds p50/p90/p99 (ms) of the recorded durations.
+func reportLatency(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	q := func(p float64) float64 { return float64(ds[int(p*float64(len(ds)-1))]) / 1e6 }
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.90), "p90-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+func benchCallers(b *testing.B, depth int, targets []graphdb.NodeID) {
+	dir, _ := benchStore(b)
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Warm(ctx); err != nil { // in-process: adjacency already loaded
+		b.Fatal(err)
+	}
+	var ds []time.Duration
+	hops := 0
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		rs, err := graphdb.Query(ctx, s, graphdb.OpCallers, targets[i%len(targets)], depth, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+		hops += len(rs)
+		i++
+	}
+	b.ReportMetric(float64(hops)/float64(i), "results/op")
+	reportLatency(b, ds)
+}
+
+// BenchmarkCallersDepth1 is graphdb.Query(callers, depth 1) from sampled
+// callables of a std-sized graph, in process.
+func BenchmarkCallersDepth1(b *testing.B) {
+	_, g := benchStore(b)
+	benchCallers(b, 1, sampleTargets(g, 1000))
+}
+
+// BenchmarkCallersDepth3 is the same at depth 3.
+func BenchmarkCallersDepth3(b *testing.B) {
+	_, g := benchStore(b)
+	benchCallers(b, 3, sampleTargets(g, 1000))
+}
+
+// BenchmarkCallersHub is callers of the biggest hub (tens of thousands of
+// callers), depth 1 and 3.
+func BenchmarkCallersHub(b *testing.B) {
+	_, g := benchStore(b)
+	b.Run("depth1", func(b *testing.B) { benchCallers(b, 1, g.funcs[:1]) })
+	b.Run("depth3", func(b *testing.B) { benchCallers(b, 3, g.funcs[:1]) })
+}
+
+// BenchmarkOpenQuery is what one `relay graph callers X` does besides
+// starting the process: open the store read-only, resolve a target by
+// suffix, run callers at depth 1 and 3, close.
+func BenchmarkOpenQuery(b *testing.B) {
+	dir, g := benchStore(b)
+	targets := sampleTargets(g, 200)
+	ctx := context.Background()
+	for _, depth := range []int{1, 3} {
+		b.Run(map[int]string{1: "depth1", 3: "depth3"}[depth], func(b *testing.B) {
+			var ds []time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				s, err := Open(dir, Options{ReadOnly: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				id := string(targets[i%len(targets)])
+				n, err := graphdb.Resolve(ctx, s, id[len("go:ex/"):]) // "p012.T123.M4": a suffix
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := graphdb.Query(ctx, s, graphdb.OpCallers, n.ID, depth, 0); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+				ds = append(ds, time.Since(start))
+				i++
+			}
+			reportLatency(b, ds)
+		})
+	}
+}
+
+// BenchmarkFindSymbols covers the indexed SQL lookups.
+func BenchmarkFindSymbols(b *testing.B) {
+	dir, g := benchStore(b)
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	targets := sampleTargets(g, 500)
+	for name, q := range map[string]func(id graphdb.NodeID) graphdb.SymbolQuery{
+		"id":     func(id graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{ID: id} },
+		"suffix": func(id graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{Suffix: string(id)[len("go:ex/p000."):]} },
+		"name":   func(graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{Name: "M3", Limit: 200} },
+	} {
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				ns, err := s.FindSymbols(ctx, q(targets[i%len(targets)]))
+				if err != nil || len(ns) == 0 {
+					b.Fatalf("FindSymbols = %d, %v", len(ns), err)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -114,6 +114,35 @@ func TestTraverseAgreesOnRandomGraphs(t *testing.T) {
 			for i := 0; i < 12*6+8; i += 3 {
 				starts = append(starts, graphdb.NodeID(fmt.Sprintf("n%03d", i)))
 			}
+			// A process that never loaded the adjacency answers one hop
+			// from the edge indexes; it must agree too.
+			fresh, err := Open(s.Dir(), Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			for _, start := range starts {
+				for _, kinds := range [][]graphdb.EdgeKind{{graphdb.EdgeCalls}, {graphdb.EdgeImplements, graphdb.EdgeCalls, graphdb.EdgeParent}} {
+					for _, dir := range []graphdb.Direction{graphdb.Outbound, graphdb.Inbound} {
+						for _, limit := range []int{0, 2} {
+							want, err := graphdb.TraverseNeighbors(t.Context(), fresh, start, kinds, dir, 1, limit)
+							if err != nil {
+								t.Fatal(err)
+							}
+							got, err := fresh.Traverse(t.Context(), start, kinds, dir, 1, limit)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+								t.Fatalf("one-hop Traverse(%s, %v, %s, limit %d) (-want +got):\n%s", start, kinds, dir, limit, diff)
+							}
+						}
+					}
+				}
+			}
+			if fresh.adj.Load() != nil {
+				t.Fatal("depth-1 traversals loaded the adjacency")
+			}
 			assertAgree(t, s, starts)
 			// Incremental updates: a deleted file makes edges dangle; the
 			// adjacency of the previous generation must not be reused.

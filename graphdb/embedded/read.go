@@ -20,7 +20,7 @@ const nodeCols = `s.id, n.kind, n.sub_kind, n.name, n.qname, n.loc, n.language, 
 // end of a node, hiding edges whose far end is not a stored node. A NULL
 // edges.file means the owner's path. %[1]s is
 // the near column, %[2]s the far one.
-const neighborsSQL = `SELECT s.id, coalesce(e.file, (SELECT path FROM files WHERE fid = e.rowid >> 32)) AS efile, e.line
+const neighborsSQL = `SELECT s.id, coalesce(e.file, (SELECT path FROM files WHERE fid = e.rowid >> 32)) AS efile, e.line, s.sid
 FROM syms q
 JOIN edges e ON e.%[1]s = q.sid AND e.kind = ?2
 JOIN nodes n ON n.sid = e.%[2]s
@@ -116,6 +116,25 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	es, err := s.neighbors(ctx, nil, id, kind, dir, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graphdb.Edge, len(es))
+	for i, e := range es {
+		out[i] = e.Edge
+	}
+	return out, nil
+}
+
+// sidEdge is an edge with the sid of its far end.
+type sidEdge struct {
+	graphdb.Edge
+	far uint32
+}
+
+// neighbors runs the Neighbors query, inside q when it is not nil.
+func (s *Store) neighbors(ctx context.Context, q *sql.Tx, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]sidEdge, error) {
 	code, ok := edgeKindCode(kind)
 	if !ok {
 		return nil, fmt.Errorf("neighbors of %s: unknown edge kind %q", id, kind)
@@ -123,6 +142,9 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	st := s.stmts.out
 	if dir == graphdb.Inbound {
 		st = s.stmts.in
+	}
+	if q != nil {
+		st = q.StmtContext(ctx, st)
 	}
 	lim := -1
 	if limit > 0 {
@@ -133,11 +155,11 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out []graphdb.Edge
+	var out []sidEdge
 	for rows.Next() {
-		e := graphdb.Edge{Kind: kind}
+		e := sidEdge{Edge: graphdb.Edge{Kind: kind}}
 		var far graphdb.NodeID
-		if err := rows.Scan(&far, &e.File, &e.Line); err != nil {
+		if err := rows.Scan(&far, &e.File, &e.Line, &e.far); err != nil {
 			return nil, fmt.Errorf("neighbors of %s: %w", id, err)
 		}
 		if dir == graphdb.Inbound {

@@ -18,6 +18,10 @@ const applicationID = 0x72656c79 // "rely"
 // and a full index appends in rowid order. edges.file is NULL when it equals
 // the owner's path (the common case), which keeps the table small.
 //
+// nodes_name and nodes_file carry (file, start_line) so results come out of
+// the index nearly in the promised order and LIMIT stops early even for a
+// name declared thousands of times ("String", "Error").
+//
 // nodes.rq holds the qname with its bytes reversed: exact-qname lookups and
 // suffix queries ("Server.Serve" matches "net/http.Server.Serve") both become
 // range scans of one index.
@@ -62,10 +66,10 @@ CREATE TABLE IF NOT EXISTS nodes (
 	attrs      TEXT
 );
 CREATE INDEX IF NOT EXISTS nodes_owner ON nodes(owner);
-CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name, file, start_line);
 CREATE INDEX IF NOT EXISTS nodes_rq ON nodes(rq);
 CREATE INDEX IF NOT EXISTS nodes_loc ON nodes(loc);
-CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file);
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, start_line);
 CREATE TABLE IF NOT EXISTS edges (
 	src  INTEGER NOT NULL,
 	dst  INTEGER NOT NULL,

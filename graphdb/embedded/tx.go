@@ -398,14 +398,21 @@ func (t *tx) internMissing(ctx context.Context, missing []graphdb.NodeID) error 
 	}
 	// Look up the ids stored by earlier runs.
 	for rest := missing; len(rest) > 0; {
-		n := chunk(len(rest), 128)
-		st, err := t.multiStmt(ctx, "SELECT sid, id FROM syms WHERE id IN (", "?", ")", n)
+		n := min(len(rest), 128)
+		width := 1
+		for width < n {
+			width <<= 1
+		}
+		st, err := t.multiStmt(ctx, "SELECT sid, id FROM syms WHERE id IN (", "?", ")", width)
 		if err != nil {
 			return err
 		}
 		args := t.args[:0]
 		for _, id := range rest[:n] {
 			args = append(args, string(id))
+		}
+		for len(args) < width { // pad with a repeat: one statement per batch
+			args = append(args, string(rest[n-1]))
 		}
 		t.args = args
 		rows, err := st.QueryContext(ctx, args...)
