@@ -218,9 +218,11 @@ func BenchmarkFindSymbols(b *testing.B) {
 	ctx := context.Background()
 	targets := sampleTargets(g, 500)
 	for name, q := range map[string]func(id graphdb.NodeID) graphdb.SymbolQuery{
-		"id":     func(id graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{ID: id} },
-		"suffix": func(id graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{Suffix: string(id)[len("go:ex/p000."):]} },
-		"name":   func(graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{Name: "M3", Limit: 200} },
+		"id": func(id graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{ID: id} },
+		"suffix": func(id graphdb.NodeID) graphdb.SymbolQuery {
+			return graphdb.SymbolQuery{Suffix: string(id)[len("go:ex/p000."):]}
+		},
+		"name": func(graphdb.NodeID) graphdb.SymbolQuery { return graphdb.SymbolQuery{Name: "M3", Limit: 200} },
 	} {
 		b.Run(name, func(b *testing.B) {
 			i := 0
