@@ -59,7 +59,9 @@
 // an interface go to the interface method member; calls of generic
 // functions and methods go to the generic declaration; method values and
 // method expressions that are not called count as a call at their site;
-// calls of function values and func-typed fields are dynamic and not
+// a call through a local variable bound once to a declared function and
+// never reassigned (q := strconv.Quote; q(s)) is a call of that function;
+// other calls of function values and func-typed fields are dynamic and not
 // recorded, nor are calls in package-level variable initialisers, which
 // have no enclosing declaration), implements (concrete named type →
 // interface), inherits (struct embedding, interface embedding; embedder →

@@ -468,6 +468,7 @@ func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
 // included) as a call from the enclosing declaration.
 func (x *goExtractor) callsIn(from graphdb.NodeID, body *ast.BlockStmt) {
 	called := map[*ast.SelectorExpr]bool{}
+	aliases := x.funcAliases(body)
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
@@ -482,6 +483,9 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body *ast.BlockStmt) {
 			switch f := fun.(type) {
 			case *ast.Ident:
 				obj = x.info.Uses[f]
+				if v, ok := obj.(*types.Var); ok && aliases[v] != nil {
+					obj = aliases[v] // q := strconv.Quote; q(s)
+				}
 			case *ast.SelectorExpr:
 				called[f] = true
 				if sel := x.info.Selections[f]; sel != nil {
@@ -508,6 +512,84 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body *ast.BlockStmt) {
 		}
 		return true
 	})
+}
+
+// funcAliases finds the local variables of body that are bound once to a
+// declared function and never reassigned nor address-taken
+// (q := strconv.Quote): a call through such a variable is a static call of
+// that function, as SSA sees it.
+func (x *goExtractor) funcAliases(body *ast.BlockStmt) map[*types.Var]*types.Func {
+	var aliases map[*types.Var]*types.Func
+	invalid := map[*types.Var]bool{}
+	bind := func(id *ast.Ident, val ast.Expr) {
+		v, ok := x.info.Defs[id].(*types.Var)
+		if !ok {
+			return
+		}
+		if fn := x.funcRef(val); fn != nil {
+			if aliases == nil {
+				aliases = map[*types.Var]*types.Func{}
+			}
+			aliases[v] = fn
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				id, ok := ast.Unparen(lhs).(*ast.Ident)
+				if !ok {
+					continue
+				}
+				if u, ok := x.info.Uses[id].(*types.Var); ok {
+					invalid[u] = true // assigned again
+					continue
+				}
+				if n.Tok == token.DEFINE && len(n.Rhs) == len(n.Lhs) {
+					bind(id, n.Rhs[i])
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Values) == len(n.Names) {
+				for i, id := range n.Names {
+					bind(id, n.Values[i])
+				}
+			}
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
+				if u, ok := x.info.Uses[id].(*types.Var); ok {
+					invalid[u] = true
+				}
+			}
+		}
+		return true
+	})
+	for v := range invalid {
+		delete(aliases, v)
+	}
+	return aliases
+}
+
+// funcRef returns the declared function an expression names (F, pkg.F),
+// nil for anything else.
+func (x *goExtractor) funcRef(e ast.Expr) *types.Func {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		if x.info.Selections[e] != nil {
+			return nil
+		}
+		id = e.Sel
+	default:
+		return nil
+	}
+	fn, _ := x.info.Uses[id].(*types.Func)
+	if fn == nil || fn.Type().(*types.Signature).Recv() != nil {
+		return nil
+	}
+	return fn
 }
 
 func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bool) {

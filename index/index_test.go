@@ -17,11 +17,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// extractTxtar writes the files of testdata/name.txtar into a new temporary
+// extractTxtar writes the files of testdata/name.txtar (or of the archive
+// at path name when it ends in .txtar) into a new temporary
 // directory and returns it.
 func extractTxtar(t *testing.T, name string) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
+	file := filepath.Join("testdata", name+".txtar")
+	if strings.HasSuffix(name, ".txtar") {
+		file = name // a path
+	}
+	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,99 @@
+package index
+
+import (
+	"go/types"
+	"os"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/go/packages"
+)
+
+// TestImplementsMatchesGoTypes checks the fingerprint-based implements
+// edges against types.Implements over every (concrete named type,
+// interface) pair of each sample repository.
+func TestImplementsMatchesGoTypes(t *testing.T) {
+	repos := []string{"iface", "embedding", "generics", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
+	for _, repo := range repos {
+		t.Run(repo, func(t *testing.T) {
+			t.Parallel()
+			root := extractTxtar(t, repo)
+			cfg := &packages.Config{
+				Context: t.Context(),
+				Mode:    packages.NeedName | packages.NeedTypes | packages.NeedDeps | packages.NeedImports | packages.NeedFiles,
+				Dir:     root,
+				Env:     append(cfgEnv(), "GOWORK=off"),
+			}
+			pkgs, err := packages.Load(cfg, "./...")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sets []methodSet
+			type named struct {
+				id string
+				t  *types.Named
+			}
+			var concrete, ifaces []named
+			for _, p := range pkgs {
+				if len(p.Errors) > 0 {
+					t.Fatalf("%s: %v", p.PkgPath, p.Errors)
+				}
+				sets = append(sets, methodSets(p.Types)...)
+				scope := p.Types.Scope()
+				for _, name := range scope.Names() {
+					tn, ok := scope.Lookup(name).(*types.TypeName)
+					if !ok || tn.IsAlias() {
+						continue
+					}
+					n := tn.Type().(*types.Named)
+					if n.TypeParams().Len() > 0 {
+						continue
+					}
+					id := string(symID(p.PkgPath + "." + name))
+					if it, ok := n.Underlying().(*types.Interface); ok {
+						if it.NumMethods() > 0 && it.IsMethodSet() {
+							ifaces = append(ifaces, named{id, n})
+						}
+						continue
+					}
+					concrete = append(concrete, named{id, n})
+				}
+			}
+			var want, got []string
+			for _, c := range concrete {
+				for _, i := range ifaces {
+					if types.Implements(types.NewPointer(c.t), i.t.Underlying().(*types.Interface)) {
+						want = append(want, c.id+" -> "+i.id)
+					}
+				}
+			}
+			for _, e := range implementsEdges(sets) {
+				got = append(got, string(e.From)+" -> "+string(e.To))
+			}
+			sort.Strings(want)
+			sort.Strings(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("implements (-types.Implements +fingerprints):\n%s", diff)
+			}
+			if repo == "iface" && len(want) < 5 {
+				t.Errorf("only %d implements pairs: the sample exercises too little", len(want))
+			}
+		})
+	}
+}
+
+// TestMethodSetsRoundTrip checks that stored fingerprints decode to what
+// was encoded.
+func TestMethodSetsRoundTrip(t *testing.T) {
+	in := []methodSet{
+		{id: "go:p.T", lines: []string{"Get () (int)", "p.set (int)"}},
+		{id: "go:p.I", iface: true, lines: []string{"Get () (int)"}},
+	}
+	out := decodeMethodSets("p", encodeMethodSets("p", in))
+	if diff := cmp.Diff(in, out, cmp.AllowUnexported(methodSet{})); diff != "" {
+		t.Errorf("round trip (-in +out):\n%s", diff)
+	}
+}
+
+func cfgEnv() []string { return os.Environ() }
