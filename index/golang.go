@@ -128,6 +128,8 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		}
 	}
 	groups := r.groups(loadDirs)
+	r.log.Debug("go list", "groups", len(groups), "dirs", len(loadDirs), "full", j.full)
+	j.progress(Progress{Phase: "list", Total: len(groups)})
 	t0 := time.Now()
 	roots, err := r.list(ctx, groups)
 	if err != nil {
@@ -214,6 +216,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	d.phases["loose"] = int64(time.Since(t2))
 
 	// Implements, from every package's fingerprints.
+	j.progress(Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
 	reloaded := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -27,7 +28,10 @@ import (
 func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.j.workers)
-	for _, rel := range append(append([]string(nil), loose...), ignored...) {
+	all := append(append([]string(nil), loose...), ignored...)
+	var mu sync.Mutex
+	n := 0
+	for _, rel := range all {
 		isIgnored := !contains(loose, rel)
 		g.Go(func() error {
 			if ctx.Err() != nil {
@@ -37,6 +41,12 @@ func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
 			if ok {
 				r.emit(fr)
 			}
+			mu.Lock()
+			n++
+			if n%64 == 0 || n == len(all) {
+				r.j.progress(Progress{Phase: "files", Done: n, Total: len(all), Item: rel})
+			}
+			mu.Unlock()
 			return nil
 		})
 	}

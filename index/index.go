@@ -33,7 +33,11 @@ type Options struct {
 
 // Progress reports how far a run got.
 type Progress struct {
-	Phase string // "scan", "check", "write", "implements", "commit"
+	// Phase is one of "scan" (files found), "list" (go list running),
+	// "check" (Done of Total packages type-checked and extracted),
+	// "files" (Done of Total files indexed from syntax alone),
+	// "implements" and "commit".
+	Phase string
 	Done  int
 	Total int
 	Item  string // the package or file just finished

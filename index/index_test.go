@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // extractTxtar writes the files of testdata/name.txtar (or of the archive
 // at path name when it ends in .txtar) into a new temporary
 // directory and returns it.
-func extractTxtar(t *testing.T, name string) string {
+func extractTxtar(t testing.TB, name string) string {
 	t.Helper()
 	file := filepath.Join("testdata", name+".txtar")
 	if strings.HasSuffix(name, ".txtar") {
