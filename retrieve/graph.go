@@ -19,21 +19,25 @@ const (
 )
 
 // DESIGN: graph-aware re-ranking. The best few hits are anchors (distance
-// 0); those with a graph node seed the distance search. Every other hit among the first rerankDepth gets the shortest
-// undirected distance to an anchor over calls and parent edges (a method is
-// 1 from its type, 2 from its siblings and from other declarations of its
-// file through the file node; a caller is 1), capped at 3, and its score is
-// multiplied by 1/(distance+1). Chunks without a graph node (markdown, text
-// windows) count 1 when they share an anchor's file and 2 otherwise, so
-// prose is neither promoted nor buried. The search goes breadth-first from
-// all anchors at once and stops when every hit is placed or after
-// maxGraphVisit nodes.
+// 0); those with a graph node seed the distance computation. Every other
+// hit among the first rerankDepth gets its undirected distance to the
+// nearest anchor over calls edges and member↔type parent edges, plus the
+// file: two declarations of one file are 2 apart (declaration → file →
+// declaration). The distance is capped at 3 and an unreached hit counts 3,
+// so only distances 1 and 2 need finding: 1 when the hit is a neighbour of
+// an anchor, 2 when it shares a neighbour with one or a file. That takes one
+// neighbour lookup per anchor and per hit instead of a breadth-first search
+// that explodes through hub functions and files. A hit's score is then
+// multiplied by (1−w) + w/(distance+1), w = SearchOptions.GraphWeight
+// (1 by default: plain 1/(distance+1)). Chunks without a graph node
+// (markdown, text windows) count 1 when they share an anchor's file and 2
+// otherwise, so prose is neither promoted nor buried.
 
-// reach is where a distance search found a node.
+// reach is how a hit relates to the nearest anchor.
 type reach struct {
 	depth    int
 	anchor   graphdb.NodeID
-	relation string // relation of the first hop from the anchor
+	relation string
 }
 
 func (s *Searcher) graphRerank(ctx context.Context, hits []Hit, w float64) error {
@@ -51,10 +55,10 @@ func (s *Searcher) graphRerank(ctx context.Context, hits []Hit, w float64) error
 	if len(anchors) == 0 {
 		return nil
 	}
-	want := map[graphdb.NodeID]bool{}
-	for _, h := range hits[:n] {
-		if h.NodeID != "" {
-			want[h.NodeID] = true
+	var want []graphdb.NodeID
+	for i, h := range hits[:n] {
+		if !isAnchor[i] && h.NodeID != "" {
+			want = append(want, h.NodeID)
 		}
 	}
 	dist, err := s.distances(ctx, anchors, want)
@@ -78,11 +82,9 @@ func (s *Searcher) graphRerank(ctx context.Context, hits []Hit, w float64) error
 				d = 1
 			}
 		default:
-			if r, ok := dist[h.NodeID]; ok {
+			if r, ok := dist[h.NodeID]; ok && r.depth < maxGraphDistance {
 				d = r.depth
-				if d > 0 {
-					why = fmt.Sprintf("graph: %d hop(s) from %s (%s)", d, names[r.anchor], r.relation)
-				}
+				why = fmt.Sprintf("graph: %d hop(s) from %s (%s)", d, names[r.anchor], r.relation)
 			}
 		}
 		h.Score *= (1 - w) + w/float64(d+1)
@@ -94,68 +96,107 @@ func (s *Searcher) graphRerank(ctx context.Context, hits []Hit, w float64) error
 	return nil
 }
 
-// distances runs a multi-source breadth-first search from anchors over
-// calls and parent edges in both directions.
-func (s *Searcher) distances(ctx context.Context, anchors []graphdb.NodeID, want map[graphdb.NodeID]bool) (map[graphdb.NodeID]reach, error) {
-	out := map[graphdb.NodeID]reach{}
-	var frontier []graphdb.NodeID
-	found := 0
-	for _, a := range anchors {
-		if _, ok := out[a]; ok {
+// neighbourLegs are the edges distances follow, with the relation each
+// names from the near node's side.
+var neighbourLegs = []struct {
+	kind graphdb.EdgeKind
+	dir  graphdb.Direction
+	rel  string
+}{
+	{graphdb.EdgeCalls, graphdb.Outbound, "called by it"},
+	{graphdb.EdgeCalls, graphdb.Inbound, "calls it"},
+	{graphdb.EdgeParent, graphdb.Outbound, "its type"},
+	{graphdb.EdgeParent, graphdb.Inbound, "member of it"},
+}
+
+// maxNeighbourEdges caps one neighbour lookup (hub functions have
+// thousands of callers; a few hundred decide proximity as well).
+const maxNeighbourEdges = 300
+
+// neighbours1 returns the symbols one hop from id over neighbourLegs,
+// with the relation of each; parent edges count only between members and
+// types (files and modules are handled by the same-file rule).
+func (s *Searcher) neighbours1(ctx context.Context, id graphdb.NodeID) (map[graphdb.NodeID]string, error) {
+	out := map[graphdb.NodeID]string{}
+	kind := ""
+	if d, ok := s.byNode[id]; ok {
+		kind = s.ix.Chunks[d].Kind
+	}
+	for _, l := range neighbourLegs {
+		if l.kind == graphdb.EdgeParent && !(l.dir == graphdb.Outbound && kind == ChunkMethod || l.dir == graphdb.Inbound && kind == ChunkType) {
 			continue
 		}
-		out[a] = reach{depth: 0, anchor: a}
-		frontier = append(frontier, a)
-		if want[a] {
-			found++
+		es, err := s.graph.Neighbors(ctx, id, l.kind, l.dir, maxNeighbourEdges)
+		if err != nil {
+			return nil, fmt.Errorf("graph neighbours of %s: %w", id, err)
 		}
-	}
-	type leg struct {
-		kind graphdb.EdgeKind
-		dir  graphdb.Direction
-		rel  string
-	}
-	legs := []leg{
-		{graphdb.EdgeCalls, graphdb.Outbound, "called by it"},
-		{graphdb.EdgeCalls, graphdb.Inbound, "calls it"},
-		{graphdb.EdgeParent, graphdb.Outbound, "its container"},
-		{graphdb.EdgeParent, graphdb.Inbound, "declared in it"},
-	}
-	for d := 1; d <= maxGraphDistance && len(frontier) > 0 && found < len(want) && len(out) < maxGraphVisit; d++ {
-		var next []graphdb.NodeID
-		for _, id := range frontier {
-			_, isChunk := s.byNode[id]
-			for _, l := range legs {
-				// Containers (files, modules) lead down to their children
-				// but not up: a package is not "near" all its files' code.
-				if !isChunk && l.kind == graphdb.EdgeParent && l.dir == graphdb.Outbound {
-					continue
-				}
-				es, err := s.graph.Neighbors(ctx, id, l.kind, l.dir, 0)
-				if err != nil {
-					return nil, fmt.Errorf("graph neighbours of %s: %w", id, err)
-				}
-				for _, e := range es {
-					far := e.To
-					if l.dir == graphdb.Inbound {
-						far = e.From
-					}
-					if _, seen := out[far]; seen {
-						continue
-					}
-					r := reach{depth: d, anchor: out[id].anchor, relation: out[id].relation}
-					if d == 1 {
-						r.relation = l.rel
-					}
-					out[far] = r
-					if want[far] {
-						found++
-					}
-					next = append(next, far)
+		for _, e := range es {
+			far := e.To
+			if l.dir == graphdb.Inbound {
+				far = e.From
+			}
+			if far != id {
+				if _, seen := out[far]; !seen {
+					out[far] = l.rel
 				}
 			}
 		}
-		frontier = next
+	}
+	return out, nil
+}
+
+// distances finds, for each node of want, distance 1 (a neighbour of an
+// anchor) or 2 (shares a neighbour with one, or a file); nodes not in the
+// result are 3 or more away, which the cap makes equal.
+func (s *Searcher) distances(ctx context.Context, anchors, want []graphdb.NodeID) (map[graphdb.NodeID]reach, error) {
+	out := map[graphdb.NodeID]reach{}
+	near := map[graphdb.NodeID]reach{} // anchors' neighbours
+	anchorFile := map[string]graphdb.NodeID{}
+	for _, a := range anchors {
+		out[a] = reach{depth: 0, anchor: a}
+		if d, ok := s.byNode[a]; ok {
+			if _, dup := anchorFile[s.ix.Chunks[d].Path]; !dup {
+				anchorFile[s.ix.Chunks[d].Path] = a
+			}
+		}
+		ns, err := s.neighbours1(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		for id, rel := range ns {
+			if _, ok := near[id]; !ok {
+				near[id] = reach{depth: 1, anchor: a, relation: rel}
+			}
+		}
+	}
+	for _, id := range want {
+		if _, done := out[id]; done {
+			continue
+		}
+		if r, ok := near[id]; ok {
+			out[id] = r
+			continue
+		}
+		if d, ok := s.byNode[id]; ok {
+			if a, ok := anchorFile[s.ix.Chunks[d].Path]; ok {
+				out[id] = reach{depth: 2, anchor: a, relation: "same file"}
+				continue
+			}
+		}
+		ns, err := s.neighbours1(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for m := range ns {
+			if r, ok := near[m]; ok {
+				out[id] = reach{depth: 2, anchor: r.anchor, relation: "shares a neighbour"}
+				break
+			}
+			if _, isAnchor := out[m]; isAnchor && out[m].depth == 0 {
+				out[id] = reach{depth: 1, anchor: m, relation: "adjacent"}
+				break
+			}
+		}
 	}
 	return out, nil
 }

@@ -310,10 +310,10 @@ func neighbours(ctx context.Context, s *Searcher, changed []ChangedSymbol, liste
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	want := map[graphdb.NodeID]bool{}
+	var want []graphdb.NodeID
 	for _, h := range res.Hits {
-		if h.NodeID != "" {
-			want[h.NodeID] = true
+		if h.NodeID != "" && !listed[h.NodeID] {
+			want = append(want, h.NodeID)
 		}
 	}
 	var dist map[graphdb.NodeID]reach

@@ -1,0 +1,222 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index"
+)
+
+// The benchmarks run on the Go standard library (GOROOT/src). The graph
+// store and the retrieval index are written to RELAY_BENCH_DIR (default
+// $TMPDIR/relay-bench-std) and reused by later runs; GOROOT itself is only
+// read. First run: the graph index and Build take a few minutes on a small
+// machine.
+//
+//	go test ./retrieve -run '^$' -bench . -benchtime 200x
+
+var (
+	stdOnce sync.Once
+	stdS    *Searcher
+	stdG    graphdb.Store
+	stdErr  error
+	stdRoot string
+)
+
+func stdSearcher(b *testing.B) *Searcher {
+	b.Helper()
+	stdOnce.Do(func() {
+		ctx := context.Background()
+		stdRoot = filepath.Join(runtime.GOROOT(), "src")
+		dir := os.Getenv("RELAY_BENCH_DIR")
+		if dir == "" {
+			dir = filepath.Join(os.TempDir(), "relay-bench-std")
+		}
+		st, err := embedded.Open(filepath.Join(dir, "graph"), embedded.Options{})
+		if err != nil {
+			stdErr = err
+			return
+		}
+		stdG = st
+		t0 := time.Now()
+		if _, err := index.Run(ctx, st, index.Options{Root: stdRoot}); err != nil {
+			stdErr = fmt.Errorf("index std: %w", err)
+			return
+		}
+		t1 := time.Now()
+		bs, err := Build(ctx, stdRoot, st, BuildOptions{Dir: dir})
+		if err != nil {
+			stdErr = fmt.Errorf("build std: %w", err)
+			return
+		}
+		t2 := time.Now()
+		stdS, stdErr = Open(stdRoot, st, OpenOptions{Dir: dir})
+		fmt.Fprintf(os.Stderr, "std index: graph %s, retrieval build %s (%d files, %d chunks, %d terms, %d reused), open %s\n",
+			t1.Sub(t0).Round(time.Millisecond), t2.Sub(t1).Round(time.Millisecond), bs.Files, bs.Chunks, bs.Terms, bs.Reused, time.Since(t2).Round(time.Millisecond))
+	})
+	if stdErr != nil {
+		b.Fatal(stdErr)
+	}
+	return stdS
+}
+
+// benchQueries are questions a person would ask about the standard library.
+var benchQueries = []string{
+	"how does the http server handle keep-alive connections and idle timeouts",
+	"parse a duration string like 1h30m",
+	"gzip reader checksum mismatch error",
+	"where are TLS certificates verified against the hostname",
+	"json decoder unknown fields",
+	"round a float to the nearest even number",
+	"walk a directory tree and skip a subdirectory",
+	"context cancellation propagates to child contexts",
+	"base64 url encoding without padding",
+	"sort a slice with a custom less function stable",
+	"DNS lookup timeout resolver",
+	"utf8 decode invalid rune replacement character",
+}
+
+// reportLatency runs fn b.N times over the queries and reports p50/p95.
+func reportLatency(b *testing.B, fn func(q string)) {
+	durs := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := benchQueries[i%len(benchQueries)]
+		t0 := time.Now()
+		fn(q)
+		durs = append(durs, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(durs[len(durs)*95/100].Microseconds())/1000, "p95-ms")
+}
+
+func BenchmarkSearchLexical(b *testing.B) {
+	s := stdSearcher(b)
+	ctx := context.Background()
+	reportLatency(b, func(q string) {
+		if _, err := s.Search(ctx, q, SearchOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func BenchmarkSearchLexicalNoGraph(b *testing.B) {
+	s := stdSearcher(b)
+	ctx := context.Background()
+	reportLatency(b, func(q string) {
+		if _, err := s.Search(ctx, q, SearchOptions{NoGraph: true}); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// instantEmbedder returns a fixed query vector at once, so the hybrid
+// benchmark measures everything but the embedding call.
+type instantEmbedder struct{ v []float32 }
+
+func (e instantEmbedder) Embed(_ context.Context, texts []string, _ InputType) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = e.v
+	}
+	return out, nil
+}
+
+func (instantEmbedder) Model() string { return "instant" }
+
+// BenchmarkSearchHybrid gives every std chunk a random 384-dimension unit
+// vector (the size of small embedding models) and measures BM25 + cosine
+// top-k + RRF + graph re-ranking, excluding the embedding call.
+func BenchmarkSearchHybrid(b *testing.B) {
+	base := stdSearcher(b)
+	const dim = 384
+	rng := rand.New(rand.NewSource(1))
+	randVec := func() []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return normalize(v)
+	}
+	s := newSearcher(stdRoot, stdG, base.ix, OpenOptions{})
+	s.vecs = make([][]float32, len(s.ix.Chunks))
+	for i := range s.vecs {
+		s.vecs[i] = randVec()
+	}
+	s.emb = instantEmbedder{randVec()}
+	ctx := context.Background()
+	reportLatency(b, func(q string) {
+		res, err := s.Search(ctx, q, SearchOptions{})
+		if err != nil || res.Mode != "hybrid" {
+			b.Fatal(err, res.Mode)
+		}
+	})
+}
+
+// benchDiff builds a unified diff of about n changed lines spread over
+// std files: each hunk replaces lines inside functions of net/http,
+// strings, bytes, encoding/json and os.
+func benchDiff(b *testing.B, root string, n int) []FileDiff {
+	b.Helper()
+	files := []string{"net/http/server.go", "net/http/transport.go", "strings/strings.go", "bytes/bytes.go",
+		"encoding/json/decode.go", "encoding/json/encode.go", "os/file.go", "net/http/request.go", "fmt/print.go", "bufio/bufio.go"}
+	var d strings.Builder
+	per := n / len(files) / 2 // each changed line counts twice (- and +)
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		fmt.Fprintf(&d, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", f, f, f, f)
+		step := len(lines) / (per + 1)
+		for k := 1; k <= per; k++ {
+			at := k * step // 1-based line number of the changed line
+			fmt.Fprintf(&d, "@@ -%d,1 +%d,1 @@\n-%s\n+%s // changed\n", at, at, lines[at-1], lines[at-1])
+		}
+	}
+	diffs, err := ParseDiff(strings.NewReader(d.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return diffs
+}
+
+func BenchmarkReview500(b *testing.B) {
+	s := stdSearcher(b)
+	diffs := benchDiff(b, stdRoot, 500)
+	changed := 0
+	for _, f := range diffs {
+		changed += f.ChangedLines()
+	}
+	ctx := context.Background()
+	for _, depth := range []Depth{DepthFast, DepthStandard, DepthDeep} {
+		b.Run(string(depth), func(b *testing.B) {
+			var rc ReviewContext
+			for i := 0; i < b.N; i++ {
+				var err error
+				rc, err = Review(ctx, stdG, diffs, ReviewOptions{Depth: depth, Searcher: s})
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = rc.Markdown(0)
+			}
+			b.ReportMetric(float64(changed), "diff-lines")
+			b.ReportMetric(float64(len(rc.Changed)), "changed-symbols")
+			b.ReportMetric(float64(len(rc.Callers)), "callers")
+		})
+	}
+}
