@@ -138,7 +138,9 @@ func dsn(path string, reader bool) string {
 		q.Add("_pragma", "query_only(1)")
 		q.Add("_pragma", "cache_size(-16000)")
 	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
+		// WAL mode goes through the shorthand key, which the driver applies
+		// after the _pragma list.
+		q.Add("_journal_mode", "WAL")
 		q.Add("_pragma", "cache_size(-131072)")
 		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Add("_txlock", "immediate")
