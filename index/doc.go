@@ -12,8 +12,10 @@
 // golang.org/x/tools/go/packages (`go list -deps -test`); files are parsed
 // with go/parser and type-checked with go/types in dependency order, in
 // parallel (GOMAXPROCS workers). Dependencies outside the repository are
-// checked without function bodies; repository packages are extracted as
-// soon as they are checked and their syntax is dropped.
+// checked without function bodies and kept for later runs in the same
+// process (keyed by their files' paths, sizes and modification times and
+// their imports' keys); repository packages are extracted as soon as they
+// are checked and their syntax is dropped.
 //
 // What is loaded: every module below the root (every go.mod, skipping
 // testdata, vendor, node_modules, .relay and directories starting with "."

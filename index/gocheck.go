@@ -2,12 +2,15 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/types"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -180,6 +183,13 @@ func (r *goRun) checkOne(p *gpkg) {
 			r.release(f)
 		}
 	}()
+	if !p.root {
+		p.key = r.depKey(p)
+		if tp := depCacheGet(p.key); tp != nil {
+			p.tpkg = tp
+			return
+		}
+	}
 	var files []*ast.File
 	var srcs []*srcFile
 	cgo := false
@@ -261,6 +271,9 @@ func (r *goRun) checkOne(p *gpkg) {
 	}
 	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, files, info)
 	p.tpkg = tpkg
+	if p.key != "" {
+		depCachePut(p.key, tpkg)
+	}
 	r.checkNS.Add(int64(time.Since(start)))
 	if !p.root {
 		return
@@ -337,3 +350,69 @@ func dirOf(rel string) string {
 	return "."
 }
 
+
+// depCache keeps the type-checked packages from outside the repository (the
+// standard library, the module cache) for later runs in the same process: a
+// long-lived process re-indexing, and tests, skip re-checking them. Entries
+// are keyed by the package's files (path, size, modification time), its
+// platform and the keys of its imports, so any change to a dependency or
+// below it misses. Packages inside the repository are never cached.
+var depCache = struct {
+	sync.Mutex
+	m map[string]*types.Package
+}{m: map[string]*types.Package{}}
+
+// depCacheMax bounds the cache; when full it starts over.
+const depCacheMax = 8192
+
+func depCacheGet(key string) *types.Package {
+	if key == "" {
+		return nil
+	}
+	depCache.Lock()
+	defer depCache.Unlock()
+	return depCache.m[key]
+}
+
+func depCachePut(key string, p *types.Package) {
+	depCache.Lock()
+	defer depCache.Unlock()
+	if len(depCache.m) >= depCacheMax {
+		depCache.m = map[string]*types.Package{}
+	}
+	depCache.m[key] = p
+}
+
+// depKey returns the cache key of a dependency, or "" when it cannot be
+// cached (files inside the repository, unreadable files, an import that
+// cannot be cached).
+func (r *goRun) depKey(p *gpkg) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", p.meta.ID, p.meta.PkgPath, runtime.GOARCH)
+	for _, f := range p.meta.GoFiles {
+		if _, inside := r.rel(f); inside {
+			return ""
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", f, st.Size(), st.ModTime().UnixNano())
+	}
+	paths := make([]string, 0, len(p.imports))
+	for path := range p.imports {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		q := p.imports[path]
+		if path == "unsafe" {
+			continue
+		}
+		if q.key == "" {
+			return ""
+		}
+		fmt.Fprintf(h, "%s=%s\x00", path, q.key)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -53,6 +53,7 @@ type gpkg struct {
 	done    chan struct{}
 	tpkg    *types.Package
 	users   atomic.Int32 // packages still to check that import this one
+	key     string       // depCache key of a dependency outside the repository ("" if none)
 }
 
 // parsed is one cached parse, shared by the variants of a package (the

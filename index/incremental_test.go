@@ -266,3 +266,27 @@ func TestFullRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestDependencyOutsideRepoChanges checks that a dependency outside the
+// repository (here a module replaced by a sibling directory) is checked
+// again when its files change, even though the process keeps checked
+// dependencies across runs.
+func TestDependencyOutsideRepoChanges(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dep, root := filepath.Join(base, "dep"), filepath.Join(base, "repo")
+	writeFile(t, dep, "go.mod", "module example.com/dep\n\ngo 1.22\n")
+	writeFile(t, dep, "dep.go", "package dep\n\nfunc F() int { return 1 }\n")
+	writeFile(t, root, "go.mod", "module example.com/repo\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n")
+	writeFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\nfunc Use() int { return dep.F() }\n")
+	st := newMemStore()
+	if sum := runIndex(t, st, root, false); len(sum.Errors) != 0 {
+		t.Fatalf("first run: %v", sum.Errors)
+	}
+	writeFile(t, dep, "dep.go", "package dep\n\nfunc G() int { return 1 }\n")
+	writeFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\n// Use uses.\nfunc Use() int { return dep.F() }\n")
+	sum := runIndex(t, st, root, false)
+	if len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Msg, "undefined: dep.F") {
+		t.Errorf("second run errors = %v, want undefined: dep.F (the changed dependency re-checked)", sum.Errors)
+	}
+}
