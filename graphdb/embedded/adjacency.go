@@ -31,7 +31,8 @@ type adjacency struct {
 	gen    int64
 	nsid   uint32   // every sid is < nsid
 	exists []uint64 // bitset over sids: the node is stored
-	rank   []uint32 // rank of a stored node's id among all stored ids
+	rank   []uint32 // 1 + rank of a stored node's id among all stored ids; 0 when not stored
+	ids    []string // stored node ids in sorted order: ids[rank-1]
 	files  []string // edge files in sorted order; ent.fileRank indexes it
 	off    [2][]uint32
 	ents   [2][]ent
@@ -46,6 +47,9 @@ func (a *adjacency) has(sid uint32) bool {
 	return sid < a.nsid && a.exists[sid>>6]&(1<<(sid&63)) != 0
 }
 
+// id returns the id of a stored node.
+func (a *adjacency) id(sid uint32) graphdb.NodeID { return graphdb.NodeID(a.ids[a.rank[sid]-1]) }
+
 // segment returns the entries of sid in direction d with the given kind.
 func (a *adjacency) segment(d int, sid uint32, kind uint32) []ent {
 	if sid >= a.nsid {
@@ -57,8 +61,8 @@ func (a *adjacency) segment(d int, sid uint32, kind uint32) []ent {
 	return seg[lo:hi]
 }
 
-// buildAdjacency reads the whole edge table inside the caller's read
-// transaction, so the result matches generation gen exactly.
+// buildAdjacency reads every stored node id and edge set inside the
+// caller's read transaction, so the result matches generation gen exactly.
 func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, error) {
 	a := &adjacency{gen: gen}
 	var maxSid int64
@@ -72,43 +76,26 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 	a.exists = make([]uint64, (a.nsid+63)/64)
 	a.rank = make([]uint32, a.nsid)
 
-	// Stored nodes in id order (the syms(id) index): existence and rank.
-	rows, err := q.QueryContext(ctx, "SELECT s.sid FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
+	// Stored nodes in id order (the syms(id) index): existence, rank, id.
+	rows, err := q.QueryContext(ctx, "SELECT s.sid, s.id FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
 	if err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
-	r := uint32(0)
 	for rows.Next() {
 		var sid uint32
-		if err := rows.Scan(&sid); err != nil {
+		var id string
+		if err := rows.Scan(&sid, &id); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("build adjacency: %w", err)
 		}
-		r++
-		a.rank[sid] = r
+		a.ids = append(a.ids, id)
+		a.rank[sid] = uint32(len(a.ids))
 		a.exists[sid>>6] |= 1 << (sid & 63)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
-
-	// Owner paths stand in for NULL edge files.
-	owners := map[uint32]string{}
-	rows, err = q.QueryContext(ctx, "SELECT fid, path FROM files")
-	if err != nil {
-		return nil, fmt.Errorf("build adjacency: %w", err)
-	}
-	for rows.Next() {
-		var fid uint32
-		var path string
-		if err := rows.Scan(&fid, &path); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("build adjacency: %w", err)
-		}
-		owners[fid] = path
-	}
-	rows.Close()
 
 	type raw struct{ src, dst, kind, file, line uint32 }
 	var edges []raw
@@ -123,33 +110,34 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 		fileNames = append(fileNames, name)
 		return i
 	}
-	ownerIdx := map[uint32]uint32{}
-	rows, err = q.QueryContext(ctx, "SELECT rowid, src, dst, kind, file, line FROM edges")
+	rows, err = q.QueryContext(ctx, "SELECT f.path, e.data FROM edgesets e JOIN files f ON f.fid = e.fid")
 	if err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
+	var local []uint32 // the current set's file table → global index
 	for rows.Next() {
-		var rowid int64
-		var e raw
-		var file sql.RawBytes
-		if err := rows.Scan(&rowid, &e.src, &e.dst, &e.kind, &file, &e.line); err != nil {
+		var path string
+		var data sql.RawBytes
+		if err := rows.Scan(&path, &data); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("build adjacency: %w", err)
 		}
-		if file == nil {
-			fid := uint32(rowid >> edgeOwnerShift)
-			i, ok := ownerIdx[fid]
-			if !ok {
-				i = intern(owners[fid])
-				ownerIdx[fid] = i
+		local = local[:0]
+		err := decodeEdges(data, path, func(files []string, e rawEdge) {
+			if len(local) == 0 { // first edge of the set: map its file table
+				for _, f := range files {
+					local = append(local, intern(f))
+				}
 			}
-			e.file = i
-		} else if i, ok := fileIdx[string(file)]; ok {
-			e.file = i
-		} else {
-			e.file = intern(string(file))
+			if e.src >= a.nsid || e.dst >= a.nsid {
+				return // cannot happen: sids come from syms
+			}
+			edges = append(edges, raw{src: e.src, dst: e.dst, kind: e.kind, file: local[e.file], line: uint32(e.line)})
+		})
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("build adjacency: edges of %s: %w; delete the store directory and run `relay index`", path, err)
 		}
-		edges = append(edges, e)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -308,6 +296,26 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64) (*adjace
 	return a, nil
 }
 
+// snapshot opens a read transaction and returns it with the adjacency of
+// the generation it sees. The caller rolls q back when done.
+func (s *Store) snapshot(ctx context.Context) (*sql.Tx, *adjacency, error) {
+	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	var gen int64
+	if err := q.StmtContext(ctx, s.stmts.gen).QueryRowContext(ctx).Scan(&gen); err != nil {
+		q.Rollback()
+		return nil, nil, s.wrapOpenErr(err)
+	}
+	a, err := s.adjacencyFor(ctx, q, gen)
+	if err != nil {
+		q.Rollback()
+		return nil, nil, err
+	}
+	return q, a, nil
+}
+
 // Traverse walks breadth-first from start on the in-memory adjacency
 // (graphdb.Traverser); results equal graphdb.TraverseNeighbors'. The walk
 // and the node fetch share one read transaction, so a concurrent commit is
@@ -327,37 +335,20 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	if depth < 1 || len(kinds) == 0 {
 		return nil, nil
 	}
-	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	q, a, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("traverse from %s: %w", start, err)
 	}
 	defer q.Rollback()
-	var gen int64
-	if err := q.StmtContext(ctx, s.stmts.gen).QueryRowContext(ctx).Scan(&gen); err != nil {
-		return nil, fmt.Errorf("traverse from %s: %w", start, err)
-	}
-	var startSid int64
-	err = q.StmtContext(ctx, s.stmts.sid).QueryRowContext(ctx, string(start)).Scan(&startSid)
-	if err == sql.ErrNoRows {
-		return nil, nil // an id nothing mentions has no edges
-	}
-	if err != nil {
-		return nil, fmt.Errorf("traverse from %s: %w", start, err)
-	}
-	if a := s.adj.Load(); depth == 1 && (a == nil || a.gen != gen) {
-		// One hop needs no adjacency: a process that has not loaded it
-		// (a CLI call) answers from the edge indexes.
-		return s.oneHop(ctx, q, start, kinds, dir, limit)
-	}
-	a, err := s.adjacencyFor(ctx, q, gen)
-	if err != nil {
-		return nil, err
+	startSid, ok, err := s.lookupSid(ctx, q, start)
+	if err != nil || !ok {
+		return nil, err // an id nothing mentions has no edges
 	}
 	d := dirOut
 	if dir == graphdb.Inbound {
 		d = dirIn
 	}
-	raw := a.walk(uint32(startSid), codes, d, depth, limit)
+	raw := a.walk(startSid, codes, d, depth, limit)
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -370,16 +361,16 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 		return nil, fmt.Errorf("traverse from %s: %w", start, err)
 	}
 	idOf := func(sid uint32) graphdb.NodeID {
-		if sid == uint32(startSid) {
+		if sid == startSid {
 			return start
 		}
-		return nodes[sid].ID
+		return a.id(sid)
 	}
 	hops := make([]graphdb.Hop, len(raw))
 	for i, h := range raw {
 		n, ok := nodes[h.sid]
 		if !ok {
-			return nil, fmt.Errorf("traverse from %s: node #%d vanished from generation %d", start, h.sid, gen)
+			return nil, fmt.Errorf("traverse from %s: node %s of generation %d is missing", start, a.id(h.sid), a.gen)
 		}
 		e := graphdb.Edge{Kind: graphdb.EdgeKinds[h.e.kind()-1], File: a.files[h.e.fileRank()], Line: int(h.e.line)}
 		if d == dirIn {
@@ -388,58 +379,6 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 			e.From, e.To = idOf(h.via), n.ID
 		}
 		hops[i] = graphdb.Hop{Node: n, Depth: h.depth, Via: idOf(h.via), Edge: e}
-	}
-	return hops, nil
-}
-
-// oneHop is a depth-1 Traverse from the edge indexes inside q, in the
-// order of graphdb.TraverseNeighbors.
-func (s *Store) oneHop(ctx context.Context, q *sql.Tx, start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Hop, error) {
-	var edges []sidEdge
-	for _, k := range kinds {
-		es, err := s.neighbors(ctx, q, start, k, dir, 0)
-		if err != nil {
-			return nil, fmt.Errorf("traverse from %s: %w", start, err)
-		}
-		edges = append(edges, es...)
-	}
-	if len(kinds) > 1 {
-		slices.SortStableFunc(edges, func(x, y sidEdge) int {
-			return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To))
-		})
-	}
-	seen := map[uint32]bool{}
-	var keep []sidEdge
-	var sids []uint32
-	for _, e := range edges {
-		far := e.To
-		if dir == graphdb.Inbound {
-			far = e.From
-		}
-		if far == start || seen[e.far] {
-			continue
-		}
-		seen[e.far] = true
-		keep = append(keep, e)
-		sids = append(sids, e.far)
-		if limit > 0 && len(keep) >= limit {
-			break
-		}
-	}
-	if len(keep) == 0 {
-		return nil, nil
-	}
-	nodes, err := s.nodesBySid(ctx, q, sids)
-	if err != nil {
-		return nil, fmt.Errorf("traverse from %s: %w", start, err)
-	}
-	hops := make([]graphdb.Hop, len(keep))
-	for i, e := range keep {
-		n, ok := nodes[e.far]
-		if !ok {
-			return nil, fmt.Errorf("traverse from %s: node #%d vanished inside one read transaction", start, e.far)
-		}
-		hops[i] = graphdb.Hop{Node: n, Depth: 1, Via: start, Edge: e.Edge}
 	}
 	return hops, nil
 }
@@ -498,22 +437,16 @@ func repeatComma(n int) string {
 	return string(b)
 }
 
-// Warm makes sure the adjacency snapshot matches the latest commit,
-// building and saving it when stale, so the next process's first traversal
-// only has to read it. The indexer calls it after committing.
+// Warm makes sure the adjacency matches the latest commit, building it and
+// saving its snapshot file when stale, so the next process's first edge
+// query only has to read the file. The indexer calls it after committing.
 func (s *Store) Warm(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	q, _, err := s.snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
-	defer q.Rollback()
-	var gen int64
-	if err := q.StmtContext(ctx, s.stmts.gen).QueryRowContext(ctx).Scan(&gen); err != nil {
-		return fmt.Errorf("warm: %w", err)
-	}
-	_, err = s.adjacencyFor(ctx, q, gen)
-	return err
+	return q.Rollback()
 }

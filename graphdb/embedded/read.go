@@ -16,23 +16,9 @@ import (
 const nodeCols = `s.id, n.kind, n.sub_kind, n.name, n.qname, n.loc, n.language, n.file,
 	n.start_line, n.end_line, n.signature, n.doc, n.flags, n.attrs`
 
-// neighborsSQL returns (far id, file, line) of the edges of one kind at one
-// end of a node, hiding edges whose far end is not a stored node. A NULL
-// edges.file means the owner's path. %[1]s is
-// the near column, %[2]s the far one.
-const neighborsSQL = `SELECT s.id, coalesce(e.file, (SELECT path FROM files WHERE fid = e.rowid >> 32)) AS efile, e.line, s.sid
-FROM syms q
-JOIN edges e ON e.%[1]s = q.sid AND e.kind = ?2
-JOIN nodes n ON n.sid = e.%[2]s
-JOIN syms s ON s.sid = e.%[2]s
-WHERE q.id = ?1
-ORDER BY efile, e.line, s.id
-LIMIT ?3`
-
 // readStmts are the reader pool's prepared statements.
 type readStmts struct {
 	node     *sql.Stmt
-	out, in  *sql.Stmt
 	meta     *sql.Stmt
 	gen      *sql.Stmt
 	sid      *sql.Stmt
@@ -52,8 +38,6 @@ func (r *readStmts) prepare(db *sql.DB) error {
 	}
 	return errors.Join(
 		p(&r.node, "SELECT "+nodeCols+" FROM syms s JOIN nodes n ON n.sid = s.sid WHERE s.id = ?"),
-		p(&r.out, fmt.Sprintf(neighborsSQL, "src", "dst")),
-		p(&r.in, fmt.Sprintf(neighborsSQL, "dst", "src")),
 		p(&r.meta, "SELECT value FROM meta WHERE key = ?"),
 		p(&r.gen, "SELECT value FROM sys WHERE key = 'generation'"),
 		p(&r.sid, "SELECT sid FROM syms WHERE id = ?"),
@@ -111,68 +95,60 @@ func (s *Store) Node(ctx context.Context, id graphdb.NodeID) (graphdb.Node, erro
 }
 
 // Neighbors returns the edges of kind at id in direction dir, sorted by
-// (File, Line, From, To), hiding edges whose far end is not stored.
+// (File, Line, From, To), hiding edges whose far end is not stored. It is
+// answered by the adjacency of the latest generation.
 func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Edge, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	es, err := s.neighbors(ctx, nil, id, kind, dir, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]graphdb.Edge, len(es))
-	for i, e := range es {
-		out[i] = e.Edge
-	}
-	return out, nil
-}
-
-// sidEdge is an edge with the sid of its far end.
-type sidEdge struct {
-	graphdb.Edge
-	far uint32
-}
-
-// neighbors runs the Neighbors query, inside q when it is not nil.
-func (s *Store) neighbors(ctx context.Context, q *sql.Tx, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]sidEdge, error) {
 	code, ok := edgeKindCode(kind)
 	if !ok {
 		return nil, fmt.Errorf("neighbors of %s: unknown edge kind %q", id, kind)
 	}
-	st := s.stmts.out
-	if dir == graphdb.Inbound {
-		st = s.stmts.in
-	}
-	if q != nil {
-		st = q.StmtContext(ctx, st)
-	}
-	lim := -1
-	if limit > 0 {
-		lim = limit
-	}
-	rows, err := st.QueryContext(ctx, string(id), code, lim)
+	q, a, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
 	}
-	defer rows.Close()
-	var out []sidEdge
-	for rows.Next() {
-		e := sidEdge{Edge: graphdb.Edge{Kind: kind}}
-		var far graphdb.NodeID
-		if err := rows.Scan(&far, &e.File, &e.Line, &e.far); err != nil {
-			return nil, fmt.Errorf("neighbors of %s: %w", id, err)
-		}
-		if dir == graphdb.Inbound {
-			e.From, e.To = far, id
-		} else {
-			e.From, e.To = id, far
-		}
-		out = append(out, e)
+	defer q.Rollback()
+	sid, ok, err := s.lookupSid(ctx, q, id)
+	if err != nil || !ok {
+		return nil, err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+	d := dirOut
+	if dir == graphdb.Inbound {
+		d = dirIn
+	}
+	var out []graphdb.Edge
+	for _, e := range a.segment(d, sid, uint32(code)) {
+		if !a.has(e.far) {
+			continue
+		}
+		edge := graphdb.Edge{Kind: kind, File: a.files[e.fileRank()], Line: int(e.line)}
+		if d == dirIn {
+			edge.From, edge.To = a.id(e.far), id
+		} else {
+			edge.From, edge.To = id, a.id(e.far)
+		}
+		out = append(out, edge)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
 	}
 	return out, nil
+}
+
+// lookupSid returns the interned id of id, if anything ever mentioned it.
+// Sids are never reused, so the answer holds for every generation.
+func (s *Store) lookupSid(ctx context.Context, q *sql.Tx, id graphdb.NodeID) (uint32, bool, error) {
+	var sid int64
+	err := q.StmtContext(ctx, s.stmts.sid).QueryRowContext(ctx, string(id)).Scan(&sid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("look up %s: %w", id, err)
+	}
+	return uint32(sid), true, nil
 }
 
 // FindSymbols returns the nodes matching q sorted by (File, StartLine,
@@ -311,7 +287,7 @@ func (s *Store) Files(ctx context.Context) ([]graphdb.FileRecord, error) {
 }
 
 // Stats counts files, nodes by kind and stored edges by kind (dangling edges
-// included), all from one snapshot. Kinds with no rows are absent.
+// included), all from one snapshot. Kinds with nothing stored are absent.
 func (s *Store) Stats(ctx context.Context) (graphdb.Stats, error) {
 	if err := s.checkOpen(); err != nil {
 		return graphdb.Stats{}, err
@@ -330,14 +306,26 @@ func (s *Store) Stats(ctx context.Context) (graphdb.Stats, error) {
 	}); err != nil {
 		return graphdb.Stats{}, err
 	}
-	if err := groupCount(ctx, tx, "SELECT kind, count(*) FROM edges GROUP BY kind", func(k string, n int) {
-		var code int
-		fmt.Sscan(k, &code)
-		if code >= 1 && code <= len(graphdb.EdgeKinds) {
-			st.Edges[graphdb.EdgeKinds[code-1]] = n
+	rows, err := tx.QueryContext(ctx, "SELECT counts FROM edgesets")
+	if err != nil {
+		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
 		}
-	}); err != nil {
-		return graphdb.Stats{}, err
+		var per map[graphdb.EdgeKind]int
+		if err := json.Unmarshal(raw, &per); err != nil {
+			return graphdb.Stats{}, fmt.Errorf("stats: decode edge counts: %w", err)
+		}
+		for k, n := range per {
+			st.Edges[k] += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
 	}
 	return st, nil
 }

@@ -3,7 +3,7 @@ package embedded
 // schemaVersion is stored in PRAGMA user_version. Bump it whenever the
 // tables below change incompatibly; a store written by a newer relay is
 // refused with a message saying to delete the directory and re-index.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // applicationID tags the SQLite file as a relay graph (PRAGMA application_id),
 // so a foreign database in .relay/ is reported instead of misread.
@@ -13,10 +13,11 @@ const applicationID = 0x72656c79 // "rely"
 // edges and the in-memory adjacency work on small integers; a node's rowid is
 // its id's sid, so "does the far end exist" is one primary-key probe.
 //
-// An edge's rowid is owner<<32 | n (n counts the owner's edges), so an
-// owner's edges are one rowid range: no owner column or index to maintain,
-// and a full index appends in rowid order. edges.file is NULL when it equals
-// the owner's path (the common case), which keeps the table small.
+// Edges are stored per owner, as one packed blob (see edgeset.go) in
+// edgesets: an owner's edges are only ever replaced together, and every
+// edge query is answered by the in-memory adjacency built from these blobs
+// (adjacency.go), so per-edge rows and B-tree indexes would cost most of a
+// full index's write time and buy nothing.
 //
 // nodes_name and nodes_file carry (file, start_line) so results come out of
 // the index nearly in the promised order and LIMIT stops early even for a
@@ -70,15 +71,11 @@ CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name, file, start_line);
 CREATE INDEX IF NOT EXISTS nodes_rq ON nodes(rq);
 CREATE INDEX IF NOT EXISTS nodes_loc ON nodes(loc);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, start_line);
-CREATE TABLE IF NOT EXISTS edges (
-	src  INTEGER NOT NULL,
-	dst  INTEGER NOT NULL,
-	kind INTEGER NOT NULL,
-	file TEXT,
-	line INTEGER NOT NULL
+CREATE TABLE IF NOT EXISTS edgesets (
+	fid    INTEGER PRIMARY KEY,
+	counts TEXT NOT NULL,
+	data   BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS edges_src ON edges(src, kind);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, kind);
 INSERT OR IGNORE INTO sys(key, value) VALUES ('generation', 0);
 `
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,12 +21,13 @@ import (
 //
 // Layout, every section padded to 8 bytes:
 //
-//	header   magic[8] order u64 gen u64 nsid u64 nfiles u64 nout u64 nin u64 fileBytes u64
+//	header   magic[8] order u64 gen u64 nsid u64 nout u64 nin u64 nfiles u64 nids u64
 //	exists   [ceil(nsid/64)]u64
 //	rank     [nsid]u32
 //	off      2 × [nsid+1]u32
 //	ents     [nout]ent [nin]ent
-//	files    [nfiles+1]u32 offsets, then the names' bytes
+//	files    string table: [nfiles+1]u32 offsets, then the bytes
+//	ids      string table: [nids+1]u32 offsets, then the bytes
 //	trailer  crc32c u32 of everything before it (padded to 8)
 
 var snapshotMagic = [8]byte{'R', 'L', 'Y', 'A', 'D', 'J', '0', '1'}
@@ -61,23 +63,30 @@ func sliceOf[T any](b []byte, off, n int) ([]T, int, error) {
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[off])), n), off + pad8(size), nil
 }
 
-func saveSnapshot(dir, path string, a *adjacency) error {
-	var names []byte
-	offs := make([]uint32, 0, len(a.files)+1)
-	for _, f := range a.files {
-		offs = append(offs, uint32(len(names)))
-		names = append(names, f...)
+// stringTable encodes names as offsets and bytes.
+func stringTable(names []string) (offs []uint32, data []byte) {
+	offs = make([]uint32, 0, len(names)+1)
+	for _, n := range names {
+		offs = append(offs, uint32(len(data)))
+		data = append(data, n...)
 	}
-	offs = append(offs, uint32(len(names)))
+	return append(offs, uint32(len(data))), data
+}
 
+func saveSnapshot(dir, path string, a *adjacency) error {
+	fileOffs, fileData := stringTable(a.files)
+	idOffs, idData := stringTable(a.ids)
+	if len(fileData) > math.MaxUint32 || len(idData) > math.MaxUint32 {
+		return errors.New("snapshot: string tables too large")
+	}
 	hdr := make([]byte, headerWords*8)
 	copy(hdr, snapshotMagic[:])
-	for i, v := range []uint64{byteOrderMark, uint64(a.gen), uint64(a.nsid), uint64(len(a.files)),
-		uint64(len(a.ents[dirOut])), uint64(len(a.ents[dirIn])), uint64(len(names))} {
+	for i, v := range []uint64{byteOrderMark, uint64(a.gen), uint64(a.nsid),
+		uint64(len(a.ents[dirOut])), uint64(len(a.ents[dirIn])), uint64(len(a.files)), uint64(len(a.ids))} {
 		binary.NativeEndian.PutUint64(hdr[8+8*i:], v)
 	}
 	sections := [][]byte{hdr, bytesOf(a.exists), bytesOf(a.rank), bytesOf(a.off[dirOut]), bytesOf(a.off[dirIn]),
-		bytesOf(a.ents[dirOut]), bytesOf(a.ents[dirIn]), bytesOf(offs), names}
+		bytesOf(a.ents[dirOut]), bytesOf(a.ents[dirIn]), bytesOf(fileOffs), fileData, bytesOf(idOffs), idData}
 
 	tmp, err := os.CreateTemp(dir, snapshotName+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
@@ -149,7 +158,10 @@ func loadSnapshot(path string, gen int64) (*adjacency, error) {
 		return nil, errors.New("snapshot: checksum mismatch")
 	}
 	h := func(i int) int { return int(binary.NativeEndian.Uint64(b[8+8*i:])) }
-	nsid, nfiles, nout, nin, nameBytes := h(2), h(3), h(4), h(5), h(6)
+	nsid, nout, nin, nfiles, nids := h(2), h(3), h(4), h(5), h(6)
+	if nsid < 1 || nsid > size || nout > size || nin > size || nfiles > size || nids > size {
+		return nil, errors.New("snapshot: inconsistent sizes")
+	}
 	a := &adjacency{gen: gen, nsid: uint32(nsid)}
 	off := len(hdr)
 	var errs [8]error
@@ -159,22 +171,43 @@ func loadSnapshot(path string, gen int64) (*adjacency, error) {
 	a.off[dirIn], off, errs[3] = sliceOf[uint32](body, off, nsid+1)
 	a.ents[dirOut], off, errs[4] = sliceOf[ent](body, off, nout)
 	a.ents[dirIn], off, errs[5] = sliceOf[ent](body, off, nin)
-	var offs []uint32
-	offs, off, errs[6] = sliceOf[uint32](body, off, nfiles+1)
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	if off+nameBytes > len(body) || nsid < 1 || int(a.off[dirOut][nsid]) != nout || int(a.off[dirIn][nsid]) != nin {
+	if int(a.off[dirOut][nsid]) != nout || int(a.off[dirIn][nsid]) != nin {
 		return nil, errors.New("snapshot: inconsistent sizes")
 	}
-	names := string(body[off : off+nameBytes])
-	a.files = make([]string, nfiles)
-	for i := range nfiles {
-		lo, hi := int(offs[i]), int(offs[i+1])
-		if lo > hi || hi > len(names) {
-			return nil, errors.New("snapshot: bad file table")
-		}
-		a.files[i] = names[lo:hi]
+	a.files, off, err = readStrings(body, off, nfiles)
+	if err != nil {
+		return nil, err
+	}
+	a.ids, _, err = readStrings(body, off, nids)
+	if err != nil {
+		return nil, err
 	}
 	return a, nil
+}
+
+// readStrings decodes a string table written by stringTable.
+func readStrings(body []byte, off, n int) ([]string, int, error) {
+	offs, off, err := sliceOf[uint32](body, off, n+1)
+	if err != nil {
+		return nil, 0, fmt.Errorf("snapshot: %w", err)
+	}
+	size := int(offs[n])
+	if off+size > len(body) {
+		return nil, 0, errors.New("snapshot: truncated string table")
+	}
+	// Zero-copy: the strings share the snapshot buffer, which is never
+	// written after loading and stays alive as long as any of them does.
+	data := unsafe.String(unsafe.SliceData(body[off:]), size)
+	out := make([]string, n)
+	for i := range n {
+		lo, hi := int(offs[i]), int(offs[i+1])
+		if lo > hi || hi > len(data) {
+			return nil, 0, errors.New("snapshot: bad string table")
+		}
+		out[i] = data[lo:hi]
+	}
+	return out, off + pad8(size), nil
 }

@@ -6,20 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
-// edgeOwnerShift places an owner's edges in one rowid range (see schema).
-const edgeOwnerShift = 32
-
 // tx is the one write transaction of a Store: a dedicated connection inside
 // BEGIN IMMEDIATE, holding the cross-process write lock.
 //
-// Writes go through multi-row INSERT statements (one statement per up to 64
-// rows) because the per-statement cost of database/sql and the SQLite VM,
-// not the B-tree work, dominates a bulk load.
+// Nodes and ids go through multi-row INSERT statements (one statement per
+// up to 32 rows) to amortise the per-statement cost of database/sql and the
+// SQLite VM; an owner's edges are one blob row (see edgeset.go).
 type tx struct {
 	s    *Store
 	conn *sql.Conn
@@ -33,7 +31,7 @@ type tx struct {
 
 type txStmts struct {
 	fileID, fileIns, fileUpd, fileDel *sql.Stmt
-	nodesDel, edgesDel                *sql.Stmt
+	nodesDel, edgesetDel, edgesetIns  *sql.Stmt
 	nodeOwner                         *sql.Stmt
 	metaSet                           *sql.Stmt
 	multi                             map[string]*sql.Stmt // batch statements by shape
@@ -57,7 +55,8 @@ func (t *txStmts) prepare(ctx context.Context, c *sql.Conn) error {
 		p(&t.fileUpd, "UPDATE files SET hash = ?, language = ?, module = ?, size = ?, errors = ? WHERE fid = ?"),
 		p(&t.fileDel, "DELETE FROM files WHERE fid = ?"),
 		p(&t.nodesDel, "DELETE FROM nodes WHERE owner = ?"),
-		p(&t.edgesDel, "DELETE FROM edges WHERE rowid >= ? AND rowid < ?"),
+		p(&t.edgesetDel, "DELETE FROM edgesets WHERE fid = ?"),
+		p(&t.edgesetIns, "INSERT INTO edgesets(fid, counts, data) VALUES (?, ?, ?)"),
 		p(&t.nodeOwner, "SELECT f.path FROM nodes n JOIN files f ON f.fid = n.owner WHERE n.sid = ?"),
 		p(&t.metaSet, "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
 	)
@@ -219,6 +218,9 @@ func validate(f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) 
 		if e.From == "" || e.To == "" {
 			return fmt.Errorf("replace file %s: edge %d (%s %q → %q) has an empty end", f.Path, i, e.Kind, e.From, e.To)
 		}
+		if e.Line < 0 || e.Line > math.MaxUint32 {
+			return fmt.Errorf("replace file %s: edge %s → %s has line %d out of range", f.Path, e.From, e.To, e.Line)
+		}
 		if _, ok := edgeKindCode(e.Kind); !ok {
 			return fmt.Errorf("replace file %s: edge %s → %s has unknown kind %q (want one of %v)", f.Path, e.From, e.To, e.Kind, graphdb.EdgeKinds)
 		}
@@ -309,28 +311,12 @@ func (t *tx) nodeConflict(ctx context.Context, path string, batch []graphdb.Node
 }
 
 func (t *tx) insertEdges(ctx context.Context, path string, fid int64, edges []graphdb.Edge) error {
-	rowid := fid << edgeOwnerShift
-	for len(edges) > 0 {
-		n := chunk(len(edges), 64)
-		st, err := t.multiStmt(ctx, "INSERT OR FAIL INTO edges(rowid, src, dst, kind, file, line) VALUES ", "(?,?,?,?,?,?)", "", n)
-		if err != nil {
-			return err
-		}
-		args := t.args[:0]
-		for _, e := range edges[:n] {
-			code, _ := edgeKindCode(e.Kind)
-			var file any
-			if e.File != path {
-				file = e.File
-			}
-			args = append(args, rowid, t.syms[e.From], t.syms[e.To], code, file, e.Line)
-			rowid++
-		}
-		t.args = args
-		if _, err := st.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("insert edges: %w", err)
-		}
-		edges = edges[n:]
+	if len(edges) == 0 {
+		return nil
+	}
+	data, counts := encodeEdges(path, edges, func(id graphdb.NodeID) int64 { return t.syms[id] })
+	if _, err := t.st.edgesetIns.ExecContext(ctx, fid, counts, data); err != nil {
+		return fmt.Errorf("insert edges: %w", err)
 	}
 	return nil
 }
@@ -458,7 +444,7 @@ func (t *tx) deleteOwned(ctx context.Context, fid int64) error {
 	if _, err := t.st.nodesDel.ExecContext(ctx, fid); err != nil {
 		return err
 	}
-	_, err := t.st.edgesDel.ExecContext(ctx, fid<<edgeOwnerShift, (fid+1)<<edgeOwnerShift)
+	_, err := t.st.edgesetDel.ExecContext(ctx, fid)
 	return err
 }
 
