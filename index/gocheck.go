@@ -350,7 +350,6 @@ func dirOf(rel string) string {
 	return "."
 }
 
-
 // depCache keeps the type-checked packages from outside the repository (the
 // standard library, the module cache) for later runs in the same process: a
 // long-lived process re-indexing, and tests, skip re-checking them. Entries

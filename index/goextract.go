@@ -33,10 +33,10 @@ type goExtractor struct {
 	info   *types.Info
 	inRepo func(pkgPath string) bool
 
-	ids   map[graphdb.NodeID]int
-	files []*fileResult
-	cur   *fileResult
-	sf    *srcFile
+	ids    map[graphdb.NodeID]int
+	files  []*fileResult
+	cur    *fileResult
+	sf     *srcFile
 	calls  []callSite      // every call edge with its nature, for the accuracy check
 	embeds map[string]bool // other repository packages whose types this package embeds
 }

@@ -130,7 +130,9 @@ func (m *memStore) Stats(ctx context.Context) (graphdb.Stats, error) {
 	return st, nil
 }
 
-func (m *memStore) Meta(ctx context.Context, key string) (string, error) { return m.snap().meta[key], nil }
+func (m *memStore) Meta(ctx context.Context, key string) (string, error) {
+	return m.snap().meta[key], nil
+}
 
 func (m *memStore) Begin(ctx context.Context) (graphdb.Tx, error) {
 	return &memTx{m: m, s: m.snap().clone()}, nil

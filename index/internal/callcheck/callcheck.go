@@ -79,8 +79,8 @@ type Report struct {
 	// GenericMethodsAdded counts methods of generic types (absent from
 	// static.CallGraph) whose static calls were added to the reference.
 	GenericMethodsAdded int
-	Extra      []string // indexer edges static lacks (first Keep)
-	Missing    []string // static edges the indexer lacks (first Keep)
+	Extra               []string // indexer edges static lacks (first Keep)
+	Missing             []string // static edges the indexer lacks (first Keep)
 }
 
 func (r Report) String() string {
