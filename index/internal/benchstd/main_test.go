@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index"
+)
+
+// TestEmbeddedEndToEnd indexes a sample into the embedded store (what this
+// benchmark writes to) and asks the graph questions the tools ask: it
+// checks the indexer and the store together, including an incremental run.
+func TestEmbeddedEndToEnd(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("..", "callcheck", "testdata", "sample.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := embedded.Open(filepath.Join(t.TempDir(), "store"), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	sum, err := index.Run(ctx, st, index.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Errors) != 0 || sum.Packages == 0 {
+		t.Fatalf("summary: packages=%d errors=%v", sum.Packages, sum.Errors)
+	}
+
+	names := func(rs []graphdb.Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Node.QName)
+		}
+		return out
+	}
+	tests := []struct {
+		op     graphdb.Op
+		target string
+		want   []string
+	}{
+		{graphdb.OpCallers, "pricing.Tax", []string{
+			"example.com/shop/pricing.Quote", "example.com/shop/pricing.TestBest"}},
+		{graphdb.OpImplementations, "pricing.Rule", []string{
+			"example.com/shop/pricing.Percent", "example.com/shop/pricing.Flat"}}, // by line
+		{graphdb.OpImplementations, "service.Notifier", []string{"example.com/shop/service.LogNotifier"}},
+		{graphdb.OpInheritors, "model.Base", []string{"example.com/shop/model.Item", "example.com/shop/model.Order"}},
+	}
+	for _, tt := range tests {
+		n, err := graphdb.Resolve(ctx, st, tt.target)
+		if err != nil {
+			t.Fatalf("resolve %s: %v", tt.target, err)
+		}
+		rs, err := graphdb.Query(ctx, st, tt.op, n.ID, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, names(rs)); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tt.op, tt.target, diff)
+		}
+	}
+	// The call through the interface is stored on the interface method.
+	do, err := graphdb.Resolve(ctx, st, "api.API.Do")
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := st.Neighbors(ctx, do.ID, graphdb.EdgeCalls, graphdb.Outbound, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]graphdb.Edge{{From: do.ID, To: "go:example.com/shop/api.Handler.Handle", Kind: graphdb.EdgeCalls, File: "api/api.go", Line: 47}}, es); diff != "" {
+		t.Errorf("calls of API.Do (-want +got):\n%s", diff)
+	}
+	n, err := graphdb.Resolve(ctx, st, "pricing/pricing.go:Percent.Apply")
+	if err != nil || n.QName != "example.com/shop/pricing.Percent.Apply" {
+		t.Errorf("resolve by location name: %v %v", n.QName, err)
+	}
+
+	// Incremental: a new caller of Tax appears, nothing else is reloaded.
+	p := filepath.Join(root, "pricing", "extra.go")
+	if err := os.WriteFile(p, []byte("package pricing\n\nfunc Gross(c int) int { return Tax(c) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = index.Run(ctx, st, index.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Packages != 1 {
+		t.Errorf("incremental run reloaded %d packages, want 1", sum.Packages)
+	}
+	tax, _ := graphdb.Resolve(ctx, st, "pricing.Tax")
+	rs, err := graphdb.Query(ctx, st, graphdb.OpCallers, tax.ID, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"example.com/shop/pricing.Gross", "example.com/shop/pricing.Quote", "example.com/shop/pricing.TestBest"}, names(rs)); diff != "" {
+		t.Errorf("callers of Tax after the edit (-want +got):\n%s", diff)
+	}
+	again, err := index.Run(ctx, st, index.Options{Root: root})
+	if err != nil || !again.Unchanged {
+		t.Errorf("third run: %v unchanged=%v", err, again.Unchanged)
+	}
+}
