@@ -88,8 +88,19 @@ func bfs(start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, 
 		// TraverseNeighbors concatenates Neighbors per kind (in kinds order)
 		// and stable-sorts by (File, Line, From, To); ties keep kinds order.
 		slices.SortStableFunc(es, func(a, b graphdb.Edge) int {
-			return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
-				cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(rank[a.Kind], rank[b.Kind]))
+			if c := cmp.Compare(a.File, b.File); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.Line, b.Line); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.From, b.From); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.To, b.To); c != 0 {
+				return c
+			}
+			return cmp.Compare(rank[a.Kind], rank[b.Kind])
 		})
 		adj[id] = es
 	}
