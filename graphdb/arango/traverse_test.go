@@ -50,8 +50,8 @@ func (g *memGraph) FindSymbols(context.Context, graphdb.SymbolQuery) ([]graphdb.
 	return nil, nil
 }
 func (g *memGraph) Files(context.Context) ([]graphdb.FileRecord, error) { return nil, nil }
-func (g *memGraph) Stats(context.Context) (graphdb.Stats, error)       { return graphdb.Stats{}, nil }
-func (g *memGraph) Meta(context.Context, string) (string, error)       { return "", nil }
+func (g *memGraph) Stats(context.Context) (graphdb.Stats, error)        { return graphdb.Stats{}, nil }
+func (g *memGraph) Meta(context.Context, string) (string, error)        { return "", nil }
 
 // region returns what traverseQuery hands to bfs: the nodes reachable
 // along kinds (here: every stored node, a superset, which bfs must
@@ -141,7 +141,9 @@ func TestBFSMatchesTraverseNeighbors(t *testing.T) {
 // change.
 func TestBFSIgnoresExtraNodes(t *testing.T) {
 	t.Parallel()
-	n := func(id string) graphdb.Node { return graphdb.Node{ID: graphdb.NodeID(id), Kind: graphdb.KindFunction, Name: id} }
+	n := func(id string) graphdb.Node {
+		return graphdb.Node{ID: graphdb.NodeID(id), Kind: graphdb.KindFunction, Name: id}
+	}
 	call := func(from, to string, line int) graphdb.Edge {
 		return graphdb.Edge{From: graphdb.NodeID(from), To: graphdb.NodeID(to), Kind: graphdb.EdgeCalls, File: "a.go", Line: line}
 	}
