@@ -7,18 +7,20 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/arango"
 	"github.com/relayhq/relay/graphdb/embedded"
 )
 
 // storeDir returns the embedded store directory for root: --store/RELAY_STORE
-// when set, <root>/.relay otherwise.
+// when set, <root>/.relay otherwise. An ArangoDB store (arangodb://…) has no
+// directory: storeDir checks its URL and returns "".
 func (g *globals) storeDir(root string) (string, error) {
 	s := g.store
 	switch {
 	case s == "":
 		return embedded.DefaultDir(root), nil
-	case strings.HasPrefix(s, "arangodb://"), strings.HasPrefix(s, "arangodbs://"):
-		return "", fmt.Errorf("--store %s: the ArangoDB store is not available in this build yet; omit --store to use the embedded store in %s", s, embedded.DefaultDir(root))
+	case arango.IsURL(s):
+		return "", g.checkArangoURL()
 	case strings.Contains(s, "://"):
 		return "", usageErr(fmt.Errorf("--store %q: unknown store scheme (want a directory for the embedded store, or arangodb://host:port/db)", s))
 	}
@@ -31,6 +33,9 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 	dir, err := g.storeDir(root)
 	if err != nil {
 		return nil, err
+	}
+	if arango.IsURL(g.store) {
+		return g.openArango(ctx, root, write)
 	}
 	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: g.log})
 	if err != nil {

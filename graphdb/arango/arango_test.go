@@ -54,10 +54,9 @@ func openFresh(t testing.TB, rawURL string, o Options) *Store {
 		t.Fatalf("Open(%s): %v", redact(rawURL), err)
 	}
 	t.Cleanup(func() {
-		s.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := s.db.Remove(ctx); err != nil {
+		if err := s.Drop(ctx); err != nil {
 			t.Errorf("drop test database %s: %v", s.target.Database, err)
 		}
 	})

@@ -327,6 +327,17 @@ func (s *Store) checkStamp(ctx context.Context) error {
 	return nil
 }
 
+// Drop deletes the store's whole database (every graph in it, and the
+// lease) and closes the store. It is for tests and for discarding a graph;
+// the next Open recreates an empty one.
+func (s *Store) Drop(ctx context.Context) error {
+	cerr := s.Close()
+	if err := s.db.Remove(ctx); err != nil && !shared.IsNotFound(err) {
+		return errors.Join(cerr, mapErr(fmt.Sprintf("drop database %q", s.target.Database), err))
+	}
+	return cerr
+}
+
 // Target returns where the store lives (password masked by String).
 func (s *Store) Target() Target { return s.target }
 
