@@ -328,6 +328,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	}
 	r.mu.Lock()
 	r.sets = append(r.sets, sets...)
+	r.encoded[tpkg.Path()] = mod.Attrs[attrMethodSets]
 	r.doneRoots++
 	n := r.doneRoots
 	r.mu.Unlock()

@@ -79,7 +79,10 @@ type goRun struct {
 	inRepo map[string]bool
 	emit   func(fileResult)
 
-	pkgNodes map[string]graphdb.Node // stored module nodes read so far; zero Node: absent
+	pkgNodes  map[string]graphdb.Node // stored module nodes read so far; zero Node: absent
+	rewritten map[string]bool         // stored owners deleted for rewriting
+	reloaded  map[string]bool         // package paths extracted in this run
+	encoded   map[string]string       // package path → its new attrMethodSets value
 
 	mu        sync.Mutex
 	cache     map[string]*parsed
@@ -94,7 +97,7 @@ func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	r := &goRun{
 		goFrontend: g, j: j, fset: token.NewFileSet(), emit: emit,
 		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
-		pkgNodes: map[string]graphdb.Node{},
+		pkgNodes: map[string]graphdb.Node{}, encoded: map[string]string{},
 	}
 	return r.run(ctx)
 }
@@ -102,8 +105,16 @@ func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 func (r *goRun) run(ctx context.Context) (done, error) {
 	j := r.j
 	d := done{phases: map[string]int64{}}
-	// Which directories to (re)load.
+	r.rewritten = map[string]bool{}
+	r.reloaded = map[string]bool{}
+	for _, rec := range j.stored {
+		if rec.Module != "" && !rec.IsPseudo() {
+			r.inRepo[rec.Module] = true
+		}
+	}
+	// Which directories to (re)load first.
 	loadDirs := map[string]bool{} // rel dirs, incremental only
+	goDirs := map[string]bool{}
 	if !j.full {
 		for f := range j.changed {
 			loadDirs[path.Dir(f)] = true
@@ -111,7 +122,6 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		for f := range j.deleted {
 			loadDirs[path.Dir(f)] = true
 		}
-		goDirs := map[string]bool{}
 		for rel := range j.tree.files {
 			goDirs[path.Dir(rel)] = true
 		}
@@ -124,109 +134,49 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 				delete(loadDirs, dir)
 			}
 		}
-		if err := r.addEmbedders(ctx, loadDirs, goDirs); err != nil {
+	}
+	// Later passes reload the packages that embed types whose method sets
+	// changed in the previous pass, until none does.
+	loaded := map[string]bool{}
+	for pass := 0; ; pass++ {
+		for dir := range loadDirs {
+			loaded[dir] = true
+		}
+		roots, err := r.pass(ctx, loadDirs, pass == 0, &d)
+		if err != nil {
 			return d, err
 		}
-	}
-	groups := r.groups(loadDirs)
-	r.log.Debug("go list", "groups", len(groups), "dirs", len(loadDirs), "full", j.full)
-	j.progress(Progress{Phase: "list", Total: len(groups)})
-	t0 := time.Now()
-	roots, err := r.list(ctx, groups)
-	if err != nil {
-		return d, err
-	}
-	d.phases["list"] = int64(time.Since(t0))
-	if testHookListed != nil {
-		testHookListed(j.tree.root)
-	}
-
-	// Files the packages claim: extracted files and files excluded by
-	// build constraints (kept as file nodes so the next run sees them).
-	claimed := map[string]bool{}
-	var ignored []string
-	for _, p := range roots {
-		for _, f := range p.meta.GoFiles {
-			if rel, ok := r.rel(f); ok {
-				claimed[rel] = true
+		if j.full {
+			break
+		}
+		changed := map[string]bool{}
+		for _, p := range roots {
+			n, _, err := r.storedPkg(ctx, p.meta.PkgPath)
+			if err != nil {
+				return d, err
+			}
+			if n.Attrs[attrMethodSets] != r.encoded[p.meta.PkgPath] {
+				changed[p.meta.PkgPath] = true
 			}
 		}
-		r.inRepo[p.meta.PkgPath] = true
-	}
-	for _, p := range roots {
-		for _, f := range p.meta.IgnoredFiles {
-			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && j.tree.files[rel] != nil {
-				claimed[rel] = true
-				ignored = append(ignored, rel)
-			}
+		next, err := r.embedders(ctx, changed, loaded, goDirs)
+		if err != nil {
+			return d, err
 		}
-	}
-	for _, rec := range j.stored {
-		if rec.Module != "" && !rec.IsPseudo() {
-			r.inRepo[rec.Module] = true
+		if len(next) == 0 {
+			break
 		}
+		r.log.Debug("reload embedders", "pass", pass+1, "dirs", len(next))
+		loadDirs = next
 	}
-
-	// Stored owners this run rewrites: they are deleted first so that ids
-	// may move between them.
-	var rewrite []string
-	rewritten := map[string]bool{}
-	for p, rec := range j.stored {
-		re := j.full || j.changed[p] || j.deleted[p] || (!rec.IsPseudo() && loadDirs[path.Dir(p)] && !isTestdata(p))
-		if re {
-			rewrite = append(rewrite, p)
-			rewritten[p] = true
-			if rec.Module != "" && !rec.IsPseudo() {
-				if _, ok := j.stored[pkgOwner(rec.Module)]; ok && !rewritten[pkgOwner(rec.Module)] {
-					rewrite = append(rewrite, pkgOwner(rec.Module))
-					rewritten[pkgOwner(rec.Module)] = true
-				}
-			}
-		}
-	}
-	sort.Strings(rewrite)
-	if err := j.rewrite(rewrite); err != nil {
-		return d, err
-	}
-
-	// Type-check and extract.
-	t1 := time.Now()
-	if err := r.check(ctx, roots); err != nil {
-		return d, err
-	}
-	d.phases["check"] = int64(time.Since(t1))
-	d.packages = len(roots)
-
-	// Files no package claims: testdata, directories outside any module,
-	// files go list could not place. Syntax only.
-	var loose []string
-	for rel := range j.tree.files {
-		if claimed[rel] {
-			continue
-		}
-		if j.full || j.changed[rel] || loadDirs[path.Dir(rel)] {
-			loose = append(loose, rel)
-		}
-	}
-	sort.Strings(loose)
-	sort.Strings(ignored)
-	t2 := time.Now()
-	if err := r.looseFiles(ctx, loose, ignored); err != nil {
-		return d, err
-	}
-	d.phases["loose"] = int64(time.Since(t2))
 
 	// Implements, from every package's fingerprints.
 	j.progress(Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
-	reloaded := map[string]bool{}
-	for _, p := range roots {
-		reloaded[p.meta.PkgPath] = true
-	}
 	need := map[string]bool{}
 	for p, rec := range j.stored {
-		if rec.IsPseudo() || rewritten[p] || rec.Module == "" || reloaded[rec.Module] {
+		if rec.IsPseudo() || r.rewritten[p] || rec.Module == "" || r.reloaded[rec.Module] {
 			continue
 		}
 		need[rec.Module] = true
@@ -255,6 +205,100 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	return d, nil
 }
 
+// pass lists, rewrites, type-checks and extracts the packages of loadDirs
+// (everything in a full run), then the files of those directories that no
+// package claims. first adds the changed files outside packages (testdata).
+func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, d *done) ([]*gpkg, error) {
+	j := r.j
+	groups := r.groups(loadDirs)
+	r.log.Debug("go list", "groups", len(groups), "dirs", len(loadDirs), "full", j.full)
+	j.progress(Progress{Phase: "list", Total: len(groups)})
+	t0 := time.Now()
+	roots, err := r.list(ctx, groups)
+	if err != nil {
+		return nil, err
+	}
+	d.phases["list"] += int64(time.Since(t0))
+	if testHookListed != nil {
+		testHookListed(j.tree.root)
+	}
+
+	// Files the packages claim: extracted files and files excluded by
+	// build constraints (kept as file nodes so the next run sees them).
+	claimed := map[string]bool{}
+	var ignored []string
+	for _, p := range roots {
+		for _, f := range p.meta.GoFiles {
+			if rel, ok := r.rel(f); ok {
+				claimed[rel] = true
+			}
+		}
+		r.inRepo[p.meta.PkgPath] = true
+		r.reloaded[p.meta.PkgPath] = true
+	}
+	for _, p := range roots {
+		for _, f := range p.meta.IgnoredFiles {
+			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && j.tree.files[rel] != nil {
+				claimed[rel] = true
+				ignored = append(ignored, rel)
+			}
+		}
+	}
+
+	// Stored owners this pass rewrites: they are deleted first so that ids
+	// may move between them.
+	var rewrite []string
+	for p, rec := range j.stored {
+		if r.rewritten[p] {
+			continue
+		}
+		re := j.full || (first && (j.changed[p] || j.deleted[p])) || (!rec.IsPseudo() && loadDirs[path.Dir(p)] && !isTestdata(p))
+		if !re {
+			continue
+		}
+		rewrite = append(rewrite, p)
+		r.rewritten[p] = true
+		if rec.Module != "" && !rec.IsPseudo() {
+			if _, ok := j.stored[pkgOwner(rec.Module)]; ok && !r.rewritten[pkgOwner(rec.Module)] {
+				rewrite = append(rewrite, pkgOwner(rec.Module))
+				r.rewritten[pkgOwner(rec.Module)] = true
+			}
+		}
+	}
+	sort.Strings(rewrite)
+	if err := j.rewrite(rewrite); err != nil {
+		return nil, err
+	}
+
+	// Type-check and extract.
+	t1 := time.Now()
+	if err := r.check(ctx, roots); err != nil {
+		return nil, err
+	}
+	d.phases["check"] += int64(time.Since(t1))
+	d.packages += len(roots)
+
+	// Files no package claims: testdata, directories outside any module,
+	// files go list could not place. Syntax only.
+	var loose []string
+	for rel := range j.tree.files {
+		if claimed[rel] {
+			continue
+		}
+		if j.full || (first && j.changed[rel]) || loadDirs[path.Dir(rel)] {
+			loose = append(loose, rel)
+		}
+	}
+	sort.Strings(loose)
+	sort.Strings(ignored)
+	t2 := time.Now()
+	if err := r.looseFiles(ctx, loose, ignored); err != nil {
+		return nil, err
+	}
+	d.phases["loose"] += int64(time.Since(t2))
+	return roots, nil
+}
+
 // storedPkg returns the stored module node of a package (cached).
 func (r *goRun) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bool, error) {
 	if n, ok := r.pkgNodes[pkgPath]; ok {
@@ -272,68 +316,49 @@ func (r *goRun) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bo
 	return n, true, nil
 }
 
-// addEmbedders extends an incremental run to the packages whose method sets
-// may change with the reloaded ones: those embedding their types (to a
-// fixpoint, since embedding chains). Each module node lists the packages
-// it embeds from in Attrs["go.embeds"].
+// embedders returns the directories of the stored packages, not loaded
+// yet, that embed types of a package whose method sets changed: their own
+// method sets (promoted methods) may have changed too. Each module node
+// lists the packages it embeds from in Attrs["go.embeds"].
 //
 // Other dependents are not reloaded: their edges name targets by id, and a
 // dependent that no longer compiles against a changed package keeps its
 // previous facts until it changes itself.
-func (r *goRun) addEmbedders(ctx context.Context, loadDirs, goDirs map[string]bool) error {
-	dirsOf := map[string]map[string]bool{} // package → its stored directories
+func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[string]bool) (map[string]bool, error) {
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	dirsOf := map[string][]string{} // package → its stored directories
 	for p, rec := range r.j.stored {
-		if rec.IsPseudo() || rec.Module == "" || isTestdata(p) {
+		if rec.IsPseudo() || rec.Module == "" || isTestdata(p) || loaded[path.Dir(p)] || !goDirs[path.Dir(p)] {
 			continue
 		}
-		if dirsOf[rec.Module] == nil {
-			dirsOf[rec.Module] = map[string]bool{}
-		}
-		dirsOf[rec.Module][path.Dir(p)] = true
+		dirsOf[rec.Module] = append(dirsOf[rec.Module], path.Dir(p))
 	}
 	pkgs := make([]string, 0, len(dirsOf))
 	for m := range dirsOf {
 		pkgs = append(pkgs, m)
 	}
 	sort.Strings(pkgs)
-	embeds := map[string][]string{}
+	next := map[string]bool{}
 	for _, m := range pkgs {
 		n, ok, err := r.storedPkg(ctx, m)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if ok && n.Attrs[attrEmbeds] != "" {
-			embeds[m] = strings.Split(n.Attrs[attrEmbeds], ",")
+		if !ok || n.Attrs[attrEmbeds] == "" {
+			continue
 		}
-	}
-	reloaded := func(m string) bool {
-		for dir := range dirsOf[m] {
-			if loadDirs[dir] {
-				return true
-			}
-		}
-		return false
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, m := range pkgs {
-			if reloaded(m) {
-				continue
-			}
-			for _, e := range embeds[m] {
-				if reloaded(e) {
-					for dir := range dirsOf[m] {
-						if goDirs[dir] {
-							loadDirs[dir] = true
-						}
-					}
-					changed = true
-					break
+		for _, e := range strings.Split(n.Attrs[attrEmbeds], ",") {
+			if changed[e] {
+				for _, dir := range dirsOf[m] {
+					next[dir] = true
 				}
+				break
 			}
 		}
 	}
-	return nil
+	return next, nil
 }
 
 // rel maps an absolute file name to a repo-relative path inside the root.

@@ -123,6 +123,16 @@ func TestIncremental(t *testing.T) {
 			mustContain:  "edge implements go:example.com/iface/other.Labeled -> go:example.com/iface/shape.Volumer",
 		},
 		{
+			name: "embedded package edited without method-set change: embedders stay",
+			repo: "iface",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "shape/shape.go", strings.Replace(readFile(t, root, "shape/shape.go"),
+					"return s.Side * s.Side", "return s.Side * s.Side * 1", 1))
+			},
+			wantPackages: 1,
+			mustContain:  "edge implements go:example.com/iface/other.Labeled -> go:example.com/iface/shape.Named",
+		},
+		{
 			name: "delete a package directory",
 			repo: "multimodule",
 			edit: func(t *testing.T, root string) {
