@@ -80,7 +80,11 @@
 // a package's module node belongs to the pseudo-owner "@go/pkg/<path>".
 // A second run re-lists only the directories holding a changed, added or
 // deleted file (with their test packages); other packages are untouched.
-// Their stored owners are deleted first inside the transaction, so a
+// When a reloaded package's method sets changed, the packages embedding its
+// types (module-node Attrs["go.embeds"]) are reloaded in a further pass,
+// since promoted methods change their method sets too. Other dependents
+// are not reloaded: their edges name targets by id. The stored owners of
+// reloaded packages are deleted first inside the transaction, so a
 // declaration can move between files of a package.
 //
 // DESIGN: implements crosses packages, so it cannot be owned by one file.
