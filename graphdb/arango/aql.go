@@ -100,8 +100,8 @@ func traverseQuery(start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.D
 	text := "LET s = DOCUMENT(@start)\n" +
 		"LET direct = (\n" +
 		"  FOR v, e, p IN 1..@depth " + kw + " @start GRAPH @graph\n" +
-		"    OPTIONS {order: \"bfs\", uniqueVertices: \"global\"}\n" +
 		"    PRUNE v == null\n" +
+		"    OPTIONS {order: \"bfs\", uniqueVertices: \"global\"}\n" +
 		"    FILTER p.edges[*].kind ALL IN @kinds\n" +
 		"    FILTER v != null\n" +
 		"    RETURN v\n" +
@@ -116,8 +116,8 @@ func traverseQuery(start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.D
 		"LET beyond = (\n" +
 		"  FOR f IN firsts\n" +
 		"    FOR v, e, p IN 0..@rest " + kw + " f GRAPH @graph\n" +
-		"      OPTIONS {order: \"bfs\", uniqueVertices: \"global\"}\n" +
 		"      PRUNE v == null\n" +
+		"      OPTIONS {order: \"bfs\", uniqueVertices: \"global\"}\n" +
 		"      FILTER p.edges[*].kind ALL IN @kinds\n" +
 		"      FILTER v != null\n" +
 		"      RETURN v\n" +
@@ -149,11 +149,10 @@ func filesQuery() aql {
 
 // statsQuery counts files, nodes by kind and edges by kind in one snapshot.
 func statsQuery() aql {
-	text := "RETURN {\n" +
-		"  files: FIRST(FOR f IN @@files COLLECT WITH COUNT INTO c RETURN c),\n" +
-		"  nodes: (FOR n IN @@nodes COLLECT k = n.kind WITH COUNT INTO c RETURN {kind: k, count: c}),\n" +
-		"  edges: (FOR e IN @@edges COLLECT k = e.kind WITH COUNT INTO c RETURN {kind: k, count: c})\n" +
-		"}\n"
+	text := "LET fileCount = (FOR f IN @@files COLLECT WITH COUNT INTO c RETURN c)\n" +
+		"LET nodeCounts = (FOR n IN @@nodes COLLECT k = n.kind WITH COUNT INTO c RETURN {kind: k, count: c})\n" +
+		"LET edgeCounts = (FOR e IN @@edges COLLECT k = e.kind WITH COUNT INTO c RETURN {kind: k, count: c})\n" +
+		"RETURN {files: FIRST(fileCount), nodes: nodeCounts, edges: edgeCounts}\n"
 	return aql{Text: text, Bind: map[string]any{"@files": colFiles, "@nodes": colNodes, "@edges": colEdges}}
 }
 
