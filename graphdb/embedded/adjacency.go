@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
@@ -22,20 +23,26 @@ type ent struct {
 func (e ent) kind() uint32     { return e.meta >> 24 }
 func (e ent) fileRank() uint32 { return e.meta & (1<<24 - 1) }
 
-// adjacency is an immutable in-memory traversal index of one generation of
-// the store: for each direction, a CSR array of entries per node sid, each
+// adjacency is an in-memory traversal index of one generation of the
+// store: for each direction, a CSR array of entries per node sid, each
 // node's entries sorted by (kind, file, line, far id). File names and ids
 // are replaced by their ranks in sorted order, so merging kinds reproduces
 // the (File, Line, From, To) order of graphdb.TraverseNeighbors exactly.
+// Everything but dirs is immutable; a direction loaded from its snapshot
+// file on first use is published once through its atomic pointer.
 type adjacency struct {
 	gen    int64
 	nsid   uint32   // every sid is < nsid
 	exists []uint64 // bitset over sids: the node is stored
 	rank   []uint32 // 1 + rank of a stored node's id among all stored ids; 0 when not stored
-	ids    []string // stored node ids in sorted order: ids[rank-1]
 	files  []string // edge files in sorted order; ent.fileRank indexes it
-	off    [2][]uint32
-	ents   [2][]ent
+	dirs   [2]atomic.Pointer[csr]
+}
+
+// csr is one direction: node sid's entries are ents[off[sid]:off[sid+1]].
+type csr struct {
+	off  []uint32
+	ents []ent
 }
 
 const (
@@ -47,15 +54,13 @@ func (a *adjacency) has(sid uint32) bool {
 	return sid < a.nsid && a.exists[sid>>6]&(1<<(sid&63)) != 0
 }
 
-// id returns the id of a stored node.
-func (a *adjacency) id(sid uint32) graphdb.NodeID { return graphdb.NodeID(a.ids[a.rank[sid]-1]) }
-
 // segment returns the entries of sid in direction d with the given kind.
 func (a *adjacency) segment(d int, sid uint32, kind uint32) []ent {
-	if sid >= a.nsid {
+	c := a.dirs[d].Load()
+	if sid >= a.nsid || c == nil {
 		return nil
 	}
-	seg := a.ents[d][a.off[d][sid]:a.off[d][sid+1]]
+	seg := c.ents[c.off[sid]:c.off[sid+1]]
 	lo, _ := slices.BinarySearchFunc(seg, kind, func(e ent, k uint32) int { return cmp.Compare(e.kind(), k) })
 	hi, _ := slices.BinarySearchFunc(seg, kind+1, func(e ent, k uint32) int { return cmp.Compare(e.kind(), k) })
 	return seg[lo:hi]
@@ -76,20 +81,20 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 	a.exists = make([]uint64, (a.nsid+63)/64)
 	a.rank = make([]uint32, a.nsid)
 
-	// Stored nodes in id order (the syms(id) index): existence, rank, id.
-	rows, err := q.QueryContext(ctx, "SELECT s.sid, s.id FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
+	// Stored nodes in id order (the syms(id) index): existence and rank.
+	rows, err := q.QueryContext(ctx, "SELECT s.sid FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
 	if err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
+	r := uint32(0)
 	for rows.Next() {
 		var sid uint32
-		var id string
-		if err := rows.Scan(&sid, &id); err != nil {
+		if err := rows.Scan(&sid); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("build adjacency: %w", err)
 		}
-		a.ids = append(a.ids, id)
-		a.rank[sid] = uint32(len(a.ids))
+		r++
+		a.rank[sid] = r
 		a.exists[sid>>6] |= 1 << (sid & 63)
 	}
 	rows.Close()
@@ -189,7 +194,7 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 				slices.SortFunc(seg, a.compare)
 			}
 		}
-		a.off[d], a.ents[d] = off, ents
+		a.dirs[d].Store(&csr{off: off, ents: ents})
 	}
 	return a, nil
 }
@@ -262,43 +267,74 @@ func (a *adjacency) walk(start uint32, kinds []uint32, d, depth, limit int) []ra
 	return out
 }
 
-// adjacencyFor returns the adjacency of generation gen, from memory, from
-// the snapshot file, or built from the tables inside q (and then saved).
-func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, error) {
-	if a := s.adj.Load(); a != nil && a.gen == gen {
+// complete reports whether the directions in need are present.
+func (a *adjacency) complete(need []int) bool {
+	for _, d := range need {
+		if a.dirs[d].Load() == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// adjacencyFor returns the adjacency of generation gen with the directions
+// in need: from memory, from the snapshot files, or built from the tables
+// inside q (and then saved).
+func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []int) (*adjacency, error) {
+	if a := s.adj.Load(); a != nil && a.gen == gen && a.complete(need) {
 		return a, nil
 	}
 	s.adjMu.Lock()
 	defer s.adjMu.Unlock()
-	if a := s.adj.Load(); a != nil && a.gen == gen {
+	a := s.adj.Load()
+	if a != nil && a.gen == gen && a.complete(need) {
 		return a, nil
 	}
 	start := time.Now()
-	a, err := loadSnapshot(s.snapshotPath(), gen)
-	if err != nil {
-		s.log.Debug("adjacency snapshot unusable; rebuilding", "dir", s.dir, "err", err)
+	common, dirs := s.snapshotPaths()
+	if a == nil || a.gen != gen {
+		var err error
+		if a, err = loadCommon(common, gen); err != nil {
+			s.log.Debug("adjacency snapshot unusable; rebuilding", "dir", s.dir, "err", err)
+		}
+	}
+	for _, d := range need {
+		if a == nil || a.dirs[d].Load() != nil {
+			continue
+		}
+		c, err := loadDir(dirs[d], d, gen, a.nsid)
+		if c == nil {
+			if err != nil {
+				s.log.Debug("adjacency snapshot unusable; rebuilding", "dir", s.dir, "err", err)
+			}
+			a = nil
+			break
+		}
+		a.dirs[d].Store(c)
 	}
 	if a != nil {
 		s.log.Debug("adjacency loaded", "dir", s.dir, "generation", gen, "dur", time.Since(start))
 	} else {
+		var err error
 		a, err = buildAdjacency(ctx, q, gen)
 		if err != nil {
 			return nil, err
 		}
-		s.log.Debug("adjacency built", "dir", s.dir, "generation", gen, "edges", len(a.ents[0]), "dur", time.Since(start))
-		if err := saveSnapshot(s.dir, s.snapshotPath(), a); err != nil {
+		s.log.Debug("adjacency built", "dir", s.dir, "generation", gen, "edges", len(a.dirs[dirOut].Load().ents), "dur", time.Since(start))
+		if err := saveSnapshot(common, dirs, a); err != nil {
 			s.log.Debug("adjacency snapshot not saved", "dir", s.dir, "err", err)
 		}
 	}
-	if old := s.adj.Load(); old == nil || old.gen < gen {
+	if old := s.adj.Load(); old == nil || old.gen <= gen {
 		s.adj.Store(a)
 	}
 	return a, nil
 }
 
 // snapshot opens a read transaction and returns it with the adjacency of
-// the generation it sees. The caller rolls q back when done.
-func (s *Store) snapshot(ctx context.Context) (*sql.Tx, *adjacency, error) {
+// the generation it sees, holding the directions in need. The caller rolls
+// q back when done.
+func (s *Store) snapshot(ctx context.Context, need ...int) (*sql.Tx, *adjacency, error) {
 	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, nil, err
@@ -308,7 +344,7 @@ func (s *Store) snapshot(ctx context.Context) (*sql.Tx, *adjacency, error) {
 		q.Rollback()
 		return nil, nil, s.wrapOpenErr(err)
 	}
-	a, err := s.adjacencyFor(ctx, q, gen)
+	a, err := s.adjacencyFor(ctx, q, gen, need)
 	if err != nil {
 		q.Rollback()
 		return nil, nil, err
@@ -335,7 +371,11 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	if depth < 1 || len(kinds) == 0 {
 		return nil, nil
 	}
-	q, a, err := s.snapshot(ctx)
+	d := dirOut
+	if dir == graphdb.Inbound {
+		d = dirIn
+	}
+	q, a, err := s.snapshot(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("traverse from %s: %w", start, err)
 	}
@@ -343,10 +383,6 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	startSid, ok, err := s.lookupSid(ctx, q, start)
 	if err != nil || !ok {
 		return nil, err // an id nothing mentions has no edges
-	}
-	d := dirOut
-	if dir == graphdb.Inbound {
-		d = dirIn
 	}
 	raw := a.walk(startSid, codes, d, depth, limit)
 	if len(raw) == 0 {
@@ -360,17 +396,17 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	if err != nil {
 		return nil, fmt.Errorf("traverse from %s: %w", start, err)
 	}
-	idOf := func(sid uint32) graphdb.NodeID {
+	idOf := func(sid uint32) graphdb.NodeID { // via: the start or an earlier hop
 		if sid == startSid {
 			return start
 		}
-		return a.id(sid)
+		return nodes[sid].ID
 	}
 	hops := make([]graphdb.Hop, len(raw))
 	for i, h := range raw {
 		n, ok := nodes[h.sid]
 		if !ok {
-			return nil, fmt.Errorf("traverse from %s: node %s of generation %d is missing", start, a.id(h.sid), a.gen)
+			return nil, fmt.Errorf("traverse from %s: node #%d of generation %d is missing", start, h.sid, a.gen)
 		}
 		e := graphdb.Edge{Kind: graphdb.EdgeKinds[h.e.kind()-1], File: a.files[h.e.fileRank()], Line: int(h.e.line)}
 		if d == dirIn {
@@ -386,19 +422,42 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 // nodesBySid fetches nodes by sid in batches inside q.
 func (s *Store) nodesBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[uint32]graphdb.Node, error) {
 	out := make(map[uint32]graphdb.Node, len(sids))
+	err := s.bySid(ctx, q, "SELECT n.sid, "+nodeCols+" FROM nodes n JOIN syms s ON s.sid = n.sid WHERE n.sid IN (", sids, func(rows *sql.Rows) error {
+		var sid uint32
+		n, err := scanNodeWith(rows, &sid)
+		out[sid] = n
+		return err
+	})
+	return out, err
+}
+
+// idsBySid fetches the ids of sids in batches inside q.
+func (s *Store) idsBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[uint32]graphdb.NodeID, error) {
+	out := make(map[uint32]graphdb.NodeID, len(sids))
+	err := s.bySid(ctx, q, "SELECT sid, id FROM syms WHERE sid IN (", sids, func(rows *sql.Rows) error {
+		var sid uint32
+		var id graphdb.NodeID
+		err := rows.Scan(&sid, &id)
+		out[sid] = id
+		return err
+	})
+	return out, err
+}
+
+// bySid runs head + "?,?…)" over sids in batches of up to 256, calling
+// scan for each row. The IN list is padded to a power of two by repeating
+// the last sid, so a handful of statement shapes serve every size.
+func (s *Store) bySid(ctx context.Context, q *sql.Tx, head string, sids []uint32, scan func(*sql.Rows) error) error {
 	args := make([]any, 0, 256)
 	for len(sids) > 0 {
-		// One statement per batch: the IN list is padded to a power of
-		// two by repeating the last sid, so few statement shapes exist.
 		n := min(len(sids), 256)
 		width := 1
 		for width < n {
 			width <<= 1
 		}
-		query := "SELECT n.sid, " + nodeCols + " FROM nodes n JOIN syms s ON s.sid = n.sid WHERE n.sid IN (?" + repeatComma(width-1) + ")"
-		st, err := s.dynamicStmt(ctx, query)
+		st, err := s.dynamicStmt(ctx, head+"?"+repeatComma(width-1)+")")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		args = args[:0]
 		for _, sid := range sids[:n] {
@@ -409,24 +468,21 @@ func (s *Store) nodesBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[u
 		}
 		rows, err := q.StmtContext(ctx, st).QueryContext(ctx, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for rows.Next() {
-			var sid uint32
-			n, err := scanNodeWith(rows, &sid)
-			if err != nil {
+			if err := scan(rows); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
-			out[sid] = n
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		sids = sids[n:]
 	}
-	return out, nil
+	return nil
 }
 
 func repeatComma(n int) string {
@@ -444,7 +500,7 @@ func (s *Store) Warm(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	q, _, err := s.snapshot(ctx)
+	q, _, err := s.snapshot(ctx, dirOut, dirIn)
 	if err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}

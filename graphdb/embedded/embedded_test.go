@@ -164,15 +164,30 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := loadSnapshot(s.snapshotPath(), gen)
+	commonPath, dirPaths := s.snapshotPaths()
+	loaded, err := loadCommon(commonPath, gen)
 	if err != nil || loaded == nil {
-		t.Fatalf("loadSnapshot after Warm = %v, %v", loaded, err)
+		t.Fatalf("loadCommon after Warm = %v, %v", loaded, err)
 	}
-	if diff := cmp.Diff(s.adj.Load(), loaded, cmp.AllowUnexported(adjacency{}, ent{}), cmpopts.EquateEmpty()); diff != "" {
+	built := s.adj.Load()
+	opts := cmp.Options{cmp.AllowUnexported(csr{}, ent{}), cmpopts.EquateEmpty()}
+	if diff := cmp.Diff([]any{built.nsid, built.exists, built.rank, built.files}, []any{loaded.nsid, loaded.exists, loaded.rank, loaded.files}, opts); diff != "" {
 		t.Fatalf("loaded snapshot differs from the built adjacency (-built +loaded):\n%s", diff)
 	}
-	if a, err := loadSnapshot(s.snapshotPath(), gen+1); a != nil || err == nil {
-		t.Errorf("loadSnapshot of a stale generation = %v, %v; want an error", a, err)
+	for d := range 2 {
+		c, err := loadDir(dirPaths[d], d, gen, loaded.nsid)
+		if err != nil || c == nil {
+			t.Fatalf("loadDir(%d) = %v, %v", d, c, err)
+		}
+		if diff := cmp.Diff(built.dirs[d].Load(), c, opts); diff != "" {
+			t.Fatalf("loaded direction %d differs (-built +loaded):\n%s", d, diff)
+		}
+	}
+	if a, err := loadCommon(commonPath, gen+1); a != nil || err == nil {
+		t.Errorf("loadCommon of a stale generation = %v, %v; want an error", a, err)
+	}
+	if c, err := loadDir(dirPaths[dirIn], dirOut, gen, loaded.nsid); c != nil || err == nil {
+		t.Errorf("loadDir of the other direction's file = %v, %v; want an error", c, err)
 	}
 
 	// A second store on the same directory (another process) uses the
@@ -181,9 +196,13 @@ func TestSnapshot(t *testing.T) {
 	if err != nil || len(want) == 0 {
 		t.Fatalf("Traverse = %d hops, %v", len(want), err)
 	}
-	b, err := os.ReadFile(s.snapshotPath())
-	if err != nil {
-		t.Fatal(err)
+	saved := map[string][]byte{}
+	for _, p := range append([]string{commonPath}, dirPaths[:]...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[p] = b
 	}
 	for name, damage := range map[string]func([]byte) []byte{
 		"intact":    func(b []byte) []byte { return b },
@@ -191,28 +210,40 @@ func TestSnapshot(t *testing.T) {
 		"truncated": func(b []byte) []byte { return b[:len(b)/3] },
 		"garbage":   func([]byte) []byte { return []byte("not a snapshot at all") },
 	} {
-		t.Run(name, func(t *testing.T) {
-			if err := os.WriteFile(s.snapshotPath(), damage(b), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if name != "intact" {
-				if a, err := loadSnapshot(s.snapshotPath(), gen); a != nil || err == nil {
-					t.Errorf("loadSnapshot of a damaged file = %v, %v; want an error", a != nil, err)
+		for _, victim := range []string{commonPath, dirPaths[dirIn]} {
+			t.Run(name+"/"+filepath.Base(victim), func(t *testing.T) {
+				for p, b := range saved { // damage one file at a time
+					if err := os.WriteFile(p, b, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			s2, err := Open(dir, Options{ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s2.Close()
-			got, err := s2.Traverse(ctx, genGraph(50, 6, 3).funcs[0], []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Inbound, 2, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("Traverse with a %s snapshot (-want +got):\n%s", name, diff)
-			}
-		})
+				if err := os.WriteFile(victim, damage(saved[victim]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if name != "intact" && victim == dirPaths[dirIn] {
+					if c, err := loadDir(victim, dirIn, gen, loaded.nsid); c != nil || err == nil {
+						t.Errorf("loadDir of a damaged file = %v, %v; want an error", c != nil, err)
+					}
+				}
+				if name != "intact" && victim == commonPath {
+					if a, err := loadCommon(victim, gen); a != nil || err == nil {
+						t.Errorf("loadCommon of a damaged file = %v, %v; want an error", a != nil, err)
+					}
+				}
+				s2, err := Open(dir, Options{ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s2.Close()
+				got, err := s2.Traverse(ctx, genGraph(50, 6, 3).funcs[0], []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Inbound, 2, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("Traverse with a %s snapshot (-want +got):\n%s", name, diff)
+				}
+			})
+		}
 	}
 }
 

@@ -105,7 +105,11 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	if !ok {
 		return nil, fmt.Errorf("neighbors of %s: unknown edge kind %q", id, kind)
 	}
-	q, a, err := s.snapshot(ctx)
+	d := dirOut
+	if dir == graphdb.Inbound {
+		d = dirIn
+	}
+	q, a, err := s.snapshot(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
 	}
@@ -114,25 +118,34 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	if err != nil || !ok {
 		return nil, err
 	}
-	d := dirOut
-	if dir == graphdb.Inbound {
-		d = dirIn
-	}
-	var out []graphdb.Edge
+	var ents []ent
+	var fars []uint32
 	for _, e := range a.segment(d, sid, uint32(code)) {
 		if !a.has(e.far) {
 			continue
 		}
-		edge := graphdb.Edge{Kind: kind, File: a.files[e.fileRank()], Line: int(e.line)}
-		if d == dirIn {
-			edge.From, edge.To = a.id(e.far), id
-		} else {
-			edge.From, edge.To = id, a.id(e.far)
-		}
-		out = append(out, edge)
-		if limit > 0 && len(out) >= limit {
+		ents = append(ents, e)
+		fars = append(fars, e.far)
+		if limit > 0 && len(ents) >= limit {
 			break
 		}
+	}
+	if len(ents) == 0 {
+		return nil, nil
+	}
+	ids, err := s.idsBySid(ctx, q, fars)
+	if err != nil {
+		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+	}
+	out := make([]graphdb.Edge, len(ents))
+	for i, e := range ents {
+		edge := graphdb.Edge{Kind: kind, File: a.files[e.fileRank()], Line: int(e.line)}
+		if d == dirIn {
+			edge.From, edge.To = ids[e.far], id
+		} else {
+			edge.From, edge.To = id, ids[e.far]
+		}
+		out[i] = edge
 	}
 	return out, nil
 }

@@ -12,33 +12,39 @@ import (
 	"unsafe"
 )
 
-// The adjacency snapshot (<dir>/adjacency.bin) saves a built adjacency so a
-// new process (every CLI call) reads a few megabytes instead of scanning the
-// edge table. It is a cache: tagged with the generation it was built from,
-// checksummed, replaced atomically by rename, and rebuilt whenever it is
-// missing, stale or damaged. Integers are in the machine's byte order (a
-// marker detects a foreign one).
+// Adjacency snapshots save a built adjacency so a new process (every CLI
+// call) reads a few megabytes instead of decoding every edge set. They are
+// a cache: three files, each tagged with the generation it was built from,
+// checksummed, replaced atomically by rename, and rebuilt whenever missing,
+// stale or damaged. The two directions live in separate files so a query
+// that follows one direction (callers) reads only that one.
 //
-// Layout, every section padded to 8 bytes:
+//	adjacency.bin      header, exists [ceil(nsid/64)]u64, rank [nsid]u32,
+//	                   files string table ([n+1]u32 offsets, bytes)
+//	adjacency.out.bin  header, off [nsid+1]u32, ents [n]ent (outbound)
+//	adjacency.in.bin   the same, inbound
 //
-//	header   magic[8] order u64 gen u64 nsid u64 nout u64 nin u64 nfiles u64 nids u64
-//	exists   [ceil(nsid/64)]u64
-//	rank     [nsid]u32
-//	off      2 × [nsid+1]u32
-//	ents     [nout]ent [nin]ent
-//	files    string table: [nfiles+1]u32 offsets, then the bytes
-//	ids      string table: [nids+1]u32 offsets, then the bytes
-//	trailer  crc32c u32 of everything before it (padded to 8)
+// A header is magic[8] then u64s: byte-order mark, generation, nsid, n.
+// Every section is padded to 8 bytes; the file ends with the CRC-32C of
+// everything before it (padded to 8). Integers are in the machine's byte
+// order (the mark detects a foreign one).
 
-var snapshotMagic = [8]byte{'R', 'L', 'Y', 'A', 'D', 'J', '0', '1'}
+var (
+	commonMagic = [8]byte{'R', 'L', 'Y', 'A', 'D', 'J', 'C', '1'}
+	dirMagic    = [2][8]byte{{'R', 'L', 'Y', 'A', 'D', 'J', 'O', '1'}, {'R', 'L', 'Y', 'A', 'D', 'J', 'I', '1'}}
+)
 
-const byteOrderMark = 0x0102030405060708
+const (
+	byteOrderMark = 0x0102030405060708
+	headerBytes   = 8 + 4*8
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func (s *Store) snapshotPath() string { return filepath.Join(s.dir, snapshotName) }
-
-const headerWords = 8 // magic + 7 u64
+func (s *Store) snapshotPaths() (common string, dirs [2]string) {
+	return filepath.Join(s.dir, snapshotName),
+		[2]string{filepath.Join(s.dir, "adjacency.out.bin"), filepath.Join(s.dir, "adjacency.in.bin")}
+}
 
 func pad8(n int) int { return (n + 7) &^ 7 }
 
@@ -73,22 +79,19 @@ func stringTable(names []string) (offs []uint32, data []byte) {
 	return append(offs, uint32(len(data))), data
 }
 
-func saveSnapshot(dir, path string, a *adjacency) error {
-	fileOffs, fileData := stringTable(a.files)
-	idOffs, idData := stringTable(a.ids)
-	if len(fileData) > math.MaxUint32 || len(idData) > math.MaxUint32 {
-		return errors.New("snapshot: string tables too large")
+func header(magic [8]byte, gen int64, nsid uint32, n int) []byte {
+	h := make([]byte, headerBytes)
+	copy(h, magic[:])
+	for i, v := range []uint64{byteOrderMark, uint64(gen), uint64(nsid), uint64(n)} {
+		binary.NativeEndian.PutUint64(h[8+8*i:], v)
 	}
-	hdr := make([]byte, headerWords*8)
-	copy(hdr, snapshotMagic[:])
-	for i, v := range []uint64{byteOrderMark, uint64(a.gen), uint64(a.nsid),
-		uint64(len(a.ents[dirOut])), uint64(len(a.ents[dirIn])), uint64(len(a.files)), uint64(len(a.ids))} {
-		binary.NativeEndian.PutUint64(hdr[8+8*i:], v)
-	}
-	sections := [][]byte{hdr, bytesOf(a.exists), bytesOf(a.rank), bytesOf(a.off[dirOut]), bytesOf(a.off[dirIn]),
-		bytesOf(a.ents[dirOut]), bytesOf(a.ents[dirIn]), bytesOf(fileOffs), fileData, bytesOf(idOffs), idData}
+	return h
+}
 
-	tmp, err := os.CreateTemp(dir, snapshotName+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
+// writeAtomic writes sections (each padded to 8) and the checksum to a
+// temporary file and renames it over path.
+func writeAtomic(path string, sections ...[]byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return err
 	}
@@ -96,8 +99,7 @@ func saveSnapshot(dir, path string, a *adjacency) error {
 	crc := crc32.New(castagnoli)
 	var zeros [8]byte
 	for _, sec := range sections {
-		p := pad8(len(sec)) - len(sec)
-		for _, chunk := range [][]byte{sec, zeros[:p]} {
+		for _, chunk := range [][]byte{sec, zeros[:pad8(len(sec))-len(sec)]} {
 			if _, err := tmp.Write(chunk); err != nil {
 				tmp.Close()
 				return err
@@ -117,86 +119,127 @@ func saveSnapshot(dir, path string, a *adjacency) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// loadSnapshot returns the saved adjacency when it is intact and of
-// generation gen; (nil, nil) when there is none, (nil, err) when it is
-// stale or damaged.
-func loadSnapshot(path string, gen int64) (*adjacency, error) {
+// saveSnapshot writes the three files of a fully built adjacency.
+func saveSnapshot(common string, dirs [2]string, a *adjacency) error {
+	for d := range 2 {
+		c := a.dirs[d].Load()
+		if err := writeAtomic(dirs[d], header(dirMagic[d], a.gen, a.nsid, len(c.ents)), bytesOf(c.off), bytesOf(c.ents)); err != nil {
+			return err
+		}
+	}
+	offs, data := stringTable(a.files)
+	if len(data) > math.MaxUint32 {
+		return errors.New("snapshot: file names too large")
+	}
+	return writeAtomic(common, header(commonMagic, a.gen, a.nsid, len(a.files)), bytesOf(a.exists), bytesOf(a.rank), bytesOf(offs), data)
+}
+
+// readChecked reads a snapshot file into 8-aligned memory and verifies its
+// magic, byte order, generation and checksum. It returns the body (without
+// the trailer), nsid and n; (nil, nil) when the file does not exist.
+func readChecked(path string, magic [8]byte, gen int64) (body []byte, nsid, n int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, 0, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	defer f.Close()
-	hdr := make([]byte, headerWords*8)
+	hdr := make([]byte, headerBytes)
 	if _, err := f.ReadAt(hdr, 0); err != nil {
-		return nil, fmt.Errorf("snapshot header: %w", err)
+		return nil, 0, 0, fmt.Errorf("%s: header: %w", path, err)
 	}
-	if [8]byte(hdr[:8]) != snapshotMagic || binary.NativeEndian.Uint64(hdr[8:]) != byteOrderMark {
-		return nil, errors.New("snapshot: not an adjacency snapshot of this format")
+	if [8]byte(hdr[:8]) != magic || binary.NativeEndian.Uint64(hdr[8:]) != byteOrderMark {
+		return nil, 0, 0, fmt.Errorf("%s: not a snapshot of this format", path)
 	}
 	if got := int64(binary.NativeEndian.Uint64(hdr[16:])); got != gen {
-		return nil, fmt.Errorf("snapshot: generation %d, store is at %d", got, gen)
+		return nil, 0, 0, fmt.Errorf("%s: generation %d, store is at %d", path, got, gen)
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	size := int(st.Size())
-	if size < len(hdr)+8 || size%8 != 0 {
-		return nil, errors.New("snapshot: truncated")
+	if size < headerBytes+8 || size%8 != 0 {
+		return nil, 0, 0, fmt.Errorf("%s: truncated", path)
 	}
-	// Read into 8-aligned memory so sections can be viewed in place.
-	words := make([]uint64, size/8)
+	words := make([]uint64, size/8) // 8-aligned so sections can be viewed in place
 	b := bytesOf(words)
 	if _, err := f.ReadAt(b, 0); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+		return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	body := b[:size-8]
+	body = b[:size-8]
 	if crc32.Checksum(body, castagnoli) != binary.NativeEndian.Uint32(b[size-8:]) {
-		return nil, errors.New("snapshot: checksum mismatch")
+		return nil, 0, 0, fmt.Errorf("%s: checksum mismatch", path)
 	}
-	h := func(i int) int { return int(binary.NativeEndian.Uint64(b[8+8*i:])) }
-	nsid, nout, nin, nfiles, nids := h(2), h(3), h(4), h(5), h(6)
-	if nsid < 1 || nsid > size || nout > size || nin > size || nfiles > size || nids > size {
-		return nil, errors.New("snapshot: inconsistent sizes")
+	nsid, n = int(binary.NativeEndian.Uint64(hdr[24:])), int(binary.NativeEndian.Uint64(hdr[32:]))
+	if nsid < 1 || nsid > size || n < 0 || n > size {
+		return nil, 0, 0, fmt.Errorf("%s: inconsistent sizes", path)
+	}
+	return body, nsid, n, nil
+}
+
+// loadCommon returns the shared part of a saved adjacency of generation
+// gen, without directions; (nil, nil) when there is none.
+func loadCommon(path string, gen int64) (*adjacency, error) {
+	body, nsid, nfiles, err := readChecked(path, commonMagic, gen)
+	if body == nil || err != nil {
+		return nil, err
 	}
 	a := &adjacency{gen: gen, nsid: uint32(nsid)}
-	off := len(hdr)
-	var errs [8]error
-	a.exists, off, errs[0] = sliceOf[uint64](body, off, (nsid+63)/64)
-	a.rank, off, errs[1] = sliceOf[uint32](body, off, nsid)
-	a.off[dirOut], off, errs[2] = sliceOf[uint32](body, off, nsid+1)
-	a.off[dirIn], off, errs[3] = sliceOf[uint32](body, off, nsid+1)
-	a.ents[dirOut], off, errs[4] = sliceOf[ent](body, off, nout)
-	a.ents[dirIn], off, errs[5] = sliceOf[ent](body, off, nin)
-	if err := errors.Join(errs[:]...); err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+	off := headerBytes
+	var e1, e2 error
+	a.exists, off, e1 = sliceOf[uint64](body, off, (nsid+63)/64)
+	a.rank, off, e2 = sliceOf[uint32](body, off, nsid)
+	if err := errors.Join(e1, e2); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if int(a.off[dirOut][nsid]) != nout || int(a.off[dirIn][nsid]) != nin {
-		return nil, errors.New("snapshot: inconsistent sizes")
-	}
-	a.files, off, err = readStrings(body, off, nfiles)
+	a.files, _, err = readStrings(body, off, nfiles)
 	if err != nil {
-		return nil, err
-	}
-	a.ids, _, err = readStrings(body, off, nids)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return a, nil
+}
+
+// loadDir returns one saved direction of generation gen for nsid sids;
+// (nil, nil) when there is none.
+func loadDir(path string, d int, gen int64, nsid uint32) (*csr, error) {
+	body, n, nents, err := readChecked(path, dirMagic[d], gen)
+	if body == nil || err != nil {
+		return nil, err
+	}
+	if n != int(nsid) {
+		return nil, fmt.Errorf("%s: %d ids, the rest of the snapshot has %d", path, n, nsid)
+	}
+	c := &csr{}
+	off := headerBytes
+	var e1, e2 error
+	c.off, off, e1 = sliceOf[uint32](body, off, n+1)
+	c.ents, _, e2 = sliceOf[ent](body, off, nents)
+	if err := errors.Join(e1, e2); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int(c.off[n]) != nents {
+		return nil, fmt.Errorf("%s: inconsistent sizes", path)
+	}
+	for i := range n {
+		if c.off[i] > c.off[i+1] {
+			return nil, fmt.Errorf("%s: offsets out of order", path)
+		}
+	}
+	return c, nil
 }
 
 // readStrings decodes a string table written by stringTable.
 func readStrings(body []byte, off, n int) ([]string, int, error) {
 	offs, off, err := sliceOf[uint32](body, off, n+1)
 	if err != nil {
-		return nil, 0, fmt.Errorf("snapshot: %w", err)
+		return nil, 0, err
 	}
 	size := int(offs[n])
 	if off+size > len(body) {
-		return nil, 0, errors.New("snapshot: truncated string table")
+		return nil, 0, errors.New("truncated string table")
 	}
 	// Zero-copy: the strings share the snapshot buffer, which is never
 	// written after loading and stays alive as long as any of them does.
@@ -205,7 +248,7 @@ func readStrings(body []byte, off, n int) ([]string, int, error) {
 	for i := range n {
 		lo, hi := int(offs[i]), int(offs[i+1])
 		if lo > hi || hi > len(data) {
-			return nil, 0, errors.New("snapshot: bad string table")
+			return nil, 0, errors.New("bad string table")
 		}
 		out[i] = data[lo:hi]
 	}
