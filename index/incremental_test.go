@@ -293,7 +293,7 @@ func TestDependencyOutsideRepoChanges(t *testing.T) {
 	if sum := runIndex(t, st, root, false); len(sum.Errors) != 0 {
 		t.Fatalf("first run: %v", sum.Errors)
 	}
-	writeFile(t, dep, "dep.go", "package dep\n\nfunc G() int { return 1 }\n")
+	writeFile(t, dep, "dep.go", "package dep\n\nfunc Renamed() int { return 1 }\n")
 	writeFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\n// Use uses.\nfunc Use() int { return dep.F() }\n")
 	sum := runIndex(t, st, root, false)
 	if len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Msg, "undefined: dep.F") {
