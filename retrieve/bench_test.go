@@ -45,6 +45,11 @@ func stdSearcher(b *testing.B) *Searcher {
 		}
 		st, err := embedded.Open(filepath.Join(dir, "graph"), embedded.Options{})
 		if err != nil {
+			// A store from another relay version: start over.
+			os.RemoveAll(filepath.Join(dir, "graph"))
+			st, err = embedded.Open(filepath.Join(dir, "graph"), embedded.Options{})
+		}
+		if err != nil {
 			stdErr = err
 			return
 		}

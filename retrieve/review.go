@@ -97,9 +97,10 @@ type BlastSummary struct {
 // Review gathers review context for a parsed diff from the code graph.
 // Changed symbols come from each hunk's line ranges: new-side lines for
 // added and modified code, old-side lines for deleted code, matched against
-// the symbols FindSymbols{File} returns. Then callers (1 hop at fast, 2 at
-// standard and deep), callees (1 hop), the blast radius
-// (graphdb.BlastRadius), semantic neighbours (deep) and past feedback.
+// the symbols FindSymbols{File} returns. Then the blast radius
+// (graphdb.BlastRadius; 2 hops at fast, 3 at standard, DefaultBlastDepth
+// at deep), the callers listed from it (1 hop at fast, 2 at standard and
+// deep), callees (1 hop), semantic neighbours (deep) and past feedback.
 func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts ReviewOptions) (ReviewContext, error) {
 	if opts.Depth == "" {
 		opts.Depth = DepthStandard
@@ -161,45 +162,20 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 		ids = append(ids, c.ID)
 		diffText.WriteString(c.Name + "\n")
 	}
-	callerDepth := 2
-	if opts.Depth == DepthFast {
-		callerDepth = 1
+	callerDepth, blastDepth := 2, 3
+	switch opts.Depth {
+	case DepthFast:
+		callerDepth, blastDepth = 1, 2
+	case DepthDeep:
+		blastDepth = graphdb.DefaultBlastDepth
 	}
 	listed := map[graphdb.NodeID]bool{}
 	for id := range changed {
 		listed[id] = true
 	}
-	for _, c := range rc.Changed {
-		if c.Change == "deleted" {
-			continue // its callers are in the blast radius; its callees do not matter any more
-		}
-		for _, op := range []graphdb.Op{graphdb.OpCallers, graphdb.OpCallees} {
-			depth := 1
-			if op == graphdb.OpCallers {
-				depth = callerDepth
-			}
-			rs, err := graphdb.Query(ctx, g, op, c.ID, depth, 0)
-			if err != nil {
-				return ReviewContext{}, fmt.Errorf("%s of %s: %w", op, c.QName, err)
-			}
-			for _, r := range rs {
-				if changed[r.Node.ID] || listed[r.Node.ID] {
-					continue
-				}
-				listed[r.Node.ID] = true
-				rel := RelatedSymbol{Ref: refOf(r.Node), Depth: r.Depth, Of: c.Name, Relation: r.Relation}
-				if op == graphdb.OpCallers {
-					rc.Callers = append(rc.Callers, rel)
-				} else {
-					rc.Callees = append(rc.Callees, rel)
-				}
-			}
-		}
-	}
-	sortRelated(rc.Callers)
-	sortRelated(rc.Callees)
 	if len(ids) > 0 {
-		b, err := graphdb.BlastRadius(ctx, g, ids, 0)
+		// Callers come from the blast radius: one traversal serves both.
+		b, err := graphdb.BlastRadius(ctx, g, ids, blastDepth)
 		if err != nil {
 			return ReviewContext{}, fmt.Errorf("blast radius: %w", err)
 		}
@@ -208,7 +184,54 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 			bs.Tests = append(bs.Tests, t.Node.Name)
 		}
 		rc.Blast = bs
+		names := map[graphdb.NodeID]string{}
+		for _, c := range rc.Changed {
+			names[c.ID] = c.Name
+		}
+		via := map[graphdb.NodeID]graphdb.NodeID{}
+		all := append(append([]graphdb.Result(nil), b.Direct...), b.Transitive...)
+		for _, r := range all {
+			via[r.Node.ID] = r.Via
+		}
+		// of follows Via links back to the changed symbol a caller reaches.
+		of := func(id graphdb.NodeID) string {
+			for range blastDepth + 1 {
+				if n, ok := names[id]; ok {
+					return n
+				}
+				id = via[id]
+			}
+			return ""
+		}
+		for _, r := range all {
+			if r.Depth > callerDepth || listed[r.Node.ID] {
+				continue
+			}
+			listed[r.Node.ID] = true
+			rc.Callers = append(rc.Callers, RelatedSymbol{Ref: refOf(r.Node), Depth: r.Depth, Of: of(r.Via), Relation: r.Relation})
+		}
 	}
+	for _, c := range rc.Changed {
+		if c.Change == "deleted" {
+			continue // what a deleted symbol called no longer matters
+		}
+		// Static callees only: the interface-dispatch fan-out that
+		// graphdb.Query adds (every implementation of io.Writer.Write…)
+		// is noise in a review prompt and costs most of the time.
+		hops, err := graphdb.Traverse(ctx, g, c.ID, []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Outbound, 1, 0)
+		if err != nil {
+			return ReviewContext{}, fmt.Errorf("callees of %s: %w", c.QName, err)
+		}
+		for _, h := range hops {
+			if listed[h.Node.ID] {
+				continue
+			}
+			listed[h.Node.ID] = true
+			rc.Callees = append(rc.Callees, RelatedSymbol{Ref: refOf(h.Node), Depth: 1, Of: c.Name, Relation: "called by"})
+		}
+	}
+	sortRelated(rc.Callers)
+	sortRelated(rc.Callees)
 	if opts.Depth == DepthDeep {
 		if opts.Searcher == nil {
 			rc.Notes = append(rc.Notes, "semantic neighbours skipped: no retrieval index (run relay index)")

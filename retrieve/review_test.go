@@ -74,7 +74,10 @@ func TestReview(t *testing.T) {
 			if diff := cmp.Diff(wantCallers, callers); diff != "" {
 				t.Errorf("callers (-want +got):\n%s", diff)
 			}
-			if rc.Blast == nil || rc.Blast.Direct != 1 || rc.Blast.Transitive != 4 || len(rc.Blast.Tests) != 1 {
+			// Callers of computeDelay: RetryWithBackoff (1), Put (2), then
+			// handleUpload and TestPutGet (3), ServeHTTP (4).
+			transitive := map[Depth]int{DepthFast: 1, DepthStandard: 3, DepthDeep: 4}[depth]
+			if rc.Blast == nil || rc.Blast.Direct != 1 || rc.Blast.Transitive != transitive || (len(rc.Blast.Tests) == 1) != (depth != DepthFast) {
 				t.Errorf("blast = %+v", rc.Blast)
 			}
 			if depth == DepthDeep {
