@@ -90,7 +90,7 @@ func TestIndexErrors(t *testing.T) {
 		{name: "positional arg", args: []string{"index", "--repo", notGo, "extra"}, code: 2, wantErr: "unknown command \"extra\""},
 		{name: "bad flag", args: []string{"index", "--frobnicate"}, code: 2, wantErr: "unknown flag: --frobnicate"},
 		{name: "bad store scheme", args: []string{"index", "--repo", notGo, "--store", "mongodb://x"}, code: 2, wantErr: "unknown store scheme"},
-		{name: "arango not built", args: []string{"index", "--repo", notGo, "--store", "arangodb://localhost:8529/relay"}, code: 1, wantErr: "ArangoDB store is not available"},
+		{name: "arango unreachable", args: []string{"index", "--repo", notGo, "--store", "arangodb://127.0.0.1:1/relay"}, code: 1, wantErr: "cannot reach ArangoDB at http://127.0.0.1:1"},
 		{name: "bad log level", args: []string{"index", "--log-level", "loud"}, code: 2, wantErr: "unknown --log-level"},
 	}
 	for _, tt := range tests {

@@ -121,9 +121,9 @@ func TestToolCommand(t *testing.T) {
 		},
 		{
 			name:      "arango store",
-			args:      []string{"--repo", root, "--store", "arangodb://localhost:8529/relay", "tool", "graph", `{"operation": "callers", "target": "Greet"}`},
+			args:      []string{"--repo", root, "--store", "arangodb://127.0.0.1:1/relay", "tool", "graph", `{"operation": "callers", "target": "Greet"}`},
 			code:      1,
-			stderrHas: "the ArangoDB store is not available in this build yet",
+			stderrHas: "cannot reach ArangoDB at http://127.0.0.1:1",
 		},
 	}
 	for _, tc := range tests {
