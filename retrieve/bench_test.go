@@ -171,13 +171,20 @@ func BenchmarkSearchHybrid(b *testing.B) {
 	})
 }
 
-// benchDiff builds a unified diff of about n changed lines spread over
-// std files: each hunk replaces lines inside functions of net/http,
-// strings, bytes, encoding/json and os.
-func benchDiff(b *testing.B, root string, n int) []FileDiff {
+// hubFiles are central std files: their functions have thousands of
+// transitive callers (a worst case for review context).
+var hubFiles = []string{"net/http/server.go", "net/http/transport.go", "strings/strings.go", "bytes/bytes.go",
+	"encoding/json/decode.go", "encoding/json/encode.go", "os/file.go", "net/http/request.go", "fmt/print.go", "bufio/bufio.go"}
+
+// leafFiles are ordinary std files, closer to a typical pull request.
+var leafFiles = []string{"net/http/cookiejar/jar.go", "archive/tar/reader.go", "image/png/reader.go", "text/tabwriter/tabwriter.go",
+	"encoding/csv/reader.go", "compress/flate/inflate.go", "mime/multipart/multipart.go", "go/doc/comment/parse.go",
+	"html/template/escape.go", "net/smtp/smtp.go"}
+
+// benchDiff builds a unified diff of about n changed lines spread evenly
+// over files: each hunk replaces one line.
+func benchDiff(b *testing.B, root string, n int, files []string) []FileDiff {
 	b.Helper()
-	files := []string{"net/http/server.go", "net/http/transport.go", "strings/strings.go", "bytes/bytes.go",
-		"encoding/json/decode.go", "encoding/json/encode.go", "os/file.go", "net/http/request.go", "fmt/print.go", "bufio/bufio.go"}
 	var d strings.Builder
 	per := n / len(files) / 2 // each changed line counts twice (- and +)
 	for _, f := range files {
@@ -201,8 +208,13 @@ func benchDiff(b *testing.B, root string, n int) []FileDiff {
 }
 
 func BenchmarkReview500(b *testing.B) {
+	b.Run("hub", func(b *testing.B) { benchReview(b, hubFiles) })
+	b.Run("leaf", func(b *testing.B) { benchReview(b, leafFiles) })
+}
+
+func benchReview(b *testing.B, files []string) {
 	s := stdSearcher(b)
-	diffs := benchDiff(b, stdRoot, 500)
+	diffs := benchDiff(b, stdRoot, 500, files)
 	changed := 0
 	for _, f := range diffs {
 		changed += f.ChangedLines()

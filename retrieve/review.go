@@ -175,7 +175,7 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 	}
 	if len(ids) > 0 {
 		// Callers come from the blast radius: one traversal serves both.
-		b, err := graphdb.BlastRadius(ctx, g, ids, blastDepth)
+		b, err := blastRadius(ctx, g, ids, blastDepth)
 		if err != nil {
 			return ReviewContext{}, fmt.Errorf("blast radius: %w", err)
 		}
@@ -315,17 +315,26 @@ func sortRelated(rs []RelatedSymbol) {
 	})
 }
 
-// maxNeighbours caps the semantic neighbours listed.
-const maxNeighbours = 5
+// maxNeighbours caps the semantic neighbours listed; maxNeighbourQuery
+// caps the changed symbols whose signatures form the neighbour query.
+const (
+	maxNeighbours     = 5
+	maxNeighbourQuery = 12
+)
 
 // neighbours searches with the changed symbols' signatures as one query,
 // re-ranks the hits by graph distance to the changed symbols (score ×
 // 1/(distance+1), distance capped at 3) and drops the changed symbols and
 // the callers and callees already listed.
 func neighbours(ctx context.Context, s *Searcher, changed []ChangedSymbol, listed map[graphdb.NodeID]bool) ([]RelatedSymbol, error) {
+	// The most-changed symbols make the query (a long diff's signatures
+	// would make a query of hundreds of terms that matches everything).
+	top := append([]ChangedSymbol(nil), changed...)
+	sort.SliceStable(top, func(i, j int) bool { return len(top[i].Lines) > len(top[j].Lines) })
+	top = top[:min(len(top), maxNeighbourQuery)]
 	var q strings.Builder
 	var anchors []graphdb.NodeID
-	for _, c := range changed {
+	for _, c := range top {
 		q.WriteString(shortSig(c.Ref) + "\n")
 		anchors = append(anchors, c.ID)
 	}
