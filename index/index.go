@@ -195,58 +195,72 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		}
 	}()
 
-	// One writer goroutine owns the transaction.
+	// One writer goroutine owns the transaction: every write, deletions
+	// included, goes through it in order.
 	var writeDur time.Duration
 	var written []string
 	var writeErr error
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan fileResult, 64)
+	type writeOp struct {
+		res     fileResult
+		del     bool     // a deletion batch instead of res
+		deletes []string // for del
+	}
+	ops := make(chan writeOp, 64)
 	wdone := make(chan struct{})
 	go func() {
 		defer close(wdone)
-		for fr := range results {
+		for op := range ops {
 			if writeErr != nil {
 				continue
 			}
 			t := time.Now()
-			if err := tx.ReplaceFile(wctx, fr.rec, fr.nodes, fr.edges); err != nil {
-				writeErr = fmt.Errorf("write %s: %w", fr.rec.Path, err)
-				cancel()
+			if op.del {
+				for _, p := range op.deletes {
+					if err := tx.DeleteFile(wctx, p); err != nil {
+						writeErr = fmt.Errorf("delete %s: %w", p, err)
+						cancel()
+						break
+					}
+				}
+			} else {
+				fr := op.res
+				if err := tx.ReplaceFile(wctx, fr.rec, fr.nodes, fr.edges); err != nil {
+					writeErr = fmt.Errorf("write %s: %w", fr.rec.Path, err)
+					cancel()
+				}
+				written = append(written, fr.rec.Path)
 			}
 			writeDur += time.Since(t)
-			written = append(written, fr.rec.Path)
 		}
 	}()
-	emit := func(fr fileResult) {
+	send := func(op writeOp) {
 		select {
-		case results <- fr:
+		case ops <- op:
 		case <-wctx.Done():
 		}
 	}
-	var rewriteDur time.Duration
+	emit := func(fr fileResult) { send(writeOp{res: fr}) }
 	j.rewrite = func(paths []string) error {
-		t := time.Now()
-		defer func() { rewriteDur += time.Since(t) }()
-		for _, p := range paths {
-			if err := tx.DeleteFile(wctx, p); err != nil {
-				return fmt.Errorf("delete %s: %w", p, err)
-			}
+		if len(paths) > 0 {
+			send(writeOp{del: true, deletes: paths})
 		}
-		return nil
+		return wctx.Err()
 	}
+	var gone []string
 	for p := range j.deleted {
-		if err := tx.DeleteFile(wctx, p); err != nil {
-			return Summary{}, fmt.Errorf("delete %s: %w", p, err)
-		}
+		gone = append(gone, p)
 	}
+	sort.Strings(gone)
+	send(writeOp{del: true, deletes: gone})
 
 	fe := &goFrontend{log: log}
 	res, ferr := fe.index(wctx, j, emit)
 	for _, g := range res.global {
 		emit(g)
 	}
-	close(results)
+	close(ops)
 	<-wdone
 	if writeErr != nil {
 		return Summary{}, writeErr
@@ -270,7 +284,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	}
 	committed = true
 	sum.Phases["commit"] = time.Since(tc)
-	sum.Phases["write"] = writeDur + rewriteDur
+	sum.Phases["write"] = writeDur
 	for k, v := range res.phases {
 		sum.Phases[k] = time.Duration(v)
 	}
