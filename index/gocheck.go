@@ -68,7 +68,9 @@ func (r *goRun) check(ctx context.Context, roots []*gpkg) error {
 			q.users.Add(1)
 		}
 	}
-	r.roots = len(roots)
+	r.mu.Lock()
+	r.roots, r.doneRoots = len(roots), 0
+	r.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, r.j.workers)
@@ -229,7 +231,7 @@ func (r *goRun) checkOne(p *gpkg) {
 			}
 			q := p.imports[path]
 			if q == nil {
-				return nil, fmt.Errorf("package %s is not among the imports go list reported", path)
+				return nil, fmt.Errorf("go list did not resolve %s (see its list errors)", path)
 			}
 			if q.tpkg == nil {
 				return nil, fmt.Errorf("package %s could not be loaded (import cycle or list error)", path)
@@ -404,13 +406,17 @@ func (r *goRun) depKey(p *gpkg) string {
 		paths = append(paths, path)
 	}
 	sort.Strings(paths)
+	waited := map[*gpkg]bool{}
+	for _, q := range p.waits {
+		waited[q] = true
+	}
 	for _, path := range paths {
 		q := p.imports[path]
 		if path == "unsafe" {
 			continue
 		}
-		if q.key == "" {
-			return ""
+		if !waited[q] || q.key == "" {
+			return "" // an import cycle was cut here, or q is not cacheable
 		}
 		fmt.Fprintf(h, "%s=%s\x00", path, q.key)
 	}

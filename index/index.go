@@ -152,8 +152,9 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		tree: tree, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
 		full: full, workers: workers, reader: st, progress: progress, diag: diag,
 	}
+	fe := &goFrontend{log: log}
 	for _, rec := range records {
-		if rec.Language == "go" {
+		if rec.Language == fe.language() {
 			j.stored[rec.Path] = rec
 		}
 	}
@@ -255,7 +256,6 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	sort.Strings(gone)
 	send(writeOp{del: true, deletes: gone})
 
-	fe := &goFrontend{log: log}
 	res, ferr := fe.index(wctx, j, emit)
 	for _, g := range res.global {
 		emit(g)
