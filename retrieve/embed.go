@@ -170,13 +170,22 @@ func normalize(v []float32) []float32 {
 	return v
 }
 
+// dot is the inner product of equal-length vectors (0 otherwise), with
+// four accumulators so the loop pipelines.
 func dot(a, b []float32) float32 {
 	if len(a) != len(b) {
 		return 0
 	}
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
 }

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -454,25 +456,66 @@ type denseHit struct {
 	score float32
 }
 
-// dense is brute-force cosine top-k over unit vectors.
+// dense is brute-force cosine top-k over unit vectors: GOMAXPROCS workers
+// each scan a share of the chunks keeping their best k in a min-heap, then
+// the shares merge (no sort of every chunk).
 func (s *Searcher) dense(q []float32, keep func(int32) bool, k int) []denseHit {
-	var out []denseHit
-	for i, v := range s.vecs {
-		if v == nil || (keep != nil && !keep(int32(i))) {
-			continue
-		}
-		out = append(out, denseHit{int32(i), dot(q, v)})
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8, len(s.vecs)/4096))
+	heaps := make([]denseHeap, workers)
+	per := (len(s.vecs) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			h := make(denseHeap, 0, k+1)
+			for i := w * per; i < min((w+1)*per, len(s.vecs)); i++ {
+				v := s.vecs[i]
+				if v == nil || (keep != nil && !keep(int32(i))) {
+					continue
+				}
+				hit := denseHit{int32(i), dot(q, v)}
+				if len(h) == k && !better(hit, h[0]) {
+					continue
+				}
+				heap.Push(&h, hit)
+				if len(h) > k {
+					heap.Pop(&h)
+				}
+			}
+			heaps[w] = h
+		})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].doc < out[j].doc
-	})
+	wg.Wait()
+	var out []denseHit
+	for _, h := range heaps {
+		out = append(out, h...)
+	}
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
 	if len(out) > k {
 		out = out[:k]
 	}
 	return out
+}
+
+// better orders dense hits: higher cosine first, then lower doc.
+func better(a, b denseHit) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.doc < b.doc
+}
+
+// denseHeap is a min-heap by better: the root is the worst kept hit.
+type denseHeap []denseHit
+
+func (h denseHeap) Len() int           { return len(h) }
+func (h denseHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h denseHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *denseHeap) Push(x any)        { *h = append(*h, x.(denseHit)) }
+func (h *denseHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // TestPenalty multiplies the score of hits in test files when the query
