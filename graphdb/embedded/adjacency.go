@@ -352,6 +352,24 @@ func (s *Store) snapshot(ctx context.Context, need ...int) (*sql.Tx, *adjacency,
 	return q, a, nil
 }
 
+// current returns the adjacency of the latest generation with the
+// directions in need, opening a read transaction only to load or build it.
+func (s *Store) current(ctx context.Context, need ...int) (*adjacency, error) {
+	gen, err := s.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a := s.adj.Load(); a != nil && a.gen == gen && a.complete(need) {
+		return a, nil
+	}
+	q, a, err := s.snapshot(ctx, need...)
+	if err != nil {
+		return nil, err
+	}
+	q.Rollback()
+	return a, nil
+}
+
 // Traverse walks breadth-first from start on the in-memory adjacency
 // (graphdb.Traverser); results equal graphdb.TraverseNeighbors'. The walk
 // and the node fetch share one read transaction, so a concurrent commit is
@@ -444,8 +462,8 @@ func (s *Store) idsBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[uin
 	return out, err
 }
 
-// bySid runs head + "?,?…)" over sids in batches of up to 256, calling
-// scan for each row. The IN list is padded to a power of two by repeating
+// bySid runs head + "?,?…)" over sids in batches of up to 256 (inside q
+// when it is not nil), calling scan for each row. The IN list is padded to a power of two by repeating
 // the last sid, so a handful of statement shapes serve every size.
 func (s *Store) bySid(ctx context.Context, q *sql.Tx, head string, sids []uint32, scan func(*sql.Rows) error) error {
 	args := make([]any, 0, 256)
@@ -466,7 +484,10 @@ func (s *Store) bySid(ctx context.Context, q *sql.Tx, head string, sids []uint32
 		for len(args) < width {
 			args = append(args, sids[n-1])
 		}
-		rows, err := q.StmtContext(ctx, st).QueryContext(ctx, args...)
+		if q != nil {
+			st = q.StmtContext(ctx, st)
+		}
+		rows, err := st.QueryContext(ctx, args...)
 		if err != nil {
 			return err
 		}

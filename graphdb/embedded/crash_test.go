@@ -20,8 +20,8 @@ import (
 // Graphs of the crash test: the committed one, and the one a killed writer
 // was replacing it with.
 var (
-	crashOld = func() *synthGraph { return genGraphSeed(1, 120, 8, 4) }
-	crashNew = func() *synthGraph { return genGraphSeed(7, 400, 8, 4) }
+	crashOld = func() *synthGraph { return genGraphSeed(1, 60, 6, 4) }
+	crashNew = func() *synthGraph { return genGraphSeed(7, 200, 6, 4) }
 )
 
 // crashWrite is the big transaction the child is killed in: it replaces
@@ -196,11 +196,11 @@ func TestCrashSafety(t *testing.T) {
 		{role: "mid-write"},
 		{role: "before-commit"},
 		{role: "commit", allowNew: true},
-		{role: "commit", delay: time.Millisecond, allowNew: true},
-		{role: "commit", delay: 5 * time.Millisecond, allowNew: true},
+		{role: "commit", delay: 2 * time.Millisecond, allowNew: true},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s+%s", tc.role, tc.delay), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			old := writeOld(t, dir)
 			cmd, _ := startChild(t, tc.role, dir)

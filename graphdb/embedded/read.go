@@ -109,12 +109,13 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	if dir == graphdb.Inbound {
 		d = dirIn
 	}
-	q, a, err := s.snapshot(ctx, d)
+	// No read transaction: the adjacency is an immutable snapshot of one
+	// generation, and sids and their ids never change once assigned.
+	a, err := s.current(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
 	}
-	defer q.Rollback()
-	sid, ok, err := s.lookupSid(ctx, q, id)
+	sid, ok, err := s.lookupSid(ctx, nil, id)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	if len(ents) == 0 {
 		return nil, nil
 	}
-	ids, err := s.idsBySid(ctx, q, fars)
+	ids, err := s.idsBySid(ctx, nil, fars)
 	if err != nil {
 		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
 	}
@@ -150,11 +151,16 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	return out, nil
 }
 
-// lookupSid returns the interned id of id, if anything ever mentioned it.
+// lookupSid returns the interned id of id, if anything ever mentioned it,
+// inside q when it is not nil.
 // Sids are never reused, so the answer holds for every generation.
 func (s *Store) lookupSid(ctx context.Context, q *sql.Tx, id graphdb.NodeID) (uint32, bool, error) {
+	st := s.stmts.sid
+	if q != nil {
+		st = q.StmtContext(ctx, st)
+	}
 	var sid int64
-	err := q.StmtContext(ctx, s.stmts.sid).QueryRowContext(ctx, string(id)).Scan(&sid)
+	err := st.QueryRowContext(ctx, string(id)).Scan(&sid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}

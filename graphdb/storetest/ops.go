@@ -42,8 +42,8 @@ func agree(t *testing.T, s graphdb.Store) {
 	for _, start := range allIDs() {
 		for _, kinds := range kindSets() {
 			for _, dir := range []graphdb.Direction{graphdb.Outbound, graphdb.Inbound} {
-				for depth := 0; depth <= 4; depth++ {
-					for _, limit := range []int{0, 1, 3} {
+				for _, depth := range []int{0, 1, 2, 4} {
+					for _, limit := range []int{0, 3} {
 						want, err := graphdb.TraverseNeighbors(ctx, s, start, kinds, dir, depth, limit)
 						if err != nil {
 							t.Fatalf("TraverseNeighbors: %v", err)
@@ -130,7 +130,6 @@ func testTraverseAfterWrite(t *testing.T, s graphdb.Store) {
 	if got := count(); got != 3 {
 		t.Errorf("callers of helper after b.go calls it = %d, want 3", got)
 	}
-	agree(t, s)
 	write(t, s, func(ctx context.Context, tx graphdb.Tx) error { return tx.DeleteFile(ctx, "a.go") })
 	hops, err := graphdb.Traverse(ctx, s, idMain, graphdb.EdgeKinds, graphdb.Outbound, 3, 0)
 	if err != nil {

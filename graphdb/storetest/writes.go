@@ -387,7 +387,7 @@ func testSecondBegin(t *testing.T, s graphdb.Store) {
 func testConcurrentReaders(t *testing.T, s graphdb.Store) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	const n = 2000
+	const n = 1000
 	var nodes []graphdb.Node
 	var edges []graphdb.Edge
 	for i := range n {
@@ -428,7 +428,7 @@ func testConcurrentReaders(t *testing.T, s graphdb.Store) {
 		})
 	}
 	write(t, s, func(ctx context.Context, tx graphdb.Tx) error {
-		for i := 0; i < 3; i++ { // rewrite the same owner a few times within the Tx
+		for i := 0; i < 2; i++ { // rewrite the same owner within the Tx
 			if err := tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "big.go", Language: "go"}, nodes, edges); err != nil {
 				return err
 			}
