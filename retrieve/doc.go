@@ -1,0 +1,61 @@
+// Package retrieve owns relay's retrieval without a model: the chunk index
+// built next to the code graph, hybrid search (BM25 + optional embeddings,
+// weighted RRF, filters, graph-aware re-ranking, context expansion), the
+// offline context report that `relay ask`/`relay scope` fall back to, the
+// review context for a diff (with its unified-diff parser and the review
+// feedback store), the localization eval, and the `search` tool offered to
+// agents.
+//
+// # Index
+//
+// [Build] walks the repository (honouring .gitignore, skipping .git, .relay,
+// vendor, node_modules, binary files and files over 1 MiB) and cuts every
+// text file into chunks ([Chunk]): functions, methods and types from the
+// graph (doc comment, signature, body by line range, capped), markdown
+// sections split at headings, and windows of 50 lines over everything else
+// (config, SQL, YAML, the lines of a source file no symbol covers). Each
+// chunk carries language, path, kind, name, parent and its graph node. The
+// index — chunks, a BM25F inverted index over chunks (name ×3, path ×1.5,
+// body ×1), a BM25 index over whole files, and embeddings cached by chunk
+// hash — is one gob file, <root>/.relay/retrieve.idx, written to a temp file
+// and renamed, so an interrupted build keeps the previous one. Files whose
+// content and graph record did not change reuse their chunks; vectors are
+// only computed for new chunk hashes.
+//
+// # Search
+//
+// The tokenizer ([Tokenize]) keeps whole identifiers and their camelCase /
+// snake_case / digit parts, lower-cases, lightly stems, and drops a small
+// stop list; paths are tokenized by segment. A query term absent from the
+// vocabulary is expanded to the terms that contain it (trigram index over
+// the vocabulary), which finds partial identifiers and error codes.
+//
+// [Searcher.Search] runs: a fast path for a query that is just an
+// identifier (graph FindSymbols), a file name (path match) or a hex code
+// (exact term); otherwise BM25 (top 100), cosine top-k when the index has
+// vectors for the query embedder's model, and symbols the query names in
+// code form (`Flag.Set`, parseConfig), fused with weighted Reciprocal Rank
+// Fusion Σ w_r/(60 + rank_r) (BM25 0.4, vector 1.0, mentions 0.5). Then
+// test files are halved unless the query mentions tests, hits in folders
+// the query names are boosted ×1.3, and the first 40 hits are re-ranked by
+// graph distance to the 3 best (see the DESIGN note in graph.go). Filters
+// (language, path glob, kind) are hard; when they leave nothing, the file
+// part of the path pattern and then the folder are dropped, and the result
+// says so. Expansion attaches the parent type, up to 3 sibling methods, up
+// to 5 imports and one hop of callers and callees.
+//
+// # Reports, review, eval
+//
+// [ContextReport] ranks files (chunk hits fused with whole-file BM25) and
+// symbols with `path:line` snippets and the reasons for each, and says that
+// no model was used. [Review] turns a parsed diff ([ParseDiff]) into
+// changed symbols, callers, callees, blast radius, semantic neighbours and
+// past feedback ([FeedbackStore]); [ReviewContext.Markdown] fits it into a
+// token budget. [RunEval] scores localization (file Acc@1/5/10, function
+// Acc@5/10, all/any, MRR) against a plain BM25-over-files baseline; the dev
+// set in testdata/devset and its figures in testdata/eval_stats.txt come
+// from TestDevSet.
+//
+// retrieve imports graphdb and tools (for the Tool interface); neither
+// imports it back.
+package retrieve
