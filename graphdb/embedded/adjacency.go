@@ -313,7 +313,7 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []i
 		a.dirs[d].Store(c)
 	}
 	if a != nil {
-		s.log.Debug("adjacency loaded", "dir", s.dir, "generation", gen, "dur", time.Since(start))
+		s.log.Debug("adjacency loaded", "dir", s.dir, "generation", gen, "directions", need, "dur", time.Since(start))
 	} else {
 		var err error
 		a, err = buildAdjacency(ctx, q, gen)

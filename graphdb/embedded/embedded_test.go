@@ -370,10 +370,26 @@ func TestOpenLayout(t *testing.T) {
 	}
 	s.Close()
 
-	// An empty but initialised store opens read-only and reads as empty.
+	// An initialised store nothing was committed to holds no index; after
+	// a commit (even of nothing) it opens read-only.
+	if _, err := Open(dir, Options{ReadOnly: true}); !errors.Is(err, graphdb.ErrNotFound) || !strings.Contains(err.Error(), "relay index") {
+		t.Errorf("read-only Open of a never-committed store = %v, want ErrNotFound saying to run relay index", err)
+	}
+	w, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := w.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 	ro, err := Open(dir, Options{ReadOnly: true})
 	if err != nil {
-		t.Fatalf("read-only Open of an initialised store: %v", err)
+		t.Fatalf("read-only Open of a committed store: %v", err)
 	}
 	defer ro.Close()
 	if st, err := ro.Stats(t.Context()); err != nil || st.Files != 0 {
@@ -394,7 +410,7 @@ func TestOpenLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w2.Close()
-	tx, err := w1.Begin(t.Context())
+	tx, err = w1.Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

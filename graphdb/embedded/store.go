@@ -63,8 +63,8 @@ var _ graphdb.Store = (*Store)(nil)
 var _ graphdb.Traverser = (*Store)(nil)
 
 // Open opens (creating unless opts.ReadOnly) the store in dir. A read-only
-// open of a missing or empty store returns an error wrapping
-// graphdb.ErrNotFound.
+// open of a missing store, or of one nothing was ever committed to, returns
+// an error wrapping graphdb.ErrNotFound that says to run `relay index`.
 func Open(dir string, opts Options) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("open graph store: empty directory name")
@@ -202,6 +202,17 @@ func (s *Store) checkSchema() error {
 		return fmt.Errorf("open graph store %s: %s is not a relay graph database; delete the directory and run `relay index`", s.dir, dbName)
 	case version != schemaVersion:
 		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands; delete the directory and run `relay index`", s.dir, version, schemaVersion)
+	}
+	if s.readOnly {
+		// A store nothing was ever committed to (an index run that failed
+		// before its first commit) holds no graph either.
+		var gen int64
+		if err := s.rdb.QueryRowContext(ctx, "SELECT value FROM sys WHERE key = 'generation'").Scan(&gen); err != nil {
+			return s.wrapOpenErr(err)
+		}
+		if gen == 0 {
+			return fmt.Errorf("no index at %s; run `relay index` first: %w", s.dir, graphdb.ErrNotFound)
+		}
 	}
 	return nil
 }
