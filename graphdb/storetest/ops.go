@@ -207,6 +207,38 @@ func testQuery(t *testing.T, s graphdb.Store) {
 	if _, err := graphdb.Query(t.Context(), s, graphdb.Op("friends"), idHelper, 1, 0); err == nil {
 		t.Error("Query with an unknown op succeeded")
 	}
+
+	// Interface dispatch: d.go calls Handler.Serve, which Server.Serve
+	// implements, so D is a caller of Server.Serve and Server.Serve a
+	// possible callee of D.
+	d := node("go:ex/d.D", graphdb.KindFunction, "", "D", "ex/d.D", "d.go:D", "d.go", 3, 6)
+	write(t, s, func(ctx context.Context, tx graphdb.Tx) error {
+		return tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "d.go", Language: "go"}, []graphdb.Node{d},
+			[]graphdb.Edge{edge(d.ID, idHServe, graphdb.EdgeCalls, "d.go", 4)})
+	})
+	callers, err := graphdb.Query(t.Context(), s, graphdb.OpCallers, idServe, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCallers := []graphdb.Result{
+		res(idMain, 1, "calls", idServe, "b.go", 7),
+		res(idBServe, 1, "calls", idServe, "b.go", 28),
+		{Node: d, Depth: 1, Relation: "calls via interface ex/a.Handler.Serve", Via: idServe, File: "d.go", Line: 4},
+	}
+	if diff := cmp.Diff(wantCallers, callers, nodeOpts); diff != "" {
+		t.Errorf("callers of Server.Serve through Handler (-want +got):\n%s", diff)
+	}
+	callees, err := graphdb.Query(t.Context(), s, graphdb.OpCallees, d.ID, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCallees := []graphdb.Result{
+		res(idServe, 1, "may dispatch to (via ex/a.Handler.Serve)", d.ID, "d.go", 4),
+		res(idHServe, 1, "called by", d.ID, "d.go", 4),
+	}
+	if diff := cmp.Diff(wantCallees, callees, nodeOpts); diff != "" {
+		t.Errorf("callees of D through Handler (-want +got):\n%s", diff)
+	}
 }
 
 func testResolve(t *testing.T, s graphdb.Store) {
