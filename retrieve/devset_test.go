@@ -48,6 +48,11 @@ func TestDevSet(t *testing.T) {
 	prepare := func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
 		st, err := embedded.Open(embedded.DefaultDir(root), embedded.Options{})
 		if err != nil {
+			// A store of another schema version: the checkout is disposable.
+			os.RemoveAll(embedded.DefaultDir(root))
+			st, err = embedded.Open(embedded.DefaultDir(root), embedded.Options{})
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 		if _, err := index.Run(ctx, st, index.Options{Root: root}); err != nil {

@@ -96,53 +96,51 @@ func (s *Searcher) graphRerank(ctx context.Context, hits []Hit, w float64) error
 	return nil
 }
 
-// neighbourLegs are the edges distances follow, with the relation each
-// names from the near node's side.
-var neighbourLegs = []struct {
-	kind graphdb.EdgeKind
-	dir  graphdb.Direction
-	rel  string
-}{
-	{graphdb.EdgeCalls, graphdb.Outbound, "called by it"},
-	{graphdb.EdgeCalls, graphdb.Inbound, "calls it"},
-	{graphdb.EdgeParent, graphdb.Outbound, "its type"},
-	{graphdb.EdgeParent, graphdb.Inbound, "member of it"},
-}
-
 // maxNeighbourEdges caps one neighbour lookup (hub functions have
 // thousands of callers; a few hundred decide proximity as well).
 const maxNeighbourEdges = 300
 
-// neighbours1 returns the symbols one hop from id over neighbourLegs,
-// with the relation of each; parent edges count only between members and
-// types (files and modules are handled by the same-file rule).
+// neighbours1 returns the symbols one hop from id over calls edges (both
+// directions) and parent edges between members and types, with the
+// relation of each, through graphdb.Traverse (one call per direction).
+// Files and modules are left to the same-file rule.
 func (s *Searcher) neighbours1(ctx context.Context, id graphdb.NodeID) (map[graphdb.NodeID]string, error) {
 	out := map[graphdb.NodeID]string{}
 	kind := ""
 	if d, ok := s.byNode[id]; ok {
 		kind = s.ix.Chunks[d].Kind
 	}
-	for _, l := range neighbourLegs {
-		if l.kind == graphdb.EdgeParent && !(l.dir == graphdb.Outbound && kind == ChunkMethod || l.dir == graphdb.Inbound && kind == ChunkType) {
-			continue
+	for _, dir := range []graphdb.Direction{graphdb.Outbound, graphdb.Inbound} {
+		kinds := []graphdb.EdgeKind{graphdb.EdgeCalls}
+		if dir == graphdb.Outbound && kind == ChunkMethod || dir == graphdb.Inbound && kind == ChunkType {
+			kinds = append(kinds, graphdb.EdgeParent)
 		}
-		es, err := s.graph.Neighbors(ctx, id, l.kind, l.dir, maxNeighbourEdges)
+		hops, err := graphdb.Traverse(ctx, s.graph, id, kinds, dir, 1, maxNeighbourEdges)
 		if err != nil {
 			return nil, fmt.Errorf("graph neighbours of %s: %w", id, err)
 		}
-		for _, e := range es {
-			far := e.To
-			if l.dir == graphdb.Inbound {
-				far = e.From
+		for _, h := range hops {
+			if _, seen := out[h.Node.ID]; seen || h.Node.ID == id {
+				continue
 			}
-			if far != id {
-				if _, seen := out[far]; !seen {
-					out[far] = l.rel
-				}
-			}
+			out[h.Node.ID] = hopRelation(h.Edge.Kind, dir)
 		}
 	}
 	return out, nil
+}
+
+// hopRelation names how a node one hop away relates, seen from the start.
+func hopRelation(k graphdb.EdgeKind, dir graphdb.Direction) string {
+	switch {
+	case k == graphdb.EdgeCalls && dir == graphdb.Outbound:
+		return "called by it"
+	case k == graphdb.EdgeCalls:
+		return "calls it"
+	case dir == graphdb.Outbound:
+		return "its type"
+	default:
+		return "member of it"
+	}
 }
 
 // distances finds, for each node of want, distance 1 (a neighbour of an
