@@ -134,8 +134,7 @@ func reportLatency(b *testing.B, ds []time.Duration) {
 	b.ReportMetric(q(0.99), "p99-ms")
 }
 
-func benchCallers(b *testing.B, depth int, targets []graphdb.NodeID) {
-	dir, _ := benchStore(b)
+func benchCallers(b *testing.B, dir string, depth int, targets []graphdb.NodeID) {
 	s, err := Open(dir, Options{ReadOnly: true})
 	if err != nil {
 		b.Fatal(err)
@@ -165,30 +164,37 @@ func benchCallers(b *testing.B, depth int, targets []graphdb.NodeID) {
 // BenchmarkCallersDepth1 is graphdb.Query(callers, depth 1) from sampled
 // callables of a std-sized graph, in process.
 func BenchmarkCallersDepth1(b *testing.B) {
-	_, g := benchStore(b)
-	benchCallers(b, 1, sampleTargets(g, 1000))
+	dir, g := benchStore(b)
+	benchCallers(b, dir, 1, sampleTargets(g, 1000))
 }
 
 // BenchmarkCallersDepth3 is the same at depth 3.
 func BenchmarkCallersDepth3(b *testing.B) {
-	_, g := benchStore(b)
-	benchCallers(b, 3, sampleTargets(g, 1000))
+	dir, g := benchStore(b)
+	benchCallers(b, dir, 3, sampleTargets(g, 1000))
 }
 
 // BenchmarkCallersHub is callers of the biggest hub (tens of thousands of
 // callers), depth 1 and 3.
 func BenchmarkCallersHub(b *testing.B) {
-	_, g := benchStore(b)
-	b.Run("depth1", func(b *testing.B) { benchCallers(b, 1, g.funcs[:1]) })
-	b.Run("depth3", func(b *testing.B) { benchCallers(b, 3, g.funcs[:1]) })
+	dir, g := benchStore(b)
+	b.Run("depth1", func(b *testing.B) { benchCallers(b, dir, 1, g.funcs[:1]) })
+	b.Run("depth3", func(b *testing.B) { benchCallers(b, dir, 3, g.funcs[:1]) })
 }
 
 // BenchmarkOpenQuery is what one `relay graph callers X` does besides
 // starting the process: open the store read-only, resolve a target by
-// suffix, run callers at depth 1 and 3, close.
+// dotted suffix, run callers at depth 1 and 3, close.
 func BenchmarkOpenQuery(b *testing.B) {
 	dir, g := benchStore(b)
-	targets := sampleTargets(g, 200)
+	var suffixes []string
+	for _, id := range sampleTargets(g, 200) {
+		suffixes = append(suffixes, string(id)[len("go:ex/"):]) // "p012.T123.M4"
+	}
+	benchOpenQuery(b, dir, suffixes)
+}
+
+func benchOpenQuery(b *testing.B, dir string, targets []string) {
 	ctx := context.Background()
 	for _, depth := range []int{1, 3} {
 		b.Run(map[int]string{1: "depth1", 3: "depth3"}[depth], func(b *testing.B) {
@@ -200,8 +206,7 @@ func BenchmarkOpenQuery(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				id := string(targets[i%len(targets)])
-				n, err := graphdb.Resolve(ctx, s, id[len("go:ex/"):]) // "p012.T123.M4": a suffix
+				n, err := graphdb.Resolve(ctx, s, targets[i%len(targets)])
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -215,6 +220,69 @@ func BenchmarkOpenQuery(b *testing.B) {
 			reportLatency(b, ds)
 		})
 	}
+}
+
+// BenchmarkStore runs the read benchmarks on an existing store named by
+// RELAY_BENCH_STORE, for example the Go standard library indexed with
+// `relay index --repo $(go env GOROOT)/src` (RELAY_BENCH_STORE=…/src/.relay).
+// Targets are sampled uniformly among callables with at least one caller.
+func BenchmarkStore(b *testing.B) {
+	dir := os.Getenv("RELAY_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set RELAY_BENCH_STORE to a store directory")
+	}
+	ids, qnames := calledIn(b, dir, 1000)
+	b.Run("CallersDepth1", func(b *testing.B) { benchCallers(b, dir, 1, ids) })
+	b.Run("CallersDepth3", func(b *testing.B) { benchCallers(b, dir, 3, ids) })
+	b.Run("OpenQuery", func(b *testing.B) { benchOpenQuery(b, dir, qnames[:min(len(qnames), 200)]) })
+}
+
+// calledIn samples n callables of the store in dir that have a caller.
+func calledIn(b *testing.B, dir string, n int) ([]graphdb.NodeID, []string) {
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	a, err := s.current(ctx, dirIn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	code, _ := edgeKindCode(graphdb.EdgeCalls)
+	var pool []uint32
+	for sid := uint32(0); sid < a.nsid; sid++ {
+		if a.has(sid) && len(a.segment(dirIn, sid, uint32(code))) > 0 {
+			pool = append(pool, sid)
+		}
+	}
+	if len(pool) == 0 {
+		b.Fatalf("no called functions in %s", dir)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	sids := make([]uint32, n)
+	for i := range sids {
+		sids[i] = pool[r.IntN(len(pool))]
+	}
+	q, _, err := s.snapshot(ctx, dirIn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Rollback()
+	nodes, err := s.nodesBySid(ctx, q, sids)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []graphdb.NodeID
+	var qnames []string
+	for _, sid := range sids {
+		n := nodes[sid]
+		ids = append(ids, n.ID)
+		if same, err := s.FindSymbols(ctx, graphdb.SymbolQuery{QName: n.QName, Limit: 2}); err == nil && len(same) == 1 {
+			qnames = append(qnames, n.QName) // resolves without ambiguity
+		}
+	}
+	return ids, qnames
 }
 
 // BenchmarkFindSymbols covers the indexed SQL lookups.
