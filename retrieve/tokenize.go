@@ -30,6 +30,7 @@ var stopWords = map[string]bool{
 //     "parseflags" or an error code such as "e1234" matches itself;
 //   - a word that is a compound (camelCase, PascalCase, snake_case, digits)
 //     also yields its parts: "HTTPServer" → "httpserver", "http", "server";
+//     parts that are only digits are dropped ("1h30m" keeps only itself);
 //   - parts are lightly stemmed ("parsing", "parses", "parsed" → "pars") so
 //     prose in a question meets identifiers in code;
 //   - stop words and one-letter tokens are dropped.
@@ -109,6 +110,9 @@ func appendWordTerms(out []string, w string) []string {
 		out = append(out, whole)
 	}
 	for _, p := range parts {
+		if isDigits(p) {
+			continue // "30" of "1h30m", "8" of "utf8": noise once split off
+		}
 		p = stem(strings.ToLower(p))
 		if keep(p) {
 			out = append(out, p)
@@ -191,6 +195,15 @@ func undouble(t string) string {
 		return t[:n-1]
 	}
 	return t
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isASCIILetters(s string) bool {
