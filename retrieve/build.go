@@ -120,7 +120,8 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		key    string
 		chunks []Chunk
 		texts  []chunkText
-		whole  string // the file's text for the file-level index (capped)
+		whole  string   // the file's text for the file-level index (capped)
+		lines  []string // for reused files: texts are made only if the index is rebuilt
 		reused bool
 		skip   bool
 	}
@@ -154,10 +155,12 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 				}
 				res.chunks = chunkFile(rel, lang, lines, nodes)
 			}
-			res.texts = make([]chunkText, len(res.chunks))
-			for j, c := range res.chunks {
-				res.texts[j] = textOf(c, lines)
-				if !res.reused {
+			if res.reused {
+				res.lines = lines
+			} else {
+				res.texts = make([]chunkText, len(res.chunks))
+				for j, c := range res.chunks {
+					res.texts[j] = textOf(c, lines)
 					res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
 				}
 			}
@@ -169,6 +172,15 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		return BuildStats{}, err
 	}
 
+	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
+	for i, r := range results {
+		skipped[i], reused[i] = r.skip, r.reused
+	}
+	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
+		st.Duration = time.Since(start)
+		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
+		return st, nil
+	}
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
 	lb := newLexBuilder()
 	flb := newLexBuilder()
@@ -186,6 +198,12 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 		ix.Files = append(ix.Files, fileEntry{Path: paths[i], Key: res.key, First: int32(len(ix.Chunks)), Count: int32(len(res.chunks))})
 		ix.Chunks = append(ix.Chunks, res.chunks...)
+		if res.reused {
+			res.texts = make([]chunkText, len(res.chunks))
+			for j, c := range res.chunks {
+				res.texts[j] = textOf(c, res.lines)
+			}
+		}
 		texts = append(texts, res.texts...)
 		for _, t := range res.texts {
 			lb.add(t)
@@ -246,6 +264,42 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	st.Duration = time.Since(start)
 	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration)
 	return st, nil
+}
+
+// unchanged reports whether the previous index can stay as it is: every
+// file reused, none removed, and the embeddings (none, or all cached for
+// the same model) unchanged. It then returns the stats of that no-op.
+func unchanged(old *diskIndex, skipped, reused []bool, emb Embedder) (BuildStats, bool) {
+	if old == nil {
+		return BuildStats{}, false
+	}
+	n := 0
+	for i := range skipped {
+		if skipped[i] {
+			continue
+		}
+		if !reused[i] {
+			return BuildStats{}, false
+		}
+		n++
+	}
+	if n != len(old.Files) {
+		return BuildStats{}, false
+	}
+	st := BuildStats{Files: n, Reused: n, Chunks: len(old.Chunks), Terms: len(old.Lex.Terms)}
+	switch {
+	case emb == nil && old.EmbedModel == "":
+	case emb != nil && emb.Model() == old.EmbedModel:
+		for _, c := range old.Chunks {
+			if _, ok := old.Vectors[c.Hash]; !ok {
+				return BuildStats{}, false
+			}
+		}
+		st.EmbedCached = len(old.Chunks)
+	default:
+		return BuildStats{}, false
+	}
+	return st, true
 }
 
 // writeIndex writes ix to dir/IndexFile through a temp file and a rename.

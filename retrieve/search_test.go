@@ -231,6 +231,20 @@ func TestBuildIncremental(t *testing.T) {
 	if st.Files == 0 || st.Changed != st.Files || st.Reused != 0 {
 		t.Fatalf("first build: %+v", st)
 	}
+	// Nothing changed: the index is left as it is.
+	idx := filepath.Join(root, ".relay", IndexFile)
+	before, err := os.Stat(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := Build(ctx, root, g, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(idx)
+	if same.Changed != 0 || same.Reused != st.Files || same.Chunks != st.Chunks || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("no-change build: %+v, index rewritten: %v", same, !after.ModTime().Equal(before.ModTime()))
+	}
 	// A binary file with a known extension is skipped; a changed and a
 	// removed file are noticed.
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("bin\x00ary"), 0o644); err != nil {
