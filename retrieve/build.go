@@ -348,7 +348,7 @@ func readIndex(p string) (*diskIndex, error) {
 		return nil, fmt.Errorf("decode %s: %w", p, err)
 	}
 	if ix.Version != formatVersion {
-		return nil, fmt.Errorf("%s has format %d, want %d; run relay index to rebuild it", p, ix.Version, formatVersion)
+		return nil, fmt.Errorf("%w usable: %s has format %d, want %d; run 'relay index' to rebuild it", ErrNoIndex, p, ix.Version, formatVersion)
 	}
 	if ix.Lex == nil {
 		ix.Lex = &lexIndex{}

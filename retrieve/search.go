@@ -54,7 +54,8 @@ type OpenOptions struct {
 	Log      *slog.Logger
 }
 
-// ErrNoIndex is returned by Open when the repository has no retrieval index.
+// ErrNoIndex is returned by Open when the repository has no retrieval
+// index, or one of another format (an older relay): build it again.
 var ErrNoIndex = errors.New("no retrieval index")
 
 // Open loads the retrieval index of the repository at root. graph may be nil.

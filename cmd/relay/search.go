@@ -62,7 +62,7 @@ func (g *globals) embedder(f embedFlags) (retrieve.Embedder, error) {
 func (g *globals) openSearcher(ctx context.Context, root string, r graphdb.Reader, emb retrieve.Embedder) (*retrieve.Searcher, error) {
 	s, err := retrieve.Open(root, r, retrieve.OpenOptions{Embedder: emb, Log: g.log})
 	if errors.Is(err, retrieve.ErrNoIndex) {
-		fmt.Fprintln(g.stderr, "relay: no retrieval index yet; building it now (relay index keeps it up to date)")
+		fmt.Fprintln(g.stderr, "relay: no usable retrieval index yet; building it now (relay index keeps it up to date)")
 		if _, err := retrieve.Build(ctx, root, r, retrieve.BuildOptions{Embedder: emb, Log: g.log}); err != nil {
 			return nil, fmt.Errorf("build retrieval index: %w", err)
 		}
