@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,14 +51,6 @@ func BenchmarkWrite(b *testing.B) {
 		b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s/write")
 		s.Close()
 	}
-}
-
-// cpuTime is the process's user+system CPU time: on a shared, noisy
-// machine it varies far less than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // The read benchmarks share one std-sized store, written once per test

@@ -142,6 +142,8 @@ func dsn(path string, reader bool) string {
 		// after the _pragma list.
 		q.Add("_journal_mode", "WAL")
 		q.Add("_pragma", "cache_size(-131072)")
+		// A full index writes ~100 MB of WAL; truncate it after checkpoints.
+		q.Add("_pragma", "journal_size_limit(16777216)")
 		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Add("_txlock", "immediate")
 	}
