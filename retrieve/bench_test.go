@@ -161,6 +161,7 @@ func BenchmarkSearchHybrid(b *testing.B) {
 	for i := range s.vecs {
 		s.vecs[i] = randVec()
 	}
+	s.vecs = packVectors(s.vecs)
 	s.emb = instantEmbedder{randVec()}
 	ctx := context.Background()
 	reportLatency(b, func(q string) {

@@ -94,10 +94,11 @@ func newSearcher(root string, graph graphdb.Reader, ix *diskIndex, opts OpenOpti
 	}
 	if opts.Embedder != nil && len(ix.Vectors) > 0 && opts.Embedder.Model() == ix.EmbedModel {
 		s.emb = opts.Embedder
-		s.vecs = make([][]float32, len(ix.Chunks))
+		vs := make([][]float32, len(ix.Chunks))
 		for i, c := range ix.Chunks {
-			s.vecs[i] = ix.Vectors[c.Hash]
+			vs[i] = ix.Vectors[c.Hash]
 		}
+		s.vecs = packVectors(vs)
 	} else if opts.Embedder != nil {
 		s.log.Warn("embeddings requested but the index has none for this model; searching lexically",
 			"model", opts.Embedder.Model(), "index_model", ix.EmbedModel)
@@ -493,6 +494,26 @@ func (s *Searcher) dense(q []float32, keep func(int32) bool, k int) []denseHit {
 	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
 	if len(out) > k {
 		out = out[:k]
+	}
+	return out
+}
+
+// packVectors copies vectors into one backing array (re-sliced per
+// chunk, nil stays nil) so a dense scan streams through memory.
+func packVectors(vs [][]float32) [][]float32 {
+	n := 0
+	for _, v := range vs {
+		n += len(v)
+	}
+	flat := make([]float32, 0, n)
+	out := make([][]float32, len(vs))
+	for i, v := range vs {
+		if v == nil {
+			continue
+		}
+		start := len(flat)
+		flat = append(flat, v...)
+		out[i] = flat[start:len(flat):len(flat)]
 	}
 	return out
 }
