@@ -461,3 +461,49 @@ func TestFailedWritePoisonsTx(t *testing.T) {
 		t.Errorf("Commit after rejected input: %v", err)
 	}
 }
+
+// TestGeneration: only graph writes make the adjacency stale.
+func TestGeneration(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	commit := func(fn func(tx graphdb.Tx) error) int64 {
+		t.Helper()
+		tx, err := s.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fn(tx); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		gen, err := s.generation(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gen
+	}
+	n := graphdb.Node{ID: "x", Kind: graphdb.KindFunction, Name: "x", QName: "p.x", File: "a.go"}
+	g1 := commit(func(tx graphdb.Tx) error {
+		return tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "a.go"}, []graphdb.Node{n}, nil)
+	})
+	if err := s.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := s.adj.Load()
+	g2 := commit(func(tx graphdb.Tx) error { return tx.SetMeta(ctx, "indexed_at", "now") })
+	if g2 != g1 {
+		t.Errorf("a SetMeta-only commit moved the generation %d → %d", g1, g2)
+	}
+	if _, err := s.Traverse(ctx, "x", []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Inbound, 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s.adj.Load() != before {
+		t.Error("the adjacency was rebuilt after a SetMeta-only commit")
+	}
+	g3 := commit(func(tx graphdb.Tx) error { return tx.DeleteFile(ctx, "a.go") })
+	if g3 != g2+1 {
+		t.Errorf("DeleteFile commit: generation %d → %d, want +1", g2, g3)
+	}
+}

@@ -76,7 +76,7 @@ CREATE TABLE IF NOT EXISTS edgesets (
 	counts TEXT NOT NULL,
 	data   BLOB NOT NULL
 );
-INSERT OR IGNORE INTO sys(key, value) VALUES ('generation', 0);
+INSERT OR IGNORE INTO sys(key, value) VALUES ('generation', 0), ('commits', 0);
 `
 
 // Node flag bits (nodes.flags).

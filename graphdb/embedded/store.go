@@ -208,11 +208,11 @@ func (s *Store) checkSchema() error {
 	if s.readOnly {
 		// A store nothing was ever committed to (an index run that failed
 		// before its first commit) holds no graph either.
-		var gen int64
-		if err := s.rdb.QueryRowContext(ctx, "SELECT value FROM sys WHERE key = 'generation'").Scan(&gen); err != nil {
+		var commits int64
+		if err := s.rdb.QueryRowContext(ctx, "SELECT coalesce(max(value), 0) FROM sys WHERE key IN ('commits', 'generation')").Scan(&commits); err != nil {
 			return s.wrapOpenErr(err)
 		}
-		if gen == 0 {
+		if commits == 0 {
 			return fmt.Errorf("no index at %s; run `relay index` first: %w", s.dir, graphdb.ErrNotFound)
 		}
 	}

@@ -27,6 +27,9 @@ type tx struct {
 	args []any                    // reused argument buffer
 	done bool
 	err  error // set when a failed write left the transaction unusable
+	// graph is set by ReplaceFile and DeleteFile: only then does Commit
+	// bump the generation (a SetMeta-only commit keeps the adjacency).
+	graph bool
 }
 
 type txStmts struct {
@@ -191,6 +194,7 @@ func (t *tx) ReplaceFile(ctx context.Context, f graphdb.FileRecord, nodes []grap
 	if err := validate(f, nodes, edges); err != nil {
 		return err
 	}
+	t.graph = true
 	if err := t.replace(ctx, f, nodes, edges); err != nil {
 		return t.fail(err)
 	}
@@ -460,6 +464,7 @@ func (t *tx) DeleteFile(ctx context.Context, path string) error {
 		return nil
 	}
 	if err == nil {
+		t.graph = true
 		err = t.deleteOwned(ctx, fid)
 	}
 	if err == nil {
@@ -485,9 +490,9 @@ func (t *tx) SetMeta(ctx context.Context, key, value string) error {
 	return nil
 }
 
-// Commit makes every write visible at once and bumps the generation that
-// tells readers their adjacency is stale. A transaction whose earlier write
-// failed is rolled back instead.
+// Commit makes every write visible at once and, when the graph changed,
+// bumps the generation that tells readers their adjacency is stale. A
+// transaction whose earlier write failed is rolled back instead.
 func (t *tx) Commit() error {
 	if t.done {
 		return errors.New("commit: transaction already committed or rolled back")
@@ -496,7 +501,10 @@ func (t *tx) Commit() error {
 		return errors.Join(fmt.Errorf("commit: %w", err), t.Rollback())
 	}
 	ctx := context.Background()
-	_, err := t.conn.ExecContext(ctx, "UPDATE sys SET value = value + 1 WHERE key = 'generation'")
+	_, err := t.conn.ExecContext(ctx, "INSERT INTO sys(key, value) VALUES ('commits', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1")
+	if err == nil && t.graph {
+		_, err = t.conn.ExecContext(ctx, "UPDATE sys SET value = value + 1 WHERE key = 'generation'")
+	}
 	if err == nil {
 		_, err = t.conn.ExecContext(ctx, "COMMIT")
 	}
