@@ -3,6 +3,7 @@ package retrieve
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,21 +42,23 @@ type posting struct {
 	tf  float32
 }
 
-// lexBuilder accumulates postings in chunk order.
+// lexBuilder accumulates raw postings; docs may arrive in any order (new
+// chunks are tokenized, unchanged ones imported from the previous index)
+// and finish sorts and encodes them.
 type lexBuilder struct {
-	post   map[string][]byte
-	df     map[string]int32
-	last   map[string]int32
+	post   map[string][]posting
 	docLen []float32
 }
 
 func newLexBuilder() *lexBuilder {
-	return &lexBuilder{post: map[string][]byte{}, df: map[string]int32{}, last: map[string]int32{}}
+	return &lexBuilder{post: map[string][]posting{}}
 }
 
-// add indexes the next chunk; docs must be added in increasing order.
-func (b *lexBuilder) add(t chunkText) {
-	doc := int32(len(b.docLen))
+// add indexes t as the next document.
+func (b *lexBuilder) add(t chunkText) { b.addDoc(int32(len(b.docLen)), t) }
+
+// addDoc tokenizes t as document doc.
+func (b *lexBuilder) addDoc(doc int32, t chunkText) {
 	tf := map[string]float64{}
 	length := 0.0
 	for _, f := range []struct {
@@ -67,32 +70,64 @@ func (b *lexBuilder) add(t chunkText) {
 			length += f.w
 		}
 	}
-	b.docLen = append(b.docLen, float32(length))
-	var buf [2 * binary.MaxVarintLen32]byte
+	b.setLen(doc, float32(length))
 	for term, v := range tf {
-		prev, seen := b.last[term]
-		if !seen {
-			prev = 0
+		// Quantize as the encoding does, so imported and fresh postings agree.
+		b.post[term] = append(b.post[term], posting{doc: doc, tf: float32(math.Round(v*tfScale)) / tfScale})
+	}
+}
+
+func (b *lexBuilder) setLen(doc int32, l float32) {
+	for int(doc) >= len(b.docLen) {
+		b.docLen = append(b.docLen, 0)
+	}
+	b.docLen[doc] = l
+}
+
+// importDocs copies the postings and lengths of old's documents into b,
+// renumbered by remap (old doc → new doc, −1 to drop), without
+// tokenizing anything: unchanged files cost one pass over old postings.
+func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
+	for d, nd := range remap {
+		if nd >= 0 {
+			b.setLen(nd, old.DocLen[d])
 		}
-		n := binary.PutUvarint(buf[:], uint64(doc-prev))
-		n += binary.PutUvarint(buf[n:], uint64(math.Round(v*tfScale)))
-		b.post[term] = append(b.post[term], buf[:n]...)
-		b.last[term] = doc
-		b.df[term]++
+	}
+	for id, term := range old.Terms {
+		for _, p := range old.postings(int32(id)) {
+			if nd := remap[p.doc]; nd >= 0 {
+				b.post[term] = append(b.post[term], posting{doc: nd, tf: p.tf})
+			}
+		}
 	}
 }
 
 func (b *lexBuilder) finish() *lexIndex {
 	ix := &lexIndex{DocLen: b.docLen}
-	for t := range b.post {
-		ix.Terms = append(ix.Terms, t)
+	for t, ps := range b.post {
+		if len(ps) > 0 {
+			ix.Terms = append(ix.Terms, t)
+		}
 	}
 	sort.Strings(ix.Terms)
 	ix.Blobs = make([][]byte, len(ix.Terms))
 	ix.DF = make([]int32, len(ix.Terms))
+	var buf [2 * binary.MaxVarintLen32]byte
 	for i, t := range ix.Terms {
-		ix.Blobs[i] = b.post[t]
-		ix.DF[i] = b.df[t]
+		ps := b.post[t]
+		if !slices.IsSortedFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) }) {
+			slices.SortFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) })
+		}
+		blob := make([]byte, 0, len(ps)*3)
+		prev := int32(0)
+		for _, p := range ps {
+			n := binary.PutUvarint(buf[:], uint64(p.doc-prev))
+			n += binary.PutUvarint(buf[n:], uint64(math.Round(float64(p.tf)*tfScale)))
+			blob = append(blob, buf[:n]...)
+			prev = p.doc
+		}
+		ix.Blobs[i] = blob
+		ix.DF[i] = int32(len(ps))
 	}
 	total := 0.0
 	for _, l := range b.docLen {

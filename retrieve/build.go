@@ -184,9 +184,35 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
 	lb := newLexBuilder()
 	flb := newLexBuilder()
+	// Unchanged files import their postings from the previous index instead
+	// of being tokenized again: remap takes old chunk and file numbers to
+	// new ones (−1: dropped).
+	var remap, fileRemap []int32
+	oldFileIdx := map[string]int{}
+	if old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files) {
+		remap = make([]int32, len(old.Chunks))
+		fileRemap = make([]int32, len(old.Files))
+		for i := range remap {
+			remap[i] = -1
+		}
+		for i := range fileRemap {
+			fileRemap[i] = -1
+		}
+		for i, f := range old.Files {
+			oldFileIdx[f.Path] = i
+		}
+	}
 	var st BuildStats
-	var texts []chunkText
-	for i, res := range results {
+	// textFor returns the indexable text of chunk j of file result res,
+	// making it from the file's lines for reused files.
+	textFor := func(res *result, j int) chunkText {
+		if res.texts != nil {
+			return res.texts[j]
+		}
+		return textOf(res.chunks[j], res.lines)
+	}
+	for i := range results {
+		res := &results[i]
 		if res.skip {
 			continue
 		}
@@ -196,19 +222,24 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		} else {
 			st.Changed++
 		}
-		ix.Files = append(ix.Files, fileEntry{Path: paths[i], Key: res.key, First: int32(len(ix.Chunks)), Count: int32(len(res.chunks))})
+		first, fileNo := int32(len(ix.Chunks)), int32(len(ix.Files))
+		ix.Files = append(ix.Files, fileEntry{Path: paths[i], Key: res.key, First: first, Count: int32(len(res.chunks))})
 		ix.Chunks = append(ix.Chunks, res.chunks...)
-		if res.reused {
-			res.texts = make([]chunkText, len(res.chunks))
-			for j, c := range res.chunks {
-				res.texts[j] = textOf(c, res.lines)
+		if of, ok := oldFileIdx[paths[i]]; ok && res.reused {
+			for j := range res.chunks {
+				remap[int(old.Files[of].First)+j] = first + int32(j)
 			}
+			fileRemap[of] = fileNo
+			continue
 		}
-		texts = append(texts, res.texts...)
-		for _, t := range res.texts {
-			lb.add(t)
+		for j := range res.chunks {
+			lb.addDoc(first+int32(j), textFor(res, j))
 		}
-		flb.add(chunkText{path: paths[i], body: res.whole})
+		flb.addDoc(fileNo, chunkText{path: paths[i], body: res.whole})
+	}
+	if remap != nil {
+		lb.importDocs(old.Lex, remap)
+		flb.importDocs(old.FileLex, fileRemap)
 	}
 	present := map[string]bool{}
 	for _, f := range ix.Files {
@@ -233,18 +264,24 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		var todo []string
 		var todoHash []string
 		queued := map[string]bool{}
-		for i, c := range ix.Chunks {
-			if v, ok := cache[c.Hash]; ok {
-				ix.Vectors[c.Hash] = v
-				st.EmbedCached++
+		for i := range results {
+			res := &results[i]
+			if res.skip {
 				continue
 			}
-			if queued[c.Hash] {
-				continue
+			for j, c := range res.chunks {
+				if v, ok := cache[c.Hash]; ok {
+					ix.Vectors[c.Hash] = v
+					st.EmbedCached++
+					continue
+				}
+				if queued[c.Hash] {
+					continue
+				}
+				queued[c.Hash] = true
+				todo = append(todo, textFor(res, j).embedText(c))
+				todoHash = append(todoHash, c.Hash)
 			}
-			queued[c.Hash] = true
-			todo = append(todo, texts[i].embedText(c))
-			todoHash = append(todoHash, c.Hash)
 		}
 		if len(todo) > 0 {
 			log.Info("embedding chunks", "chunks", len(todo), "model", ix.EmbedModel)

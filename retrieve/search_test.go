@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // testRepo materialises testdata/repo.txtar, indexes it with the fake
@@ -264,6 +265,22 @@ func TestBuildIncremental(t *testing.T) {
 	got := BuildStats{Files: st2.Files, Changed: st2.Changed, Reused: st2.Reused, Removed: st2.Removed}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("second build (-want +got):\n%s", diff)
+	}
+	// The incremental index equals a full rebuild.
+	incr, err := readIndex(filepath.Join(root, ".relay", IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullDir := t.TempDir()
+	if _, err := Build(ctx, root, g, BuildOptions{Dir: fullDir, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := readIndex(filepath.Join(fullDir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
+		t.Errorf("incremental index differs from a full build (-full +incremental):\n%s", diff)
 	}
 	s, err := Open(root, g, OpenOptions{})
 	if err != nil {
