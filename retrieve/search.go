@@ -404,13 +404,14 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		rankings = append(rankings, vr)
 	}
 	named := s.namedFolders(q)
+	shown := queryWords(q)
 	testPenalty := !mentionsTests(q)
 	fused := FuseRRF(RRFK, rankings...)
 	hits := make([]Hit, 0, len(fused))
 	for _, fu := range fused {
 		h := Hit{Chunk: s.ix.Chunks[fu.Doc], Score: fu.Score, Matched: matched[fu.Doc]}
 		if r, ok := fu.Ranks["bm25"]; ok {
-			h.Why = append(h.Why, fmt.Sprintf("BM25 rank %d (terms: %s)", r, strings.Join(h.Matched, ", ")))
+			h.Why = append(h.Why, fmt.Sprintf("BM25 rank %d (matched: %s)", r, strings.Join(displayTerms(h.Matched, shown), ", ")))
 		}
 		if _, ok := fu.Ranks["mention"]; ok {
 			h.Why = append(h.Why, "named in the query")
@@ -538,6 +539,37 @@ func (h *denseHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// queryWords maps each index term of q to the query word it came from, so
+// reasons can show "parsing" rather than the stem "pars".
+func queryWords(q string) map[string]string {
+	out := map[string]string{}
+	forEachWord(q, func(w string) {
+		for _, t := range appendWordTerms(nil, w) {
+			if _, ok := out[t]; !ok {
+				out[t] = w
+			}
+		}
+	})
+	return out
+}
+
+// displayTerms turns matched index terms into the query's words, once each.
+func displayTerms(terms []string, shown map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range terms {
+		w, ok := shown[t]
+		if !ok {
+			w = t
+		}
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // TestPenalty multiplies the score of hits in test files when the query

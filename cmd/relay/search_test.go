@@ -75,6 +75,11 @@ func Checkout(c *Cart) (int, error) {
 
 func TestSearchCommand(t *testing.T) {
 	root := retrievalRepo(t)
+	// Without a retrieval index (a repository indexed before retrieval
+	// existed), the first search builds one.
+	if err := os.Remove(filepath.Join(root, ".relay", "retrieve.idx")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name      string
 		args      []string
