@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,10 @@ const (
 	MetaVersion = "index.go.version" // FormatVersion of the last run
 	MetaConfig  = "index.go.config"  // hash of every go.mod and go.work: a change forces a full run
 )
+
+// ErrNotGo is returned by Run for a root holding no Go module, workspace or
+// file.
+var ErrNotGo = errors.New("not a Go repository")
 
 // Options configures Run.
 type Options struct {

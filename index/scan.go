@@ -146,7 +146,7 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	}
 	t.config = hex.EncodeToString(cfgHash.Sum(nil))
 	if len(t.modules) == 0 && t.work == nil && len(goFiles) == 0 {
-		return nil, fmt.Errorf("not a Go repository: no go.mod, go.work or .go files under %s", root)
+		return nil, fmt.Errorf("%w: no go.mod, go.work or .go files under %s", ErrNotGo, root)
 	}
 	// Hash the files in parallel; the order of t.files does not matter.
 	dfs := make([]*diskFile, len(goFiles))

@@ -68,11 +68,11 @@ func (a *asker) answer(ctx context.Context, q string) error {
 	ctx, cancel := a.f.runContext(ctx)
 	defer cancel()
 	if a.sess == nil {
-		md, err := offlineFallback(ctx, a.g, a.root, "ask", q)
+		res, err := offlineFallback(ctx, a.g, a.root, "ask", q)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(a.g.stdout, md)
+		_, err = fmt.Fprintln(a.g.stdout, res.markdown)
 		return err
 	}
 	ans, err := a.sess.runner.Ask(ctx, q)

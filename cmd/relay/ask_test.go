@@ -60,17 +60,6 @@ func TestAskCommand(t *testing.T) {
 	}
 }
 
-func TestAskCommandNoEndpoint(t *testing.T) {
-	t.Parallel()
-	root := agentRepo(t)
-	for _, args := range [][]string{{"ask", "--repo", root, "a question"}, {"ask", "--repo", root}} {
-		code, _, errOut := relayAgent(t, func(string) string { return "" }, "a question\n", args...)
-		if code != 1 || !strings.Contains(errOut, "relay ask: no model endpoint configured") || !strings.Contains(errOut, "OPENAI_BASE_URL=http://localhost:11434/v1") {
-			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
-		}
-	}
-}
-
 // TestAskREPLInterrupt sends SIGINT to the process while a question runs:
 // the question is cancelled and the REPL goes on to the next one. Not
 // parallel: the signal goes to the whole test process.

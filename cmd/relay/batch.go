@@ -119,12 +119,11 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 	sess, err := f.newAgent(ctx, g, root, nil)
 	if errors.Is(err, errNoEndpoint) {
 		return func(ctx context.Context, issue string) (scopeOutcome, error) {
-			md, err := offlineFallback(ctx, g, root, "scope", issue)
+			res, err := offlineFallback(ctx, g, root, "scope", issue)
 			if err != nil {
 				return scopeOutcome{}, err
 			}
-			js, err := json.MarshalIndent(map[string]any{"issue": issue, "offline": true, "structured": false, "markdown": md}, "", "  ")
-			return scopeOutcome{markdown: md, json: append(js, '\n')}, err
+			return scopeOutcome{markdown: res.markdown, json: res.json}, nil
 		}, func() {}, nil
 	}
 	if err != nil {

@@ -137,7 +137,6 @@ func TestBatchCommandErrors(t *testing.T) {
 	}{
 		{"no flags", []string{"batch"}, 2, "batch needs --in FILE (.jsonl or .csv) and --out DIR"},
 		{"bad concurrency", []string{"batch", "--in", in, "--out", out, "--concurrency", "0"}, 2, "--concurrency 0: want at least 1"},
-		{"no endpoint", []string{"batch", "--in", in, "--out", out}, 1, "relay scope: no model endpoint configured"},
 		{"missing input", []string{"batch", "--in", filepath.Join(out, "none.jsonl"), "--out", out}, 1, "read tickets: open"},
 	}
 	for _, tc := range tests {

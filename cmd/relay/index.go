@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/retrieve"
 )
 
 func init() { commands = append(commands, newIndexCmd) }
@@ -20,6 +22,7 @@ func init() { commands = append(commands, newIndexCmd) }
 func newIndexCmd(g *globals) *cobra.Command {
 	var full bool
 	var maxErrors int
+	var ef embedFlags
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Build or update the code graph of the repository",
@@ -32,34 +35,63 @@ An interrupted run leaves the previous graph intact.`,
 			if err != nil {
 				return err
 			}
-			dir, err := g.storeDir(root)
+			emb, err := g.embedder(ef)
 			if err != nil {
 				return err
 			}
-			_, statErr := os.Stat(dir)
-			fresh := errors.Is(statErr, os.ErrNotExist)
-			st, err := g.openStore(cmd.Context(), root, true)
-			if err != nil {
-				return err
-			}
-			prog := newProgress(g.stderr, isTerminal(g.stderr))
-			sum, err := index.Run(cmd.Context(), st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full})
-			prog.done()
-			st.Close()
-			if err != nil {
-				if fresh {
-					// Nothing was ever committed: leave no empty store behind.
-					os.RemoveAll(dir)
-				}
-				return fmt.Errorf("index %s: %w", root, err)
-			}
-			printSummary(g.stdout, root, sum, maxErrors)
-			return nil
+			return g.indexRepo(cmd.Context(), root, indexRun{full: full, maxErrors: maxErrors, embedder: emb, out: g.stdout})
 		},
 	}
+	ef.register(cmd.Flags())
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors to list (all are counted)")
 	return cmd
+}
+
+// indexRun configures one indexRepo call.
+type indexRun struct {
+	full      bool
+	maxErrors int
+	embedder  retrieve.Embedder
+	out       io.Writer // where the summary goes
+}
+
+// indexRepo indexes root into the store (one transaction: an interrupted
+// run leaves the previous graph), then builds the search index from it, and
+// prints a summary to r.out.
+func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error {
+	dir, err := g.storeDir(root)
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(dir)
+	fresh := dir != "" && errors.Is(statErr, os.ErrNotExist)
+	st, err := g.openStore(ctx, root, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	prog := newProgress(g.stderr, isTerminal(g.stderr))
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full})
+	prog.done()
+	if err != nil {
+		if fresh {
+			// Nothing was ever committed: leave no empty store behind.
+			st.Close()
+			os.RemoveAll(dir)
+		}
+		return fmt.Errorf("index %s: %w", root, err)
+	}
+	printSummary(r.out, root, sum, r.maxErrors)
+	// The search index is derived from the committed graph and the files;
+	// it is written atomically, so a failure here leaves the previous one
+	// (and the new graph) usable.
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Embedder: r.embedder, Force: r.full, Log: g.log})
+	if err != nil {
+		return fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
+	}
+	printBuildStats(r.out, bs)
+	return nil
 }
 
 // progress renders index progress: one rewritten line on a terminal, one
@@ -158,4 +190,13 @@ func kindCounts[K ~string](m map[K]int, kinds []K) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+func printBuildStats(w io.Writer, bs retrieve.BuildStats) {
+	fmt.Fprintf(w, "Search index: %d chunks from %d files (%d changed, %d reused, %d removed) in %s",
+		bs.Chunks, bs.Files, bs.Changed, bs.Reused, bs.Removed, bs.Duration.Round(time.Millisecond))
+	if bs.Embedded+bs.EmbedCached > 0 {
+		fmt.Fprintf(w, "; %d embeddings computed, %d cached", bs.Embedded, bs.EmbedCached)
+	}
+	fmt.Fprintln(w, ".")
 }

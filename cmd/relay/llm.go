@@ -61,8 +61,8 @@ func (f *llmFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under <repo>/.relay/runs")
 }
 
-// errNoEndpoint marks the error offlineFallback returns while relay has no
-// offline pipeline wired in.
+// errNoEndpoint is what newAgent returns when no model endpoint is
+// configured; ask, scope and batch then use offlineFallback.
 var errNoEndpoint = errors.New("no model endpoint configured")
 
 // endpoint returns the configured base URL and key; ok is false when neither
@@ -74,18 +74,6 @@ func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
 	}
 	apiKey = g.getenv("OPENAI_API_KEY")
 	return baseURL, apiKey, baseURL != "" || apiKey != ""
-}
-
-// offlineFallback is where ask, scope and batch go when no model endpoint is
-// configured. kind is "ask" or "scope"; text the question or issue. It
-// returns the Markdown to show.
-//
-// TODO(lead): answer with the deterministic retrieval pipeline (package
-// retrieve) here. Until then it explains how to configure an endpoint.
-func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (string, error) {
-	_, _, _, _ = ctx, g, root, text
-	return "", fmt.Errorf("relay %s: %w. Set OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL for any OpenAI-compatible server, "+
-		"and pick a model with --model or RELAY_MODEL. Example with Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 RELAY_MODEL=qwen2.5-coder:14b relay %s …", kind, errNoEndpoint, kind)
 }
 
 // agentSession is a configured Runner plus what to release after it.

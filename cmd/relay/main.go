@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -34,6 +35,9 @@ type globals struct {
 	stdin    io.Reader
 	log      *slog.Logger
 	getenv   func(string) string
+
+	offlineOnce sync.Once
+	offline     *offlineState // the offline pipeline, opened on first use
 }
 
 // commands are the sub-command constructors; each file appends its own in init.
@@ -65,6 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	g.closeOffline()
 	if err == nil {
 		return 0
 	}

@@ -49,11 +49,14 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 			defer cancel()
 			sess, err := f.newAgent(ctx, g, root, progressPrinter(g.stderr))
 			if errors.Is(err, errNoEndpoint) {
-				md, err := offlineFallback(ctx, g, root, "scope", issue)
+				res, err := offlineFallback(ctx, g, root, "scope", issue)
 				if err != nil {
 					return err
 				}
-				return writeOutput(g, out, md+"\n")
+				if format == "json" {
+					return writeOutput(g, out, string(res.json))
+				}
+				return writeOutput(g, out, res.markdown+"\n")
 			}
 			if err != nil {
 				return err

@@ -218,8 +218,6 @@ func TestScopeCommandErrors(t *testing.T) {
 		{"args and file", noEnv, []string{"scope", "--file", "x.md", "text"}, 2, "either as arguments or with --file, not both"},
 		{"bad format", noEnv, []string{"scope", "--format", "yaml", "x"}, 2, `--format "yaml": want md or json`},
 		{"missing file", noEnv, []string{"scope", "--file", filepath.Join(root, "nope.md")}, 1, "read issue: open"},
-		{"no endpoint", noEnv, []string{"scope", "an issue"}, 1, "no model endpoint configured. Set OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL"},
-		{"no endpoint names Ollama", noEnv, []string{"scope", "an issue"}, 1, "OPENAI_BASE_URL=http://localhost:11434/v1"},
 		{"endpoint without model", m.env(), []string{"scope", "an issue"}, 2, "pass --model (or set RELAY_MODEL)"},
 		{"bad price", m.env(), append([]string{"scope", "--price", "gpt=1", "x"}, modelFlags...), 2, "--price: price \"gpt=1\": want model=in/out"},
 		{"max-cost without prices", m.env(), append([]string{"scope", "--max-cost", "1", "x"}, modelFlags...), 2, "--max-cost needs prices"},

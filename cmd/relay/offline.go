@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/retrieve"
+)
+
+// offlineResult is what the deterministic pipeline produced for one
+// question or issue: the report as markdown and as JSON.
+type offlineResult struct {
+	markdown string
+	json     []byte
+}
+
+// offlineState keeps the store and searcher of one invocation open across
+// questions (the REPL) and tickets (batch).
+type offlineState struct {
+	mu  sync.Mutex
+	st  graphdb.Store
+	s   *retrieve.Searcher
+	err error
+}
+
+// offlineFallback is where ask, scope and batch go when no model endpoint is
+// configured: the retrieval pipeline (BM25 over code, docs and config,
+// symbol lookup, graph-aware re-ranking and expansion) writes a context
+// report that says no model was used. kind is "ask" or "scope".
+func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (offlineResult, error) {
+	s, err := g.offlineSearcher(ctx, root)
+	if err != nil {
+		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
+	}
+	rep, err := s.Report(ctx, text, retrieve.ReportOptions{})
+	if err != nil {
+		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
+	}
+	md := rep.Markdown() + "\n" + noModelHint
+	js, err := json.MarshalIndent(struct {
+		Kind    string `json:"kind"`
+		Input   string `json:"input"`
+		Offline bool   `json:"offline"`
+		retrieve.Report
+	}{kind, text, true, rep}, "", "  ")
+	if err != nil {
+		return offlineResult{}, err
+	}
+	return offlineResult{markdown: md, json: append(js, '\n')}, nil
+}
+
+// noModelHint ends every offline report.
+const noModelHint = "_To have a planner and retriever agents read this code and write a scoping report, configure a model: " +
+	"OPENAI_API_KEY (api.openai.com) or OPENAI_BASE_URL for any OpenAI-compatible server, with --model or RELAY_MODEL " +
+	"(e.g. OPENAI_BASE_URL=http://localhost:11434/v1 RELAY_MODEL=qwen2.5-coder:14b for Ollama)._"
+
+func (g *globals) offlineSearcher(ctx context.Context, root string) (*retrieve.Searcher, error) {
+	g.offlineOnce.Do(func() { g.offline = &offlineState{} })
+	o := g.offline
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.s != nil || o.err != nil {
+		return o.s, o.err
+	}
+	st, err := g.openStore(ctx, root, false)
+	if errors.Is(err, graphdb.ErrNotFound) {
+		// No index yet: build it now, as `relay index` would.
+		fmt.Fprintf(g.stderr, "relay: no index for %s yet; indexing it first (relay index keeps it up to date)\n", root)
+		err = g.indexRepo(ctx, root, indexRun{maxErrors: 5, out: g.stderr})
+		if errors.Is(err, index.ErrNotGo) {
+			// No code graph for this repository (relay indexes Go code):
+			// search code, docs and config without graph relations.
+			fmt.Fprintln(g.stderr, "relay: no Go code here, so no code graph; ranking files by search alone")
+			s, err := g.openSearcher(ctx, root, nil, nil)
+			if err != nil {
+				o.err = err
+				return nil, err
+			}
+			o.s = s
+			return s, nil
+		}
+		if err == nil {
+			st, err = g.openStore(ctx, root, false)
+		}
+	}
+	if err != nil {
+		o.err = err
+		return nil, err
+	}
+	s, err := g.openSearcher(ctx, root, st, nil)
+	if err != nil {
+		st.Close()
+		o.err = err
+		return nil, err
+	}
+	o.st, o.s = st, s
+	return s, nil
+}
+
+// closeOffline releases what offlineSearcher opened.
+func (g *globals) closeOffline() {
+	if g.offline != nil && g.offline.st != nil {
+		g.offline.st.Close()
+	}
+}
