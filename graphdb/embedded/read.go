@@ -13,8 +13,7 @@ import (
 )
 
 // nodeCols are the columns scanNode reads, in order; s is syms, n is nodes.
-const nodeCols = `s.id, n.kind, n.sub_kind, n.name, n.qname, n.loc, n.language, n.file,
-	n.start_line, n.end_line, n.signature, n.doc, n.flags, n.attrs`
+const nodeCols = `s.id, n.kind, n.name, n.qname, n.loc, n.file, n.start_line, n.rest`
 
 // readStmts are the reader pool's prepared statements.
 type readStmts struct {
@@ -59,21 +58,13 @@ func scanNode(r rowScanner) (graphdb.Node, error) { return scanNodeWith(r) }
 // scanNodeWith scans nodeCols preceded by the given leading columns.
 func scanNodeWith(r rowScanner, lead ...any) (graphdb.Node, error) {
 	var n graphdb.Node
-	var flags int
-	var attrs sql.NullString
-	dest := append(lead, &n.ID, &n.Kind, &n.SubKind, &n.Name, &n.QName, &n.Loc, &n.Language, &n.File,
-		&n.StartLine, &n.EndLine, &n.Signature, &n.Doc, &flags, &attrs)
+	var rest []byte
+	dest := append(lead, &n.ID, &n.Kind, &n.Name, &n.QName, &n.Loc, &n.File, &n.StartLine, &rest)
 	if err := r.Scan(dest...); err != nil {
 		return graphdb.Node{}, err
 	}
-	n.Exported = flags&flagExported != 0
-	n.Test = flags&flagTest != 0
-	n.Generated = flags&flagGenerated != 0
-	n.Testdata = flags&flagTestdata != 0
-	if attrs.Valid && attrs.String != "" {
-		if err := json.Unmarshal([]byte(attrs.String), &n.Attrs); err != nil {
-			return graphdb.Node{}, fmt.Errorf("decode attrs of %s: %w", n.ID, err)
-		}
+	if err := decodeRest(rest, &n); err != nil {
+		return graphdb.Node{}, fmt.Errorf("node %s: %w", n.ID, err)
 	}
 	return n, nil
 }

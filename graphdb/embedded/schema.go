@@ -3,7 +3,7 @@ package embedded
 // schemaVersion is stored in PRAGMA user_version. Bump it whenever the
 // tables below change incompatibly; a store written by a newer relay is
 // refused with a message saying to delete the directory and re-index.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // applicationID tags the SQLite file as a relay graph (PRAGMA application_id),
 // so a foreign database in .relay/ is reported instead of misread.
@@ -22,6 +22,8 @@ const applicationID = 0x72656c79 // "rely"
 // nodes_name and nodes_file carry (file, start_line) so results come out of
 // the index nearly in the promised order and LIMIT stops early even for a
 // name declared thousands of times ("String", "Error").
+//
+// nodes.rest packs the fields no query looks at (see nodecodec.go).
 //
 // nodes.rq holds the qname with its bytes reversed: exact-qname lookups and
 // suffix queries ("Server.Serve" matches "net/http.Server.Serve") both become
@@ -52,19 +54,13 @@ CREATE TABLE IF NOT EXISTS nodes (
 	sid        INTEGER PRIMARY KEY,
 	owner      INTEGER NOT NULL,
 	kind       TEXT NOT NULL,
-	sub_kind   TEXT NOT NULL,
 	name       TEXT NOT NULL,
 	qname      TEXT NOT NULL,
 	rq         BLOB NOT NULL,
 	loc        TEXT NOT NULL,
-	language   TEXT NOT NULL,
 	file       TEXT NOT NULL,
 	start_line INTEGER NOT NULL,
-	end_line   INTEGER NOT NULL,
-	signature  TEXT NOT NULL,
-	doc        TEXT NOT NULL,
-	flags      INTEGER NOT NULL,
-	attrs      TEXT
+	rest       BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS nodes_owner ON nodes(owner);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name, file, start_line);
@@ -78,11 +74,3 @@ CREATE TABLE IF NOT EXISTS edgesets (
 );
 INSERT OR IGNORE INTO sys(key, value) VALUES ('generation', 0), ('commits', 0);
 `
-
-// Node flag bits (nodes.flags).
-const (
-	flagExported = 1 << iota
-	flagTest
-	flagGenerated
-	flagTestdata
-)

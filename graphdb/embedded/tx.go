@@ -16,7 +16,7 @@ import (
 // BEGIN IMMEDIATE, holding the cross-process write lock.
 //
 // Nodes and ids go through multi-row INSERT statements (one statement per
-// up to 32 rows) to amortise the per-statement cost of database/sql and the
+// up to 64 rows) to amortise the per-statement cost of database/sql and the
 // SQLite VM; an owner's edges are one blob row (see edgeset.go).
 type tx struct {
 	s    *Store
@@ -270,28 +270,19 @@ func (t *tx) replace(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.
 	return nil
 }
 
-const nodeTuple = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+const nodeTuple = "(?,?,?,?,?,?,?,?,?,?)"
 
 func (t *tx) insertNodes(ctx context.Context, path string, fid int64, nodes []graphdb.Node) error {
 	for len(nodes) > 0 {
-		n := chunk(len(nodes), 32)
-		st, err := t.multiStmt(ctx, `INSERT OR FAIL INTO nodes(sid, owner, kind, sub_kind, name, qname, rq, loc, language, file,
-			start_line, end_line, signature, doc, flags, attrs) VALUES `, nodeTuple, "", n)
+		n := chunk(len(nodes), 64)
+		st, err := t.multiStmt(ctx, `INSERT OR FAIL INTO nodes(sid, owner, kind, name, qname, rq, loc, file, start_line, rest) VALUES `, nodeTuple, "", n)
 		if err != nil {
 			return fmt.Errorf("replace file %s: %w", path, err)
 		}
 		args := t.args[:0]
 		for _, nd := range nodes[:n] {
-			var attrs any
-			if len(nd.Attrs) > 0 {
-				b, err := json.Marshal(nd.Attrs)
-				if err != nil {
-					return fmt.Errorf("replace file %s: encode attrs of %s: %w", path, nd.ID, err)
-				}
-				attrs = string(b)
-			}
-			args = append(args, t.syms[nd.ID], fid, string(nd.Kind), nd.SubKind, nd.Name, nd.QName, reverse(nd.QName),
-				nd.Loc, nd.Language, nd.File, nd.StartLine, nd.EndLine, nd.Signature, nd.Doc, nodeFlags(nd), attrs)
+			args = append(args, t.syms[nd.ID], fid, string(nd.Kind), nd.Name, nd.QName, reverse(nd.QName),
+				nd.Loc, nd.File, nd.StartLine, encodeRest(nd))
 		}
 		t.args = args
 		if _, err := st.ExecContext(ctx, args...); err != nil {
@@ -323,23 +314,6 @@ func (t *tx) insertEdges(ctx context.Context, path string, fid int64, edges []gr
 		return fmt.Errorf("insert edges: %w", err)
 	}
 	return nil
-}
-
-func nodeFlags(n graphdb.Node) int {
-	f := 0
-	if n.Exported {
-		f |= flagExported
-	}
-	if n.Test {
-		f |= flagTest
-	}
-	if n.Generated {
-		f |= flagGenerated
-	}
-	if n.Testdata {
-		f |= flagTestdata
-	}
-	return f
 }
 
 // internAll makes sure every id the nodes and edges mention has a sid in
