@@ -16,6 +16,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/tools"
 )
 
@@ -164,7 +165,21 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, s *agentS
 	default:
 		return nil, err
 	}
-	return tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log})
+	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log})
+	if err != nil {
+		return nil, err
+	}
+	// The hybrid search tool joins when relay index has built its index.
+	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Log: g.log})
+	switch {
+	case err == nil:
+		reg.Add(retrieve.NewSearchTool(srch))
+	case errors.Is(err, retrieve.ErrNoIndex):
+		g.log.Info("no search index; the agents get grep, glob, read and graph only", "root", root)
+	default:
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	return reg, nil
 }
 
 func (f *llmFlags) models(g *globals, baseURL string) (agent.Models, error) {

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/relayhq/relay/agent/agenttest"
 )
 
 // TestOffline runs ask, scope and batch with no model endpoint: they use the
@@ -96,5 +99,30 @@ func TestOfflineNotGo(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "no Go code here") {
 		t.Errorf("stderr does not say there is no code graph:\n%s", stderr)
+	}
+}
+
+// TestAgentToolsAfterIndex: once relay index has run, the retrievers are
+// offered the graph and the hybrid search tool besides grep, glob and read.
+func TestAgentToolsAfterIndex(t *testing.T) {
+	needRgFd(t)
+	t.Parallel()
+	m := startFakeModel(t)
+	root := agentRepo(t)
+	if code, _, stderr := relay(t, "", "index", "--repo", root); code != 0 {
+		t.Fatalf("index: %s", stderr)
+	}
+	if code, _, stderr := relayAgent(t, m.env(), "", append([]string{"--repo", root, "scope", "SMS retries"}, modelFlags...)...); code != 0 {
+		t.Fatalf("scope: %d %s", code, stderr)
+	}
+	var retrieverTools []string
+	for _, req := range m.srv.Requests() {
+		if names := agenttest.ToolNames(req); slices.Contains(names, "grep") {
+			retrieverTools = names
+			break
+		}
+	}
+	if want := []string{"glob", "graph", "grep", "read", "search"}; !slices.Equal(retrieverTools, want) {
+		t.Errorf("retriever tools = %v, want %v", retrieverTools, want)
 	}
 }
