@@ -25,7 +25,7 @@ const maxFileIndexBytes = 64 << 10
 
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
 // an index of another version is rebuilt from scratch.
-const formatVersion = 5
+const formatVersion = 6
 
 // BuildOptions configure Build.
 type BuildOptions struct {

@@ -35,8 +35,9 @@ type Chunk struct {
 	Loc       string         `json:"loc,omitempty"`    // location name "path/f.go:Recv.Method"
 	Parent    string         `json:"parent,omitempty"` // receiver type, enclosing heading or package
 	NodeID    graphdb.NodeID `json:"node_id,omitempty"`
-	StartLine int            `json:"start_line"` // 1-based, inclusive
+	StartLine int            `json:"start_line"`     // 1-based, inclusive; includes the doc comment
 	EndLine   int            `json:"end_line"`
+	Line      int            `json:"line,omitempty"` // the declaration line of a symbol
 	Signature string         `json:"signature,omitempty"`
 	Doc       string         `json:"doc,omitempty"`
 	Hash      string         `json:"hash"` // hash of the chunk text: the embeddings cache key
@@ -103,7 +104,7 @@ func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 		}
 		out = append(out, Chunk{
 			Path: rel, Language: lang, Kind: kind, Name: n.Name, QName: n.QName, Loc: n.Loc,
-			Parent: parentName(n), NodeID: n.ID, StartLine: start, EndLine: end,
+			Parent: parentName(n), NodeID: n.ID, StartLine: start, EndLine: end, Line: n.StartLine,
 			Signature: n.Signature, Doc: n.Doc,
 		})
 	}

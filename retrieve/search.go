@@ -142,7 +142,16 @@ type Hit struct {
 }
 
 // Location is "path:line".
-func (h Hit) Location() string { return fmt.Sprintf("%s:%d", h.Path, h.StartLine) }
+func (h Hit) Location() string { return h.Chunk.Location() }
+
+// Location is "path:line" of the declaration (of the first line for
+// sections and text windows).
+func (c Chunk) Location() string {
+	if c.Line > 0 {
+		return fmt.Sprintf("%s:%d", c.Path, c.Line)
+	}
+	return fmt.Sprintf("%s:%d", c.Path, c.StartLine)
+}
 
 // Results is the answer to one search.
 type Results struct {

@@ -88,8 +88,8 @@ func TestSearchCommand(t *testing.T) {
 		stderrHas string
 	}{
 		{"words", []string{"search", "ten percent discount on large orders"}, 0,
-			[]string{"(lexical search)", "1. README.md:3 section Discounts", "2. cart/cart.go:23 function cart/cart.go:applyDiscount", "cart/cart.go:24: func applyDiscount(sum int) int {"}, ""},
-		{"identifier fast path", []string{"search", "Checkout"}, 0, []string{"(exact search)", "cart/checkout.go:3 function cart/checkout.go:Checkout — symbol named Checkout"}, ""},
+			[]string{"(lexical search)", "1. README.md:3 section Discounts", "2. cart/cart.go:24 function cart/cart.go:applyDiscount", "cart/cart.go:24: func applyDiscount(sum int) int {"}, ""},
+		{"identifier fast path", []string{"search", "Checkout"}, 0, []string{"(exact search)", "cart/checkout.go:4 function cart/checkout.go:Checkout — symbol named Checkout"}, ""},
 		{"hex code", []string{"search", "0x7c01"}, 0, []string{"exact match of code 0x7c01", "cart/cart.go"}, ""},
 		{"filters", []string{"search", "--lang", "markdown", "discount"}, 0, []string{"1. README.md:3 section Discounts"}, ""},
 		{"kind and limit", []string{"search", "--kind", "method", "--limit", "1", "cart total"}, 0, []string{"1 result(s)", "Cart.Total"}, ""},
