@@ -400,7 +400,7 @@ func evalOne(ctx context.Context, in Instance, root string, opts EvalOptions) []
 // Table renders the summaries as a text table, one row per method.
 func (r EvalReport) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-11s %5s %6s %6s %7s %6s %6s %7s %6s %6s %6s %6s %8s %8s %8s\n",
+	fmt.Fprintf(&b, "%-14s %5s %6s %6s %7s %6s %6s %7s %6s %6s %6s %6s %8s %8s %8s\n",
 		"method", "n", "f.all1", "f.all5", "f.all10", "f.any1", "f.any5", "f.any10", "fn.a5", "fn.a10", "fn.y5", "fn.y10", "file.mrr", "fn.mrr", "s/inst")
 	for _, s := range r.Summaries {
 		fn := func(m map[int]float64, k int) string {
@@ -413,7 +413,7 @@ func (r EvalReport) Table() string {
 		if s.FuncScored > 0 && s.Method != MethodBM25Files {
 			fnMRR = fmt.Sprintf("%.3f", s.FuncMRR)
 		}
-		fmt.Fprintf(&b, "%-11s %5d %6.1f %6.1f %7.1f %6.1f %6.1f %7.1f %6s %6s %6s %6s %8.3f %8s %8.3f\n",
+		fmt.Fprintf(&b, "%-14s %5d %6.1f %6.1f %7.1f %6.1f %6.1f %7.1f %6s %6s %6s %6s %8.3f %8s %8.3f\n",
 			s.Method, s.Instances, s.FileAll[1], s.FileAll[5], s.FileAll[10], s.FileAny[1], s.FileAny[5], s.FileAny[10],
 			fn(s.FuncAll, 5), fn(s.FuncAll, 10), fn(s.FuncAny, 5), fn(s.FuncAny, 10), s.FileMRR, fnMRR, s.MeanSeconds)
 		if s.Errors > 0 {
