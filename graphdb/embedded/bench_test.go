@@ -308,3 +308,44 @@ func BenchmarkFindSymbols(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIncremental is one incremental index run on the std-sized store:
+// replace one file (same content) in a transaction and commit, then Warm,
+// which rebuilds and saves the adjacency of the new generation. It runs
+// last because it moves the shared store to a new generation.
+func BenchmarkIncremental(b *testing.B) {
+	dir, g := benchStore(b)
+	ctx := context.Background()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var commits, warms []time.Duration
+	i := 0
+	for b.Loop() {
+		o := g.owners[(i*7919)%len(g.owners)]
+		start := time.Now()
+		tx, err := s.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.ReplaceFile(ctx, o.file, o.nodes, o.edges); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		commits = append(commits, time.Since(start))
+		start = time.Now()
+		if err := s.Warm(ctx); err != nil {
+			b.Fatal(err)
+		}
+		warms = append(warms, time.Since(start))
+		i++
+	}
+	slices.Sort(commits)
+	slices.Sort(warms)
+	b.ReportMetric(float64(commits[len(commits)/2])/1e6, "commit-p50-ms")
+	b.ReportMetric(float64(warms[len(warms)/2])/1e6, "warm-p50-ms")
+}
