@@ -83,6 +83,13 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		return fmt.Errorf("index %s: %w", root, err)
 	}
 	printSummary(r.out, root, sum, r.maxErrors)
+	// Build the traversal index now, so the next command's first query
+	// does not pay for it.
+	if w, ok := st.(interface{ Warm(context.Context) error }); ok && !sum.Unchanged {
+		if err := w.Warm(ctx); err != nil {
+			return fmt.Errorf("the code graph is indexed, but preparing its traversal index failed: %w", err)
+		}
+	}
 	// The search index is derived from the committed graph and the files;
 	// it is written atomically, so a failure here leaves the previous one
 	// (and the new graph) usable.

@@ -41,14 +41,5 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 	if err != nil {
 		return nil, err
 	}
-	if !write {
-		// A store that exists but was never committed to (an index run that
-		// failed before its first commit) holds no graph either.
-		files, err := st.Files(ctx)
-		if err == nil && len(files) == 0 {
-			st.Close()
-			return nil, fmt.Errorf("no index at %s; run `relay index --repo %s` first: %w", dir, root, graphdb.ErrNotFound)
-		}
-	}
 	return st, nil
 }
