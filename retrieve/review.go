@@ -105,6 +105,7 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 	if opts.Depth == "" {
 		opts.Depth = DepthStandard
 	}
+	g = newCachedReader(g)
 	rc := ReviewContext{Depth: opts.Depth, Files: []ReviewFile{}, Changed: []ChangedSymbol{}, Callers: []RelatedSymbol{}, Callees: []RelatedSymbol{}}
 	byID := map[graphdb.NodeID]int{}
 	var langs []string
