@@ -113,7 +113,9 @@ func (c *cachedReader) Traverse(ctx context.Context, start graphdb.NodeID, kinds
 	return hs, nil
 }
 
-func (c *cachedReader) Files(ctx context.Context) ([]graphdb.FileRecord, error) { return c.r.Files(ctx) }
+func (c *cachedReader) Files(ctx context.Context) ([]graphdb.FileRecord, error) {
+	return c.r.Files(ctx)
+}
 
 func (c *cachedReader) Stats(ctx context.Context) (graphdb.Stats, error) { return c.r.Stats(ctx) }
 

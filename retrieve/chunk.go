@@ -35,7 +35,7 @@ type Chunk struct {
 	Loc       string         `json:"loc,omitempty"`    // location name "path/f.go:Recv.Method"
 	Parent    string         `json:"parent,omitempty"` // receiver type, enclosing heading or package
 	NodeID    graphdb.NodeID `json:"node_id,omitempty"`
-	StartLine int            `json:"start_line"`     // 1-based, inclusive; includes the doc comment
+	StartLine int            `json:"start_line"` // 1-based, inclusive; includes the doc comment
 	EndLine   int            `json:"end_line"`
 	Line      int            `json:"line,omitempty"` // the declaration line of a symbol
 	Signature string         `json:"signature,omitempty"`
