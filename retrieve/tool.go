@@ -23,6 +23,7 @@ type SearchParams struct {
 	Path     string `json:"path,omitempty"`
 	Kind     string `json:"kind,omitempty"`
 	Limit    int    `json:"limit,omitempty"`
+	Expand   bool   `json:"expand,omitempty"`
 }
 
 // SearchMeta is the tool result's Meta: counts for logs and eval.
@@ -40,7 +41,8 @@ const searchSchema = `{
     "language": {"type": "string", "description": "comma-separated languages to keep, e.g. go,markdown"},
     "path": {"type": "string", "description": "glob over repo-relative paths (** spans folders), or a folder"},
     "kind": {"type": "string", "description": "comma-separated kinds: function, method, type, section, text"},
-    "limit": {"type": "integer", "description": "hits to return (default 10, max 30)", "minimum": 1, "maximum": 30}
+    "limit": {"type": "integer", "description": "hits to return (default 10, max 30)", "minimum": 1, "maximum": 30},
+    "expand": {"type": "boolean", "description": "attach parent type, sibling methods, imports, callers and callees to the top 5 hits"}
   },
   "required": ["query"],
   "additionalProperties": false
@@ -59,7 +61,7 @@ func NewSearchTool(s *Searcher) tools.Tool {
 			p.Limit = 10
 		}
 		p.Limit = min(p.Limit, maxToolHits)
-		opts := SearchOptions{Limit: p.Limit, Filter: Filter{Languages: splitList(p.Language), Path: p.Path, Kinds: splitList(p.Kind)}}
+		opts := SearchOptions{Limit: p.Limit, Expand: p.Expand, Filter: Filter{Languages: splitList(p.Language), Path: p.Path, Kinds: splitList(p.Kind)}}
 		if err := opts.Filter.Validate(); err != nil {
 			return tools.Errorf("%v", err), nil
 		}

@@ -31,6 +31,7 @@ func TestSearchTool(t *testing.T) {
 		{"ranked", `{"query": "retry with exponential backoff", "limit": 2}`, false,
 			[]string{"1. storage/retry.go:", "storage/retry.go:12: func RetryWithBackoff", "BM25 rank 1"}, []string{"storage/retry.go"}},
 		{"filter", `{"query": "blob", "language": "markdown", "limit": 1}`, false, []string{"README.md:1"}, []string{"README.md"}},
+		{"expand", `{"query": "RetryWithBackoff", "limit": 1, "expand": true}`, false, []string{"called by: example.com/m/storage.BlobStore.Put"}, []string{"storage/retry.go"}},
 		{"bad kind", `{"query": "x", "kind": "klass"}`, true, []string{"unknown kind"}, nil},
 		{"empty", `{"query": " "}`, true, []string{"non-empty query"}, nil},
 		{"bad json", `{"query": 3}`, true, []string{"invalid arguments"}, nil},
