@@ -27,8 +27,34 @@ type Filter struct {
 // IsZero reports whether f restricts nothing.
 func (f Filter) IsZero() bool { return len(f.Languages) == 0 && f.Path == "" && len(f.Kinds) == 0 }
 
-// Validate checks the kinds and the path pattern.
+// KnownLanguages returns the language names Build assigns, sorted.
+func KnownLanguages() []string {
+	set := map[string]bool{}
+	for _, l := range languages {
+		set[l] = true
+	}
+	for _, l := range baseLanguages {
+		set[l] = true
+	}
+	delete(set, "")
+	out := make([]string, 0, len(set))
+	for l := range set {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Validate checks the languages, the kinds and the path pattern.
 func (f Filter) Validate() error {
+	if len(f.Languages) > 0 {
+		known := KnownLanguages()
+		for _, l := range f.Languages {
+			if !slices.Contains(known, strings.ToLower(l)) {
+				return fmt.Errorf("unknown language %q (want one of %s)", l, strings.Join(known, ", "))
+			}
+		}
+	}
 	for _, k := range f.Kinds {
 		if !slices.Contains(ChunkKinds, k) {
 			return fmt.Errorf("unknown kind %q (want one of %s)", k, strings.Join(ChunkKinds, ", "))

@@ -166,6 +166,9 @@ func TestSearchFiltersAndFallback(t *testing.T) {
 	if _, err := s.Search(t.Context(), "x", SearchOptions{Filter: Filter{Kinds: []string{"klass"}}}); err == nil || !strings.Contains(err.Error(), "unknown kind") {
 		t.Errorf("bad kind: err = %v", err)
 	}
+	if _, err := s.Search(t.Context(), "x", SearchOptions{Filter: Filter{Languages: []string{"golang"}}}); err == nil || !strings.Contains(err.Error(), `unknown language "golang"`) {
+		t.Errorf("bad language: err = %v", err)
+	}
 	if _, err := s.Search(t.Context(), "  ", SearchOptions{}); err == nil {
 		t.Error("empty query: no error")
 	}
