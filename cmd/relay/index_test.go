@@ -329,3 +329,23 @@ func TestIndexKilled(t *testing.T) {
 	}
 	t.Logf("%d of %d kills landed mid-run", landed, len(seen))
 }
+
+// TestIndexRebuildsUnusableStore: a graph file relay cannot read (corrupt,
+// another schema version) is rebuilt by relay index; queries say what to do.
+func TestIndexRebuildsUnusableStore(t *testing.T) {
+	t.Parallel()
+	repo := sampleRepo(t)
+	dir := filepath.Join(repo, ".relay")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "graph.db"), []byte(strings.Repeat("garbage ", 1000)), 0o644)
+	code, _, stderr := relay(t, "", "graph", "callers", "retry.Do", "--repo", repo)
+	if code != 1 || !strings.Contains(stderr, "run `relay index` to rebuild it") {
+		t.Errorf("graph on a corrupt store = %d %q", code, stderr)
+	}
+	if code, _, stderr := relay(t, "", "index", "--repo", repo); code != 0 {
+		t.Fatalf("index over a corrupt store = %d %s", code, stderr)
+	}
+	if code, out, stderr := relay(t, "", "graph", "callers", "retry.Do", "--repo", repo); code != 0 || !strings.Contains(out, "Service.Send") {
+		t.Errorf("graph after rebuild = %d %s %s", code, out, stderr)
+	}
+}

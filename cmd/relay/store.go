@@ -37,7 +37,7 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 	if arango.IsURL(g.store) {
 		return g.openArango(ctx, root, write)
 	}
-	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: g.log})
+	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: g.log, Rebuild: write})
 	if err != nil {
 		return nil, err
 	}

@@ -277,7 +277,8 @@ func TestOpenErrors(t *testing.T) {
 				os.MkdirAll(dir, 0o755)
 				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
 			},
-			wantMsg: []string{"corrupt", "delete the directory", "relay index"},
+			wantIs:  ErrIncompatible,
+			wantMsg: []string{"corrupt", "run `relay index` to rebuild it"},
 		},
 		{
 			name: "garbage database file read-only",
@@ -286,7 +287,8 @@ func TestOpenErrors(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
 			},
 			opts:    Options{ReadOnly: true},
-			wantMsg: []string{"corrupt", "delete the directory"},
+			wantIs:  ErrIncompatible,
+			wantMsg: []string{"corrupt", "relay index"},
 		},
 		{
 			name: "newer schema version",
@@ -298,7 +300,8 @@ func TestOpenErrors(t *testing.T) {
 				s.Close()
 				rawExec(t, dir, "PRAGMA user_version = 99")
 			},
-			wantMsg: []string{"schema version 99", "delete the directory", "relay index"},
+			wantIs:  ErrIncompatible,
+			wantMsg: []string{"schema version 99", "run `relay index` to rebuild it"},
 		},
 		{
 			name: "foreign sqlite database",
@@ -306,7 +309,8 @@ func TestOpenErrors(t *testing.T) {
 				os.MkdirAll(dir, 0o755)
 				rawExec(t, dir, "CREATE TABLE t(x)")
 			},
-			wantMsg: []string{"did not create", "delete the directory"},
+			wantIs:  ErrIncompatible,
+			wantMsg: []string{"did not create", "relay index"},
 		},
 	}
 	for _, tc := range tests {
@@ -330,6 +334,48 @@ func TestOpenErrors(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), dir) == false {
 				t.Errorf("Open error %q does not name the directory", err)
+			}
+		})
+	}
+}
+
+// TestOpenRebuild: a writable open with Rebuild replaces an unusable graph
+// with an empty one and leaves the directory's other files alone.
+func TestOpenRebuild(t *testing.T) {
+	t.Parallel()
+	for name, prepare := range map[string]func(t *testing.T, dir string){
+		"garbage": func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
+		},
+		"other schema version": func(t *testing.T, dir string) {
+			s, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			rawExec(t, dir, "PRAGMA user_version = 1")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), ".relay")
+			os.MkdirAll(dir, 0o755)
+			keep := filepath.Join(dir, "feedback.jsonl")
+			os.WriteFile(keep, []byte("{}\n"), 0o644)
+			prepare(t, dir)
+			if _, err := Open(dir, Options{ReadOnly: true, Rebuild: true}); !errors.Is(err, ErrIncompatible) {
+				t.Fatalf("read-only open with Rebuild = %v, want ErrIncompatible (read-only never rebuilds)", err)
+			}
+			s, err := Open(dir, Options{Rebuild: true})
+			if err != nil {
+				t.Fatalf("Open with Rebuild: %v", err)
+			}
+			defer s.Close()
+			st, err := s.Stats(t.Context())
+			if err != nil || st.Files != 0 {
+				t.Errorf("rebuilt store stats = %+v, %v; want empty", st, err)
+			}
+			if b, err := os.ReadFile(keep); err != nil || string(b) != "{}\n" {
+				t.Errorf("Rebuild touched another file of the directory: %q %v", b, err)
 			}
 		})
 	}

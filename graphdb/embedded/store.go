@@ -33,7 +33,17 @@ type Options struct {
 	// Logger receives debug logs (open, commit, adjacency builds); nil
 	// discards them.
 	Logger *slog.Logger
+	// Rebuild, for a writable open, replaces a graph that cannot be used
+	// (another schema version, corrupt, not a relay database) with an empty
+	// one instead of failing; only the graph's own files are removed, never
+	// the rest of the directory (transcripts, feedback, search index). The
+	// indexer sets it: the graph is derived data it is about to rewrite.
+	Rebuild bool
 }
+
+// ErrIncompatible is wrapped by Open's error when the store's files are not
+// a graph this version of relay can read.
+var ErrIncompatible = errors.New("incompatible graph store")
 
 // DefaultDir is where a repository's embedded store lives: <repoRoot>/.relay.
 func DefaultDir(repoRoot string) string { return filepath.Join(repoRoot, ".relay") }
@@ -66,6 +76,22 @@ var _ graphdb.Traverser = (*Store)(nil)
 // open of a missing store, or of one nothing was ever committed to, returns
 // an error wrapping graphdb.ErrNotFound that says to run `relay index`.
 func Open(dir string, opts Options) (*Store, error) {
+	s, err := open(dir, opts)
+	if err != nil && opts.Rebuild && !opts.ReadOnly && errors.Is(err, ErrIncompatible) {
+		if opts.Logger != nil {
+			opts.Logger.Warn("graph store unusable; rebuilding it", "dir", dir, "err", err)
+		}
+		for _, name := range []string{dbName, dbName + "-wal", dbName + "-shm", snapshotName, "adjacency.out.bin", "adjacency.in.bin"} {
+			if rmErr := os.Remove(filepath.Join(dir, name)); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+				return nil, fmt.Errorf("%w (and removing it failed: %v)", err, rmErr)
+			}
+		}
+		return open(dir, opts)
+	}
+	return s, err
+}
+
+func open(dir string, opts Options) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("open graph store: empty directory name")
 	}
@@ -177,7 +203,7 @@ func (s *Store) initSchema() error {
 		return s.wrapOpenErr(err)
 	}
 	if tables != 0 {
-		return fmt.Errorf("open graph store %s: %s holds tables relay did not create; delete the directory and run `relay index`", s.dir, dbName)
+		return fmt.Errorf("open graph store %s: %s holds tables relay did not create; run `relay index` to rebuild it: %w", s.dir, dbName, ErrIncompatible)
 	}
 	stmts := schema + fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;", applicationID, schemaVersion)
 	if _, err := tx.ExecContext(ctx, stmts); err != nil {
@@ -201,9 +227,9 @@ func (s *Store) checkSchema() error {
 	case version == 0 && app == 0:
 		return fmt.Errorf("no index at %s; run `relay index` first: %w", s.dir, graphdb.ErrNotFound)
 	case app != applicationID:
-		return fmt.Errorf("open graph store %s: %s is not a relay graph database; delete the directory and run `relay index`", s.dir, dbName)
+		return fmt.Errorf("open graph store %s: %s is not a relay graph database; run `relay index` to rebuild it: %w", s.dir, dbName, ErrIncompatible)
 	case version != schemaVersion:
-		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands; delete the directory and run `relay index`", s.dir, version, schemaVersion)
+		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands; run `relay index` to rebuild it: %w", s.dir, version, schemaVersion, ErrIncompatible)
 	}
 	if s.readOnly {
 		// A store nothing was ever committed to (an index run that failed
@@ -224,7 +250,7 @@ func (s *Store) checkSchema() error {
 func (s *Store) wrapOpenErr(err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_CORRUPT") || strings.Contains(msg, "SQLITE_NOTADB") {
-		return fmt.Errorf("open graph store %s: %s is corrupt (%v); delete the directory and run `relay index`", s.dir, dbName, err)
+		return fmt.Errorf("open graph store %s: %s is corrupt (%v); run `relay index` to rebuild it: %w", s.dir, dbName, err, ErrIncompatible)
 	}
 	return fmt.Errorf("open graph store %s: %w", s.dir, err)
 }
