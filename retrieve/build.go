@@ -87,6 +87,21 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if dir == "" {
 		dir = filepath.Join(root, ".relay")
 	}
+	graphHash, err := graphHashes(ctx, r)
+	if err != nil {
+		return BuildStats{}, err
+	}
+	paths, err := walkFiles(root)
+	if err != nil {
+		return BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
+	}
+	if !opts.Force {
+		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
+			st.Duration = time.Since(start)
+			log.Info("retrieval index up to date (manifest)", "files", st.Files, "dur", st.Duration)
+			return st, nil
+		}
+	}
 	var old *diskIndex
 	if !opts.Force {
 		var err error
@@ -100,20 +115,6 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		for _, f := range old.Files {
 			oldFiles[f.Path] = f
 		}
-	}
-	graphFiles := map[string]graphdb.FileRecord{}
-	if r != nil {
-		recs, err := r.Files(ctx)
-		if err != nil {
-			return BuildStats{}, fmt.Errorf("list graph files: %w", err)
-		}
-		for _, f := range recs {
-			graphFiles[f.Path] = f
-		}
-	}
-	paths, err := walkFiles(root)
-	if err != nil {
-		return BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
 	}
 
 	type result struct {
@@ -140,14 +141,14 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			}
 			lang, _ := languageOf(rel)
 			lines := splitLines(string(data))
-			key := hashString(string(data)) + "/" + graphFiles[rel].Hash
+			key := hashString(string(data)) + "/" + graphHash[rel]
 			res := result{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
 			if of, ok := oldFiles[rel]; ok && of.Key == key {
 				res.chunks = old.Chunks[of.First : of.First+of.Count]
 				res.reused = true
 			} else {
 				var nodes []graphdb.Node
-				if _, ok := graphFiles[rel]; ok {
+				if _, ok := graphHash[rel]; ok {
 					nodes, err = r.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
 					if err != nil {
 						return fmt.Errorf("symbols of %s: %w", rel, err)
@@ -177,6 +178,9 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		skipped[i], reused[i] = r.skip, r.reused
 	}
 	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
+		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
+			log.Warn("write retrieval manifest", "err", err)
+		}
 		st.Duration = time.Since(start)
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
 		return st, nil
@@ -297,6 +301,9 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	}
 	if err := writeIndex(dir, ix); err != nil {
 		return BuildStats{}, err
+	}
+	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
+		log.Warn("write retrieval manifest", "err", err)
 	}
 	st.Duration = time.Since(start)
 	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration)
