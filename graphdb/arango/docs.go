@@ -159,22 +159,3 @@ type lockDoc struct {
 	Expires int64  `json:"expires"` // Unix milliseconds
 }
 
-// validNodeKind reports whether k is one of graphdb.NodeKinds.
-func validNodeKind(k graphdb.NodeKind) bool {
-	for _, x := range graphdb.NodeKinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-// validEdgeKind reports whether k is one of graphdb.EdgeKinds.
-func validEdgeKind(k graphdb.EdgeKind) bool {
-	for _, x := range graphdb.EdgeKinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}

@@ -118,7 +118,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := validate(tc.f, tc.nodes, tc.edges)
+			err := graphdb.ValidateReplace(tc.f, tc.nodes, tc.edges)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("validate: %v", err)

@@ -151,35 +151,6 @@ func (t *tx) usable() error {
 	return nil
 }
 
-// validate rejects bad input before anything is written.
-func validate(f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) error {
-	if f.Path == "" {
-		return errors.New("replace file: empty path in FileRecord")
-	}
-	seen := make(map[graphdb.NodeID]bool, len(nodes))
-	for i, n := range nodes {
-		if n.ID == "" {
-			return fmt.Errorf("replace file %s: node %d (%q) has an empty id", f.Path, i, n.QName)
-		}
-		if !validNodeKind(n.Kind) {
-			return fmt.Errorf("replace file %s: node %s has unknown kind %q (want one of %v)", f.Path, n.ID, n.Kind, graphdb.NodeKinds)
-		}
-		if seen[n.ID] {
-			return fmt.Errorf("replace file %s: node id %q appears twice in this file; node ids must be unique", f.Path, n.ID)
-		}
-		seen[n.ID] = true
-	}
-	for i, e := range edges {
-		if e.From == "" || e.To == "" {
-			return fmt.Errorf("replace file %s: edge %d (%s %q → %q) has an empty end", f.Path, i, e.Kind, e.From, e.To)
-		}
-		if !validEdgeKind(e.Kind) {
-			return fmt.Errorf("replace file %s: edge %s → %s has unknown kind %q (want one of %v)", f.Path, e.From, e.To, e.Kind, graphdb.EdgeKinds)
-		}
-	}
-	return nil
-}
-
 // ReplaceFile swaps everything owned by f.Path for nodes and edges inside
 // the transaction: AQL removes by owner, then batched inserts. Invalid
 // input and ids owned by another file are rejected before anything is
@@ -191,7 +162,7 @@ func (t *tx) ReplaceFile(ctx context.Context, f graphdb.FileRecord, nodes []grap
 	if err := t.usable(); err != nil {
 		return err
 	}
-	if err := validate(f, nodes, edges); err != nil {
+	if err := graphdb.ValidateReplace(f, nodes, edges); err != nil {
 		return err
 	}
 	ndocs := make([]nodeDoc, len(nodes))

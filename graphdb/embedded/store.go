@@ -303,15 +303,6 @@ func edgeKindCode(k graphdb.EdgeKind) (int, bool) {
 	return 0, false
 }
 
-func validNodeKind(k graphdb.NodeKind) bool {
-	for _, x := range graphdb.NodeKinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
 // reverse returns s with its bytes reversed (see nodes.rq).
 func reverse(s string) []byte {
 	b := make([]byte, len(s))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 
 	"github.com/relayhq/relay/graphdb"
@@ -191,43 +190,12 @@ func (t *tx) ReplaceFile(ctx context.Context, f graphdb.FileRecord, nodes []grap
 	if err := t.usable(); err != nil {
 		return err
 	}
-	if err := validate(f, nodes, edges); err != nil {
+	if err := graphdb.ValidateReplace(f, nodes, edges); err != nil {
 		return err
 	}
 	t.graph = true
 	if err := t.replace(ctx, f, nodes, edges); err != nil {
 		return t.fail(err)
-	}
-	return nil
-}
-
-func validate(f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) error {
-	if f.Path == "" {
-		return errors.New("replace file: empty path in FileRecord")
-	}
-	seen := make(map[graphdb.NodeID]bool, len(nodes))
-	for i, n := range nodes {
-		if n.ID == "" {
-			return fmt.Errorf("replace file %s: node %d (%q) has an empty id", f.Path, i, n.QName)
-		}
-		if !validNodeKind(n.Kind) {
-			return fmt.Errorf("replace file %s: node %s has unknown kind %q (want one of %v)", f.Path, n.ID, n.Kind, graphdb.NodeKinds)
-		}
-		if seen[n.ID] {
-			return fmt.Errorf("replace file %s: node id %q appears twice in this file; node ids must be unique", f.Path, n.ID)
-		}
-		seen[n.ID] = true
-	}
-	for i, e := range edges {
-		if e.From == "" || e.To == "" {
-			return fmt.Errorf("replace file %s: edge %d (%s %q → %q) has an empty end", f.Path, i, e.Kind, e.From, e.To)
-		}
-		if e.Line < 0 || e.Line > math.MaxUint32 {
-			return fmt.Errorf("replace file %s: edge %s → %s has line %d out of range", f.Path, e.From, e.To, e.Line)
-		}
-		if _, ok := edgeKindCode(e.Kind); !ok {
-			return fmt.Errorf("replace file %s: edge %s → %s has unknown kind %q (want one of %v)", f.Path, e.From, e.To, e.Kind, graphdb.EdgeKinds)
-		}
 	}
 	return nil
 }
