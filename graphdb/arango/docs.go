@@ -158,4 +158,3 @@ type lockDoc struct {
 	Holder  string `json:"holder"`
 	Expires int64  `json:"expires"` // Unix milliseconds
 }
-
