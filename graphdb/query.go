@@ -1,10 +1,13 @@
 package graphdb
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Op is a graph operation offered to people and models.
@@ -187,21 +190,36 @@ func addDispatch(ctx context.Context, r Reader, op Op, target NodeID, depth int,
 	return nil
 }
 
-// SortResults orders results by (Depth, File, StartLine, QName).
+// SortResults orders results by (Depth, File, StartLine, QName), stably.
+// Results are large structs: it sorts an index permutation and moves each
+// result once, instead of swapping structs (a hub's thousands of callers
+// made the swaps dominate blast-radius time).
 func SortResults(rs []Result) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.Depth != b.Depth {
-			return a.Depth < b.Depth
+	if len(rs) < 2 {
+		return
+	}
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		a, b := &rs[i], &rs[j]
+		if c := cmp.Compare(a.Depth, b.Depth); c != 0 {
+			return c
 		}
-		if a.Node.File != b.Node.File {
-			return a.Node.File < b.Node.File
+		if c := strings.Compare(a.Node.File, b.Node.File); c != 0 {
+			return c
 		}
-		if a.Node.StartLine != b.Node.StartLine {
-			return a.Node.StartLine < b.Node.StartLine
+		if c := cmp.Compare(a.Node.StartLine, b.Node.StartLine); c != 0 {
+			return c
 		}
-		return a.Node.QName < b.Node.QName
+		return strings.Compare(a.Node.QName, b.Node.QName)
 	})
+	sorted := make([]Result, len(rs))
+	for k, i := range idx {
+		sorted[k] = rs[i]
+	}
+	copy(rs, sorted)
 }
 
 // Traverse walks breadth-first from start; it uses the backend's Traverser

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,12 @@ type adjacency struct {
 	rank   []uint32 // 1 + rank of a stored node's id among all stored ids; 0 when not stored
 	files  []string // edge files in sorted order; ent.fileRank indexes it
 	dirs   [2]atomic.Pointer[csr]
+	// nodes caches the nodes Traverse returned, by sid. A generation's
+	// nodes never change, and a new commit brings a new adjacency, so the
+	// cache needs no invalidation; it is bounded by the graph's size.
+	// Blast radii over many targets revisit the same callers: without it
+	// their SQL fetches dominated.
+	nodes sync.Map // uint32 → graphdb.Node
 }
 
 // csr is one direction: node sid's entries are ents[off[sid]:off[sid+1]].
@@ -410,9 +417,24 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	for i, h := range raw {
 		sids[i] = h.sid
 	}
-	nodes, err := s.nodesBySid(ctx, q, sids)
-	if err != nil {
-		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+	nodes := make(map[uint32]graphdb.Node, len(sids))
+	var missing []uint32
+	for _, sid := range sids {
+		if n, ok := a.nodes.Load(sid); ok {
+			nodes[sid] = n.(graphdb.Node)
+		} else {
+			missing = append(missing, sid)
+		}
+	}
+	if len(missing) > 0 {
+		fetched, err := s.nodesBySid(ctx, q, missing)
+		if err != nil {
+			return nil, fmt.Errorf("traverse from %s: %w", start, err)
+		}
+		for sid, n := range fetched {
+			nodes[sid] = n
+			a.nodes.Store(sid, n)
+		}
 	}
 	idOf := func(sid uint32) graphdb.NodeID { // via: the start or an earlier hop
 		if sid == startSid {
