@@ -76,6 +76,7 @@ func (a *asker) answer(ctx context.Context, q string) error {
 		return err
 	}
 	ans, err := a.sess.runner.Ask(ctx, q)
+	err = a.sess.explain(err)
 	if err != nil {
 		return err
 	}

@@ -133,6 +133,7 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 		ctx, cancel := f.runContext(ctx)
 		defer cancel()
 		s, err := sess.runner.Scope(ctx, issue)
+		err = sess.explain(err)
 		if err != nil {
 			return scopeOutcome{}, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -82,6 +83,22 @@ type agentSession struct {
 	runner  *agent.Runner
 	http    *http.Client
 	closers []io.Closer
+	baseURL string // the endpoint, for error messages
+}
+
+// explain adds what to check to an error that means the model endpoint
+// could not be reached at all (refused, unknown host, no route).
+func (s *agentSession) explain(err error) error {
+	var op *net.OpError
+	var dns *net.DNSError
+	if err == nil || !(errors.As(err, &op) || errors.As(err, &dns)) {
+		return err
+	}
+	where := s.baseURL
+	if where == "" {
+		where = "https://api.openai.com/v1"
+	}
+	return fmt.Errorf("%w\ncannot reach the model endpoint %s: check that the server is running and that --base-url / OPENAI_BASE_URL points at it (without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline)", err, where)
 }
 
 func (s *agentSession) Close() error {
@@ -117,7 +134,7 @@ func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progre
 	if f.maxCost > 0 && len(prices) == 0 {
 		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
 	}
-	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}}
+	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL}
 	reg, err := f.tools(ctx, g, root, s)
 	if err != nil {
 		s.Close()

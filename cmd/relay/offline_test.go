@@ -126,3 +126,22 @@ func TestAgentToolsAfterIndex(t *testing.T) {
 		t.Errorf("retriever tools = %v, want %v", retrieverTools, want)
 	}
 }
+
+// TestUnreachableEndpoint: a model endpoint nobody listens on gives an error
+// naming the endpoint and what to check, for scope and ask alike.
+func TestUnreachableEndpoint(t *testing.T) {
+	t.Parallel()
+	root := agentRepo(t)
+	env := func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return "http://127.0.0.1:1/v1"
+		}
+		return ""
+	}
+	for _, cmd := range []string{"scope", "ask"} {
+		code, _, stderr := relayAgent(t, env, "", "--repo", root, cmd, "--model", "m", "--retries", "1", "an issue")
+		if code != 1 || !strings.Contains(stderr, "cannot reach the model endpoint http://127.0.0.1:1/v1") {
+			t.Errorf("%s with an unreachable endpoint = %d:\n%s", cmd, code, stderr)
+		}
+	}
+}

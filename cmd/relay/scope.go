@@ -63,6 +63,7 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 			}
 			defer sess.Close()
 			s, err := sess.runner.Scope(ctx, issue)
+			err = sess.explain(err)
 			if err != nil {
 				return err
 			}
