@@ -147,6 +147,15 @@ func (x *goExtractor) file(sf *srcFile) {
 
 // receiverName returns the base type name of a method receiver expression.
 func receiverName(e ast.Expr) string {
+	if id, ok := baseTypeExpr(e).(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// baseTypeExpr strips pointers, parentheses and type arguments from a type
+// expression: *T, (T), T[A], T[A, B] all give T.
+func baseTypeExpr(e ast.Expr) ast.Expr {
 	for {
 		switch t := e.(type) {
 		case *ast.StarExpr:
@@ -157,10 +166,8 @@ func receiverName(e ast.Expr) string {
 			e = t.X
 		case *ast.IndexListExpr:
 			e = t.X
-		case *ast.Ident:
-			return t.Name
 		default:
-			return ""
+			return e
 		}
 	}
 }
@@ -295,24 +302,13 @@ func fieldName(fld *ast.Field, name string) string {
 // embeddedName is the field name of an embedded type: T, *T, pkg.T,
 // T[A] all give "T".
 func embeddedName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.SelectorExpr:
-			return t.Sel.Name
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
+	switch t := baseTypeExpr(e).(type) {
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	case *ast.Ident:
+		return t.Name
 	}
+	return ""
 }
 
 // embed notes that a type of this package embeds tn: when tn's package
