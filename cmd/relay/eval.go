@@ -115,16 +115,9 @@ Example:
 // builds its retrieval index; both are incremental on a second run.
 func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Reader, func() error, error) {
 	dir := embedded.DefaultDir(root)
-	st, err := embedded.Open(dir, embedded.Options{Logger: g.log})
-	if err != nil && !errors.Is(err, graphdb.ErrLocked) {
-		// An eval checkout's store is disposable: one this relay cannot
-		// open (another schema version) is rebuilt from scratch.
-		g.log.Warn("rebuilding the checkout's index", "dir", dir, "err", err)
-		if rmErr := os.RemoveAll(dir); rmErr != nil {
-			return nil, nil, rmErr
-		}
-		st, err = embedded.Open(dir, embedded.Options{Logger: g.log})
-	}
+	// A graph this relay cannot read (another schema version, corrupt) is
+	// rebuilt by the store itself, as relay index does.
+	st, err := embedded.Open(dir, embedded.Options{Logger: g.log, Rebuild: true})
 	if err != nil {
 		return nil, nil, err
 	}
