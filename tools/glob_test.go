@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func newGlob(t *testing.T, o Options) *Glob {
@@ -132,18 +130,7 @@ truncated: 9 more files, narrow the pattern.`,
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := call(t, g, tc.args)
-			if diff := cmp.Diff(tc.want, res.Content); diff != "" {
-				t.Errorf("content (-want +got):\n%s", diff)
-			}
-			if res.IsError != tc.isError {
-				t.Errorf("IsError = %v, want %v", res.IsError, tc.isError)
-			}
-			if tc.meta != nil {
-				if diff := cmp.Diff(tc.meta, res.Meta); diff != "" {
-					t.Errorf("meta (-want +got):\n%s", diff)
-				}
-			}
+			checkCall(t, g, tc.args, tc.want, tc.isError, tc.meta)
 		})
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func newRead(t testing.TB, o Options) *Read {
@@ -169,18 +167,7 @@ func TestRead(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := call(t, r, tc.args)
-			if diff := cmp.Diff(tc.want, res.Content); diff != "" {
-				t.Errorf("content (-want +got):\n%s", diff)
-			}
-			if res.IsError != tc.isError {
-				t.Errorf("IsError = %v, want %v", res.IsError, tc.isError)
-			}
-			if tc.meta != nil {
-				if diff := cmp.Diff(tc.meta, res.Meta); diff != "" {
-					t.Errorf("meta (-want +got):\n%s", diff)
-				}
-			}
+			checkCall(t, r, tc.args, tc.want, tc.isError, tc.meta)
 		})
 	}
 }

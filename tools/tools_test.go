@@ -140,6 +140,24 @@ func call(t *testing.T, tool Tool, args string) Result {
 	return res
 }
 
+// checkCall calls tool with args and checks the content, the error flag
+// and, when meta is not nil, the metadata.
+func checkCall[M any](t *testing.T, tool Tool, args, want string, isError bool, meta *M) {
+	t.Helper()
+	res := call(t, tool, args)
+	if diff := cmp.Diff(want, res.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
+	if res.IsError != isError {
+		t.Errorf("IsError = %v, want %v", res.IsError, isError)
+	}
+	if meta != nil {
+		if diff := cmp.Diff(meta, res.Meta); diff != "" {
+			t.Errorf("meta (-want +got):\n%s", diff)
+		}
+	}
+}
+
 // checkGolden compares got with testdata/<name>, rewriting it with -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
