@@ -8,7 +8,7 @@ import (
 
 func TestAskCommand(t *testing.T) {
 	t.Parallel()
-	agentToolsAvailable(t)
+	needRgFd(t)
 	m := startFakeModel(t)
 	root := agentRepo(t)
 	base := append([]string{"ask", "--repo", root, "--no-transcript"}, modelFlags...)
@@ -64,7 +64,7 @@ func TestAskCommand(t *testing.T) {
 // the question is cancelled and the REPL goes on to the next one. Not
 // parallel: the signal goes to the whole test process.
 func TestAskREPLInterrupt(t *testing.T) {
-	agentToolsAvailable(t)
+	needRgFd(t)
 	m := startFakeModel(t)
 	root := agentRepo(t)
 	args := append([]string{"ask", "--repo", root, "--no-transcript"}, modelFlags...)

@@ -82,7 +82,7 @@ func writeTickets(t testing.TB, n int, fail map[int]bool) string {
 
 func TestBatchCommand(t *testing.T) {
 	t.Parallel()
-	agentToolsAvailable(t)
+	needRgFd(t)
 	m := startFakeModel(t)
 	root := agentRepo(t)
 	in := writeTickets(t, 3, map[int]bool{1: true})
@@ -157,7 +157,7 @@ func TestBatchCommandErrors(t *testing.T) {
 // checks that goroutines, file descriptors and the heap return to where
 // they were. It is not parallel: it measures the whole process.
 func TestBatchNoLeaks(t *testing.T) {
-	agentToolsAvailable(t)
+	needRgFd(t)
 	m := startFakeModel(t)
 	root := agentRepo(t)
 	in := writeTickets(t, 100, map[int]bool{7: true, 50: true})

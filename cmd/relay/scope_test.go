@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -17,25 +16,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/agent/agenttest"
-	"github.com/relayhq/relay/tools"
 )
-
-// agentToolsAvailable skips when rg or fd is missing, and fails under CI=true.
-func agentToolsAvailable(t testing.TB) {
-	t.Helper()
-	_, rgErr := exec.LookPath("rg")
-	_, fdErr := exec.LookPath("fd")
-	if fdErr != nil {
-		_, fdErr = exec.LookPath("fdfind")
-	}
-	if rgErr == nil && fdErr == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("rg or fd missing under CI; %s", tools.InstallHint)
-	}
-	t.Skipf("rg or fd missing; %s", tools.InstallHint)
-}
 
 // agentRepo writes a small checkout; notify/sms.go has 6 lines.
 func agentRepo(t testing.TB) string {
@@ -133,7 +114,7 @@ func relayAgent(t testing.TB, getenv func(string) string, stdin string, args ...
 
 func TestScopeCommand(t *testing.T) {
 	t.Parallel()
-	agentToolsAvailable(t)
+	needRgFd(t)
 	m := startFakeModel(t)
 	root := agentRepo(t)
 	issueFile := filepath.Join(t.TempDir(), "issue.md")
@@ -237,7 +218,7 @@ func TestScopeCommandErrors(t *testing.T) {
 
 func TestScopeCommandBudget(t *testing.T) {
 	t.Parallel()
-	agentToolsAvailable(t)
+	needRgFd(t)
 	m := startFakeModel(t)
 	root := agentRepo(t)
 	args := append([]string{"scope", "--repo", root, "--max-tokens", "20", "--no-transcript"}, modelFlags...)

@@ -14,7 +14,7 @@ import (
 )
 
 // needRgFd skips when rg or fd is missing, and fails under CI=true.
-func needRgFd(t *testing.T) {
+func needRgFd(t testing.TB) {
 	t.Helper()
 	_, rgErr := exec.LookPath("rg")
 	_, fdErr := exec.LookPath("fd")
