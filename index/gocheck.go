@@ -272,10 +272,10 @@ func (r *goRun) checkOne(p *gpkg) {
 		}
 	}
 	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, files, info)
-	p.tpkg = tpkg
 	if p.key != "" {
-		depCachePut(p.key, tpkg)
+		tpkg = depCacheAdd(p.key, tpkg)
 	}
+	p.tpkg = tpkg
 	r.checkNS.Add(int64(time.Since(start)))
 	if !p.root {
 		return
@@ -364,7 +364,16 @@ var depCache = struct {
 	m map[string]*types.Package
 }{m: map[string]*types.Package{}}
 
-// depCacheMax bounds the cache; when full it starts over.
+// depCacheMax bounds the cache; when full it stops growing.
+//
+// DESIGN: every cached package must have been checked against the cached
+// instances of its imports, or a run mixing a cached package with its own
+// copy of a dependency sees two distinct types of the same name
+// ("time.Duration is not time.Duration"). Two rules keep that true when runs
+// overlap in one process: the first instance stored for a key wins and
+// every checker adopts it (depCacheAdd) before anything imports it, and
+// entries are never evicted (clearing would orphan packages built on the
+// dropped instances), so a full cache simply stops adding.
 const depCacheMax = 8192
 
 func depCacheGet(key string) *types.Package {
@@ -376,13 +385,18 @@ func depCacheGet(key string) *types.Package {
 	return depCache.m[key]
 }
 
-func depCachePut(key string, p *types.Package) {
+// depCacheAdd stores p under key unless an instance is already there, and
+// returns the instance the caller must use from now on.
+func depCacheAdd(key string, p *types.Package) *types.Package {
 	depCache.Lock()
 	defer depCache.Unlock()
-	if len(depCache.m) >= depCacheMax {
-		depCache.m = map[string]*types.Package{}
+	if old, ok := depCache.m[key]; ok {
+		return old
 	}
-	depCache.m[key] = p
+	if len(depCache.m) < depCacheMax {
+		depCache.m[key] = p
+	}
+	return p
 }
 
 // depKey returns the cache key of a dependency, or "" when it cannot be
