@@ -44,6 +44,9 @@ type Hunk struct {
 	Section  string `json:"section,omitempty"` // text after the closing @@ (often the enclosing function)
 	Added    []int  `json:"added,omitempty"`   // new-side numbers of added lines
 	Deleted  []int  `json:"deleted,omitempty"` // old-side numbers of deleted lines
+	// Inserted holds, for each run of added lines that replaces nothing, the
+	// old-side line number the run is inserted before.
+	Inserted []int `json:"inserted,omitempty"`
 	// AddedText and DeletedText are the changed lines' contents, in order.
 	AddedText   []string `json:"-"`
 	DeletedText []string `json:"-"`
@@ -125,6 +128,9 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 				if newLeft == 0 {
 					return nil, fmt.Errorf("line %d: added line %q exceeds the hunk's new line count", lineNo, clip(line))
 				}
+				if lastTag != '+' && lastTag != '-' {
+					hunk.Inserted = append(hunk.Inserted, oldNext)
+				}
 				hunk.Added = append(hunk.Added, newNext)
 				hunk.AddedText = append(hunk.AddedText, line[1:])
 				newLeft--
@@ -143,7 +149,9 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 				return nil, fmt.Errorf("line %d: unexpected %q inside hunk @@ -%d,%d +%d,%d @@ (want a line starting with ' ', '+', '-' or '\\')",
 					lineNo, clip(line), hunk.OldStart, hunk.OldLines, hunk.NewStart, hunk.NewLines)
 			}
-			lastTag = tag
+			if tag != '\\' {
+				lastTag = tag
+			}
 			continue
 		}
 		// Between hunks and files.
@@ -196,6 +204,10 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 			hunk = &h
 			oldLeft, newLeft = h.OldLines, h.NewLines
 			oldNext, newNext = h.OldStart, h.NewStart
+			if h.OldLines == 0 {
+				oldNext++ // "-5,0": inserted after old line 5
+			}
+			lastTag = 0
 		case cur != nil && hunk == nil && strings.HasPrefix(line, "new file mode"):
 			cur.Status, cur.OldPath = StatusAdded, ""
 		case cur != nil && hunk == nil && strings.HasPrefix(line, "deleted file mode"):

@@ -68,7 +68,7 @@ index 5555555..6666666 100644
 Binary files a/logo.png and b/logo.png differ
 `,
 			want: []FileDiff{
-				{NewPath: "new.go", Status: StatusAdded, Hunks: []Hunk{{OldStart: 0, OldLines: 0, NewStart: 1, NewLines: 2, Added: []int{1, 2}}}},
+				{NewPath: "new.go", Status: StatusAdded, Hunks: []Hunk{{OldStart: 0, OldLines: 0, NewStart: 1, NewLines: 2, Added: []int{1, 2}, Inserted: []int{1}}}},
 				{OldPath: "old.go", Status: StatusDeleted, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 0, NewLines: 0, Deleted: []int{1, 2}}}},
 				{OldPath: "a/x.go", NewPath: "b/y.go", Status: StatusRenamed},
 				{OldPath: "logo.png", NewPath: "logo.png", Status: StatusModified, Binary: true},
@@ -93,6 +93,23 @@ Binary files a/logo.png and b/logo.png differ
 				{OldPath: "config.yaml", NewPath: "config.yaml", Status: StatusModified, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Added: []int{2}, Deleted: []int{2}}}},
 				{OldPath: "docs/old.md", NewPath: "docs/new.md", Status: StatusRenamed, Hunks: []Hunk{{OldStart: 3, OldLines: 1, NewStart: 3, NewLines: 2, Added: []int{3, 4}, Deleted: []int{3}}}},
 			},
+		},
+		{
+			name: "pure insertions: inside a hunk and a zero-length old range",
+			diff: `--- a/m.go
++++ b/m.go
+@@ -4,2 +4,4 @@ func F() {
+ 	a()
++	b()
++	c()
+ }
+@@ -9,0 +12 @@ func G() {
++	d()
+`,
+			want: []FileDiff{{OldPath: "m.go", NewPath: "m.go", Status: StatusModified, Hunks: []Hunk{
+				{OldStart: 4, OldLines: 2, NewStart: 4, NewLines: 4, Section: "func F() {", Added: []int{5, 6}, Inserted: []int{5}},
+				{OldStart: 9, OldLines: 0, NewStart: 12, NewLines: 1, Section: "func G() {", Added: []int{12}, Inserted: []int{10}},
+			}}},
 		},
 		{
 			name: "deleted line that looks like a header, blank context line",

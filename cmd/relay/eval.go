@@ -108,6 +108,7 @@ Example:
 	fl.BoolVar(&agentMode, "agent", false, "localize with the LLM agent instead of the offline pipeline (not available yet)")
 	fl.BoolVar(&baseline, "baseline", true, "also run the plain BM25-over-files baseline")
 	fl.BoolVar(&materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
+	cmd.AddCommand(newEvalDeriveCmd(g))
 	return cmd
 }
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/retrieve"
+)
+
+func newEvalDeriveCmd(g *globals) *cobra.Command {
+	var (
+		module, from, to string
+		repo, diffFile   string
+		id, statement    string
+		statementFile    string
+		allowNoFunctions bool
+	)
+	cmd := &cobra.Command{
+		Use:   "derive (--module M --from V1 --to V2 | --repo DIR --diff FILE) [--id ID --statement TEXT]",
+		Short: "Build an eval instance from a real fix: gold files and functions from its diff",
+		Long: `Derive computes the gold answer of a localization instance from the fix itself:
+the Go source files the fix changes in the pre-fix tree and the functions and methods
+whose lines it deletes, modifies or inserts into (tests, testdata, vendor, generated
+and new files are left out and listed on stderr).
+
+The fix is either the change between two versions of a Go module (both fetched with
+go mod download; the instance's checkout is the --from version) or a unified diff
+against a checkout (--repo DIR --diff FILE, e.g. git diff BEFORE AFTER).
+
+With --id and --statement (or --statement-file: the issue text) it prints one
+instance line for relay eval --instances; without, it prints the gold answer as JSON.
+
+Example:
+  relay eval derive --module github.com/spf13/pflag --from v1.0.6 --to v1.0.7 \
+    --id pflag-fix-1 --statement-file issue.txt >> instances.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			byModule := module != "" || from != "" || to != ""
+			byDiff := repo != "" || diffFile != ""
+			switch {
+			case byModule && byDiff:
+				return usageErr(errors.New("give either --module/--from/--to or --repo/--diff, not both"))
+			case byModule && (module == "" || from == "" || to == ""):
+				return usageErr(errors.New("--module needs --from and --to versions (e.g. --from v1.2.3 --to v1.2.4)"))
+			case byDiff && (repo == "" || diffFile == ""):
+				return usageErr(errors.New("--diff needs --repo, the pre-fix checkout the diff applies to"))
+			case !byModule && !byDiff:
+				return usageErr(errors.New("derive needs a fix: --module M --from V1 --to V2, or --repo DIR --diff FILE"))
+			}
+			if statementFile != "" {
+				if statement != "" {
+					return usageErr(errors.New("give --statement or --statement-file, not both"))
+				}
+				b, err := os.ReadFile(statementFile)
+				if err != nil {
+					return fmt.Errorf("read --statement-file: %w", err)
+				}
+				statement = string(b)
+			}
+			statement = strings.TrimSpace(statement)
+			if (id == "") != (statement == "") {
+				return usageErr(errors.New("an instance needs both --id and --statement (or neither, to print only the gold answer)"))
+			}
+			var (
+				gold retrieve.Gold
+				err  error
+			)
+			if byModule {
+				gold, err = retrieve.DeriveFromModules(cmd.Context(), module, from, to)
+			} else {
+				gold, err = deriveFromDiff(repo, diffFile)
+			}
+			if err != nil {
+				return err
+			}
+			for _, s := range gold.Skipped {
+				fmt.Fprintf(g.stderr, "derive: skipped %s\n", s)
+			}
+			if len(gold.Files) == 0 {
+				return errors.New("the fix changes no Go source file of the pre-fix tree (only tests, docs, generated or new files): it cannot be a localization instance")
+			}
+			if len(gold.Functions) == 0 && !allowNoFunctions {
+				fmt.Fprintln(g.stderr, "derive: warning: no function or method changed (only declarations outside functions); the instance scores files only")
+			}
+			enc := json.NewEncoder(g.stdout)
+			enc.SetEscapeHTML(false)
+			if id == "" {
+				enc.SetIndent("", "  ")
+				return enc.Encode(gold)
+			}
+			in := retrieve.Instance{ID: id, Problem: statement, GoldFiles: gold.Files, GoldFunctions: gold.Functions}
+			if byModule {
+				in.Repo = module + "@" + from
+			}
+			if in.GoldFunctions == nil {
+				in.GoldFunctions = []string{}
+			}
+			return enc.Encode(in)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&module, "module", "", "Go module path whose versions bracket the fix")
+	fl.StringVar(&from, "from", "", "module version before the fix (the instance's checkout)")
+	fl.StringVar(&to, "to", "", "module version with the fix")
+	fl.StringVar(&repo, "repo", "", "pre-fix checkout the --diff applies to")
+	fl.StringVar(&diffFile, "diff", "", "unified diff of the fix (- for stdin)")
+	fl.StringVar(&id, "id", "", "instance_id (a plain directory name)")
+	fl.StringVar(&statement, "statement", "", "problem statement (the issue text)")
+	fl.StringVar(&statementFile, "statement-file", "", "read the problem statement from a file")
+	fl.BoolVar(&allowNoFunctions, "files-only", false, "do not warn when the fix changes no function")
+	return cmd
+}
+
+func deriveFromDiff(repo, diffFile string) (retrieve.Gold, error) {
+	root, err := filepath.Abs(repo)
+	if err != nil {
+		return retrieve.Gold{}, err
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return retrieve.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
+	}
+	in := os.Stdin
+	if diffFile != "-" {
+		f, err := os.Open(diffFile)
+		if err != nil {
+			return retrieve.Gold{}, fmt.Errorf("open --diff: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	diffs, err := retrieve.ParseDiff(in)
+	if err != nil {
+		return retrieve.Gold{}, fmt.Errorf("--diff %s: %w", diffFile, err)
+	}
+	return retrieve.GoldFromDiff(root, diffs)
+}

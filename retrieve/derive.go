@@ -1,0 +1,370 @@
+package retrieve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Gold is the answer a fix implies for a localization instance: the files
+// and functions of the pre-fix source that the fix changed.
+type Gold struct {
+	Files     []string `json:"gold_files"`
+	Functions []string `json:"gold_functions"`
+	// Skipped lists changed files left out of the gold, each with why
+	// (new file, test, generated, not Go source).
+	Skipped []string `json:"-"`
+}
+
+// GoldFromDiff derives the gold answer of a fix given as a unified diff
+// against the pre-fix checkout at root. Only Go source counts: tests,
+// testdata, vendor and generated files are skipped, and so are files the fix
+// adds (they cannot be found in the pre-fix tree). A function is gold when
+// a deleted or modified line falls in its declaration (doc comment
+// excluded) or lines are inserted strictly inside it; location names are
+// "path/file.go:Func" and "path/file.go:Recv.Method", as the graph writes
+// them.
+func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
+	var g Gold
+	for _, d := range diffs {
+		p := d.OldPath
+		switch {
+		case d.Status == StatusAdded || p == "":
+			g.Skipped = append(g.Skipped, d.Path()+": new file")
+			continue
+		case !strings.HasSuffix(p, ".go"):
+			g.Skipped = append(g.Skipped, p+": not Go source")
+			continue
+		case strings.HasSuffix(p, "_test.go"):
+			g.Skipped = append(g.Skipped, p+": test")
+			continue
+		case skippedDir(p):
+			g.Skipped = append(g.Skipped, p+": testdata, vendor or hidden directory")
+			continue
+		case d.Status == StatusRenamed && len(d.Hunks) == 0:
+			g.Skipped = append(g.Skipped, p+": renamed without edits")
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			return Gold{}, fmt.Errorf("%s is in the diff but not in the checkout %s: %w (is the diff against this tree?)", p, root, err)
+		}
+		if isGenerated(src) {
+			g.Skipped = append(g.Skipped, p+": generated")
+			continue
+		}
+		g.Files = append(g.Files, p)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
+		if err != nil && f == nil {
+			continue // unparsable: the file is gold, its functions unknown
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			start, end := fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line
+			if d.Status == StatusDeleted || touches(d.Hunks, start, end) {
+				g.Functions = append(g.Functions, p+":"+funcLocName(fd))
+			}
+		}
+	}
+	slices.Sort(g.Files)
+	g.Files = slices.Compact(g.Files)
+	slices.Sort(g.Functions)
+	g.Functions = slices.Compact(g.Functions)
+	return g, nil
+}
+
+// touches reports whether the hunks change old lines start..end: a deleted
+// line inside, or an insertion strictly between two of its lines.
+func touches(hs []Hunk, start, end int) bool {
+	for _, h := range hs {
+		for _, l := range h.Deleted {
+			if l >= start && l <= end {
+				return true
+			}
+		}
+		for _, l := range h.Inserted {
+			if l > start && l <= end {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func funcLocName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	e := fd.Recv.List[0].Type
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+			continue
+		case *ast.ParenExpr:
+			e = t.X
+			continue
+		case *ast.IndexExpr:
+			e = t.X
+			continue
+		case *ast.IndexListExpr:
+			e = t.X
+			continue
+		case *ast.Ident:
+			return t.Name + "." + fd.Name.Name
+		}
+		return fd.Name.Name
+	}
+}
+
+func skippedDir(p string) bool {
+	parts := strings.Split(p, "/")
+	for _, d := range parts[:len(parts)-1] {
+		if d == "testdata" || d == "vendor" || strings.HasPrefix(d, ".") || strings.HasPrefix(d, "_") {
+			return true
+		}
+	}
+	return false
+}
+
+var generatedMarker = []byte("// Code generated ")
+
+func isGenerated(src []byte) bool {
+	for line := range bytes.SplitSeq(src, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if bytes.HasPrefix(line, []byte("package ")) {
+			return false
+		}
+		if bytes.HasPrefix(line, generatedMarker) && bytes.HasSuffix(line, []byte("DO NOT EDIT.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// DiffTrees compares the Go files of two source trees (old and new) and
+// returns their differences as FileDiffs with hunks, as a unified diff
+// between them would give; other files are reported without hunks.
+// Directories named testdata, vendor or starting with "." are skipped.
+func DiffTrees(oldRoot, newRoot string) ([]FileDiff, error) {
+	oldFiles, err := treeFiles(oldRoot)
+	if err != nil {
+		return nil, err
+	}
+	newFiles, err := treeFiles(newRoot)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileDiff
+	for _, p := range sortedKeys(oldFiles, newFiles) {
+		_, inOld := oldFiles[p]
+		_, inNew := newFiles[p]
+		switch {
+		case !inOld:
+			out = append(out, FileDiff{NewPath: p, Status: StatusAdded})
+			continue
+		case !inNew:
+			out = append(out, FileDiff{OldPath: p, Status: StatusDeleted})
+			continue
+		}
+		a, err := os.ReadFile(filepath.Join(oldRoot, p))
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(filepath.Join(newRoot, p))
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(a, b) {
+			continue
+		}
+		fd := FileDiff{OldPath: p, NewPath: p, Status: StatusModified}
+		if strings.HasSuffix(p, ".go") {
+			fd.Hunks = []Hunk{lineDiff(splitLines(string(a)), splitLines(string(b)))}
+		}
+		out = append(out, fd)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s and %s hold the same files: nothing changed", oldRoot, newRoot)
+	}
+	return out, nil
+}
+
+func treeFiles(root string) (map[string]bool, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", root)
+	}
+	files := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)] = true
+		return nil
+	})
+	return files, err
+}
+
+func sortedKeys(ms ...map[string]bool) []string {
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// lineDiff computes a shortest edit script between a and b (Myers) and
+// returns it as one hunk spanning both files: Deleted and Added line
+// numbers and, for each run of additions that replaces nothing, the old
+// line it is inserted before.
+func lineDiff(a, b []string) Hunk {
+	h := Hunk{OldStart: 1, OldLines: len(a), NewStart: 1, NewLines: len(b)}
+	ops := myers(a, b)
+	i, j := 0, 0
+	prev := byte(' ')
+	for _, op := range ops {
+		switch op {
+		case ' ':
+			i++
+			j++
+		case '-':
+			i++
+			h.Deleted = append(h.Deleted, i)
+		case '+':
+			if prev != '+' && prev != '-' {
+				h.Inserted = append(h.Inserted, i+1)
+			}
+			j++
+			h.Added = append(h.Added, j)
+		}
+		prev = op
+	}
+	return h
+}
+
+// myers returns the edit script turning a into b as a sequence of ' '
+// (keep), '-' (delete from a) and '+' (insert from b).
+func myers(a, b []string) []byte {
+	n, m := len(a), len(b)
+	maxD := n + m
+	if maxD == 0 {
+		return nil
+	}
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int
+	for d := 0; d <= maxD; d++ {
+		// v as it was before round d, for k in [-d-1, d+1] (index k+d+1).
+		trace = append(trace, slices.Clone(v[off-d-1:off+d+2]))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(trace, n, m, d)
+			}
+		}
+	}
+	return nil
+}
+
+func backtrack(trace [][]int, x, y, d int) []byte {
+	var ops []byte
+	for ; d > 0; d-- {
+		v := trace[d]
+		at := func(k int) int { return v[k+d+1] }
+		k := x - y
+		var pk int
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := at(pk)
+		py := px - pk
+		for x > px && y > py {
+			ops = append(ops, ' ')
+			x--
+			y--
+		}
+		if x == px {
+			ops = append(ops, '+')
+			y--
+		} else {
+			ops = append(ops, '-')
+			x--
+		}
+	}
+	for x > 0 && y > 0 {
+		ops = append(ops, ' ')
+		x--
+		y--
+	}
+	slices.Reverse(ops)
+	return ops
+}
+
+// DeriveFromModules derives the gold answer of the change between two
+// versions of a Go module ("MODULE@FROM" → "MODULE@TO"), both fetched with
+// `go mod download` (the module cache first): the pre-fix source is FROM.
+func DeriveFromModules(ctx context.Context, module, from, to string) (Gold, error) {
+	if module == "" || from == "" || to == "" {
+		return Gold{}, errors.New("derive needs a module and two versions")
+	}
+	oldDir, err := downloadModule(ctx, module+"@"+from)
+	if err != nil {
+		return Gold{}, err
+	}
+	newDir, err := downloadModule(ctx, module+"@"+to)
+	if err != nil {
+		return Gold{}, err
+	}
+	diffs, err := DiffTrees(oldDir, newDir)
+	if err != nil {
+		return Gold{}, err
+	}
+	return GoldFromDiff(oldDir, diffs)
+}
