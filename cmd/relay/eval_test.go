@@ -70,3 +70,48 @@ func TestEvalCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalDerive builds an instance from a diff against a checkout and
+// feeds it back to eval's loader; bad input gets usage errors.
+func TestEvalDerive(t *testing.T) {
+	repo := t.TempDir()
+	src := "package shop\n\nfunc Total(n int) int {\n\treturn n\n}\n\nfunc Tax(n int) int {\n\treturn n / 10\n}\n"
+	if err := os.WriteFile(filepath.Join(repo, "shop.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	patch := filepath.Join(t.TempDir(), "fix.diff")
+	diff := "--- a/shop.go\n+++ b/shop.go\n@@ -8 +8 @@ func Tax(n int) int {\n-\treturn n / 10\n+\treturn n * 10 / 100\n" +
+		"--- a/shop_test.go\n+++ b/shop_test.go\n@@ -1 +1 @@\n-x\n+y\n"
+	if err := os.WriteFile(patch, []byte(diff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := relay(t, "", "eval", "derive", "--repo", repo, "--diff", patch, "--id", "shop-tax", "--statement", "Tax is rounded down too early")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := `{"instance_id":"shop-tax","problem_statement":"Tax is rounded down too early","gold_files":["shop.go"],"gold_functions":["shop.go:Tax"]}` + "\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+	if !strings.Contains(stderr, "skipped shop_test.go: test") {
+		t.Errorf("stderr lacks the skipped test file:\n%s", stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"eval", "derive"}, 2, "derive needs a fix"},
+		{[]string{"eval", "derive", "--module", "example.com/m", "--from", "v1.0.0"}, 2, "needs --from and --to"},
+		{[]string{"eval", "derive", "--module", "m", "--from", "v1", "--to", "v2", "--repo", repo}, 2, "not both"},
+		{[]string{"eval", "derive", "--repo", repo, "--diff", patch, "--id", "x"}, 2, "both --id and --statement"},
+		{[]string{"eval", "derive", "--repo", filepath.Join(repo, "nope"), "--diff", patch}, 2, "is not a directory"},
+		{[]string{"eval", "derive", "--repo", repo, "--diff", filepath.Join(repo, "nope.diff")}, 1, "open --diff"},
+		{[]string{"eval", "derive", "--repo", repo, "--diff", filepath.Join(repo, "shop.go")}, 1, "no file changes found"},
+	} {
+		code, _, stderr := relay(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.err) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.err)
+		}
+	}
+}
