@@ -49,9 +49,23 @@ func checkCitations(root, text string) (string, []Citation) {
 }
 
 func findBadCitations(root, text string) []Citation {
+	var bad []Citation
+	for _, c := range FindCitations(root, text) {
+		if c.Problem != "" {
+			bad = append(bad, c)
+		}
+	}
+	return bad
+}
+
+// FindCitations returns every distinct path:line and path:start-end in
+// text, in order of first appearance, checked against the checkout at root:
+// Path is made relative to root when it was written absolute or with "./",
+// and Problem says why a citation does not hold ("" when it does).
+func FindCitations(root, text string) []Citation {
 	lines := map[string]int{} // path → line count; -1 no such file
 	seen := map[string]bool{}
-	var bad []Citation
+	var out []Citation
 	for _, m := range citationRE.FindAllStringSubmatchIndex(text, -1) {
 		if m[0] > 0 && text[m[0]-1] == ':' { // part of a URL or a longer token
 			continue
@@ -73,9 +87,10 @@ func findBadCitations(root, text string) []Citation {
 		rel, ok := relPath(root, path)
 		if !ok {
 			c.Problem = "outside the repository"
-			bad = append(bad, c)
+			out = append(out, c)
 			continue
 		}
+		c.Path = rel
 		n, ok := lines[rel]
 		if !ok {
 			n = countLines(filepath.Join(root, rel))
@@ -88,12 +103,10 @@ func findBadCitations(root, text string) []Citation {
 			c.Problem = fmt.Sprintf("line %d is past the end; the file has %d lines", c.Line, n)
 		case c.EndLine > 0 && (c.EndLine < c.Line || c.EndLine > n):
 			c.Problem = fmt.Sprintf("range ends at %d; the file has %d lines", c.EndLine, n)
-		default:
-			continue
 		}
-		bad = append(bad, c)
+		out = append(out, c)
 	}
-	return bad
+	return out
 }
 
 // relPath makes a cited path relative to root; ok is false when it points
@@ -106,7 +119,7 @@ func relPath(root, p string) (string, bool) {
 		}
 		p = r
 	}
-	p = filepath.Clean(strings.TrimPrefix(p, "./"))
+	p = filepath.ToSlash(filepath.Clean(strings.TrimPrefix(p, "./")))
 	if p == ".." || strings.HasPrefix(p, "../") {
 		return "", false
 	}

@@ -21,7 +21,13 @@ const (
 	Planner    = "planner"    // system prompt of the planner; data PlannerData
 	Gap        = "gap"        // system prompt of the gap detector (scoping report); no data
 	Answer     = "answer"     // system prompt of the answer writer for relay ask; no data
+	Localize   = "localize"   // the question relay eval --agent asks to localize an issue; data LocalizeData
 )
+
+// LocalizeData fills the localize template.
+type LocalizeData struct {
+	Problem string // the issue text
+}
 
 // ToolInfo describes one tool offered to a retriever.
 type ToolInfo struct {

@@ -15,8 +15,9 @@ func TestRenderEveryTemplate(t *testing.T) {
 		Planner:    PlannerData{Question: true, MaxParallel: 4, MaxSteps: 6},
 		Gap:        nil,
 		Answer:     nil,
+		Localize:   LocalizeData{Problem: "Parsing -v=5 increments instead of setting."},
 	}
-	if diff := cmp.Diff([]string{Answer, Gap, Planner, Retriever, Synthesize}, Names()); diff != "" {
+	if diff := cmp.Diff([]string{Answer, Gap, Localize, Planner, Retriever, Synthesize}, Names()); diff != "" {
 		t.Fatalf("Names() mismatch (-want +got):\n%s", diff)
 	}
 	for _, name := range Names() {

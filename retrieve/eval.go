@@ -96,6 +96,7 @@ type InstanceResult struct {
 	FileRR  float64      `json:"file_rr"` // 1/rank of the first gold file, 0 if absent
 	FuncRR  float64      `json:"func_rr"`
 	HasFunc bool         `json:"has_functions"` // the instance has gold functions
+	Tokens  int64        `json:"tokens,omitempty"` // model tokens used (agent)
 }
 
 // Cut-offs reported.
@@ -155,6 +156,7 @@ type Summary struct {
 	FuncMRR     float64         `json:"func_mrr"`
 	FuncScored  int             `json:"func_instances"` // instances with gold functions
 	MeanSeconds float64         `json:"mean_seconds"`
+	MeanTokens  float64         `json:"mean_tokens,omitempty"` // model tokens per instance (agent)
 }
 
 // Summarize averages results (errors count as misses).
@@ -173,6 +175,7 @@ func Summarize(method string, rs []InstanceResult) Summary {
 		}
 		s.FileMRR += r.FileRR
 		s.MeanSeconds += r.Seconds
+		s.MeanTokens += float64(r.Tokens)
 		if r.HasFunc {
 			s.FuncScored++
 			for _, k := range FuncKs {
@@ -189,6 +192,7 @@ func Summarize(method string, rs []InstanceResult) Summary {
 	}
 	s.FileMRR = round3(s.FileMRR / n)
 	s.MeanSeconds = round3(s.MeanSeconds / n)
+	s.MeanTokens = math.Round(s.MeanTokens / n)
 	if f := float64(s.FuncScored); f > 0 {
 		for _, k := range FuncKs {
 			s.FuncAll[k] = pct(s.FuncAll[k], f)
@@ -297,6 +301,8 @@ type EvalOptions struct {
 	Baseline bool
 	// Search tunes the relay pipeline (ablations: NoGraph, weights).
 	Search SearchOptions
+	// Agent, when set, also localizes with a model (method MethodAgent).
+	Agent AgentLocalizer
 	// Progress, when set, is called after each instance.
 	Progress func(done, total int, r InstanceResult)
 }
@@ -348,6 +354,9 @@ func evalOne(ctx context.Context, in Instance, root string, opts EvalOptions) []
 		return r
 	}
 	methods := []string{MethodRelay}
+	if opts.Agent != nil {
+		methods = append(methods, MethodAgent)
+	}
 	if opts.Baseline {
 		methods = append(methods, MethodBM25Files)
 	}
@@ -382,6 +391,16 @@ func evalOne(ctx context.Context, in Instance, root string, opts EvalOptions) []
 			r.Method, r.Seconds, r.Index = MethodRelay, time.Since(t1).Seconds(), indexSecs
 			out = append(out, r)
 		}
+	}
+	if opts.Agent != nil {
+		t3 := time.Now()
+		p, tokens, err := opts.Agent(ctx, root, g, in.Problem)
+		r := Score(in, p)
+		r.Method, r.Seconds, r.Index, r.Tokens = MethodAgent, time.Since(t3).Seconds(), indexSecs, tokens
+		if err != nil {
+			r.Error = err.Error()
+		}
+		out = append(out, r)
 	}
 	if opts.Baseline {
 		t2 := time.Now()
@@ -418,6 +437,9 @@ func (r EvalReport) Table() string {
 			fn(s.FuncAll, 5), fn(s.FuncAll, 10), fn(s.FuncAny, 5), fn(s.FuncAny, 10), s.FileMRR, fnMRR, s.MeanSeconds)
 		if s.Errors > 0 {
 			fmt.Fprintf(&b, "  (%d instance(s) failed and count as misses)\n", s.Errors)
+		}
+		if s.MeanTokens > 0 {
+			fmt.Fprintf(&b, "  (%s: %.0f model tokens per instance)\n", s.Method, s.MeanTokens)
 		}
 	}
 	b.WriteString("f.all/any k: all/any gold files in the top k (%); fn.a/fn.y k: all/any gold functions in the top k (%); MRR of the first gold item; s/inst: retrieval seconds per instance (indexing excluded).\n")

@@ -24,6 +24,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 		asJSON, agentMode    bool
 		baseline             bool
 		materialize          bool
+		llm                  llmFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "eval --instances FILE --checkouts DIR",
@@ -34,6 +35,8 @@ checked out at DIR/<instance_id>. For each it indexes the checkout (graph + retr
 incremental on re-runs), localizes the problem statement with the offline pipeline and scores
 files at 1/5/10 and functions at 5/10 — "all gold in the top k" and "any gold in the top k" —
 plus MRR and seconds per instance. --baseline adds plain BM25 over whole files, side by side.
+--agent also asks the agent runtime (planner, retrievers, answer writer; needs a model endpoint)
+where the fix goes and scores the path:line locations it cites, with tokens per instance.
 Instances that carry "repo": "MODULE@VERSION" can be checked out from the Go module cache with
 --materialize.
 
@@ -41,11 +44,19 @@ Example:
   relay eval --instances retrieve/testdata/devset/instances.jsonl --checkouts /tmp/devset --materialize`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if agentMode {
-				return errors.New("relay eval --agent needs a model-driven localizer, which eval does not run yet; run without --agent to measure the offline pipeline")
-			}
 			if instances == "" || checkouts == "" {
 				return usageErr(errors.New("eval needs --instances FILE.jsonl and --checkouts DIR"))
+			}
+			var localize retrieve.AgentLocalizer
+			if agentMode {
+				baseURL, _, ok := llm.endpoint(g)
+				if !ok {
+					return usageErr(errors.New("eval --agent needs a model endpoint: set OPENAI_API_KEY and/or OPENAI_BASE_URL (or --base-url); without one, run eval without --agent to measure the offline pipeline"))
+				}
+				if _, err := llm.models(g, baseURL); err != nil {
+					return err
+				}
+				localize = llm.evalLocalizer(g)
 			}
 			f, err := os.Open(instances)
 			if err != nil {
@@ -78,6 +89,7 @@ Example:
 			rep, err := retrieve.RunEval(cmd.Context(), insts, retrieve.EvalOptions{
 				Checkouts: dir,
 				Baseline:  baseline,
+				Agent:     localize,
 				Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
 					return prepareCheckout(ctx, g, root)
 				},
@@ -105,7 +117,8 @@ Example:
 	fl.StringVar(&instances, "instances", "", "instances file (JSON lines)")
 	fl.StringVar(&checkouts, "checkouts", "", "directory holding one checkout per instance_id")
 	fl.BoolVar(&asJSON, "json", false, "print per-instance results and summaries as JSON")
-	fl.BoolVar(&agentMode, "agent", false, "localize with the LLM agent instead of the offline pipeline (not available yet)")
+	fl.BoolVar(&agentMode, "agent", false, "also localize with the agent runtime (needs a model endpoint; see the model flags); reports tokens per instance")
+	llm.register(fl)
 	fl.BoolVar(&baseline, "baseline", true, "also run the plain BM25-over-files baseline")
 	fl.BoolVar(&materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
 	cmd.AddCommand(newEvalDeriveCmd(g))

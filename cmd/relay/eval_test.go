@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/relayhq/relay/agent/agenttest"
 )
 
 func TestEvalCommand(t *testing.T) {
@@ -59,7 +61,7 @@ func TestEvalCommand(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"eval", "--instances", instances, "--checkouts", checkouts, "--agent"}, 1, "needs a model"},
+		{[]string{"eval", "--instances", instances, "--checkouts", checkouts, "--agent"}, 2, "needs a model endpoint"},
 		{[]string{"eval", "--checkouts", checkouts}, 2, "needs --instances"},
 		{[]string{"eval", "--instances", instances, "--checkouts", filepath.Join(checkouts, "nope")}, 2, "is not a directory"},
 		{[]string{"eval", "--instances", filepath.Join(checkouts, "none.jsonl"), "--checkouts", checkouts}, 1, "open instances"},
@@ -113,5 +115,64 @@ func TestEvalDerive(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.err) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.err)
 		}
+	}
+}
+
+// TestEvalAgent drives eval --agent against the scripted model: the cited
+// notify/sms.go:4 becomes the top file and the function Send; tokens are
+// counted.
+func TestEvalAgent(t *testing.T) {
+	needRgFd(t)
+	m := startFakeModel(t)
+	checkouts := t.TempDir()
+	if err := os.Rename(agentRepo(t), filepath.Join(checkouts, "sms-1")); err != nil {
+		t.Fatal(err)
+	}
+	instances := filepath.Join(t.TempDir(), "instances.jsonl")
+	line := `{"instance_id": "sms-1", "problem_statement": "Slow providers make us send every SMS twice", "gold_files": ["notify/sms.go"], "gold_functions": ["notify/sms.go:Send"]}`
+	if err := os.WriteFile(instances, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"eval", "--instances", instances, "--checkouts", checkouts, "--agent", "--json", "--baseline=false", "--no-transcript"}, modelFlags...)
+	code, stdout, stderr := relayAgent(t, m.env(), "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var rep struct {
+		Results []struct {
+			Method string `json:"method"`
+			Tokens int64  `json:"tokens"`
+			Error  string `json:"error"`
+			Pred   struct {
+				Files     []string `json:"files"`
+				Functions []string `json:"functions"`
+			} `json:"prediction"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, stdout)
+	}
+	found := false
+	for _, r := range rep.Results {
+		if r.Method != "relay-agent" {
+			continue
+		}
+		found = true
+		if r.Error != "" || r.Tokens <= 0 || len(r.Pred.Files) == 0 || r.Pred.Files[0] != "notify/sms.go" ||
+			len(r.Pred.Functions) == 0 || r.Pred.Functions[0] != "notify/sms.go:Send" {
+			t.Errorf("agent result: %+v", r)
+		}
+	}
+	if !found {
+		t.Fatalf("no relay-agent result:\n%s", stdout)
+	}
+	asked := false
+	for _, req := range m.srv.Requests() {
+		if req.Model == "planner-model" && strings.Contains(agenttest.FirstUser(req), "Which files and functions") && strings.Contains(agenttest.FirstUser(req), "Slow providers") {
+			asked = true
+		}
+	}
+	if !asked {
+		t.Error("the planner was not asked the localization question")
 	}
 }

@@ -113,6 +113,12 @@ func (s *agentSession) Close() error {
 // newAgent builds the agent runtime for root from flags and environment.
 // progress may be nil.
 func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progress func(agent.Progress)) (*agentSession, error) {
+	return f.newAgentOn(ctx, g, root, nil, progress)
+}
+
+// newAgentOn is newAgent over an already open graph (nil: open root's
+// store, if it has one); the session does not close that graph.
+func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
 	baseURL, apiKey, ok := f.endpoint(g)
 	if !ok {
 		return nil, errNoEndpoint
@@ -135,7 +141,7 @@ func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progre
 		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
 	}
 	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL}
-	reg, err := f.tools(ctx, g, root, s)
+	reg, err := f.tools(ctx, g, root, graph, s)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -168,19 +174,21 @@ func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progre
 	return s, nil
 }
 
-// tools builds grep/glob/read/graph over root; the graph tool uses the
-// index when one exists and otherwise tells the model there is none.
-func (f *llmFlags) tools(ctx context.Context, g *globals, root string, s *agentSession) (*tools.Registry, error) {
-	var graph graphdb.Reader
-	st, err := g.openStore(ctx, root, false)
-	switch {
-	case err == nil:
-		graph = st
-		s.closers = append(s.closers, st)
-	case errors.Is(err, graphdb.ErrNotFound):
-		g.log.Info("no code graph index; the graph tool will say so", "root", root)
-	default:
-		return nil, err
+// tools builds grep/glob/read/graph over root; the graph tool uses graph,
+// or else the index when one exists, and otherwise tells the model there is
+// none.
+func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph graphdb.Reader, s *agentSession) (*tools.Registry, error) {
+	if graph == nil {
+		st, err := g.openStore(ctx, root, false)
+		switch {
+		case err == nil:
+			graph = st
+			s.closers = append(s.closers, st)
+		case errors.Is(err, graphdb.ErrNotFound):
+			g.log.Info("no code graph index; the graph tool will say so", "root", root)
+		default:
+			return nil, err
+		}
 	}
 	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log})
 	if err != nil {
