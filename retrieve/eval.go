@@ -95,7 +95,7 @@ type InstanceResult struct {
 	FuncAny map[int]bool `json:"func_any"`
 	FileRR  float64      `json:"file_rr"` // 1/rank of the first gold file, 0 if absent
 	FuncRR  float64      `json:"func_rr"`
-	HasFunc bool         `json:"has_functions"` // the instance has gold functions
+	HasFunc bool         `json:"has_functions"`    // the instance has gold functions
 	Tokens  int64        `json:"tokens,omitempty"` // model tokens used (agent)
 }
 
