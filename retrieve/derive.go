@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -62,6 +63,12 @@ func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
 			g.Skipped = append(g.Skipped, p+": generated")
 			continue
 		}
+		if d.Status != StatusDeleted {
+			if why := trivialChange(d.Hunks); why != "" {
+				g.Skipped = append(g.Skipped, p+": "+why)
+				continue
+			}
+		}
 		g.Files = append(g.Files, p)
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
@@ -83,17 +90,33 @@ func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
 	g.Files = slices.Compact(g.Files)
 	slices.Sort(g.Functions)
 	g.Functions = slices.Compact(g.Functions)
+	if g.Files == nil {
+		g.Files = []string{}
+	}
+	if g.Functions == nil {
+		g.Functions = []string{}
+	}
 	return g, nil
 }
 
-// touches reports whether the hunks change old lines start..end: a deleted
-// line inside, or an insertion strictly between two of its lines.
+// touches reports whether the hunks change code on old lines start..end:
+// a deleted code line inside, or code inserted strictly between two of its
+// lines. In a hunk with one contiguous change, the deleted lines count when
+// the change adds code (a comment replaced by code).
 func touches(hs []Hunk, start, end int) bool {
 	for _, h := range hs {
-		for _, l := range h.Deleted {
-			if l >= start && l <= end {
+		addCode := slices.ContainsFunc(h.AddedText, isCodeLine)
+		single := contiguous(h.Deleted) && contiguous(h.Added)
+		for i, l := range h.Deleted {
+			if l < start || l > end {
+				continue
+			}
+			if (i < len(h.DeletedText) && isCodeLine(h.DeletedText[i])) || (addCode && single) {
 				return true
 			}
+		}
+		if !addCode {
+			continue
 		}
 		for _, l := range h.Inserted {
 			if l > start && l <= end {
@@ -102,6 +125,49 @@ func touches(hs []Hunk, start, end int) bool {
 		}
 	}
 	return false
+}
+
+func contiguous(ls []int) bool {
+	for i := 1; i < len(ls); i++ {
+		if ls[i] != ls[i-1]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// isCodeLine reports whether a source line holds code: not blank, not a
+// line comment, not the inside of a block comment written with leading *.
+func isCodeLine(s string) bool {
+	t := strings.TrimSpace(s)
+	return t != "" && !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "/*") && !strings.HasPrefix(t, "*")
+}
+
+// versionLine matches a version constant being set: Version = "1.2.3".
+var versionLine = regexp.MustCompile(`(?i)version\w*\s*(string\s*)?=\s*"v?\d+(\.\d+)+[^"]*"\s*(//.*)?$`)
+
+// trivialChange says why a file's change is no fix ("" when it may be):
+// only comments and blank lines changed, or only a version constant.
+func trivialChange(hs []Hunk) string {
+	code, versions := 0, 0
+	for _, h := range hs {
+		for _, l := range slices.Concat(h.DeletedText, h.AddedText) {
+			if !isCodeLine(l) {
+				continue
+			}
+			code++
+			if versionLine.MatchString(l) {
+				versions++
+			}
+		}
+	}
+	switch {
+	case code == 0 && len(hs) > 0:
+		return "comments or blank lines only"
+	case code > 0 && versions == code:
+		return "version constant only"
+	}
+	return ""
 }
 
 func funcLocName(fd *ast.FuncDecl) string {
@@ -193,7 +259,7 @@ func DiffTrees(oldRoot, newRoot string) ([]FileDiff, error) {
 		}
 		fd := FileDiff{OldPath: p, NewPath: p, Status: StatusModified}
 		if strings.HasSuffix(p, ".go") {
-			fd.Hunks = []Hunk{lineDiff(splitLines(string(a)), splitLines(string(b)))}
+			fd.Hunks = lineDiff(splitLines(string(a)), splitLines(string(b)))
 		}
 		out = append(out, fd)
 	}
@@ -248,32 +314,41 @@ func sortedKeys(ms ...map[string]bool) []string {
 }
 
 // lineDiff computes a shortest edit script between a and b (Myers) and
-// returns it as one hunk spanning both files: Deleted and Added line
-// numbers and, for each run of additions that replaces nothing, the old
-// line it is inserted before.
-func lineDiff(a, b []string) Hunk {
-	h := Hunk{OldStart: 1, OldLines: len(a), NewStart: 1, NewLines: len(b)}
-	ops := myers(a, b)
+// returns one hunk per run of changes (no context lines), with the changed
+// lines' numbers and text; a run that only adds records the old line it is
+// inserted before.
+func lineDiff(a, b []string) []Hunk {
+	var out []Hunk
+	var cur *Hunk
 	i, j := 0, 0
-	prev := byte(' ')
-	for _, op := range ops {
-		switch op {
-		case ' ':
+	for _, op := range myers(a, b) {
+		if op == ' ' {
+			cur = nil
 			i++
 			j++
+			continue
+		}
+		if cur == nil {
+			out = append(out, Hunk{OldStart: i + 1, NewStart: j + 1})
+			cur = &out[len(out)-1]
+		}
+		switch op {
 		case '-':
 			i++
-			h.Deleted = append(h.Deleted, i)
+			cur.Deleted = append(cur.Deleted, i)
+			cur.DeletedText = append(cur.DeletedText, a[i-1])
+			cur.OldLines++
 		case '+':
-			if prev != '+' && prev != '-' {
-				h.Inserted = append(h.Inserted, i+1)
+			if cur.OldLines == 0 && cur.NewLines == 0 {
+				cur.Inserted = append(cur.Inserted, i+1)
 			}
 			j++
-			h.Added = append(h.Added, j)
+			cur.Added = append(cur.Added, j)
+			cur.AddedText = append(cur.AddedText, b[j-1])
+			cur.NewLines++
 		}
-		prev = op
 	}
-	return h
+	return out
 }
 
 // myers returns the edit script turning a into b as a sequence of ' '

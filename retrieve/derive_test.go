@@ -76,7 +76,11 @@ func TestLineDiffHunk(t *testing.T) {
 	a := strings.Split("p|f{|x|}|g{|y|}", "|")
 	b := strings.Split("p|f{|x|x2|}|new|g{|Y|}", "|")
 	h := lineDiff(a, b)
-	want := Hunk{OldStart: 1, OldLines: 7, NewStart: 1, NewLines: 9, Added: []int{4, 6, 8}, Deleted: []int{6}, Inserted: []int{4, 5}}
+	want := []Hunk{
+		{OldStart: 4, NewStart: 4, NewLines: 1, Added: []int{4}, Inserted: []int{4}},
+		{OldStart: 5, NewStart: 6, NewLines: 1, Added: []int{6}, Inserted: []int{5}},
+		{OldStart: 6, OldLines: 1, NewStart: 8, NewLines: 1, Added: []int{8}, Deleted: []int{6}},
+	}
 	if d := cmp.Diff(want, h, cmpHunk); d != "" {
 		t.Fatalf("lineDiff (-want +got):\n%s", d)
 	}
@@ -105,7 +109,9 @@ func (t *T[K]) Get(k K) {
 	b()
 }
 
-func (T[K]) Put() {}
+func (T[K]) Put() {
+	// put nothing
+}
 `
 
 const deriveNew = `package m
@@ -129,7 +135,10 @@ func (t *T[K]) Get(k K) {
 	b2()
 }
 
-func (T[K]) Put() {}
+func (T[K]) Put() {
+	// put nothing yet
+
+}
 `
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -156,11 +165,13 @@ func TestDeriveGold(t *testing.T) {
 	oldRoot := writeTree(t, map[string]string{
 		"m.go": deriveOld, "m_test.go": "package m\n", "gen.go": gen, "README.md": "x\n",
 		"testdata/x.go": "package x\n", "gone/gone.go": "package gone\n\nfunc Gone() {}\n\nfunc (r *R) M() {}\n",
-		"same.go": "package m\n",
+		"same.go": "package m\n", "doc.go": "// Package m does.\npackage m\n",
+		"version.go": "package m\n\n// Version of m.\nconst Version = \"1.2.3\"\n",
 	})
 	newRoot := writeTree(t, map[string]string{
 		"m.go": deriveNew, "m_test.go": "package m\n\nfunc TestX() {}\n", "gen.go": strings.Replace(gen, "S()", "S2()", 1),
 		"README.md": "y\n", "testdata/x.go": "package y\n", "fresh.go": "package m\n", "same.go": "package m\n",
+		"doc.go": "// Package m does things.\npackage m\n", "version.go": "package m\n\n// Version of m.\nconst Version = \"1.2.4\"\n",
 	})
 	diffs, err := DiffTrees(oldRoot, newRoot)
 	if err != nil {
@@ -173,7 +184,8 @@ func TestDeriveGold(t *testing.T) {
 	want := Gold{
 		Files:     []string{"gone/gone.go", "m.go"},
 		Functions: []string{"gone/gone.go:Gone", "gone/gone.go:R.M", "m.go:G", "m.go:T.Get"},
-		Skipped:   []string{"README.md: not Go source", "fresh.go: new file", "gen.go: generated", "m_test.go: test"},
+		Skipped: []string{"README.md: not Go source", "doc.go: comments or blank lines only", "fresh.go: new file", "gen.go: generated",
+			"m_test.go: test", "version.go: version constant only"},
 	}
 	if d := cmp.Diff(want, g); d != "" {
 		t.Errorf("GoldFromDiff over DiffTrees (-want +got):\n%s", d)
@@ -200,6 +212,10 @@ func TestDeriveGold(t *testing.T) {
 @@ -16 +19 @@ func (t *T[K]) Get(k K) {
 -	b()
 +	b2()
+@@ -20 +23,2 @@ func (T[K]) Put() {
+-	// put nothing
++	// put nothing yet
++
 `
 	pd, err := ParseDiff(strings.NewReader(patch))
 	if err != nil {
