@@ -29,8 +29,27 @@ func TestDevSet(t *testing.T) {
 	if dir == "" {
 		t.Skip("set RELAY_DEVSET=DIR to run the dev-set evaluation (indexes 33 module checkouts)")
 	}
+	evalSet(t, "Dev-set", "testdata/devset/instances.jsonl", dir, "testdata/eval_stats.txt", "RELAY_DEVSET")
+}
+
+// TestRealSet measures localization on real fixes of real Go projects
+// (testdata/realset: changelog entries as problem statements, gold from
+// the diff between the release and the one before it, see its README):
+//
+//	RELAY_REALSET=/tmp/realset go test ./retrieve -run TestRealSet -v
+//
+// It writes per-instance results to testdata/realset_stats.txt.
+func TestRealSet(t *testing.T) {
+	dir := os.Getenv("RELAY_REALSET")
+	if dir == "" {
+		t.Skip("set RELAY_REALSET=DIR to run the real-fix evaluation (indexes every instance's module checkout)")
+	}
+	evalSet(t, "Real-fix", "testdata/realset/instances.jsonl", dir, "testdata/realset_stats.txt", "RELAY_REALSET")
+}
+
+func evalSet(t *testing.T, name, instancesPath, dir, statsPath, env string) {
 	ctx := t.Context()
-	f, err := os.Open("testdata/devset/instances.jsonl")
+	f, err := os.Open(instancesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +131,14 @@ func TestDevSet(t *testing.T) {
 				if r.Method != retrieve.MethodRelay {
 					continue
 				}
-				fmt.Fprintf(&stats, "%-12s file_rr=%.2f file_all@5=%v func_any@10=%v func_rr=%.2f top_files=%s\n",
+				fmt.Fprintf(&stats, "%-20s file_rr=%.2f file_all@5=%v func_any@10=%v func_rr=%.2f top_files=%s\n",
 					r.ID, r.FileRR, r.FileAll[5], r.FuncAny[10], r.FuncRR, strings.Join(first(r.Pred.Files, 3), ","))
 			}
 		}
 	}
-	t.Logf("dev set (%d instances):\n%s", len(insts), table.String())
-	out := "# Dev-set localization (go test ./retrieve -run TestDevSet with RELAY_DEVSET set)\n\n" + table.String() + "\n# relay, per instance\n" + stats.String()
-	if err := os.WriteFile("testdata/eval_stats.txt", []byte(out), 0o644); err != nil {
+	t.Logf("%s (%d instances):\n%s", name, len(insts), table.String())
+	out := fmt.Sprintf("# %s localization (go test ./retrieve -run %s with %s set)\n\n", name, t.Name(), env) + table.String() + "\n# relay, per instance\n" + stats.String()
+	if err := os.WriteFile(statsPath, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
