@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -221,76 +220,3 @@ func SortResults(rs []Result) {
 	}
 	copy(rs, sorted)
 }
-
-// Traverse walks breadth-first from start; it uses the backend's Traverser
-// when there is one and repeated Neighbors calls otherwise. See
-// [Traverser.Traverse] for the contract.
-func Traverse(ctx context.Context, r Reader, start NodeID, kinds []EdgeKind, dir Direction, depth, limit int) ([]Hop, error) {
-	if t, ok := r.(Traverser); ok {
-		return t.Traverse(ctx, start, kinds, dir, depth, limit)
-	}
-	return TraverseNeighbors(ctx, r, start, kinds, dir, depth, limit)
-}
-
-// TraverseNeighbors is the portable Traverse, built on Reader.Neighbors. It is
-// exported so backends can check their native traversal against it.
-func TraverseNeighbors(ctx context.Context, r Reader, start NodeID, kinds []EdgeKind, dir Direction, depth, limit int) ([]Hop, error) {
-	seen := map[NodeID]bool{start: true}
-	frontier := []NodeID{start}
-	var out []Hop
-	for d := 1; d <= depth && len(frontier) > 0; d++ {
-		var next []NodeID
-		for _, id := range frontier {
-			var edges []Edge
-			for _, k := range kinds {
-				es, err := r.Neighbors(ctx, id, k, dir, 0)
-				if err != nil {
-					return nil, err
-				}
-				edges = append(edges, es...)
-			}
-			sortEdges(edges)
-			for _, e := range edges {
-				far := e.To
-				if dir == Inbound {
-					far = e.From
-				}
-				if seen[far] {
-					continue
-				}
-				seen[far] = true
-				n, err := r.Node(ctx, far)
-				if err != nil {
-					return nil, fmt.Errorf("traverse %s: %w", far, err)
-				}
-				out = append(out, Hop{Node: n, Depth: d, Via: id, Edge: e})
-				if limit > 0 && len(out) >= limit {
-					return out, nil
-				}
-				next = append(next, far)
-			}
-		}
-		frontier = next
-	}
-	return out, nil
-}
-
-func sortEdges(es []Edge) {
-	sort.SliceStable(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.From != b.From {
-			return a.From < b.From
-		}
-		return a.To < b.To
-	})
-}
-
-// SortEdges orders edges by (File, Line, From, To), the order Neighbors
-// promises.
-func SortEdges(es []Edge) { sortEdges(es) }

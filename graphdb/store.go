@@ -88,3 +88,19 @@ type Traverser interface {
 	// not returned.
 	Traverse(ctx context.Context, start NodeID, kinds []EdgeKind, dir Direction, depth, limit int) ([]Hop, error)
 }
+
+// MultiTraverser is an optional capability: a backend that can walk from
+// many starts at once natively implements it; TraverseMulti in this package
+// falls back to repeated Neighbors calls otherwise. Its answer must equal
+// TraverseMultiNeighbors' exactly (the conformance suite checks).
+type MultiTraverser interface {
+	// TraverseMulti walks breadth-first from all of starts together along
+	// edges of the given kinds in direction dir, up to depth hops: each
+	// reached node is returned once, at its smallest distance from any
+	// start, with Via its breadth-first parent (of equally near parents,
+	// the one expanded first: starts in the given order, then hops in the
+	// order they were returned), at most limit hops (0: all). Starts are
+	// never returned, duplicates count once, and a start nothing mentions
+	// reaches nothing.
+	TraverseMulti(ctx context.Context, starts []NodeID, kinds []EdgeKind, dir Direction, depth, limit int) ([]Hop, error)
+}

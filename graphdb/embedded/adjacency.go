@@ -232,12 +232,16 @@ type rawHop struct {
 	e        ent
 }
 
-// walk is graphdb.TraverseNeighbors on the adjacency: breadth-first, each
-// frontier node's edges of all kinds merged in (File, Line, From, To) order
-// (ties keep the order of kinds), dangling far ends skipped.
-func (a *adjacency) walk(start uint32, kinds []uint32, d, depth, limit int) []rawHop {
-	seen := map[uint32]struct{}{start: {}}
-	frontier := []uint32{start}
+// walk is graphdb.TraverseMultiNeighbors on the adjacency: breadth-first
+// from all of starts (distinct sids; depth 0, in order), each frontier
+// node's edges of all kinds merged in (File, Line, From, To) order (ties
+// keep the order of kinds), dangling far ends skipped.
+func (a *adjacency) walk(starts []uint32, kinds []uint32, d, depth, limit int) []rawHop {
+	seen := make(map[uint32]struct{}, len(starts))
+	for _, s := range starts {
+		seen[s] = struct{}{}
+	}
+	frontier := starts
 	var out []rawHop
 	var merged []ent
 	for level := 1; level <= depth && len(frontier) > 0; level++ {
@@ -378,22 +382,35 @@ func (s *Store) current(ctx context.Context, need ...int) (*adjacency, error) {
 }
 
 // Traverse walks breadth-first from start on the in-memory adjacency
-// (graphdb.Traverser); results equal graphdb.TraverseNeighbors'. The walk
-// and the node fetch share one read transaction, so a concurrent commit is
-// never half-seen.
+// (graphdb.Traverser); results equal graphdb.TraverseNeighbors'. It is
+// TraverseMulti with one start.
 func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
+	return s.traverse(ctx, []graphdb.NodeID{start}, kinds, dir, depth, limit)
+}
+
+// TraverseMulti walks breadth-first from all of starts at once on the
+// in-memory adjacency (graphdb.MultiTraverser); results equal
+// graphdb.TraverseMultiNeighbors'.
+func (s *Store) TraverseMulti(ctx context.Context, starts []graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
+	return s.traverse(ctx, starts, kinds, dir, depth, limit)
+}
+
+// traverse is Traverse and TraverseMulti. The walk and the node fetch share
+// one read transaction, so a concurrent commit is never half-seen.
+func (s *Store) traverse(ctx context.Context, starts []graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	from := traverseLabel(starts)
 	codes := make([]uint32, len(kinds))
 	for i, k := range kinds {
 		c, ok := edgeKindCode(k)
 		if !ok {
-			return nil, fmt.Errorf("traverse from %s: unknown edge kind %q", start, k)
+			return nil, fmt.Errorf("traverse from %s: unknown edge kind %q", from, k)
 		}
 		codes[i] = uint32(c)
 	}
-	if depth < 1 || len(kinds) == 0 {
+	if depth < 1 || len(kinds) == 0 || len(starts) == 0 {
 		return nil, nil
 	}
 	d := dirOut
@@ -402,43 +419,50 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	}
 	q, a, err := s.snapshot(ctx, d)
 	if err != nil {
-		return nil, fmt.Errorf("traverse from %s: %w", start, err)
+		return nil, fmt.Errorf("traverse from %s: %w", from, err)
 	}
 	defer q.Rollback()
-	startSid, ok, err := s.lookupSid(ctx, q, start)
-	if err != nil || !ok {
-		return nil, err // an id nothing mentions has no edges
+	// The starts' sids, distinct and in order; an id nothing mentions has
+	// no sid and no edges.
+	startID := make(map[uint32]graphdb.NodeID, len(starts))
+	startSids := make([]uint32, 0, len(starts))
+	for _, id := range starts {
+		sid, ok, err := s.lookupSid(ctx, q, id)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := startID[sid]; !ok || dup {
+			continue
+		}
+		startID[sid] = id
+		startSids = append(startSids, sid)
 	}
-	raw := a.walk(startSid, codes, d, depth, limit)
+	raw := a.walk(startSids, codes, d, depth, limit)
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	sids := make([]uint32, len(raw))
-	for i, h := range raw {
-		sids[i] = h.sid
-	}
-	nodes := make(map[uint32]graphdb.Node, len(sids))
+	nodes := make(map[uint32]graphdb.Node, len(raw))
 	var missing []uint32
-	for _, sid := range sids {
-		if n, ok := a.nodes.Load(sid); ok {
-			nodes[sid] = n.(graphdb.Node)
+	for _, h := range raw {
+		if n, ok := a.nodes.Load(h.sid); ok {
+			nodes[h.sid] = n.(graphdb.Node)
 		} else {
-			missing = append(missing, sid)
+			missing = append(missing, h.sid)
 		}
 	}
 	if len(missing) > 0 {
 		fetched, err := s.nodesBySid(ctx, q, missing)
 		if err != nil {
-			return nil, fmt.Errorf("traverse from %s: %w", start, err)
+			return nil, fmt.Errorf("traverse from %s: %w", from, err)
 		}
 		for sid, n := range fetched {
 			nodes[sid] = n
 			a.nodes.Store(sid, n)
 		}
 	}
-	idOf := func(sid uint32) graphdb.NodeID { // via: the start or an earlier hop
-		if sid == startSid {
-			return start
+	idOf := func(sid uint32) graphdb.NodeID { // via: a start or an earlier hop
+		if id, ok := startID[sid]; ok {
+			return id
 		}
 		return nodes[sid].ID
 	}
@@ -446,17 +470,29 @@ func (s *Store) Traverse(ctx context.Context, start graphdb.NodeID, kinds []grap
 	for i, h := range raw {
 		n, ok := nodes[h.sid]
 		if !ok {
-			return nil, fmt.Errorf("traverse from %s: node #%d of generation %d is missing", start, h.sid, a.gen)
+			return nil, fmt.Errorf("traverse from %s: node #%d of generation %d is missing", from, h.sid, a.gen)
 		}
 		e := graphdb.Edge{Kind: graphdb.EdgeKinds[h.e.kind()-1], File: a.files[h.e.fileRank()], Line: int(h.e.line)}
+		via := idOf(h.via)
 		if d == dirIn {
-			e.From, e.To = n.ID, idOf(h.via)
+			e.From, e.To = n.ID, via
 		} else {
-			e.From, e.To = idOf(h.via), n.ID
+			e.From, e.To = via, n.ID
 		}
-		hops[i] = graphdb.Hop{Node: n, Depth: h.depth, Via: idOf(h.via), Edge: e}
+		hops[i] = graphdb.Hop{Node: n, Depth: h.depth, Via: via, Edge: e}
 	}
 	return hops, nil
+}
+
+// traverseLabel names the starts of a traversal in errors.
+func traverseLabel(starts []graphdb.NodeID) string {
+	switch len(starts) {
+	case 0:
+		return "no start"
+	case 1:
+		return string(starts[0])
+	}
+	return fmt.Sprintf("%s and %d more", starts[0], len(starts)-1)
 }
 
 // nodesBySid fetches nodes by sid in batches inside q.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,6 +45,34 @@ func assertAgree(t *testing.T, s *Store, starts []graphdb.NodeID) {
 						if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 							t.Fatalf("Traverse(%s, %v, %s, %d, %d) disagrees with TraverseNeighbors (-want +got):\n%s", start, kinds, dir, depth, limit, diff)
 						}
+					}
+				}
+			}
+		}
+	}
+	// Multi-source: overlapping windows of starts, all of them, and all
+	// of them reversed (ties go to the earlier start).
+	var multi [][]graphdb.NodeID
+	for i := 0; i < len(starts); i += 2 {
+		multi = append(multi, starts[i:min(i+4, len(starts))])
+	}
+	reversed := slices.Clone(starts)
+	slices.Reverse(reversed)
+	multi = append(multi, starts, reversed)
+	for _, ss := range multi {
+		for _, kinds := range sets {
+			for _, dir := range []graphdb.Direction{graphdb.Outbound, graphdb.Inbound} {
+				for _, depth := range []int{1, 3} {
+					want, err := graphdb.TraverseMultiNeighbors(ctx, s, ss, kinds, dir, depth, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := s.TraverseMulti(ctx, ss, kinds, dir, depth, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+						t.Fatalf("TraverseMulti(%v, %v, %s, %d) disagrees with TraverseMultiNeighbors (-want +got):\n%s", ss, kinds, dir, depth, diff)
 					}
 				}
 			}

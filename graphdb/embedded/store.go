@@ -71,6 +71,7 @@ type Store struct {
 
 var _ graphdb.Store = (*Store)(nil)
 var _ graphdb.Traverser = (*Store)(nil)
+var _ graphdb.MultiTraverser = (*Store)(nil)
 
 // Open opens (creating unless opts.ReadOnly) the store in dir. A read-only
 // open of a missing store, or of one nothing was ever committed to, returns

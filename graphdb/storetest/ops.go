@@ -141,6 +141,7 @@ func testTraverseAfterWrite(t *testing.T, s graphdb.Store) {
 		}
 	}
 	agree(t, s)
+	agreeMulti(t, s)
 }
 
 func testQuery(t *testing.T, s graphdb.Store) {

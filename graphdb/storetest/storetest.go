@@ -11,7 +11,8 @@
 // pseudo-owner) and checks every Reader and Tx method and every clause of
 // the contract in graphdb/store.go, plus graphdb.Query, graphdb.Resolve and
 // graphdb.BlastRadius on top of the backend, and agreement of a native
-// graphdb.Traverser with the portable graphdb.TraverseNeighbors.
+// graphdb.Traverser and graphdb.MultiTraverser with the portable
+// graphdb.TraverseNeighbors and graphdb.TraverseMultiNeighbors.
 //
 // Behaviour that not every backend can offer is behind Features; crash
 // safety is tested by each backend itself (it needs process control).
@@ -73,6 +74,7 @@ func RunFeatures(t *testing.T, open func(t *testing.T) graphdb.Store, f Features
 	t.Run("ConcurrentReaders", func(t *testing.T) { testConcurrentReaders(t, seeded(t)) })
 	t.Run("Traverse", func(t *testing.T) { testTraverse(t, seeded(t)) })
 	t.Run("TraverseAfterWrite", func(t *testing.T) { testTraverseAfterWrite(t, seeded(t)) })
+	t.Run("TraverseMulti", func(t *testing.T) { testTraverseMulti(t, seeded(t)) })
 	t.Run("Query", func(t *testing.T) { testQuery(t, seeded(t)) })
 	t.Run("Resolve", func(t *testing.T) { testResolve(t, seeded(t)) })
 	t.Run("BlastRadius", func(t *testing.T) { testBlastRadius(t, seeded(t)) })
