@@ -22,7 +22,10 @@ const DefaultBlastDepth = 4
 
 // BlastRadius collects the direct and transitive callers of targets (up to
 // maxDepth hops, DefaultBlastDepth when 0), the files they live in, the tests
-// among them, and a risk score.
+// among them, and a risk score. Each caller is listed once, at its smallest
+// depth from any target, exactly the nodes and depths that merging
+// Query(OpCallers, t, maxDepth) over every target t gives (by smallest
+// depth, targets left out); see the DESIGN note below.
 func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) (Blast, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultBlastDepth
@@ -30,6 +33,7 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 	b := Blast{MaxDepth: maxDepth}
 	inTargets := map[NodeID]bool{}
 	files := map[string]bool{}
+	var starts []NodeID
 	for _, id := range targets {
 		n, err := r.Node(ctx, id)
 		if err != nil {
@@ -39,27 +43,68 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 			continue
 		}
 		inTargets[id] = true
+		starts = append(starts, id)
 		b.Targets = append(b.Targets, n)
 		if n.File != "" {
 			files[n.File] = true
 		}
 	}
-	best := map[NodeID]Result{}
-	for _, id := range targets {
-		rs, err := Query(ctx, r, OpCallers, id, maxDepth, 0)
+	// DESIGN: one multi-source breadth-first search instead of one
+	// Query per target. Query(OpCallers, t) is the union, by smallest
+	// depth, of a walk up the inbound calls from t and, for every
+	// interface method im that t can be called through
+	// (DispatchTargets), a walk from im whose depth-1 hops are relabelled
+	// "calls via interface im" with Via t. The depth of a node in the
+	// merge over all targets is therefore its distance from the nearest of
+	// all those starts, which is what one walk seeded with the targets and
+	// their interface methods (all at depth 0) computes, visiting each
+	// caller once where per-target walks re-walked the same overlapping
+	// caller sets for every target (a hub diff: 161 targets, 7.6k callers).
+	// The seeds themselves are never callers: targets by definition, and
+	// an interface method has no body, so it calls nothing and no walk up
+	// the calls edges reaches it (were one to, the per-target merge would
+	// list it and this would not). Ties are broken by the seed order: targets as given, then
+	// interface methods in the order of the targets that bring them (an
+	// interface method shared by several targets is credited to the first),
+	// so at equal depth a direct call wins over a call through an
+	// interface; an interface method that is itself a target stays a
+	// target, its callers plain "calls".
+	through := map[NodeID]Node{}  // interface method → itself
+	credit := map[NodeID]NodeID{} // interface method → the target it stands for
+	for _, t := range b.Targets {
+		ims, err := DispatchTargets(ctx, r, t)
 		if err != nil {
 			return Blast{}, err
 		}
-		for _, res := range rs {
-			if inTargets[res.Node.ID] {
+		for _, im := range ims {
+			if _, ok := through[im.ID]; ok || inTargets[im.ID] {
 				continue
 			}
-			if old, ok := best[res.Node.ID]; !ok || res.Depth < old.Depth {
-				best[res.Node.ID] = res
-			}
+			through[im.ID], credit[im.ID] = im, t.ID
+			starts = append(starts, im.ID)
 		}
 	}
-	for _, res := range best {
+	hops, err := TraverseMulti(ctx, r, starts, []EdgeKind{EdgeCalls}, Inbound, maxDepth, 0)
+	if err != nil {
+		return Blast{}, err
+	}
+	direct := 0
+	for _, h := range hops {
+		if h.Depth == 1 {
+			direct++
+		}
+	}
+	if direct > 0 { // nil, not empty, when there are none (JSON null as before)
+		b.Direct = make([]Result, 0, direct)
+	}
+	if len(hops) > direct {
+		b.Transitive = make([]Result, 0, len(hops)-direct)
+	}
+	for _, h := range hops {
+		res := Result{Node: h.Node, Depth: h.Depth, Relation: "calls", Via: h.Via, File: h.Edge.File, Line: h.Edge.Line}
+		if im, ok := through[h.Via]; ok && h.Depth == 1 {
+			res.Relation, res.Via = "calls via interface "+im.QName, credit[im.ID]
+		}
 		if res.Depth == 1 {
 			b.Direct = append(b.Direct, res)
 		} else {

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"context"
 	"sort"
 	"testing"
 
@@ -9,44 +10,66 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// TestBlastRadiusParallel checks that the parallel blast radius equals one
-// graphdb.BlastRadius call.
-func TestBlastRadiusParallel(t *testing.T) {
-	root := writeTxtar(t, "testdata/repo.txtar")
-	g := fakeIndex(t, root)
-	var ids []graphdb.NodeID
+// multiGraph is a memGraph with a "native" multi-source traversal that
+// counts its calls.
+type multiGraph struct {
+	*memGraph
+	multi int
+}
+
+func (g *multiGraph) TraverseMulti(ctx context.Context, starts []graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
+	g.multi++
+	return graphdb.TraverseMultiNeighbors(ctx, g.memGraph, starts, kinds, dir, depth, limit)
+}
+
+// TestBlastRadiusCached checks that the review's cached reader gives the
+// blast radius of the backend itself, through the backend's multi-source
+// traversal when it has one and through cached Neighbors calls otherwise.
+// (graphdb's TestBlastRadiusPerTarget checks BlastRadius against the old
+// per-target semantics.)
+func TestBlastRadiusCached(t *testing.T) {
+	t.Parallel()
+	g := fakeIndex(t, writeTxtar(t, "testdata/repo.txtar"))
+	var all []graphdb.NodeID
 	for id, n := range g.nodes {
 		if n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindMember {
-			ids = append(ids, id)
+			all = append(all, id)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	old := minParallelTargets
-	minParallelTargets = 2
-	t.Cleanup(func() { minParallelTargets = old })
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	const p = "example.com/m/"
+	sets := [][]graphdb.NodeID{
+		{p + "storage.computeDelay"},
+		{p + "storage.isTransient", p + "storage.computeDelay", p + "server.parseContentLength"},
+		{p + "config.Config.Validate", p + "storage.BlobStore.Get", p + "storage.RetryWithBackoff", p + "storage.BlobStore.Put"},
+		all,
+	}
+	native := &multiGraph{memGraph: g}
+	callers := 0
 	for _, depth := range []int{1, 2, 4} {
-		for _, n := range []int{2, 3, len(ids)} {
-			want, err := graphdb.BlastRadius(t.Context(), g, ids[:n], depth)
+		for _, ids := range sets {
+			n := len(ids)
+			want, err := graphdb.BlastRadius(t.Context(), g, ids, depth)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := blastRadius(t.Context(), g, ids[:n], depth)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Via may name a different but equally near node; compare the rest.
-			clearVia := func(b *graphdb.Blast) {
-				for _, rs := range [][]graphdb.Result{b.Direct, b.Transitive, b.Tests} {
-					for i := range rs {
-						rs[i].Via, rs[i].File, rs[i].Line = "", "", 0
-					}
+			callers += len(want.Direct) + len(want.Transitive)
+			for _, back := range []graphdb.Reader{g, native} {
+				before := native.multi
+				got, err := graphdb.BlastRadius(t.Context(), newCachedReader(back), ids, depth)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("depth %d, %d targets, backend %T (-want +got):\n%s", depth, n, back, diff)
+				}
+				if back == native && native.multi != before+1 {
+					t.Errorf("depth %d, %d targets: %d native multi-source traversals, want 1", depth, n, native.multi-before)
 				}
 			}
-			clearVia(&want)
-			clearVia(&got)
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("depth %d, %d targets (-want +got):\n%s", depth, n, diff)
-			}
 		}
+	}
+	if callers < 20 {
+		t.Errorf("%d callers over all cases; the test graph is too small", callers)
 	}
 }

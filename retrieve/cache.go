@@ -9,10 +9,10 @@ import (
 )
 
 // cachedReader memoizes a graphdb.Reader for the length of one review. A
-// large diff asks the same questions many times — the blast radius of each
-// changed symbol walks overlapping callers, and interface dispatch looks up
-// the same method names again and again — and each answer from the
-// embedded store is a SQL query. Answers are shared between goroutines.
+// large diff asks the same questions many times — interface dispatch looks
+// up the same types and method names for many changed symbols, and a
+// backend without native traversals walks overlapping callers through
+// Neighbors — and each answer from the embedded store is a SQL query. Answers are shared between goroutines.
 // A commit that lands during the review may be seen by some answers and not
 // others; a review is advisory, so that is accepted.
 type cachedReader struct {
@@ -111,6 +111,15 @@ func (c *cachedReader) Traverse(ctx context.Context, start graphdb.NodeID, kinds
 	c.trav[key] = hs
 	c.mu.Unlock()
 	return hs, nil
+}
+
+// TraverseMulti keeps the backend's native multi-start traversal (one
+// call per review, from the blast radius, so it is not memoized).
+func (c *cachedReader) TraverseMulti(ctx context.Context, starts []graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
+	if t, ok := c.r.(graphdb.MultiTraverser); ok {
+		return t.TraverseMulti(ctx, starts, kinds, dir, depth, limit)
+	}
+	return graphdb.TraverseMultiNeighbors(ctx, c, starts, kinds, dir, depth, limit)
 }
 
 func (c *cachedReader) Files(ctx context.Context) ([]graphdb.FileRecord, error) {

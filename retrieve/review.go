@@ -176,7 +176,7 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 	}
 	if len(ids) > 0 {
 		// Callers come from the blast radius: one traversal serves both.
-		b, err := blastRadius(ctx, g, ids, blastDepth)
+		b, err := graphdb.BlastRadius(ctx, g, ids, blastDepth)
 		if err != nil {
 			return ReviewContext{}, fmt.Errorf("blast radius: %w", err)
 		}

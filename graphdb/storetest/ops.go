@@ -340,4 +340,38 @@ func testBlastRadius(t *testing.T, s graphdb.Store) {
 
 	_, err = graphdb.BlastRadius(ctx, s, []graphdb.NodeID{idGone}, 1)
 	wantErrIs(t, "BlastRadius(missing)", err, graphdb.ErrNotFound)
+
+	// Interface dispatch: D calls Handler.Serve, so D is a direct caller
+	// of Server.Serve (credited to it), at the same depth as Serve's and
+	// helper's own callers, and nothing above D is reached.
+	d := node("go:ex/d.D", graphdb.KindFunction, "", "D", "ex/d.D", "d.go:D", "d.go", 3, 6)
+	write(t, s, func(ctx context.Context, tx graphdb.Tx) error {
+		return tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "d.go", Language: "go"}, []graphdb.Node{d},
+			[]graphdb.Edge{edge(d.ID, idHServe, graphdb.EdgeCalls, "d.go", 4)})
+	})
+	got, err = graphdb.BlastRadius(ctx, s, []graphdb.NodeID{idHelper, idServe}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test = res(idTest, 2, idMain, "b_test.go", 5)
+	want = graphdb.Blast{
+		Targets: []graphdb.Node{nodes[idHelper], nodes[idServe]},
+		Direct: []graphdb.Result{
+			res(idNew, 1, idHelper, "a.go", 28),
+			res(idMain, 1, idServe, "b.go", 7),
+			res(idBServe, 1, idServe, "b.go", 28),
+			{Node: d, Depth: 1, Relation: "calls via interface ex/a.Handler.Serve", Via: idServe, File: "d.go", Line: 4},
+		},
+		Transitive: []graphdb.Result{
+			res(idLoop, 2, idMain, "b.go", 19),
+			test,
+		},
+		Files:    []string{"a.go", "b.go", "b_test.go", "d.go"},
+		Tests:    []graphdb.Result{test},
+		MaxDepth: 2,
+		Risk:     graphdb.RiskScore(4, 2, 4, true, false),
+	}
+	if diff := cmp.Diff(want, got, nodeOpts); diff != "" {
+		t.Errorf("BlastRadius(helper, Server.Serve) through Handler mismatch (-want +got):\n%s", diff)
+	}
 }
