@@ -13,7 +13,9 @@
 // graphdb/storetest. Graph operations ([Query], [BlastRadius]) and target
 // resolution ([Resolve]) are written once here, against [Reader], so the
 // embedded store and ArangoDB answer them identically; a backend that can do a
-// traversal faster natively implements [Traverser] and is used automatically.
+// traversal faster natively implements [Traverser] (one start) and
+// [MultiTraverser] (many starts, one breadth-first search: what BlastRadius
+// runs) and is used automatically.
 //
 // graphdb imports nothing else of relay.
 package graphdb

@@ -57,12 +57,13 @@
 // way edges are ever written (ReplaceFile replaces all of an owner's edges
 // at once) and cost nothing to delete.
 //
-// Every edge query (Neighbors, Traverse) is answered by an in-memory
-// adjacency: per direction a CSR array (offsets by sid, 12-byte entries:
-// far sid, kind, file rank, line) with each node's entries sorted by
-// (kind, file, line, far id). File names and ids are replaced by their
+// Every edge query (Neighbors, Traverse, TraverseMulti) is answered by an
+// in-memory adjacency: per direction a CSR array (offsets by sid, 12-byte
+// entries: far sid, kind, file rank, line) with each node's entries sorted
+// by (kind, file, line, far id). File names and ids are replaced by their
 // ranks in sorted order, so a multi-kind merge reproduces the order of
-// graphdb.TraverseNeighbors exactly (TestTraverseAgreesOnRandomGraphs and
+// graphdb.TraverseNeighbors and graphdb.TraverseMultiNeighbors exactly
+// (TestTraverseAgreesOnRandomGraphs and
 // the conformance suite check it edge for edge, with cycles, duplicates
 // and dangling edges). (The project measured a recursive CTE over an edge
 // table 20–40× slower at hub nodes.)
@@ -82,7 +83,7 @@
 // and no process ever loads 500k edges through SQL just to start. Call
 // Warm after indexing so the first query does not pay the rebuild.
 //
-// Consistency: a Traverse reads the generation, walks the adjacency and
+// Consistency: a traversal reads the generation, walks the adjacency and
 // fetches the reached nodes inside one read transaction, so it never sees
 // half of a commit. Neighbors needs no transaction: an adjacency is an
 // immutable picture of one generation, and a sid's id never changes.
