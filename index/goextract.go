@@ -160,7 +160,7 @@ func (x *goExtractor) varInits(fid graphdb.NodeID, vars []*ast.GenDecl) {
 		return
 	}
 	pp := x.pkg.Path()
-	id := graphdb.NodeID(fmt.Sprintf("go:%s.init#%s#vars", pp, x.sf.rel))
+	id := VarInitID(pp, x.sf.rel)
 	before := len(x.cur.edges)
 	start, end := 0, 0
 	for _, d := range vars {
