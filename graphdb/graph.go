@@ -80,10 +80,21 @@ type Node struct {
 	Generated bool   `json:"generated,omitempty"` // declared in a generated file
 	Testdata  bool   `json:"testdata,omitempty"`  // declared under a testdata directory
 	// Attrs holds language-specific facts that have no column of their own.
-	// Keys are namespaced by language ("go.methodset"). Backends store them
-	// verbatim and never interpret them.
+	// Keys are namespaced by language ("go.methodset"), except AttrSynthetic.
+	// Backends store them verbatim and never interpret them.
 	Attrs map[string]string `json:"attrs,omitempty"`
 }
+
+// AttrSynthetic is the Attrs key of nodes that stand for no declaration in
+// the source; its value says what they stand for. A Go file's
+// package-level variable initialisers are one synthetic function (value
+// "go.varinit") that owns their calls. Its lines span those declarations,
+// possibly with other declarations between them, so consumers that map
+// lines to enclosing symbols (chunking, review) skip it.
+const AttrSynthetic = "synthetic"
+
+// Synthetic reports whether n stands for no declaration (AttrSynthetic).
+func (n Node) Synthetic() bool { return n.Attrs[AttrSynthetic] != "" }
 
 // Edge is one directed relation. Calls carry the call site in File/Line; other
 // kinds may carry the declaring position.

@@ -38,7 +38,13 @@
 // Nodes: module (a package, SubKind "package"), file, type (SubKind struct,
 // interface, alias or named), function, member (SubKind method or field;
 // interface methods are members of their interface). Local types and
-// functions declared inside function bodies are not nodes.
+// functions declared inside function bodies are not nodes. One function
+// node per file is synthetic: when the file's package-level variable
+// initialisers make calls, they belong to a node named "init (package
+// variables)" (QName "<pkg>.init", Loc "path/file.go:init#vars", Attrs
+// graphdb.AttrSynthetic = "go.varinit", lines from the first to the last
+// var declaration holding a call, parent edge to the file); a file whose
+// vars call nothing has none.
 //
 // Node ids (unique across the repository, stable while the qname stays):
 //
@@ -47,6 +53,8 @@
 //	go:<qname>                              type, function, method, field,
 //	                                        interface method
 //	go:<pkg>.init#<file>#<n>                the n-th init (or _) function of a file
+//	go:<pkg>.init#<file>#vars               the calls of a file's package-level
+//	                                        variable initialisers (VarInitID)
 //	go:<file>:<Recv.Name>                   declarations in syntax-only files
 //	<id>#<n>                                the n-th duplicate within a package
 //	                                        (blank fields, code that redeclares)
@@ -64,8 +72,9 @@
 // a call through a local variable bound once to a declared function and
 // never reassigned (q := strconv.Quote; q(s)) is a call of that function;
 // other calls of function values and func-typed fields are dynamic and not
-// recorded, nor are calls in package-level variable initialisers, which
-// have no enclosing declaration), implements (concrete named type →
+// recorded; calls in package-level variable initialisers, closures in them
+// included, come from the file's synthetic "init (package variables)"
+// node, at their real sites), implements (concrete named type →
 // interface), inherits (struct embedding, interface embedding; embedder →
 // embedded), returns (function → named type among its results), param_of
 // (named type → function taking it), parent (member → type, top-level

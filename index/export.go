@@ -78,6 +78,14 @@ func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
 	return out
 }
 
+// VarInitID returns the id of the synthetic function that owns the calls
+// in the package-level variable initialisers of file rel (repo-relative,
+// slash-separated) of package pkgPath. It exists only when that file has
+// such calls. Exported with ExtractCalls for comparisons.
+func VarInitID(pkgPath, rel string) graphdb.NodeID {
+	return graphdb.NodeID("go:" + pkgPath + ".init#" + rel + "#vars")
+}
+
 // FuncID returns the node id the indexer gives a declared function or
 // method (of its generic origin), and false for objects that have no node:
 // methods of local types or unnamed interfaces, init and blank functions,

@@ -121,11 +121,15 @@ func (x *goExtractor) file(sf *srcFile) {
 		}
 	}
 	initN := map[string]int{}
+	var vars []*ast.GenDecl
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			x.funcDecl(fid, d, initN)
 		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				vars = append(vars, d)
+			}
 			if d.Tok != token.TYPE {
 				continue
 			}
@@ -143,7 +147,49 @@ func (x *goExtractor) file(sf *srcFile) {
 			}
 		}
 	}
+	x.varInits(fid, vars)
 }
+
+// varInits gives the calls in the file's package-level variable
+// initialisers (closures included) one synthetic caller: a function node
+// standing for the file's share of the package initialiser, added only when
+// there is at least one call edge. Its id ends in "#vars", which no init
+// function's ordinal can be.
+func (x *goExtractor) varInits(fid graphdb.NodeID, vars []*ast.GenDecl) {
+	if len(vars) == 0 {
+		return
+	}
+	pp := x.pkg.Path()
+	id := VarInitID(pp, x.sf.rel)
+	before := len(x.cur.edges)
+	start, end := 0, 0
+	for _, d := range vars {
+		calls := len(x.cur.edges)
+		for _, s := range d.Specs {
+			for _, v := range s.(*ast.ValueSpec).Values {
+				x.callsIn(id, v)
+			}
+		}
+		if len(x.cur.edges) > calls {
+			if start == 0 {
+				start = x.line(d.Pos())
+			}
+			end = x.line(d.End())
+		}
+	}
+	if len(x.cur.edges) == before {
+		return
+	}
+	x.add(graphdb.Node{
+		ID: id, Kind: graphdb.KindFunction, Name: varInitName, QName: pp + ".init", Loc: x.sf.rel + ":init#vars",
+		StartLine: start, EndLine: end,
+		Attrs: map[string]string{graphdb.AttrSynthetic: "go.varinit"},
+	})
+	x.edge(id, fid, graphdb.EdgeParent, 0)
+}
+
+// varInitName is the Name of a file's synthetic variable-initialiser node.
+const varInitName = "init (package variables)"
 
 // receiverName returns the base type name of a method receiver expression.
 func receiverName(e ast.Expr) string {
@@ -460,9 +506,10 @@ func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
 	return symID(pkg.Path() + "." + fn.Name()), "", true
 }
 
-// callsIn records every static call and method value in body (closures
-// included) as a call from the enclosing declaration.
-func (x *goExtractor) callsIn(from graphdb.NodeID, body *ast.BlockStmt) {
+// callsIn records every static call and method value in body (a function
+// body or a variable initialiser; closures included) as a call from the
+// enclosing declaration.
+func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 	called := map[*ast.SelectorExpr]bool{}
 	aliases := x.funcAliases(body)
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -514,7 +561,7 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body *ast.BlockStmt) {
 // declared function and never reassigned nor address-taken
 // (q := strconv.Quote): a call through such a variable is a static call of
 // that function, as SSA sees it.
-func (x *goExtractor) funcAliases(body *ast.BlockStmt) map[*types.Var]*types.Func {
+func (x *goExtractor) funcAliases(body ast.Node) map[*types.Var]*types.Func {
 	var aliases map[*types.Var]*types.Func
 	invalid := map[*types.Var]bool{}
 	bind := func(id *ast.Ident, val ast.Expr) {

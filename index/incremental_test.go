@@ -161,6 +161,50 @@ func TestIncremental(t *testing.T) {
 			mustContain:  "edge calls go:example.com/tests/p_test.TestExternal -> go:example.com/tests/p.Gen @p/x_test.go:10",
 		},
 		{
+			name: "var initialiser calls another function",
+			repo: "varinit",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "app/second.go", strings.Replace(readFile(t, root, "app/second.go"),
+					`lib.New("second")`, `lib.Default()`, 1))
+			},
+			wantPackages: 1,
+			mustContain:  "edge calls go:example.com/varinit/app.init#app/second.go#vars -> go:example.com/varinit/lib.Default @app/second.go:5",
+			mustLack:     "edge calls go:example.com/varinit/app.init#app/second.go#vars -> go:example.com/varinit/lib.New",
+		},
+		{
+			name: "var initialiser loses its call: the synthetic caller goes",
+			repo: "varinit",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "app/second.go", strings.Replace(readFile(t, root, "app/second.go"),
+					`lib.New("second")`, `&lib.Client{}`, 1))
+			},
+			wantPackages: 1,
+			mustLack:     "go:example.com/varinit/app.init#app/second.go#vars",
+		},
+		{
+			name: "delete a file with var initialisers",
+			repo: "varinit",
+			edit: func(t *testing.T, root string) {
+				removeFile(t, root, "app/second.go")
+			},
+			wantPackages: 1,
+			wantDeleted:  1,
+			mustLack:     "app/second.go",
+		},
+		{
+			name: "rename a file with var initialisers",
+			repo: "varinit",
+			edit: func(t *testing.T, root string) {
+				data := readFile(t, root, "app/second.go")
+				removeFile(t, root, "app/second.go")
+				writeFile(t, root, "app/third.go", data)
+			},
+			wantPackages: 1,
+			wantDeleted:  1,
+			mustContain:  "edge calls go:example.com/varinit/app.init#app/third.go#vars -> go:example.com/varinit/lib.New @app/third.go:5",
+			mustLack:     "app/second.go",
+		},
+		{
 			name: "new package in a workspace module",
 			repo: "gowork",
 			edit: func(t *testing.T, root string) {

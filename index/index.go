@@ -14,8 +14,9 @@ import (
 )
 
 // FormatVersion is the index format this package writes. A store holding
-// another version is re-indexed from scratch.
-const FormatVersion = "go-1"
+// another version is re-indexed from scratch. go-2: calls in package-level
+// variable initialisers (synthetic "#vars" callers).
+const FormatVersion = "go-2"
 
 // Meta keys written by Run.
 const (

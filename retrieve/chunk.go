@@ -85,6 +85,8 @@ func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 	for _, n := range nodes {
 		kind := ""
 		switch {
+		case n.Synthetic():
+			continue // no declaration; its lines may span other symbols
 		case n.Kind == graphdb.KindFunction:
 			kind = ChunkFunction
 		case n.Kind == graphdb.KindMember && n.SubKind != "field":

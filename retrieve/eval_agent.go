@@ -51,7 +51,7 @@ func PredictFromCites(ctx context.Context, g graphdb.Reader, cites []Cite) (Pred
 		var best *graphdb.Node
 		for i := range ns {
 			n := &ns[i]
-			if n.Loc == "" || n.SubKind == "field" || c.Line < n.StartLine || c.Line > max(n.EndLine, n.StartLine) {
+			if n.Loc == "" || n.SubKind == "field" || n.Synthetic() || c.Line < n.StartLine || c.Line > max(n.EndLine, n.StartLine) {
 				continue
 			}
 			if best == nil || n.EndLine-n.StartLine < best.EndLine-best.StartLine {

@@ -264,7 +264,7 @@ func changedIn(ctx context.Context, g graphdb.Reader, file string, lines []int, 
 	}
 	found := 0
 	for _, n := range nodes {
-		if n.SubKind == "field" || n.StartLine <= 0 {
+		if n.SubKind == "field" || n.StartLine <= 0 || n.Synthetic() {
 			continue
 		}
 		end := max(n.EndLine, n.StartLine)

@@ -5,17 +5,23 @@
 // generic bodies not instantiated, so calls of instantiations name the
 // generic function as the indexer does).
 //
+// Calls in package-level variable initialisers are compared: static puts
+// them in the synthetic package initialiser (and its closures), the indexer
+// in one synthetic caller per file (index.VarInitID), so static's caller is
+// mapped to the synthetic caller of the file holding the call site.
+//
 // The two graphs model different things at the edges, so some edges are
 // left out of the comparison and counted by reason in Report.Excluded:
-//   - static's edges from synthetic functions (package initialisers holding
-//     package-level variable initialisers, wrappers for promoted and
-//     pointer methods, bound-method and thunk closures): the indexer has no
-//     such nodes;
+//   - static's edges from other synthetic functions (wrappers for promoted
+//     and pointer methods, bound-method and thunk closures), and the package
+//     initialiser's calls of init functions and of imported packages'
+//     initialisers: the indexer has no such nodes or edges;
 //   - static's edges to anonymous functions (closures called in place, by
 //     go or defer): the indexer attributes a closure's calls to the
 //     enclosing declaration instead, and those calls are compared;
 //   - static's edges to methods of local types (no node in the graph);
-//   - edges from init functions on both sides (ids differ by design);
+//   - edges from init functions on both sides (ids differ by design; the
+//     variable-initialiser callers are not init functions);
 //   - the indexer's edges to interface methods (dynamic dispatch: static
 //     records none) and its reference edges for method values and method
 //     expressions that are not called (static sees them only inside the
@@ -50,6 +56,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
 )
 
@@ -70,6 +77,7 @@ type Report struct {
 	Ours       int // indexer edges compared
 	Theirs     int // static edges compared
 	Matched    int
+	VarInits   int     // indexer edges from variable-initialiser callers compared
 	Precision  float64 // Matched / Ours
 	Recall     float64 // Matched / Theirs
 	Excluded   map[string]int
@@ -85,8 +93,8 @@ type Report struct {
 
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "packages=%d load_errors=%d ours=%d static=%d matched=%d precision=%.4f recall=%.4f closures_added=%d generic_methods_added=%d\n",
-		r.Packages, r.LoadErrors, r.Ours, r.Theirs, r.Matched, r.Precision, r.Recall, r.ClosuresAdded, r.GenericMethodsAdded)
+	fmt.Fprintf(&b, "packages=%d load_errors=%d ours=%d static=%d matched=%d precision=%.4f recall=%.4f var_inits=%d closures_added=%d generic_methods_added=%d\n",
+		r.Packages, r.LoadErrors, r.Ours, r.Theirs, r.Matched, r.Precision, r.Recall, r.VarInits, r.ClosuresAdded, r.GenericMethodsAdded)
 	var keys []string
 	for k := range r.Excluded {
 		keys = append(keys, k)
@@ -153,6 +161,9 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 			rep.Excluded["ours: method value/expression reference"]++
 		default:
 			ours[key(string(e.From), string(e.To), e.File, e.Line)] = true
+			if strings.HasSuffix(string(e.From), "#vars") {
+				rep.VarInits++
+			}
 		}
 	}
 
@@ -269,7 +280,11 @@ func key(from, to, file string, line int) string {
 	return fmt.Sprintf("%s -> %s @%s:%d", from, to, file, line)
 }
 
-func isInit(id string) bool { return strings.Contains(id, ".init#") || strings.Contains(id, "._#") }
+// isInit reports whether id is an init or blank function's; the synthetic
+// caller of a file's variable initialisers (".init#<file>#vars") is not.
+func isInit(id string) bool {
+	return (strings.Contains(id, ".init#") && !strings.HasSuffix(id, "#vars")) || strings.Contains(id, "._#")
+}
 
 // staticKey maps one static edge into the indexer's id space, or gives the
 // reason it is not compared.
@@ -284,8 +299,12 @@ func staticKey(prog *ssa.Program, root string, inRepo map[string]bool, caller, c
 	if top.Pkg == nil || !inRepo[top.Pkg.Pkg.Path()] {
 		return "", "static: caller outside the packages"
 	}
-	if top.Synthetic != "" {
+	varInit := syntheticKind(top.Synthetic) == "package initializer"
+	if top.Synthetic != "" && !varInit {
 		return "", "static: synthetic caller (" + syntheticKind(top.Synthetic) + ")"
+	}
+	if varInit && callee.Synthetic == "" && callee.Parent() == nil && callee.Pkg == top.Pkg && strings.HasPrefix(callee.Name(), "init#") {
+		return "", "static: package initializer calls init func"
 	}
 	if callee.Parent() != nil {
 		return "", "static: callee is a closure"
@@ -303,13 +322,25 @@ func staticKey(prog *ssa.Program, root string, inRepo map[string]bool, caller, c
 	if callee.Pkg == nil || !inRepo[callee.Pkg.Pkg.Path()] {
 		return "", "static: callee outside the packages"
 	}
-	cfn, ok := top.Object().(*types.Func)
-	if !ok {
-		return "", "static: caller without object"
+	pos := prog.Fset.PositionFor(site.Pos(), false)
+	rel, err := filepath.Rel(root, pos.Filename)
+	if err != nil || strings.HasPrefix(rel, "..") || !pos.IsValid() {
+		return "", "static: call site outside the root (cgo, generated)"
 	}
-	from, ok := index.FuncID(cfn)
-	if !ok {
-		return "", "static: caller is init or local"
+	rel = filepath.ToSlash(rel)
+	var from graphdb.NodeID
+	if varInit {
+		// The indexer's caller for a variable initialiser is the synthetic
+		// function of the file holding the call.
+		from = index.VarInitID(top.Pkg.Pkg.Path(), rel)
+	} else {
+		cfn, ok := top.Object().(*types.Func)
+		if !ok {
+			return "", "static: caller without object"
+		}
+		if from, ok = index.FuncID(cfn); !ok {
+			return "", "static: caller is init or local"
+		}
 	}
 	tfn, ok := callee.Object().(*types.Func)
 	if !ok {
@@ -319,12 +350,7 @@ func staticKey(prog *ssa.Program, root string, inRepo map[string]bool, caller, c
 	if !ok {
 		return "", "static: callee is a method of a local type"
 	}
-	pos := prog.Fset.PositionFor(site.Pos(), false)
-	rel, err := filepath.Rel(root, pos.Filename)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return "", "static: call site outside the root (cgo, generated)"
-	}
-	return key(string(from), string(to), filepath.ToSlash(rel), pos.Line), ""
+	return key(string(from), string(to), rel, pos.Line), ""
 }
 
 func syntheticKind(s string) string {
