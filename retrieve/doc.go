@@ -52,9 +52,13 @@
 // changed symbols, callers, callees, blast radius, semantic neighbours and
 // past feedback ([FeedbackStore]); [ReviewContext.Markdown] fits it into a
 // token budget. [RunEval] scores localization (file Acc@1/5/10, function
-// Acc@5/10, all/any, MRR) against a plain BM25-over-files baseline; the dev
-// set in testdata/devset and its figures in testdata/eval_stats.txt come
-// from TestDevSet.
+// Acc@5/10, all/any, MRR) against a plain BM25-over-files baseline, and,
+// given an [AgentLocalizer], a model's cited locations ([PredictFromCites]).
+// [GoldFromDiff] and [DeriveFromModules] derive an instance's gold files and
+// functions from the real fix ([DiffTrees] diffs two source trees). Two
+// sets live in testdata: realset (real fixes of real Go projects, figures
+// in realset_stats.txt from TestRealSet) and devset (hand-written, figures
+// in eval_stats.txt from TestDevSet).
 //
 // retrieve imports graphdb and tools (for the Tool interface); neither
 // imports it back.
