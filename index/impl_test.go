@@ -22,10 +22,10 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 			root := extractTxtar(t, repo)
 			cfg := &packages.Config{
 				Context: t.Context(),
-				Mode:    packages.NeedName | packages.NeedTypes | packages.NeedDeps | packages.NeedImports | packages.NeedFiles |
+				Mode: packages.NeedName | packages.NeedTypes | packages.NeedDeps | packages.NeedImports | packages.NeedFiles |
 					packages.NeedSyntax | packages.NeedTypesInfo,
-				Dir:     root,
-				Env:     append(cfgEnv(), "GOWORK=off"),
+				Dir: root,
+				Env: append(cfgEnv(), "GOWORK=off"),
 			}
 			pkgs, err := packages.Load(cfg, "./...")
 			if err != nil {
