@@ -7,7 +7,9 @@
 // owned by exactly one source file (or one pseudo-owner such as "@go/implements"
 // for facts computed across the whole repository); an index run replaces whole
 // owners atomically, which is what makes incremental indexing and crash safety
-// simple for every backend.
+// simple for every backend. Nodes declared outside the repository (Go
+// interfaces the repository uses, [AttrExternal]) have no file: they exist
+// so that implements and calls edges can point at them.
 //
 // Backends implement [Store] and must pass the conformance suite in
 // graphdb/storetest. Graph operations ([Query], [BlastRadius]) and target

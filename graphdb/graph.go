@@ -80,7 +80,8 @@ type Node struct {
 	Generated bool   `json:"generated,omitempty"` // declared in a generated file
 	Testdata  bool   `json:"testdata,omitempty"`  // declared under a testdata directory
 	// Attrs holds language-specific facts that have no column of their own.
-	// Keys are namespaced by language ("go.methodset"), except AttrSynthetic.
+	// Keys are namespaced by language ("go.methodset"), except AttrSynthetic
+	// and AttrExternal.
 	// Backends store them verbatim and never interpret them.
 	Attrs map[string]string `json:"attrs,omitempty"`
 }
@@ -95,6 +96,17 @@ const AttrSynthetic = "synthetic"
 
 // Synthetic reports whether n stands for no declaration (AttrSynthetic).
 func (n Node) Synthetic() bool { return n.Attrs[AttrSynthetic] != "" }
+
+// AttrExternal is the Attrs key of nodes declared outside the repository;
+// its value names where (a Go import path, "builtin" for error). They exist
+// because repository code refers to them (Go: interfaces the repository
+// uses, so that implements and interface calls can point at them) and have
+// no File, Loc or lines: consumers that show or chunk source skip them.
+const AttrExternal = "external"
+
+// External reports whether n is declared outside the repository
+// (AttrExternal).
+func (n Node) External() bool { return n.Attrs[AttrExternal] != "" }
 
 // Edge is one directed relation. Calls carry the call site in File/Line; other
 // kinds may carry the declaring position.

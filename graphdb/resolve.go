@@ -22,6 +22,10 @@ func (e *AmbiguousError) Error() string {
 		fmt.Fprintf(&b, "%q is ambiguous; %d candidates:", e.Target, len(e.Candidates))
 	}
 	for _, c := range e.Candidates {
+		if c.File == "" {
+			fmt.Fprintf(&b, "\n  %s (%s, no source)", c.QName, c.Kind)
+			continue
+		}
 		fmt.Fprintf(&b, "\n  %s (%s, %s:%d)", c.QName, c.Kind, c.File, c.StartLine)
 	}
 	return b.String()

@@ -46,6 +46,20 @@
 // var declaration holding a call, parent edge to the file); a file whose
 // vars call nothing has none.
 //
+// External interfaces: an interface declared outside the repository gets a
+// type node (SubKind interface, id go:<qname> such as go:io.Writer,
+// go:net/http.Handler, go:error; no File, Loc or lines; Signature listing
+// its method set, "type Writer interface{ Write(p []byte) (n int, err
+// error) }"; Attrs graphdb.AttrExternal = its import path, "builtin" for
+// error) when it is non-generic, has at least one method and no type
+// terms, and some repository package references it: names it (a type name
+// in types.Info.Uses, embedding included), calls one of its methods, or
+// uses an external function or method that takes or returns it (sort.Sort
+// takes a sort.Interface). The methods it declares itself become member
+// nodes (go:io.Writer.Write, parent edge to the interface, also external);
+// methods it gets by embedding stay members of the interface that declares
+// them, where calls through them land, as for repository interfaces.
+//
 // Node ids (unique across the repository, stable while the qname stays):
 //
 //	go:pkg:<import path>                    package (module node)
@@ -66,7 +80,9 @@
 //
 // Edges: calls (static calls of functions and methods with the call site;
 // calls inside closures belong to the enclosing declaration; calls through
-// an interface go to the interface method member; calls of generic
+// an interface go to the interface method member, also when the interface
+// is declared outside the repository (w.Write with w an io.Writer:
+// go:io.Writer.Write; err.Error(): go:error.Error); calls of generic
 // functions and methods go to the generic declaration; method values and
 // method expressions that are not called count as a call at their site;
 // a call through a local variable bound once to a declared function and
@@ -75,11 +91,14 @@
 // recorded; calls in package-level variable initialisers, closures in them
 // included, come from the file's synthetic "init (package variables)"
 // node, at their real sites), implements (concrete named type →
-// interface), inherits (struct embedding, interface embedding; embedder →
-// embedded), returns (function → named type among its results), param_of
+// interface, external interfaces included), inherits (struct embedding,
+// interface embedding; embedder → embedded, an external interface
+// included), returns (function → named type among its results), param_of
 // (named type → function taking it), parent (member → type, top-level
-// declaration → file, file → package), imports (file → package). Only
-// targets inside the repository are recorded. Types in signatures are
+// declaration → file, file → package), imports (file → package). Other
+// targets outside the repository (functions, concrete types, packages of
+// dependencies) are not recorded, nor returns/param_of edges to external
+// interfaces. Types in signatures are
 // unwrapped through pointers, slices, arrays, maps and channels.
 // decorated_by is not produced for Go.
 //
@@ -106,6 +125,20 @@
 // others) and written under the single pseudo-owner "@go/implements".
 // Generic types, empty interfaces and constraint interfaces take part in
 // no implements edge. Tests check the result against types.Implements.
+//
+// DESIGN: external interface nodes are facts about the whole repository
+// too (kept exactly while some package references them), so they belong to
+// "@go/implements" as well. Each package's module node lists in
+// Attrs["go.extifaces"] the external interfaces it references, with their
+// fingerprints and method signatures (one per line: "qname\tfingerprint
+// lines\tsignatures\tdeclared method names"); every run rebuilds the
+// nodes, their parent edges and the implements edges to them from those
+// lists (fresh for reloaded packages, stored for the others), so editing
+// or deleting the last package that references an interface removes it.
+// When packages describe one qname differently (modules requiring
+// different versions of a dependency), the first package in path order
+// wins. Calls through external methods are owned by the calling file as
+// any call; their target exists because the call itself is a reference.
 //
 // The format version (FormatVersion) and a hash of every go.mod/go.work are
 // kept in the store's Meta; when either differs the run is a full one.

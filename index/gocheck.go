@@ -289,6 +289,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	}
 	x := &goExtractor{fset: r.fset, pkg: tpkg, info: info, inRepo: r.isRepo}
 	x.extract(srcs)
+	exts := x.externals()
 	sets := methodSets(tpkg)
 	mod := graphdb.Node{
 		ID: pkgID(tpkg.Path()), Kind: graphdb.KindModule, SubKind: "package", Name: tpkg.Name(),
@@ -309,6 +310,9 @@ func (r *goRun) checkOne(p *gpkg) {
 	mod.Test = allTest
 	if len(sets) > 0 {
 		mod.Attrs[attrMethodSets] = encodeMethodSets(tpkg.Path(), sets)
+	}
+	if len(exts) > 0 {
+		mod.Attrs[attrExtIfaces] = encodeExternals(exts)
 	}
 	if len(x.embeds) > 0 {
 		var es []string
@@ -331,6 +335,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	r.mu.Lock()
 	r.sets = append(r.sets, sets...)
 	r.encoded[tpkg.Path()] = mod.Attrs[attrMethodSets]
+	r.exts[tpkg.Path()] = exts
 	r.doneRoots++
 	n := r.doneRoots
 	r.mu.Unlock()

@@ -37,8 +37,9 @@ type goExtractor struct {
 	files  []*fileResult
 	cur    *fileResult
 	sf     *srcFile
-	calls  []callSite      // every call edge with its nature, for the accuracy check
-	embeds map[string]bool // other repository packages whose types this package embeds
+	calls  []callSite            // every call edge with its nature, for the accuracy check
+	embeds map[string]bool       // other repository packages whose types this package embeds
+	exts   map[*types.Named]bool // external interfaces referenced (goextern.go)
 }
 
 // callSite is one extracted call edge plus its nature: a reference (a
@@ -288,6 +289,8 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 				if tn := x.namedIn(x.typeExpr(fld.Type)); tn != nil {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, line)
 					x.embed(tn)
+				} else if eid, ok := x.noteExternal(x.typeExpr(fld.Type)); ok {
+					x.edge(id, eid, graphdb.EdgeInherits, line)
 				}
 				if fname != "" {
 					x.field(id, qn, name, fname, fld, fld.Pos())
@@ -304,6 +307,8 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 				if tn := x.namedIn(x.typeExpr(m.Type)); tn != nil && types.IsInterface(tn.Type()) {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, x.line(m.Pos()))
 					x.embed(tn)
+				} else if eid, ok := x.noteExternal(x.typeExpr(m.Type)); ok {
+					x.edge(id, eid, graphdb.EdgeInherits, x.line(m.Pos()))
 				}
 				continue
 			}
@@ -638,7 +643,9 @@ func (x *goExtractor) funcRef(e ast.Expr) *types.Func {
 func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bool) {
 	id, _, ok := funcTarget(fn)
 	if !ok || !x.inRepo(fn.Origin().Pkg().Path()) {
-		return
+		if id, ok = x.externalMethod(fn); !ok {
+			return
+		}
 	}
 	e := graphdb.Edge{From: from, To: id, Kind: graphdb.EdgeCalls, File: x.sf.rel, Line: line}
 	x.cur.edges = append(x.cur.edges, e)

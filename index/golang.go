@@ -83,6 +83,7 @@ type goRun struct {
 	rewritten map[string]bool         // stored owners deleted for rewriting
 	reloaded  map[string]bool         // package paths extracted in this run
 	encoded   map[string]string       // package path → its new attrMethodSets value
+	exts      map[string][]extIface   // package path → the external interfaces it references (fresh)
 
 	mu        sync.Mutex
 	cache     map[string]*parsed
@@ -98,6 +99,7 @@ func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 		goFrontend: g, j: j, fset: token.NewFileSet(), emit: emit,
 		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
 		pkgNodes: map[string]graphdb.Node{}, encoded: map[string]string{},
+		exts: map[string][]extIface{},
 	}
 	return r.run(ctx)
 }
@@ -170,7 +172,8 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		loadDirs = next
 	}
 
-	// Implements, from every package's fingerprints.
+	// Implements and the external interfaces, from every package's
+	// fingerprints and references.
 	j.progress(Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
@@ -193,11 +196,18 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		}
 		if ok {
 			sets = append(sets, decodeMethodSets(m, n.Attrs[attrMethodSets])...)
+			if a := n.Attrs[attrExtIfaces]; a != "" {
+				r.exts[m] = decodeExternals(a)
+			}
 		}
 	}
+	extNodes, extEdges, extSets := externalNodes(r.allExternals())
+	edges := append(implementsEdges(append(sets, extSets...)), extEdges...)
+	sort.Slice(edges, func(i, k int) bool { return edgeLess(edges[i], edges[k]) })
 	d.global = append(d.global, fileResult{
 		rec:   graphdb.FileRecord{Path: implOwner, Language: "go"},
-		edges: implementsEdges(sets),
+		nodes: extNodes,
+		edges: edges,
 	})
 	d.phases["implements"] = int64(time.Since(t3))
 	d.phases["parse+typecheck"] = r.checkNS.Load()

@@ -12,18 +12,20 @@ import (
 
 // TestImplementsMatchesGoTypes checks the fingerprint-based implements
 // edges against types.Implements over every (concrete named type,
-// interface) pair of each sample repository.
+// interface) pair of each sample repository, the interfaces declared
+// outside the repository that it references included.
 func TestImplementsMatchesGoTypes(t *testing.T) {
-	repos := []string{"iface", "embedding", "generics", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
+	repos := []string{"extiface", "iface", "embedding", "generics", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
 	for _, repo := range repos {
 		t.Run(repo, func(t *testing.T) {
 			t.Parallel()
 			root := extractTxtar(t, repo)
 			cfg := &packages.Config{
 				Context: t.Context(),
-				Mode:    packages.NeedName | packages.NeedTypes | packages.NeedDeps | packages.NeedImports | packages.NeedFiles,
-				Dir:     root,
-				Env:     append(cfgEnv(), "GOWORK=off"),
+				Mode: packages.NeedName | packages.NeedTypes | packages.NeedDeps | packages.NeedImports | packages.NeedFiles |
+					packages.NeedSyntax | packages.NeedTypesInfo,
+				Dir: root,
+				Env: append(cfgEnv(), "GOWORK=off"),
 			}
 			pkgs, err := packages.Load(cfg, "./...")
 			if err != nil {
@@ -35,11 +37,30 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 				t  *types.Named
 			}
 			var concrete, ifaces []named
+			inRepo := map[string]bool{}
+			for _, p := range pkgs {
+				inRepo[p.PkgPath] = true
+			}
+			var exts []extIface
+			extSeen := map[string]bool{}
 			for _, p := range pkgs {
 				if len(p.Errors) > 0 {
 					t.Fatalf("%s: %v", p.PkgPath, p.Errors)
 				}
 				sets = append(sets, methodSets(p.Types)...)
+				x := &goExtractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
+				var srcs []*srcFile
+				for _, f := range p.Syntax {
+					srcs = append(srcs, &srcFile{rel: p.Fset.Position(f.Pos()).Filename, ast: f})
+				}
+				x.extract(srcs)
+				exts = append(exts, x.externals()...)
+				for n := range x.exts {
+					if id := string(symID(extQName(n))); !extSeen[id] {
+						extSeen[id] = true
+						ifaces = append(ifaces, named{id, n})
+					}
+				}
 				scope := p.Types.Scope()
 				for _, name := range scope.Names() {
 					tn, ok := scope.Lookup(name).(*types.TypeName)
@@ -68,13 +89,17 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 					}
 				}
 			}
-			for _, e := range implementsEdges(sets) {
+			_, _, extSets := externalNodes(exts)
+			for _, e := range implementsEdges(append(sets, extSets...)) {
 				got = append(got, string(e.From)+" -> "+string(e.To))
 			}
 			sort.Strings(want)
 			sort.Strings(got)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("implements (-types.Implements +fingerprints):\n%s", diff)
+			}
+			if repo == "extiface" && len(extSeen) < 5 {
+				t.Errorf("only %d external interfaces: the sample exercises too little", len(extSeen))
 			}
 			if repo == "iface" && len(want) < 5 {
 				t.Errorf("only %d implements pairs: the sample exercises too little", len(want))
@@ -93,6 +118,13 @@ func TestMethodSetsRoundTrip(t *testing.T) {
 	out := decodeMethodSets("p", encodeMethodSets("p", in))
 	if diff := cmp.Diff(in, out, cmp.AllowUnexported(methodSet{})); diff != "" {
 		t.Errorf("round trip (-in +out):\n%s", diff)
+	}
+	ext := []extIface{
+		{qname: "io.Writer", lines: []string{"Write ([]byte) (int, error)"}, sigs: []string{"Write(p []byte) (n int, err error)"}, explicit: []string{"Write"}},
+		{qname: "io.ReadWriter", lines: []string{"Read ([]byte) (int, error)", "Write ([]byte) (int, error)"}, sigs: []string{"Read(p []byte) (n int, err error)", "Write(p []byte) (n int, err error)"}},
+	}
+	if diff := cmp.Diff(ext, decodeExternals(encodeExternals(ext)), cmp.AllowUnexported(extIface{})); diff != "" {
+		t.Errorf("external round trip (-in +out):\n%s", diff)
 	}
 }
 

@@ -205,6 +205,36 @@ func TestIncremental(t *testing.T) {
 			mustLack:     "app/second.go",
 		},
 		{
+			name: "last referrer stops naming an external interface: its nodes go",
+			repo: "extiface",
+			edit: func(t *testing.T, root string) {
+				h := strings.Replace(readFile(t, root, "h/h.go"), "\t\"encoding\"\n", "", 1)
+				writeFile(t, root, "h/h.go", strings.Replace(h, "encoding.TextMarshaler", "interface{ MarshalText() ([]byte, error) }", 1))
+			},
+			wantPackages: 1,
+			mustContain:  "edge calls go:example.com/ext/h.Say -> go:io.Writer.Write @h/h.go:15",
+			mustLack:     "encoding.TextMarshaler",
+		},
+		{
+			name: "last referrer deleted: its external interfaces go, shared ones stay",
+			repo: "extiface",
+			edit: func(t *testing.T, root string) {
+				removeFile(t, root, "h")
+			},
+			wantDeleted: 1,
+			mustContain: "node go:io.Writer.Write member/method",
+			mustLack:    "encoding.TextMarshaler",
+		},
+		{
+			name: "type gains a method: implements an interface another package references",
+			repo: "extiface",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "h/h.go", readFile(t, root, "h/h.go")+"\nfunc (n Name) String() string { return string(n) }\n")
+			},
+			wantPackages: 1,
+			mustContain:  "edge implements go:example.com/ext/h.Name -> go:fmt.Stringer",
+		},
+		{
 			name: "new package in a workspace module",
 			repo: "gowork",
 			edit: func(t *testing.T, root string) {

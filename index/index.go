@@ -16,7 +16,7 @@ import (
 // FormatVersion is the index format this package writes. A store holding
 // another version is re-indexed from scratch. go-2: calls in package-level
 // variable initialisers (synthetic "#vars" callers).
-const FormatVersion = "go-2"
+const FormatVersion = "go-3"
 
 // Meta keys written by Run.
 const (

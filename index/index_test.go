@@ -83,6 +83,11 @@ func dump(t *testing.T, st graphdb.Store) string {
 		lines = append(lines, fmt.Sprintf("owner %s lang=%s module=%s%s%s", f.Path, f.Language, f.Module, hash, errs))
 		q := graphdb.SymbolQuery{File: f.Path}
 		if f.IsPseudo() {
+			if ms, ok := st.(*memStore); ok && f.Path == implOwner {
+				for _, n := range ms.ownedBy(f.Path) {
+					nodes[n.ID] = n // external interfaces
+				}
+			}
 			if !strings.HasPrefix(f.Path, "@go/pkg/") {
 				continue
 			}

@@ -194,3 +194,16 @@ func (t *memTx) Rollback() error {
 	t.done = true
 	return nil
 }
+
+// ownedBy returns the nodes an owner holds (the Reader interface cannot
+// select by owner; dumps of pseudo-owners need it).
+func (m *memStore) ownedBy(owner string) []graphdb.Node {
+	s := m.snap()
+	var out []graphdb.Node
+	for id, o := range s.owner {
+		if o == owner {
+			out = append(out, s.nodes[id])
+		}
+	}
+	return out
+}
