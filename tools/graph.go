@@ -197,7 +197,7 @@ func FormatGraph(op graphdb.Op, target string, depth int, results []graphdb.Resu
 	if len(results) == 0 {
 		fmt.Fprintf(&b, "No %s of %s found (depth %d).", strings.ToLower(title), target, depth)
 		if op == graphdb.OpCallers {
-			b.WriteString(" Calls through interfaces, function values or reflection are not in the graph; grep for the name to find them.")
+			b.WriteString(" Calls through function values or reflection, and calls from code outside the repository, are not in the graph; grep for the name to find them.")
 		}
 		return b.String()
 	}
