@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -61,6 +62,10 @@ func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
 		}
 		if isGenerated(src) {
 			g.Skipped = append(g.Skipped, p+": generated")
+			continue
+		}
+		if tag := neverBuilt(src); tag != "" {
+			g.Skipped = append(g.Skipped, p+": built only with the "+tag+" tag")
 			continue
 		}
 		if d.Status != StatusDeleted {
@@ -219,6 +224,53 @@ func isGenerated(src []byte) bool {
 		}
 	}
 	return false
+}
+
+// neverBuilt returns "ignore" or "gofuzz" when the file's build constraint
+// cannot hold without that tag (a harness or a go:generate program, not part
+// of any build), "" otherwise.
+func neverBuilt(src []byte) string {
+	var expr constraint.Expr
+	for line := range bytes.SplitSeq(src, []byte("\n")) {
+		t := strings.TrimSpace(string(line))
+		if strings.HasPrefix(t, "package ") {
+			break
+		}
+		if constraint.IsGoBuild(t) || (expr == nil && constraint.IsPlusBuild(t)) {
+			if e, err := constraint.Parse(t); err == nil {
+				expr = e
+			}
+		}
+	}
+	if expr == nil {
+		return ""
+	}
+	tags := map[string]bool{}
+	expr.Eval(func(tag string) bool { tags[tag] = true; return true })
+	var others []string
+	for t := range tags {
+		if t != "ignore" && t != "gofuzz" {
+			others = append(others, t)
+		}
+	}
+	if len(others) > 16 {
+		return ""
+	}
+	for mask := 0; mask < 1<<len(others); mask++ {
+		set := map[string]bool{}
+		for i, t := range others {
+			set[t] = mask&(1<<i) != 0
+		}
+		if expr.Eval(func(tag string) bool { return set[tag] }) {
+			return "" // satisfiable with ignore and gofuzz off
+		}
+	}
+	for _, t := range []string{"ignore", "gofuzz"} {
+		if tags[t] {
+			return t
+		}
+	}
+	return ""
 }
 
 // DiffTrees compares the Go files of two source trees (old and new) and

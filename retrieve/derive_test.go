@@ -166,12 +166,15 @@ func TestDeriveGold(t *testing.T) {
 		"m.go": deriveOld, "m_test.go": "package m\n", "gen.go": gen, "README.md": "x\n",
 		"testdata/x.go": "package x\n", "gone/gone.go": "package gone\n\nfunc Gone() {}\n\nfunc (r *R) M() {}\n",
 		"same.go": "package m\n", "doc.go": "// Package m does.\npackage m\n",
+		"fuzz.go":    "//go:build gofuzz\n\npackage m\n\nfunc Fuzz(b []byte) int { return 0 }\n",
+		"win.go":     "//go:build !windows\n\npackage m\n\nfunc W() int { return 0 }\n",
 		"version.go": "package m\n\n// Version of m.\nconst Version = \"1.2.3\"\n",
 	})
 	newRoot := writeTree(t, map[string]string{
 		"m.go": deriveNew, "m_test.go": "package m\n\nfunc TestX() {}\n", "gen.go": strings.Replace(gen, "S()", "S2()", 1),
 		"README.md": "y\n", "testdata/x.go": "package y\n", "fresh.go": "package m\n", "same.go": "package m\n",
-		"doc.go": "// Package m does things.\npackage m\n", "version.go": "package m\n\n// Version of m.\nconst Version = \"1.2.4\"\n",
+		"doc.go": "// Package m does things.\npackage m\n", "win.go": "//go:build !windows\n\npackage m\n\nfunc W() int { return 1 }\n",
+		"version.go": "package m\n\n// Version of m.\nconst Version = \"1.2.4\"\n",
 	})
 	diffs, err := DiffTrees(oldRoot, newRoot)
 	if err != nil {
@@ -182,10 +185,10 @@ func TestDeriveGold(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Gold{
-		Files:     []string{"gone/gone.go", "m.go"},
-		Functions: []string{"gone/gone.go:Gone", "gone/gone.go:R.M", "m.go:G", "m.go:T.Get"},
-		Skipped: []string{"README.md: not Go source", "doc.go: comments or blank lines only", "fresh.go: new file", "gen.go: generated",
-			"m_test.go: test", "version.go: version constant only"},
+		Files:     []string{"gone/gone.go", "m.go", "win.go"},
+		Functions: []string{"gone/gone.go:Gone", "gone/gone.go:R.M", "m.go:G", "m.go:T.Get", "win.go:W"},
+		Skipped: []string{"README.md: not Go source", "doc.go: comments or blank lines only", "fresh.go: new file", "fuzz.go: built only with the gofuzz tag",
+			"gen.go: generated", "m_test.go: test", "version.go: version constant only"},
 	}
 	if d := cmp.Diff(want, g); d != "" {
 		t.Errorf("GoldFromDiff over DiffTrees (-want +got):\n%s", d)
