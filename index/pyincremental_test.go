@@ -46,9 +46,11 @@ func TestPythonIncremental(t *testing.T) {
 			notWant: []string{"-> py:shop.util.slug @"},
 		},
 		{
-			name:   "add the module a file imported",
-			change: func() { write("shop/extra.py", "from .models import Base\n\n\nclass Extra(Base):\n    def go(self):\n        return self.describe()\n") },
-			want:   []string{"edge inherits py:shop.extra.Extra -> py:shop.models.Base", "edge calls py:shop.extra.Extra.go -> py:shop.models.Base.describe"},
+			name: "add the module a file imported",
+			change: func() {
+				write("shop/extra.py", "from .models import Base\n\n\nclass Extra(Base):\n    def go(self):\n        return self.describe()\n")
+			},
+			want: []string{"edge inherits py:shop.extra.Extra -> py:shop.models.Base", "edge calls py:shop.extra.Extra.go -> py:shop.models.Base.describe"},
 		},
 		{
 			name: "delete a base module",

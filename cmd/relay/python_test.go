@@ -39,7 +39,7 @@ func TestIndexPython(t *testing.T) {
 		{[]string{"graph", "callers", "Handler.check"}, "app.base.Handler.handle (app/base.py:2)"},
 		{[]string{"graph", "inheritors", "app.base.Handler"}, "app.json_handler.JSONHandler (app/json_handler.py:4) class"},
 		{[]string{"graph", "methods", "JSONHandler"}, "app.json_handler.JSONHandler.handle (app/json_handler.py:5) method"},
-		{[]string{"graph", "callers", "serve"}, "Callers of app.json_handler.serve"},
+		{[]string{"graph", "callers", "serve"}, "No callers of app.json_handler.serve"},
 	} {
 		code, stdout, stderr := relay(t, "", append(tt.args, "--repo", repo)...)
 		if code != 0 || !strings.Contains(stdout, tt.want) {
