@@ -143,9 +143,68 @@
 // The format version (FormatVersion) and a hash of every go.mod/go.work are
 // kept in the store's Meta; when either differs the run is a full one.
 //
+// # Python
+//
+// Python is parsed with tree-sitter (cgo; one parser per worker), a file at
+// a time, then names are resolved across the repository's modules
+// (python.go, pyparse.go, pyresolve.go). Files are *.py below the root;
+// directories starting with "." , site-packages, dist-packages,
+// __pycache__ and virtual environments (a pyvenv.cfg) are skipped.
+// Directories starting with "_" are walked for Python (the go command
+// ignores them, so Go files there are not indexed).
+//
+// Module names: the dotted path relative to the directory above the
+// outermost package (directories holding __init__.py), or to the root for
+// files outside packages (pkg/sub/mod.py → pkg.sub.mod, pkg/__init__.py →
+// pkg, scripts/tool.py → scripts.tool); a name two files claim goes to the
+// first in path order, the others are named by their full path.
+//
+// Nodes (Language "python"): module (SubKind "module" or "package"; id
+// py:pkg:<module>; owned by its file), file (file:<path>), class (Kind
+// type, SubKind class, id py:<module>.<Class>), module-level function
+// (Kind function, py:<module>.<func>), method (Kind member, SubKind method,
+// py:<module>.<Class>.<method>; Attrs "py.method" = staticmethod,
+// classmethod or property). Declarations under module-level if/try/with
+// blocks are module level; nested functions and classes are not nodes and
+// their calls belong to the enclosing declaration; a name defined twice
+// gets "#2". Loc is "path/file.py:Class.method"; Signature the def/class
+// header without the colon; Doc the first docstring line; lines include
+// decorators; Exported: no leading "_" (dunder methods are exported); Test:
+// test_*.py, *_test.py, conftest.py or a file under tests/ or test/.
+// Syntax errors are recorded in FileRecord.Errors (at most 10 per file)
+// and the file is indexed as far as tree-sitter recovers.
+//
+// Edges: parent (method → class, class/function → file, file → module),
+// imports (file → in-repository module, with line: `from p import m` links
+// p.m when it is a module, else p), inherits (class → base class), decorated_by
+// (decorated → decorator function or class; `@f(args)` → f), calls (with
+// the call site; calls at module level come from the module node, calls in
+// a class body outside methods from the class). Calls are resolved by name,
+// statically: a plain name to the module's function or class, unless the
+// enclosing function binds the name (parameters, assignments, loop and with
+// targets, nested definitions); `import x [as y]` and `from x import f [as
+// g]` (relative imports included, also inside functions), attribute
+// chains through modules (pkg.mod.f(), Class.method()), star imports and
+// re-exports (a package's __init__ importing a name); self.m()/cls.m() in a
+// class to m in the class or the nearest base defining it (depth-first,
+// left to right); super().m() to the bases' m; a class call to its
+// __init__ (inherited included), else to the class. Only targets inside
+// the repository are recorded: builtins, the standard library when it is
+// not the repository, attribute calls on other objects (obj.m()) and calls
+// of values are dropped.
+//
+// Incremental runs: see the DESIGN note on pyFrontend.index. Changed files
+// are re-parsed; the other modules' scopes come from their stored nodes
+// (module-node Attrs py.imports, py.stars, py.deps, py.surface; class
+// Attrs py.bases); files importing a module whose surface changed are
+// re-resolved too. PyFormatVersion (Meta "index.py.version") versions the
+// Python records apart from Go's; a change re-indexes Python only.
+//
 // # Other languages
 //
 // The orchestration (scan, diff, transaction, progress) is shared; a
 // language plugs in as a frontend (frontend.go). Go works a package at a
-// time; tree-sitter languages will work a file at a time.
+// time; Python (tree-sitter) a file at a time. A repository holding both
+// indexes both in one transaction; Run returns ErrNotGo only when there is
+// neither.
 package index

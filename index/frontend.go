@@ -72,6 +72,7 @@ type frontend interface {
 // job is the input of one frontend run.
 type job struct {
 	tree    *tree
+	files   map[string]*diskFile          // this language's files on disk, by rel
 	stored  map[string]graphdb.FileRecord // this language's records, by path (pseudo-owners included)
 	changed map[string]bool               // added or modified files (rel)
 	deleted map[string]bool               // stored files gone from disk

@@ -22,10 +22,17 @@ const FormatVersion = "go-3"
 const (
 	MetaVersion = "index.go.version" // FormatVersion of the last run
 	MetaConfig  = "index.go.config"  // hash of every go.mod and go.work: a change forces a full run
+	// MetaPyVersion holds PyFormatVersion of the last run; a change forces
+	// a full Python run (Go is untouched).
+	MetaPyVersion = "index.py.version"
 )
 
+// PyFormatVersion is the format of the Python records (language "python");
+// they are versioned apart from Go's.
+const PyFormatVersion = "py-1"
+
 // ErrNotGo is returned by Run for a root holding no Go module, workspace or
-// file.
+// file and no Python file: nothing it can index.
 var ErrNotGo = errors.New("not a Go repository")
 
 // Options configures Run.
@@ -51,8 +58,10 @@ type Progress struct {
 
 // Summary tells what a run did.
 type Summary struct {
-	Packages  int  // packages (re)loaded and extracted
-	Files     int  // Go files in the index after the run
+	Packages  int  // Go packages (re)loaded and extracted
+	Modules   int  // Python modules (re)extracted
+	Files     int  // Go and Python files in the index after the run
+	Python    int  // of Files, Python files
 	Changed   int  // files (re)written: added or modified, plus their package mates
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
@@ -154,34 +163,77 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != tree.config)
 	}
 
-	j := &job{
-		tree: tree, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-		full: full, workers: workers, reader: st, progress: progress, diag: diag,
+	pyVersion, err := st.Meta(ctx, MetaPyVersion)
+	if err != nil {
+		return Summary{}, fmt.Errorf("read index version: %w", err)
 	}
-	fe := &goFrontend{log: log}
-	for _, rec := range records {
-		if rec.Language == fe.language() {
-			j.stored[rec.Path] = rec
+	pyFull := opts.Full || pyVersion != PyFormatVersion
+	goFE := &goFrontend{log: log}
+	pyFE := &pyFrontend{log: log}
+	newJob := func(fe frontend, files map[string]*diskFile, full bool) *job {
+		j := &job{
+			tree: tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
+			full: full, workers: workers, reader: st, progress: progress, diag: diag,
+		}
+		for _, rec := range records {
+			if rec.Language == fe.language() {
+				j.stored[rec.Path] = rec
+			}
+		}
+		for rel, df := range files {
+			if df.err != nil {
+				diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("cannot read file (skipped): %v", df.err)})
+				delete(files, rel)
+				continue
+			}
+			if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
+				j.changed[rel] = true
+			}
+		}
+		for p, rec := range j.stored {
+			if !rec.IsPseudo() && files[p] == nil {
+				j.deleted[p] = true
+			}
+		}
+		return j
+	}
+	goJob := newJob(goFE, tree.files, full)
+	pyJob := newJob(pyFE, tree.py, pyFull)
+	var gone []string
+	type step struct {
+		fe frontend
+		j  *job
+	}
+	var steps []step
+	if tree.hasGo() {
+		steps = append(steps, step{goFE, goJob})
+		for p := range goJob.deleted {
+			gone = append(gone, p)
+		}
+	} else {
+		// No Go left: drop every Go owner, pseudo-owners included.
+		for p := range goJob.stored {
+			gone = append(gone, p)
 		}
 	}
-	for rel, df := range tree.files {
-		if df.err != nil {
-			diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("cannot read file (skipped): %v", df.err)})
-			delete(tree.files, rel)
-			continue
+	if len(tree.py) > 0 {
+		steps = append(steps, step{pyFE, pyJob})
+		for p := range pyJob.deleted {
+			gone = append(gone, p)
 		}
-		if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
-			j.changed[rel] = true
-		}
-	}
-	for p, rec := range j.stored {
-		if !rec.IsPseudo() && tree.files[p] == nil {
-			j.deleted[p] = true
+	} else {
+		for p := range pyJob.stored {
+			gone = append(gone, p)
 		}
 	}
-	if !full && len(j.changed) == 0 && len(j.deleted) == 0 {
+	sort.Strings(gone)
+	work := len(gone) > 0 || full && tree.hasGo() || pyFull && len(tree.py) > 0
+	for _, s := range steps {
+		work = work || len(s.j.changed) > 0
+	}
+	sum.Files = len(tree.files) + len(tree.py)
+	if !work {
 		sum.Unchanged = true
-		sum.Files = len(tree.files)
 		if sum.Stats, err = st.Stats(ctx); err != nil {
 			return Summary{}, fmt.Errorf("read stats: %w", err)
 		}
@@ -189,7 +241,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		log.Debug("index unchanged", "files", sum.Files, "dur", sum.Duration)
 		return sum, nil
 	}
-	log.Debug("index plan", "full", full, "changed", len(j.changed), "deleted", len(j.deleted))
+	log.Debug("index plan", "full", full, "go_changed", len(goJob.changed), "py_changed", len(pyJob.changed), "deleted", len(gone))
 
 	tx, err := st.Begin(ctx)
 	if err != nil {
@@ -249,22 +301,30 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		}
 	}
 	emit := func(fr fileResult) { send(writeOp{res: fr}) }
-	j.rewrite = func(paths []string) error {
+	rewrite := func(paths []string) error {
 		if len(paths) > 0 {
 			send(writeOp{del: true, deletes: paths})
 		}
 		return wctx.Err()
 	}
-	var gone []string
-	for p := range j.deleted {
-		gone = append(gone, p)
-	}
-	sort.Strings(gone)
 	send(writeOp{del: true, deletes: gone})
 
-	res, ferr := fe.index(wctx, j, emit)
-	for _, g := range res.global {
-		emit(g)
+	var ferr error
+	var results []done
+	for _, s := range steps {
+		s.j.rewrite = rewrite
+		res, err := s.fe.index(wctx, s.j, emit)
+		for _, g := range res.global {
+			emit(g)
+		}
+		if len(res.remove) > 0 {
+			send(writeOp{del: true, deletes: res.remove})
+		}
+		results = append(results, res)
+		if err != nil {
+			ferr = fmt.Errorf("index %s: %w", s.fe.language(), err)
+			break
+		}
 	}
 	close(ops)
 	<-wdone
@@ -272,7 +332,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		return Summary{}, writeErr
 	}
 	if ferr != nil {
-		return Summary{}, fmt.Errorf("index Go: %w", ferr)
+		return Summary{}, ferr
 	}
 	if err := ctx.Err(); err != nil {
 		return Summary{}, err
@@ -283,6 +343,9 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	if err := tx.SetMeta(ctx, MetaConfig, tree.config); err != nil {
 		return Summary{}, fmt.Errorf("write index config: %w", err)
 	}
+	if err := tx.SetMeta(ctx, MetaPyVersion, PyFormatVersion); err != nil {
+		return Summary{}, fmt.Errorf("write index version: %w", err)
+	}
 	progress(Progress{Phase: "commit"})
 	tc := time.Now()
 	if err := tx.Commit(); err != nil {
@@ -291,17 +354,23 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	committed = true
 	sum.Phases["commit"] = time.Since(tc)
 	sum.Phases["write"] = writeDur
-	for k, v := range res.phases {
-		sum.Phases[k] = time.Duration(v)
+	for i, res := range results {
+		for k, v := range res.phases {
+			sum.Phases[k] += time.Duration(v)
+		}
+		if steps[i].fe.language() == "python" {
+			sum.Modules = res.packages
+		} else {
+			sum.Packages = res.packages
+		}
 	}
-	sum.Packages = res.packages
 	for _, p := range written {
-		if tree.files[p] != nil {
+		if tree.files[p] != nil || tree.py[p] != nil {
 			sum.Changed++
 		}
 	}
-	sum.Deleted = len(j.deleted)
-	sum.Files = len(tree.files)
+	sum.Deleted = len(goJob.deleted) + len(pyJob.deleted)
+	sum.Python = len(tree.py)
 	if sum.Stats, err = st.Stats(ctx); err != nil {
 		return Summary{}, fmt.Errorf("read stats: %w", err)
 	}

@@ -167,6 +167,9 @@ func assertGolden(t *testing.T, name, got string) {
 func summaryText(s Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "packages=%d files=%d changed=%d deleted=%d unchanged=%v\n", s.Packages, s.Files, s.Changed, s.Deleted, s.Unchanged)
+	if s.Python > 0 {
+		fmt.Fprintf(&b, "python files=%d modules=%d\n", s.Python, s.Modules)
+	}
 	for _, d := range s.Errors {
 		fmt.Fprintf(&b, "diagnostic %s\n", d)
 	}

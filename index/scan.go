@@ -35,21 +35,29 @@ type module struct {
 // tree is what a scan of the root found.
 type tree struct {
 	root    string
-	files   map[string]*diskFile // by rel
+	files   map[string]*diskFile // Go files, by rel
+	py      map[string]*diskFile // Python files, by rel
 	modules []module             // sorted by dir, longest first is computed on demand
 	work    []string             // module dirs listed in the root go.work (rel), nil without go.work
 	config  string               // hash of every go.mod/go.work: a change forces a full re-index
 }
 
-// skipDir reports whether a directory is never entered: what the go command
-// ignores (names starting with "." or "_", testdata is handled separately),
-// vendored code, node_modules, and relay's own store.
+// skipDir reports whether a directory is never entered: hidden directories
+// (names starting with "."), vendored code, node_modules, installed Python
+// packages, byte-code caches and relay's own store.
 func skipDir(name string) bool {
 	switch name {
-	case "vendor", "node_modules", ".relay":
+	case "vendor", "node_modules", ".relay", "site-packages", "dist-packages", "__pycache__":
 		return true
 	}
-	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+	return strings.HasPrefix(name, ".")
+}
+
+// goIgnored reports whether the go command ignores rel because a directory
+// on its path starts with "_" (Python packages often do, so the walk enters
+// them for Python).
+func goIgnored(rel string) bool {
+	return strings.HasPrefix(rel, "_") || strings.Contains(rel, "/_")
 }
 
 // isTestdata reports whether rel lies under a testdata directory.
@@ -82,8 +90,8 @@ func checkRoot(root string) (string, error) {
 // scan walks root, hashing every .go file (in parallel) and reading every
 // go.mod and the root go.work.
 func scan(ctx context.Context, root string, workers int) (*tree, error) {
-	t := &tree{root: root, files: map[string]*diskFile{}}
-	var goFiles []string
+	t := &tree{root: root, files: map[string]*diskFile{}, py: map[string]*diskFile{}}
+	var goFiles, pyFiles []string
 	var configs []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -99,6 +107,11 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 			if p != root && skipDir(d.Name()) {
 				return filepath.SkipDir
 			}
+			if p != root {
+				if _, err := os.Lstat(filepath.Join(p, "pyvenv.cfg")); err == nil {
+					return filepath.SkipDir // a Python virtual environment
+				}
+			}
 			return nil
 		}
 		rel, err := filepath.Rel(root, p)
@@ -107,6 +120,11 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		}
 		rel = filepath.ToSlash(rel)
 		switch {
+		case strings.HasSuffix(d.Name(), ".py") && d.Type().IsRegular():
+			pyFiles = append(pyFiles, rel)
+			return nil
+		case goIgnored(path.Dir(rel)):
+			return nil
 		case d.Name() == "go.mod" && !isTestdata(rel):
 			configs = append(configs, rel)
 		case rel == "go.work":
@@ -145,14 +163,15 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		t.modules = append(t.modules, module{dir: path.Dir(rel), path: mp})
 	}
 	t.config = hex.EncodeToString(cfgHash.Sum(nil))
-	if len(t.modules) == 0 && t.work == nil && len(goFiles) == 0 {
-		return nil, fmt.Errorf("%w: no go.mod, go.work or .go files under %s", ErrNotGo, root)
+	if len(t.modules) == 0 && t.work == nil && len(goFiles) == 0 && len(pyFiles) == 0 {
+		return nil, fmt.Errorf("%w: no go.mod, go.work, .go or .py files under %s", ErrNotGo, root)
 	}
 	// Hash the files in parallel; the order of t.files does not matter.
-	dfs := make([]*diskFile, len(goFiles))
+	all := append(goFiles, pyFiles...)
+	dfs := make([]*diskFile, len(all))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
-	for i, rel := range goFiles {
+	for i, rel := range all {
 		g.Go(func() error {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -164,10 +183,19 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	for _, df := range dfs {
-		t.files[df.rel] = df
+	for i, df := range dfs {
+		if i < len(goFiles) {
+			t.files[df.rel] = df
+		} else {
+			t.py[df.rel] = df
+		}
 	}
 	return t, nil
+}
+
+// hasGo reports whether the tree holds Go code for the Go frontend.
+func (t *tree) hasGo() bool {
+	return len(t.files) > 0 || len(t.modules) > 0 || t.work != nil
 }
 
 func hashFile(root, rel string) *diskFile {

@@ -157,6 +157,9 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 		fmt.Fprintf(w, "Indexed %s in %s: %d packages, %d files (%d changed, %d deleted).\n",
 			root, s.Duration.Round(time.Millisecond), s.Packages, s.Files, s.Changed, s.Deleted)
 	}
+	if s.Python > 0 {
+		fmt.Fprintf(w, "Python: %d files, %d modules re-extracted.\n", s.Python, s.Modules)
+	}
 	fmt.Fprintf(w, "Nodes: %d (%s)\n", s.Stats.TotalNodes(), kindCounts(s.Stats.Nodes, graphdb.NodeKinds))
 	fmt.Fprintf(w, "Edges: %d (%s)\n", s.Stats.TotalEdges(), kindCounts(s.Stats.Edges, graphdb.EdgeKinds))
 	if len(s.Phases) > 0 {

@@ -73,9 +73,10 @@ func (g *globals) offlineSearcher(ctx context.Context, root string) (*retrieve.S
 		fmt.Fprintf(g.stderr, "relay: no index for %s yet; indexing it first (relay index keeps it up to date)\n", root)
 		err = g.indexRepo(ctx, root, indexRun{maxErrors: 5, out: g.stderr})
 		if errors.Is(err, index.ErrNotGo) {
-			// No code graph for this repository (relay indexes Go code):
-			// search code, docs and config without graph relations.
-			fmt.Fprintln(g.stderr, "relay: no Go code here, so no code graph; ranking files by search alone")
+			// No code graph for this repository (relay indexes Go and
+			// Python code): search code, docs and config without graph
+			// relations.
+			fmt.Fprintln(g.stderr, "relay: no Go or Python code here, so no code graph; ranking files by search alone")
 			s, err := g.openSearcher(ctx, root, nil, nil)
 			if err != nil {
 				o.err = err

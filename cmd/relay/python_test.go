@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIndexPython indexes a small Python repository and answers graph
+// callers and inheritors on it.
+func TestIndexPython(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	files := map[string]string{
+		"app/__init__.py": "",
+		"app/base.py":     "class Handler:\n    def handle(self, x):\n        return self.check(x)\n\n    def check(self, x):\n        return x\n",
+		"app/json_handler.py": "from .base import Handler\n\n\nclass JSONHandler(Handler):\n    def handle(self, x):\n" +
+			"        return super().handle(x)\n\n\ndef serve(x):\n    return JSONHandler().handle(x)\n",
+	}
+	for rel, data := range files {
+		p := filepath.Join(repo, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := relay(t, "", "index", "--repo", repo)
+	if code != 0 || !strings.Contains(stdout, "Python: 3 files") {
+		t.Fatalf("relay index = %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"graph", "callers", "Handler.handle"}, "app.json_handler.JSONHandler.handle (app/json_handler.py:5)"},
+		{[]string{"graph", "callers", "Handler.check"}, "app.base.Handler.handle (app/base.py:2)"},
+		{[]string{"graph", "inheritors", "app.base.Handler"}, "app.json_handler.JSONHandler (app/json_handler.py:4) class"},
+		{[]string{"graph", "methods", "JSONHandler"}, "app.json_handler.JSONHandler.handle (app/json_handler.py:5) method"},
+		{[]string{"graph", "callers", "serve"}, "No callers of app.json_handler.serve"},
+	} {
+		code, stdout, stderr := relay(t, "", append(tt.args, "--repo", repo)...)
+		if code != 0 || !strings.Contains(stdout, tt.want) {
+			t.Errorf("relay %s = %d, want %q in:\n%s\n%s", strings.Join(tt.args, " "), code, tt.want, stdout, stderr)
+		}
+	}
+}

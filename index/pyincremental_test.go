@@ -1,0 +1,107 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPythonIncremental edits, deletes, renames and adds Python files and
+// checks after each step that the incremental graph equals a fresh full
+// index of the same tree, and that the dependents were re-resolved.
+func TestPythonIncremental(t *testing.T) {
+	root := extractTxtar(t, "py_basic")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name    string
+		change  func()
+		want    []string // lines the dump must hold
+		notWant []string
+	}{
+		{
+			name: "edit body only",
+			change: func() {
+				write("shop/util.py", "\"\"\"Helpers.\"\"\"\nimport functools\n\n\ndef register(fn):\n    \"\"\"Register fn.\"\"\"\n    return fn\n\n\ndef slug(s):\n    return register(s)\n\n\ndef _private():\n    return slug(\"X\")\n")
+			},
+			want: []string{"edge calls py:shop.util.slug -> py:shop.util.register @shop/util.py:11"},
+		},
+		{
+			name:    "rename a function used elsewhere",
+			change:  func() { write("shop/util.py", "def register(fn):\n    return fn\n\n\ndef slugify(s):\n    return s\n") },
+			want:    []string{"node py:shop.util.slugify "},
+			notWant: []string{"-> py:shop.util.slug @"},
+		},
+		{
+			name: "add the module a file imported",
+			change: func() {
+				write("shop/extra.py", "from .models import Base\n\n\nclass Extra(Base):\n    def go(self):\n        return self.describe()\n")
+			},
+			want: []string{"edge inherits py:shop.extra.Extra -> py:shop.models.Base", "edge calls py:shop.extra.Extra.go -> py:shop.models.Base.describe"},
+		},
+		{
+			name: "delete a base module",
+			change: func() {
+				if err := os.Remove(filepath.Join(root, "shop", "models.py")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			notWant: []string{"py:shop.models.Base", "py:pkg:shop.models"},
+		},
+		{
+			name: "rename a file back",
+			change: func() {
+				data, err := os.ReadFile(filepath.Join(root, "shop", "extra.py"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				write("shop/models.py", "class Base:\n    def describe(self):\n        return 1\n")
+				write("shop/more.py", string(data))
+				if err := os.Remove(filepath.Join(root, "shop", "extra.py")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want:    []string{"edge calls py:shop.more.Extra.go -> py:shop.models.Base.describe"},
+			notWant: []string{"py:shop.extra."},
+		},
+	}
+	for _, s := range steps {
+		s.change()
+		sum := runIndex(t, st, root, false)
+		if sum.Unchanged {
+			t.Fatalf("%s: run saw no change", s.name)
+		}
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", s.name, diff)
+		}
+		for _, w := range s.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: dump lacks %q", s.name, w)
+			}
+		}
+		for _, w := range s.notWant {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: dump still holds %q", s.name, w)
+			}
+		}
+	}
+	if sum := runIndex(t, st, root, false); !sum.Unchanged {
+		t.Errorf("a run after no change rewrote %d files", sum.Changed)
+	}
+}

@@ -1,0 +1,621 @@
+package index
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// pyFile is what the extraction of one Python file yields: its owner
+// (nodes and parent edges; the other edges are added by resolution) and
+// the unresolved facts resolution needs.
+type pyFile struct {
+	rel, module string
+	isPkg       bool
+	res         fileResult
+	scope       *pyScope
+	refs        []pyRef
+	imports     []pyImportStmt
+}
+
+// pyImportStmt is one import statement: the modules it may name, most
+// specific first (`from m import a` names m.a, then m).
+type pyImportStmt struct {
+	mods []string
+	line int
+	from bool // from-import: mods ends with the statement's module
+}
+
+// pyRef is one reference to resolve: a call or a decorator, written as a
+// dotted expression ("f", "mod.f", "self.m", "super().m", "Cls.m").
+type pyRef struct {
+	from   graphdb.NodeID
+	kind   graphdb.EdgeKind
+	expr   string
+	line   int
+	class  string  // qname of the enclosing class (self/cls/super), "" outside
+	decl   *pyDecl // enclosing function's locals; nil at module or class level
+	module string  // the module whose scope resolves the expression
+}
+
+// pyDecl is what shadows module names inside one top-level function or
+// method (nested functions included): names bound locally and imports made
+// inside it.
+type pyDecl struct {
+	locals  map[string]bool
+	imports map[string]string // local name → absolute dotted target
+}
+
+// pyExtractor walks one tree.
+type pyExtractor struct {
+	src  []byte
+	f    *pyFile
+	ids  map[graphdb.NodeID]int
+	test bool
+}
+
+// pyIsTest reports whether rel is a test file: test_*.py, *_test.py,
+// conftest.py, or a file under a tests/ or test/ directory.
+func pyIsTest(rel string) bool {
+	base := path.Base(rel)
+	if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" {
+		return true
+	}
+	for _, d := range strings.Split(path.Dir(rel), "/") {
+		if d == "tests" || d == "test" {
+			return true
+		}
+	}
+	return false
+}
+
+func pyModuleID(mod string) graphdb.NodeID { return graphdb.NodeID("py:pkg:" + mod) }
+func pyID(qname string) graphdb.NodeID     { return graphdb.NodeID("py:" + qname) }
+
+// extractPy builds the pyFile of one parsed file.
+func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node) *pyFile {
+	f := &pyFile{rel: rel, module: module, isPkg: isPkg, scope: newPyScope(module, rel)}
+	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "python", Module: module, Size: int64(len(src))}
+	x := &pyExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: pyIsTest(rel)}
+	lines := max(countLines(src), 1)
+	mid := pyModuleID(module)
+	modNode := graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: module[strings.LastIndexByte(module, '.')+1:],
+		QName: module, Loc: rel, File: rel, StartLine: 1, EndLine: lines, Exported: true, Doc: x.docstring(root)}
+	if isPkg {
+		modNode.SubKind = "package"
+	}
+	fid := fileID(rel)
+	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines, Doc: modNode.Doc})
+	x.parent(fid, mid)
+	x.body(root, mid, fid)
+	if root.HasError() {
+		x.syntaxErrors(root)
+	}
+	modNode.Attrs = f.scope.attrs(f.imports)
+	x.add(modNode)
+	return f
+}
+
+func (x *pyExtractor) add(n graphdb.Node) graphdb.NodeID {
+	c := x.ids[n.ID]
+	x.ids[n.ID] = c + 1
+	if c > 0 {
+		n.ID = graphdb.NodeID(fmt.Sprintf("%s#%d", n.ID, c+1))
+	}
+	n.Language, n.File = "python", x.f.rel
+	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
+	x.f.res.nodes = append(x.f.res.nodes, n)
+	return n.ID
+}
+
+func (x *pyExtractor) parent(from, to graphdb.NodeID) {
+	x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+}
+
+func (x *pyExtractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
+
+func line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
+
+func endLine(n *sitter.Node) int {
+	p := n.EndPosition()
+	if p.Column == 0 && p.Row > 0 {
+		return int(p.Row)
+	}
+	return int(p.Row) + 1
+}
+
+func children(n *sitter.Node) []*sitter.Node {
+	out := make([]*sitter.Node, 0, n.NamedChildCount())
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if c := n.NamedChild(i); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// syntaxErrors records the positions tree-sitter could not parse.
+func (x *pyExtractor) syntaxErrors(root *sitter.Node) {
+	var walk func(n *sitter.Node)
+	n := 0
+	walk = func(nd *sitter.Node) {
+		if n >= 10 {
+			return
+		}
+		if nd.IsError() || nd.IsMissing() {
+			p := nd.StartPosition()
+			msg := "syntax error"
+			if nd.IsMissing() {
+				msg = "syntax error: missing " + nd.Kind()
+			}
+			x.f.res.rec.Errors = append(x.f.res.rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, msg))
+			n++
+			return
+		}
+		if !nd.HasError() {
+			return
+		}
+		for i := uint(0); i < nd.ChildCount(); i++ {
+			if c := nd.Child(i); c != nil {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+}
+
+// docstring returns the first line of the docstring of a module, class or
+// function body.
+func (x *pyExtractor) docstring(body *sitter.Node) string {
+	if body == nil {
+		return ""
+	}
+	for _, st := range children(body) {
+		if st.Kind() == "comment" {
+			continue
+		}
+		if st.Kind() != "expression_statement" || st.NamedChildCount() == 0 || st.NamedChild(0).Kind() != "string" {
+			return ""
+		}
+		s := strings.TrimLeft(x.text(st.NamedChild(0)), "rRbBuUfF")
+		for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+			if strings.HasPrefix(s, q) {
+				s = strings.TrimSuffix(strings.TrimPrefix(s, q), q)
+				break
+			}
+		}
+		for _, l := range strings.Split(s, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				return l
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// signature is the def/class header without its body, whitespace collapsed.
+func (x *pyExtractor) signature(def *sitter.Node) string {
+	body := def.ChildByFieldName("body")
+	end := def.EndByte()
+	if body != nil {
+		end = body.StartByte()
+	}
+	s := strings.Join(strings.Fields(string(x.src[def.StartByte():end])), " ")
+	return strings.TrimSuffix(s, ":")
+}
+
+// body walks a module-level block: declarations become nodes, other
+// statements' references belong to owner (the module node).
+func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
+	for _, st := range children(block) {
+		switch st.Kind() {
+		case "function_definition", "class_definition", "decorated_definition":
+			x.topDecl(st, fid)
+		case "if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
+			"elif_clause", "else_clause", "except_clause", "finally_clause", "block":
+			// Declarations under module-level control flow are module
+			// level too; the conditions are module code.
+			for _, c := range children(st) {
+				switch c.Kind() {
+				case "block", "elif_clause", "else_clause", "except_clause", "finally_clause":
+					x.body(c, owner, fid)
+				default:
+					x.refs(c, owner, "", nil)
+				}
+			}
+		case "import_statement", "import_from_statement", "future_import_statement":
+			x.importStmt(st, nil)
+		default:
+			x.refs(st, owner, "", nil)
+		}
+	}
+}
+
+// unwrap splits a decorated_definition into its decorators and definition.
+func unwrap(st *sitter.Node) (def *sitter.Node, decorators []*sitter.Node) {
+	if st.Kind() != "decorated_definition" {
+		return st, nil
+	}
+	for _, c := range children(st) {
+		if c.Kind() == "decorator" {
+			decorators = append(decorators, c)
+		}
+	}
+	return st.ChildByFieldName("definition"), decorators
+}
+
+// topDecl adds a module-level function or class.
+func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
+	def, decs := unwrap(st)
+	if def == nil || def.ChildByFieldName("name") == nil {
+		return
+	}
+	name := x.text(def.ChildByFieldName("name"))
+	qname := x.f.module + "." + name
+	n := graphdb.Node{ID: pyID(qname), Name: name, QName: qname, Loc: x.f.rel + ":" + name,
+		StartLine: line(st), EndLine: endLine(st), Signature: x.signature(def),
+		Doc: x.docstring(def.ChildByFieldName("body")), Exported: !strings.HasPrefix(name, "_")}
+	if def.Kind() == "class_definition" {
+		n.Kind, n.SubKind = graphdb.KindType, "class"
+		cls := &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}}
+		if sc := def.ChildByFieldName("superclasses"); sc != nil {
+			for _, b := range children(sc) {
+				if e := x.dotted(b); e != "" {
+					cls.baseExprs = append(cls.baseExprs, e)
+				}
+			}
+		}
+		if len(cls.baseExprs) > 0 {
+			n.Attrs = map[string]string{"py.bases": strings.Join(cls.baseExprs, "\n")}
+		}
+		id := x.add(n)
+		cls.id = id
+		x.parent(id, fid)
+		x.f.scope.define(name, id, cls)
+		x.decorators(decs, id, "")
+		if sc := def.ChildByFieldName("superclasses"); sc != nil {
+			x.refs(sc, id, "", nil) // keyword arguments such as metaclass=f(...)
+		}
+		x.classBody(def.ChildByFieldName("body"), cls)
+		return
+	}
+	n.Kind = graphdb.KindFunction
+	id := x.add(n)
+	x.parent(id, fid)
+	x.f.scope.define(name, id, nil)
+	x.decorators(decs, id, "")
+	x.function(def, id, "")
+}
+
+// classBody adds the methods of a module-level class; other statements
+// (class attributes, nested classes) belong to the class node.
+func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
+	if body == nil {
+		return
+	}
+	var walk func(block *sitter.Node)
+	walk = func(block *sitter.Node) {
+		for _, st := range children(block) {
+			def, decs := unwrap(st)
+			if def == nil {
+				continue
+			}
+			switch {
+			case def.Kind() == "function_definition" && def.ChildByFieldName("name") != nil:
+				name := x.text(def.ChildByFieldName("name"))
+				loc := cls.qname[len(x.f.module)+1:] + "." + name
+				n := graphdb.Node{ID: pyID(cls.qname + "." + name), Kind: graphdb.KindMember, SubKind: "method", Name: name,
+					QName: cls.qname + "." + name, Loc: x.f.rel + ":" + loc, StartLine: line(st), EndLine: endLine(st),
+					Signature: x.signature(def), Doc: x.docstring(def.ChildByFieldName("body")),
+					Exported: !strings.HasPrefix(name, "_") || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")}
+				for _, d := range decs {
+					switch t := x.decoratorExpr(d); t {
+					case "staticmethod", "classmethod", "property":
+						n.Attrs = map[string]string{"py.method": t}
+					}
+				}
+				id := x.add(n)
+				x.parent(id, cls.id)
+				if _, dup := cls.methods[name]; !dup {
+					cls.methods[name] = id
+				}
+				x.decorators(decs, id, cls.qname)
+				x.function(def, id, cls.qname)
+			case def.Kind() == "if_statement" || def.Kind() == "try_statement":
+				for _, c := range children(def) {
+					switch c.Kind() {
+					case "block":
+						walk(c)
+					case "elif_clause", "else_clause", "except_clause", "finally_clause":
+						for _, b := range children(c) {
+							if b.Kind() == "block" {
+								walk(b)
+							} else {
+								x.refs(b, cls.id, cls.qname, nil)
+							}
+						}
+					default:
+						x.refs(c, cls.id, cls.qname, nil)
+					}
+				}
+			default:
+				x.refs(st, cls.id, cls.qname, nil)
+			}
+		}
+	}
+	walk(body)
+}
+
+// decoratorExpr is a decorator's callee as a dotted name ("" when it is not
+// one): @f, @mod.f, @f(args) → f.
+func (x *pyExtractor) decoratorExpr(d *sitter.Node) string {
+	if d.NamedChildCount() == 0 {
+		return ""
+	}
+	e := d.NamedChild(0)
+	if e.Kind() == "call" {
+		e = e.ChildByFieldName("function")
+	}
+	return x.dotted(e)
+}
+
+func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
+	for _, d := range decs {
+		if e := x.decoratorExpr(d); e != "" {
+			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: line(d), module: x.f.module})
+		}
+		if d.NamedChildCount() > 0 && d.NamedChild(0).Kind() == "call" {
+			x.refs(d.NamedChild(0).ChildByFieldName("arguments"), id, class, nil)
+		}
+	}
+}
+
+// function walks a function or method body: its calls (nested functions
+// and classes included) belong to id.
+func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string) {
+	d := &pyDecl{locals: map[string]bool{}, imports: map[string]string{}}
+	x.locals(def, d, true)
+	if p := def.ChildByFieldName("parameters"); p != nil {
+		x.refs(p, id, class, d) // default values
+	}
+	x.refs(def.ChildByFieldName("body"), id, class, d)
+}
+
+// locals collects the names a function binds (parameters, assignment and
+// loop targets, with/except aliases, nested definitions, imports), nested
+// functions included, minus names declared global or nonlocal.
+func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
+	var globals []string
+	var bind func(t *sitter.Node)
+	bind = func(t *sitter.Node) {
+		if t == nil {
+			return
+		}
+		switch t.Kind() {
+		case "identifier":
+			d.locals[x.text(t)] = true
+		case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "as_pattern_target":
+			for _, c := range children(t) {
+				bind(c)
+			}
+		}
+	}
+	var walk func(n *sitter.Node, top bool)
+	walk = func(n *sitter.Node, top bool) {
+		switch n.Kind() {
+		case "function_definition", "class_definition":
+			if !top {
+				bind(n.ChildByFieldName("name"))
+				if n.Kind() == "class_definition" {
+					break
+				}
+			}
+			if p := n.ChildByFieldName("parameters"); p != nil {
+				for _, c := range children(p) {
+					switch c.Kind() {
+					case "identifier":
+						bind(c)
+					case "default_parameter", "typed_default_parameter":
+						bind(c.ChildByFieldName("name"))
+					default: // typed_parameter, *args, **kwargs
+						for _, cc := range children(c) {
+							if cc.Kind() == "identifier" {
+								bind(cc)
+								break
+							}
+						}
+					}
+				}
+			}
+		case "lambda":
+			return // its parameters are its own
+		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+			bind(n.ChildByFieldName("left"))
+		case "named_expression":
+			bind(n.ChildByFieldName("name"))
+		case "as_pattern", "with_item":
+			if a := n.ChildByFieldName("alias"); a != nil {
+				bind(a)
+			}
+		case "except_clause":
+			for _, c := range children(n) {
+				if c.Kind() == "as_pattern" {
+					bind(c.ChildByFieldName("alias"))
+				}
+			}
+		case "global_statement", "nonlocal_statement":
+			for _, c := range children(n) {
+				globals = append(globals, x.text(c))
+			}
+		case "import_statement", "import_from_statement":
+			x.importStmt(n, d)
+			return
+		}
+		for _, c := range children(n) {
+			walk(c, false)
+		}
+	}
+	walk(n, top)
+	for _, g := range globals {
+		delete(d.locals, g)
+	}
+}
+
+// refs collects the calls under n, made by owner.
+func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d *pyDecl) {
+	if n == nil {
+		return
+	}
+	if n.Kind() == "call" {
+		if e := x.dotted(n.ChildByFieldName("function")); e != "" {
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module})
+		}
+	}
+	if d == nil && (n.Kind() == "import_statement" || n.Kind() == "import_from_statement") {
+		x.importStmt(n, nil)
+		return
+	}
+	for _, c := range children(n) {
+		x.refs(c, owner, class, d)
+	}
+}
+
+// dotted renders identifier and attribute chains ("a.b.c") and
+// super()/super(C, self) attributes ("super().m"); "" for anything else.
+func (x *pyExtractor) dotted(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind() {
+	case "identifier":
+		return x.text(n)
+	case "attribute":
+		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+		if attr == nil || obj == nil {
+			return ""
+		}
+		if obj.Kind() == "call" {
+			if f := obj.ChildByFieldName("function"); f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
+				return "super()." + x.text(attr)
+			}
+			return ""
+		}
+		if o := x.dotted(obj); o != "" && !strings.HasPrefix(o, "super()") {
+			return o + "." + x.text(attr)
+		}
+	}
+	return ""
+}
+
+// importStmt records an import statement: its bindings (module scope when
+// d is nil, else d's) and the modules it names.
+func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
+	bindTo := func(local, target string) {
+		if d != nil {
+			d.imports[local] = target
+			delete(d.locals, local)
+			return
+		}
+		x.f.scope.imports[local] = target
+	}
+	stmt := pyImportStmt{line: line(st)}
+	switch st.Kind() {
+	case "import_statement":
+		for _, c := range children(st) {
+			switch c.Kind() {
+			case "dotted_name":
+				m := x.text(c)
+				bindTo(strings.SplitN(m, ".", 2)[0], strings.SplitN(m, ".", 2)[0])
+				stmt.mods = append(stmt.mods, m)
+			case "aliased_import":
+				m := x.text(c.ChildByFieldName("name"))
+				bindTo(x.text(c.ChildByFieldName("alias")), m)
+				stmt.mods = append(stmt.mods, m)
+			}
+		}
+	case "import_from_statement":
+		stmt.from = true
+		mn := st.ChildByFieldName("module_name")
+		if mn == nil {
+			return
+		}
+		base := x.text(mn)
+		if mn.Kind() == "relative_import" {
+			base = x.relative(mn)
+			if base == "" {
+				return
+			}
+		}
+		for _, c := range children(st) {
+			if c.Equals(*mn) {
+				continue
+			}
+			switch c.Kind() {
+			case "dotted_name":
+				nm := x.text(c)
+				bindTo(nm, joinDots(base, nm))
+				stmt.mods = append(stmt.mods, joinDots(base, nm))
+			case "aliased_import":
+				nm := x.text(c.ChildByFieldName("name"))
+				bindTo(x.text(c.ChildByFieldName("alias")), joinDots(base, nm))
+				stmt.mods = append(stmt.mods, joinDots(base, nm))
+			case "wildcard_import":
+				if d == nil {
+					x.f.scope.stars = append(x.f.scope.stars, base)
+				}
+			}
+		}
+		stmt.mods = append(stmt.mods, base)
+	default:
+		return
+	}
+	x.f.imports = append(x.f.imports, stmt)
+}
+
+// relative resolves `from ..x import` against the file's module.
+func (x *pyExtractor) relative(n *sitter.Node) string {
+	dots, rest := 0, ""
+	for _, c := range children(n) {
+		switch c.Kind() {
+		case "import_prefix":
+			dots = strings.Count(x.text(c), ".")
+		case "dotted_name":
+			rest = x.text(c)
+		}
+	}
+	pkg := strings.Split(x.f.module, ".")
+	if !x.f.isPkg {
+		pkg = pkg[:len(pkg)-1]
+	}
+	if dots-1 > len(pkg) {
+		return ""
+	}
+	pkg = pkg[:len(pkg)-(dots-1)]
+	return joinDots(strings.Join(pkg, "."), rest)
+}
+
+func joinDots(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

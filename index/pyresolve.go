@@ -1,0 +1,374 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// pyScope is what a module binds at module level: its functions and
+// classes, the names its imports bind and its star imports. Fresh scopes
+// come from extraction, stored ones from the module's nodes (module-node
+// Attrs py.imports and py.stars, class Attrs py.bases).
+type pyScope struct {
+	module, file string
+	defs         map[string]pySym
+	imports      map[string]string // local name → absolute dotted target
+	stars        []string          // modules imported with *
+	deps         []string          // every module any import statement names (py.deps)
+	surface      string            // fingerprint of what other modules can see (py.surface)
+}
+
+type pySym struct {
+	id  graphdb.NodeID
+	cls *pyClass // non-nil for classes
+}
+
+// pyClass is a module-level class.
+type pyClass struct {
+	id        graphdb.NodeID
+	qname     string
+	module    string
+	methods   map[string]graphdb.NodeID
+	baseExprs []string
+	bases     []*pyClass // resolved in the repository, computed once
+	resolved  bool
+}
+
+func newPyScope(module, file string) *pyScope {
+	return &pyScope{module: module, file: file, defs: map[string]pySym{}, imports: map[string]string{}}
+}
+
+// define binds name unless already bound: the first definition keeps the
+// plain id, later ones get "#n" ids.
+func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass) {
+	if _, ok := s.defs[name]; ok {
+		return
+	}
+	if cls != nil {
+		cls.module = s.module
+	}
+	s.defs[name] = pySym{id: id, cls: cls}
+}
+
+// Module-node Attrs of Python modules.
+const (
+	pyAttrImports = "py.imports" // "local\ttarget" per line
+	pyAttrStars   = "py.stars"   // star-imported modules, one per line
+	pyAttrDeps    = "py.deps"    // modules named by import statements, one per line
+	pyAttrSurface = "py.surface" // fingerprint of defs, methods, bases, imports
+)
+
+// attrs encodes the scope into module-node Attrs and sets surface/deps.
+func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
+	deps := map[string]bool{}
+	for _, st := range stmts {
+		for _, m := range st.mods {
+			deps[m] = true
+		}
+	}
+	s.deps = sortedKeys(deps)
+	var imp []string
+	for _, k := range sortedKeys(s.imports) {
+		imp = append(imp, k+"\t"+s.imports[k])
+	}
+	h := sha256.New()
+	for _, name := range sortedKeys(s.defs) {
+		sym := s.defs[name]
+		fmt.Fprintf(h, "d %s %s\n", name, sym.id)
+		if sym.cls != nil {
+			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
+			for _, m := range sortedKeys(sym.cls.methods) {
+				fmt.Fprintf(h, "m %s %s\n", m, sym.cls.methods[m])
+			}
+		}
+	}
+	fmt.Fprintf(h, "i %s\ns %s\n", strings.Join(imp, ","), strings.Join(s.stars, ","))
+	s.surface = hex.EncodeToString(h.Sum(nil)[:12])
+	a := map[string]string{pyAttrSurface: s.surface}
+	if len(imp) > 0 {
+		a[pyAttrImports] = strings.Join(imp, "\n")
+	}
+	if len(s.stars) > 0 {
+		a[pyAttrStars] = strings.Join(s.stars, "\n")
+	}
+	if len(s.deps) > 0 {
+		a[pyAttrDeps] = strings.Join(s.deps, "\n")
+	}
+	return a
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// storedScope rebuilds the scope of an unchanged module from its stored
+// nodes. ok is false when the module node is missing.
+func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
+	s := newPyScope(module, file)
+	found := false
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID }) // plain ids before "#n"
+	classes := map[string]*pyClass{}
+	for _, n := range nodes {
+		switch {
+		case n.Kind == graphdb.KindModule && n.ID == pyModuleID(module):
+			found = true
+			for _, l := range splitLines(n.Attrs[pyAttrImports]) {
+				if k, v, ok := strings.Cut(l, "\t"); ok {
+					s.imports[k] = v
+				}
+			}
+			s.stars = splitLines(n.Attrs[pyAttrStars])
+			s.deps = splitLines(n.Attrs[pyAttrDeps])
+			s.surface = n.Attrs[pyAttrSurface]
+		case (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && n.QName == module+"."+n.Name:
+			var cls *pyClass
+			if n.Kind == graphdb.KindType {
+				cls = &pyClass{id: n.ID, qname: n.QName, methods: map[string]graphdb.NodeID{}, baseExprs: splitLines(n.Attrs["py.bases"])}
+				if _, dup := classes[n.Name]; !dup {
+					classes[n.Name] = cls
+				}
+			}
+			s.define(n.Name, n.ID, cls)
+		}
+	}
+	for _, n := range nodes {
+		if n.Kind != graphdb.KindMember || !strings.HasPrefix(n.QName, module+".") {
+			continue
+		}
+		cname, mname, ok := strings.Cut(n.QName[len(module)+1:], ".")
+		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls {
+			if _, dup := cls.methods[mname]; !dup {
+				cls.methods[mname] = n.ID
+			}
+		}
+	}
+	return s, found
+}
+
+// pyTable resolves names across the repository's modules.
+type pyTable struct {
+	mods map[string]*pyScope
+}
+
+func (t *pyTable) add(s *pyScope) { t.mods[s.module] = s }
+
+// pyTarget is what a name resolves to.
+type pyTarget struct {
+	id     graphdb.NodeID
+	cls    *pyClass
+	module bool
+}
+
+const pyMaxDepth = 12
+
+func (t *pyTable) lookup(s *pyScope, parts []string, depth int) (pyTarget, bool) {
+	if depth > pyMaxDepth || len(parts) == 0 {
+		return pyTarget{}, false
+	}
+	if sym, ok := s.defs[parts[0]]; ok {
+		return t.member(sym, parts[1:])
+	}
+	if tgt, ok := s.imports[parts[0]]; ok {
+		return t.abs(append(strings.Split(tgt, "."), parts[1:]...), depth+1)
+	}
+	for _, star := range s.stars {
+		if ms := t.mods[star]; ms != nil && ms != s {
+			if r, ok := t.lookup(ms, parts, depth+1); ok {
+				return r, true
+			}
+		}
+	}
+	return pyTarget{}, false
+}
+
+// abs resolves an absolute dotted name: the longest prefix that is a
+// module, then the rest in that module's scope.
+func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
+	for i := len(parts); i >= 1; i-- {
+		ms := t.mods[strings.Join(parts[:i], ".")]
+		if ms == nil {
+			continue
+		}
+		if i == len(parts) {
+			return pyTarget{id: pyModuleID(ms.module), module: true}, true
+		}
+		return t.lookup(ms, parts[i:], depth)
+	}
+	return pyTarget{}, false
+}
+
+func (t *pyTable) member(sym pySym, rest []string) (pyTarget, bool) {
+	switch {
+	case len(rest) == 0:
+		return pyTarget{id: sym.id, cls: sym.cls}, true
+	case sym.cls != nil && len(rest) == 1:
+		if id, ok := t.method(sym.cls, rest[0], false); ok {
+			return pyTarget{id: id}, true
+		}
+	}
+	return pyTarget{}, false
+}
+
+// bases resolves a class's bases (once) in its module's scope.
+func (t *pyTable) bases(c *pyClass) []*pyClass {
+	if c.resolved {
+		return c.bases
+	}
+	c.resolved = true
+	s := t.mods[c.module]
+	if s == nil {
+		return nil
+	}
+	for _, e := range c.baseExprs {
+		if r, ok := t.lookup(s, strings.Split(e, "."), 0); ok && r.cls != nil && r.cls != c {
+			c.bases = append(c.bases, r.cls)
+		}
+	}
+	return c.bases
+}
+
+// method finds name in c's method resolution order (depth-first, left to
+// right, each class once: Python's C3 order agrees for the usual
+// hierarchies), skipping c itself for super().
+func (t *pyTable) method(c *pyClass, name string, skipSelf bool) (graphdb.NodeID, bool) {
+	seen := map[*pyClass]bool{}
+	var walk func(k *pyClass, self bool) (graphdb.NodeID, bool)
+	walk = func(k *pyClass, self bool) (graphdb.NodeID, bool) {
+		if seen[k] || len(seen) > 64 {
+			return "", false
+		}
+		seen[k] = true
+		if !self {
+			if id, ok := k.methods[name]; ok {
+				return id, true
+			}
+		}
+		for _, b := range t.bases(k) {
+			if id, ok := walk(b, false); ok {
+				return id, true
+			}
+		}
+		return "", false
+	}
+	return walk(c, skipSelf)
+}
+
+// classOf returns the class with qname q declared in module m.
+func (t *pyTable) classOf(m, q string) *pyClass {
+	s := t.mods[m]
+	if s == nil || !strings.HasPrefix(q, m+".") {
+		return nil
+	}
+	return s.defs[q[len(m)+1:]].cls
+}
+
+// resolve returns the target of one reference, false when it does not
+// resolve inside the repository.
+func (t *pyTable) resolve(r pyRef) (graphdb.NodeID, bool) {
+	parts := strings.Split(r.expr, ".")
+	if r.class != "" && len(parts) == 2 {
+		switch parts[0] {
+		case "super()":
+			if c := t.classOf(r.module, r.class); c != nil {
+				return t.method(c, parts[1], true)
+			}
+			return "", false
+		case "self", "cls":
+			if c := t.classOf(r.module, r.class); c != nil {
+				return t.method(c, parts[1], false)
+			}
+			return "", false
+		}
+	}
+	if parts[0] == "super()" || r.class != "" && (parts[0] == "self" || parts[0] == "cls") {
+		return "", false
+	}
+	var tg pyTarget
+	var ok bool
+	switch {
+	case r.decl != nil && r.decl.imports[parts[0]] != "":
+		tg, ok = t.abs(append(strings.Split(r.decl.imports[parts[0]], "."), parts[1:]...), 1)
+	case r.decl != nil && r.decl.locals[parts[0]]:
+		return "", false
+	default:
+		s := t.mods[r.module]
+		if s == nil {
+			return "", false
+		}
+		tg, ok = t.lookup(s, parts, 0)
+	}
+	if !ok || tg.module {
+		return "", false
+	}
+	if r.kind == graphdb.EdgeCalls && tg.cls != nil {
+		if id, ok := t.method(tg.cls, "__init__", false); ok {
+			return id, true
+		}
+	}
+	return tg.id, true
+}
+
+// link adds a parsed file's resolved edges: calls, decorated_by, inherits
+// and imports.
+func (t *pyTable) link(f *pyFile) {
+	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	for _, r := range f.refs {
+		if to, ok := t.resolve(r); ok {
+			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+		}
+	}
+	for _, n := range f.res.nodes {
+		if n.Kind != graphdb.KindType {
+			continue
+		}
+		if c := t.classOf(f.module, n.QName); c != nil && c.id == n.ID {
+			for _, b := range t.bases(c) {
+				add(graphdb.Edge{From: c.id, To: b.id, Kind: graphdb.EdgeInherits, File: f.rel, Line: n.StartLine})
+			}
+		}
+	}
+	fid := fileID(f.rel)
+	edge := func(m string, line int) {
+		if m != f.module {
+			add(graphdb.Edge{From: fid, To: pyModuleID(m), Kind: graphdb.EdgeImports, File: f.rel, Line: line})
+		}
+	}
+	// prefix links the longest in-repo prefix of m.
+	prefix := func(m string, line int) {
+		parts := strings.Split(m, ".")
+		for k := len(parts); k >= 1; k-- {
+			if p := strings.Join(parts[:k], "."); t.mods[p] != nil {
+				edge(p, line)
+				return
+			}
+		}
+	}
+	for _, st := range f.imports {
+		if !st.from {
+			for _, m := range st.mods {
+				prefix(m, st.line)
+			}
+			continue
+		}
+		// from base import a, b: base.a and base.b when they are modules,
+		// else base.
+		n, linked := len(st.mods), false
+		for _, m := range st.mods[:n-1] {
+			if t.mods[m] != nil {
+				edge(m, st.line)
+				linked = true
+			}
+		}
+		if !linked {
+			prefix(st.mods[n-1], st.line)
+		}
+	}
+}

@@ -1,0 +1,309 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// pyFrontend indexes Python with tree-sitter, a file at a time, then
+// resolves names across the repository's modules (pyresolve.go).
+type pyFrontend struct {
+	log *slog.Logger
+}
+
+func (p *pyFrontend) language() string { return "python" }
+
+// pyMod is the module a file defines.
+type pyMod struct {
+	name  string
+	isPkg bool
+}
+
+// pyModuleNames names every Python file's module: the dotted path
+// relative to the directory above its outermost package (a chain of
+// directories holding __init__.py), or to the repository root for files
+// outside packages; __init__.py is its package. When two files claim the
+// same name (two copies of a package in one repository), the first in path
+// order keeps it and the others are named by their full path.
+func pyModuleNames(files map[string]*diskFile) map[string]pyMod {
+	pkgDirs := map[string]bool{}
+	for rel := range files {
+		if path.Base(rel) == "__init__.py" && path.Dir(rel) != "." {
+			pkgDirs[path.Dir(rel)] = true
+		}
+	}
+	rels := sortedKeys(files)
+	out := make(map[string]pyMod, len(rels))
+	taken := map[string]bool{}
+	for _, rel := range rels {
+		dir, base := path.Dir(rel), strings.TrimSuffix(path.Base(rel), ".py")
+		top := "" // the directory names are relative to
+		if pkgDirs[dir] {
+			top = dir
+			for pkgDirs[path.Dir(top)] {
+				top = path.Dir(top)
+			}
+			top = path.Dir(top)
+		}
+		relTo := func(base string) string {
+			p := path.Join(dir, base)
+			if top != "" && top != "." {
+				p = strings.TrimPrefix(p, top+"/")
+			}
+			return strings.ReplaceAll(p, "/", ".")
+		}
+		m := pyMod{isPkg: base == "__init__"}
+		if m.isPkg {
+			m.name = relTo("")
+			if dir == "." {
+				m.name = "__init__"
+			}
+		} else {
+			m.name = relTo(base)
+		}
+		if taken[m.name] {
+			m.name = strings.ReplaceAll(strings.TrimSuffix(rel, ".py"), "/", ".")
+		}
+		taken[m.name] = true
+		out[rel] = m
+	}
+	return out
+}
+
+// newPyParser returns a parser for Python; Close it.
+func newPyParser() *sitter.Parser {
+	p := sitter.NewParser()
+	if err := p.SetLanguage(sitter.NewLanguage(python.Language())); err != nil {
+		panic(fmt.Sprintf("tree-sitter python: %v", err)) // the grammar and the runtime are pinned together
+	}
+	return p
+}
+
+// parsePyFile reads and extracts one file; nil when it vanished.
+func (p *pyFrontend) parsePyFile(j *job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
+	data, err := os.ReadFile(filepath.Join(j.tree.root, filepath.FromSlash(rel)))
+	if err != nil {
+		j.diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("file vanished or unreadable during indexing (skipped): %v", err)})
+		return nil
+	}
+	t := parser.Parse(data, nil)
+	defer t.Close()
+	f := extractPy(rel, m.name, m.isPkg, data, t.RootNode())
+	for _, e := range f.res.rec.Errors {
+		j.diag(Diagnostic{Package: m.name, Pos: rel + ":" + strings.SplitN(e, ": ", 2)[0], Msg: strings.SplitN(e, ": ", 2)[1]})
+	}
+	return f
+}
+
+// parseAll parses rels with one parser per worker.
+func (p *pyFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]pyMod, doneSoFar, total int) ([]*pyFile, error) {
+	out := make([]*pyFile, len(rels))
+	next := make(chan int)
+	g, ctx := errgroup.WithContext(ctx)
+	var mu sync.Mutex
+	n := doneSoFar
+	for range min(j.workers, max(len(rels), 1)) {
+		g.Go(func() error {
+			parser := newPyParser()
+			defer parser.Close()
+			for i := range next {
+				out[i] = p.parsePyFile(j, parser, rels[i], mods[rels[i]])
+				mu.Lock()
+				n++
+				if n%64 == 0 || n == total {
+					j.progress(Progress{Phase: "files", Done: n, Total: total, Item: rels[i]})
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	var err error
+	for i := range rels {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	if werr := g.Wait(); err == nil {
+		err = werr
+	}
+	var files []*pyFile
+	for _, f := range out {
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files, err
+}
+
+// DESIGN: incremental Python runs. Names resolve across modules, so the
+// resolution of a changed file needs every module's scope: fresh scopes for
+// the files parsed in this run, scopes rebuilt from the store's nodes for
+// the others (storedScope). A file is re-parsed when its content changed,
+// when its module name changed (an __init__.py appeared or vanished), and
+// when it imports (py.deps) a module whose surface changed: a module added
+// or deleted, or whose fingerprint (py.surface: top-level names, methods,
+// base expressions, import bindings) differs from the stored one. A dep
+// matches a module when either is a dotted prefix of the other (`import
+// pkg` reaches pkg.sub.f). Importers of importers are not re-resolved, so
+// a self.m() call that resolved through a base class two imports away can
+// go stale until its file changes; edges to deleted targets dangle and are
+// not returned by the store.
+func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
+	d := done{phases: map[string]int64{}}
+	mods := pyModuleNames(j.files)
+	parse := map[string]bool{}
+	for rel := range j.files {
+		if j.full || j.changed[rel] || j.stored[rel].Module != mods[rel].name {
+			parse[rel] = true
+		}
+	}
+	table := &pyTable{mods: map[string]*pyScope{}}
+	stored := map[string]*pyScope{}
+	oldSurface := map[string]string{}
+	changedMods := map[string]bool{}
+	for rel := range j.deleted {
+		changedMods[j.stored[rel].Module] = true
+	}
+	t0 := time.Now()
+	if !j.full {
+		var mu sync.Mutex
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(j.workers)
+		for rel := range j.files {
+			g.Go(func() error {
+				if parse[rel] {
+					rec, ok := j.stored[rel]
+					if !ok {
+						return nil
+					}
+					n, err := j.reader.Node(gctx, pyModuleID(rec.Module))
+					if err == nil {
+						mu.Lock()
+						oldSurface[rel] = n.Attrs[pyAttrSurface]
+						mu.Unlock()
+					}
+					return nil
+				}
+				nodes, err := j.reader.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
+				if err != nil {
+					return fmt.Errorf("read stored nodes of %s: %w", rel, err)
+				}
+				sc, ok := storedScope(mods[rel].name, rel, nodes)
+				mu.Lock()
+				if ok {
+					stored[rel] = sc
+				} else {
+					parse[rel] = true
+				}
+				mu.Unlock()
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return d, err
+		}
+	}
+	d.phases["py.load"] = int64(time.Since(t0))
+
+	t0 = time.Now()
+	rels := sortedKeys(parse)
+	files, err := p.parseAll(ctx, j, rels, mods, 0, len(rels))
+	if err != nil {
+		return d, err
+	}
+	if !j.full {
+		for _, f := range files {
+			old, ok := oldSurface[f.rel]
+			if !ok || old != f.scope.surface || j.stored[f.rel].Module != f.module {
+				changedMods[f.module] = true
+				if m := j.stored[f.rel].Module; m != "" {
+					changedMods[m] = true
+				}
+			}
+		}
+		var deps []string
+		for rel, sc := range stored {
+			if pyDepends(sc.deps, changedMods) {
+				deps = append(deps, rel)
+				delete(stored, rel)
+			}
+		}
+		sort.Strings(deps)
+		more, err := p.parseAll(ctx, j, deps, mods, len(rels), len(rels)+len(deps))
+		if err != nil {
+			return d, err
+		}
+		files = append(files, more...)
+		p.log.Debug("python incremental", "parsed", len(rels), "dependents", len(deps), "changed_modules", len(changedMods))
+	}
+	d.phases["py.parse"] = int64(time.Since(t0))
+
+	t0 = time.Now()
+	for _, sc := range stored {
+		table.add(sc)
+	}
+	for _, f := range files {
+		table.add(f.scope)
+	}
+	var rewrite []string
+	for _, f := range files {
+		if _, ok := j.stored[f.rel]; ok {
+			rewrite = append(rewrite, f.rel)
+		}
+	}
+	sort.Strings(rewrite)
+	if err := j.rewrite(rewrite); err != nil {
+		return d, err
+	}
+	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
+	for _, f := range files {
+		table.link(f)
+		f.res.sortResult()
+		emit(f.res)
+	}
+	d.phases["py.resolve"] = int64(time.Since(t0))
+	d.packages = len(files)
+	return d, ctx.Err()
+}
+
+// pyDepends reports whether a module importing deps must be re-resolved
+// after the modules in changed changed.
+func pyDepends(deps []string, changed map[string]bool) bool {
+	for _, dep := range deps {
+		for m := dep; ; {
+			if changed[m] {
+				return true
+			}
+			i := strings.LastIndexByte(m, '.')
+			if i < 0 {
+				break
+			}
+			m = m[:i]
+		}
+	}
+	for m := range changed {
+		for _, dep := range deps {
+			if strings.HasPrefix(m, dep+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
