@@ -262,7 +262,12 @@ func changedIn(ctx context.Context, g graphdb.Reader, file string, lines []int, 
 	for _, l := range lines {
 		lineSet[l] = true
 	}
-	found := 0
+	type hit struct {
+		n       graphdb.Node
+		end     int
+		touched []int
+	}
+	var hits []hit
 	for _, n := range nodes {
 		if n.SubKind == "field" || n.StartLine <= 0 || n.Synthetic() {
 			continue
@@ -274,8 +279,33 @@ func changedIn(ctx context.Context, g graphdb.Reader, file string, lines []int, 
 				touched = append(touched, l)
 			}
 		}
-		if len(touched) == 0 {
-			continue
+		if len(touched) > 0 {
+			hits = append(hits, hit{n, end, touched})
+		}
+	}
+	// A type whose touched lines all lie in touched functions declared
+	// inside it (a Python class and its methods) is not itself a changed
+	// symbol: the innermost declarations are.
+	inner := func(h hit, l int) bool {
+		for _, o := range hits {
+			if o.n.ID != h.n.ID && o.n.Kind != graphdb.KindType && o.n.StartLine >= h.n.StartLine && o.end <= h.end &&
+				l >= o.n.StartLine && l <= o.end {
+				return true
+			}
+		}
+		return false
+	}
+	found := 0
+	for _, h := range hits {
+		n, end, touched := h.n, h.end, h.touched
+		if n.Kind == graphdb.KindType && !whole {
+			all := true
+			for _, l := range touched {
+				all = all && inner(h, l)
+			}
+			if all {
+				continue
+			}
 		}
 		found++
 		if i, ok := byID[n.ID]; ok {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/graphdb"
 )
 
 func loadDiff(t *testing.T, name string) []FileDiff {
@@ -197,5 +199,35 @@ func TestSimilarFeedback(t *testing.T) {
 	}
 	if h, n := SimilarFeedback(nil, "x", nil, 5, 3); h != nil || n != nil {
 		t.Error("empty store returned items")
+	}
+}
+
+// TestReviewInnermost: a class whose changed lines all lie in one of its
+// methods is not listed (the method is); a change in the class body
+// outside methods lists the class.
+func TestReviewInnermost(t *testing.T) {
+	t.Parallel()
+	cls := graphdb.Node{ID: "py:m.C", Kind: graphdb.KindType, SubKind: "class", Name: "C", QName: "m.C", File: "m.py", Loc: "m.py:C", StartLine: 1, EndLine: 10}
+	meth := graphdb.Node{ID: "py:m.C.f", Kind: graphdb.KindMember, SubKind: "method", Name: "f", QName: "m.C.f", File: "m.py", Loc: "m.py:C.f", StartLine: 3, EndLine: 5}
+	g := &memGraph{nodes: map[graphdb.NodeID]graphdb.Node{cls.ID: cls, meth.ID: meth}}
+	for _, tc := range []struct {
+		line int
+		want []string
+	}{
+		{4, []string{"f"}},
+		{8, []string{"C"}},
+	} {
+		d := []FileDiff{{OldPath: "m.py", NewPath: "m.py", Status: StatusModified, Hunks: []Hunk{{OldStart: tc.line, OldLines: 1, NewStart: tc.line, NewLines: 1, Added: []int{tc.line}, Deleted: []int{tc.line}}}}}
+		rc, err := Review(t.Context(), g, d, ReviewOptions{Depth: DepthFast})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range rc.Changed {
+			got = append(got, c.Name)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("line %d: changed (-want +got):\n%s", tc.line, diff)
+		}
 	}
 }
