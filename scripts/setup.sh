@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # setup.sh installs what relay needs besides Go: ripgrep and fd (Debian names
-# the fd binary fdfind; relay finds either), and the npm packages of the MCP
+# the fd binary fdfind; relay finds either), a C compiler for cgo (the
+# tree-sitter parsers) when none is present, and the npm packages of the MCP
 # end-to-end test client when Node.js is present. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-if ! have rg || ! { have fd || have fdfind; }; then
+if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 	if have apt-get; then
 		SUDO=""
 		if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-		echo "setup: installing ripgrep and fd-find with apt-get" >&2
+		echo "setup: installing ripgrep, fd-find and gcc with apt-get" >&2
 		$SUDO apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ripgrep fd-find >/dev/null
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ripgrep fd-find gcc >/dev/null
 	elif have brew; then
 		brew install ripgrep fd
 	else
-		echo "setup: install ripgrep (rg) and fd yourself, then run this again" >&2
+		echo "setup: install ripgrep (rg), fd and a C compiler (cc) yourself, then run this again" >&2
 		exit 1
 	fi
 fi
