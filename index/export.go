@@ -1,6 +1,7 @@
 package index
 
 import (
+	"go/ast"
 	"go/types"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,21 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 )
+
+// FuncLocName is the part after "path/file.go:" of the location name the
+// indexer gives a function declaration, read from syntax alone: "Func" or
+// "Recv.Method" (receiver pointers, parentheses and type arguments
+// stripped). Tools that name functions without indexing (relay eval
+// derive) use it so their names match the graph's.
+func FuncLocName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	if recv := receiverName(fd.Recv.List[0].Type); recv != "" {
+		return recv + "." + fd.Name.Name
+	}
+	return fd.Name.Name
+}
 
 // CallEdge is one call edge as the indexer extracts it.
 type CallEdge struct {

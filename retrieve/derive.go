@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/relayhq/relay/index"
 )
 
 // Gold is the answer a fix implies for a localization instance: the files
@@ -60,7 +62,9 @@ func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
 		if err != nil {
 			return Gold{}, fmt.Errorf("%s is in the diff but not in the checkout %s: %w (is the diff against this tree?)", p, root, err)
 		}
-		if isGenerated(src) {
+		fset := token.NewFileSet()
+		f, _ := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
+		if f != nil && ast.IsGenerated(f) {
 			g.Skipped = append(g.Skipped, p+": generated")
 			continue
 		}
@@ -75,9 +79,7 @@ func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
 			}
 		}
 		g.Files = append(g.Files, p)
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
-		if err != nil && f == nil {
+		if f == nil {
 			continue // unparsable: the file is gold, its functions unknown
 		}
 		for _, decl := range f.Decls {
@@ -87,7 +89,7 @@ func GoldFromDiff(root string, diffs []FileDiff) (Gold, error) {
 			}
 			start, end := fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line
 			if d.Status == StatusDeleted || touches(d.Hunks, start, end) {
-				g.Functions = append(g.Functions, p+":"+funcLocName(fd))
+				g.Functions = append(g.Functions, p+":"+index.FuncLocName(fd))
 			}
 		}
 	}
@@ -175,51 +177,18 @@ func trivialChange(hs []Hunk) string {
 	return ""
 }
 
-func funcLocName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	e := fd.Recv.List[0].Type
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-			continue
-		case *ast.ParenExpr:
-			e = t.X
-			continue
-		case *ast.IndexExpr:
-			e = t.X
-			continue
-		case *ast.IndexListExpr:
-			e = t.X
-			continue
-		case *ast.Ident:
-			return t.Name + "." + fd.Name.Name
-		}
-		return fd.Name.Name
-	}
+// ignoredDir reports whether DiffTrees leaves a directory out: testdata,
+// vendor and hidden directories.
+func ignoredDir(name string) bool {
+	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".")
 }
 
+// skippedDir reports whether a path lies in a directory no gold comes from:
+// an ignoredDir, or one the go command ignores ("_" prefix).
 func skippedDir(p string) bool {
 	parts := strings.Split(p, "/")
 	for _, d := range parts[:len(parts)-1] {
-		if d == "testdata" || d == "vendor" || strings.HasPrefix(d, ".") || strings.HasPrefix(d, "_") {
-			return true
-		}
-	}
-	return false
-}
-
-var generatedMarker = []byte("// Code generated ")
-
-func isGenerated(src []byte) bool {
-	for line := range bytes.SplitSeq(src, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if bytes.HasPrefix(line, []byte("package ")) {
-			return false
-		}
-		if bytes.HasPrefix(line, generatedMarker) && bytes.HasSuffix(line, []byte("DO NOT EDIT.")) {
+		if ignoredDir(d) || strings.HasPrefix(d, "_") {
 			return true
 		}
 	}
@@ -336,7 +305,7 @@ func treeFiles(root string) (map[string]bool, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".")) {
+			if path != root && ignoredDir(name) {
 				return filepath.SkipDir
 			}
 			return nil

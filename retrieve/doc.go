@@ -60,6 +60,7 @@
 // in realset_stats.txt from TestRealSet) and devset (hand-written, figures
 // in eval_stats.txt from TestDevSet).
 //
-// retrieve imports graphdb and tools (for the Tool interface); neither
-// imports it back.
+// retrieve imports graphdb, tools (for the Tool interface) and index (for
+// FuncLocName, so derived gold names match the graph's); none imports it
+// back.
 package retrieve
