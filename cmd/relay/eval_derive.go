@@ -74,7 +74,7 @@ Example:
 			if byModule {
 				gold, err = retrieve.DeriveFromModules(cmd.Context(), module, from, to)
 			} else {
-				gold, err = deriveFromDiff(repo, diffFile)
+				gold, err = deriveFromDiff(g, repo, diffFile)
 			}
 			if err != nil {
 				return err
@@ -117,7 +117,7 @@ Example:
 	return cmd
 }
 
-func deriveFromDiff(repo, diffFile string) (retrieve.Gold, error) {
+func deriveFromDiff(g *globals, repo, diffFile string) (retrieve.Gold, error) {
 	root, err := filepath.Abs(repo)
 	if err != nil {
 		return retrieve.Gold{}, err
@@ -125,18 +125,9 @@ func deriveFromDiff(repo, diffFile string) (retrieve.Gold, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return retrieve.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
 	}
-	in := os.Stdin
-	if diffFile != "-" {
-		f, err := os.Open(diffFile)
-		if err != nil {
-			return retrieve.Gold{}, fmt.Errorf("open --diff: %w", err)
-		}
-		defer f.Close()
-		in = f
-	}
-	diffs, err := retrieve.ParseDiff(in)
+	diffs, err := readDiff(g, diffFile, "--diff")
 	if err != nil {
-		return retrieve.Gold{}, fmt.Errorf("--diff %s: %w", diffFile, err)
+		return retrieve.Gold{}, err
 	}
 	return retrieve.GoldFromDiff(root, diffs)
 }

@@ -50,18 +50,9 @@ Examples:
 			if budget < 0 {
 				return usageErr(fmt.Errorf("--budget %d: want a positive token count", budget))
 			}
-			var in io.Reader = g.stdin
-			if diffPath != "-" {
-				f, err := os.Open(diffPath)
-				if err != nil {
-					return fmt.Errorf("open diff: %w", err)
-				}
-				defer f.Close()
-				in = f
-			}
-			diffs, err := retrieve.ParseDiff(in)
+			diffs, err := readDiff(g, diffPath, "diff")
 			if err != nil {
-				return fmt.Errorf("parse diff %s: %w", diffPath, err)
+				return err
 			}
 			root, err := g.repoRoot()
 			if err != nil {
@@ -193,4 +184,23 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(add, imp)
 	return cmd
+}
+
+// readDiff parses the unified diff at path ("-": stdin); label names it in
+// errors ("diff", "--diff").
+func readDiff(g *globals, path, label string) ([]retrieve.FileDiff, error) {
+	var in io.Reader = g.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", label, err)
+		}
+		defer f.Close()
+		in = f
+	}
+	diffs, err := retrieve.ParseDiff(in)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s %s: %w", label, path, err)
+	}
+	return diffs, nil
 }
