@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/relayhq/relay/graphdb"
@@ -13,6 +14,20 @@ type fileResult struct {
 	rec   graphdb.FileRecord
 	nodes []graphdb.Node
 	edges []graphdb.Edge
+}
+
+// idCounts makes node ids unique within the owners one extractor writes:
+// the n-th declaration of an id (blank fields, code that redeclares) gets
+// "<id>#n".
+type idCounts map[graphdb.NodeID]int
+
+func (c idCounts) unique(id graphdb.NodeID) graphdb.NodeID {
+	n := c[id]
+	c[id] = n + 1
+	if n == 0 {
+		return id
+	}
+	return graphdb.NodeID(fmt.Sprintf("%s#%d", id, n+1))
 }
 
 // sortResult puts nodes and edges in a canonical order and drops duplicate

@@ -33,7 +33,7 @@ type goExtractor struct {
 	info   *types.Info
 	inRepo func(pkgPath string) bool
 
-	ids    map[graphdb.NodeID]int
+	ids    idCounts
 	files  []*fileResult
 	cur    *fileResult
 	sf     *srcFile
@@ -64,15 +64,6 @@ const implOwner = "@go/implements"
 
 // unique returns id, or id#N when id was already used in this package
 // (redeclarations in code that does not compile, blank fields).
-func (x *goExtractor) unique(id graphdb.NodeID) graphdb.NodeID {
-	n := x.ids[id]
-	x.ids[id] = n + 1
-	if n == 0 {
-		return id
-	}
-	return graphdb.NodeID(fmt.Sprintf("%s#%d", id, n+1))
-}
-
 func (x *goExtractor) line(p token.Pos) int {
 	if !p.IsValid() {
 		return 0
@@ -81,7 +72,7 @@ func (x *goExtractor) line(p token.Pos) int {
 }
 
 func (x *goExtractor) add(n graphdb.Node) graphdb.NodeID {
-	n.ID = x.unique(n.ID)
+	n.ID = x.ids.unique(n.ID)
 	n.Language = "go"
 	n.File = x.sf.rel
 	n.Test = x.sf.test

@@ -113,15 +113,11 @@ type syntaxExtractor struct {
 	rel                       string
 	testdata, test, generated bool
 	fr                        *fileResult
-	ids                       map[graphdb.NodeID]int
+	ids                       idCounts
 }
 
 func (x *syntaxExtractor) add(n graphdb.Node) graphdb.NodeID {
-	c := x.ids[n.ID]
-	x.ids[n.ID] = c + 1
-	if c > 0 {
-		n.ID = graphdb.NodeID(fmt.Sprintf("%s#%d", n.ID, c+1))
-	}
+	n.ID = x.ids.unique(n.ID)
 	n.Language, n.File = "go", x.rel
 	n.Test, n.Testdata, n.Generated = x.test, x.testdata, x.generated
 	x.fr.nodes = append(x.fr.nodes, n)

@@ -55,7 +55,7 @@ type pyDecl struct {
 type pyExtractor struct {
 	src  []byte
 	f    *pyFile
-	ids  map[graphdb.NodeID]int
+	ids  idCounts
 	test bool
 }
 
@@ -102,11 +102,7 @@ func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node) *p
 }
 
 func (x *pyExtractor) add(n graphdb.Node) graphdb.NodeID {
-	c := x.ids[n.ID]
-	x.ids[n.ID] = c + 1
-	if c > 0 {
-		n.ID = graphdb.NodeID(fmt.Sprintf("%s#%d", n.ID, c+1))
-	}
+	n.ID = x.ids.unique(n.ID)
 	n.Language, n.File = "python", x.f.rel
 	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
 	x.f.res.nodes = append(x.f.res.nodes, n)
