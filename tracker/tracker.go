@@ -193,3 +193,11 @@ func Retryable(err error) (bool, time.Duration) {
 func StatusRetryable(code int) bool {
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
 }
+
+// WebhookParser verifies and parses one webhook delivery of a tracker.
+// Parse returns a Trigger, or an error: one wrapping ErrBadSignature (HTTP
+// 401), one wrapping ErrMalformed (400), or an *Ignored (2xx, logged).
+// Implementations never log or echo the secret.
+type WebhookParser interface {
+	Parse(h http.Header, body []byte) (Trigger, error)
+}
