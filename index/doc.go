@@ -47,8 +47,8 @@
 // vars call nothing has none.
 //
 // External interfaces: an interface declared outside the repository gets a
-// type node (SubKind interface, id go:<qname> such as go:io.Writer,
-// go:net/http.Handler, go:error; no File, Loc or lines; Signature listing
+// type node (SubKind interface, id go:<qname> such as go:io.Writer, the
+// id go:net/http.Handler, go:error; no File, Loc or lines; Signature listing
 // its method set, "type Writer interface{ Write(p []byte) (n int, err
 // error) }"; Attrs graphdb.AttrExternal = its import path, "builtin" for
 // error) when it is non-generic, has at least one method and no type
@@ -62,10 +62,10 @@
 //
 // Node ids (unique across the repository, stable while the qname stays):
 //
-//	go:pkg:<import path>                    package (module node)
 //	file:<repo-relative path>               file
 //	go:<qname>                              type, function, method, field,
 //	                                        interface method
+//	"go:pkg:"<import path>                  package (module node)
 //	go:<pkg>.init#<file>#<n>                the n-th init (or _) function of a file
 //	go:<pkg>.init#<file>#vars               the calls of a file's package-level
 //	                                        variable initialisers (VarInitID)
@@ -81,8 +81,8 @@
 // Edges: calls (static calls of functions and methods with the call site;
 // calls inside closures belong to the enclosing declaration; calls through
 // an interface go to the interface method member, also when the interface
-// is declared outside the repository (w.Write with w an io.Writer:
-// go:io.Writer.Write; err.Error(): go:error.Error); calls of generic
+// is declared outside the repository (w.Write with w an io.Writer: the
+// node go:io.Writer.Write; err.Error(): go:error.Error); calls of generic
 // functions and methods go to the generic declaration; method values and
 // method expressions that are not called count as a call at their site;
 // a call through a local variable bound once to a declared function and

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -38,7 +38,11 @@ func stdSearcher(b *testing.B) *Searcher {
 	b.Helper()
 	stdOnce.Do(func() {
 		ctx := context.Background()
-		stdRoot = filepath.Join(runtime.GOROOT(), "src")
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			b.Fatalf("go env GOROOT: %v", err)
+		}
+		stdRoot = filepath.Join(strings.TrimSpace(string(out)), "src")
 		dir := os.Getenv("RELAY_BENCH_DIR")
 		if dir == "" {
 			dir = filepath.Join(os.TempDir(), "relay-bench-std")

@@ -2,7 +2,8 @@
 # setup.sh installs what relay needs besides Go: ripgrep and fd (Debian names
 # the fd binary fdfind; relay finds either), a C compiler for cgo (the
 # tree-sitter parsers) when none is present, and the npm packages of the MCP
-# end-to-end test client when Node.js is present. Safe to run again.
+# end-to-end test client when Node.js is present, and staticcheck. Safe to run
+# again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,4 +35,11 @@ for dir in tools/mcptest; do
 done
 
 go mod download
+
+# staticcheck is part of what CI runs (scripts/test.sh); pinned for repeatable results.
+STATICCHECK_VERSION=v0.8.2
+if ! "$(go env GOPATH)/bin/staticcheck" -version 2>/dev/null | grep -q "(${STATICCHECK_VERSION#v})"; then
+	echo "setup: go install staticcheck@$STATICCHECK_VERSION" >&2
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
 echo "setup: ok (go $(go env GOVERSION), $(rg --version | head -1), $( (fd --version || fdfind --version) 2>/dev/null | head -1))" >&2

@@ -54,18 +54,18 @@ func ParseRef(s string) (Ref, error) {
 		owner, name, ok2 := strings.Cut(repo, "/")
 		n, err := strconv.Atoi(num)
 		if !ok || !ok2 || owner == "" || name == "" || strings.Contains(name, "/") || err != nil || n <= 0 {
-			return Ref{}, fmt.Errorf("GitHub issue reference %q is not of the form github:owner/name#42", s)
+			return Ref{}, fmt.Errorf("issue reference %q is not of the form github:owner/name#42", s)
 		}
 		return Ref{Source: GitHub, Repo: repo, Number: strconv.Itoa(n)}, nil
 	case src == Jira:
 		proj, num, ok := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(num)
 		if !ok || proj == "" || err != nil || n <= 0 || strings.ToUpper(proj) != proj {
-			return Ref{}, fmt.Errorf("Jira issue reference %q is not of the form jira:KEY-123 (upper-case project key)", s)
+			return Ref{}, fmt.Errorf("issue reference %q is not of the form jira:KEY-123 with an upper-case project key", s)
 		}
 		return Ref{Source: Jira, Repo: proj, Number: rest}, nil
 	default:
-		return Ref{}, fmt.Errorf("issue reference %q: unknown source %q; use github: or jira:", s, src)
+		return Ref{}, fmt.Errorf("issue reference %q: unknown source %q; use github or jira as the source", s, src)
 	}
 }
 

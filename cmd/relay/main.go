@@ -99,7 +99,7 @@ func newRoot(g *globals) *cobra.Command {
 	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay)")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (env RELAY_LOG; default warn)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath()))
+		return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 	})
 	var cmds []*cobra.Command
 	for _, c := range commands {
@@ -117,7 +117,7 @@ func usageArgs(cmd *cobra.Command) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {
-				return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
+				return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage", err, c.CommandPath()))
 			}
 			return nil
 		}

@@ -145,12 +145,3 @@ func fixtureNodes() map[graphdb.NodeID]graphdb.Node {
 	}
 	return m
 }
-
-// fixtureEdges returns every fixture edge.
-func fixtureEdges() []graphdb.Edge {
-	var es []graphdb.Edge
-	for _, o := range fixture() {
-		es = append(es, o.edges...)
-	}
-	return es
-}

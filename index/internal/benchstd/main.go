@@ -138,10 +138,11 @@ func child(env []string, args ...string) (measured, error) {
 }
 
 func parent(keep string) error {
-	goroot := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		goroot = strings.TrimSpace(string(out))
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %w", err)
 	}
+	goroot := strings.TrimSpace(string(out))
 	work := keep
 	if work == "" {
 		d, err := os.MkdirTemp("", "benchstd-")
