@@ -162,6 +162,18 @@ func readIndex(p string) (*diskIndex, error) {
 	return &ix, nil
 }
 
+// verifyIndex checks the index file at p as readIndex does, without
+// decoding it.
+func verifyIndex(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = checkIndexFile(p, f)
+	return err
+}
+
 // checkIndexFile checks the header, size and checksum of the index file f
 // (named p) without decoding it, and returns the payload length.
 func checkIndexFile(p string, f *os.File) (int64, error) {
