@@ -15,7 +15,8 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// IndexFile is the name of the retrieval index under <root>/.relay/.
+// IndexFile is the name of the retrieval index in the index directory
+// (BuildOptions.Dir, default <root>/.relay).
 const IndexFile = "retrieve.idx"
 
 // maxFileIndexBytes caps the text of one file in the file-level index.
@@ -28,7 +29,8 @@ const formatVersion = 7
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	// Dir is where the index lives; default <root>/.relay.
+	// Dir is where the index lives (relay's state directory); default
+	// <root>/.relay. When it lies inside root, Build does not index it.
 	Dir string
 	// Embedder, when set, computes a vector per chunk (cached by the chunk's
 	// content hash, so only new or changed chunks are sent).

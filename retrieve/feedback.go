@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// FeedbackFile is the feedback store's file under <root>/.relay/.
+// FeedbackFile is the feedback store's file in relay's state directory.
 const FeedbackFile = "feedback.jsonl"
 
 // Feedback is one past review comment and whether people found it useful.
@@ -52,8 +52,9 @@ type FeedbackStore struct {
 	mu   sync.Mutex
 }
 
-// OpenFeedback returns the store at dir/feedback.jsonl (dir is usually
-// <root>/.relay). The file is created on the first Add.
+// OpenFeedback returns the store at dir/feedback.jsonl (dir is relay's
+// state directory, <root>/.relay by default). The file is created on the
+// first Add; reading never writes.
 func OpenFeedback(dir string) *FeedbackStore {
 	return &FeedbackStore{path: filepath.Join(dir, FeedbackFile), now: time.Now}
 }

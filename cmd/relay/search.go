@@ -105,7 +105,9 @@ func newSearchCmd(g *globals) *cobra.Command {
 repository against a query: BM25 over code-aware tokens, fused with embeddings when
 --embed-model is set and the index has vectors (weighted RRF), then re-ranked by graph
 distance to the best hits. A query that is just an identifier, a file name or a hex code
-is looked up exactly. Run 'relay index' first.
+is looked up exactly. Run 'relay index' first. Search only reads: when the search index is
+missing or from another relay version and its directory is read-only, it is built in memory
+for this run.
 
 Examples:
   relay search "where are uploads size-limited"
