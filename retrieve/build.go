@@ -128,8 +128,13 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		var err error
 		old, err = readIndex(filepath.Join(dir, IndexFile))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			log.Warn("previous retrieval index unusable; rebuilding", "err", err)
+		var ie *indexError
+		switch {
+		case errors.As(err, &ie):
+			// Not the reader's advice to run relay index: this is it.
+			log.Warn("previous search index unusable; rebuilding it", "path", ie.path, "problem", ie.reason)
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			log.Warn("previous search index unreadable; rebuilding it", "err", err)
 		}
 	}
 	oldFiles := map[string]fileEntry{}

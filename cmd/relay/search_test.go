@@ -186,7 +186,7 @@ func TestDamagedSearchIndex(t *testing.T) {
 				switch {
 				case tt.stale && code != 0:
 					t.Errorf("%s over an older index: exit %d:\n%.500s\n%s", args[0], code, stdout, stderr)
-				case tt.stale && i == 0 && (!strings.Contains(stderr, "was written by an older relay; run `relay index` to rebuild it") || !strings.Contains(stderr, "building it now")):
+				case tt.stale && i == 0 && (!strings.Contains(stderr, `"problem":"was written by an older relay"`) || !strings.Contains(stderr, "building it now")):
 					t.Errorf("%s over an older index: exit %d:\n%.500s\n%s", args[0], code, stdout, stderr)
 				case !tt.stale && (code != 1 || !strings.Contains(stderr, want)):
 					t.Errorf("%s over a damaged index: exit %d, want 1 and %q:\n%.500s\n%s", args[0], code, want, stdout, stderr)
