@@ -1,9 +1,7 @@
 package retrieve
 
 import (
-	"bufio"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,19 +15,22 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// IndexFile is the name of the retrieval index under <root>/.relay/.
+// IndexFile is the name of the retrieval index in the index directory
+// (BuildOptions.Dir, default <root>/.relay).
 const IndexFile = "retrieve.idx"
 
 // maxFileIndexBytes caps the text of one file in the file-level index.
 const maxFileIndexBytes = 64 << 10
 
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
-// an index of another version is rebuilt from scratch.
-const formatVersion = 6
+// an index of another version is rebuilt from scratch. 7: the checksummed
+// header (indexfile.go).
+const formatVersion = 7
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	// Dir is where the index lives; default <root>/.relay.
+	// Dir is where the index lives (relay's state directory); default
+	// <root>/.relay. When it lies inside root, Build does not index it.
 	Dir string
 	// Embedder, when set, computes a vector per chunk (cached by the chunk's
 	// content hash, so only new or changed chunks are sent).
@@ -74,10 +75,31 @@ type diskIndex struct {
 
 // Build (re)builds the retrieval index of the repository at root from its
 // files and the code graph r, and writes it atomically to
-// <root>/.relay/retrieve.idx (temp file + rename: an interrupted build leaves
+// <dir>/retrieve.idx (temp file + rename: an interrupted build leaves
 // the previous index intact). Files whose content and graph record are
-// unchanged reuse their chunks; vectors are reused by chunk hash.
+// unchanged reuse their chunks; vectors are reused by chunk hash. A
+// previous index that is damaged or of another format is rebuilt.
 func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions) (BuildStats, error) {
+	_, st, err := build(ctx, root, r, opts, true)
+	return st, err
+}
+
+// OpenInMemory builds the retrieval index of root as Build does but writes
+// nothing, and returns a Searcher over it: for an index directory that
+// cannot be written (a read-only file system) whose index is missing or of
+// another format. It computes no embeddings (they would be thrown away
+// after this run), so searches are lexical.
+func OpenInMemory(ctx context.Context, root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, BuildStats, error) {
+	ix, st, err := build(ctx, root, graph, BuildOptions{Dir: opts.Dir, Log: opts.Log}, false)
+	if err != nil {
+		return nil, BuildStats{}, err
+	}
+	return newSearcher(root, graph, ix, opts), st, nil
+}
+
+// build makes the index; persist writes it (and the manifest) to the
+// index directory, otherwise nothing is written and the index is returned.
+func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions, persist bool) (*diskIndex, BuildStats, error) {
 	start := time.Now()
 	log := opts.Log
 	if log == nil {
@@ -89,25 +111,30 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	}
 	graphHash, err := graphHashes(ctx, r)
 	if err != nil {
-		return BuildStats{}, err
+		return nil, BuildStats{}, err
 	}
-	paths, err := walkFiles(root)
+	paths, err := walkFiles(root, dir)
 	if err != nil {
-		return BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
+		return nil, BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
 	}
-	if !opts.Force {
+	if !opts.Force && persist {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
 			st.Duration = time.Since(start)
 			log.Info("retrieval index up to date (manifest)", "files", st.Files, "dur", st.Duration)
-			return st, nil
+			return nil, st, nil
 		}
 	}
 	var old *diskIndex
 	if !opts.Force {
 		var err error
 		old, err = readIndex(filepath.Join(dir, IndexFile))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			log.Warn("previous retrieval index unreadable; rebuilding", "err", err)
+		var ie *indexError
+		switch {
+		case errors.As(err, &ie):
+			// Not the reader's advice to run relay index: this is it.
+			log.Warn("previous search index unusable; rebuilding it", "path", ie.path, "problem", ie.reason)
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			log.Warn("previous search index unreadable; rebuilding it", "err", err)
 		}
 	}
 	oldFiles := map[string]fileEntry{}
@@ -170,7 +197,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return BuildStats{}, err
+		return nil, BuildStats{}, err
 	}
 
 	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
@@ -178,12 +205,14 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		skipped[i], reused[i] = r.skip, r.reused
 	}
 	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
-		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-			log.Warn("write retrieval manifest", "err", err)
+		if persist {
+			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
+				log.Warn("write retrieval manifest", "err", err)
+			}
 		}
 		st.Duration = time.Since(start)
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
-		return st, nil
+		return old, st, nil
 	}
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
 	lb := newLexBuilder()
@@ -291,7 +320,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			log.Info("embedding chunks", "chunks", len(todo), "model", ix.EmbedModel)
 			vs, err := opts.Embedder.Embed(ctx, todo, InputDocument)
 			if err != nil {
-				return BuildStats{}, fmt.Errorf("embed %d chunks: %w", len(todo), err)
+				return nil, BuildStats{}, fmt.Errorf("embed %d chunks: %w", len(todo), err)
 			}
 			for i, v := range vs {
 				ix.Vectors[todoHash[i]] = normalize(v)
@@ -299,15 +328,17 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			st.Embedded = len(vs)
 		}
 	}
-	if err := writeIndex(dir, ix); err != nil {
-		return BuildStats{}, err
-	}
-	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-		log.Warn("write retrieval manifest", "err", err)
+	if persist {
+		if err := writeIndex(dir, ix); err != nil {
+			return nil, BuildStats{}, err
+		}
+		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
+			log.Warn("write retrieval manifest", "err", err)
+		}
 	}
 	st.Duration = time.Since(start)
-	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration)
-	return st, nil
+	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
+	return ix, st, nil
 }
 
 // unchanged reports whether the previous index can stay as it is: every
@@ -344,61 +375,4 @@ func unchanged(old *diskIndex, skipped, reused []bool, emb Embedder) (BuildStats
 		return BuildStats{}, false
 	}
 	return st, true
-}
-
-// writeIndex writes ix to dir/IndexFile through a temp file and a rename.
-func writeIndex(dir string, ix *diskIndex) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, IndexFile+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create retrieval index: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := gob.NewEncoder(w).Encode(ix); err != nil {
-		f.Close()
-		return fmt.Errorf("encode retrieval index: %w", err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write retrieval index: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync retrieval index: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close retrieval index: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, IndexFile)); err != nil {
-		return fmt.Errorf("install retrieval index: %w", err)
-	}
-	return nil
-}
-
-// readIndex loads an index file; an index of another format version is
-// reported as an error so callers rebuild.
-func readIndex(p string) (*diskIndex, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var ix diskIndex
-	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&ix); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", p, err)
-	}
-	if ix.Version != formatVersion {
-		return nil, fmt.Errorf("%w usable: %s has format %d, want %d; run 'relay index' to rebuild it", ErrNoIndex, p, ix.Version, formatVersion)
-	}
-	if ix.Lex == nil {
-		ix.Lex = &lexIndex{}
-	}
-	if ix.FileLex == nil {
-		ix.FileLex = &lexIndex{}
-	}
-	return &ix, nil
 }

@@ -17,10 +17,15 @@
 // chunk carries language, path, kind, name, parent and its graph node. The
 // index — chunks, a BM25F inverted index over chunks (name ×3, path ×1.5,
 // body ×1), a BM25 index over whole files, and embeddings cached by chunk
-// hash — is one gob file, <root>/.relay/retrieve.idx, written to a temp file
-// and renamed, so an interrupted build keeps the previous one. Files whose
-// content and graph record did not change reuse their chunks; vectors are
-// only computed for new chunk hashes.
+// hash — is one file, retrieve.idx in the index directory (relay's state
+// directory: <root>/.relay, or the --store/--state directory), a
+// checksummed header and a gob payload, written to a temp file and renamed,
+// so an interrupted build keeps the previous one. Files whose content and
+// graph record did not change reuse their chunks; vectors are only
+// computed for new chunk hashes. [Open] only reads, and refuses an index
+// that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
+// the next Build rebuilds; [OpenInMemory] builds the index without writing
+// anything, for a read-only directory.
 //
 // # Search
 //

@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -34,39 +33,36 @@ type Instance struct {
 
 // LoadInstances reads JSON lines of Instance; errors name the line.
 func LoadInstances(r io.Reader) ([]Instance, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	var out []Instance
 	seen := map[string]int{}
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
+	err := eachLine(r, func(n int, line []byte) error {
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
-			continue
+			return nil
 		}
 		var in Instance
 		if err := json.Unmarshal(line, &in); err != nil {
-			return nil, fmt.Errorf("line %d: %v (want {\"instance_id\", \"problem_statement\", \"gold_files\", \"gold_functions\"})", n, err)
+			return fmt.Errorf("line %d: %v (want {\"instance_id\", \"problem_statement\", \"gold_files\", \"gold_functions\"})", n, err)
 		}
 		switch {
 		case in.ID == "":
-			return nil, fmt.Errorf("line %d: instance_id is empty", n)
+			return fmt.Errorf("line %d: instance_id is empty", n)
 		case strings.ContainsAny(in.ID, `/\`) || in.ID == "." || in.ID == "..":
-			return nil, fmt.Errorf("line %d: instance_id %q must be a plain directory name", n, in.ID)
+			return fmt.Errorf("line %d: instance_id %q must be a plain directory name", n, in.ID)
 		case strings.TrimSpace(in.Problem) == "":
-			return nil, fmt.Errorf("line %d (%s): problem_statement is empty", n, in.ID)
+			return fmt.Errorf("line %d (%s): problem_statement is empty", n, in.ID)
 		case len(in.GoldFiles) == 0:
-			return nil, fmt.Errorf("line %d (%s): gold_files is empty", n, in.ID)
+			return fmt.Errorf("line %d (%s): gold_files is empty", n, in.ID)
 		}
 		if prev, dup := seen[in.ID]; dup {
-			return nil, fmt.Errorf("line %d: instance_id %q repeats line %d", n, in.ID, prev)
+			return fmt.Errorf("line %d: instance_id %q repeats line %d", n, in.ID, prev)
 		}
 		seen[in.ID] = n
 		out = append(out, in)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read instances: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no instances found: expected one JSON object per line")
@@ -260,7 +256,7 @@ type FileBaseline struct {
 // NewFileBaseline indexes every file of SourceLanguages that Build would
 // consider under root (the same candidate set as Predict).
 func NewFileBaseline(root string) (*FileBaseline, error) {
-	paths, err := walkFiles(root)
+	paths, err := walkFiles(root, "")
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,7 @@ import (
 	"time"
 )
 
-// FeedbackFile is the feedback store's file under <root>/.relay/.
+// FeedbackFile is the feedback store's file in relay's state directory.
 const FeedbackFile = "feedback.jsonl"
 
 // Feedback is one past review comment and whether people found it useful.
@@ -53,8 +52,9 @@ type FeedbackStore struct {
 	mu   sync.Mutex
 }
 
-// OpenFeedback returns the store at dir/feedback.jsonl (dir is usually
-// <root>/.relay). The file is created on the first Add.
+// OpenFeedback returns the store at dir/feedback.jsonl (dir is relay's
+// state directory, <root>/.relay by default). The file is created on the
+// first Add; reading never writes.
 func OpenFeedback(dir string) *FeedbackStore {
 	return &FeedbackStore{path: filepath.Join(dir, FeedbackFile), now: time.Now}
 }
@@ -129,29 +129,29 @@ func (s *FeedbackStore) All() ([]Feedback, error) {
 }
 
 func decodeFeedback(r io.Reader) ([]Feedback, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	var out []Feedback
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
+	err := eachLine(r, func(n int, line []byte) error {
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
-			continue
+			return nil
 		}
 		var f Feedback
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("line %d: %v (want {\"file\": …, \"line\": N, \"comment\": …, \"accepted\": true|false})", n, err)
+			return fmt.Errorf("line %d: %v (want {\"file\": …, \"line\": N, \"comment\": …, \"accepted\": true|false})", n, err)
+		}
+		if dec.More() {
+			return fmt.Errorf("line %d: more than one JSON object (want one feedback object per line)", n)
 		}
 		if err := f.Validate(); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 		out = append(out, f)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read feedback: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

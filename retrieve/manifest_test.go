@@ -26,7 +26,7 @@ func TestManifestFastPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, err := walkFiles(root)
+	paths, err := walkFiles(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ type ReportOptions struct {
 	// Embedder, when set and the index has vectors for its model, adds
 	// dense retrieval; the notice then says embeddings were used.
 	Embedder Embedder
-	// Dir is the index directory; default <root>/.relay.
+	// Dir is the index directory (relay's state directory); default <root>/.relay.
 	Dir string
 }
 

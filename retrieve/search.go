@@ -49,7 +49,7 @@ type Searcher struct {
 
 // OpenOptions configure Open.
 type OpenOptions struct {
-	Dir      string   // index directory; default <root>/.relay
+	Dir      string   // index directory (relay's state directory); default <root>/.relay
 	Embedder Embedder // query embeddings; nil: lexical only
 	Log      *slog.Logger
 }
@@ -58,7 +58,10 @@ type OpenOptions struct {
 // index, or one of another format (an older relay): build it again.
 var ErrNoIndex = errors.New("no retrieval index")
 
-// Open loads the retrieval index of the repository at root. graph may be nil.
+// Open loads the retrieval index of the repository at root. graph may be
+// nil. It only reads: the index directory may be read-only. A missing index
+// or one of another format is ErrNoIndex; an index that fails its checks is
+// ErrIndexDamaged, with a message that says to run `relay index`.
 func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error) {
 	dir := opts.Dir
 	if dir == "" {

@@ -335,7 +335,7 @@ func TestIgnore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := walkFiles(root)
+	got, err := walkFiles(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"bufio"
 	"bytes"
 	"io/fs"
 	"os"
@@ -38,9 +37,10 @@ func (ig *ignorer) load(root, relDir string) {
 	if err != nil {
 		return
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), " \t\r")
+	// Split, not a bufio.Scanner: one over-long line would silently end
+	// the scan and drop the rules after it.
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, " \t\r")
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -101,10 +101,13 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 
 // walkFiles returns the repository-relative paths of the text files Build
 // considers, sorted, honouring .gitignore files, skipping skipDirs, files
-// over MaxFileSize and symlinks.
-func walkFiles(root string) ([]string, error) {
+// over MaxFileSize and symlinks. stateDir (the index directory, which may
+// be anywhere, e.g. --store ./idx) is skipped too when it lies inside root:
+// relay's own files are not the repository's.
+func walkFiles(root, stateDir string) ([]string, error) {
 	ig := &ignorer{}
 	var out []string
+	skipRel := insideRel(root, stateDir)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
@@ -119,7 +122,7 @@ func walkFiles(root string) ([]string, error) {
 				ig.load(root, "")
 				return nil
 			}
-			if skipDirs[d.Name()] || ig.ignored(rel, true) {
+			if skipDirs[d.Name()] || rel == skipRel || ig.ignored(rel, true) {
 				return filepath.SkipDir
 			}
 			ig.load(root, rel)
@@ -139,6 +142,24 @@ func walkFiles(root string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// insideRel returns dir relative to root (slash-separated) when dir lies
+// strictly inside root, and "" otherwise.
+func insideRel(root, dir string) string {
+	if dir == "" {
+		return ""
+	}
+	ar, err1 := filepath.Abs(root)
+	ad, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(ar, ad)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // isBinary reports whether data looks binary: a NUL byte in the first 8 KiB.

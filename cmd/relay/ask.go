@@ -25,9 +25,9 @@ func newAskCmd(g *globals) *cobra.Command {
 		Use:   "ask [question]",
 		Short: "Answer a question about the repository (a REPL when no question is given)",
 		Long: `Answer a question about the repository with citations. With a question, answer it and exit.
-Without one, start a REPL: one question per line, history in <repo>/.relay/history, progress on stderr;
-Ctrl-C cancels the running question (not the REPL), Ctrl-D exits. When stdin is not a terminal, each
-line read from it is one question.`,
+Without one, start a REPL: one question per line, history in the store directory (or --state),
+progress on stderr; Ctrl-C cancels the running question (not the REPL), Ctrl-D exits. When stdin
+is not a terminal, each line read from it is one question.`,
 		Example: `  relay ask "Where are SMS retries decided?"
   relay ask --model qwen2.5-coder:14b --base-url http://localhost:11434/v1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -154,16 +154,12 @@ func (a *asker) runInterruptible(base context.Context, q string) (terminated boo
 }
 
 // lineReader returns a function reading one question: readline (editing,
-// history in <repo>/.relay/history) on a terminal, plain lines otherwise.
+// history in the state directory) on a terminal, plain lines otherwise.
 func (a *asker) lineReader() (func() (string, error), func(), error) {
 	if f, ok := a.g.stdin.(*os.File); ok && isTerminal(a.g.stdout) && readline.DefaultIsTerminal() && f == os.Stdin {
-		hist := filepath.Join(a.root, ".relay", "history")
-		if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
-			return nil, nil, fmt.Errorf("create history directory: %w", err)
-		}
-		// Like the index, the history stays out of version control.
-		if gi := filepath.Join(filepath.Dir(hist), ".gitignore"); !fileExists(gi) {
-			_ = os.WriteFile(gi, []byte("*\n"), 0o644)
+		hist, err := a.historyFile()
+		if err != nil {
+			return nil, nil, err
 		}
 		rl, err := readline.NewEx(&readline.Config{
 			Prompt:          "relay> ",
@@ -187,20 +183,34 @@ func (a *asker) lineReader() (func() (string, error), func(), error) {
 			}
 		}, func() { rl.Close() }, nil
 	}
-	sc := bufio.NewScanner(a.g.stdin)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	// A bufio.Reader, not a Scanner: a question pasted as one long line is
+	// read whole instead of ending the REPL with "token too long".
+	br := bufio.NewReader(a.g.stdin)
 	return func() (string, error) {
-		if sc.Scan() {
-			return sc.Text(), nil
-		}
-		if err := sc.Err(); err != nil {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
 			return "", fmt.Errorf("read question: %w", err)
 		}
-		return "", io.EOF
+		if line == "" && err != nil {
+			return "", io.EOF
+		}
+		return strings.TrimSuffix(line, "\n"), nil
 	}, func() {}, nil
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// historyFile returns the REPL history file in relay's state directory, or
+// "" (no history) when that directory cannot be written, which it says.
+func (a *asker) historyFile() (string, error) {
+	dir, err := a.g.stateDir(a.root)
+	if err != nil {
+		return "", err
+	}
+	if !writable(dir) {
+		fmt.Fprintf(a.g.stderr, "relay: %s cannot be written, so the REPL keeps no history (pass --state DIR for a writable place)\n", dir)
+		return "", nil
+	}
+	if dir, err = a.g.prepareStateDir(a.root); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "history"), nil
 }

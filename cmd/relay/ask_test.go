@@ -83,3 +83,16 @@ func TestAskREPLInterrupt(t *testing.T) {
 		t.Errorf("the interrupted question took %v", d)
 	}
 }
+
+// TestAskREPLLongLine: a question pasted as one line of 2 MiB (twice what
+// the line scanner allowed) is answered, and the next line too, instead
+// of ending the REPL with "token too long".
+func TestAskREPLLongLine(t *testing.T) {
+	t.Parallel()
+	root := retrievalRepo(t)
+	long := strings.Repeat("where is the discount applied ", (2<<20)/30)
+	code, stdout, stderr := relay(t, long+"\nhow is a cart checked out?\n", "ask", "--repo", root)
+	if code != 0 || strings.Count(stdout, "Context report (offline)") != 2 {
+		t.Errorf("REPL with a 2 MiB line: exit %d, %d reports:\n%.1000s\n%s", code, strings.Count(stdout, "Context report (offline)"), stdout, stderr)
+	}
+}

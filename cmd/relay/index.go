@@ -27,8 +27,10 @@ func newIndexCmd(g *globals) *cobra.Command {
 		Use:   "index",
 		Short: "Build or update the code graph of the repository",
 		Long: `Index builds the code graph of the repository (--repo, default .) into the store
-(--store, default <repo>/.relay). A second run re-indexes only the packages whose files changed.
-An interrupted run leaves the previous graph intact.`,
+(--store, default <repo>/.relay) and the search index into the same directory (--state to put
+it elsewhere). A second run re-indexes only the packages whose files changed. An interrupted
+run leaves the previous graph intact; a search index that is damaged or from another relay
+version is rebuilt.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.repoRoot()
@@ -93,7 +95,11 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	// The search index is derived from the committed graph and the files;
 	// it is written atomically, so a failure here leaves the previous one
 	// (and the new graph) usable.
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Embedder: r.embedder, Force: r.full, Log: g.log})
+	state, err := g.prepareStateDir(root)
+	if err != nil {
+		return fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
+	}
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log})
 	if err != nil {
 		return fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
 	}

@@ -60,7 +60,7 @@ func (f *llmFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of the whole run; it then ends with what it has (0: none)")
 	fs.IntVar(&f.retries, "retries", 4, "attempts per model request on 429, 5xx and timeouts")
 	fs.BoolVar(&f.noJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
-	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under <repo>/.relay/runs")
+	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under runs/ in the store directory (or --state)")
 }
 
 // errNoEndpoint is what newAgent returns when no model endpoint is
@@ -147,9 +147,10 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 		return nil, err
 	}
 	client := agent.NewRetryClient(agent.NewOpenAIClient(baseURL, apiKey, s.http), agent.RetryOptions{MaxAttempts: f.retries, Log: g.log})
-	runsDir := ""
-	if !f.noTranscript {
-		runsDir = filepath.Join(root, ".relay", "runs")
+	runsDir, err := f.runsDir(g, root)
+	if err != nil {
+		s.Close()
+		return nil, err
 	}
 	s.runner, err = agent.New(agent.Options{
 		Client:           client,
@@ -174,6 +175,27 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	return s, nil
 }
 
+// runsDir returns where transcripts go: runs/ in relay's state directory,
+// or "" (none) with --no-transcript or when that directory cannot be
+// written, which is said once on stderr.
+func (f *llmFlags) runsDir(g *globals, root string) (string, error) {
+	if f.noTranscript {
+		return "", nil
+	}
+	dir, err := g.stateDir(root)
+	if err != nil {
+		return "", err
+	}
+	if !writable(dir) {
+		fmt.Fprintf(g.stderr, "relay: %s cannot be written, so no transcript is kept (pass --state DIR for a writable place, or --no-transcript)\n", dir)
+		return "", nil
+	}
+	if dir, err = g.prepareStateDir(root); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "runs"), nil
+}
+
 // tools builds grep/glob/read/graph over root; the graph tool uses graph,
 // or else the index when one exists, and otherwise tells the model there is
 // none.
@@ -195,12 +217,19 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 		return nil, err
 	}
 	// The hybrid search tool joins when relay index has built its index.
-	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Log: g.log})
+	state, err := g.stateDir(root)
+	if err != nil {
+		return nil, err
+	}
+	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log})
 	switch {
 	case err == nil:
 		reg.Add(retrieve.NewSearchTool(srch))
 	case errors.Is(err, retrieve.ErrNoIndex):
 		g.log.Info("no search index; the agents get grep, glob, read and graph only", "root", root)
+	case errors.Is(err, retrieve.ErrIndexDamaged):
+		// The agents can work without it; never search damaged data.
+		fmt.Fprintf(g.stderr, "relay: %v\nrelay: the agents get grep, glob, read and graph only\n", err)
 	default:
 		return nil, fmt.Errorf("open search index: %w", err)
 	}

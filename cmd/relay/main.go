@@ -29,6 +29,7 @@ import (
 type globals struct {
 	repo     string // repository root (flag --repo, env RELAY_REPO, default ".")
 	store    string // store location (flag --store, env RELAY_STORE, default <repo>/.relay)
+	state    string // where relay's own files go (flag --state, env RELAY_STATE); see stateDir
 	logLevel string
 	stdout   io.Writer
 	stderr   io.Writer
@@ -96,7 +97,8 @@ func newRoot(g *globals) *cobra.Command {
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.repo, "repo", "", "repository root (env RELAY_REPO; default .)")
-	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay)")
+	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay); relay's other files (search index, review feedback, transcripts, REPL history) go there too")
+	pf.StringVar(&g.state, "state", "", "directory for the search index, review feedback, transcripts and REPL history (env RELAY_STATE; default the embedded store's directory, or <repo>/.relay with an arangodb:// store)")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (env RELAY_LOG; default warn)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
@@ -138,6 +140,9 @@ func (g *globals) setup() error {
 	}
 	if g.store == "" {
 		g.store = g.getenv("RELAY_STORE")
+	}
+	if g.state == "" {
+		g.state = g.getenv("RELAY_STATE")
 	}
 	if g.logLevel == "" {
 		g.logLevel = g.getenv("RELAY_LOG")

@@ -69,14 +69,25 @@ func (g *globals) offlineSearcher(ctx context.Context, root string) (*retrieve.S
 	}
 	st, err := g.openStore(ctx, root, false)
 	if errors.Is(err, graphdb.ErrNotFound) {
-		// No index yet: build it now, as `relay index` would.
-		fmt.Fprintf(g.stderr, "relay: no index for %s yet; indexing it first (relay index keeps it up to date)\n", root)
-		err = g.indexRepo(ctx, root, indexRun{maxErrors: 5, out: g.stderr})
-		if errors.Is(err, index.ErrNotGo) {
-			// No code graph for this repository (relay indexes Go and
-			// Python code): search code, docs and config without graph
-			// relations.
-			fmt.Fprintln(g.stderr, "relay: no Go or Python code here, so no code graph; ranking files by search alone")
+		graphless := false
+		if dir, derr := g.storeDir(root); derr == nil && dir != "" && !writable(dir) {
+			// A reader writes nothing where it cannot: rank by search
+			// alone (openSearcher keeps the search index in memory).
+			fmt.Fprintf(g.stderr, "relay: no index for %s, and %s cannot be written to build one; ranking files by search alone, without the code graph\n", root, dir)
+			graphless = true
+		} else {
+			// No index yet: build it now, as `relay index` would.
+			fmt.Fprintf(g.stderr, "relay: no index for %s yet; indexing it first (relay index keeps it up to date)\n", root)
+			err = g.indexRepo(ctx, root, indexRun{maxErrors: 5, out: g.stderr})
+			if errors.Is(err, index.ErrNotGo) {
+				// No code graph for this repository (relay indexes Go
+				// and Python code): search code, docs and config
+				// without graph relations.
+				fmt.Fprintln(g.stderr, "relay: no Go or Python code here, so no code graph; ranking files by search alone")
+				graphless = true
+			}
+		}
+		if graphless {
 			s, err := g.openSearcher(ctx, root, nil, nil)
 			if err != nil {
 				o.err = err

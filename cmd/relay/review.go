@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -73,7 +72,11 @@ Examples:
 					return err
 				}
 			}
-			fb, err := retrieve.OpenFeedback(filepath.Join(root, ".relay")).All()
+			state, err := g.stateDir(root)
+			if err != nil {
+				return err
+			}
+			fb, err := retrieve.OpenFeedback(state).All()
 			if err != nil {
 				return err
 			}
@@ -109,7 +112,7 @@ Examples:
 func newFeedbackCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "feedback",
-		Short: "Record which review comments were helpful (stored in .relay/feedback.jsonl)",
+		Short: "Record which review comments were helpful (stored in feedback.jsonl in the store directory, or --state)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usageErr(errors.New("feedback needs a sub-command: add or import"))
@@ -132,11 +135,10 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 			if err := item.Validate(); err != nil {
 				return usageErr(err)
 			}
-			root, err := g.repoRoot()
+			st, err := g.feedbackStore()
 			if err != nil {
 				return err
 			}
-			st := retrieve.OpenFeedback(filepath.Join(root, ".relay"))
 			if err := st.Add(item); err != nil {
 				return err
 			}
@@ -169,11 +171,10 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 				defer f.Close()
 				in = f
 			}
-			root, err := g.repoRoot()
+			st, err := g.feedbackStore()
 			if err != nil {
 				return err
 			}
-			st := retrieve.OpenFeedback(filepath.Join(root, ".relay"))
 			n, err := st.Import(in)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", args[0], err)
@@ -184,6 +185,20 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(add, imp)
 	return cmd
+}
+
+// feedbackStore opens the review feedback store of the repository, in
+// relay's state directory (created if need be).
+func (g *globals) feedbackStore() (*retrieve.FeedbackStore, error) {
+	root, err := g.repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := g.prepareStateDir(root)
+	if err != nil {
+		return nil, err
+	}
+	return retrieve.OpenFeedback(dir), nil
 }
 
 // readDiff parses the unified diff at path ("-": stdin); label names it in

@@ -57,18 +57,38 @@ func (g *globals) embedder(f embedFlags) (retrieve.Embedder, error) {
 	return &retrieve.HTTPEmbedder{BaseURL: base, APIKey: key, Name: model, InputTypeField: field}, nil
 }
 
-// openSearcher opens the retrieval index of root, building it first when
-// there is none yet (a repository indexed before retrieval existed).
+// openSearcher opens the retrieval index of root from the state directory,
+// building it first when there is none yet (a repository indexed before
+// retrieval existed) or it is of another format. When the state directory
+// cannot be written (a read-only file system), it writes nothing: it builds
+// the index in memory for this run and says so. A damaged index is an
+// error that says to run relay index.
 func (g *globals) openSearcher(ctx context.Context, root string, r graphdb.Reader, emb retrieve.Embedder) (*retrieve.Searcher, error) {
-	s, err := retrieve.Open(root, r, retrieve.OpenOptions{Embedder: emb, Log: g.log})
-	if errors.Is(err, retrieve.ErrNoIndex) {
-		fmt.Fprintln(g.stderr, "relay: no usable retrieval index yet; building it now (relay index keeps it up to date)")
-		if _, err := retrieve.Build(ctx, root, r, retrieve.BuildOptions{Embedder: emb, Log: g.log}); err != nil {
-			return nil, fmt.Errorf("build retrieval index: %w", err)
-		}
-		s, err = retrieve.Open(root, r, retrieve.OpenOptions{Embedder: emb, Log: g.log})
+	dir, err := g.stateDir(root)
+	if err != nil {
+		return nil, err
 	}
-	return s, err
+	opts := retrieve.OpenOptions{Dir: dir, Embedder: emb, Log: g.log}
+	s, err := retrieve.Open(root, r, opts)
+	if !errors.Is(err, retrieve.ErrNoIndex) {
+		return s, err
+	}
+	if !writable(dir) {
+		fmt.Fprintf(g.stderr, "relay: %v\nrelay: %s cannot be written, so the search index is built in memory for this run only (lexical search; pass --state DIR for a writable place)\n", err, dir)
+		s, _, err := retrieve.OpenInMemory(ctx, root, r, opts)
+		if err != nil {
+			return nil, fmt.Errorf("build the search index in memory: %w", err)
+		}
+		return s, nil
+	}
+	fmt.Fprintln(g.stderr, "relay: no usable search index yet; building it now (relay index keeps it up to date)")
+	if _, err := g.prepareStateDir(root); err != nil {
+		return nil, err
+	}
+	if _, err := retrieve.Build(ctx, root, r, retrieve.BuildOptions{Dir: dir, Embedder: emb, Log: g.log}); err != nil {
+		return nil, fmt.Errorf("build search index: %w", err)
+	}
+	return retrieve.Open(root, r, opts)
 }
 
 func newSearchCmd(g *globals) *cobra.Command {
@@ -85,7 +105,9 @@ func newSearchCmd(g *globals) *cobra.Command {
 repository against a query: BM25 over code-aware tokens, fused with embeddings when
 --embed-model is set and the index has vectors (weighted RRF), then re-ranked by graph
 distance to the best hits. A query that is just an identifier, a file name or a hex code
-is looked up exactly. Run 'relay index' first.
+is looked up exactly. Run 'relay index' first. Search only reads: when the search index is
+missing or from another relay version and its directory is read-only, it is built in memory
+for this run.
 
 Examples:
   relay search "where are uploads size-limited"

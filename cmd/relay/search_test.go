@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -137,5 +139,71 @@ func TestSearchCommand(t *testing.T) {
 	}
 	if res.Mode != "lexical" || len(res.Hits) == 0 || res.Hits[0].Loc != "cart/checkout.go:Checkout" || len(res.Hits[0].Why) == 0 {
 		t.Errorf("json result: %+v", res)
+	}
+}
+
+// TestDamagedSearchIndex is issue 9's probe 12 for the search index: a
+// damaged index (gob: bad data, empty, truncated, a flipped bit) makes
+// search, offline scope and review --depth deep fail with an error that
+// names it and says to run relay index; an index of an older format is
+// rebuilt on first use; relay index rebuilds every one of them.
+func TestDamagedSearchIndex(t *testing.T) {
+	t.Parallel()
+	var oldFormat bytes.Buffer
+	if err := gob.NewEncoder(&oldFormat).Encode(diskIndex{Version: 6}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		corrupt func([]byte) []byte
+		stale   bool // older format: rebuilt on demand, not an error
+	}{
+		{"gob: bad data", func([]byte) []byte { return bytes.Repeat([]byte{0xff, 0x81, 0x03}, 300) }, false},
+		{"zero length", func([]byte) []byte { return nil }, false},
+		{"truncated", func(d []byte) []byte { return d[:len(d)/3] }, false},
+		{"bit flip", func(d []byte) []byte { d[len(d)-100] ^= 4; return d }, false},
+		{"older format", func([]byte) []byte { return oldFormat.Bytes() }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := retrievalRepo(t)
+			idx := filepath.Join(root, ".relay", "retrieve.idx")
+			data, err := os.ReadFile(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(idx, tt.corrupt(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want := "the search index at " + idx + " is damaged; run `relay index` to rebuild it"
+			for i, args := range [][]string{
+				{"search", "discount"},
+				{"scope", "discount on large orders"},
+				{"review", "--diff", "-", "--depth", "deep"},
+			} {
+				code, stdout, stderr := relay(t, cartDiff, append([]string{"--repo", root}, args...)...)
+				switch {
+				case tt.stale && code != 0:
+					t.Errorf("%s over an older index: exit %d:\n%.500s\n%s", args[0], code, stdout, stderr)
+				case tt.stale && i == 0 && (!strings.Contains(stderr, `"problem":"was written by an older relay"`) || !strings.Contains(stderr, "building it now")):
+					t.Errorf("%s over an older index: exit %d:\n%.500s\n%s", args[0], code, stdout, stderr)
+				case !tt.stale && (code != 1 || !strings.Contains(stderr, want)):
+					t.Errorf("%s over a damaged index: exit %d, want 1 and %q:\n%.500s\n%s", args[0], code, want, stdout, stderr)
+				}
+			}
+			if !tt.stale {
+				// relay index rebuilds it (no graph change: only the
+				// search index is redone).
+				code, stdout, stderr := relay(t, "", "--repo", root, "index")
+				if code != 0 || !strings.Contains(stdout, "from 5 files (5 changed, 0 reused") {
+					t.Fatalf("relay index over a damaged search index: exit %d:\n%s\n%s", code, stdout, stderr)
+				}
+			}
+			code, stdout, stderr := relay(t, "", "--repo", root, "search", "discount")
+			if code != 0 || !strings.Contains(stdout, "README.md:3 section Discounts") {
+				t.Errorf("search after the rebuild: exit %d:\n%s\n%s", code, stdout, stderr)
+			}
+		})
 	}
 }

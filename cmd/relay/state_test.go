@@ -1,0 +1,184 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStateDir(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	other := t.TempDir()
+	tests := []struct {
+		name, store, state string
+		want               string
+		usage              bool
+	}{
+		{name: "default", want: filepath.Join(root, ".relay")},
+		{name: "embedded store elsewhere", store: filepath.Join(other, "st"), want: filepath.Join(other, "st")},
+		{name: "relative store", store: "rel-store", want: mustAbs(t, "rel-store")},
+		{name: "state wins", store: filepath.Join(other, "st"), state: filepath.Join(other, "state"), want: filepath.Join(other, "state")},
+		{name: "arangodb store", store: "arangodb://root@localhost:8529/relay", want: filepath.Join(root, ".relay")},
+		{name: "arangodb store with state", store: "arangodb://root@localhost:8529/relay", state: filepath.Join(other, "state"), want: filepath.Join(other, "state")},
+		{name: "state as a URL", state: "s3://bucket/x", usage: true},
+		{name: "unknown store scheme", store: "redis://x", usage: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := &globals{store: tt.store, state: tt.state}
+			got, err := g.stateDir(root)
+			if tt.usage {
+				if !isUsage(err) {
+					t.Errorf("stateDir = %q, %v; want a usage error", got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("stateDir = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// treeSnapshot records every path under dir with its mode, size and
+// modification time: a command that creates, removes or writes anything
+// there changes it.
+func treeSnapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// storeElsewhereSteps are the commands of issue 9's probe, run with
+// --store (and, when state is set, --state) outside the repository:
+// index, search, offline scope and ask (one question and the REPL),
+// feedback add and import, and review.
+func storeElsewhereSteps(t *testing.T, repo string, flags ...string) {
+	t.Helper()
+	fb := filepath.Join(t.TempDir(), "fb.jsonl")
+	if err := os.WriteFile(fb, []byte(`{"file": "notify/sms.go", "line": 3, "comment": "retry with backoff", "accepted": true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	diff := "--- a/notify/sms.go\n+++ b/notify/sms.go\n@@ -1,1 +1,1 @@\n-package notify\n+package notify // SMS\n"
+	steps := []struct {
+		name  string
+		stdin string
+		args  []string
+		out   string
+	}{
+		{"index", "", []string{"index"}, "Search index:"},
+		{"search", "", []string{"search", "sms retry"}, "result(s)"},
+		{"offline scope", "", []string{"scope", "SMS sent twice when the gateway is slow"}, "Context report (offline)"},
+		{"offline ask", "", []string{"ask", "where are retries decided?"}, "Context report (offline)"},
+		{"offline REPL", "where are retries decided?\n", []string{"ask"}, "Context report (offline)"},
+		{"feedback add", "", []string{"review", "feedback", "add", "--file", "notify/sms.go", "--line", "3", "--comment", "check the retry count", "--accepted"}, "Recorded accepted feedback"},
+		{"feedback import", "", []string{"review", "feedback", "import", fb}, "Imported 1 feedback item(s)"},
+		{"review", diff, []string{"review", "--diff", "-", "--depth", "deep"}, "## Review context (deep)"},
+	}
+	for _, s := range steps {
+		args := append(append([]string{"--repo", repo}, flags...), s.args...)
+		code, stdout, stderr := relay(t, s.stdin, args...)
+		if code != 0 || !strings.Contains(stdout, s.out) {
+			t.Errorf("%s: exit %d, stdout lacks %q?\n%.1500s\nstderr:\n%s", s.name, code, s.out, stdout, stderr)
+		}
+	}
+}
+
+// TestStoreHoldsEverything is issue 9's probe 5 without a read-only mount
+// (tests run as root, which writes through permission bits): with --store
+// outside the repository, nothing under the repository is created or
+// modified by index, search, offline scope/ask, feedback and review, and
+// the search index, feedback and transcripts are in the store directory —
+// or in --state when that is given.
+func TestStoreHoldsEverything(t *testing.T) {
+	t.Parallel()
+	for _, withState := range []bool{false, true} {
+		t.Run(fmt.Sprintf("state=%v", withState), func(t *testing.T) {
+			t.Parallel()
+			repo := sampleRepo(t)
+			store := filepath.Join(t.TempDir(), "store")
+			state := store
+			flags := []string{"--store", store}
+			if withState {
+				state = filepath.Join(t.TempDir(), "state")
+				flags = append(flags, "--state", state)
+			}
+			before := treeSnapshot(t, repo)
+			storeElsewhereSteps(t, repo, flags...)
+			if t.Failed() {
+				return
+			}
+			if diff := cmp.Diff(before, treeSnapshot(t, repo)); diff != "" {
+				t.Errorf("the repository changed (-before +after):\n%s", diff)
+			}
+			for _, f := range []string{"retrieve.idx", "retrieve.manifest", "feedback.jsonl", ".gitignore"} {
+				if _, err := os.Stat(filepath.Join(state, f)); err != nil {
+					t.Errorf("%s is not in the state directory: %v", f, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(store, "graph.db")); err != nil {
+				t.Errorf("no graph in the store: %v", err)
+			}
+			if withState {
+				if _, err := os.Stat(filepath.Join(store, "retrieve.idx")); err == nil {
+					t.Errorf("the search index went to the store, not to --state")
+				}
+			}
+		})
+	}
+}
+
+// TestTranscriptInStore: with a model, the run transcript goes to runs/ in
+// the store directory, not into the repository.
+func TestTranscriptInStore(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	m := startFakeModel(t)
+	repo := agentRepo(t)
+	store := filepath.Join(t.TempDir(), "store")
+	if code, _, stderr := relay(t, "", "--repo", repo, "--store", store, "index"); code != 0 {
+		t.Fatalf("index: %s", stderr)
+	}
+	before := treeSnapshot(t, repo)
+	code, _, stderr := relayAgent(t, m.env(), "", append([]string{"--repo", repo, "--store", store, "ask", "where are SMS sent?"}, modelFlags...)...)
+	if code != 0 {
+		t.Fatalf("ask: exit %d: %s", code, stderr)
+	}
+	if diff := cmp.Diff(before, treeSnapshot(t, repo)); diff != "" {
+		t.Errorf("the repository changed (-before +after):\n%s", diff)
+	}
+	runs, _ := filepath.Glob(filepath.Join(store, "runs", "*.jsonl"))
+	if len(runs) != 1 || !strings.Contains(stderr, "transcript "+filepath.Join(store, "runs")) {
+		t.Errorf("transcripts in the store: %v; stderr:\n%s", runs, stderr)
+	}
+}

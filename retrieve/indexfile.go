@@ -1,0 +1,228 @@
+package retrieve
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// DESIGN: the index file is a fixed header and a gob payload:
+//
+//	magic "RELAYIX\n" | version uint32 | CRC-32C of the payload uint32 | payload length uint64 | payload
+//
+// (big endian, 24 bytes of header). gob alone detects only some damage:
+// a flipped bit inside a string or a number decodes without complaint and
+// would change answers, and a bad length can make the decoder allocate
+// before it fails. So the reader checks, in this order, that the file is
+// not empty, that it starts with the magic (a bare gob stream naming
+// diskIndex is an index of an older relay: stale, not damaged), that the
+// version is this relay's, that the length matches the file size
+// (truncation), and that the checksum matches, all before decoding. A
+// stale index is ErrNoIndex (rebuild it); anything else is ErrIndexDamaged,
+// whose message names the file and says to run `relay index`, which
+// rebuilds it.
+
+// indexMagic starts every index file written since format 7.
+const indexMagic = "RELAYIX\n"
+
+// indexHeaderSize is the size of the header before the gob payload.
+const indexHeaderSize = 24
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrIndexDamaged is matched (errors.Is) by the error of Open, and of
+// Build's read of the previous index, when the index file is empty,
+// truncated, fails its checksum or does not decode. Build then rebuilds it.
+var ErrIndexDamaged = errors.New("search index damaged")
+
+// indexError is a problem with the index file at path; kind is ErrNoIndex
+// (missing or another format version: rebuild it) or ErrIndexDamaged.
+type indexError struct {
+	path   string
+	kind   error
+	reason string
+}
+
+func (e *indexError) Error() string {
+	if e.kind == ErrIndexDamaged {
+		return fmt.Sprintf("the search index at %s is damaged; run `relay index` to rebuild it (%s)", e.path, e.reason)
+	}
+	return fmt.Sprintf("the search index at %s %s; run `relay index` to rebuild it", e.path, e.reason)
+}
+
+func (e *indexError) Is(target error) bool { return target == e.kind }
+
+func damaged(path, format string, args ...any) error {
+	return &indexError{path: path, kind: ErrIndexDamaged, reason: fmt.Sprintf(format, args...)}
+}
+
+// writeIndex writes ix to dir/IndexFile through a temp file and a rename.
+func writeIndex(dir string, ix *diskIndex) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, IndexFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create retrieval index: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if err := encodeIndex(f, ix); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync retrieval index: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close retrieval index: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, IndexFile)); err != nil {
+		return fmt.Errorf("install retrieval index: %w", err)
+	}
+	return nil
+}
+
+// encodeIndex writes the header and payload of ix to f (at its start).
+func encodeIndex(f *os.File, ix *diskIndex) error {
+	hdr := make([]byte, indexHeaderSize)
+	if _, err := f.Write(hdr); err != nil { // placeholder until length and checksum are known
+		return fmt.Errorf("write retrieval index: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	sum := crc32.New(castagnoli)
+	n := &countWriter{}
+	if err := gob.NewEncoder(io.MultiWriter(w, sum, n)).Encode(ix); err != nil {
+		return fmt.Errorf("encode retrieval index: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write retrieval index: %w", err)
+	}
+	copy(hdr, indexMagic)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(ix.Version))
+	binary.BigEndian.PutUint32(hdr[12:], sum.Sum32())
+	binary.BigEndian.PutUint64(hdr[16:], uint64(n.n))
+	if _, err := f.WriteAt(hdr, 0); err != nil {
+		return fmt.Errorf("write retrieval index: %w", err)
+	}
+	return nil
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// readIndex loads the index file at p. A missing file is an
+// os.ErrNotExist error; an index of another format version is ErrNoIndex;
+// a file that fails a check is ErrIndexDamaged (see the DESIGN note).
+func readIndex(p string) (*diskIndex, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, damaged(p, "not a regular file")
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	defer f.Close()
+	payload, err := checkIndexFile(p, f)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(indexHeaderSize, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read search index %s: %w", p, err)
+	}
+	var ix diskIndex
+	if err := gob.NewDecoder(bufio.NewReaderSize(io.LimitReader(f, payload), 1<<20)).Decode(&ix); err != nil {
+		return nil, damaged(p, "undecodable: %v", err)
+	}
+	if ix.Version != formatVersion {
+		return nil, damaged(p, "the payload says format %d, the header %d", ix.Version, formatVersion)
+	}
+	if ix.Lex == nil {
+		ix.Lex = &lexIndex{}
+	}
+	if ix.FileLex == nil {
+		ix.FileLex = &lexIndex{}
+	}
+	return &ix, nil
+}
+
+// verifyIndex checks the index file at p as readIndex does, without
+// decoding it.
+func verifyIndex(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = checkIndexFile(p, f)
+	return err
+}
+
+// checkIndexFile checks the header, size and checksum of the index file f
+// (named p) without decoding it, and returns the payload length.
+func checkIndexFile(p string, f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat search index: %w", err)
+	}
+	size := fi.Size()
+	if size == 0 {
+		return 0, damaged(p, "the file is empty")
+	}
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return 0, fmt.Errorf("read search index %s: %w", p, err)
+	}
+	head = head[:n]
+	if !bytes.HasPrefix(head, []byte(indexMagic)) {
+		// Formats before 7 were a bare gob stream, whose first message
+		// defines the type diskIndex.
+		if bytes.Contains(head, []byte("diskIndex")) {
+			return 0, &indexError{path: p, kind: ErrNoIndex, reason: "was written by an older relay"}
+		}
+		if size < indexHeaderSize {
+			return 0, damaged(p, "truncated to %d bytes", size)
+		}
+		return 0, damaged(p, "not a relay search index")
+	}
+	if size < indexHeaderSize {
+		return 0, damaged(p, "truncated to %d bytes", size)
+	}
+	if v := binary.BigEndian.Uint32(head[8:]); v != formatVersion {
+		return 0, &indexError{path: p, kind: ErrNoIndex,
+			reason: fmt.Sprintf("was written by another relay version (format %d; this relay reads format %d)", v, formatVersion)}
+	}
+	want := binary.BigEndian.Uint32(head[12:])
+	payload := int64(binary.BigEndian.Uint64(head[16:]))
+	if payload < 0 || size != indexHeaderSize+payload {
+		return 0, damaged(p, "%d bytes where the header promises %d: truncated or overwritten", size, indexHeaderSize+payload)
+	}
+	if _, err := f.Seek(indexHeaderSize, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("read search index %s: %w", p, err)
+	}
+	sum := crc32.New(castagnoli)
+	if _, err := io.Copy(sum, io.LimitReader(f, payload)); err != nil {
+		return 0, fmt.Errorf("read search index %s: %w", p, err)
+	}
+	if sum.Sum32() != want {
+		return 0, damaged(p, "checksum mismatch")
+	}
+	return payload, nil
+}
