@@ -177,19 +177,19 @@ func unwrapPath(err error) error {
 func reason(err error) string {
 	switch {
 	case errors.Is(err, errOutside) || escapes(err):
-		return "links outside the repository (not indexed)"
+		return "links outside the repository"
 	case errors.Is(err, errNotRegular):
-		return unwrapPath(err).Error() + " (not indexed)"
+		return unwrapPath(err).Error()
 	case errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links"):
-		return "symbolic link loop (not indexed)"
+		return "symbolic link loop"
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return "path too long to open (not indexed)"
+		return "path too long to open"
 	case errors.Is(err, fs.ErrNotExist):
-		return "missing: a broken symbolic link, or deleted during indexing (not indexed)"
+		return "missing: a broken symbolic link, or deleted during indexing"
 	case errors.Is(err, fs.ErrPermission):
-		return "permission denied (not indexed)"
+		return "permission denied"
 	}
-	return unwrapPath(err).Error() + " (not indexed)"
+	return unwrapPath(err).Error()
 }
 
 // shortRel keeps a very long repository-relative path readable in a note.
