@@ -157,6 +157,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		return fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
 	}
 	printBuildStats(r.out, bs)
+	printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
 	return nil
 }
 
@@ -275,6 +276,32 @@ func kindCounts[K ~string](m map[K]int, kinds []K) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printSearchSkipped lists what the search index did not read, leaving out
+// the paths the graph summary already listed.
+func printSearchSkipped(w io.Writer, skipped []string, graphNotes []index.Diagnostic, max int) {
+	seen := map[string]bool{}
+	for _, n := range graphNotes {
+		seen[n.Pos] = true
+	}
+	var rest []string
+	for _, s := range skipped {
+		if p, _, _ := strings.Cut(s, ": "); !seen[p] {
+			rest = append(rest, s)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Not in the search index: %d\n", len(rest))
+	for i, s := range rest {
+		if i == max {
+			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(rest)-max)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", s)
+	}
 }
 
 func printBuildStats(w io.Writer, bs retrieve.BuildStats) {

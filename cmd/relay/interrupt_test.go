@@ -217,3 +217,54 @@ func TestIndexInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexNotIndexedSummary: `relay index` lists by repository-relative
+// path what it did not index: a FIFO source file, links leading outside
+// the repository, a link loop; nothing from outside reaches the graph.
+func TestIndexNotIndexedSummary(t *testing.T) {
+	t.Parallel()
+	repo := tinyRepo(t)
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "secret.go"), []byte("package greet\n\n// Hidden is outside.\nfunc Hidden() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "notes.md"), []byte("# outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for rel, target := range map[string]string{
+		"greet/secret.go": filepath.Join(out, "secret.go"),
+		"ext":             out,
+		"notes.md":        filepath.Join(out, "notes.md"),
+		"loop.md":         "loop.md",
+	} {
+		if err := os.Symlink(target, filepath.Join(repo, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(repo, "greet", "x.go"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	code, stdout, stderr := relay(t, "", "index", "--repo", repo)
+	if code != 0 {
+		t.Fatalf("relay index = %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"Not indexed: 4 (",
+		"  ext: links outside the repository\n",
+		"  greet/secret.go: links outside the repository\n",
+		"  greet/x.go: not a regular file (a FIFO)\n",
+		"  loop.md: symbolic link loop\n",
+		// The graph summary listed the others already.
+		"Not in the search index: 1\n  notes.md: links outside the repository\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, out) {
+		t.Errorf("summary names the outside directory:\n%s", stdout)
+	}
+	if code, got, _ := relay(t, "", "graph", "callers", "Hidden", "--repo", repo); code == 0 {
+		t.Errorf("graph finds the outside function Hidden:\n%s", got)
+	}
+}
