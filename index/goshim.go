@@ -38,6 +38,11 @@ import (
 //     SIGINT and SIGQUIT are passed to the go command, whose exit status it
 //     returns.
 //
+// PR_SET_PDEATHSIG follows the thread of relay that started the shim, not
+// the process; a Go thread ends only when a goroutine locked to it
+// (runtime.LockOSThread) exits locked, which neither relay nor its
+// dependencies do, so the signal comes when relay dies.
+//
 // The alternatives are weaker: exec-ing the real go after prctl would kill
 // go but orphan its children (PR_SET_PDEATHSIG is not inherited), and
 // running the loader in a child relay process needs the same trick for

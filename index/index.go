@@ -109,6 +109,25 @@ func sortDiagnostics(ds []Diagnostic) {
 	})
 }
 
+// uniqueNotes sorts notes and keeps one per path and reason (the scan and
+// the Go frontend may both meet an unreadable file).
+func uniqueNotes(ns []Diagnostic) []Diagnostic {
+	sort.SliceStable(ns, func(i, k int) bool {
+		if ns[i].Pos != ns[k].Pos {
+			return ns[i].Pos < ns[k].Pos
+		}
+		return ns[i].Msg < ns[k].Msg
+	})
+	out := ns[:0]
+	for i, n := range ns {
+		if i > 0 && n.Pos == ns[i-1].Pos && n.Msg == ns[i-1].Msg {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 func (d Diagnostic) String() string {
 	s := d.Msg
 	if d.Pos != "" {
@@ -275,7 +294,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	sum.Files = len(tree.files) + len(tree.py)
 	if !work {
 		sum.Unchanged = true
-		sortDiagnostics(sum.Notes)
+		sum.Notes = uniqueNotes(sum.Notes)
 		if sum.Stats, err = st.Stats(ctx); err != nil {
 			return Summary{}, fmt.Errorf("read stats: %w", err)
 		}
@@ -417,7 +436,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("read stats: %w", err)
 	}
 	sortDiagnostics(sum.Errors)
-	sortDiagnostics(sum.Notes)
+	sum.Notes = uniqueNotes(sum.Notes)
 	sum.Duration = time.Since(start)
 	closeProgress()
 	log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
