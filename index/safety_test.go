@@ -46,7 +46,7 @@ func symlink(t *testing.T, target, root, rel string) {
 
 // runWithin runs the indexer and fails when it takes longer than limit
 // (a hang is reported instead of waiting for the test timeout).
-func runWithin(t *testing.T, limit time.Duration, root string, opts Options) (Summary, error, time.Duration) {
+func runWithin(t *testing.T, limit time.Duration, root string, opts Options) (Summary, time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
@@ -56,7 +56,7 @@ func runWithin(t *testing.T, limit time.Duration, root string, opts Options) (Su
 	if ctx.Err() != nil {
 		t.Fatalf("Run did not finish within %s", limit)
 	}
-	return sum, err, time.Since(start)
+	return sum, time.Since(start), err
 }
 
 // notesOf renders Summary.Notes as "pos: msg" lines.
@@ -80,7 +80,7 @@ func TestFIFOSourceFiles(t *testing.T) {
 	mkfifo(t, root, "p/x.go")
 	mkfifo(t, root, "py/x.py")
 	mkfifo(t, root, "loose/testdata/y.go")
-	sum, err, took := runWithin(t, 60*time.Second, root, Options{})
+	sum, took, err := runWithin(t, 60*time.Second, root, Options{})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -112,7 +112,7 @@ func TestFileBecomesFIFOAfterList(t *testing.T) {
 		mkfifo(t, root, "p/b.go")
 	}
 	defer func() { testHookListed = nil }()
-	sum, err, _ := runWithin(t, 60*time.Second, root, Options{})
+	sum, _, err := runWithin(t, 60*time.Second, root, Options{})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -164,7 +164,7 @@ func processesIn(dir string) []string {
 func TestListTimeout(t *testing.T) {
 	t.Parallel()
 	root := blockingListRepo(t)
-	_, err, took := runWithin(t, 60*time.Second, root, Options{ListTimeout: 2 * time.Second})
+	_, took, err := runWithin(t, 60*time.Second, root, Options{ListTimeout: 2 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), "did not finish within 2s") {
 		t.Fatalf("Run error = %v, want the list timeout", err)
 	}
