@@ -200,6 +200,33 @@
 // re-resolved too. PyFormatVersion (Meta "index.py.version") versions the
 // Python records apart from Go's; a change re-indexes Python only.
 //
+// # What is read
+//
+// Only what the tools may read is indexed: regular files whose real path
+// lies inside the root. Files are opened beneath the root (os.Root) with
+// O_NONBLOCK and checked with fstat after opening (safefile.go), so a file
+// swapped for a FIFO or a link outside the repository after the scan is
+// refused, never waited on. The scan notes in Summary.Notes, by
+// repository-relative path, what it does not index: files that are not
+// regular (FIFOs, devices, sockets), symbolic links whose real path lies
+// outside the root (.go and .py files, directories), link loops, broken
+// .go/.py links, directories that cannot be read (a path too long to
+// open), files that vanish; the run goes on. A link to a regular .go file
+// inside the repository is listed by go list and indexed under its own
+// path, as go build sees it; .py links and links to directories are not
+// followed. go list reads the package directories itself, so each .go name
+// the scan refused is hidden from it by a go/packages Overlay holding a
+// file excluded by an impossible build constraint: go list neither opens
+// it (a FIFO would block it forever) nor parses it, and nothing from it
+// reaches the graph (references to its declarations are type errors, with
+// no edge). A module in which the scan met an unreadable directory is
+// listed by its package directories instead of "./...", which fails as a
+// whole on such a directory.
+//
+// Every `go list` runs under Options.ListTimeout (DefaultListTimeout) and
+// the run's context; on Linux it also dies with the process, even on
+// SIGKILL, through the go command shim (RunGoShim, goshim.go).
+//
 // # Other languages
 //
 // The orchestration (scan, diff, transaction, progress) is shared; a

@@ -83,13 +83,13 @@ func TestVanishingFile(t *testing.T) {
 	st := newMemStore()
 	sum := runIndex(t, st, root, false)
 	found := false
-	for _, d := range sum.Errors {
-		if d.Package == "example.com/calls/b" && d.Pos == "b/b.go" && strings.Contains(d.Msg, "cannot be read") {
+	for _, d := range sum.Notes {
+		if d.Package == "example.com/calls/b" && d.Pos == "b/b.go" && strings.Contains(d.Msg, "missing") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("no diagnostic for the vanished file; got %v", sum.Errors)
+		t.Errorf("no note for the vanished file; got %v", sum.Notes)
 	}
 	if n, err := st.Node(t.Context(), "go:example.com/calls/a.Hello"); err != nil || n.Name != "Hello" {
 		t.Errorf("package a was not indexed: %v", err)

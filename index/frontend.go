@@ -100,6 +100,7 @@ type job struct {
 	rewrite  func(paths []string) error
 	progress func(Progress)
 	diag     func(Diagnostic)
+	note     func(Diagnostic) // a file not indexed (Summary.Notes)
 }
 
 // done is what a frontend reports when it finishes.

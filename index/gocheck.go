@@ -125,12 +125,21 @@ func (r *goRun) entry(file string) *parsed {
 func (r *goRun) parse(file string) *parsed {
 	e := r.entry(file)
 	e.once.Do(func() {
-		data, err := os.ReadFile(file)
+		// Repository files are opened beneath the root (a file swapped
+		// for a link outside after the scan is refused), every file only
+		// when regular (a FIFO cannot block the run).
+		rel, inRepo := r.rel(file)
+		var data []byte
+		var err error
+		if inRepo {
+			data, err = r.j.tree.rf.read(rel)
+		} else {
+			data, err = readRegular(file)
+		}
 		if err != nil {
 			e.readErr = err
 			return
 		}
-		_, inRepo := r.rel(file)
 		mode := parser.SkipObjectResolution
 		if inRepo {
 			mode |= parser.ParseComments
@@ -200,8 +209,8 @@ func (r *goRun) checkOne(p *gpkg) {
 		e := r.parse(f)
 		rel, inRepo := r.rel(f)
 		if e.readErr != nil {
-			if p.root {
-				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: fmt.Sprintf("file listed by go list cannot be read (skipped): %v", e.readErr)})
+			if p.root && inRepo {
+				r.j.note(Diagnostic{Package: p.meta.PkgPath, Pos: shortRel(rel), Msg: reason(e.readErr)})
 			}
 			continue
 		}

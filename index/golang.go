@@ -28,7 +28,8 @@ import (
 // parsing and type checking with go/parser and go/types in dependency order,
 // extraction from the typed syntax.
 type goFrontend struct {
-	log *slog.Logger
+	log         *slog.Logger
+	listTimeout time.Duration // the longest one `go list` may run
 }
 
 func (g *goFrontend) language() string { return "go" }
@@ -371,6 +372,31 @@ func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[strin
 	return next, nil
 }
 
+// overlay hides from go list the .go names the scan found unfit to read
+// (not regular files, links leading outside the repository, loops, broken
+// links): each is replaced by a file excluded by an impossible build
+// constraint, so go list neither opens it (a FIFO would block it forever)
+// nor lists it (nothing from outside the repository is parsed).
+func (r *goRun) overlay() map[string][]byte {
+	if len(r.j.tree.overlay) == 0 {
+		return nil
+	}
+	stub := []byte("//go:build relay_excluded && !relay_excluded\n\npackage excluded\n")
+	out := make(map[string][]byte, len(r.j.tree.overlay))
+	for _, rel := range r.j.tree.overlay {
+		out[filepath.Join(r.j.tree.root, filepath.FromSlash(rel))] = stub
+	}
+	return out
+}
+
+// relDir names a directory below the root in messages ("." for the root).
+func (r *goRun) relDir(abs string) string {
+	if rel, ok := r.rel(abs); ok {
+		return rel
+	}
+	return filepath.Base(abs)
+}
+
 // rel maps an absolute file name to a repo-relative path inside the root.
 func (r *goRun) rel(abs string) (string, bool) {
 	rel, err := filepath.Rel(r.j.tree.root, abs)
@@ -396,11 +422,18 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 	sort.Slice(mods, func(i, j int) bool { return mods[i].dir < mods[j].dir })
 	for _, m := range mods {
 		var pats []string
-		if r.j.full {
+		if r.j.full && !t.walkFailedIn(m) {
 			pats = []string{"./..."}
 		} else {
+			want := loadDirs
+			if r.j.full {
+				// "./..." fails as a whole on a directory it cannot read
+				// (a path too long to open) and lists nothing: name the
+				// package directories the scan found instead.
+				want = t.goDirs()
+			}
 			var dirs []string
-			for dir := range loadDirs {
+			for dir := range want {
 				if mm, _ := t.moduleOf(dir); mm.dir == m.dir {
 					dirs = append(dirs, dir)
 				}
@@ -437,7 +470,16 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 // with the whole dependency graph linked.
 func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 	results := make([][]*packages.Package, len(groups))
-	g, gctx := errgroup.WithContext(ctx)
+	overlay := r.overlay()
+	release := acquireGoShim(r.log)
+	defer release()
+	// go list runs under a deadline of its own: a file it reads that the
+	// scan could not see (a vendored FIFO, a hung file system) must not
+	// hang the run. gocommand sends the process group SIGINT, then SIGKILL
+	// after 5 s, when the context ends.
+	lctx, cancel := context.WithTimeout(ctx, r.listTimeout)
+	defer cancel()
+	g, gctx := errgroup.WithContext(lctx)
 	for i, grp := range groups {
 		g.Go(func() error {
 			cfg := &packages.Config{
@@ -446,10 +488,14 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 				Dir:     grp.dir,
 				Env:     append(os.Environ(), grp.env...),
 				Tests:   true,
+				Overlay: overlay,
 			}
 			pkgs, err := packages.Load(cfg, grp.patterns...)
 			if err != nil {
-				return fmt.Errorf("list Go packages in %s: %w", grp.dir, err)
+				if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
+					return fmt.Errorf("go list in %s did not finish within %s and was stopped: a file it reads may block (a FIFO or device under vendor/ or in the module cache) or a module download may hang; fix the tree or raise the list timeout", r.relDir(grp.dir), r.listTimeout)
+				}
+				return fmt.Errorf("list Go packages in %s: %w", r.relDir(grp.dir), err)
 			}
 			results[i] = pkgs
 			return nil

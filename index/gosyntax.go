@@ -2,14 +2,11 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/types"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -67,9 +64,9 @@ func contains(sorted []string, s string) bool {
 }
 
 func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
-	data, err := os.ReadFile(filepath.Join(r.j.tree.root, filepath.FromSlash(rel)))
+	data, err := r.j.tree.rf.read(rel)
 	if err != nil {
-		r.j.diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("file vanished or unreadable during indexing (skipped): %v", err)})
+		r.j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
 		return fileResult{}, false
 	}
 	fset := token.NewFileSet()

@@ -42,7 +42,16 @@ type Options struct {
 	Progress func(Progress) // optional; never called concurrently, always from one goroutine
 	Full     bool           // ignore the stored hashes and re-index everything
 	Workers  int            // parse/type-check parallelism; 0: GOMAXPROCS
+	// ListTimeout bounds each `go list` run (0: DefaultListTimeout); one
+	// that runs longer is stopped with its children and the run fails.
+	ListTimeout time.Duration
 }
+
+// DefaultListTimeout is the default Options.ListTimeout: far above what
+// listing a large repository with a cold module cache takes, so that only
+// a go list that hangs (a blocking file it reads, a stuck download) meets
+// it.
+const DefaultListTimeout = 10 * time.Minute
 
 // Progress reports how far a run got.
 type Progress struct {
@@ -66,8 +75,14 @@ type Summary struct {
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
 	Stats     graphdb.Stats
-	Errors    []Diagnostic // list, parse and type errors, vanished files; sorted
-	Duration  time.Duration
+	Errors    []Diagnostic // list, parse and type errors; sorted
+	// Notes lists the files and directories that were not indexed and
+	// why, by repository-relative path: files that are not regular (FIFOs,
+	// devices), symbolic links leading outside the repository, symbolic
+	// link loops, paths too long to open, unreadable or vanished files;
+	// sorted.
+	Notes    []Diagnostic
+	Duration time.Duration
 	// Phases times the run: scan, list, parse+typecheck and extract (summed
 	// over workers), loose, implements, write (time inside the store) and
 	// commit.
@@ -79,6 +94,38 @@ type Diagnostic struct {
 	Package string // import path, "" for files outside packages
 	Pos     string // "path/file.go:line:col", "path/file.go" or ""
 	Msg     string
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	sort.Slice(ds, func(i, k int) bool {
+		a, b := ds[i], ds[k]
+		if a.Package != b.Package {
+			return a.Package < b.Package
+		}
+		if a.Pos != b.Pos {
+			return a.Pos < b.Pos
+		}
+		return a.Msg < b.Msg
+	})
+}
+
+// uniqueNotes sorts notes and keeps one per path and reason (the scan and
+// the Go frontend may both meet an unreadable file).
+func uniqueNotes(ns []Diagnostic) []Diagnostic {
+	sort.SliceStable(ns, func(i, k int) bool {
+		if ns[i].Pos != ns[k].Pos {
+			return ns[i].Pos < ns[k].Pos
+		}
+		return ns[i].Msg < ns[k].Msg
+	})
+	out := ns[:0]
+	for i, n := range ns {
+		if i > 0 && n.Pos == ns[i-1].Pos && n.Msg == ns[i-1].Msg {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func (d Diagnostic) String() string {
@@ -143,6 +190,15 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	defer tree.rf.close()
+	note := func(d Diagnostic) {
+		diagMu.Lock()
+		sum.Notes = append(sum.Notes, d)
+		diagMu.Unlock()
+	}
+	for _, n := range tree.notes {
+		note(n)
+	}
 	sum.Phases["scan"] = time.Since(t0)
 	progress(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
 
@@ -168,12 +224,16 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("read index version: %w", err)
 	}
 	pyFull := opts.Full || pyVersion != PyFormatVersion
-	goFE := &goFrontend{log: log}
+	listTimeout := opts.ListTimeout
+	if listTimeout <= 0 {
+		listTimeout = DefaultListTimeout
+	}
+	goFE := &goFrontend{log: log, listTimeout: listTimeout}
 	pyFE := &pyFrontend{log: log}
 	newJob := func(fe frontend, files map[string]*diskFile, full bool) *job {
 		j := &job{
 			tree: tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-			full: full, workers: workers, reader: st, progress: progress, diag: diag,
+			full: full, workers: workers, reader: st, progress: progress, diag: diag, note: note,
 		}
 		for _, rec := range records {
 			if rec.Language == fe.language() {
@@ -182,7 +242,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		}
 		for rel, df := range files {
 			if df.err != nil {
-				diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("cannot read file (skipped): %v", df.err)})
+				note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
 				delete(files, rel)
 				continue
 			}
@@ -234,6 +294,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	sum.Files = len(tree.files) + len(tree.py)
 	if !work {
 		sum.Unchanged = true
+		sum.Notes = uniqueNotes(sum.Notes)
 		if sum.Stats, err = st.Stats(ctx); err != nil {
 			return Summary{}, fmt.Errorf("read stats: %w", err)
 		}
@@ -374,16 +435,8 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	if sum.Stats, err = st.Stats(ctx); err != nil {
 		return Summary{}, fmt.Errorf("read stats: %w", err)
 	}
-	sort.Slice(sum.Errors, func(i, k int) bool {
-		a, b := sum.Errors[i], sum.Errors[k]
-		if a.Package != b.Package {
-			return a.Package < b.Package
-		}
-		if a.Pos != b.Pos {
-			return a.Pos < b.Pos
-		}
-		return a.Msg < b.Msg
-	})
+	sortDiagnostics(sum.Errors)
+	sum.Notes = uniqueNotes(sum.Notes)
 	sum.Duration = time.Since(start)
 	closeProgress()
 	log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,

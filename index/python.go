@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -95,9 +93,9 @@ func newPyParser() *sitter.Parser {
 
 // parsePyFile reads and extracts one file; nil when it vanished.
 func (p *pyFrontend) parsePyFile(j *job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
-	data, err := os.ReadFile(filepath.Join(j.tree.root, filepath.FromSlash(rel)))
+	data, err := j.tree.rf.read(rel)
 	if err != nil {
-		j.diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("file vanished or unreadable during indexing (skipped): %v", err)})
+		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
 		return nil
 	}
 	t := parser.Parse(data, nil)

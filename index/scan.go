@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -40,6 +41,11 @@ type tree struct {
 	modules []module             // sorted by dir, longest first is computed on demand
 	work    []string             // module dirs listed in the root go.work (rel), nil without go.work
 	config  string               // hash of every go.mod/go.work: a change forces a full re-index
+
+	rf      *repoFiles   // opens files beneath root; closed by Run
+	notes   []Diagnostic // what was not indexed and why (links outside, FIFOs, loops, long paths)
+	overlay []string     // .go names go list must not read (not regular, or not inside the root)
+	badDirs []string     // directories the walk could not read (go list's ./... would fail there)
 }
 
 // skipDir reports whether a directory is never entered: hidden directories
@@ -87,68 +93,182 @@ func checkRoot(root string) (string, error) {
 	return abs, nil
 }
 
-// scan walks root, hashing every .go file (in parallel) and reading every
-// go.mod and the root go.work.
+// scan walks root, hashing every .go and .py file (in parallel) and reading
+// every go.mod and the root go.work. Files are opened only beneath the
+// root and only when regular (safefile.go); what cannot be indexed is noted
+// in t.notes with its repository-relative path and the scan goes on.
 func scan(ctx context.Context, root string, workers int) (*tree, error) {
-	t := &tree{root: root, files: map[string]*diskFile{}, py: map[string]*diskFile{}}
-	var goFiles, pyFiles []string
-	var configs []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable subdirectory: skip it
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if d.IsDir() {
-			if p != root && skipDir(d.Name()) {
-				return filepath.SkipDir
-			}
-			if p != root {
-				if _, err := os.Lstat(filepath.Join(p, "pyvenv.cfg")); err == nil {
-					return filepath.SkipDir // a Python virtual environment
-				}
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		switch {
-		case strings.HasSuffix(d.Name(), ".py") && d.Type().IsRegular():
-			pyFiles = append(pyFiles, rel)
-			return nil
-		case goIgnored(path.Dir(rel)):
-			return nil
-		case d.Name() == "go.mod" && !isTestdata(rel):
-			configs = append(configs, rel)
-		case rel == "go.work":
-			configs = append(configs, rel)
-		case strings.HasSuffix(d.Name(), ".go") && d.Type().IsRegular():
-			goFiles = append(goFiles, rel)
-		}
-		return nil
-	})
+	rf, err := openRepoFiles(root)
 	if err != nil {
+		return nil, err
+	}
+	t := &tree{root: root, rf: rf, files: map[string]*diskFile{}, py: map[string]*diskFile{}}
+	w := &walker{t: t}
+	if err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		return w.visit(ctx, p, d, err)
+	}); err != nil {
+		rf.close()
 		return nil, fmt.Errorf("scan %s: %w", root, err)
 	}
+	if err := t.readConfigs(w.configs); err != nil {
+		rf.close()
+		return nil, err
+	}
+	if len(t.modules) == 0 && t.work == nil && len(w.goFiles) == 0 && len(w.pyFiles) == 0 {
+		rf.close()
+		return nil, fmt.Errorf("%w: no go.mod, go.work, .go or .py files under %s", ErrNotGo, root)
+	}
+	// Hash the files in parallel; the order of t.files does not matter.
+	all := append(w.goFiles, w.pyFiles...)
+	dfs := make([]*diskFile, len(all))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i, rel := range all {
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			dfs[i] = t.hashFile(rel)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		rf.close()
+		return nil, err
+	}
+	for i, df := range dfs {
+		if i < len(w.goFiles) {
+			t.files[df.rel] = df
+		} else {
+			t.py[df.rel] = df
+		}
+	}
+	return t, nil
+}
+
+// walker collects what scan's walk finds.
+type walker struct {
+	t                         *tree
+	goFiles, pyFiles, configs []string
+}
+
+// visit is the filepath.WalkDir callback of scan.
+func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) error {
+	t := w.t
+	if p == t.root {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	rel, rerr := filepath.Rel(t.root, p)
+	if rerr != nil {
+		return rerr
+	}
+	rel = filepath.ToSlash(rel)
+	if err != nil {
+		// An unreadable directory or entry (permissions, a path too long
+		// to open): note it and walk on.
+		t.note(rel, err)
+		if d == nil || d.IsDir() {
+			t.badDirs = append(t.badDirs, rel)
+		}
+		return nil
+	}
+	name := d.Name()
+	if d.IsDir() {
+		if skipDir(name) {
+			return filepath.SkipDir
+		}
+		if _, err := os.Lstat(filepath.Join(p, "pyvenv.cfg")); err == nil {
+			return filepath.SkipDir // a Python virtual environment
+		}
+		return nil
+	}
+	isGo := strings.HasSuffix(name, ".go") && !goIgnored(path.Dir(rel))
+	isPy := strings.HasSuffix(name, ".py")
+	if !d.Type().IsRegular() && name != "go.mod" && name != "go.work" {
+		w.irregular(rel, d, isGo, isPy)
+		return nil
+	}
+	switch {
+	case isPy:
+		w.pyFiles = append(w.pyFiles, rel)
+	case goIgnored(path.Dir(rel)):
+	case name == "go.mod" && !isTestdata(rel):
+		w.configs = append(w.configs, rel)
+	case rel == "go.work":
+		w.configs = append(w.configs, rel)
+	case isGo:
+		w.goFiles = append(w.goFiles, rel)
+	}
+	return nil
+}
+
+// irregular handles an entry that is not a regular file: a symbolic link,
+// a FIFO, a device or a socket. A link to a regular .go file inside the
+// repository is left to go list, which reads it (the Go frontend opens it
+// beneath the root); .py links and links to directories are not followed
+// (as filepath.WalkDir does not). Everything else that would be source is
+// noted, and a .go name is hidden from go list (tree.overlay), which would
+// otherwise block on a FIFO or read a file outside the repository.
+func (w *walker) irregular(rel string, d fs.DirEntry, isGo, isPy bool) {
+	t := w.t
+	if skipDir(d.Name()) {
+		return // never walked, whatever it is
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		if isGo || isPy {
+			t.note(rel, fmt.Errorf("%w (%s)", errNotRegular, fileType(d.Type())))
+			if isGo {
+				t.overlay = append(t.overlay, rel)
+			}
+		}
+		return
+	}
+	fi, err := t.rf.stat(rel)
+	switch {
+	case err != nil:
+		// Outside the repository, a loop, or broken: note it when it
+		// could hold source (a .go or .py name, or a directory).
+		if isGo || isPy || errors.Is(err, errOutside) && isDirOutside(filepath.Join(t.root, filepath.FromSlash(rel))) || !errors.Is(err, errOutside) && !errors.Is(err, fs.ErrNotExist) {
+			t.note(rel, err)
+		}
+		if isGo {
+			t.overlay = append(t.overlay, rel)
+		}
+	case isGo && !fi.Mode().IsRegular():
+		t.note(rel, fmt.Errorf("%w (links to %s)", errNotRegular, fileType(fi.Mode())))
+		t.overlay = append(t.overlay, rel)
+	}
+}
+
+// isDirOutside reports whether a link that leads outside the repository
+// leads to a directory (only a stat: nothing there is read).
+func isDirOutside(abs string) bool {
+	fi, err := os.Stat(abs)
+	return err == nil && fi.IsDir()
+}
+
+// note records that rel was not indexed and why.
+func (t *tree) note(rel string, err error) {
+	t.notes = append(t.notes, Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+}
+
+// readConfigs reads and hashes every go.mod and the root go.work.
+func (t *tree) readConfigs(configs []string) error {
 	sort.Strings(configs)
 	cfgHash := sha256.New()
 	for _, rel := range configs {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		data, err := t.rf.read(rel)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", rel, err)
+			return fmt.Errorf("read %s: %s: replace it with a regular file inside the repository", rel, reason(err))
 		}
 		fmt.Fprintf(cfgHash, "%s\x00%x\x00", rel, sha256.Sum256(data))
 		if rel == "go.work" {
 			wf, err := modfile.ParseWork(rel, data, nil)
 			if err != nil {
-				return nil, fmt.Errorf("parse go.work: %w (fix the file or remove it)", err)
+				return fmt.Errorf("parse go.work: %w (fix the file or remove it)", err)
 			}
 			t.work = []string{}
 			for _, u := range wf.Use {
@@ -158,39 +278,35 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		}
 		mp := modfile.ModulePath(data)
 		if mp == "" {
-			return nil, fmt.Errorf("%s has no module line: add `module <path>`", rel)
+			return fmt.Errorf("%s has no module line: add `module <path>`", rel)
 		}
 		t.modules = append(t.modules, module{dir: path.Dir(rel), path: mp})
 	}
 	t.config = hex.EncodeToString(cfgHash.Sum(nil))
-	if len(t.modules) == 0 && t.work == nil && len(goFiles) == 0 && len(pyFiles) == 0 {
-		return nil, fmt.Errorf("%w: no go.mod, go.work, .go or .py files under %s", ErrNotGo, root)
-	}
-	// Hash the files in parallel; the order of t.files does not matter.
-	all := append(goFiles, pyFiles...)
-	dfs := make([]*diskFile, len(all))
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i, rel := range all {
-		g.Go(func() error {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			dfs[i] = hashFile(root, rel)
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	for i, df := range dfs {
-		if i < len(goFiles) {
-			t.files[df.rel] = df
-		} else {
-			t.py[df.rel] = df
+	return nil
+}
+
+// walkFailedIn reports whether the scan could not read a directory of
+// module m (one that no nested module claims).
+func (t *tree) walkFailedIn(m module) bool {
+	for _, d := range t.badDirs {
+		if mm, ok := t.moduleOf(d); ok && mm.dir == m.dir {
+			return true
 		}
 	}
-	return t, nil
+	return false
+}
+
+// goDirs returns the directories holding Go files go list would load:
+// outside testdata.
+func (t *tree) goDirs() map[string]bool {
+	out := map[string]bool{}
+	for rel := range t.files {
+		if !isTestdata(rel) {
+			out[path.Dir(rel)] = true
+		}
+	}
+	return out
 }
 
 // hasGo reports whether the tree holds Go code for the Go frontend.
@@ -198,8 +314,8 @@ func (t *tree) hasGo() bool {
 	return len(t.files) > 0 || len(t.modules) > 0 || t.work != nil
 }
 
-func hashFile(root, rel string) *diskFile {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+func (t *tree) hashFile(rel string) *diskFile {
+	data, err := t.rf.read(rel)
 	if err != nil {
 		return &diskFile{rel: rel, err: err}
 	}

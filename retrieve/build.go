@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -42,15 +43,19 @@ type BuildOptions struct {
 
 // BuildStats says what Build did.
 type BuildStats struct {
-	Files       int           `json:"files"`        // text files indexed
-	Changed     int           `json:"changed"`      // files (re)chunked: new or changed content or graph
-	Reused      int           `json:"reused"`       // files whose chunks were reused
-	Removed     int           `json:"removed"`      // files gone since the last build
-	Chunks      int           `json:"chunks"`       // chunks in the index
-	Terms       int           `json:"terms"`        // distinct lexical terms
-	Embedded    int           `json:"embedded"`     // vectors computed by this build
-	EmbedCached int           `json:"embed_cached"` // vectors reused from the cache
-	Duration    time.Duration `json:"duration_ns"`
+	Files       int `json:"files"`        // text files indexed
+	Changed     int `json:"changed"`      // files (re)chunked: new or changed content or graph
+	Reused      int `json:"reused"`       // files whose chunks were reused
+	Removed     int `json:"removed"`      // files gone since the last build
+	Chunks      int `json:"chunks"`       // chunks in the index
+	Terms       int `json:"terms"`        // distinct lexical terms
+	Embedded    int `json:"embedded"`     // vectors computed by this build
+	EmbedCached int `json:"embed_cached"` // vectors reused from the cache
+	// Skipped lists what could hold text but was not read, as "path: why":
+	// links leading outside the repository, link loops, directories that
+	// cannot be read, files that stopped being regular files.
+	Skipped  []string      `json:"skipped,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // fileEntry records which chunks came from a file and the key (content
@@ -113,12 +118,18 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
-	paths, err := walkFiles(root, dir)
+	paths, notes, err := walkTree(root, dir)
 	if err != nil {
 		return nil, BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
 	}
+	fsys, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, BuildStats{}, fmt.Errorf("open %s: %w", root, err)
+	}
+	defer fsys.Close()
 	if !opts.Force && persist {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
+			st.Skipped = notes
 			st.Duration = time.Since(start)
 			log.Info("retrieval index up to date (manifest)", "files", st.Files, "dur", st.Duration)
 			return nil, st, nil
@@ -152,6 +163,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		lines  []string // for reused files: texts are made only if the index is rebuilt
 		reused bool
 		skip   bool
+		note   string // why a walked file could not be read
 	}
 	results := make([]result, len(paths))
 	g, gctx := errgroup.WithContext(ctx)
@@ -161,9 +173,12 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-			if err != nil || isBinary(data) {
+			data, err := readRepoFile(fsys, rel)
+			if err != nil || len(data) > MaxFileSize || isBinary(data) {
 				results[i].skip = true
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					results[i].note = rel + ": " + unreadable(err)
+				}
 				return nil
 			}
 			lang, _ := languageOf(rel)
@@ -203,8 +218,12 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
 	for i, r := range results {
 		skipped[i], reused[i] = r.skip, r.reused
+		if r.note != "" {
+			notes = append(notes, r.note)
+		}
 	}
 	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
+		st.Skipped = notes
 		if persist {
 			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 				log.Warn("write retrieval manifest", "err", err)
@@ -336,6 +355,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			log.Warn("write retrieval manifest", "err", err)
 		}
 	}
+	st.Skipped = notes
 	st.Duration = time.Since(start)
 	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
 	return ix, st, nil

@@ -699,7 +699,14 @@ func (s *Searcher) fileLines(rel string) []string {
 	if ok {
 		return ls
 	}
-	data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+	// Opened beneath the root and only when regular (a file swapped for a
+	// FIFO or a link outside since the build is not read).
+	fsys, err := os.OpenRoot(s.root)
+	if err != nil {
+		return nil
+	}
+	data, err := readRepoFile(fsys, rel)
+	fsys.Close()
 	if err != nil {
 		return nil
 	}

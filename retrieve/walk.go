@@ -2,11 +2,15 @@ package retrieve
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // MaxFileSize is the largest file Build reads; bigger files are data.
@@ -30,10 +34,13 @@ type ignoreRule struct {
 }
 
 // ignorer applies the .gitignore files found while walking.
-type ignorer struct{ rules []ignoreRule }
+type ignorer struct {
+	fsys  *os.Root // the repository root
+	rules []ignoreRule
+}
 
-func (ig *ignorer) load(root, relDir string) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(relDir), ".gitignore"))
+func (ig *ignorer) load(relDir string) {
+	data, err := readRepoFile(ig.fsys, path.Join(relDir, ".gitignore"))
 	if err != nil {
 		return
 	}
@@ -101,31 +108,58 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 
 // walkFiles returns the repository-relative paths of the text files Build
 // considers, sorted, honouring .gitignore files, skipping skipDirs, files
-// over MaxFileSize and symlinks. stateDir (the index directory, which may
-// be anywhere, e.g. --store ./idx) is skipped too when it lies inside root:
-// relay's own files are not the repository's.
+// over MaxFileSize and everything that is not a regular file (symbolic
+// links included). stateDir (the index directory, which may be anywhere,
+// e.g. --store ./idx) is skipped too when it lies inside root: relay's own
+// files are not the repository's.
 func walkFiles(root, stateDir string) ([]string, error) {
-	ig := &ignorer{}
-	var out []string
+	paths, _, err := walkTree(root, stateDir)
+	return paths, err
+}
+
+// walkTree is walkFiles that also returns notes ("path: why") on what
+// could hold text but is not read: symbolic links whose real path lies
+// outside the repository (files of a known language, directories), link
+// loops, and directories that cannot be read (a path too long to open).
+// Links inside the repository are skipped silently, as before: their
+// targets are indexed where they are.
+func walkTree(root, stateDir string) (paths, notes []string, err error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	fsys, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fsys.Close()
+	ig := &ignorer{fsys: fsys}
 	skipRel := insideRel(root, stateDir)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		if err != nil {
 			if p == root {
 				return err
 			}
+			notes = append(notes, rel+": "+unreadable(err))
 			return nil // unreadable entry: skip it, keep walking
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if rel == "." {
-				ig.load(root, "")
+				ig.load("")
 				return nil
 			}
 			if skipDirs[d.Name()] || rel == skipRel || ig.ignored(rel, true) {
 				return filepath.SkipDir
 			}
-			ig.load(root, rel)
+			ig.load(rel)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 && !skipDirs[d.Name()] && !ig.ignored(rel, false) {
+			if why := linkNote(realRoot, p, rel); why != "" {
+				notes = append(notes, rel+": "+why)
+			}
 			return nil
 		}
 		if !d.Type().IsRegular() || ig.ignored(rel, false) {
@@ -138,10 +172,81 @@ func walkFiles(root, stateDir string) ([]string, error) {
 		if err != nil || fi.Size() > MaxFileSize || fi.Size() == 0 {
 			return nil
 		}
-		out = append(out, rel)
+		paths = append(paths, rel)
 		return nil
 	})
-	return out, err
+	return paths, notes, err
+}
+
+// linkNote says why a symbolic link is worth a note, or "": it leads
+// outside the repository to a directory or a file of a known language, or
+// it is a loop.
+func linkNote(realRoot, abs, rel string) string {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if strings.Contains(err.Error(), "too many links") || errors.Is(err, syscall.ELOOP) {
+			return "symbolic link loop"
+		}
+		return "" // broken: nothing to read
+	}
+	in, err := filepath.Rel(realRoot, real)
+	if err == nil && in != ".." && !strings.HasPrefix(in, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return ""
+	}
+	if _, ok := languageOf(rel); ok || fi.IsDir() {
+		return "links outside the repository"
+	}
+	return ""
+}
+
+// unreadable names the reason an entry cannot be walked, without its
+// absolute path.
+func unreadable(err error) string {
+	switch {
+	case strings.Contains(err.Error(), "path escapes from parent"): // os.Root's refusal
+		return "links outside the repository"
+	case errors.Is(err, errNotRegular):
+		return "not a regular file"
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return "path too long to open"
+	case errors.Is(err, syscall.ELOOP):
+		return "symbolic link loop"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error() + ""
+}
+
+// errNotRegular refuses a FIFO, device or socket found where a walked file
+// was: reading one can block forever.
+var errNotRegular = errors.New("not a regular file")
+
+// readRepoFile reads the regular file rel beneath the root: opened through
+// the os.Root (never leaving it, so a file swapped for a link outside
+// after the walk is refused), without blocking (O_NONBLOCK: a file swapped
+// for a FIFO), and checked with fstat on the open descriptor.
+func readRepoFile(fsys *os.Root, rel string) ([]byte, error) {
+	f, err := fsys.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", rel, errNotRegular)
+	}
+	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 }
 
 // insideRel returns dir relative to root (slash-separated) when dir lies

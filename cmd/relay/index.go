@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,7 @@ func init() { commands = append(commands, newIndexCmd) }
 func newIndexCmd(g *globals) *cobra.Command {
 	var full bool
 	var maxErrors int
+	var listTimeout time.Duration
 	var ef embedFlags
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -29,8 +32,11 @@ func newIndexCmd(g *globals) *cobra.Command {
 		Long: `Index builds the code graph of the repository (--repo, default .) into the store
 (--store, default <repo>/.relay) and the search index into the same directory (--state to put
 it elsewhere). A second run re-indexes only the packages whose files changed. An interrupted
-run leaves the previous graph intact; a search index that is damaged or from another relay
-version is rebuilt.`,
+run (Ctrl-C) stops at once and leaves the previous graph intact; a second Ctrl-C exits without
+waiting for the go command to stop. A search index that is damaged or from another relay
+version is rebuilt. Files that are not regular (FIFOs, devices), symbolic links leading outside
+the repository, link loops and paths too long to open are not indexed and are listed under
+"Not indexed".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.repoRoot()
@@ -41,21 +47,62 @@ version is rebuilt.`,
 			if err != nil {
 				return err
 			}
-			return g.indexRepo(cmd.Context(), root, indexRun{full: full, maxErrors: maxErrors, embedder: emb, out: g.stdout})
+			ctx, stop := g.interruptible(cmd.Context())
+			defer stop()
+			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, embedder: emb, out: g.stdout})
 		},
 	}
 	ef.register(cmd.Flags())
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
-	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors to list (all are counted)")
+	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
+	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop `go list` and fail when one runs longer than this (a blocking file it reads, a stuck download)")
 	return cmd
 }
 
 // indexRun configures one indexRepo call.
 type indexRun struct {
-	full      bool
-	maxErrors int
-	embedder  retrieve.Embedder
-	out       io.Writer // where the summary goes
+	full        bool
+	maxErrors   int
+	listTimeout time.Duration // 0: index.DefaultListTimeout
+	embedder    retrieve.Embedder
+	out         io.Writer // where the summary goes
+}
+
+// errInterrupted is what an interrupted index run reports; the exit
+// status is 130, as for a shell command stopped by Ctrl-C.
+func errInterrupted(what string) error {
+	return &exitError{code: 130, err: fmt.Errorf("interrupted; %s", what)}
+}
+
+// interruptible returns a context cancelled by the first SIGINT or
+// SIGTERM. A second signal exits at once: the store's transaction was
+// never committed (SQLite rolls it back), the search index is replaced
+// only by rename, and the go command, which runs through index's shim,
+// dies with relay.
+func (g *globals) interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			fmt.Fprintln(g.stderr, "relay: interrupted again; exiting now (the previous index is intact)")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
 }
 
 // indexRepo indexes root into the store (one transaction: an interrupted
@@ -74,13 +121,19 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	}
 	defer st.Close()
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full, ListTimeout: r.listTimeout})
 	prog.done()
 	if err != nil {
 		if fresh {
 			// Nothing was ever committed: leave no empty store behind.
 			st.Close()
 			os.RemoveAll(dir)
+		}
+		if ctx.Err() != nil {
+			if fresh {
+				return errInterrupted("nothing was indexed")
+			}
+			return errInterrupted("the previous index is intact")
 		}
 		return fmt.Errorf("index %s: %w", root, err)
 	}
@@ -89,6 +142,9 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	// does not pay for it.
 	if w, ok := st.(interface{ Warm(context.Context) error }); ok && !sum.Unchanged {
 		if err := w.Warm(ctx); err != nil {
+			if ctx.Err() != nil {
+				return errInterrupted("the code graph is indexed; the search index was not updated")
+			}
 			return fmt.Errorf("the code graph is indexed, but preparing its traversal index failed: %w", err)
 		}
 	}
@@ -101,9 +157,13 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	}
 	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log})
 	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted("the code graph is indexed; the previous search index is intact")
+		}
 		return fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
 	}
 	printBuildStats(r.out, bs)
+	printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
 	return nil
 }
 
@@ -180,6 +240,7 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 		}
 		fmt.Fprintf(w, "Time: %s\n", strings.Join(parts, ", "))
 	}
+	printNotes(w, s.Notes, maxErrors)
 	if len(s.Errors) == 0 {
 		fmt.Fprintln(w, "Errors: none")
 		return
@@ -191,6 +252,21 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 			break
 		}
 		fmt.Fprintf(w, "  %s: %s (%s)\n", d.Pos, d.Msg, d.Package)
+	}
+}
+
+// printNotes lists the files and directories that were not indexed.
+func printNotes(w io.Writer, notes []index.Diagnostic, max int) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long)\n", len(notes))
+	for i, d := range notes {
+		if i == max {
+			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(notes)-max)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s\n", d.Pos, d.Msg)
 	}
 }
 
@@ -206,6 +282,32 @@ func kindCounts[K ~string](m map[K]int, kinds []K) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printSearchSkipped lists what the search index did not read, leaving out
+// the paths the graph summary already listed.
+func printSearchSkipped(w io.Writer, skipped []string, graphNotes []index.Diagnostic, max int) {
+	seen := map[string]bool{}
+	for _, n := range graphNotes {
+		seen[n.Pos] = true
+	}
+	var rest []string
+	for _, s := range skipped {
+		if p, _, _ := strings.Cut(s, ": "); !seen[p] {
+			rest = append(rest, s)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Not in the search index: %d\n", len(rest))
+	for i, s := range rest {
+		if i == max {
+			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(rest)-max)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", s)
+	}
 }
 
 func printBuildStats(w io.Writer, bs retrieve.BuildStats) {

@@ -23,6 +23,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/index"
 )
 
 // globals are the flags every sub-command shares.
@@ -54,6 +56,9 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
+	// Started by the indexer as its go command shim, the binary supervises
+	// go list and exits here (index.RunGoShim).
+	index.RunGoShim()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
