@@ -265,7 +265,10 @@ func TestWebhookBadInput(t *testing.T) {
 			h.Set("X-Hub-Signature", "sha1=0000")
 			return h, b
 		}, tracker.ErrBadSignature},
-		{"not hex", func(h http.Header, b []byte) (http.Header, []byte) { h.Set("X-Hub-Signature-256", "sha256=zz"); return h, b }, tracker.ErrBadSignature},
+		{"not hex", func(h http.Header, b []byte) (http.Header, []byte) {
+			h.Set("X-Hub-Signature-256", "sha256=zz")
+			return h, b
+		}, tracker.ErrBadSignature},
 		{"malformed JSON", func(h http.Header, _ []byte) (http.Header, []byte) {
 			b := []byte(`{"action":"opened","issue":`)
 			h.Set("X-Hub-Signature-256", sign(testSecret, b))
@@ -284,7 +287,10 @@ func TestWebhookBadInput(t *testing.T) {
 		{"no event header", func(h http.Header, b []byte) (http.Header, []byte) { h.Del("X-GitHub-Event"); return h, b }, tracker.ErrMalformed},
 		{"no delivery header", func(h http.Header, b []byte) (http.Header, []byte) { h.Del("X-GitHub-Delivery"); return h, b }, tracker.ErrMalformed},
 		{"unsupported content type", func(h http.Header, b []byte) (http.Header, []byte) { h.Set("Content-Type", "text/plain"); return h, b }, tracker.ErrMalformed},
-		{"unknown event", func(h http.Header, b []byte) (http.Header, []byte) { h.Set("X-GitHub-Event", "no_such_event"); return h, b }, nil},
+		{"unknown event", func(h http.Header, b []byte) (http.Header, []byte) {
+			h.Set("X-GitHub-Event", "no_such_event")
+			return h, b
+		}, nil},
 		{"ping", func(h http.Header, b []byte) (http.Header, []byte) { h.Set("X-GitHub-Event", "ping"); return h, b }, nil},
 	}
 	for _, tt := range tests {
