@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,26 +163,28 @@ func TestReportBodyTruncatesToGitHubsLimit(t *testing.T) {
 
 func TestRateLimitsAndServerErrorsAreRetryable(t *testing.T) {
 	t.Parallel()
-	reset := time.Now().Add(2 * time.Minute).Unix()
+	reset := time.Now().Add(2 * time.Minute).Truncate(time.Second)
+	resetHeader := strconv.FormatInt(reset.Unix(), 10)
 	tests := []struct {
-		name      string
-		failure   fakeFailure
-		retryable bool
-		after     time.Duration // expected After, ±2s
+		name       string
+		failure    fakeFailure
+		retryable  bool
+		after      time.Duration // expected After, ±2s
+		untilReset bool          // expected After: until reset
 	}{
 		{"secondary rate limit with Retry-After", fakeFailure{status: 403, header: map[string]string{"Retry-After": "30"},
-			body: `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}, true, 30 * time.Second},
+			body: `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}, true, 30 * time.Second, false},
 		{"secondary rate limit without Retry-After", fakeFailure{status: 403,
-			body: `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}, true, time.Minute},
-		{"primary rate limit (403, remaining 0)", fakeFailure{status: 403, header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": strconv.FormatInt(reset, 10)},
-			body: `{"message":"API rate limit exceeded"}`}, true, 2 * time.Minute},
-		{"primary rate limit (429, remaining 0)", fakeFailure{status: 429, header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(reset, 10)},
-			body: `{"message":"API rate limit exceeded"}`}, true, 2 * time.Minute},
-		{"429 with Retry-After", fakeFailure{status: 429, header: map[string]string{"Retry-After": "7"}, body: `{"message":"slow down"}`}, true, 7 * time.Second},
-		{"500", fakeFailure{status: 500, body: `{"message":"Server Error"}`}, true, 0},
-		{"502 HTML", fakeFailure{status: 502, body: `<html>bad gateway</html>`}, true, 0},
-		{"404", fakeFailure{status: 404, body: `{"message":"Not Found"}`}, false, 0},
-		{"403 permission", fakeFailure{status: 403, body: `{"message":"Resource not accessible by integration"}`}, false, 0},
+			body: `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}, true, time.Minute, false},
+		{"primary rate limit (403, remaining 0)", fakeFailure{status: 403, header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": resetHeader},
+			body: `{"message":"API rate limit exceeded"}`}, true, 0, true},
+		{"primary rate limit (429, remaining 0)", fakeFailure{status: 429, header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetHeader},
+			body: `{"message":"API rate limit exceeded"}`}, true, 0, true},
+		{"429 with Retry-After", fakeFailure{status: 429, header: map[string]string{"Retry-After": "7"}, body: `{"message":"slow down"}`}, true, 7 * time.Second, false},
+		{"500", fakeFailure{status: 500, body: `{"message":"Server Error"}`}, true, 0, false},
+		{"502 HTML", fakeFailure{status: 502, body: `<html>bad gateway</html>`}, true, 0, false},
+		{"404", fakeFailure{status: 404, body: `{"message":"Not Found"}`}, false, 0, false},
+		{"403 permission", fakeFailure{status: 403, body: `{"message":"Resource not accessible by integration"}`}, false, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,8 +201,12 @@ func TestRateLimitsAndServerErrorsAreRetryable(t *testing.T) {
 			if ok != tt.retryable {
 				t.Fatalf("Retryable(%v) = %v, want %v", err, ok, tt.retryable)
 			}
-			if d := after - tt.after; d < -2*time.Second || d > 2*time.Second {
-				t.Errorf("After = %v, want about %v", after, tt.after)
+			want := tt.after
+			if tt.untilReset {
+				want = time.Until(reset)
+			}
+			if d := after - want; d < -2*time.Second || d > 2*time.Second {
+				t.Errorf("After = %v, want about %v", after, want)
 			}
 			if strings.Contains(err.Error(), f.token) {
 				t.Errorf("error reveals the token: %v", err)
@@ -245,18 +252,19 @@ func TestBadCredentialsSayWhatToCheck(t *testing.T) {
 	}
 }
 
-func testAppKey(t *testing.T) (*rsa.PrivateKey, []byte) {
-	t.Helper()
+// testAppKey is one RSA key for every test: generating keys is slow under
+// the race detector.
+var testAppKey = sync.OnceValues(func() (*rsa.PrivateKey, []byte) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return key, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-}
+})
 
 func TestGitHubAppInstallationTokens(t *testing.T) {
 	t.Parallel()
-	key, pemKey := testAppKey(t)
+	key, pemKey := testAppKey()
 	f := newFakeGitHub(t)
 	seed(f)
 	f.appKey, f.appID, f.token = &key.PublicKey, 12345, "not-yet-issued"
@@ -305,7 +313,7 @@ func containsCall(calls []string, want string) bool {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	t.Parallel()
-	_, pemKey := testAppKey(t)
+	_, pemKey := testAppKey()
 	tests := []struct {
 		name string
 		o    Options

@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,23 +25,38 @@ import (
 // scripts/setup.sh (npm ci in testdata/webhooks).
 var examplesIndex = filepath.Join("testdata", "webhooks", "node_modules", "@octokit", "webhooks-examples", "api.github.com", "index.json")
 
+type webhookExamples []struct {
+	Name     string            `json:"name"`
+	Examples []json.RawMessage `json:"examples"`
+}
+
+// loadExamples reads the index once: it is megabytes of JSON, slow to parse
+// under the race detector in every subtest.
+var loadExamples = sync.OnceValues(func() (webhookExamples, error) {
+	b, err := os.ReadFile(examplesIndex)
+	if err != nil {
+		return nil, err
+	}
+	var index webhookExamples
+	if err := json.Unmarshal(b, &index); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", examplesIndex, err)
+	}
+	return index, nil
+})
+
 // examples returns the published example payloads of event whose action is
 // action, as generic JSON the tests can edit. It skips when the npm package
 // is absent, and fails under CI=true.
 func examples(t *testing.T, event, action string) []map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(examplesIndex)
-	if err != nil {
+	index, err := loadExamples()
+	if errors.Is(err, fs.ErrNotExist) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("GitHub webhook examples missing under CI (run scripts/setup.sh): %v", err)
 		}
 		t.Skipf("GitHub webhook examples not installed (run scripts/setup.sh, needs npm): %v", err)
 	}
-	var index []struct {
-		Name     string           `json:"name"`
-		Examples []map[string]any `json:"examples"`
-	}
-	if err := json.Unmarshal(b, &index); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 	var out []map[string]any
@@ -46,7 +64,11 @@ func examples(t *testing.T, event, action string) []map[string]any {
 		if w.Name != event {
 			continue
 		}
-		for _, e := range w.Examples {
+		for _, raw := range w.Examples {
+			var e map[string]any
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatal(err)
+			}
 			if e["action"] == action {
 				out = append(out, e)
 			}
