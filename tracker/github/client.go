@@ -263,10 +263,11 @@ func isLogin(login, bot string) bool {
 // maxCommentRunes is GitHub's limit on a comment body.
 const maxCommentRunes = 65536
 
-// reportBody adds the marker to the report and keeps it within GitHub's
-// comment limit, saying so when it had to cut.
+// reportBody adds the marker to the report (once, wherever the caller put
+// its own) and keeps it within GitHub's comment limit, saying so when it had
+// to cut.
 func reportBody(body string) string {
-	body = strings.TrimRight(body, "\n")
+	body = strings.TrimRight(strings.ReplaceAll(body, tracker.ReportMarker, ""), "\n")
 	const note = "\n\n_(report truncated: a GitHub comment holds at most 65,536 characters)_"
 	limit := maxCommentRunes - utf8.RuneCountInString(note+"\n\n"+tracker.ReportMarker)
 	if utf8.RuneCountInString(body) > limit {

@@ -150,6 +150,14 @@ func TestUpsertReportRecreatesADeletedReport(t *testing.T) {
 	}
 }
 
+func TestReportBodyHasOneMarker(t *testing.T) {
+	t.Parallel()
+	got := reportBody("report\n\n" + tracker.ReportMarker + "\n")
+	if want := "report\n\n" + tracker.ReportMarker; got != want {
+		t.Errorf("reportBody = %q, want %q", got, want)
+	}
+}
+
 func TestReportBodyTruncatesToGitHubsLimit(t *testing.T) {
 	t.Parallel()
 	body := reportBody(strings.Repeat("é", 70000))
