@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # setup.sh installs what relay needs besides Go: ripgrep and fd (Debian names
 # the fd binary fdfind; relay finds either), a C compiler for cgo (the
-# tree-sitter parsers) when none is present, and the npm packages of the MCP
-# end-to-end test client when Node.js is present, and staticcheck. Safe to run
-# again.
+# tree-sitter parsers) when none is present, staticcheck, and, when Node.js is
+# present, the npm packages of the MCP end-to-end test client and GitHub's
+# webhook examples. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +24,9 @@ if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 	fi
 fi
 
-# The MCP end-to-end test drives relay with the official TypeScript client.
-for dir in tools/mcptest; do
+# The MCP end-to-end test drives relay with the official TypeScript client;
+# the GitHub tracker tests read GitHub's published webhook payloads.
+for dir in tools/mcptest tracker/github/testdata/webhooks; do
 	if [ -f "$dir/package.json" ] && have npm; then
 		if [ ! -d "$dir/node_modules" ]; then
 			echo "setup: npm ci in $dir" >&2

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/tracker"
 )
 
 func init() { commands = append(commands, newScopeCmd) }
@@ -22,24 +23,45 @@ func newScopeCmd(g *globals) *cobra.Command {
 		file   string
 		format string
 		out    string
+		ref    string
+		post   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scope [issue text | -]",
 		Short: "Scope one issue: planner, retrievers and gap detector write a scoping report",
 		Long: `Scope one issue. The issue comes from the arguments (joined by spaces), from --file FILE,
-or from stdin when the only argument is "-". The report is Markdown (--format md) or JSON
+from stdin when the only argument is "-", or from GitHub or Jira with --issue (title, body and
+comments, through the same clients as relay serve; credentials from GITHUB_TOKEN and
+GITHUB_API_URL for GitHub Enterprise, or JIRA_URL with JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or
+JIRA_PAT (Data Center), Cloud detected from *.atlassian.net unless JIRA_CLOUD is set). --post
+then posts the report on the issue, or updates the one posted before, exactly as the bot does.
+The report is Markdown (--format md) or JSON
 (--format json: the structured report plus retrievals, usage and the transcript path; the schema
 is documented in package agent). Progress and a token/cost summary go to stderr.`,
 		Example: `  relay scope "Customers receive the same SMS twice"
   relay scope --file examples/issues/sms-duplicates.md --format json --out scope.json
-  gh issue view 42 --json body -q .body | relay scope -`,
+  gh issue view 42 --json body -q .body | relay scope -
+  GITHUB_TOKEN=... relay scope --issue github:acme/shop#42 --post
+  JIRA_URL=https://acme.atlassian.net JIRA_EMAIL=... JIRA_API_TOKEN=... relay scope --issue jira:SHOP-42`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "md" && format != "json" {
 				return usageErr(fmt.Errorf("--format %q: want md or json", format))
 			}
-			issue, err := readIssue(g.stdin, file, args)
-			if err != nil {
-				return err
+			if post && ref == "" {
+				return usageErr(errors.New("--post needs --issue: it posts the report on that issue"))
+			}
+			var (
+				issue   string
+				tracked tracker.Issue
+				tr      tracker.Tracker
+				err     error
+			)
+			if ref != "" && (file != "" || len(args) > 0) {
+				return usageErr(errors.New("give the issue either with --issue or as text (arguments, --file, -), not both"))
+			} else if ref == "" {
+				if issue, err = readIssue(g.stdin, file, args); err != nil {
+					return err
+				}
 			}
 			root, err := g.repoRoot()
 			if err != nil {
@@ -47,21 +69,41 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 			}
 			ctx, cancel := f.runContext(cmd.Context())
 			defer cancel()
+			// The model settings are checked before the tracker is asked.
 			sess, err := f.newAgent(ctx, g, root, progressPrinter(g.stderr))
-			if errors.Is(err, errNoEndpoint) {
+			offline := errors.Is(err, errNoEndpoint)
+			if err != nil && !offline {
+				return err
+			}
+			if sess != nil {
+				defer sess.Close()
+			}
+			if ref != "" {
+				if tracked, tr, err = issueFromTracker(ctx, g, ref); err != nil {
+					return err
+				}
+				issue = tracked.Text()
+			}
+			// publish writes the report and, with --post, posts its markdown.
+			publish := func(body, markdown string) error {
+				if err := writeOutput(g, out, body); err != nil {
+					return err
+				}
+				if post {
+					return postReport(ctx, g, tr, tracked, markdown)
+				}
+				return nil
+			}
+			if offline {
 				res, err := offlineFallback(ctx, g, root, "scope", issue)
 				if err != nil {
 					return err
 				}
 				if format == "json" {
-					return writeOutput(g, out, string(res.json))
+					return publish(string(res.json), res.markdown)
 				}
-				return writeOutput(g, out, res.markdown+"\n")
+				return publish(res.markdown+"\n", res.markdown)
 			}
-			if err != nil {
-				return err
-			}
-			defer sess.Close()
 			s, err := sess.runner.Scope(ctx, issue)
 			err = sess.explain(err)
 			if err != nil {
@@ -77,7 +119,7 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 			} else {
 				body = s.Markdown + "\n"
 			}
-			if err := writeOutput(g, out, body); err != nil {
+			if err := publish(body, s.Markdown); err != nil {
 				return err
 			}
 			writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)
@@ -88,6 +130,8 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 	cmd.Flags().StringVar(&file, "file", "", "read the issue from FILE")
 	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
 	cmd.Flags().StringVar(&out, "out", "", "write the report to FILE instead of stdout")
+	cmd.Flags().StringVar(&ref, "issue", "", "fetch the issue from its tracker: github:owner/name#42 or jira:KEY-123")
+	cmd.Flags().BoolVar(&post, "post", false, "post the report on the --issue (or update the one relay posted before)")
 	return cmd
 }
 
