@@ -2,13 +2,14 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -47,7 +48,6 @@ type GlobMeta struct {
 type Glob struct {
 	opts    Options
 	fd      string
-	box     sandbox
 	onStart func(pid int) // test hook
 }
 
@@ -62,7 +62,7 @@ func NewGlob(opts Options) (*Glob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Glob{opts: o, fd: fd, box: sandbox{root: o.Root}}, nil
+	return &Glob{opts: o, fd: fd}, nil
 }
 
 // Name implements Tool.
@@ -107,8 +107,8 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	case limit > MaxGlobLimit:
 		limit = MaxGlobLimit
 	}
-	args := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never"}
-	if !exists(filepath.Join(g.opts.Root, ".git")) && exists(filepath.Join(g.opts.Root, ".gitignore")) {
+	args := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never", "--print0"}
+	if !g.exists(".git") && g.exists(".gitignore") {
 		// fd honours .gitignore only inside a git work tree; outside one,
 		// pass the root's .gitignore explicitly so both tools skip the same files.
 		args = append(args, "--ignore-file", filepath.Join(g.opts.Root, ".gitignore"))
@@ -122,18 +122,20 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
 	var files []globFile
-	res, err := runProc(tctx, g.fd, args, g.opts.Root, g.onStart, func(r io.Reader) error {
+	res, err := runProc(tctx, g.opts.Procs, g.fd, args, g.opts.Root, g.onStart, func(r io.Reader) error {
+		// --print0: a name may hold a newline; only NUL cannot occur in one.
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Split(splitNUL)
 		for sc.Scan() {
 			rel := strings.TrimPrefix(sc.Text(), "./")
 			if rel == "" {
 				continue
 			}
 			var mt int64
-			if fi, err := os.Stat(filepath.Join(g.opts.Root, rel)); err == nil {
+			if fi, err := g.opts.root.Lstat(rel); err == nil {
 				mt = fi.ModTime().UnixNano()
-			} else if errors.Is(err, os.ErrNotExist) {
+			} else if errors.Is(err, fs.ErrNotExist) {
 				continue // deleted while listing
 			}
 			files = append(files, globFile{path: filepath.ToSlash(rel), mtime: mt})
@@ -174,10 +176,11 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	var body strings.Builder
 	shown := 0
 	for _, f := range files {
-		if shown >= limit || body.Len()+len(f.path)+1 > g.opts.MaxOutputBytes {
+		name := displayPath(f.path)
+		if shown >= limit || body.Len()+len(name)+1 > g.opts.MaxOutputBytes {
 			break
 		}
-		body.WriteString(f.path)
+		body.WriteString(name)
 		body.WriteByte('\n')
 		shown++
 	}
@@ -218,11 +221,11 @@ func (g *Glob) pattern(p string) (string, string) {
 	p = filepath.ToSlash(p)
 	if filepath.IsAbs(p) {
 		if !strings.ContainsAny(p, "*?[{") {
-			if _, rel, err := g.box.resolve(p); err != nil {
+			rel, err := g.opts.root.Rel(p)
+			if err != nil {
 				return "", err.Error()
-			} else {
-				p = rel
 			}
+			p = rel
 		} else if root := filepath.ToSlash(g.opts.Root) + "/"; strings.HasPrefix(p, root) {
 			p = strings.TrimPrefix(p, root)
 		} else {
@@ -239,7 +242,7 @@ func (g *Glob) pattern(p string) (string, string) {
 		return p + "**", ""
 	}
 	if !strings.ContainsAny(p, "*?[{") {
-		if fi, err := os.Stat(filepath.Join(g.opts.Root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+		if fi, err := g.opts.root.Stat(p); err == nil && fi.IsDir() {
 			return p + "/**", ""
 		}
 	}
@@ -259,7 +262,20 @@ func globEscape(s string) string {
 	return b.String()
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
+// exists reports whether the repository-relative name exists (without
+// following a final symlink).
+func (g *Glob) exists(name string) bool {
+	_, err := g.opts.root.Lstat(name)
 	return err == nil
+}
+
+// splitNUL is a bufio.SplitFunc for NUL-terminated records.
+func splitNUL(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
