@@ -157,8 +157,6 @@ func openErrorResult(err error) (Result, error) {
 		rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
 		hint, _ := json.Marshal("**/" + path.Base(rel))
 		return Errorf("File not found: %s. Use glob to find the right path, e.g. {\"pattern\": %s}.", displayPath(rel), hint), nil
-	case errors.Is(pe, ErrNotRegular):
-		return Errorf("%s; read only shows text files.", pe.Msg), nil
 	}
 	return Errorf("%s", pe.Msg), nil
 }

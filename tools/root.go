@@ -145,7 +145,7 @@ func (r *Root) Open(p string) (*os.File, fs.FileInfo, error) {
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotRegular) {
-			return nil, nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is not a regular file (%s); only regular files and directories can be read", displayPath(rel), fi.Mode().Type()), Err: ErrNotRegular}
+			return nil, nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %s, not a regular file; only regular files and directories can be read", displayPath(rel), fileKind(fi.Mode())), Err: ErrNotRegular}
 		}
 		return nil, nil, err
 	}
@@ -366,6 +366,23 @@ func (r *Root) relOr(p string) string {
 		return rel
 	}
 	return p
+}
+
+// fileKind names a non-regular file's type for a message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return fmt.Sprintf("a special file (%s)", m.Type())
 }
 
 func sortDirEntries(ents []fs.DirEntry) {
