@@ -19,21 +19,13 @@ import (
 //go:embed glob.md
 var globDesc string
 
-var globSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob. Without a slash it matches file names anywhere (\"*.go\"); with a slash it matches the path from the repository root (\"net/http/*.go\", \"**/*_test.go\", \"net/http/**\")."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "Maximum files listed (default 100)."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-
 // GlobParams are the arguments of the glob tool.
 type GlobParams struct {
-	Pattern string `json:"pattern"`
-	Limit   int    `json:"limit,omitempty"`
+	Pattern string `json:"pattern" jsonschema:"Glob. Without a slash it matches file names anywhere (\"*.go\"); with a slash it matches the path from the repository root (\"net/http/*.go\", \"**/*_test.go\", \"net/http/**\")."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Maximum files listed (default 100)." schema:"minimum=1,maximum=2000"`
 }
+
+var globSchema = SchemaFor[GlobParams]()
 
 // GlobMeta records what a glob call found; it is never shown to the model.
 type GlobMeta struct {

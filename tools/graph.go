@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,17 +13,6 @@ import (
 //go:embed graph.md
 var graphDesc string
 
-var graphSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "operation": {"type": "string", "enum": ["callers", "callees", "implementations", "methods", "usages", "inheritors", "blast_radius"], "description": "callers | callees | implementations | methods | usages | inheritors | blast_radius"},
-    "target": {"type": "string", "description": "Symbol: a qualified name (\"net/http.Server.Serve\"), a dotted suffix (\"Server.Serve\"), a short name (\"Serve\") or a location name (\"net/http/server.go:Server.Serve\")."},
-    "depth": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Hops to follow for callers, callees, implementations and inheritors (default 1; blast_radius default 4)."}
-  },
-  "required": ["operation", "target"],
-  "additionalProperties": false
-}`)
-
 // OpBlastRadius is the graph tool's extra operation beside graphdb.Ops.
 const OpBlastRadius = "blast_radius"
 
@@ -33,10 +21,12 @@ const MaxGraphDepth = 5
 
 // GraphParams are the arguments of the graph tool.
 type GraphParams struct {
-	Operation string `json:"operation"`
-	Target    string `json:"target"`
-	Depth     int    `json:"depth,omitempty"`
+	Operation string `json:"operation" jsonschema:"callers | callees | implementations | methods | usages | inheritors | blast_radius" schema:"enum=callers|callees|implementations|methods|usages|inheritors|blast_radius"`
+	Target    string `json:"target" jsonschema:"Symbol: a qualified name (\"net/http.Server.Serve\"), a dotted suffix (\"Server.Serve\"), a short name (\"Serve\") or a location name (\"net/http/server.go:Server.Serve\")."`
+	Depth     int    `json:"depth,omitempty" jsonschema:"Hops to follow for callers, callees, implementations and inheritors (default 1; blast_radius default 4)." schema:"minimum=1,maximum=5"`
 }
+
+var graphSchema = SchemaFor[GraphParams]()
 
 // GraphMeta records what a graph call found; it is never shown to the model.
 type GraphMeta struct {

@@ -13,25 +13,15 @@ import (
 //go:embed grep.md
 var grepDesc string
 
-var grepSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Regular expression (Rust regex syntax, case-sensitive; prefix (?i) to ignore case). Escape metacharacters such as ( [ { . * + ? | \\ to match them literally."},
-    "include": {"type": "string", "description": "Only search files matching this glob, relative to the repository root: \"*.go\", \"**/*_test.go\", \"net/http/**\", or a directory such as \"net/http\"."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Maximum matching lines shown (default 50)."},
-    "context": {"type": "integer", "minimum": 0, "maximum": 20, "description": "Context lines shown before and after each match (default 2)."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-
 // GrepParams are the arguments of the grep tool.
 type GrepParams struct {
-	Pattern string `json:"pattern"`
-	Include string `json:"include,omitempty"`
-	Limit   int    `json:"limit,omitempty"`
-	Context *int   `json:"context,omitempty"` // nil: the default
+	Pattern string `json:"pattern" jsonschema:"Regular expression (Rust regex syntax, case-sensitive; prefix (?i) to ignore case). Escape metacharacters such as ( [ { . * + ? | \\ to match them literally."`
+	Include string `json:"include,omitempty" jsonschema:"Only search files matching this glob, relative to the repository root: \"*.go\", \"**/*_test.go\", \"net/http/**\", or a directory such as \"net/http\"."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Maximum matching lines shown (default 50)." schema:"minimum=1,maximum=1000"`
+	Context *int   `json:"context,omitempty" jsonschema:"Context lines shown before and after each match (default 2)." schema:"minimum=0,maximum=20"` // nil: the default
 }
+
+var grepSchema = SchemaFor[GrepParams]()
 
 // GrepMeta records what a grep call found; it is never shown to the model.
 type GrepMeta struct {

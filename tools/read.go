@@ -22,23 +22,14 @@ import (
 //go:embed read.md
 var readDesc string
 
-var readSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file": {"type": "string", "description": "Repository-relative path of the file, e.g. \"net/http/server.go\"."},
-    "start_line": {"type": "integer", "minimum": 1, "description": "First line to show, 1-based (default 1)."},
-    "num_lines": {"type": "integer", "minimum": 1, "description": "Number of lines to show (default: to the end of the file, at most 2000)."}
-  },
-  "required": ["file"],
-  "additionalProperties": false
-}`)
-
 // ReadParams are the arguments of the read tool.
 type ReadParams struct {
-	File      string `json:"file"`
-	StartLine int    `json:"start_line,omitempty"`
-	NumLines  int    `json:"num_lines,omitempty"`
+	File      string `json:"file" jsonschema:"Repository-relative path of the file, e.g. \"net/http/server.go\". A name glob or grep printed Go-quoted is passed as printed."`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"First line to show, 1-based (default 1)." schema:"minimum=1"`
+	NumLines  int    `json:"num_lines,omitempty" jsonschema:"Number of lines to show (default: to the end of the file, at most 2000)." schema:"minimum=1"`
 }
+
+var readSchema = SchemaFor[ReadParams]()
 
 // ReadMeta records what a read call showed; it is never shown to the model.
 type ReadMeta struct {
