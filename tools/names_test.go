@@ -101,3 +101,31 @@ func TestQuoteArg(t *testing.T) {
 		t.Errorf("quoteArg(short) = %s", got)
 	}
 }
+
+// TestLongArgumentsNotEchoed: a megabyte-long argument is quoted back at
+// most maxEcho bytes long, whichever tool refuses it.
+func TestLongArgumentsNotEchoed(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	reg, err := Default(Options{Root: fixture(t), Graph: testGraph()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Repeat("x", 1<<20)
+	for _, tc := range []struct{ tool, args string }{
+		{ReadName, `{"` + huge + `": 1}`},
+		{ReadName, `{"file": "../` + huge + `"}`},
+		{ReadName, `{"file": "/` + huge + `"}`},
+		{GraphName, `{"operation": "` + huge + `", "target": "x"}`},
+		{GraphName, `{"operation": "callers", "target": "` + huge + `"}`},
+		{GrepName, `{"pattern": "` + huge + `"}`},
+		{GlobName, `{"pattern": "` + huge + `"}`},
+		{GrepName, `{"pattern": "x", "include": "` + huge + `"}`},
+	} {
+		tool, _ := reg.Get(tc.tool)
+		res := call(t, tool, tc.args)
+		if !res.IsError || len(res.Content) > 2000 {
+			t.Errorf("%s with a 1 MB argument: IsError=%v, %d bytes: %.300q", tc.tool, res.IsError, len(res.Content), res.Content)
+		}
+	}
+}
