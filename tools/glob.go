@@ -146,6 +146,8 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	}()
 	if len(files) == 0 {
 		switch {
+		case res.waited:
+			return Result{Content: fmt.Sprintf("glob %q did not start: all %d search processes stayed busy for the %s timeout; retry, or run fewer searches at once.", p.Pattern, g.opts.Procs.Cap(), g.opts.Timeout), IsError: true, Meta: meta}, nil
 		case res.timedOut:
 			return Result{Content: fmt.Sprintf("glob %q timed out after %s before finding anything; narrow the pattern.", p.Pattern, g.opts.Timeout), IsError: true, Meta: meta}, nil
 		case res.exitCode != 0 && strings.TrimSpace(res.stderr) != "":

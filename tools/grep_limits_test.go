@@ -211,3 +211,20 @@ func TestProcLimit(t *testing.T) {
 		t.Fatal("NewProcLimit(0) is not DefaultMaxProcs")
 	}
 }
+
+// TestProcLimitWaitTimesOut: a call that cannot get a process slot within
+// its timeout says so instead of running.
+func TestProcLimitWaitTimesOut(t *testing.T) {
+	t.Parallel()
+	lim := NewProcLimit(1)
+	if err := lim.Acquire(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer lim.Release()
+	g := newGrep(t, Options{Procs: lim, Timeout: 50 * time.Millisecond})
+	res := call(t, g, `{"pattern": "Greet"}`)
+	want := "grep /Greet/ did not start: all 1 search processes stayed busy for the 50ms timeout; retry, or run fewer searches at once."
+	if !res.IsError || res.Content != want {
+		t.Errorf("got IsError=%v %q, want %q", res.IsError, res.Content, want)
+	}
+}

@@ -47,7 +47,8 @@ const InstallHint = "install them with `apt-get install -y ripgrep fd-find` (Deb
 type Options struct {
 	// Root is the repository root; every path a tool touches stays inside it.
 	Root string
-	// Timeout bounds one tool call; the rg/fd child process is killed when it expires.
+	// Timeout bounds one tool call (waiting for a process slot included);
+	// the rg/fd child process is killed when it expires, and read stops.
 	Timeout time.Duration
 	// GrepLimit and GlobLimit are the default caps on listed matches and files.
 	GrepLimit, GlobLimit int
