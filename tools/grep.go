@@ -41,9 +41,8 @@ type GrepMeta struct {
 type Grep struct {
 	opts      Options
 	rg        string
-	maxStdout int64                // bytes of rg output read before rg is stopped
-	onStart   func(pid int)        // test hook
-	onExit    func(res procResult) // test hook
+	maxStdout int64         // bytes of rg output read before rg is stopped
+	onStart   func(pid int) // test hook
 }
 
 // DefaultGrepMaxStdout bounds the rg output one grep reads; rg is killed
@@ -123,13 +122,10 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
-	if g.onExit != nil {
-		g.onExit(res)
-	}
 	meta.ExitCode, meta.TimedOut = res.exitCode, res.timedOut
 	meta.Matches, meta.Files, meta.Capped, meta.Stopped = c.matches, c.files, c.capped, c.stopped
 	defer func() {
-		g.opts.Logger.Debug("tool done", "tool", GrepName, "dur", time.Since(start), "matches", meta.Matches, "truncated", meta.Truncated, "timed_out", meta.TimedOut, "rg_rss_kb", res.maxRSS>>10)
+		g.opts.Logger.Debug("tool done", "tool", GrepName, "dur", time.Since(start), "matches", meta.Matches, "truncated", meta.Truncated, "timed_out", meta.TimedOut)
 	}()
 	what := describeGrep(p)
 	if c.matches == 0 {

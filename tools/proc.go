@@ -61,7 +61,6 @@ type procResult struct {
 	timedOut bool   // the per-call deadline expired before the child finished
 	stopped  bool   // the handler stopped early and the child was killed
 	waited   bool   // ctx ended while waiting for a ProcLimit slot; nothing ran
-	maxRSS   int64  // the child's peak resident set size in bytes, when known
 }
 
 // runProc runs bin in dir and hands its stdout to handle while it runs. It
@@ -106,7 +105,7 @@ func runProc(ctx context.Context, lim *ProcLimit, bin string, args []string, dir
 		}
 	}
 	werr := cmd.Wait()
-	res := procResult{stderr: stderr.String(), stopped: stopped, maxRSS: peakRSS(cmd.ProcessState)}
+	res := procResult{stderr: stderr.String(), stopped: stopped}
 	if ctx.Err() != nil {
 		res.timedOut = true
 	}

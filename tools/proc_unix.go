@@ -3,9 +3,7 @@
 package tools
 
 import (
-	"os"
 	"os/exec"
-	"runtime"
 	"syscall"
 )
 
@@ -19,19 +17,4 @@ func killGroup(cmd *exec.Cmd) {
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-}
-
-// peakRSS returns the finished child's peak resident set size in bytes.
-func peakRSS(ps *os.ProcessState) int64 {
-	if ps == nil {
-		return 0
-	}
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0
-	}
-	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
-		return ru.Maxrss // bytes there
-	}
-	return ru.Maxrss << 10 // kilobytes on Linux and the BSDs
 }
