@@ -2,12 +2,15 @@ package agent
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/relayhq/relay/tools"
 )
 
 // Citation is one path:line (or path:start-end) reference found in a report
@@ -63,7 +66,13 @@ func findBadCitations(root, text string) []Citation {
 // Path is made relative to root when it was written absolute or with "./",
 // and Problem says why a citation does not hold ("" when it does).
 func FindCitations(root, text string) []Citation {
-	lines := map[string]int{} // path → line count; -1 no such file
+	// Cited paths come from a model: open them beneath the root, so a
+	// symlink out of the repository or a FIFO is neither followed nor read.
+	files, err := tools.OpenRoot(root)
+	if err == nil {
+		defer files.Close()
+	}
+	lines := map[string]int{} // path → line count, or noFile / outsideFile
 	seen := map[string]bool{}
 	var out []Citation
 	for _, m := range citationRE.FindAllStringSubmatchIndex(text, -1) {
@@ -93,10 +102,12 @@ func FindCitations(root, text string) []Citation {
 		c.Path = rel
 		n, ok := lines[rel]
 		if !ok {
-			n = countLines(filepath.Join(root, rel))
+			n = countLines(files, rel)
 			lines[rel] = n
 		}
 		switch {
+		case n == outsideFile:
+			c.Problem = "outside the repository"
 		case n < 0:
 			c.Problem = "no such file"
 		case c.Line < 1 || c.Line > n:
@@ -126,18 +137,45 @@ func relPath(root, p string) (string, bool) {
 	return p, true
 }
 
-// countLines returns the number of lines of a regular file, or -1.
-func countLines(path string) int {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return -1
+// Line counts that are not counts.
+const (
+	noFile      = -1 // missing, unreadable or not a regular file
+	outsideFile = -2 // resolves outside the repository
+)
+
+// countLines returns the number of lines of the regular file rel beneath
+// files, noFile or outsideFile.
+func countLines(files *tools.Root, rel string) int {
+	if files == nil {
+		return noFile
 	}
-	b, err := os.ReadFile(path)
+	f, fi, err := files.Open(rel)
 	if err != nil {
-		return -1
+		if errors.Is(err, tools.ErrOutside) {
+			return outsideFile
+		}
+		return noFile
 	}
-	n := bytes.Count(b, []byte{'\n'})
-	if len(b) > 0 && b[len(b)-1] != '\n' {
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return noFile
+	}
+	n, last := 0, byte('\n')
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return noFile
+		}
+	}
+	if last != '\n' {
 		n++
 	}
 	return n

@@ -20,11 +20,20 @@ func TestFindBadCitations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A cited file that is a symlink out of the repository is not followed.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.go"), []byte("1\n2\n3\n4\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(root, "leak.go")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		text string
 		want []Citation
 	}{
+		{"symlink out of the repository", "leak.go:5", []Citation{{Path: "leak.go", Line: 5, Problem: "outside the repository"}}},
 		{"valid", "see pkg/a.go:3 and `b.py:2` and ./pkg/a.go:1-3", nil},
 		{"no newline at end counts the last line", "b.py:2", nil},
 		{"missing file", "pkg/missing.go:1", []Citation{{Path: "pkg/missing.go", Line: 1, Problem: "no such file"}}},

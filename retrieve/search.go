@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/tools"
 )
 
 // Fusion defaults (weighted Reciprocal Rank Fusion).
@@ -45,6 +46,9 @@ type Searcher struct {
 
 	linesMu sync.Mutex
 	lines   map[string][]string // small cache of file lines for snippets
+
+	filesOnce sync.Once
+	files     *tools.Root // opened on first use; nil when the root cannot be opened
 }
 
 // OpenOptions configure Open.
@@ -699,14 +703,19 @@ func (s *Searcher) fileLines(rel string) []string {
 	if ok {
 		return ls
 	}
-	// Opened beneath the root and only when regular (a file swapped for a
-	// FIFO or a link outside since the build is not read).
-	fsys, err := os.OpenRoot(s.root)
-	if err != nil {
+	// Index paths name files as they were when indexed; read them beneath
+	// the root now, so a file since replaced by a symlink out of the
+	// repository (or a FIFO) is not followed.
+	s.filesOnce.Do(func() {
+		var err error
+		if s.files, err = tools.OpenRoot(s.root); err != nil {
+			s.log.Warn("snippets unavailable", "err", err)
+		}
+	})
+	if s.files == nil {
 		return nil
 	}
-	data, err := readRepoFile(fsys, rel)
-	fsys.Close()
+	data, err := s.files.ReadFile(rel, MaxFileSize)
 	if err != nil {
 		return nil
 	}

@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,13 +17,15 @@ var searchToolDoc string
 
 // SearchParams are the arguments of the search tool.
 type SearchParams struct {
-	Query    string `json:"query"`
-	Language string `json:"language,omitempty"`
-	Path     string `json:"path,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
-	Expand   bool   `json:"expand,omitempty"`
+	Query    string `json:"query" jsonschema:"words, an identifier, a file name or an error code"`
+	Language string `json:"language,omitempty" jsonschema:"comma-separated languages to keep, e.g. go,markdown"`
+	Path     string `json:"path,omitempty" jsonschema:"glob over repo-relative paths (** spans folders), or a folder"`
+	Kind     string `json:"kind,omitempty" jsonschema:"comma-separated kinds: function, method, type, section, text"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"hits to return (default 10, max 30)" schema:"minimum=1,maximum=30"`
+	Expand   bool   `json:"expand,omitempty" jsonschema:"attach parent type, sibling methods, imports, callers and callees to the top 5 hits"`
 }
+
+var searchSchema = tools.SchemaFor[SearchParams]()
 
 // SearchMeta is the tool result's Meta: counts for logs and eval.
 type SearchMeta struct {
@@ -34,26 +35,12 @@ type SearchMeta struct {
 	Files []string `json:"files"` // hit paths in rank order (duplicates removed)
 }
 
-const searchSchema = `{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "description": "words, an identifier, a file name or an error code"},
-    "language": {"type": "string", "description": "comma-separated languages to keep, e.g. go,markdown"},
-    "path": {"type": "string", "description": "glob over repo-relative paths (** spans folders), or a folder"},
-    "kind": {"type": "string", "description": "comma-separated kinds: function, method, type, section, text"},
-    "limit": {"type": "integer", "description": "hits to return (default 10, max 30)", "minimum": 1, "maximum": 30},
-    "expand": {"type": "boolean", "description": "attach parent type, sibling methods, imports, callers and callees to the top 5 hits"}
-  },
-  "required": ["query"],
-  "additionalProperties": false
-}`
-
 // maxToolHits caps what one tool call returns.
 const maxToolHits = 30
 
 // NewSearchTool returns the read-only search tool over s.
 func NewSearchTool(s *Searcher) tools.Tool {
-	return tools.New(SearchToolName, searchToolDoc, json.RawMessage(searchSchema), func(ctx context.Context, p SearchParams) (tools.Result, error) {
+	return tools.New(SearchToolName, searchToolDoc, searchSchema, func(ctx context.Context, p SearchParams) (tools.Result, error) {
 		if strings.TrimSpace(p.Query) == "" {
 			return tools.Errorf("search needs a non-empty query, e.g. {\"query\": \"where are uploads size-limited\"}"), nil
 		}

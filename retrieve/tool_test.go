@@ -2,6 +2,8 @@ package retrieve
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,5 +60,32 @@ func TestSearchTool(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchToolSnippetsStayInRoot: snippets are read from the checkout
+// when asked for; a file replaced since indexing by a symlink out of the
+// repository must not show what it points to.
+func TestSearchToolSnippetsStayInRoot(t *testing.T) {
+	t.Parallel()
+	root, _, s := testRepo(t, nil)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "retry.go")
+	if err := os.WriteFile(secret, []byte(strings.Repeat("SECRET LINE outside the repository\n", 40)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "storage", "retry.go")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, p); err != nil {
+		t.Fatal(err)
+	}
+	res, err := NewSearchTool(s).Call(t.Context(), json.RawMessage(`{"query": "retry with exponential backoff", "limit": 3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Content, "SECRET") {
+		t.Fatalf("a snippet shows a file outside the repository:\n%s", res.Content)
 	}
 }

@@ -78,7 +78,7 @@ func rawRun(b *testing.B, dir, bin string, args ...string) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	// Read line by line, as any consumer of rg --json or fd must.
+	// Read record by record, as any consumer of rg or fd must.
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 256<<10), 64<<20)
 	for sc.Scan() {
@@ -109,8 +109,7 @@ func BenchmarkGrepStdlib(b *testing.B) {
 					b.Fatal(err)
 				}
 			}, func() {
-				rawRun(b, src, g.rg, "--json", "--no-config", "--no-require-git", "--hidden", "--glob", "!.git", "--glob", "!.relay",
-					"--context", "2", "--regexp", tc.pattern, "--", ".")
+				rawRun(b, src, g.rg, g.args(tc.pattern, "", grepMaxCount(DefaultGrepLimit, DefaultGrepContext), DefaultGrepContext)...)
 			})
 		})
 	}
@@ -129,7 +128,7 @@ func BenchmarkGlobStdlib(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			args, _ := json.Marshal(GlobParams{Pattern: tc.pattern})
-			fdArgs := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never"}
+			fdArgs := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never", "--print0"}
 			if strings.Contains(tc.pattern, "/") {
 				fdArgs = append(fdArgs, "--full-path", "--", globEscape(src)+"/"+tc.pattern)
 			} else {

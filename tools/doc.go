@@ -25,18 +25,33 @@
 // Paths and patterns are relative to Options.Root. NUL bytes, ".." segments
 // that leave the root, absolute paths elsewhere and symlinks resolving
 // outside the root (dangling ones included) are refused with an error
-// Result. rg and fd do not follow symlinks; the .git and .relay directories
-// are never searched; .gitignore is honoured (also outside a git work tree).
+// Result. Every file read on a model's behalf — read's files and directory
+// listings, the stats of grep and glob, the search tool's snippets, the
+// answer's citation checks — is opened beneath the root in one step through
+// Root (os.Root), never checked by name and reopened, so swapping a file for
+// a symlink mid-call leaks nothing; only regular files and directories are
+// opened (non-blocking, checked on the open descriptor), so a FIFO or device
+// cannot hang a call. Messages name repository-relative paths only, and
+// quote a model's argument at most 200 bytes long. rg and fd do not follow
+// symlinks; the .git and .relay directories are never searched; .gitignore
+// is honoured (also outside a git work tree). File names that would be
+// ambiguous on a line (newlines, invalid UTF-8…) are printed Go-quoted, and
+// read accepts them in that form.
 //
 // # Processes and limits
 //
 // rg and fd run in their own process group under Options.Timeout (default
 // 30 s); when it expires, or the caller's context ends, the whole group is
 // killed and the call returns within a couple of seconds with what it had
-// (saying it is incomplete). Output is capped by count (grep 50 lines, glob
-// 100 files, graph 100 results), by bytes (32 KB; read 256 KB / 2000 lines)
-// and by line length, and every cap says so in the text ("truncated: N
-// more …") and in the call's Meta.
+// (saying it is incomplete). At most Options.MaxProcs (default 8) of them
+// run at once per ProcLimit — one shared by the tools of a Default registry
+// — and further calls wait for a slot. rg stops at --max-count matching
+// lines per file and --max-columns bytes per line, since it holds a file's
+// output in memory until the file is done, and is killed once 64 MB of its
+// output has been read. Output is capped by count (grep 50 lines, glob 100
+// files, graph 100 results), by bytes (32 KB; read 256 KB / 2000 lines) and
+// by line length, and every cap says so in the text ("truncated: N more …",
+// "at least") and in the call's Meta.
 //
 // DESIGN: grep keeps the first N matches by (path, line) although rg walks
 // files in parallel and emits them in any order — see grepCollector — so the

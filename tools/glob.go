@@ -2,13 +2,14 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,21 +19,13 @@ import (
 //go:embed glob.md
 var globDesc string
 
-var globSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob. Without a slash it matches file names anywhere (\"*.go\"); with a slash it matches the path from the repository root (\"net/http/*.go\", \"**/*_test.go\", \"net/http/**\")."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "Maximum files listed (default 100)."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-
 // GlobParams are the arguments of the glob tool.
 type GlobParams struct {
-	Pattern string `json:"pattern"`
-	Limit   int    `json:"limit,omitempty"`
+	Pattern string `json:"pattern" jsonschema:"Glob. Without a slash it matches file names anywhere (\"*.go\"); with a slash it matches the path from the repository root (\"net/http/*.go\", \"**/*_test.go\", \"net/http/**\")."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Maximum files listed (default 100)." schema:"minimum=1,maximum=2000"`
 }
+
+var globSchema = SchemaFor[GlobParams]()
 
 // GlobMeta records what a glob call found; it is never shown to the model.
 type GlobMeta struct {
@@ -47,7 +40,6 @@ type GlobMeta struct {
 type Glob struct {
 	opts    Options
 	fd      string
-	box     sandbox
 	onStart func(pid int) // test hook
 }
 
@@ -62,7 +54,7 @@ func NewGlob(opts Options) (*Glob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Glob{opts: o, fd: fd, box: sandbox{root: o.Root}}, nil
+	return &Glob{opts: o, fd: fd}, nil
 }
 
 // Name implements Tool.
@@ -107,8 +99,8 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	case limit > MaxGlobLimit:
 		limit = MaxGlobLimit
 	}
-	args := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never"}
-	if !exists(filepath.Join(g.opts.Root, ".git")) && exists(filepath.Join(g.opts.Root, ".gitignore")) {
+	args := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never", "--print0"}
+	if !g.exists(".git") && g.exists(".gitignore") {
 		// fd honours .gitignore only inside a git work tree; outside one,
 		// pass the root's .gitignore explicitly so both tools skip the same files.
 		args = append(args, "--ignore-file", filepath.Join(g.opts.Root, ".gitignore"))
@@ -122,18 +114,20 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
 	var files []globFile
-	res, err := runProc(tctx, g.fd, args, g.opts.Root, g.onStart, func(r io.Reader) error {
+	res, err := runProc(tctx, g.opts.Procs, g.fd, args, g.opts.Root, g.onStart, func(r io.Reader) error {
+		// --print0: a name may hold a newline; only NUL cannot occur in one.
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Split(splitNUL)
 		for sc.Scan() {
 			rel := strings.TrimPrefix(sc.Text(), "./")
 			if rel == "" {
 				continue
 			}
 			var mt int64
-			if fi, err := os.Stat(filepath.Join(g.opts.Root, rel)); err == nil {
+			if fi, err := g.opts.root.Lstat(rel); err == nil {
 				mt = fi.ModTime().UnixNano()
-			} else if errors.Is(err, os.ErrNotExist) {
+			} else if errors.Is(err, fs.ErrNotExist) {
 				continue // deleted while listing
 			}
 			files = append(files, globFile{path: filepath.ToSlash(rel), mtime: mt})
@@ -152,6 +146,8 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	}()
 	if len(files) == 0 {
 		switch {
+		case res.waited:
+			return Result{Content: fmt.Sprintf("glob %q did not start: all %d search processes stayed busy for the %s timeout; retry, or run fewer searches at once.", p.Pattern, g.opts.Procs.Cap(), g.opts.Timeout), IsError: true, Meta: meta}, nil
 		case res.timedOut:
 			return Result{Content: fmt.Sprintf("glob %q timed out after %s before finding anything; narrow the pattern.", p.Pattern, g.opts.Timeout), IsError: true, Meta: meta}, nil
 		case res.exitCode != 0 && strings.TrimSpace(res.stderr) != "":
@@ -174,10 +170,11 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	var body strings.Builder
 	shown := 0
 	for _, f := range files {
-		if shown >= limit || body.Len()+len(f.path)+1 > g.opts.MaxOutputBytes {
+		name := displayPath(f.path)
+		if shown >= limit || body.Len()+len(name)+1 > g.opts.MaxOutputBytes {
 			break
 		}
-		body.WriteString(f.path)
+		body.WriteString(name)
 		body.WriteByte('\n')
 		shown++
 	}
@@ -218,11 +215,11 @@ func (g *Glob) pattern(p string) (string, string) {
 	p = filepath.ToSlash(p)
 	if filepath.IsAbs(p) {
 		if !strings.ContainsAny(p, "*?[{") {
-			if _, rel, err := g.box.resolve(p); err != nil {
+			rel, err := g.opts.root.Rel(p)
+			if err != nil {
 				return "", err.Error()
-			} else {
-				p = rel
 			}
+			p = rel
 		} else if root := filepath.ToSlash(g.opts.Root) + "/"; strings.HasPrefix(p, root) {
 			p = strings.TrimPrefix(p, root)
 		} else {
@@ -239,7 +236,7 @@ func (g *Glob) pattern(p string) (string, string) {
 		return p + "**", ""
 	}
 	if !strings.ContainsAny(p, "*?[{") {
-		if fi, err := os.Stat(filepath.Join(g.opts.Root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+		if fi, err := g.opts.root.Stat(p); err == nil && fi.IsDir() {
 			return p + "/**", ""
 		}
 	}
@@ -259,7 +256,20 @@ func globEscape(s string) string {
 	return b.String()
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
+// exists reports whether the repository-relative name exists (without
+// following a final symlink).
+func (g *Glob) exists(name string) bool {
+	_, err := g.opts.root.Lstat(name)
 	return err == nil
+}
+
+// splitNUL is a bufio.SplitFunc for NUL-terminated records.
+func splitNUL(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }

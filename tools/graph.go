@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,17 +13,6 @@ import (
 //go:embed graph.md
 var graphDesc string
 
-var graphSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "operation": {"type": "string", "enum": ["callers", "callees", "implementations", "methods", "usages", "inheritors", "blast_radius"], "description": "callers | callees | implementations | methods | usages | inheritors | blast_radius"},
-    "target": {"type": "string", "description": "Symbol: a qualified name (\"net/http.Server.Serve\"), a dotted suffix (\"Server.Serve\"), a short name (\"Serve\") or a location name (\"net/http/server.go:Server.Serve\")."},
-    "depth": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Hops to follow for callers, callees, implementations and inheritors (default 1; blast_radius default 4)."}
-  },
-  "required": ["operation", "target"],
-  "additionalProperties": false
-}`)
-
 // OpBlastRadius is the graph tool's extra operation beside graphdb.Ops.
 const OpBlastRadius = "blast_radius"
 
@@ -33,10 +21,12 @@ const MaxGraphDepth = 5
 
 // GraphParams are the arguments of the graph tool.
 type GraphParams struct {
-	Operation string `json:"operation"`
-	Target    string `json:"target"`
-	Depth     int    `json:"depth,omitempty"`
+	Operation string `json:"operation" jsonschema:"callers | callees | implementations | methods | usages | inheritors | blast_radius" schema:"enum=callers|callees|implementations|methods|usages|inheritors|blast_radius"`
+	Target    string `json:"target" jsonschema:"Symbol: a qualified name (\"net/http.Server.Serve\"), a dotted suffix (\"Server.Serve\"), a short name (\"Serve\") or a location name (\"net/http/server.go:Server.Serve\")."`
+	Depth     int    `json:"depth,omitempty" jsonschema:"Hops to follow for callers, callees, implementations and inheritors (default 1; blast_radius default 4)." schema:"minimum=1,maximum=5"`
 }
+
+var graphSchema = SchemaFor[GraphParams]()
 
 // GraphMeta records what a graph call found; it is never shown to the model.
 type GraphMeta struct {
@@ -82,7 +72,7 @@ func ParseGraphOp(s string) (string, error) {
 	}
 	op, err := graphdb.ParseOp(s)
 	if err != nil {
-		return "", &GraphInputError{Msg: fmt.Sprintf("unknown graph operation %q; use one of callers, callees, implementations, methods, usages, inheritors, blast_radius", s)}
+		return "", &GraphInputError{Msg: fmt.Sprintf("unknown graph operation %s; use one of callers, callees, implementations, methods, usages, inheritors, blast_radius", quoteArg(s))}
 	}
 	return string(op), nil
 }
@@ -141,7 +131,7 @@ func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphd
 		if errors.As(err, &ae) || errors.Is(err, graphdb.ErrNotFound) {
 			return graphdb.Node{}, &GraphInputError{Msg: resolveText(target, ae), Err: err}
 		}
-		return graphdb.Node{}, fmt.Errorf("resolve %q: %w", target, err)
+		return graphdb.Node{}, fmt.Errorf("resolve %s: %w", quoteArg(target), err)
 	}
 	return n, nil
 }
@@ -150,12 +140,12 @@ func resolveText(target string, ae *graphdb.AmbiguousError) string {
 	var b strings.Builder
 	switch {
 	case ae == nil || len(ae.Candidates) == 0:
-		fmt.Fprintf(&b, "No symbol %q in the code graph. Use grep to find where it is defined, then retry with its qualified name (import path + name, e.g. \"net/http.Server.Serve\"). If it was added recently the index is stale: run `relay index`.", target)
+		fmt.Fprintf(&b, "No symbol %s in the code graph. Use grep to find where it is defined, then retry with its qualified name (import path + name, e.g. \"net/http.Server.Serve\"). If it was added recently the index is stale: run `relay index`.", quoteArg(target))
 		return b.String()
 	case errors.Is(ae, graphdb.ErrAmbiguous):
-		fmt.Fprintf(&b, "%q is ambiguous; %s:", target, plural(len(ae.Candidates), "candidate", "candidates"))
+		fmt.Fprintf(&b, "%s is ambiguous; %s:", quoteArg(target), plural(len(ae.Candidates), "candidate", "candidates"))
 	default:
-		fmt.Fprintf(&b, "No symbol %q in the code graph; closest candidates:", target)
+		fmt.Fprintf(&b, "No symbol %s in the code graph; closest candidates:", quoteArg(target))
 	}
 	for _, c := range ae.Candidates {
 		fmt.Fprintf(&b, "\n- %s (%s) %s", c.QName, location(c), kindOf(c))

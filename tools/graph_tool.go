@@ -145,7 +145,7 @@ func (g *Graph) Run(ctx context.Context, p GraphParams) (Result, error) {
 		case ctx.Err() != nil:
 			return Result{}, ctx.Err()
 		case tctx.Err() != nil:
-			return Result{Content: fmt.Sprintf("graph %s %s timed out after %s; use a smaller depth.", p.Operation, p.Target, g.opts.Timeout), IsError: true, Meta: meta}, nil
+			return Result{Content: fmt.Sprintf("graph %s %s timed out after %s; use a smaller depth.", p.Operation, quoteArg(p.Target), g.opts.Timeout), IsError: true, Meta: meta}, nil
 		}
 		return Result{}, fmt.Errorf("graph: %w", err)
 	}

@@ -36,6 +36,7 @@ const (
 	DefaultReadLineBytes  = 2000 // longer lines are cut in read output
 	DefaultGraphLimit     = 100  // results listed by graph
 	MaxPatternBytes       = 2000 // longer regexes and globs are refused
+	DefaultMaxProcs       = 8    // rg/fd processes running at once per Options
 )
 
 // InstallHint tells a person how to install the external programs the tools run.
@@ -46,7 +47,8 @@ const InstallHint = "install them with `apt-get install -y ripgrep fd-find` (Deb
 type Options struct {
 	// Root is the repository root; every path a tool touches stays inside it.
 	Root string
-	// Timeout bounds one tool call; the rg/fd child process is killed when it expires.
+	// Timeout bounds one tool call (waiting for a process slot included);
+	// the rg/fd child process is killed when it expires, and read stops.
 	Timeout time.Duration
 	// GrepLimit and GlobLimit are the default caps on listed matches and files.
 	GrepLimit, GlobLimit int
@@ -66,6 +68,16 @@ type Options struct {
 	RgPath, FdPath string
 	// Logger receives one debug line per call; nil discards.
 	Logger *slog.Logger
+	// MaxProcs bounds the rg and fd processes running at once (default
+	// DefaultMaxProcs); a call beyond it waits for a slot within its timeout.
+	// Ignored when Procs is set.
+	MaxProcs int
+	// Procs is the bound itself. Tools built by one Default call share one;
+	// set it to share a bound between registries (e.g. every session of a
+	// server). Nil: a new ProcLimit of MaxProcs.
+	Procs *ProcLimit
+
+	root *Root // opened by withDefaults; shared by the tools Default builds
 }
 
 // withDefaults validates o and fills zero fields. root is returned absolute
@@ -90,6 +102,14 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("tools: repository root %s is not a directory", abs)
 	}
 	o.Root = real
+	if o.root == nil || o.root.Dir() != real {
+		if o.root, err = OpenRoot(real); err != nil {
+			return o, fmt.Errorf("tools: %w", err)
+		}
+	}
+	if o.Procs == nil {
+		o.Procs = NewProcLimit(o.MaxProcs)
+	}
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -136,7 +156,14 @@ func findProgram(override string, what string, names ...string) (string, error) 
 
 // Default builds the registry of the four tools: grep, glob, read and graph.
 // It fails when rg or fd is missing, naming the command that installs them.
+// The tools share one Root and one ProcLimit (opts.Procs, or a new one of
+// opts.MaxProcs), so however many calls run at once, at most that many rg
+// and fd processes do.
 func Default(opts Options) (*Registry, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	g, err := NewGrep(opts)
 	if err != nil {
 		return nil, err

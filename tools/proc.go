@@ -10,6 +10,46 @@ import (
 	"time"
 )
 
+// ProcLimit bounds how many external processes (rg, fd) run at once, so
+// that many concurrent tool calls — 200 pipelined MCP greps — start at most
+// Cap processes and the rest wait their turn. It is safe for concurrent use.
+type ProcLimit struct {
+	slots chan struct{}
+}
+
+// NewProcLimit returns a bound of n processes (n <= 0: DefaultMaxProcs).
+func NewProcLimit(n int) *ProcLimit {
+	if n <= 0 {
+		n = DefaultMaxProcs
+	}
+	return &ProcLimit{slots: make(chan struct{}, n)}
+}
+
+// Cap returns the most processes that may run at once.
+func (l *ProcLimit) Cap() int { return cap(l.slots) }
+
+// Running returns how many slots are taken now.
+func (l *ProcLimit) Running() int { return len(l.slots) }
+
+// Acquire takes a slot, waiting until one is free or ctx ends (then it
+// returns ctx's error). Every successful Acquire needs one Release.
+func (l *ProcLimit) Acquire(ctx context.Context) error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Release frees a slot taken by Acquire.
+func (l *ProcLimit) Release() { <-l.slots }
+
 // errStop is returned by a stdout handler that has read enough; the child is
 // then killed without that counting as a failure.
 var errStop = errors.New("stop reading")
@@ -20,14 +60,20 @@ type procResult struct {
 	stderr   string // first few KB of stderr
 	timedOut bool   // the per-call deadline expired before the child finished
 	stopped  bool   // the handler stopped early and the child was killed
+	waited   bool   // ctx ended while waiting for a ProcLimit slot; nothing ran
 }
 
-// runProc runs bin in dir and hands its stdout to handle while it runs. The
-// child lives in its own process group; when ctx ends (or handle stops
-// early) the whole group is killed and Wait gives up on the pipes after a
-// short delay, so no rg or fd outlives the call. onStart, when set, sees the
-// pid (tests use it to check the process is gone).
-func runProc(ctx context.Context, bin string, args []string, dir string, onStart func(pid int), handle func(io.Reader) error) (procResult, error) {
+// runProc runs bin in dir and hands its stdout to handle while it runs. It
+// first takes a slot of lim (waiting within ctx). The child lives in its
+// own process group; when ctx ends (or handle stops early) the whole group
+// is killed and Wait gives up on the pipes after a short delay, so no rg or
+// fd outlives the call. onStart, when set, sees the pid (tests use it to
+// check the process is gone).
+func runProc(ctx context.Context, lim *ProcLimit, bin string, args []string, dir string, onStart func(pid int), handle func(io.Reader) error) (procResult, error) {
+	if err := lim.Acquire(ctx); err != nil {
+		return procResult{exitCode: -1, timedOut: true, waited: true}, nil
+	}
+	defer lim.Release()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, bin, args...)

@@ -19,7 +19,9 @@ func TestGrepTimeoutKillsRg(t *testing.T) {
 	t.Parallel()
 	needTools(t)
 	root := t.TempDir()
-	// Every line matches, so rg has megabytes of JSON to write: far longer than the timeout.
+	// 64 MB in which a regex without literals matches nothing: rg scans for
+	// a few hundred ms, far longer than the timeout (matching lines would
+	// not do: --max-count ends each file after a thousand of them).
 	big := strings.Repeat("match me please\n", 1<<20)
 	for i := range 4 {
 		writeFile(t, root, fmt.Sprintf("f%d.txt", i), big)
@@ -28,7 +30,7 @@ func TestGrepTimeoutKillsRg(t *testing.T) {
 	pids := make(chan int, 1)
 	g.onStart = func(pid int) { pids <- pid }
 	start := time.Now()
-	res := call(t, g, `{"pattern": "match", "context": 0}`)
+	res := call(t, g, `{"pattern": "\\w+\\s\\w+\\s\\w+\\d", "context": 0}`)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("call took %s after a 30ms timeout", d)
 	}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,23 +22,14 @@ import (
 //go:embed read.md
 var readDesc string
 
-var readSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file": {"type": "string", "description": "Repository-relative path of the file, e.g. \"net/http/server.go\"."},
-    "start_line": {"type": "integer", "minimum": 1, "description": "First line to show, 1-based (default 1)."},
-    "num_lines": {"type": "integer", "minimum": 1, "description": "Number of lines to show (default: to the end of the file, at most 2000)."}
-  },
-  "required": ["file"],
-  "additionalProperties": false
-}`)
-
 // ReadParams are the arguments of the read tool.
 type ReadParams struct {
-	File      string `json:"file"`
-	StartLine int    `json:"start_line,omitempty"`
-	NumLines  int    `json:"num_lines,omitempty"`
+	File      string `json:"file" jsonschema:"Repository-relative path of the file, e.g. \"net/http/server.go\". A name glob or grep printed Go-quoted is passed as printed."`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"First line to show, 1-based (default 1)." schema:"minimum=1"`
+	NumLines  int    `json:"num_lines,omitempty" jsonschema:"Number of lines to show (default: to the end of the file, at most 2000)." schema:"minimum=1"`
 }
+
+var readSchema = SchemaFor[ReadParams]()
 
 // ReadMeta records what a read call showed; it is never shown to the model.
 type ReadMeta struct {
@@ -55,7 +47,6 @@ const binarySniff = 8 << 10
 // Read returns numbered lines of a file inside the repository.
 type Read struct {
 	opts Options
-	box  sandbox
 }
 
 // NewRead returns the read tool.
@@ -64,7 +55,7 @@ func NewRead(opts Options) (*Read, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Read{opts: o, box: sandbox{root: o.Root}}, nil
+	return &Read{opts: o}, nil
 }
 
 // Name implements Tool.
@@ -91,48 +82,77 @@ func (t *Read) Call(ctx context.Context, args json.RawMessage) (Result, error) {
 // Run reads with typed parameters.
 func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 	start := time.Now()
-	if strings.TrimSpace(p.File) == "" {
+	file := strings.TrimSpace(p.File)
+	if file == "" {
 		return Errorf(`read needs "file", a repository-relative path, e.g. {"file": "cmd/relay/main.go", "start_line": 1, "num_lines": 100}`), nil
-	}
-	abs, rel, err := t.box.resolve(p.File)
-	if err != nil {
-		var ee *escapeError
-		if errors.As(err, &ee) {
-			return Errorf("%s", ee.msg), nil
-		}
-		return Result{}, fmt.Errorf("read: %w", err)
 	}
 	if p.StartLine < 0 || p.NumLines < 0 {
 		return Errorf("start_line and num_lines must be positive (got start_line=%d, num_lines=%d)", p.StartLine, p.NumLines), nil
 	}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist), isNotDir(err):
-		return Errorf("File not found: %s. Use glob to find the right path, e.g. {\"pattern\": \"**/%s\"}.", rel, path.Base(rel)), nil
-	case err != nil:
-		return Errorf("Cannot read %s: %v", rel, errors.Unwrap(err)), nil
-	case fi.IsDir():
-		return t.dir(abs, rel)
-	case !fi.Mode().IsRegular():
-		return Errorf("%s is not a regular file (%s); read only shows text files.", rel, fi.Mode().Type()), nil
-	}
-	f, err := os.Open(abs)
+	file = t.argPath(file)
+	f, fi, err := t.opts.root.Open(file)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Errorf("File not found: %s (it was removed just now). Use glob to find the right path.", rel), nil
-		}
-		return Errorf("Cannot open %s: %v", rel, errors.Unwrap(err)), nil
+		return openErrorResult(err)
 	}
 	defer f.Close()
+	rel, _ := t.opts.root.Rel(file) // cannot fail once Open succeeded
+	if fi.IsDir() {
+		return t.dir(f, rel), nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
 	meta := &ReadMeta{File: rel, Size: fi.Size()}
-	res, err := t.lines(ctx, f, rel, p, meta)
+	res, err := t.lines(tctx, f, displayPath(rel), p, meta)
 	if err != nil {
-		return Result{}, err
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		if tctx.Err() != nil {
+			return Result{Content: fmt.Sprintf("read of %s stopped at the %s timeout; ask for a smaller range with start_line and num_lines.", displayPath(rel), t.opts.Timeout), IsError: true, Meta: meta}, nil
+		}
+		return Result{}, fmt.Errorf("read %s: %w", rel, err)
 	}
 	t.opts.Logger.Debug("tool done", "tool", ReadName, "dur", time.Since(start), "file", rel, "lines", meta.EndLine-meta.StartLine+1, "truncated", meta.Truncated)
 	return res, nil
 }
 
+// argPath undoes the quoting glob and grep use for odd file names
+// (displayPath). A quoted argument whose unquoted name does not exist but
+// whose literal name does is taken literally; which name is opened is
+// still decided by the one open beneath the root.
+func (t *Read) argPath(p string) string {
+	u, ok := unquotePath(p)
+	if !ok {
+		return p
+	}
+	if _, err := t.opts.root.Lstat(u); err != nil {
+		if _, lerr := t.opts.root.Lstat(p); lerr == nil {
+			return p
+		}
+	}
+	return u
+}
+
+// openErrorResult turns a Root.Open failure into the model's answer.
+func openErrorResult(err error) (Result, error) {
+	var pe *PathError
+	if !errors.As(err, &pe) {
+		return Result{}, fmt.Errorf("read: %w", err)
+	}
+	switch {
+	case errors.Is(pe, fs.ErrNotExist):
+		rel := pe.Path
+		if u, ok := unquotePath(rel); ok {
+			rel = u
+		}
+		rel = strings.TrimPrefix(path.Clean(filepath.ToSlash(rel)), "./")
+		hint, _ := json.Marshal("**/" + path.Base(rel))
+		return Errorf("File not found: %s. Use glob to find the right path, e.g. {\"pattern\": %s}.", displayPath(rel), hint), nil
+	}
+	return Errorf("%s", pe.Msg), nil
+}
+
+// lines renders the requested lines of f; rel is the path as shown.
 func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, meta *ReadMeta) (Result, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, err := br.Peek(binarySniff)
@@ -154,8 +174,11 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 		capped    bool
 		long      []byte
 	)
+	reads := 0
 	for {
-		if n%4096 == 0 && ctx.Err() != nil {
+		// The deadline is checked every 256 reads of at most 64 KB, so a
+		// call on a huge file (or one that reads slowly) stops in time.
+		if reads++; reads%256 == 0 && ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
 		line, err := br.ReadSlice('\n')
@@ -169,6 +192,9 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 				// head for display, count the rest.
 				long = append(long[:0], line...)
 				for errors.Is(err, bufio.ErrBufferFull) {
+					if reads++; reads%256 == 0 && ctx.Err() != nil {
+						return Result{}, ctx.Err()
+					}
 					line, err = br.ReadSlice('\n')
 					total += len(line)
 					lastSeg = line
@@ -234,17 +260,17 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 // maxDirEntries caps the entries listed when read is given a directory.
 const maxDirEntries = 50
 
-func (t *Read) dir(abs, rel string) (Result, error) {
-	ents, err := os.ReadDir(abs)
+func (t *Read) dir(f *os.File, rel string) Result {
+	ents, err := f.ReadDir(-1)
 	if err != nil {
-		return Errorf("%s is a directory and cannot be listed: %v", rel, errors.Unwrap(err)), nil
+		return Errorf("%s is a directory and cannot be listed: %v", displayPath(rel), errnoOf(err))
 	}
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
 		if e.Name() == ".git" || e.Name() == ".relay" {
 			continue
 		}
-		n := e.Name()
+		n := displayPath(e.Name())
 		if e.IsDir() {
 			n += "/"
 		}
@@ -252,10 +278,11 @@ func (t *Read) dir(abs, rel string) (Result, error) {
 	}
 	sort.Strings(names)
 	var b strings.Builder
+	shown := displayPath(rel)
 	if rel == "." {
-		rel = "the repository root"
+		shown = "the repository root"
 	}
-	fmt.Fprintf(&b, "%s is a directory, not a file; read takes a file. It holds %s:\n", rel, plural(len(names), "entry", "entries"))
+	fmt.Fprintf(&b, "%s is a directory, not a file; read takes a file. It holds %s:\n", shown, plural(len(names), "entry", "entries"))
 	for i, n := range names {
 		if i == maxDirEntries {
 			fmt.Fprintf(&b, "… and %d more\n", len(names)-maxDirEntries)
@@ -264,6 +291,11 @@ func (t *Read) dir(abs, rel string) (Result, error) {
 		b.WriteString(n)
 		b.WriteByte('\n')
 	}
-	b.WriteString(`Read one of these files, or use glob (e.g. {"pattern": "` + strings.TrimPrefix(rel+"/**", "the repository root/") + `"}) to list files below it.`)
-	return Result{Content: b.String(), IsError: true}, nil
+	glob := "**"
+	if rel != "." {
+		glob = rel + "/**"
+	}
+	pat, _ := json.Marshal(glob)
+	fmt.Fprintf(&b, `Read one of these files, or use glob (e.g. {"pattern": %s}) to list files below it.`, pat)
+	return Result{Content: b.String(), IsError: true}
 }

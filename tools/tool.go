@@ -112,9 +112,14 @@ type funcTool[In any] struct {
 }
 
 // New builds a read-only Tool whose arguments are decoded into In before fn
-// runs; arguments that do not decode come back as an error Result naming the
-// problem and the schema. schema is the JSON Schema of In.
+// runs, as strictly as the built-in tools decode theirs (unknown or
+// repeated fields refused); arguments that do not decode come back as an
+// error Result naming the problem and the schema. schema is the JSON
+// Schema of In; nil means SchemaFor[In]() when In is a struct.
 func New[In any](name, desc string, schema json.RawMessage, fn func(context.Context, In) (Result, error)) Tool {
+	if schema == nil {
+		schema = SchemaFor[In]()
+	}
 	return &funcTool[In]{name: name, desc: desc, schema: schema, readOnly: true, fn: fn}
 }
 
@@ -125,11 +130,8 @@ func (t *funcTool[In]) ReadOnly() bool          { return t.readOnly }
 
 func (t *funcTool[In]) Call(ctx context.Context, args json.RawMessage) (Result, error) {
 	var in In
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return Errorf("invalid arguments for %s: %v. Arguments must be a JSON object matching this schema: %s", t.name, err, t.schema), nil
+	if msg := decodeArgs(t.name, t.schema, args, &in); msg != "" {
+		return Errorf("%s", msg), nil
 	}
 	return t.fn(ctx, in)
 }

@@ -1,0 +1,77 @@
+//go:build unix
+
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadFIFO: a FIFO named like source must not hang read (opening it
+// would wait for a writer forever); it is refused at once, by name.
+func TestReadFIFO(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "x.go"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := newRead(t, Options{Root: root})
+	start := time.Now()
+	res := callWithin(t, r, `{"file": "x.go"}`, time.Second)
+	want := "x.go is a named pipe (FIFO), not a regular file; only regular files and directories can be read"
+	if !res.IsError || res.Content != want {
+		t.Errorf("got IsError=%v %q, want %q", res.IsError, res.Content, want)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("read of a FIFO took %s", d)
+	}
+}
+
+// TestReadFIFOSwapRace swaps a regular file and a FIFO under read: a file
+// that is regular when checked and a FIFO when opened must not hang either.
+func TestReadFIFOSwapRace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, root, "x.go", "package x\n")
+	if err := syscall.Mkfifo(filepath.Join(root, ".probe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r := newRead(t, Options{Root: root})
+	const tries = 300
+	var swaps atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		x, tmp := filepath.Join(root, "x.go"), filepath.Join(root, ".swap")
+		for range tries {
+			syscall.Mkfifo(tmp, 0o644)
+			os.Rename(tmp, x)
+			os.WriteFile(tmp, []byte("package x\n"), 0o644)
+			os.Rename(tmp, x)
+			swaps.Add(1)
+		}
+	})
+	var fifo, regular int
+	for i := range tries {
+		for swaps.Load() < int64(i) {
+			runtime.Gosched()
+		}
+		res := callWithin(t, r, `{"file": "x.go"}`, 5*time.Second)
+		switch {
+		case res.Content == "1\tpackage x":
+			regular++
+		case strings.Contains(res.Content, "not a regular file"):
+			fifo++
+		default:
+			t.Errorf("unexpected answer %q", res.Content)
+		}
+	}
+	wg.Wait()
+	t.Logf("%d reads during %d swap cycles: %d regular, %d refused as a FIFO", tries, swaps.Load(), regular, fifo)
+}
