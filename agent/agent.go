@@ -196,11 +196,18 @@ func (rn *run) chat(ctx context.Context, stage Stage, agent string, step int, re
 
 // stopReason classifies why a stage ended early: the budget, the deadline,
 // or cancellation; "" for any other error.
+//
+// Only the run's own deadlines (ctx: --timeout, a retriever's hard deadline)
+// count as "timeout". A model request that timed out on its own while ctx
+// is still live (the HTTP client's per-request timeout, retried and given
+// up) is an endpoint failure like an HTTP 500: it wraps
+// context.DeadlineExceeded too, but ending the run "with what it has" would
+// hand an empty report to a caller such as relay batch as if it were done.
 func (rn *run) stopReason(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, ErrBudget):
 		return "budget: " + rn.meter.stopReason()
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "timeout"
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return "cancelled"

@@ -49,6 +49,9 @@ const cmdValidScope = `{"summary":"SMS are resent when the provider is slow.","e
 type fakeModel struct {
 	srv      *agenttest.Server
 	readSeen atomic.Int32 // read results that contained the file's text
+	// hang makes requests whose issue contains "HANG" never answer (until
+	// the client gives up), as an overloaded endpoint does.
+	hang atomic.Bool
 }
 
 func startFakeModel(t testing.TB) *fakeModel {
@@ -61,6 +64,9 @@ func startFakeModel(t testing.TB) *fakeModel {
 func (m *fakeModel) handle(req openai.ChatCompletionRequest, n int) agenttest.Reply {
 	if strings.Contains(agenttest.FirstUser(req), "FAIL") {
 		return agenttest.Error(401, "invalid api key")
+	}
+	if m.hang.Load() && strings.Contains(agenttest.FirstUser(req), "HANG") {
+		return agenttest.Reply{Delay: time.Minute}
 	}
 	if strings.Contains(agenttest.FirstUser(req), "INTERRUPT") {
 		// What Ctrl-C does to a running question; the reply never comes.
