@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/internal/redact"
 )
 
 func init() { commands = append(commands, newBatchCmd) }
@@ -245,7 +246,7 @@ func (b *batch) one(ctx context.Context, t ticket) (ticketResult, error) {
 	case err != nil:
 		res.status = "failed"
 		b.logf("%s: failed: %v", t.ID, err)
-		if werr := writeFileAtomic(filepath.Join(b.dir, t.ID+".error"), []byte(err.Error()+"\n")); werr != nil {
+		if werr := writeFileAtomic(filepath.Join(b.dir, t.ID+".error"), []byte(redact.Text(err.Error())+"\n")); werr != nil {
 			b.logf("%s: %v", t.ID, werr)
 		}
 	default:
@@ -262,7 +263,7 @@ func (b *batch) one(ctx context.Context, t ticket) (ticketResult, error) {
 func (b *batch) logf(format string, args ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	fmt.Fprintf(b.g.stderr, "batch: "+format+"\n", args...)
+	fmt.Fprint(b.g.stderr, redact.Text(fmt.Sprintf("batch: "+format+"\n", args...)))
 }
 
 func writeBatchSummary(w io.Writer, results []ticketResult) {

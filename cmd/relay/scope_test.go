@@ -208,6 +208,7 @@ func TestScopeCommandErrors(t *testing.T) {
 		{"endpoint without model", m.env(), []string{"scope", "an issue"}, 2, "pass --model (or set RELAY_MODEL)"},
 		{"bad price", m.env(), append([]string{"scope", "--price", "gpt=1", "x"}, modelFlags...), 2, "--price: price \"gpt=1\": want model=in/out"},
 		{"max-cost without prices", m.env(), append([]string{"scope", "--max-cost", "1", "x"}, modelFlags...), 2, "--max-cost needs prices"},
+		{"no transcripts kept", m.env(), append([]string{"scope", "--keep-runs", "0", "x"}, modelFlags...), 2, "--keep-runs and --keep-runs-mb must be positive, or -1 for no limit"},
 		{"model error", m.env(), append([]string{"scope", "FAIL please"}, modelFlags...), 1, "planner model planner-model: error, status code: 401"},
 	}
 	for _, tc := range tests {
