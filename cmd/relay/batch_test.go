@@ -253,11 +253,12 @@ func TestBatchTimeoutIsRedone(t *testing.T) {
 	t.Parallel()
 	needRgFd(t)
 	tests := []struct {
-		name string
-		args []string
+		name    string
+		args    []string
+		wantErr string
 	}{
-		{"request timeout", []string{"--request-timeout", "2s"}},
-		{"run timeout", []string{"--timeout", "3s"}},
+		{"request timeout", []string{"--request-timeout", "2s"}, "did not answer within --request-timeout 2s (1 attempt(s), --retries)"},
+		{"run timeout", []string{"--timeout", "3s"}, "the run stopped early (timeout) before the model answered anything"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,8 +288,8 @@ func TestBatchTimeoutIsRedone(t *testing.T) {
 				}
 			}
 			b, err := os.ReadFile(filepath.Join(out, "t001.error"))
-			if err != nil || !(strings.Contains(string(b), "deadline exceeded") || strings.Contains(string(b), "stopped early (timeout)")) {
-				t.Errorf("t001.error = %q, %v; want the timeout", b, err)
+			if err != nil || !strings.Contains(string(b), tc.wantErr) {
+				t.Errorf("t001.error = %q, %v; want %q", b, err, tc.wantErr)
 			}
 
 			m.hang.Store(false)

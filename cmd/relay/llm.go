@@ -89,14 +89,24 @@ type agentSession struct {
 	http    *http.Client
 	closers []io.Closer
 	baseURL string // the endpoint, for error messages
+	retries int
 }
 
 // explain adds what to check to an error that means the model endpoint
-// could not be reached at all (refused, unknown host, no route).
+// could not be reached at all (refused, unknown host, no route) or did not
+// answer in time.
 func (s *agentSession) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w\nthe model endpoint %s did not answer within --request-timeout %s (%d attempt(s), --retries); raise --request-timeout for a slow model, or check the endpoint",
+			err, redact.URL(s.baseURL), s.http.Timeout, s.retries)
+	}
 	var op *net.OpError
 	var dns *net.DNSError
-	if err == nil || !(errors.As(err, &op) || errors.As(err, &dns)) {
+	if !(errors.As(err, &op) || errors.As(err, &dns)) {
 		return err
 	}
 	where := redact.URL(s.baseURL)
@@ -148,7 +158,7 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	if f.maxCost > 0 && len(prices) == 0 {
 		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
 	}
-	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL}
+	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL, retries: f.retries}
 	reg, err := f.tools(ctx, g, root, graph, s)
 	if err != nil {
 		s.Close()
