@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/tools"
 )
 
@@ -43,6 +44,12 @@ type Options struct {
 	Budget  Budget
 	Prices  map[string]Price // by model name
 	RunsDir string           // transcripts go here; "" writes none
+	// RunsKeep and RunsMaxBytes bound RunsDir: when a run starts, the oldest
+	// transcripts beyond the newest RunsKeep, or beyond RunsMaxBytes in all,
+	// are deleted. Defaults DefaultRunsKeep and DefaultRunsMaxBytes; a
+	// negative value lifts that limit.
+	RunsKeep     int
+	RunsMaxBytes int64
 
 	Now      func() time.Time // default time.Now
 	NewID    func() string    // run IDs; default 8 random hex characters
@@ -101,6 +108,12 @@ func New(o Options) (*Runner, error) {
 	def(&o.ToolParallel, 8)
 	def(&o.LoopWindow, 12)
 	def(&o.LoopRepeats, 3)
+	if o.RunsKeep == 0 {
+		o.RunsKeep = DefaultRunsKeep
+	}
+	if o.RunsMaxBytes == 0 {
+		o.RunsMaxBytes = DefaultRunsMaxBytes
+	}
 	if o.RetrieverTimeout <= 0 {
 		o.RetrieverTimeout = 5 * time.Minute
 	}
@@ -137,7 +150,7 @@ type run struct {
 
 func (r *Runner) newRun(kind, text string) (*run, error) {
 	id := r.o.NewID()
-	tr, err := openTranscript(r.o.RunsDir, id, r.o.Now)
+	tr, err := openTranscript(r.o.RunsDir, id, r.o.Now, r.o.RunsKeep, r.o.RunsMaxBytes, r.o.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +194,7 @@ func (rn *run) chat(ctx context.Context, stage Stage, agent string, step int, re
 	d := time.Since(t0)
 	e := Event{Type: "response", Stage: stage, Agent: agent, Model: req.Model, Step: step, DurationMS: ms(d)}
 	if err != nil {
+		err = endpointError(err)
 		e.Error = err.Error()
 		rn.tr.record(e)
 		return resp, fmt.Errorf("%s model %s: %w", stage, req.Model, err)
@@ -194,13 +208,53 @@ func (rn *run) chat(ctx context.Context, stage Stage, agent string, step int, re
 	return resp, nil
 }
 
+// endpointError makes a model call's error fit to show: URLs redacted (net/http
+// and go-openai name the request URL, which may carry a password), a
+// [*ReplyError] or [*ReplyTooLargeError] without the "Post URL:" wrapping
+// around it, and the text clipped (an error reply's body is part of
+// go-openai's message). errors.Is and errors.As still see the original.
+func endpointError(err error) error {
+	var re *ReplyError
+	if errors.As(err, &re) {
+		return &shownError{msg: re.Error(), err: err}
+	}
+	var big *ReplyTooLargeError
+	if errors.As(err, &big) {
+		return &shownError{msg: big.Error(), err: err}
+	}
+	err = redact.Error(err)
+	if msg := err.Error(); len(msg) > maxErrorText {
+		return &shownError{msg: clipText(msg, maxErrorText), err: err}
+	}
+	return err
+}
+
+// maxErrorText caps the text of one model error.
+const maxErrorText = 2 << 10
+
+// shownError replaces an error's text and keeps its chain.
+type shownError struct {
+	msg string
+	err error
+}
+
+func (e *shownError) Error() string { return e.msg }
+func (e *shownError) Unwrap() error { return e.err }
+
 // stopReason classifies why a stage ended early: the budget, the deadline,
 // or cancellation; "" for any other error.
+//
+// Only the run's own deadlines (ctx: --timeout, a retriever's hard deadline)
+// count as "timeout". A model request that timed out on its own while ctx
+// is still live (the HTTP client's per-request timeout, retried and given
+// up) is an endpoint failure like an HTTP 500: it wraps
+// context.DeadlineExceeded too, but ending the run "with what it has" would
+// hand an empty report to a caller such as relay batch as if it were done.
 func (rn *run) stopReason(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, ErrBudget):
 		return "budget: " + rn.meter.stopReason()
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "timeout"
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return "cancelled"

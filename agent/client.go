@@ -15,6 +15,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 // ChatClient is the LLM seam: one chat completion. *openai.Client satisfies
@@ -27,7 +29,10 @@ type ChatClient interface {
 
 // NewOpenAIClient returns a go-openai client for an OpenAI-compatible
 // endpoint. baseURL "" means api.openai.com; httpClient nil means one with a
-// timeout per request of 3 minutes.
+// timeout per request of 3 minutes. The client reads at most MaxReplyBytes
+// of a reply, and a successful reply that is not JSON (an HTML page: the
+// base URL points at a web server) fails with a [*ReplyError] saying so.
+// httpClient itself is not changed.
 func NewOpenAIClient(baseURL, apiKey string, httpClient *http.Client) *openai.Client {
 	cfg := openai.DefaultConfig(apiKey)
 	if baseURL != "" {
@@ -36,7 +41,13 @@ func NewOpenAIClient(baseURL, apiKey string, httpClient *http.Client) *openai.Cl
 	if httpClient == nil {
 		httpClient = &http.Client{Timeout: 3 * time.Minute}
 	}
-	cfg.HTTPClient = httpClient
+	guarded := *httpClient
+	next := guarded.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	guarded.Transport = guardTransport{next: next, max: MaxReplyBytes}
+	cfg.HTTPClient = &guarded
 	return openai.NewClientWithConfig(cfg)
 }
 
@@ -119,7 +130,7 @@ func (r *retryClient) CreateChatCompletion(ctx context.Context, req openai.ChatC
 		if ra, ok := retryAfter(resp.Header()); ok {
 			wait = min(ra, r.o.MaxRetryAfter)
 		}
-		r.o.Log.Warn("retrying model call", "model", req.Model, "attempt", attempt, "wait", wait, "status", StatusCode(err), "err", err)
+		r.o.Log.Warn("retrying model call", "model", req.Model, "attempt", attempt, "wait", wait, "status", StatusCode(err), "err", redact.Error(err))
 		if err := r.o.Sleep(ctx, wait); err != nil {
 			return resp, err
 		}

@@ -11,7 +11,20 @@
 // [Runner.Ask] or [Runner.Retrieve] call is one run with its own ID, budget
 // and transcript (<RunsDir>/<UTC timestamp>-<id>.jsonl, one [Event] a line:
 // every request, response, tool call and result, with stage, agent id,
-// timing and tokens).
+// timing and tokens). Transcripts are private (0600 in a 0700 directory),
+// record at most 64 KiB of each message, argument or result per event (1 MiB
+// over a request's messages, older ones shrinking first), and are pruned to
+// the newest Options.RunsKeep / Options.RunsMaxBytes when a run starts.
+//
+// # The model endpoint
+//
+// [NewOpenAIClient] reads at most [MaxReplyBytes] of a reply
+// ([*ReplyTooLargeError] beyond) and refuses a successful reply that is not
+// JSON ([*ReplyError]: an HTML page means the base URL points at a web
+// server, not the API). Errors of model calls have their URLs redacted
+// (internal/redact) before they are recorded or returned. Only the run's own
+// deadlines end a run "with what it has"; a request that timed out on its
+// own, after its retries, is an error like an HTTP 500.
 //
 //	planner ──retrieve(q1), retrieve(q2)…──▶ retrievers (≤ Parallel at once) ──reports──▶ planner …
 //	planner answers without tool calls (or spends PlannerMaxSteps)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -458,6 +459,26 @@ func TestScopeRunDeadline(t *testing.T) {
 	}
 	if s.Stopped != "timeout" || !s.Retrievals[0].Incomplete || !strings.Contains(s.Markdown, "stopped early (timeout)") {
 		t.Errorf("stopped = %q, markdown:\n%s", s.Stopped, s.Markdown)
+	}
+}
+
+// TestScopeRequestTimeoutIsError: a model request that times out on its own
+// (the HTTP client's timeout, the run's context still live) is an endpoint
+// failure like a 500, not a run that "stopped early" with nothing in it.
+func TestScopeRequestTimeoutIsError(t *testing.T) {
+	t.Parallel()
+	srv := agenttest.NewServer(func(openai.ChatCompletionRequest, int) agenttest.Reply {
+		return agenttest.Reply{Delay: time.Minute}
+	})
+	t.Cleanup(srv.Close)
+	client := agent.NewOpenAIClient(srv.URL()+"/v1", "test", &http.Client{Timeout: 100 * time.Millisecond})
+	r := newRunner(t, agent.NewRetryClient(client, agent.RetryOptions{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}), tools.NewRegistry(), nil)
+	s, err := r.Scope(t.Context(), "issue")
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || s != nil {
+		t.Fatalf("Scope = %+v, %v; want no scoping and a deadline error", s, err)
+	}
+	if got := len(srv.Requests()); got != 2 {
+		t.Errorf("server saw %d requests, want 2 (the timeout is retried)", got)
 	}
 }
 

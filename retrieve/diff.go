@@ -74,8 +74,10 @@ var ErrEmptyDiff = errors.New("no file changes found: expected a unified diff (t
 // file" markers. Text before the first file header (a commit message, an
 // email) is skipped. Malformed input gives an error naming the line.
 func ParseDiff(r io.Reader) ([]FileDiff, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	// A bufio.Reader rather than a Scanner: a diff line has no length limit
+	// (minified code, generated data), and the parsed diff holds every
+	// changed line anyway.
+	br := bufio.NewReader(r)
 	var (
 		out     []FileDiff
 		cur     *FileDiff
@@ -102,14 +104,23 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 		hunk = nil
 		return nil
 	}
+	var starts []int // the line each file's header starts at, for errors
 	startFile := func(f FileDiff) {
+		starts = append(starts, lineNo)
 		out = append(out, f)
 		cur = &out[len(out)-1]
 		sawMinus = false
 	}
-	for sc.Scan() {
+	for {
+		text, rerr := br.ReadString('\n')
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, fmt.Errorf("read diff at line %d: %w", lineNo+1, rerr)
+		}
+		if text == "" && rerr != nil {
+			break
+		}
 		lineNo++
-		line := strings.TrimSuffix(sc.Text(), "\r")
+		line := strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
 		if hunk != nil && (oldLeft > 0 || newLeft > 0) {
 			tag := byte(' ')
 			if line != "" {
@@ -196,11 +207,10 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 			if err := finishHunk(); err != nil {
 				return nil, err
 			}
-			m := hunkRe.FindStringSubmatch(line)
-			if m == nil {
-				return nil, fmt.Errorf("line %d: malformed hunk header %q (want @@ -a,b +c,d @@)", lineNo, clip(line))
+			h, err := parseHunkHeader(line)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", lineNo, err)
 			}
-			h := Hunk{OldStart: atoi(m[1]), OldLines: countOr1(m[2]), NewStart: atoi(m[3]), NewLines: countOr1(m[4]), Section: strings.TrimSpace(m[5])}
 			hunk = &h
 			oldLeft, newLeft = h.OldLines, h.NewLines
 			oldNext, newNext = h.OldStart, h.NewStart
@@ -223,9 +233,6 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 			// commit messages: nothing to record.
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read diff: %w", err)
-	}
 	lineNo++
 	if err := finishHunk(); err != nil {
 		return nil, err
@@ -237,8 +244,28 @@ func ParseDiff(r io.Reader) ([]FileDiff, error) {
 		if out[i].Status == StatusModified && out[i].OldPath != out[i].NewPath && out[i].OldPath != "" && out[i].NewPath != "" {
 			out[i].Status = StatusRenamed
 		}
+		if err := checkFileHeader(out[i]); err != nil {
+			return nil, fmt.Errorf("line %d: %w", starts[i], err)
+		}
 	}
 	return out, nil
+}
+
+// checkFileHeader refuses a file whose header lines contradict each other
+// (a new file with an old path, a rename without both names…): review and
+// eval would otherwise look up symbols in a file that does not exist.
+func checkFileHeader(f FileDiff) error {
+	switch {
+	case f.Path() == "":
+		return errors.New("file change without a path on either side (both /dev/null, or both new and deleted)")
+	case f.Status == StatusAdded && f.OldPath != "":
+		return fmt.Errorf("file %q is marked new (new file mode or --- /dev/null) but also has the old path %q", f.NewPath, f.OldPath)
+	case f.Status == StatusDeleted && f.NewPath != "":
+		return fmt.Errorf("file %q is marked deleted (deleted file mode or +++ /dev/null) but also has the new path %q", f.OldPath, f.NewPath)
+	case f.Status == StatusRenamed && (f.OldPath == "" || f.NewPath == ""):
+		return fmt.Errorf("rename of %q needs both rename from and rename to", f.Path())
+	}
+	return nil
 }
 
 func markNoNewline(h *Hunk, lastTag byte) {
@@ -311,13 +338,35 @@ func diffPath(s string) string {
 	return s
 }
 
-func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+// maxDiffLine bounds the line numbers and counts of a hunk header, so that
+// start+count cannot overflow; no source file has this many lines.
+const maxDiffLine = 1<<31 - 1
 
-func countOr1(s string) int {
-	if s == "" {
-		return 1
+// parseHunkHeader reads "@@ -a,b +c,d @@ section". A range that holds
+// lines starts at line 1 or later; only an empty range (count 0) may name
+// line 0, as git does for a new or deleted file.
+func parseHunkHeader(line string) (Hunk, error) {
+	m := hunkRe.FindStringSubmatch(line)
+	if m == nil {
+		return Hunk{}, fmt.Errorf("malformed hunk header %q (want @@ -a,b +c,d @@)", clip(line))
 	}
-	return atoi(s)
+	var nums [4]int
+	for i, s := range m[1:5] {
+		if s == "" { // "-a" alone means one line
+			nums[i] = 1
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n > maxDiffLine {
+			return Hunk{}, fmt.Errorf("hunk header %q: line number %s is out of range", clip(line), clip(s))
+		}
+		nums[i] = n
+	}
+	h := Hunk{OldStart: nums[0], OldLines: nums[1], NewStart: nums[2], NewLines: nums[3], Section: strings.TrimSpace(m[5])}
+	if (h.OldStart == 0 && h.OldLines > 0) || (h.NewStart == 0 && h.NewLines > 0) {
+		return Hunk{}, fmt.Errorf("hunk header %q: a range holding lines starts at line 1, not 0", clip(line))
+	}
+	return h, nil
 }
 
 func clip(s string) string {

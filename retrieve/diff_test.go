@@ -150,6 +150,10 @@ func TestParseDiffErrors(t *testing.T) {
 		{"truncated hunk", "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n x\n", "line 5: hunk @@ -1,3 +1,3 @@ ends early"},
 		{"too many added", "--- a/x\n+++ b/x\n@@ -1,1 +1,1 @@\n+a\n+b\n", "line 5: added line \"+b\" exceeds"},
 		{"plus without minus", "+++ b/x\n", "line 1: \"+++ b/x\" without a preceding --- line"},
+		{"line number out of range", "--- a/x\n+++ b/x\n@@ -99999999999999999999,1 +1 @@\n-a\n+b\n", "line 3: hunk header \"@@ -99999999999999999999,1 +1 @@\": line number 99999999999999999999 is out of range"},
+		{"range at line 0", "--- a/x\n+++ b/x\n@@ -0,1 +1 @@\n-a\n+b\n", "line 3: hunk header \"@@ -0,1 +1 @@\": a range holding lines starts at line 1, not 0"},
+		{"no path on either side", "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n", "line 1: file change without a path on either side"},
+		{"deleted with a new path", "diff --git 0 0\ndeleted file mode\n+++ 00", "line 1: file \"0\" is marked deleted (deleted file mode or +++ /dev/null) but also has the new path \"00\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

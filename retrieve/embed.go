@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 // InputType tells an embeddings provider whether a text is a query or a
@@ -105,7 +107,7 @@ func (e *HTTPEmbedder) batch(ctx context.Context, texts []string, typ InputType)
 	url := strings.TrimSuffix(e.BaseURL, "/") + "/embeddings"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("embeddings request: %w", err)
+		return nil, redact.Error(fmt.Errorf("embeddings request: %w", err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if e.APIKey != "" {
@@ -117,7 +119,7 @@ func (e *HTTPEmbedder) batch(ctx context.Context, texts []string, typ InputType)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("embeddings call to %s: %w", url, err)
+		return nil, redact.Error(fmt.Errorf("embeddings call to %s: %w", url, err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
@@ -129,7 +131,7 @@ func (e *HTTPEmbedder) batch(ctx context.Context, texts []string, typ InputType)
 		if len(msg) > 300 {
 			msg = msg[:300] + "…"
 		}
-		return nil, fmt.Errorf("embeddings endpoint %s answered %s: %s", url, resp.Status, msg)
+		return nil, fmt.Errorf("embeddings endpoint %s answered %s: %s", redact.URL(url), resp.Status, redact.Text(msg))
 	}
 	var r struct {
 		Data []struct {
@@ -138,10 +140,10 @@ func (e *HTTPEmbedder) batch(ctx context.Context, texts []string, typ InputType)
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("decode embeddings response from %s: %w", url, err)
+		return nil, fmt.Errorf("decode embeddings response from %s: %w", redact.URL(url), err)
 	}
 	if len(r.Data) != len(texts) {
-		return nil, fmt.Errorf("embeddings endpoint %s returned %d vectors for %d inputs", url, len(r.Data), len(texts))
+		return nil, fmt.Errorf("embeddings endpoint %s returned %d vectors for %d inputs", redact.URL(url), len(r.Data), len(texts))
 	}
 	out := make([][]float32, len(texts))
 	for i, d := range r.Data {

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -94,6 +95,39 @@ type BlastSummary struct {
 	MaxDepth   int      `json:"max_depth"`
 }
 
+// mergeFiles folds the changes a diff lists more than once for the same
+// file (concatenated patches, or one file repeated a thousand times) into
+// one entry: the first one's header, every distinct hunk once.
+func mergeFiles(diffs []FileDiff) []FileDiff {
+	type hunkKey struct{ oldStart, oldLines, newStart, newLines int }
+	at := map[string]int{}
+	seen := map[string]map[hunkKey]bool{}
+	var out []FileDiff
+	for _, f := range diffs {
+		p, hunks := f.Path(), f.Hunks
+		i, ok := at[p]
+		if !ok {
+			i = len(out)
+			at[p] = i
+			seen[p] = map[hunkKey]bool{}
+			f.Hunks = nil
+			out = append(out, f)
+		}
+		out[i].Binary = out[i].Binary || f.Binary
+		for _, h := range hunks {
+			k := hunkKey{h.OldStart, h.OldLines, h.NewStart, h.NewLines}
+			if !seen[p][k] {
+				seen[p][k] = true
+				out[i].Hunks = append(out[i].Hunks, h)
+			}
+		}
+		if ok {
+			slices.SortStableFunc(out[i].Hunks, func(a, b Hunk) int { return cmp.Or(a.NewStart-b.NewStart, a.OldStart-b.OldStart) })
+		}
+	}
+	return out
+}
+
 // Review gathers review context for a parsed diff from the code graph.
 // Changed symbols come from each hunk's line ranges: new-side lines for
 // added and modified code, old-side lines for deleted code, matched against
@@ -106,6 +140,7 @@ func Review(ctx context.Context, g graphdb.Reader, diffs []FileDiff, opts Review
 		opts.Depth = DepthStandard
 	}
 	g = newCachedReader(g)
+	diffs = mergeFiles(diffs)
 	rc := ReviewContext{Depth: opts.Depth, Files: []ReviewFile{}, Changed: []ChangedSymbol{}, Callers: []RelatedSymbol{}, Callees: []RelatedSymbol{}}
 	byID := map[graphdb.NodeID]int{}
 	var langs []string

@@ -13,21 +13,22 @@ const DefaultReviewBudget = 1200
 // token, the usual figure for English and code with BPE tokenizers).
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
-// budgetWriter appends lines while they fit a token budget and counts what
-// it had to leave out.
+// budgetWriter appends lines while they fit a byte limit (4 bytes a token)
+// minus a reserve kept for the lines that say what was left out, and counts
+// what it had to leave out.
 type budgetWriter struct {
 	b               strings.Builder
-	budget          int
+	limit, reserve  int
 	omitted         int
 	skippedSections []string
 }
 
 func (w *budgetWriter) fits(s string) bool {
-	return EstimateTokens(w.b.String()+s) <= w.budget
+	return w.b.Len()+len(s) <= w.limit-w.reserve
 }
 
 // line writes s (plus a newline) if it fits; required lines are always
-// written.
+// written (Markdown clips the result if they overflow).
 func (w *budgetWriter) line(s string, required bool) bool {
 	s += "\n"
 	if !required && !w.fits(s) {
@@ -65,17 +66,79 @@ func (w *budgetWriter) skipped() {
 	}
 }
 
+// list writes "prefix a, b, c" with as many items as fit in at most max
+// bytes (and the budget), then "… and N more <label>"; when not even one
+// item fits, the line is left out and counted in skipped().
+func (w *budgetWriter) list(prefix, label string, items []string, max int) {
+	if len(items) == 0 {
+		return
+	}
+	room := min(max, w.limit-w.reserve-w.b.Len())
+	var b strings.Builder
+	b.WriteString(prefix)
+	n := 0
+	for i, it := range items {
+		sep := ""
+		if i > 0 {
+			sep = ", "
+		}
+		more := ""
+		if i < len(items)-1 {
+			more = fmt.Sprintf(", … and %d more %s", len(items)-i-1, label)
+		}
+		if b.Len()+len(sep)+len(it)+len(more)+1 > room {
+			break
+		}
+		b.WriteString(sep + it)
+		n++
+	}
+	switch {
+	case n == 0:
+		w.skippedSections = append(w.skippedSections, fmt.Sprintf("%d %s", len(items), label))
+		return
+	case n < len(items):
+		fmt.Fprintf(&b, ", … and %d more %s", len(items)-n, label)
+	}
+	w.line(b.String(), true)
+}
+
 // Markdown serializes the context for a prompt within budget tokens
-// (DefaultReviewBudget when ≤ 0), in priority order: changed symbols with
-// full signatures, the blast radius, direct callers with signatures,
-// callees, then transitive callers and neighbours by name and location,
-// then past feedback as "helpful" and "NOT helpful" examples. Items that do
-// not fit are counted, never cut mid-line.
+// (DefaultReviewBudget when ≤ 0; EstimateTokens of the result never exceeds
+// it), in priority order: the files (a quarter of the budget at most),
+// changed symbols with full signatures, the blast radius, direct callers
+// with signatures, callees, then transitive callers and neighbours by name
+// and location, then past feedback as "helpful" and "NOT helpful" examples.
+// Items that do not fit are counted, never cut mid-line.
 func (rc ReviewContext) Markdown(budget int) string {
 	if budget <= 0 {
 		budget = DefaultReviewBudget
 	}
-	w := &budgetWriter{budget: budget}
+	limit := budget * 4
+	// Render with a growing reserve until the lines that say what was
+	// left out fit too; the first pass reserves nothing, so a context that
+	// fits is rendered as if there were no limit.
+	out := ""
+	for reserve := 0; reserve < limit; {
+		out = rc.render(limit, reserve)
+		if len(out) <= limit {
+			return out
+		}
+		reserve += len(out) - limit + 16
+	}
+	return clipLines(out, limit)
+}
+
+// clipLines cuts s to its longest prefix of whole lines within limit
+// bytes ("" when not even the title fits).
+func clipLines(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	return s[:strings.LastIndexByte(s[:limit], '\n')+1]
+}
+
+func (rc ReviewContext) render(limit, reserve int) string {
+	w := &budgetWriter{limit: limit, reserve: reserve}
 	w.line(fmt.Sprintf("## Review context (%s)", rc.Depth), true)
 	var files []string
 	for _, f := range rc.Files {
@@ -90,7 +153,7 @@ func (rc ReviewContext) Markdown(budget int) string {
 		}
 		files = append(files, s+")")
 	}
-	w.line("Files: "+strings.Join(files, ", "), true)
+	w.list("Files: ", "file(s)", files, max(limit/4, 160))
 	if b := rc.Blast; b != nil {
 		tests := "no test reaches the changed code"
 		if len(b.Tests) > 0 {
@@ -99,12 +162,38 @@ func (rc ReviewContext) Markdown(budget int) string {
 		w.line(fmt.Sprintf("Blast radius: risk %d/100 — %d direct and %d transitive caller(s) (up to %d hops) in %d file(s); %s.",
 			b.Risk, b.Direct, b.Transitive, b.MaxDepth, len(b.Files), tests), true)
 	}
+	rc.renderSymbols(w)
+	var help, nohelp []string
+	for _, f := range rc.Helpful {
+		help = append(help, feedbackLine(f))
+	}
+	for _, f := range rc.NotHelpful {
+		nohelp = append(nohelp, feedbackLine(f))
+	}
+	w.section("### Past review comments that were helpful", "helpful comment(s)", help)
+	w.section("### Past review comments that were NOT helpful (avoid these)", "unhelpful comment(s)", nohelp)
+	dropped := 0
+	for _, n := range rc.Notes {
+		if !w.line("\nNote: "+n, false) {
+			dropped++
+		}
+	}
+	if dropped > 0 {
+		w.skippedSections = append(w.skippedSections, fmt.Sprintf("%d note(s)", dropped))
+	}
+	w.skipped()
+	return w.b.String()
+}
+
+// renderSymbols writes the changed symbols, callers, callees and
+// neighbours sections.
+func (rc ReviewContext) renderSymbols(w *budgetWriter) {
 	var changed []string
 	for _, c := range rc.Changed {
 		changed = append(changed, fmt.Sprintf("- %s `%s` — %s (%s)", c.Change, oneLine(shortSig(c.Ref), 300), c.Location, lineRanges(c.Lines)))
 	}
 	if len(changed) == 0 {
-		w.line("\nNo indexed symbol is touched by the diff.", true)
+		w.line("\nNo indexed symbol is touched by the diff.", false)
 	}
 	w.section("### Changed symbols", "changed symbol(s)", changed)
 	var direct, transitive []string
@@ -131,26 +220,6 @@ func (rc ReviewContext) Markdown(budget int) string {
 		ns = append(ns, fmt.Sprintf("- %s — %s (%s)", nameOf(n.Ref), n.Location, rel))
 	}
 	w.section("### Semantic neighbours", "neighbour(s)", ns)
-	var help, nohelp []string
-	for _, f := range rc.Helpful {
-		help = append(help, feedbackLine(f))
-	}
-	for _, f := range rc.NotHelpful {
-		nohelp = append(nohelp, feedbackLine(f))
-	}
-	w.section("### Past review comments that were helpful", "helpful comment(s)", help)
-	w.section("### Past review comments that were NOT helpful (avoid these)", "unhelpful comment(s)", nohelp)
-	dropped := 0
-	for _, n := range rc.Notes {
-		if !w.line("\nNote: "+n, false) {
-			dropped++
-		}
-	}
-	if dropped > 0 {
-		w.skippedSections = append(w.skippedSections, fmt.Sprintf("%d note(s)", dropped))
-	}
-	w.skipped()
-	return w.b.String()
 }
 
 func feedbackLine(f ScoredFeedback) string {

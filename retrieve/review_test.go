@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,9 +113,7 @@ func TestReviewBudget(t *testing.T) {
 	full := rc.Markdown(0)
 	for _, budget := range []int{180, 250, 350} {
 		md := rc.Markdown(budget)
-		// Required lines (title, files, blast radius, omission notes) may
-		// exceed a tiny budget by a little; everything else must fit.
-		if got := EstimateTokens(md); got > budget+30 {
+		if got := EstimateTokens(md); got > budget {
 			t.Errorf("budget %d: %d tokens:\n%s", budget, got, md)
 		}
 		if md != full && !strings.Contains(strings.ToLower(md), "omitted for the token budget") {
@@ -126,6 +125,50 @@ func TestReviewBudget(t *testing.T) {
 	}
 	if EstimateTokens(full) > 700 {
 		t.Errorf("default rendering is %d tokens, want a compact context", EstimateTokens(full))
+	}
+}
+
+// TestReviewBudgetBoundsEverything: the budget holds for every line,
+// including the file list and the notes of a diff that repeats one file
+// 1,000 times or lists 1,000 files, down to budgets too small for the
+// title; a repeated file is listed once.
+func TestReviewBudgetBoundsEverything(t *testing.T) {
+	t.Parallel()
+	_, g, _ := testRepo(t, nil)
+	one := loadDiff(t, "change.diff")
+	var repeated, many []FileDiff
+	for i := range 1000 {
+		repeated = append(repeated, one...)
+		f := one[0]
+		f.OldPath, f.NewPath = fmt.Sprintf("gen/f%04d.go", i), fmt.Sprintf("gen/f%04d.go", i)
+		many = append(many, f)
+	}
+	for name, diffs := range map[string][]FileDiff{"one file 1,000 times": repeated, "1,000 files": many} {
+		rc, err := Review(t.Context(), g, diffs, ReviewOptions{Depth: DepthStandard, Feedback: loadFeedback(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{1, 5, 50, 200, 1200} {
+			md := rc.Markdown(budget)
+			if len(md) > budget*4 || EstimateTokens(md) > budget {
+				t.Errorf("%s, budget %d: %d bytes (%d tokens):\n%s", name, budget, len(md), EstimateTokens(md), md)
+			}
+			if budget >= 200 && !strings.Contains(md, "Files: `") {
+				t.Errorf("%s, budget %d: no file listed:\n%s", name, budget, md)
+			}
+		}
+		if name == "one file 1,000 times" {
+			if len(rc.Files) != len(one) {
+				t.Errorf("%d files in the context, want %d (each once)", len(rc.Files), len(one))
+			}
+			md := rc.Markdown(200)
+			files, _, _ := strings.Cut(md[strings.Index(md, "Files: "):], "\n")
+			if strings.Count(files, "storage/retry.go") != 1 || !strings.Contains(files, "`storage/retry.go` (modified, +2 −1)") {
+				t.Errorf("storage/retry.go not listed once with its own counts:\n%s", md)
+			}
+		} else if md := rc.Markdown(200); !strings.Contains(md, "more file(s)") {
+			t.Errorf("1,000 files without saying how many were left out:\n%s", md)
+		}
 	}
 }
 

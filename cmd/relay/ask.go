@@ -15,6 +15,8 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 func init() { commands = append(commands, newAskCmd) }
@@ -121,7 +123,7 @@ func (a *asker) repl(ctx context.Context) error {
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintln(a.g.stderr, "relay: cancelled")
 		case err != nil:
-			fmt.Fprintf(a.g.stderr, "relay: %v\n", err)
+			fmt.Fprintf(a.g.stderr, "relay: %s\n", redact.Text(err.Error()))
 		}
 		if terminated {
 			return nil

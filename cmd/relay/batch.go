@@ -18,6 +18,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/internal/redact"
 )
 
 func init() { commands = append(commands, newBatchCmd) }
@@ -137,12 +140,30 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 		if err != nil {
 			return scopeOutcome{}, err
 		}
+		if err := gatheredSomething(s); err != nil {
+			return scopeOutcome{}, err
+		}
 		js, err := scopingJSON(s)
 		if err != nil {
 			return scopeOutcome{}, err
 		}
 		return scopeOutcome{markdown: s.Markdown, json: js, tokens: s.Usage.Tokens(), stopped: s.Stopped}, nil
 	}, func() { sess.Close() }, nil
+}
+
+// gatheredSomething refuses a run that stopped early (deadline, budget)
+// before the model contributed anything: written out, its report would be
+// empty yet count as finished, and resuming would never redo it.
+func gatheredSomething(s *agent.Scoping) error {
+	if s.Stopped == "" || s.Structured {
+		return nil
+	}
+	for _, r := range s.Retrievals {
+		if !r.Incomplete || r.ToolCalls > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("the run stopped early (%s) before the model answered anything; no report was written (raise --timeout, --request-timeout or the budget, or check the model endpoint, then re-run to redo this ticket)", s.Stopped)
 }
 
 type batch struct {
@@ -225,7 +246,7 @@ func (b *batch) one(ctx context.Context, t ticket) (ticketResult, error) {
 	case err != nil:
 		res.status = "failed"
 		b.logf("%s: failed: %v", t.ID, err)
-		if werr := writeFileAtomic(filepath.Join(b.dir, t.ID+".error"), []byte(err.Error()+"\n")); werr != nil {
+		if werr := writeFileAtomic(filepath.Join(b.dir, t.ID+".error"), []byte(redact.Text(err.Error())+"\n")); werr != nil {
 			b.logf("%s: %v", t.ID, werr)
 		}
 	default:
@@ -242,7 +263,7 @@ func (b *batch) one(ctx context.Context, t ticket) (ticketResult, error) {
 func (b *batch) logf(format string, args ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	fmt.Fprintf(b.g.stderr, "batch: "+format+"\n", args...)
+	fmt.Fprint(b.g.stderr, redact.Text(fmt.Sprintf("batch: "+format+"\n", args...)))
 }
 
 func writeBatchSummary(w io.Writer, results []ticketResult) {
@@ -313,10 +334,18 @@ func checkTicket(t ticket, where string) error {
 
 func readJSONL(r io.Reader, path string) ([]ticket, error) {
 	var out []ticket
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	// A bufio.Reader rather than a Scanner: a ticket may be one line of any
+	// length (a pasted log); the whole file is held in memory anyway.
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		text, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %s:%d: %w", path, n, err)
+		}
+		if text == "" && err != nil {
+			break
+		}
+		line := strings.TrimSpace(text)
 		if line == "" {
 			continue
 		}
@@ -335,9 +364,6 @@ func readJSONL(r io.Reader, path string) ([]ticket, error) {
 			return nil, err
 		}
 		out = append(out, t)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return out, nil
 }

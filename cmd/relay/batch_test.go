@@ -63,6 +63,25 @@ func TestReadTickets(t *testing.T) {
 	}
 }
 
+// TestReadTicketsLongLine: a ticket on one 20 MB line (a pasted log) is
+// read whole; bufio.Scanner used to stop with "token too long".
+func TestReadTicketsLongLine(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("x", 20<<20)
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	data := `{"id":"a","title":"short"}` + "\n" + `{"id":"big","title":"log","body":"` + body + `"}` + "\n" + `{"id":"c","title":"last"}`
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readTickets(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[1].ID != "big" || len(got[1].Body) != len(body) || got[2].ID != "c" {
+		t.Errorf("read %d tickets; want a, big (20 MiB body), c", len(got))
+	}
+}
+
 func writeTickets(t testing.TB, n int, fail map[int]bool) string {
 	t.Helper()
 	var b strings.Builder
@@ -225,4 +244,66 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestBatchTimeoutIsRedone: a ticket whose model endpoint does not answer in
+// time is a failure (as an HTTP 500 is), not a finished empty report, so a
+// resumed batch scopes it again.
+func TestBatchTimeoutIsRedone(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"request timeout", []string{"--request-timeout", "2s"}, "did not answer within --request-timeout 2s (1 attempt(s), --retries)"},
+		{"run timeout", []string{"--timeout", "3s"}, "the run stopped early (timeout) before the model answered anything"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := startFakeModel(t)
+			m.hang.Store(true)
+			root := agentRepo(t)
+			in := filepath.Join(t.TempDir(), "tickets.jsonl")
+			tickets := `{"id":"t000","title":"Ticket 0","body":"SMS are slow."}
+{"id":"t001","title":"Ticket 1","body":"HANG: SMS are sent twice."}
+{"id":"t002","title":"Ticket 2","body":"SMS go missing."}
+`
+			if err := os.WriteFile(in, []byte(tickets), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "reports")
+			args := append([]string{"batch", "--repo", root, "--in", in, "--out", out, "--concurrency", "3", "--retries", "1"}, modelFlags...)
+			args = append(args, tc.args...)
+
+			code, stdout, stderr := relayAgent(t, m.env(), "", args...)
+			if code != 1 || !strings.Contains(stdout, "3 tickets: 2 done, 1 failed") || !strings.Contains(stdout, "t001  failed") {
+				t.Fatalf("first run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			for _, name := range []string{"t001.md", "t001.json"} {
+				if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+					t.Errorf("the timed-out ticket has %s: it would count as finished", name)
+				}
+			}
+			b, err := os.ReadFile(filepath.Join(out, "t001.error"))
+			if err != nil || !strings.Contains(string(b), tc.wantErr) {
+				t.Errorf("t001.error = %q, %v; want %q", b, err, tc.wantErr)
+			}
+
+			m.hang.Store(false)
+			code, stdout, stderr = relayAgent(t, m.env(), "", args...)
+			if code != 0 || !strings.Contains(stdout, "3 tickets: 1 done, 2 skipped") || !strings.Contains(stdout, "t001  done") {
+				t.Fatalf("resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			md, err := os.ReadFile(filepath.Join(out, "t001.md"))
+			if err != nil || !strings.Contains(string(md), "# Scoping: Ticket 1") || !strings.Contains(string(md), "SMS are resent when the provider is slow.") {
+				t.Errorf("t001.md after resume = %q, %v; want the gap detector's report", md, err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "t001.error")); err == nil {
+				t.Error("t001.error is still there after the ticket was redone")
+			}
+		})
+	}
 }

@@ -36,7 +36,7 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 		Example: `  relay graph callers Service.Send --depth 2
   relay graph implementations store.Reader --json
   relay graph blast-radius notify.SMSSender.Send retry.Do`,
-		Args: cobra.MinimumNArgs(2),
+		Args: graphArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := tools.ParseGraphOp(args[0])
 			if err != nil {
@@ -87,6 +87,25 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most N results (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of prose")
 	return cmd
+}
+
+// graphArgs checks that an operation and a target were given, and says
+// which is missing with an example.
+func graphArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return errors.New("graph needs an operation and a target, e.g. relay graph callers Service.Send (operations: callers, callees, implementations, methods, usages, inheritors, blast-radius)")
+	}
+	if len(args) > 1 {
+		return nil
+	}
+	op, err := tools.ParseGraphOp(args[0])
+	if err != nil {
+		return err
+	}
+	if op == tools.OpBlastRadius {
+		return errors.New("graph blast-radius needs at least one target: the symbol(s) a change touches, e.g. relay graph blast-radius notify.SMSSender.Send retry.Do")
+	}
+	return fmt.Errorf("graph %s needs a target: a symbol name, qualified name or path.go:Func, e.g. relay graph %s Service.Send", args[0], args[0])
 }
 
 // blastMany resolves several targets and computes one blast radius for all.

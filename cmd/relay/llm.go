@@ -17,6 +17,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/tools"
 )
@@ -41,6 +42,8 @@ type llmFlags struct {
 	retries          int
 	noJSONMode       bool
 	noTranscript     bool
+	keepRuns         int
+	keepRunsMB       int64
 }
 
 func (f *llmFlags) register(fs *pflag.FlagSet) {
@@ -61,6 +64,8 @@ func (f *llmFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.retries, "retries", 4, "attempts per model request on 429, 5xx and timeouts")
 	fs.BoolVar(&f.noJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
 	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under runs/ in the store directory (or --state)")
+	fs.IntVar(&f.keepRuns, "keep-runs", agent.DefaultRunsKeep, "transcripts kept in the runs directory; older ones are deleted when a run starts (-1: no limit)")
+	fs.Int64Var(&f.keepRunsMB, "keep-runs-mb", agent.DefaultRunsMaxBytes>>20, "megabytes of transcripts kept in the runs directory; the oldest go first (-1: no limit)")
 }
 
 // errNoEndpoint is what newAgent returns when no model endpoint is
@@ -84,17 +89,27 @@ type agentSession struct {
 	http    *http.Client
 	closers []io.Closer
 	baseURL string // the endpoint, for error messages
+	retries int
 }
 
 // explain adds what to check to an error that means the model endpoint
-// could not be reached at all (refused, unknown host, no route).
+// could not be reached at all (refused, unknown host, no route) or did not
+// answer in time.
 func (s *agentSession) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w\nthe model endpoint %s did not answer within --request-timeout %s (%d attempt(s), --retries); raise --request-timeout for a slow model, or check the endpoint",
+			err, redact.URL(s.baseURL), s.http.Timeout, s.retries)
+	}
 	var op *net.OpError
 	var dns *net.DNSError
-	if err == nil || !(errors.As(err, &op) || errors.As(err, &dns)) {
+	if !(errors.As(err, &op) || errors.As(err, &dns)) {
 		return err
 	}
-	where := s.baseURL
+	where := redact.URL(s.baseURL)
 	if where == "" {
 		where = "https://api.openai.com/v1"
 	}
@@ -134,13 +149,16 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	if f.parallel < 1 || f.plannerSteps < 1 || f.softCap < 1 || f.retries < 1 {
 		return nil, usageErr(errors.New("--parallel, --planner-steps, --retriever-steps and --retries must be at least 1"))
 	}
+	if f.keepRuns == 0 || f.keepRunsMB == 0 {
+		return nil, usageErr(errors.New("--keep-runs and --keep-runs-mb must be positive, or -1 for no limit (--no-transcript writes none)"))
+	}
 	if f.maxTokens < 0 || f.maxCost < 0 {
 		return nil, usageErr(errors.New("--max-tokens and --max-cost must not be negative"))
 	}
 	if f.maxCost > 0 && len(prices) == 0 {
 		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
 	}
-	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL}
+	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL, retries: f.retries}
 	reg, err := f.tools(ctx, g, root, graph, s)
 	if err != nil {
 		s.Close()
@@ -165,6 +183,8 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 		Budget:           agent.Budget{MaxTokens: f.maxTokens, MaxCost: f.maxCost},
 		Prices:           prices,
 		RunsDir:          runsDir,
+		RunsKeep:         f.keepRuns,
+		RunsMaxBytes:     f.keepRunsMB << 20,
 		Log:              g.log,
 		Progress:         progress,
 	})
@@ -256,7 +276,7 @@ func (f *llmFlags) models(g *globals, baseURL string) (agent.Models, error) {
 		Gap:       pick(f.gapModel, "RELAY_GAP_MODEL", model),
 	}
 	if m.Planner == "" || m.Retriever == "" || m.Gap == "" {
-		return m, usageErr(fmt.Errorf("no model for endpoint %s: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama", baseURL))
+		return m, usageErr(fmt.Errorf("no model for endpoint %s: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama", redact.URL(baseURL)))
 	}
 	return m, nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/redact"
 )
 
 // globals are the flags every sub-command shares.
@@ -79,7 +80,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "relay: %v\n", err)
+	// The last line of defence for secrets in URLs: whatever error reaches
+	// the user is redacted, whoever built it.
+	fmt.Fprintf(stderr, "relay: %s\n", redact.Text(err.Error()))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -166,11 +169,11 @@ func (g *globals) setup() error {
 		return usageErr(fmt.Errorf("unknown --log-level %q (want debug, info, warn or error)", g.logLevel))
 	}
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(g.stderr, opts)
 	if f, ok := g.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		g.log = slog.New(slog.NewTextHandler(g.stderr, opts))
-	} else {
-		g.log = slog.New(slog.NewJSONHandler(g.stderr, opts))
+		h = slog.NewTextHandler(g.stderr, opts)
 	}
+	g.log = slog.New(redact.Handler(h))
 	return nil
 }
 

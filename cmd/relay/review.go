@@ -30,7 +30,8 @@ needs beside it from the code graph: the symbols the hunks touch (new-side lines
 modified code, old-side lines for deleted code), their callers (1 hop at --depth fast, 2 at
 standard and deep), callees, the blast radius with a risk score, at deep the semantic
 neighbours of the changed symbols, and the closest past review comments recorded with
-'relay review feedback' (5 helpful, 3 not helpful). The Markdown fits --budget tokens.
+'relay review feedback' (5 helpful, 3 not helpful). The whole Markdown fits --budget tokens;
+a file the diff lists more than once is reviewed and listed once.
 Run 'relay index' first.
 
 Examples:
@@ -103,7 +104,7 @@ Examples:
 	f.StringVar(&diffPath, "diff", "", "unified diff to review: a file, or - for stdin")
 	f.StringVar(&depth, "depth", "standard", "fast (direct callers), standard (2 hops of callers) or deep (+ semantic neighbours)")
 	f.BoolVar(&asJSON, "json", false, "print the context as JSON (with the Markdown in a field)")
-	f.IntVar(&budget, "budget", retrieve.DefaultReviewBudget, "token budget of the Markdown context")
+	f.IntVar(&budget, "budget", retrieve.DefaultReviewBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes)")
 	ef.register(f)
 	cmd.AddCommand(newFeedbackCmd(g))
 	return cmd

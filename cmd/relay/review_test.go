@@ -98,3 +98,29 @@ func TestReviewCommand(t *testing.T) {
 		t.Errorf("json review: %+v", rc)
 	}
 }
+
+// TestReviewBudgetRepeatedFile is the probe of the issue: a 50 MB diff that
+// lists one file 1,000 times, reviewed at --budget 200 (tokens, 4 bytes
+// each), printed 129,903 bytes. The whole output now fits the budget and
+// the file is listed once.
+func TestReviewBudgetRepeatedFile(t *testing.T) {
+	t.Parallel()
+	root := retrievalRepo(t)
+	// Each copy adds one 50 KB line (a minified bundle pasted in a comment).
+	long := "+\t// " + strings.Repeat("x", 50<<10) + "\n"
+	one := strings.Replace(cartDiff, "@@ -24,6 +24,6 @@", "@@ -24,6 +24,7 @@", 1) + long
+	diff := strings.Repeat(one, 1000)
+	if len(diff) < 50_000_000 {
+		t.Fatalf("generated diff is %d bytes, want 50 MB", len(diff))
+	}
+	code, stdout, stderr := relay(t, diff, "--repo", root, "review", "--diff", "-", "--budget", "200")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if len(stdout) > 200*4 {
+		t.Errorf("--budget 200 printed %d bytes, want at most 800:\n%s", len(stdout), stdout)
+	}
+	if n := strings.Count(stdout, "`cart/cart.go`"); n != 1 || !strings.Contains(stdout, "Files: `cart/cart.go` (modified, +2 −1)") {
+		t.Errorf("cart/cart.go listed %d times, want once with its own counts:\n%s", n, stdout)
+	}
+}

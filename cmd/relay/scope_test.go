@@ -49,6 +49,9 @@ const cmdValidScope = `{"summary":"SMS are resent when the provider is slow.","e
 type fakeModel struct {
 	srv      *agenttest.Server
 	readSeen atomic.Int32 // read results that contained the file's text
+	// hang makes requests whose issue contains "HANG" never answer (until
+	// the client gives up), as an overloaded endpoint does.
+	hang atomic.Bool
 }
 
 func startFakeModel(t testing.TB) *fakeModel {
@@ -61,6 +64,9 @@ func startFakeModel(t testing.TB) *fakeModel {
 func (m *fakeModel) handle(req openai.ChatCompletionRequest, n int) agenttest.Reply {
 	if strings.Contains(agenttest.FirstUser(req), "FAIL") {
 		return agenttest.Error(401, "invalid api key")
+	}
+	if m.hang.Load() && strings.Contains(agenttest.FirstUser(req), "HANG") {
+		return agenttest.Reply{Delay: time.Minute}
 	}
 	if strings.Contains(agenttest.FirstUser(req), "INTERRUPT") {
 		// What Ctrl-C does to a running question; the reply never comes.
@@ -202,6 +208,7 @@ func TestScopeCommandErrors(t *testing.T) {
 		{"endpoint without model", m.env(), []string{"scope", "an issue"}, 2, "pass --model (or set RELAY_MODEL)"},
 		{"bad price", m.env(), append([]string{"scope", "--price", "gpt=1", "x"}, modelFlags...), 2, "--price: price \"gpt=1\": want model=in/out"},
 		{"max-cost without prices", m.env(), append([]string{"scope", "--max-cost", "1", "x"}, modelFlags...), 2, "--max-cost needs prices"},
+		{"no transcripts kept", m.env(), append([]string{"scope", "--keep-runs", "0", "x"}, modelFlags...), 2, "--keep-runs and --keep-runs-mb must be positive, or -1 for no limit"},
 		{"model error", m.env(), append([]string{"scope", "FAIL please"}, modelFlags...), 1, "planner model planner-model: error, status code: 401"},
 	}
 	for _, tc := range tests {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/storetest"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 // serverURL returns RELAY_ARANGO_URL, or skips: there is no way to run
@@ -51,7 +53,7 @@ func openFresh(t testing.TB, rawURL string, o Options) *Store {
 	}
 	s, err := Open(context.Background(), rawURL, o)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", redact(rawURL), err)
+		t.Fatalf("Open(%s): %v", redact.URL(rawURL), err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 // URL schemes.
@@ -64,7 +66,7 @@ func ParseURL(raw string) (Target, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: %w; want arangodb://user:pass@host:8529/dbname", redact(raw), err)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: %w; want arangodb://user:pass@host:8529/dbname", redact.URL(raw), err)
 	}
 	var t Target
 	switch u.Scheme {
@@ -72,30 +74,30 @@ func ParseURL(raw string) (Target, error) {
 	case SchemeTLS:
 		t.TLS = true
 	default:
-		return Target{}, fmt.Errorf("ArangoDB URL %q: scheme %q is not arangodb or arangodbs; want arangodb://user:pass@host:8529/dbname", redact(raw), u.Scheme)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: scheme %q is not arangodb or arangodbs; want arangodb://user:pass@host:8529/dbname", redact.URL(raw), u.Scheme)
 	}
 	if u.Opaque != "" {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: missing // after the scheme; want %s://host:8529/dbname", redact(raw), u.Scheme)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: missing // after the scheme; want %s://host:8529/dbname", redact.URL(raw), u.Scheme)
 	}
 	if u.RawQuery != "" || u.ForceQuery {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: query parameters are not supported; pass settings as flags or environment variables", redact(raw))
+		return Target{}, fmt.Errorf("ArangoDB URL %q: query parameters are not supported; pass settings as flags or environment variables", redact.URL(raw))
 	}
 	if u.Fragment != "" {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: unexpected fragment #%s", redact(raw), u.Fragment)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: unexpected fragment #%s", redact.URL(raw), u.Fragment)
 	}
 	host := u.Hostname()
 	if host == "" {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: missing host; want %s://host:8529/dbname", redact(raw), u.Scheme)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: missing host; want %s://host:8529/dbname", redact.URL(raw), u.Scheme)
 	}
 	port := DefaultPort
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return Target{}, fmt.Errorf("ArangoDB URL %q: port %q is not a number between 1 and 65535", redact(raw), p)
+			return Target{}, fmt.Errorf("ArangoDB URL %q: port %q is not a number between 1 and 65535", redact.URL(raw), p)
 		}
 		port = n
 	} else if strings.HasSuffix(u.Host, ":") {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: empty port after the colon", redact(raw))
+		return Target{}, fmt.Errorf("ArangoDB URL %q: empty port after the colon", redact.URL(raw))
 	}
 	httpScheme := "http"
 	if t.TLS {
@@ -113,13 +115,13 @@ func ParseURL(raw string) (Target, error) {
 
 	db := strings.TrimPrefix(u.Path, "/")
 	if strings.Contains(db, "/") {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: path %q has more than one segment; want /dbname", redact(raw), u.Path)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: path %q has more than one segment; want /dbname", redact.URL(raw), u.Path)
 	}
 	if db == "" {
 		db = DefaultDatabase
 	}
 	if err := ValidateDatabaseName(db); err != nil {
-		return Target{}, fmt.Errorf("ArangoDB URL %q: %w", redact(raw), err)
+		return Target{}, fmt.Errorf("ArangoDB URL %q: %w", redact.URL(raw), err)
 	}
 	t.Database = db
 	return t, nil
@@ -143,18 +145,4 @@ func ValidateDatabaseName(name string) error {
 		}
 	}
 	return nil
-}
-
-// redact masks the password of a URL that may not parse.
-func redact(raw string) string {
-	at := strings.LastIndex(raw, "@")
-	start := strings.Index(raw, "://")
-	if at < 0 || start < 0 || at < start {
-		return raw
-	}
-	info := raw[start+3 : at]
-	if i := strings.Index(info, ":"); i >= 0 {
-		return raw[:start+3] + info[:i] + ":***" + raw[at:]
-	}
-	return raw
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 func TestParseURL(t *testing.T) {
@@ -117,16 +119,16 @@ func TestIsURL(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
+func TestRedactURL(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]string{
 		"arangodb://u:p@h/db":   "arangodb://u:***@h/db",
-		"arangodb://u@h/db":     "arangodb://u@h/db",
+		"arangodb://u@h/db":     "arangodb://***@h/db", // a lone user-info may be a token
 		"arangodb://h/db":       "arangodb://h/db",
 		"arangodb://u:p:q@h/db": "arangodb://u:***@h/db",
 		"not a url":             "not a url",
 	} {
-		if got := redact(raw); got != want {
+		if got := redact.URL(raw); got != want {
 			t.Errorf("redact(%q) = %q, want %q", raw, got, want)
 		}
 	}
