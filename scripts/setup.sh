@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 have() { command -v "$1" >/dev/null 2>&1; }
+SUDO_APT=""
+if [ "$(id -u)" != 0 ]; then SUDO_APT="sudo"; fi
 
 if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 	if have apt-get; then
@@ -23,8 +25,25 @@ if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 	fi
 fi
 
-# The MCP end-to-end test drives relay with the official TypeScript client.
-for dir in tools/mcptest; do
+# PostgreSQL for the queue tests of relay serve (package serve): a private
+# cluster under .pgdata started with pg_ctl (no systemd), a role and database
+# relay/relay. scripts/test.sh exports RELAY_TEST_POSTGRES_URL for it.
+if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
+	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! have initdb; then
+		if have apt-get; then
+			echo "setup: installing postgresql with apt-get" >&2
+			$SUDO_APT apt-get update -qq
+			DEBIAN_FRONTEND=noninteractive $SUDO_APT apt-get install -y -qq postgresql >/dev/null
+		else
+			echo "setup: no PostgreSQL (install it to run the PostgreSQL queue tests)" >&2
+		fi
+	fi
+	bash scripts/postgres.sh start || echo "setup: could not start PostgreSQL; the PostgreSQL queue tests will skip (fail under CI)" >&2
+fi
+
+# The MCP end-to-end test drives relay with the official TypeScript client;
+# the serve tests read GitHub's published webhook examples.
+for dir in tools/mcptest serve/testdata/webhooks; do
 	if [ -f "$dir/package.json" ] && have npm; then
 		if [ ! -d "$dir/node_modules" ]; then
 			echo "setup: npm ci in $dir" >&2
