@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,7 @@ type Service struct {
 	unlock   func()
 	workers  bool
 	draining atomic.Bool
+	close    sync.Once
 }
 
 // New opens the queue and prepares the workers; Run starts them.
@@ -91,6 +93,15 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	return s, nil
 }
 
+// Close releases the queue and the state directory; Run does it when it
+// returns, so Close is for a Service that never ran.
+func (s *Service) Close() {
+	s.close.Do(func() {
+		s.queue.Close()
+		s.unlock()
+	})
+}
+
 // Queue returns the service's queue.
 func (s *Service) Queue() *Queue { return s.queue }
 
@@ -105,8 +116,7 @@ func (s *Service) Mirrors() *Mirrors { return s.mirrors }
 // running jobs get DrainTimeout to finish and are handed back to the queue
 // after it. Run closes the queue.
 func (s *Service) Run(ctx context.Context, l net.Listener) error {
-	defer s.unlock()
-	defer s.queue.Close()
+	defer s.Close()
 	if err := s.mirrors.Clean(ctx, s.cfg.Repositories); err != nil {
 		s.log.Warn("clean old worktrees", "err", err)
 	}

@@ -41,6 +41,12 @@ type llmFlags struct {
 	retries          int
 	noJSONMode       bool
 	noTranscript     bool
+
+	// Set by relay serve, not by flags: the search index lives in the
+	// repository's store directory beside its graph, not in the checkout,
+	// and transcripts go there too (the checkout is a per-job worktree).
+	searchDir string
+	runsDir   string
 }
 
 func (f *llmFlags) register(fs *pflag.FlagSet) {
@@ -150,6 +156,9 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	runsDir := ""
 	if !f.noTranscript {
 		runsDir = filepath.Join(root, ".relay", "runs")
+		if f.runsDir != "" {
+			runsDir = f.runsDir
+		}
 	}
 	s.runner, err = agent.New(agent.Options{
 		Client:           client,
@@ -195,7 +204,7 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 		return nil, err
 	}
 	// The hybrid search tool joins when relay index has built its index.
-	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Log: g.log})
+	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: f.searchDir, Log: g.log})
 	switch {
 	case err == nil:
 		reg.Add(retrieve.NewSearchTool(srch))
