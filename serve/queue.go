@@ -124,6 +124,9 @@ func riverConfig(o QueueOptions) *river.Config {
 		// Finished jobs are kept a week for inspection.
 		CompletedJobRetentionPeriod: 7 * 24 * time.Hour,
 		Workers:                     river.NewWorkers(),
+		// An insert-only client (relay batch --queue) has no worker to
+		// check the kind against; the processes that run the jobs do.
+		SkipUnknownJobCheck: o.Worker == nil,
 	}
 	if o.Worker != nil {
 		river.AddWorker(cfg.Workers, o.Worker)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
@@ -276,4 +279,78 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestServeBatchQueue: relay batch --queue enqueues one job per ticket on
+// the shared PostgreSQL queue, and a ticket whose issue already has a
+// queued job joins it.
+func TestServeBatchQueue(t *testing.T) {
+	base := os.Getenv("RELAY_TEST_POSTGRES_URL")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("RELAY_TEST_POSTGRES_URL is not set under CI")
+		}
+		t.Skip("RELAY_TEST_POSTGRES_URL not set")
+	}
+	qurl := cmdFreshPostgres(t, base)
+	in := filepath.Join(t.TempDir(), "backlog.jsonl")
+	os.WriteFile(in, []byte(`{"id":"1","ref":"github:acme/shop#1"}
+{"id":"2","title":"Slow search","ref":"jira:SHOP-2"}
+{"id":"3","ref":"github:acme/shop#1"}
+`), 0o644)
+	var out, errb bytes.Buffer
+	if code := run(t.Context(), []string{"batch", "--in", in, "--queue", qurl}, strings.NewReader(""), &out, &errb, func(string) string { return "" }); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "3 tickets: 2 queued, 1 joined") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	q, err := serve.OpenQueue(t.Context(), serve.QueueOptions{URL: qurl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	jobs, err := q.Jobs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, j := range jobs {
+		var a serve.ScopeArgs
+		json.Unmarshal(j.EncodedArgs, &a)
+		keys = append(keys, a.Key)
+	}
+	if strings.Join(keys, ",") != "github:acme/shop#1,jira:SHOP-2" {
+		t.Errorf("queued jobs %v, want one per issue", keys)
+	}
+	// A ticket without a ref is refused before anything is enqueued.
+	os.WriteFile(in, []byte(`{"id":"1","title":"no ref"}`), 0o644)
+	errb.Reset()
+	if code := run(t.Context(), []string{"batch", "--in", in, "--queue", qurl}, strings.NewReader(""), &out, &errb, func(string) string { return "" }); code == 0 || !strings.Contains(errb.String(), "has no ref") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}
+
+// cmdFreshPostgres creates a database for one test and drops it after.
+func cmdFreshPostgres(t *testing.T, base string) string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), base)
+	if err != nil {
+		t.Fatalf("connect to RELAY_TEST_POSTGRES_URL: %v", err)
+	}
+	defer conn.Close(context.Background())
+	name := fmt.Sprintf("relay_cmd_test_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err == nil {
+			c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			c.Close(context.Background())
+		}
+	})
+	u, _ := url.Parse(base)
+	u.Path = "/" + name
+	return u.String()
 }
