@@ -46,7 +46,7 @@ issue. Each ticket then needs a ref field (column) naming its issue, e.g. github
 jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`,
 		Example: `  relay batch --in examples/tickets.jsonl --out reports/ --concurrency 2
   relay batch --in backlog.jsonl --queue postgres://relay@db/relay`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if queue != "" {
 				return enqueueBatch(cmd.Context(), g, in, queue, outDir, maxAttempts)
