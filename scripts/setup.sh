@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh installs what relay needs besides Go: ripgrep and fd (Debian names
 # the fd binary fdfind; relay finds either), a C compiler for cgo (the
-# tree-sitter parsers) when none is present, and the npm packages of the MCP
-# end-to-end test client when Node.js is present. Safe to run again.
+# tree-sitter parsers) when none is present, PostgreSQL for the queue tests
+# of relay serve (a private cluster started by scripts/postgres.sh; set
+# RELAY_SKIP_POSTGRES=1 to skip), and the npm packages of the MCP end-to-end
+# test client when Node.js is present. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,9 +43,8 @@ if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
 	bash scripts/postgres.sh start || echo "setup: could not start PostgreSQL; the PostgreSQL queue tests will skip (fail under CI)" >&2
 fi
 
-# The MCP end-to-end test drives relay with the official TypeScript client;
-# the serve tests read GitHub's published webhook examples.
-for dir in tools/mcptest serve/testdata/webhooks; do
+# The MCP end-to-end test drives relay with the official TypeScript client.
+for dir in tools/mcptest; do
 	if [ -f "$dir/package.json" ] && have npm; then
 		if [ ! -d "$dir/node_modules" ]; then
 			echo "setup: npm ci in $dir" >&2

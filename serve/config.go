@@ -24,6 +24,7 @@ type Config struct {
 	StateDir     string        `yaml:"state_dir"`     // mirrors, per-repository stores, the embedded queue; required
 	Queue        string        `yaml:"queue"`         // "" (embedded SQLite under state_dir) or postgres://… without a password
 	QueueURLEnv  string        `yaml:"queue_url_env"` // env var holding the queue URL, for URLs with a password
+	QueueFsync   bool          `yaml:"queue_fsync"`   // embedded queue: fsync every commit (survives power loss, slower accepts)
 	Workers      int           `yaml:"workers"`       // jobs run at once by this process; default 4
 	JobTimeout   time.Duration `yaml:"job_timeout"`   // deadline of one attempt; default 30m
 	MaxAttempts  int           `yaml:"max_attempts"`  // attempts before a job finally fails; default 5

@@ -71,6 +71,13 @@ type QueueOptions struct {
 	Retry       river.ClientRetryPolicy
 	Worker      river.Worker[ScopeArgs] // required when Workers > 0
 	Log         *slog.Logger
+	// Fsync makes the embedded queue fsync every commit (SQLite
+	// synchronous=FULL). Without it (synchronous=NORMAL in WAL mode) a
+	// commit survives the process being killed — the WAL is in the OS's
+	// hands — but not a power loss or kernel crash right after it; in
+	// exchange a commit costs no disk flush (accept p99 ~45 ms instead of
+	// ~320 ms at 100 req/s on a slow disk).
+	Fsync bool
 	// PollInterval is how often an idle worker looks for jobs when no
 	// notification arrives (SQLite has none); default 200ms.
 	PollInterval time.Duration
@@ -157,7 +164,11 @@ func openSQLite(ctx context.Context, o QueueOptions) (*Queue, error) {
 	path := filepath.Join(o.StateDir, "queue.db")
 	// WAL keeps readers off the writer; one connection, as River's SQLite
 	// driver asks, serialises River's own goroutines and the webhook inserts.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)&_txlock=immediate")
+	sync := "NORMAL"
+	if o.Fsync {
+		sync = "FULL"
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous("+sync+")&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open queue %s: %w", path, err)
 	}

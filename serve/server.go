@@ -82,7 +82,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		workers = 0
 	}
 	s.queue, err = OpenQueue(ctx, QueueOptions{
-		URL: qurl, StateDir: cfg.StateDir, Workers: workers, MaxAttempts: cfg.MaxAttempts,
+		URL: qurl, StateDir: cfg.StateDir, Workers: workers, MaxAttempts: cfg.MaxAttempts, Fsync: cfg.QueueFsync,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.RescueAfter, Worker: s.worker, Log: o.Log,
 	})
 	if err != nil {
