@@ -141,13 +141,13 @@ func (r *remoteRecorder) Scope(ctx context.Context, in ScopeInput) (Report, erro
 type recorder struct {
 	mu      sync.Mutex
 	reports map[string]int
-	running map[string]int
+	running map[string]map[int]bool // key → processes scoping it now
 	overlap []string
 	pids    map[int]int // scopes per process
 }
 
 func newRecorder(t testing.TB) (*recorder, string) {
-	rec := &recorder{reports: map[string]int{}, running: map[string]int{}, pids: map[int]int{}}
+	rec := &recorder{reports: map[string]int{}, running: map[string]map[int]bool{}, pids: map[int]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var c recordedCall
 		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
@@ -162,17 +162,29 @@ func newRecorder(t testing.TB) (*recorder, string) {
 				rec.reports[c.Key]++
 			}
 		case "/start":
-			rec.running[c.Key]++
-			rec.pids[c.PID]++
-			if rec.running[c.Key] > 1 {
+			if len(rec.running[c.Key]) > 0 {
 				rec.overlap = append(rec.overlap, c.Key)
 			}
+			if rec.running[c.Key] == nil {
+				rec.running[c.Key] = map[int]bool{}
+			}
+			rec.running[c.Key][c.PID] = true
+			rec.pids[c.PID]++
 		case "/end":
-			rec.running[c.Key]--
+			delete(rec.running[c.Key], c.PID)
 		}
 	}))
 	t.Cleanup(srv.Close)
 	return rec, srv.URL
+}
+
+// forget drops the scopes of a killed process: they never end.
+func (r *recorder) forget(pid int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, pids := range r.running {
+		delete(pids, pid)
+	}
 }
 
 func (r *recorder) snapshot() (reports map[string]int, overlap []string, pids map[int]int) {
@@ -354,6 +366,7 @@ func TestServeKill9(t *testing.T) {
 					once.Do(func() {
 						a.cmd.Process.Kill() // SIGKILL
 						a.cmd.Wait()
+						rec.forget(a.cmd.Process.Pid)
 						close(killed)
 					})
 				}
