@@ -61,6 +61,11 @@ jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`
 			if err != nil {
 				return err
 			}
+			for _, t := range tickets {
+				if strings.TrimSpace(t.Title+t.Body) == "" {
+					return fmt.Errorf("%s: ticket %q has neither title nor body (a ref alone is for batch --queue)", in, t.ID)
+				}
+			}
 			root, err := g.repoRoot()
 			if err != nil {
 				return err
