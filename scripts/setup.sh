@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # setup.sh installs what relay needs besides Go: ripgrep and fd (Debian names
 # the fd binary fdfind; relay finds either), a C compiler for cgo (the
-# tree-sitter parsers) when none is present, staticcheck, and, when Node.js is
-# present, the npm packages of the MCP end-to-end test client and GitHub's
-# webhook examples. Safe to run again.
+# tree-sitter parsers) when none is present, staticcheck, PostgreSQL for the
+# queue tests of relay serve (a private cluster started by scripts/postgres.sh;
+# set RELAY_SKIP_POSTGRES=1 to skip), and, when Node.js is present, the npm
+# packages of the MCP end-to-end test client and GitHub's webhook examples.
+# Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 have() { command -v "$1" >/dev/null 2>&1; }
+SUDO_APT=""
+if [ "$(id -u)" != 0 ]; then SUDO_APT="sudo"; fi
 
 if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 	if have apt-get; then
@@ -22,6 +26,22 @@ if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 		echo "setup: install ripgrep (rg), fd and a C compiler (cc) yourself, then run this again" >&2
 		exit 1
 	fi
+fi
+
+# PostgreSQL for the queue tests of relay serve (package serve): a private
+# cluster under .pgdata started with pg_ctl (no systemd), a role and database
+# relay/relay. scripts/test.sh exports RELAY_TEST_POSTGRES_URL for it.
+if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
+	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! have initdb; then
+		if have apt-get; then
+			echo "setup: installing postgresql with apt-get" >&2
+			$SUDO_APT apt-get update -qq
+			DEBIAN_FRONTEND=noninteractive $SUDO_APT apt-get install -y -qq postgresql >/dev/null
+		else
+			echo "setup: no PostgreSQL (install it to run the PostgreSQL queue tests)" >&2
+		fi
+	fi
+	bash scripts/postgres.sh start || echo "setup: could not start PostgreSQL; the PostgreSQL queue tests will skip (fail under CI)" >&2
 fi
 
 # The MCP end-to-end test drives relay with the official TypeScript client;

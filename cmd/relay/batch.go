@@ -30,6 +30,8 @@ func newBatchCmd(g *globals) *cobra.Command {
 		f           llmFlags
 		in, outDir  string
 		concurrency int
+		queue       string
+		maxAttempts int
 	)
 	cmd := &cobra.Command{
 		Use:   "batch --in tickets.jsonl|tickets.csv --out DIR",
@@ -39,10 +41,19 @@ object per line (.jsonl) or a CSV file with a header row (.csv). Each ticket get
 DIR/<id>.json; a ticket whose two files exist is skipped, so re-running resumes an interrupted batch
 (delete a ticket's files to redo it). A failing ticket does not stop the others: its error goes to
 DIR/<id>.error. A summary table (id, status, tokens, time) ends the run. Budgets (--max-tokens,
---max-cost) apply to each ticket's run.`,
-		Example: `  relay batch --in examples/tickets.jsonl --out reports/ --concurrency 2`,
-		Args:    cobra.NoArgs,
+--max-cost) apply to each ticket's run.
+
+With --queue postgres://… the tickets are not scoped here: each is enqueued as a job on the queue
+that relay serve and relay serve --worker processes share, and they post the report on the ticket's
+issue. Each ticket then needs a ref field (column) naming its issue, e.g. github:acme/shop#42 or
+jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`,
+		Example: `  relay batch --in examples/tickets.jsonl --out reports/ --concurrency 2
+  relay batch --in backlog.jsonl --queue postgres://relay@db/relay`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if queue != "" {
+				return enqueueBatch(cmd.Context(), g, in, queue, outDir, maxAttempts)
+			}
 			if in == "" || outDir == "" {
 				return usageErr(errors.New("batch needs --in FILE (.jsonl or .csv) and --out DIR"))
 			}
@@ -52,6 +63,11 @@ DIR/<id>.error. A summary table (id, status, tokens, time) ends the run. Budgets
 			tickets, err := readTickets(in)
 			if err != nil {
 				return err
+			}
+			for _, t := range tickets {
+				if strings.TrimSpace(t.Title+t.Body) == "" {
+					return fmt.Errorf("%s: ticket %q has neither title nor body (a ref alone is for batch --queue)", in, t.ID)
+				}
 			}
 			root, err := g.repoRoot()
 			if err != nil {
@@ -91,12 +107,17 @@ DIR/<id>.error. A summary table (id, status, tokens, time) ends the run. Budgets
 	cmd.Flags().StringVar(&in, "in", "", "backlog file: .jsonl (one {id, title, body} per line) or .csv (header id,title,body)")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for the reports")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 2, "tickets scoped at once")
+	cmd.Flags().StringVar(&queue, "queue", "", "enqueue the tickets on relay serve's PostgreSQL queue (postgres://…) instead of scoping them here; each ticket needs a ref (github:owner/name#42 or jira:KEY-1) and relay serve workers post the reports")
+	cmd.Flags().IntVar(&maxAttempts, "max-attempts", 5, "with --queue: attempts of each job before it finally fails")
 	return cmd
 }
 
 // ticket is one backlog entry.
 type ticket struct {
 	ID, Title, Body string
+	// Ref is the tracker issue (github:owner/name#42, jira:KEY-1) a ticket
+	// stands for; batch --queue needs it, plain batch ignores it.
+	Ref string
 }
 
 func (t ticket) issue() string {
@@ -326,7 +347,7 @@ func checkTicket(t ticket, where string) error {
 	if !ticketIDRE.MatchString(t.ID) {
 		return fmt.Errorf("%s: ticket id %q must be 1-128 letters, digits, '.', '_' or '-' (it names the report files)", where, t.ID)
 	}
-	if strings.TrimSpace(t.Title+t.Body) == "" {
+	if strings.TrimSpace(t.Title+t.Body) == "" && t.Ref == "" {
 		return fmt.Errorf("%s: ticket %q has neither title nor body", where, t.ID)
 	}
 	return nil
@@ -353,13 +374,14 @@ func readJSONL(r io.Reader, path string) ([]ticket, error) {
 			ID    json.RawMessage `json:"id"`
 			Title string          `json:"title"`
 			Body  string          `json:"body"`
+			Ref   string          `json:"ref"`
 		}
 		where := fmt.Sprintf("%s:%d", path, n)
 		if err := json.Unmarshal([]byte(line), &raw); err != nil {
 			return nil, fmt.Errorf("%s: not a JSON object with id, title and body: %v", where, err)
 		}
 		id := strings.Trim(string(raw.ID), `"`) // ids may be strings or numbers
-		t := ticket{ID: id, Title: strings.TrimSpace(raw.Title), Body: strings.TrimSpace(raw.Body)}
+		t := ticket{ID: id, Title: strings.TrimSpace(raw.Title), Body: strings.TrimSpace(raw.Body), Ref: strings.TrimSpace(raw.Ref)}
 		if err := checkTicket(t, where); err != nil {
 			return nil, err
 		}
@@ -398,7 +420,7 @@ func readCSV(r io.Reader, path string) ([]ticket, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		line, _ := cr.FieldPos(0)
-		t := ticket{ID: get(rec, "id"), Title: get(rec, "title"), Body: get(rec, "body")}
+		t := ticket{ID: get(rec, "id"), Title: get(rec, "title"), Body: get(rec, "body"), Ref: get(rec, "ref")}
 		if err := checkTicket(t, fmt.Sprintf("%s:%d", path, line)); err != nil {
 			return nil, err
 		}

@@ -24,9 +24,10 @@ func TestReadTickets(t *testing.T) {
 		wantErr string
 	}{
 		{name: "jsonl", file: "t.jsonl", body: `{"id":"a-1","title":"T","body":"B"}` + "\n\n" + `{"id":42,"title":"","body":"only body"}` + "\n",
-			want: []ticket{{"a-1", "T", "B"}, {"42", "", "only body"}}},
+			want: []ticket{{ID: "a-1", Title: "T", Body: "B"}, {ID: "42", Body: "only body"}}},
+		{name: "jsonl with ref only", file: "t.jsonl", body: `{"id":"7","ref":"jira:SHOP-7"}`, want: []ticket{{ID: "7", Ref: "jira:SHOP-7"}}},
 		{name: "csv with BOM and reordered columns", file: "t.csv", body: "\ufeffbody,ID,title\n\"multi\nline\",x1,Title\n",
-			want: []ticket{{"x1", "Title", "multi\nline"}}},
+			want: []ticket{{ID: "x1", Title: "Title", Body: "multi\nline"}}},
 		{name: "bad id", file: "t.jsonl", body: `{"id":"../etc","title":"t"}`, wantErr: `t.jsonl:1: ticket id "../etc" must be 1-128 letters`},
 		{name: "empty ticket", file: "t.jsonl", body: `{"id":"a"}`, wantErr: `ticket "a" has neither title nor body`},
 		{name: "not JSON", file: "t.jsonl", body: "{\"id\":\"a\",\"title\":\"t\"}\nnope\n", wantErr: "t.jsonl:2: not a JSON object"},

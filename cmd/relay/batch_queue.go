@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/relayhq/relay/serve"
+	"github.com/relayhq/relay/tracker"
+)
+
+// enqueueBatch puts every ticket of a backlog on relay serve's shared
+// queue as a scope job for its issue (the ticket's ref). Nothing is scoped
+// here; relay serve workers run the jobs and post the reports.
+func enqueueBatch(ctx context.Context, g *globals, in, queue, outDir string, maxAttempts int) error {
+	switch {
+	case in == "":
+		return usageErr(errors.New("batch --queue needs --in FILE (.jsonl or .csv) with a ref per ticket"))
+	case outDir != "":
+		return usageErr(errors.New("batch --queue posts the reports on the issues; drop --out"))
+	case maxAttempts < 1:
+		return usageErr(fmt.Errorf("--max-attempts %d: want at least 1", maxAttempts))
+	}
+	if u, err := url.Parse(queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return usageErr(fmt.Errorf("--queue %q: want postgres://user@host/db, the queue relay serve --queue uses (the embedded queue belongs to one relay serve process)", serve.Redact(queue)))
+	}
+	tickets, err := readTickets(in)
+	if err != nil {
+		return err
+	}
+	refs := make([]tracker.Ref, len(tickets))
+	for i, t := range tickets {
+		if t.Ref == "" {
+			return fmt.Errorf("%s: ticket %q has no ref; batch --queue needs each ticket's issue, e.g. \"ref\": \"github:acme/shop#42\" or \"jira:SHOP-7\"", in, t.ID)
+		}
+		if refs[i], err = tracker.ParseRef(t.Ref); err != nil {
+			return fmt.Errorf("%s: ticket %q: %w", in, t.ID, err)
+		}
+	}
+	q, err := serve.OpenQueue(ctx, serve.QueueOptions{URL: queue, Log: g.log})
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	var queued, joined int
+	for i, t := range tickets {
+		e, err := q.Enqueue(ctx, tracker.Trigger{Ref: refs[i], Event: "batch", Reason: tracker.ReasonManual, Actor: "relay batch"}, maxAttempts)
+		if err != nil {
+			return fmt.Errorf("ticket %q: %w (%d tickets were enqueued before it; re-running is safe: queued ones are joined)", t.ID, err, queued+joined)
+		}
+		state := "queued"
+		if e.Coalesced {
+			state, joined = "joined the queued job", joined+1
+		} else {
+			queued++
+		}
+		fmt.Fprintf(g.stdout, "%s\t%s\tjob %d %s\n", t.ID, refs[i].Key(), e.JobID, state)
+	}
+	fmt.Fprintf(g.stdout, "%d tickets: %d queued, %d joined a job already queued or running\n", len(tickets), queued, joined)
+	return nil
+}

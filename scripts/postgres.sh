@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# postgres.sh starts (or stops) a private PostgreSQL cluster for the tests
+# of relay serve's PostgreSQL queue, without systemd: initdb + pg_ctl under
+# .pgdata/ (git-ignored), listening on 127.0.0.1:${RELAY_TEST_PG_PORT:-55432}
+# and a socket in .pgdata/run, with role relay (password relay, CREATEDB:
+# each test creates and drops its own database) and database relay.
+# As root, the cluster runs as the postgres user (PostgreSQL refuses root).
+#
+#   bash scripts/postgres.sh start   # idempotent; prints the URL
+#   bash scripts/postgres.sh url     # the URL scripts/test.sh exports
+#   bash scripts/postgres.sh stop
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT="${RELAY_TEST_PG_PORT:-55432}"
+DATA="$PWD/.pgdata/data"
+RUN="$PWD/.pgdata/run"
+URL="postgres://relay:relay@127.0.0.1:$PORT/relay?sslmode=disable"
+
+bindir() {
+	if command -v initdb >/dev/null 2>&1; then dirname "$(readlink -f "$(command -v initdb)")"; return; fi
+	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
+}
+BIN="$(bindir)"
+if [ -z "$BIN" ] || [ ! -x "$BIN/initdb" ]; then
+	echo "postgres.sh: PostgreSQL is not installed (apt-get install -y postgresql)" >&2
+	exit 1
+fi
+
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+case "${1:-start}" in
+url)
+	echo "$URL"
+	;;
+stop)
+	as_pg "$BIN/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true
+	;;
+start)
+	mkdir -p "$DATA" "$RUN"
+	if [ "$(id -u)" = 0 ]; then chown -R postgres "$PWD/.pgdata"; fi
+	if [ ! -f "$DATA/PG_VERSION" ]; then
+		as_pg "$BIN/initdb" -D "$DATA" -U postgres -A trust --no-sync >/dev/null
+	fi
+	if ! as_pg "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
+		as_pg "$BIN/pg_ctl" -D "$DATA" -l "$PWD/.pgdata/log" -w \
+			-o "-h 127.0.0.1 -p $PORT -k $RUN -c fsync=off -c max_connections=200" start >/dev/null
+	fi
+	psql() { as_pg "$BIN/psql" -h "$RUN" -p "$PORT" -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
+	if [ "$(psql -c "SELECT 1 FROM pg_roles WHERE rolname = 'relay'")" != 1 ]; then
+		psql -c "CREATE ROLE relay LOGIN PASSWORD 'relay' CREATEDB"
+	fi
+	if [ "$(psql -c "SELECT 1 FROM pg_database WHERE datname = 'relay'")" != 1 ]; then
+		psql -c "CREATE DATABASE relay OWNER relay"
+	fi
+	echo "postgres.sh: PostgreSQL running: $URL" >&2
+	;;
+*)
+	echo "usage: postgres.sh start|stop|url" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,393 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/relayhq/relay/tracker"
+)
+
+// Config is the bot's configuration file (relay.yaml). Secrets are never
+// in it: fields ending in _env name the environment variable that holds one.
+type Config struct {
+	Listen       string        `yaml:"listen"`        // HTTP address; default ":8080"
+	StateDir     string        `yaml:"state_dir"`     // mirrors, per-repository stores, the embedded queue; required
+	Queue        string        `yaml:"queue"`         // "" (embedded SQLite under state_dir) or postgres://… without a password
+	QueueURLEnv  string        `yaml:"queue_url_env"` // env var holding the queue URL, for URLs with a password
+	QueueFsync   bool          `yaml:"queue_fsync"`   // embedded queue: fsync every commit (survives power loss, slower accepts)
+	Workers      int           `yaml:"workers"`       // jobs run at once by this process; default 4
+	JobTimeout   time.Duration `yaml:"job_timeout"`   // deadline of one attempt; default 30m
+	MaxAttempts  int           `yaml:"max_attempts"`  // attempts before a job finally fails; default 5
+	RetryBackoff time.Duration `yaml:"retry_backoff"` // delay before the first retry, doubled each time; default 30s
+	RetryMax     time.Duration `yaml:"retry_max"`     // longest retry delay; default 30m
+	RescueAfter  time.Duration `yaml:"rescue_after"`  // a running job whose worker vanished is retried after this; default job_timeout + 5m
+	DrainTimeout time.Duration `yaml:"drain_timeout"` // on SIGTERM, how long running jobs may finish before they go back to the queue; default 1m
+	GitTimeout   time.Duration `yaml:"git_timeout"`   // deadline of one git command; default 10m
+	MaxBodyBytes int64         `yaml:"max_body_bytes"`
+	GitHub       *GitHubConfig `yaml:"github"`
+	Jira         *JiraConfig   `yaml:"jira"`
+	Triggers     Triggers      `yaml:"triggers"`
+	Repositories []Repository  `yaml:"repositories"`
+	Model        ModelConfig   `yaml:"model"`
+
+	path string // the file it was loaded from, for messages
+}
+
+// GitHubConfig connects to GitHub or GitHub Enterprise, with a token or as a
+// GitHub App.
+type GitHubConfig struct {
+	WebhookSecretEnv string `yaml:"webhook_secret_env"` // required
+	TokenEnv         string `yaml:"token_env"`          // a personal access or fine-grained token; or the App fields
+	AppID            int64  `yaml:"app_id"`
+	PrivateKeyEnv    string `yaml:"private_key_env"` // the App's PEM private key
+	InstallationID   int64  `yaml:"installation_id"`
+	BaseURL          string `yaml:"base_url"`   // GitHub Enterprise: https://ghe.example.com/api/v3/
+	UploadURL        string `yaml:"upload_url"` // GitHub Enterprise uploads URL
+	BotLogin         string `yaml:"bot_login"`  // the account (or app-name[bot]) the bot posts as
+}
+
+// JiraConfig connects to Jira Cloud (email + API token) or Data Center
+// (personal access token).
+type JiraConfig struct {
+	BaseURL          string `yaml:"base_url"`
+	Cloud            bool   `yaml:"cloud"`
+	Email            string `yaml:"email"`
+	APITokenEnv      string `yaml:"api_token_env"`      // Cloud
+	PATEnv           string `yaml:"pat_env"`            // Data Center
+	WebhookSecretEnv string `yaml:"webhook_secret_env"` // optional; when set, unsigned deliveries are refused
+	BotAccount       string `yaml:"bot_account"`        // account id (Cloud) or user name (DC) the bot posts as
+}
+
+// Triggers decide which deliveries start a job.
+type Triggers struct {
+	Opened       *bool    `yaml:"opened"`       // scope newly opened issues; default true
+	Labels       []string `yaml:"labels"`       // adding one of these labels triggers
+	Commands     []string `yaml:"commands"`     // comment prefixes; default ["/relay scope"]
+	Associations []string `yaml:"associations"` // GitHub author associations allowed to command; default OWNER, MEMBER, COLLABORATOR
+}
+
+// Repository maps a GitHub repository or a Jira project to the git remote
+// the bot reads.
+type Repository struct {
+	GitHub    string `yaml:"github"` // owner/name
+	Jira      string `yaml:"jira"`   // project key
+	Remote    string `yaml:"remote"` // git URL (https, ssh, or a local path)
+	Branch    string `yaml:"branch"` // default branch; default "main"
+	TokenEnv  string `yaml:"token_env"`
+	TokenUser string `yaml:"token_user"` // user of HTTP basic auth for the token; default x-access-token
+}
+
+// Key is the repository's tracker key: "github:owner/name" or "jira:KEY".
+func (r Repository) Key() string {
+	if r.GitHub != "" {
+		return tracker.GitHub + ":" + r.GitHub
+	}
+	return tracker.Jira + ":" + r.Jira
+}
+
+// ModelConfig holds the model settings of the CLI (see `relay scope
+// --help`); an empty base_url and api_key_env mean no model: the bot posts
+// the offline context report.
+type ModelConfig struct {
+	BaseURL          string            `yaml:"base_url"`
+	APIKeyEnv        string            `yaml:"api_key_env"`
+	Model            string            `yaml:"model"`
+	PlannerModel     string            `yaml:"planner_model"`
+	RetrieverModel   string            `yaml:"retriever_model"`
+	GapModel         string            `yaml:"gap_model"`
+	Prices           map[string]string `yaml:"prices"` // model: "in/out" per million tokens
+	MaxTokens        int64             `yaml:"max_tokens"`
+	MaxCost          float64           `yaml:"max_cost"`
+	Parallel         int               `yaml:"parallel"`
+	PlannerSteps     int               `yaml:"planner_steps"`
+	RetrieverSteps   int               `yaml:"retriever_steps"`
+	RetrieverTimeout time.Duration     `yaml:"retriever_timeout"`
+	RequestTimeout   time.Duration     `yaml:"request_timeout"`
+	Timeout          time.Duration     `yaml:"timeout"`
+	Retries          int               `yaml:"retries"`
+	NoJSONMode       bool              `yaml:"no_json_mode"`
+}
+
+// Configured reports whether a model endpoint is configured.
+func (m ModelConfig) Configured() bool { return m.BaseURL != "" || m.APIKeyEnv != "" }
+
+// DefaultMaxBody is the webhook body cap (GitHub's own limit is 25 MB).
+const DefaultMaxBody = 25 << 20
+
+// LoadConfig parses a configuration file strictly: an unknown key is an
+// error naming it and its line. name is the file name used in messages.
+func LoadConfig(name string, r io.Reader) (*Config, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s is empty; see examples/bot/relay.yaml", name)
+		}
+		return nil, fmt.Errorf("%s", yamlError(name, err))
+	}
+	c.path = name
+	c.SetDefaults()
+	return &c, nil
+}
+
+var (
+	yamlUnknownRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type \S+`)
+	yamlLineRE    = regexp.MustCompile(`(?:yaml: )?line (\d+): `)
+)
+
+// yamlError rewrites yaml.v3's messages as "file:line: …".
+func yamlError(name string, err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if m := yamlUnknownRE.FindStringSubmatch(l); m != nil {
+			out = append(out, fmt.Sprintf("%s:%s: unknown key %q (see examples/bot/relay.yaml for the keys)", name, m[1], m[2]))
+			continue
+		}
+		out = append(out, name+":"+yamlLineRE.ReplaceAllString(l, "$1: "))
+	}
+	return strings.Join(out, "\n")
+}
+
+// SetDefaults fills in what the file left out.
+func (c *Config) SetDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.Listen == "" {
+		c.Listen = ":8080"
+	}
+	if c.Workers == 0 {
+		c.Workers = 4
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = 5
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBody
+	}
+	def(&c.JobTimeout, 30*time.Minute)
+	def(&c.RetryBackoff, 30*time.Second)
+	def(&c.RetryMax, 30*time.Minute)
+	def(&c.RescueAfter, c.JobTimeout+5*time.Minute)
+	def(&c.DrainTimeout, time.Minute)
+	def(&c.GitTimeout, 10*time.Minute)
+	if c.Triggers.Opened == nil {
+		t := true
+		c.Triggers.Opened = &t
+	}
+	if c.Triggers.Commands == nil {
+		c.Triggers.Commands = []string{"/relay scope"}
+	}
+	if c.Triggers.Associations == nil {
+		c.Triggers.Associations = slices.Clone(tracker.DefaultAssociations)
+	}
+	for i := range c.Repositories {
+		if c.Repositories[i].Branch == "" {
+			c.Repositories[i].Branch = "main"
+		}
+		if c.Repositories[i].TokenUser == "" {
+			c.Repositories[i].TokenUser = "x-access-token"
+		}
+	}
+}
+
+// Rules returns the trigger rules for a tracker's webhook parser.
+func (c *Config) Rules(botLogin string) tracker.Rules {
+	return tracker.Rules{
+		OnOpened:     *c.Triggers.Opened,
+		Labels:       c.Triggers.Labels,
+		Commands:     c.Triggers.Commands,
+		Associations: c.Triggers.Associations,
+		BotLogin:     botLogin,
+	}
+}
+
+// Repository returns the repository configured for an issue, if any.
+func (c *Config) Repository(ref tracker.Ref) (Repository, bool) {
+	for _, r := range c.Repositories {
+		if (ref.Source == tracker.GitHub && r.GitHub != "" && strings.EqualFold(r.GitHub, ref.Repo)) ||
+			(ref.Source == tracker.Jira && r.Jira != "" && r.Jira == ref.Repo) {
+			return r, true
+		}
+	}
+	return Repository{}, false
+}
+
+var (
+	ghRepoRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
+	jiraKeyRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Validate checks the configuration and that every secret it names is set in
+// the environment (getenv). It returns every problem found, joined.
+func (c *Config) Validate(getenv func(string) string) error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{c.path}, args...)...))
+	}
+	secret := func(key, env string, required bool) {
+		switch {
+		case env == "" && required:
+			bad("%s is required: name the environment variable that holds the secret", key)
+		case env == "":
+		case !envNameRE.MatchString(env):
+			bad("%s %q is not an environment variable name (the secret itself never goes in the file)", key, env)
+		case getenv(env) == "":
+			bad("%s: environment variable %s is not set", key, env)
+		}
+	}
+	if c.StateDir == "" {
+		bad("state_dir is required: the directory for mirrors, indexes and the embedded queue")
+	} else if !filepath.IsAbs(c.StateDir) && !strings.HasPrefix(c.StateDir, ".") {
+		bad("state_dir %q: use an absolute path (or one starting with ./)", c.StateDir)
+	}
+	if c.Queue != "" && c.QueueURLEnv != "" {
+		bad("give queue or queue_url_env, not both")
+	}
+	if c.Queue != "" {
+		if u, err := url.Parse(c.Queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			bad("queue %q: want postgres://user@host/db (or leave it empty for the embedded queue)", Redact(c.Queue))
+		} else if _, ok := u.User.Password(); ok {
+			bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
+		}
+	}
+	secret("queue_url_env", c.QueueURLEnv, false)
+	if c.Workers < 1 || c.MaxAttempts < 1 {
+		bad("workers and max_attempts must be at least 1")
+	}
+	if c.RescueAfter <= c.JobTimeout {
+		bad("rescue_after (%s) must be longer than job_timeout (%s), or a slow job would run twice", c.RescueAfter, c.JobTimeout)
+	}
+	if c.GitHub == nil && c.Jira == nil {
+		bad("configure github, jira or both")
+	}
+	if g := c.GitHub; g != nil {
+		secret("github.webhook_secret_env", g.WebhookSecretEnv, true)
+		switch {
+		case g.TokenEnv != "" && g.AppID != 0:
+			bad("github: give token_env or app_id (with private_key_env and installation_id), not both")
+		case g.TokenEnv != "":
+			secret("github.token_env", g.TokenEnv, true)
+		case g.AppID != 0:
+			secret("github.private_key_env", g.PrivateKeyEnv, true)
+			if g.InstallationID == 0 {
+				bad("github.installation_id is required with app_id")
+			}
+		default:
+			bad("github: set token_env, or app_id with private_key_env and installation_id")
+		}
+		if g.BotLogin == "" {
+			bad("github.bot_login is required: the account the bot posts as (its comments never trigger it)")
+		}
+	}
+	if j := c.Jira; j != nil {
+		if u, err := url.Parse(j.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
+			bad("jira.base_url %q: want https://your-site.atlassian.net or your Data Center URL", j.BaseURL)
+		}
+		if j.Cloud {
+			if j.Email == "" {
+				bad("jira.email is required on Cloud (with api_token_env)")
+			}
+			secret("jira.api_token_env", j.APITokenEnv, true)
+		} else {
+			secret("jira.pat_env", j.PATEnv, true)
+		}
+		secret("jira.webhook_secret_env", j.WebhookSecretEnv, false)
+	}
+	if len(c.Repositories) == 0 {
+		bad("repositories is empty: map at least one GitHub repository or Jira project to a git remote")
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Repositories {
+		where := fmt.Sprintf("repositories[%d]", i)
+		switch {
+		case (r.GitHub == "") == (r.Jira == ""):
+			bad("%s: set exactly one of github (owner/name) and jira (project key)", where)
+		case r.GitHub != "" && !ghRepoRE.MatchString(r.GitHub):
+			bad("%s: github %q is not owner/name", where, r.GitHub)
+		case r.GitHub != "" && c.GitHub == nil:
+			bad("%s: github repository %s but no github section", where, r.GitHub)
+		case r.Jira != "" && !jiraKeyRE.MatchString(r.Jira):
+			bad("%s: jira %q is not an upper-case project key", where, r.Jira)
+		case r.Jira != "" && c.Jira == nil:
+			bad("%s: jira project %s but no jira section", where, r.Jira)
+		}
+		if k := strings.ToLower(r.Key()); seen[k] {
+			bad("%s: %s is configured twice", where, r.Key())
+		} else {
+			seen[k] = true
+		}
+		if r.Remote == "" {
+			bad("%s: remote is required (the git URL to mirror)", where)
+		} else if u, err := url.Parse(r.Remote); err == nil && u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				bad("%s: the remote URL holds a password; use token_env", where)
+			}
+		}
+		secret(where+".token_env", r.TokenEnv, false)
+	}
+	for _, p := range c.Model.Prices {
+		if _, _, ok := strings.Cut(p, "/"); !ok {
+			bad("model.prices: %q is not in/out per million tokens, e.g. \"0.15/0.60\"", p)
+		}
+	}
+	secret("model.api_key_env", c.Model.APIKeyEnv, false)
+	return errors.Join(errs...)
+}
+
+// QueueURL returns the PostgreSQL URL of the queue, or "" for the embedded
+// one.
+func (c *Config) QueueURL(getenv func(string) string) string {
+	if c.QueueURLEnv != "" {
+		return getenv(c.QueueURLEnv)
+	}
+	return c.Queue
+}
+
+// Effective renders the configuration with defaults applied, as YAML. It
+// holds environment variable names, never their values; a password in the
+// queue URL is redacted.
+func (c *Config) Effective() string {
+	cp := *c
+	cp.Queue = Redact(cp.Queue)
+	b, err := yaml.Marshal(&cp)
+	if err != nil {
+		return fmt.Sprintf("# cannot render the configuration: %v\n", err)
+	}
+	return string(b)
+}
+
+// Redact removes the password from a URL.
+func Redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	}
+	return u.String()
+}

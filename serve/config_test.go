@@ -1,0 +1,91 @@
+package serve
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestServeConfigSample loads examples/bot/relay.yaml: it must stay valid.
+func TestServeConfigSample(t *testing.T) {
+	f, err := os.Open("../examples/bot/relay.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := LoadConfig("relay.yaml", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, k := range []string{"RELAY_GITHUB_WEBHOOK_SECRET", "RELAY_GITHUB_TOKEN", "RELAY_JIRA_API_TOKEN", "RELAY_JIRA_WEBHOOK_SECRET", "OPENAI_API_KEY"} {
+		env[k] = "x"
+	}
+	if err := c.Validate(func(k string) string { return env[k] }); err != nil {
+		t.Fatalf("the sample configuration is invalid: %v", err)
+	}
+	if c.JobTimeout != 30*time.Minute || c.Workers != 4 || len(c.Repositories) != 2 || !c.Model.Configured() {
+		t.Errorf("sample parsed wrong: %+v", c)
+	}
+}
+
+func TestServeConfigErrors(t *testing.T) {
+	base := "state_dir: /tmp/relay\ngithub:\n  webhook_secret_env: S\n  token_env: T\n  bot_login: bot\nrepositories:\n  - github: acme/a\n    remote: /tmp/a\n"
+	env := map[string]string{"S": "s", "T": "t"}
+	tests := []struct {
+		name string
+		yaml string
+		env  map[string]string
+		want []string // substrings of the error; none: valid
+	}{
+		{"valid", base, env, nil},
+		{"unknown key", base + "wokers: 2\n", env, []string{`relay.yaml:9: unknown key "wokers"`}},
+		{"unknown nested key", strings.Replace(base, "  token_env: T\n", "  token_env: T\n  secret: abc\n", 1), env, []string{`relay.yaml:5: unknown key "secret"`}},
+		{"missing webhook secret", strings.Replace(base, "  webhook_secret_env: S\n", "", 1), env, []string{"github.webhook_secret_env is required"}},
+		{"secret not set", base, map[string]string{"T": "t"}, []string{"github.webhook_secret_env: environment variable S is not set"}},
+		{"secret in the file", strings.Replace(base, "webhook_secret_env: S", "webhook_secret_env: 'abc-123!'", 1), env, []string{"is not an environment variable name"}},
+		{"password in queue", base + "queue: postgres://u:pw@db/relay\n", env, []string{"queue_url_env"}},
+		{"rescue before timeout", base + "job_timeout: 10m\nrescue_after: 5m\n", env, []string{"rescue_after (5m0s) must be longer than job_timeout"}},
+		{"bad repository", strings.Replace(base, "github: acme/a", "github: acme", 1), env, []string{`github "acme" is not owner/name`}},
+		{"no state dir", strings.Replace(base, "state_dir: /tmp/relay\n", "", 1), env, []string{"state_dir is required"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := LoadConfig("relay.yaml", strings.NewReader(tc.yaml))
+			if err == nil {
+				err = c.Validate(func(k string) string { return tc.env[k] })
+			}
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error; want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestServeConfigEffective(t *testing.T) {
+	c, err := LoadConfig("relay.yaml", strings.NewReader("state_dir: /s\nqueue: postgres://u:pw@db/relay\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.Effective()
+	if strings.Contains(out, "pw") || !strings.Contains(out, "REDACTED") {
+		t.Errorf("effective configuration shows the password:\n%s", out)
+	}
+	if diff := cmp.Diff([]string{"OWNER", "MEMBER", "COLLABORATOR"}, c.Triggers.Associations); diff != "" {
+		t.Errorf("default associations (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,44 @@
+// Package serve is the issue-scoping bot behind `relay serve`: webhook intake
+// for GitHub and Jira, the durable job queue, the workers that scope an issue
+// at a recorded commit, the repository mirrors and worktrees they read, and
+// the metrics and health endpoints around them.
+//
+// It owns:
+//
+//   - Config: the YAML file (strict: unknown keys are errors naming the key
+//     and line), secrets read only through the environment by name, and the
+//     checks behind `relay serve --check-config`.
+//   - Queue: River (github.com/riverqueue/river) over its SQLite driver (the
+//     embedded default, one file under the state directory, on the same
+//     modernc.org/sqlite relay's graph store uses) or its pgx v5 driver
+//     (`--queue postgres://…`, shared by any number of processes). A
+//     delivery id table written in the same transaction as the job insert
+//     drops replayed deliveries; River's unique jobs (by the issue key, over
+//     the queued and running states) coalesce a trigger into a job that is
+//     already waiting or running. A job records the commit it scopes once, so
+//     a retry scopes the same tree.
+//   - Server: POST /webhooks/{github,jira}, GET /healthz, /readyz, /metrics.
+//     A request is answered once its job is committed to the queue; the
+//     pipeline never runs inside a request.
+//   - Worker: placeholder comment, mirror fetch, worktree at the recorded
+//     commit, incremental index in a per-repository store, the Scoper, the
+//     report edited into the same comment; retries with backoff for transient
+//     failures, and a last edit saying why when a job finally fails.
+//   - Mirrors: one bare mirror per repository, a detached worktree per job,
+//     tokens handed to git through GIT_CONFIG_* environment variables only.
+//
+// The trackers themselves (tracker/github, tracker/jira) and the scoping
+// pipeline (agent, retrieve) are reached through interfaces — tracker.Tracker,
+// tracker.WebhookParser, Scoper and Indexer — wired in cmd/relay.
+//
+// # DESIGN
+//
+// Delivery guarantees come from the queue's transaction: a 202 is sent only
+// after the delivery id row and the job row are committed together, so a
+// crash before the commit loses nothing the sender was told was accepted
+// (the sender retries), and a crash after it leaves the job in the queue.
+// Execution is at least once — River rescues a job whose worker died once
+// its lease (RescueStuckJobsAfter, longer than the job timeout) has passed —
+// and the report is an idempotent edit of one comment found by
+// tracker.ReportMarker, so running a job twice still leaves one report.
+package serve

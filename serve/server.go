@@ -1,0 +1,311 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/relayhq/relay/tracker"
+)
+
+// Options configure a Service.
+type Options struct {
+	Config   *Config
+	QueueURL string              // postgres://… or "" for the embedded queue (overrides Config.Queue)
+	Secret   func(string) string // reads the environment variables the configuration names
+	Trackers map[string]tracker.Tracker
+	Parsers  map[string]tracker.WebhookParser // by source; a source without one answers 404
+	Scoper   Scoper
+	Indexer  Indexer
+	Log      *slog.Logger
+	// NoWorkers makes a process that only accepts webhooks; Workers of 0
+	// in the config is not allowed, so this is the one way.
+	NoWorkers bool
+}
+
+// Service is a running bot: queue, workers and (optionally) the HTTP intake.
+type Service struct {
+	cfg      *Config
+	queue    *Queue
+	worker   *Worker
+	mirrors  *Mirrors
+	metrics  *Metrics
+	parsers  map[string]tracker.WebhookParser
+	log      *slog.Logger
+	unlock   func()
+	workers  bool
+	draining atomic.Bool
+	close    sync.Once
+}
+
+// New opens the queue and prepares the workers; Run starts them.
+func New(ctx context.Context, o Options) (*Service, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Secret == nil {
+		o.Secret = func(string) string { return "" }
+	}
+	cfg := o.Config
+	if cfg.GitHub != nil && o.Parsers[tracker.GitHub] == nil && !o.NoWorkers {
+		// The parser holds the secret; cmd builds it only when the secret is set.
+		o.Log.Warn("github is configured but no GitHub webhook parser was given; /webhooks/github answers 404")
+	}
+	unlock, err := lockStateDir(cfg.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{cfg: cfg, parsers: o.Parsers, log: o.Log, unlock: unlock, workers: !o.NoWorkers, metrics: NewMetrics()}
+	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
+	s.worker = &Worker{
+		cfg: cfg, trackers: o.Trackers, mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
+		metrics: s.metrics, log: o.Log,
+	}
+	qurl := o.QueueURL
+	if qurl == "" {
+		qurl = cfg.QueueURL(o.Secret)
+	}
+	workers := cfg.Workers
+	if o.NoWorkers {
+		workers = 0
+	}
+	s.queue, err = OpenQueue(ctx, QueueOptions{
+		URL: qurl, StateDir: cfg.StateDir, Workers: workers, MaxAttempts: cfg.MaxAttempts, Fsync: cfg.QueueFsync,
+		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.RescueAfter, Worker: s.worker, Log: o.Log,
+	})
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	s.worker.queue = s.queue
+	return s, nil
+}
+
+// Close releases the queue and the state directory; Run does it when it
+// returns, so Close is for a Service that never ran.
+func (s *Service) Close() {
+	s.close.Do(func() {
+		s.queue.Close()
+		s.unlock()
+	})
+}
+
+// Queue returns the service's queue.
+func (s *Service) Queue() *Queue { return s.queue }
+
+// Metrics returns the service's metrics.
+func (s *Service) Metrics() *Metrics { return s.metrics }
+
+// Mirrors returns the service's repository mirrors.
+func (s *Service) Mirrors() *Mirrors { return s.mirrors }
+
+// Run starts the workers and, when l is not nil, serves HTTP on it until
+// ctx ends; then it drains: the listener closes, requests in flight finish,
+// running jobs get DrainTimeout to finish and are handed back to the queue
+// after it. Run closes the queue.
+func (s *Service) Run(ctx context.Context, l net.Listener) error {
+	defer s.Close()
+	if err := s.mirrors.Clean(ctx, s.cfg.Repositories); err != nil {
+		s.log.Warn("clean old worktrees", "err", err)
+	}
+	// River stops on its own when its Start context ends; Run decides when.
+	runCtx, stopRiver := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRiver()
+	if s.workers {
+		if err := s.queue.Start(runCtx); err != nil {
+			return fmt.Errorf("start workers: %w", err)
+		}
+	}
+	go s.forgetLoop(runCtx)
+	var srv *http.Server
+	srvErr := make(chan error, 1)
+	if l != nil {
+		srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+		go func() { srvErr <- srv.Serve(l) }()
+		s.log.Info("relay serve listening", "addr", l.Addr().String(), "queue", s.queue.Backend, "workers", s.workers)
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-srvErr:
+		err = fmt.Errorf("http server: %w", err)
+	}
+	s.draining.Store(true)
+	s.log.Info("relay serve draining", "drain_timeout", s.cfg.DrainTimeout)
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if e := srv.Shutdown(sctx); e != nil {
+			s.log.Warn("http shutdown", "err", e)
+		}
+		cancel()
+	}
+	if s.workers {
+		s.worker.draining.Store(true)
+		dctx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
+		if e := s.queue.Stop(dctx); e != nil {
+			s.log.Warn("stop workers", "err", e)
+		}
+		cancel()
+	}
+	s.log.Info("relay serve stopped")
+	return err
+}
+
+// forgetLoop deletes delivery ids older than a week, hourly.
+func (s *Service) forgetLoop(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := s.queue.Forget(ctx, 7*24*time.Hour); err != nil && ctx.Err() == nil {
+			s.log.Warn("forget old delivery ids", "err", err)
+		} else if n > 0 {
+			s.log.Info("forgot old delivery ids", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Handler is the HTTP API: the webhooks, health, readiness and metrics.
+func (s *Service) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /webhooks/github", s.webhook(tracker.GitHub))
+	mux.HandleFunc("POST /webhooks/jira", s.webhook(tracker.Jira))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func (s *Service) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	ok := true
+	check := func(name string, err error) {
+		checks[name] = "ok"
+		if err != nil {
+			checks[name], ok = err.Error(), false
+		}
+	}
+	check("queue", s.queue.Ping(ctx))
+	check("state_dir", writable(s.cfg.StateDir))
+	_, gerr := s.mirrors.Version(ctx)
+	check("git", gerr)
+	if s.draining.Load() {
+		checks["draining"], ok = "shutting down", false
+	}
+	code := http.StatusOK
+	if !ok {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, checks)
+}
+
+func writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".ready-*")
+	if err != nil {
+		return fmt.Errorf("state directory not writable: %w", err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// webhook verifies, parses, deduplicates and enqueues one delivery. It
+// answers 202 only once the job (or the delivery id, for a trigger that
+// joined a queued job) is committed.
+func (s *Service) webhook(source string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		defer func() { s.metrics.AcceptDurationMS.Observe(time.Since(start).Seconds()) }()
+		result := func(res string, code int, msg string, args ...any) {
+			s.metrics.Deliveries.WithLabelValues(source, res).Inc()
+			level := slog.LevelInfo
+			if code >= 400 {
+				level = slog.LevelWarn
+			}
+			s.log.Log(r.Context(), level, "webhook", append([]any{"source", source, "result", res, "status", code, "detail", msg}, args...)...)
+			writeJSON(w, code, map[string]any{"result": res, "message": msg})
+		}
+		parser := s.parsers[source]
+		if parser == nil {
+			http.Error(w, source+" is not configured on this relay", http.StatusNotFound)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			result(ResultTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes))
+			return
+		case err != nil:
+			result(ResultMalformed, http.StatusBadRequest, "read body: "+err.Error())
+			return
+		}
+		t, err := parser.Parse(r.Header, body)
+		var ign *tracker.Ignored
+		switch {
+		case errors.Is(err, tracker.ErrBadSignature):
+			result(ResultBadSignature, http.StatusUnauthorized, err.Error())
+			return
+		case errors.As(err, &ign):
+			result(ResultIgnored, http.StatusOK, ign.Reason)
+			return
+		case err != nil:
+			result(ResultMalformed, http.StatusBadRequest, err.Error())
+			return
+		}
+		logArgs := []any{"delivery_id", t.DeliveryID, "key", t.Ref.Key(), "event", t.Event}
+		if t.Ref.Source != source {
+			result(ResultMalformed, http.StatusBadRequest, fmt.Sprintf("a %s delivery names a %s issue", source, t.Ref.Source), logArgs...)
+			return
+		}
+		if _, ok := s.cfg.Repository(t.Ref); !ok {
+			result(ResultIgnored, http.StatusOK, fmt.Sprintf("repository %s is not served by this relay", t.Ref.Repo), logArgs...)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		e, err := s.queue.Enqueue(ctx, t, s.cfg.MaxAttempts)
+		switch {
+		case err != nil:
+			s.log.Error("enqueue", append(logArgs, "err", err)...)
+			result(ResultError, http.StatusServiceUnavailable, "the queue could not take the delivery; redeliver it", logArgs...)
+		case e.Duplicate:
+			result(ResultDuplicate, http.StatusOK, "delivery already accepted", logArgs...)
+		case e.Coalesced:
+			result(ResultCoalesced, http.StatusAccepted, fmt.Sprintf("joined job %d, queued or running for %s", e.JobID, t.Ref.Key()), append(logArgs, "job_id", e.JobID)...)
+		default:
+			s.metrics.JobsEnqueued.Inc()
+			result(ResultAccepted, http.StatusAccepted, fmt.Sprintf("queued job %d for %s", e.JobID, t.Ref.Key()), append(logArgs, "job_id", e.JobID)...)
+		}
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// StatePath joins a path under the state directory (for cmd's messages).
+func (s *Service) StatePath(elem ...string) string {
+	return filepath.Join(append([]string{s.cfg.StateDir}, elem...)...)
+}

@@ -1,0 +1,282 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/relayhq/relay/tracker"
+)
+
+// Scoper writes the scoping report of an issue from a checkout of its
+// repository. cmd/relay wires it to the agent pipeline, or to the offline
+// context report when no model is configured.
+type Scoper interface {
+	Scope(ctx context.Context, in ScopeInput) (Report, error)
+}
+
+// ScopeInput is what a Scoper reads.
+type ScopeInput struct {
+	Issue    tracker.Issue
+	Root     string // a worktree at Commit; removed after the job
+	StoreDir string // the repository's graph and search index, indexed at Commit
+	Commit   string
+	JobID    int64
+	Log      *slog.Logger
+}
+
+// Report is a Scoper's result.
+type Report struct {
+	Markdown string
+	Model    bool             // false: the offline report, no model used
+	Tokens   map[string]int64 // per stage (planner, retriever, gap)
+	Cost     float64
+}
+
+// Indexer brings a repository's store up to date with a checkout. Indexing
+// is incremental by content hash, so a job at an unchanged commit re-indexes
+// nothing.
+type Indexer interface {
+	Index(ctx context.Context, root, storeDir string) (IndexStats, error)
+}
+
+// IndexStats says what an Index call did.
+type IndexStats struct {
+	Unchanged bool // nothing to re-index
+	Files     int
+	Changed   int
+}
+
+// Permanent marks an error that retrying cannot fix (an issue that does not
+// exist, a repository no longer configured): the job fails at once.
+type Permanent struct{ Err error }
+
+func (e *Permanent) Error() string { return e.Err.Error() }
+func (e *Permanent) Unwrap() error { return e.Err }
+
+// Worker runs scope jobs. It implements river.Worker[ScopeArgs].
+type Worker struct {
+	river.WorkerDefaults[ScopeArgs]
+
+	cfg      *Config
+	queue    *Queue
+	trackers map[string]tracker.Tracker
+	mirrors  *Mirrors
+	indexer  Indexer
+	scoper   Scoper
+	metrics  *Metrics
+	log      *slog.Logger
+
+	draining   atomic.Bool
+	retryAfter sync.Map // job id → time.Time: the earliest retry a tracker asked for
+	indexMu    sync.Map // store dir → *sync.Mutex: one index writer per repository
+}
+
+// Timeout is the per-job deadline.
+func (w *Worker) Timeout(*river.Job[ScopeArgs]) time.Duration { return w.cfg.JobTimeout }
+
+// NextRetry backs off exponentially from retry_backoff up to retry_max, and
+// never retries sooner than a tracker's Retry-After or rate-limit reset.
+func (w *Worker) NextRetry(job *river.Job[ScopeArgs]) time.Time {
+	d := w.cfg.RetryBackoff
+	for i := 1; i < job.Attempt && d < w.cfg.RetryMax; i++ {
+		d *= 2
+	}
+	d = min(d, w.cfg.RetryMax)
+	next := time.Now().Add(d)
+	if v, ok := w.retryAfter.LoadAndDelete(job.ID); ok && v.(time.Time).After(next) {
+		next = v.(time.Time)
+	}
+	return next
+}
+
+// Work runs one attempt of a job.
+func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
+	start := time.Now()
+	w.metrics.JobsInProgress.Inc()
+	defer w.metrics.JobsInProgress.Dec()
+	since := job.ScheduledAt
+	if job.Attempt <= 1 || since.IsZero() {
+		since = job.CreatedAt
+	}
+	w.metrics.QueueWait.Observe(max(0, start.Sub(since).Seconds()))
+	log := w.log.With("job_id", job.ID, "key", job.Args.Key, "attempt", job.Attempt, "delivery_id", job.Args.DeliveryID)
+	log.Info("job start", "reason", job.Args.Reason, "queue_wait", start.Sub(since))
+
+	err := w.run(ctx, job, log)
+	w.metrics.JobDuration.Observe(time.Since(start).Seconds())
+	switch {
+	case err == nil:
+		w.metrics.JobsCompleted.WithLabelValues(OutcomeDone).Inc()
+		log.Info("job done", "dur", time.Since(start))
+		return nil
+	case ctx.Err() != nil && w.draining.Load():
+		// Shutdown interrupted the job: back to the queue, attempt not
+		// counted, to run first thing on the next start.
+		w.metrics.JobsCompleted.WithLabelValues(OutcomeHandback).Inc()
+		log.Warn("job handed back to the queue by shutdown", "err", err)
+		return river.JobSnooze(0)
+	}
+	var perm *Permanent
+	final := errors.As(err, &perm) || job.Attempt >= job.MaxAttempts
+	if !final {
+		if ok, after := tracker.Retryable(err); ok && after > 0 {
+			w.retryAfter.Store(job.ID, time.Now().Add(after))
+		}
+		w.metrics.JobsCompleted.WithLabelValues(OutcomeRetry).Inc()
+		log.Warn("job attempt failed; it will be retried", "err", err, "attempts_left", job.MaxAttempts-job.Attempt)
+		return err
+	}
+	w.metrics.JobsCompleted.WithLabelValues(OutcomeFailed).Inc()
+	log.Error("job failed", "err", err)
+	w.postFailure(ctx, job, err, log)
+	return river.JobCancel(err)
+}
+
+// postFailure edits the issue's comment to say why the job failed.
+func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], jobErr error, log *slog.Logger) {
+	tr := w.trackers[job.Args.Ref.Source]
+	if tr == nil {
+		return
+	}
+	// The job's own deadline may be what failed it: give the edit a fresh one.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	body := fmt.Sprintf("**relay could not scope this issue.**\n\n%s\n\nIt tried %d time(s). Comment `%s` to try again.",
+		oneLine(jobErr.Error(), 500), job.Attempt, firstOr(w.cfg.Triggers.Commands, "/relay scope"))
+	if _, err := tr.UpsertReport(ctx, job.Args.Ref, body); err != nil {
+		log.Error("edit the report comment with the failure", "err", err)
+	}
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) > 0 {
+		return s[0]
+	}
+	return def
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}
+
+// placeholder is the comment a job posts before it starts working.
+const placeholder = "⏳ **relay is scoping this issue…** This comment will be replaced by the report."
+
+// run is one attempt: placeholder, commit, issue, worktree, index, scope,
+// report.
+func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.Logger) error {
+	ref := job.Args.Ref
+	tr := w.trackers[ref.Source]
+	if tr == nil {
+		return &Permanent{fmt.Errorf("no %s tracker is configured", ref.Source)}
+	}
+	repo, ok := w.cfg.Repository(ref)
+	if !ok {
+		return &Permanent{fmt.Errorf("%s is not a configured repository", ref.Repo)}
+	}
+	if _, err := tr.UpsertReport(ctx, ref, placeholder); err != nil {
+		return trackerErr("post the placeholder", err)
+	}
+	commit, err := w.commit(ctx, job, repo)
+	if err != nil {
+		return err
+	}
+	log = log.With("commit", commit)
+	issue, err := tr.Fetch(ctx, ref)
+	if err != nil {
+		return trackerErr("fetch the issue", err)
+	}
+	wt, cleanup, err := w.mirrors.Worktree(ctx, repo, commit, worktreeName(job.ID, job.Attempt))
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	storeDir := w.mirrors.StoreDir(repo)
+	t0 := time.Now()
+	st, err := w.index(ctx, wt, storeDir)
+	if err != nil {
+		return fmt.Errorf("index %s at %s: %w", repo.Key(), commit, err)
+	}
+	w.metrics.IndexDuration.Observe(time.Since(t0).Seconds())
+	log.Info("index step", "unchanged", st.Unchanged, "changed", st.Changed, "dur", time.Since(t0))
+	rep, err := w.scoper.Scope(ctx, ScopeInput{Issue: issue, Root: wt, StoreDir: storeDir, Commit: commit, JobID: job.ID, Log: log})
+	if err != nil {
+		return fmt.Errorf("scope: %w", err)
+	}
+	for stage, n := range rep.Tokens {
+		w.metrics.LLMTokens.WithLabelValues(stage).Add(float64(n))
+	}
+	w.metrics.LLMCost.Add(rep.Cost)
+	body := strings.TrimSpace(rep.Markdown) + "\n\n" + footer(repo, commit, rep.Model)
+	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
+		return trackerErr("post the report", err)
+	}
+	return nil
+}
+
+// commit fetches the mirror and returns the commit the job scopes: the one
+// recorded by its first attempt, or else the default branch head now,
+// recorded for the attempts after.
+func (w *Worker) commit(ctx context.Context, job *river.Job[ScopeArgs], repo Repository) (string, error) {
+	recorded, err := w.queue.RecordedCommit(ctx, job.ID)
+	if err != nil {
+		return "", err
+	}
+	head, ferr := w.mirrors.Fetch(ctx, repo)
+	if recorded != "" {
+		if ferr != nil {
+			// The recorded commit may still be in the mirror; the worktree
+			// step says so if it is not.
+			w.log.Warn("fetch failed; scoping the recorded commit from the mirror", "key", job.Args.Key, "err", ferr)
+		}
+		return recorded, nil
+	}
+	if ferr != nil {
+		return "", ferr
+	}
+	return w.queue.RecordCommit(ctx, job.ID, head)
+}
+
+func (w *Worker) index(ctx context.Context, root, storeDir string) (IndexStats, error) {
+	v, _ := w.indexMu.LoadOrStore(storeDir, &sync.Mutex{})
+	mu := v.(*sync.Mutex)
+	mu.Lock()
+	defer mu.Unlock()
+	return w.indexer.Index(ctx, root, storeDir)
+}
+
+// trackerErr keeps a tracker's retryable errors retryable and makes the
+// others permanent.
+func trackerErr(what string, err error) error {
+	err = fmt.Errorf("%s: %w", what, err)
+	if ok, _ := tracker.Retryable(err); ok || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &Permanent{err}
+}
+
+func footer(repo Repository, commit string, model bool) string {
+	short := commit
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	s := fmt.Sprintf("<sub>Scoped by relay at `%s` (%s).", short, repo.Branch)
+	if !model {
+		s += " No model was used: this is the offline context report."
+	}
+	return s + "</sub>"
+}
+
+var _ river.Worker[ScopeArgs] = (*Worker)(nil)
