@@ -12,7 +12,8 @@ const OutsidePath = "<path outside the repository>"
 
 var (
 	// urlRE matches URLs, which may carry credentials or internal hosts.
-	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+	// Punctuation that ends a sentence or an error prefix is not part of it.
+	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*[^\s"'<>:.,;)\]]`)
 	// absRE matches an absolute Unix or Windows path that starts a word.
 	// ':' ends a path because Go errors put one after it ("open /x: ...").
 	absRE = regexp.MustCompile(`(^|[\s"'(=\[{,;])((?:/|[A-Za-z]:\\)[^\s"':,;()\[\]{}<>]*)`)

@@ -75,10 +75,10 @@ func malformedProbes() []probe {
 	}
 }
 
-// TestMalformedMessages sends each probe, then tools/list: the server
+// TestMCPMalformedMessages sends each probe, then tools/list: the server
 // answers the probe with the JSON-RPC error the spec asks for and still
 // answers tools/list.
-func TestMalformedMessages(t *testing.T) {
+func TestMCPMalformedMessages(t *testing.T) {
 	t.Parallel()
 	for _, p := range malformedProbes() {
 		t.Run(p.name, func(t *testing.T) {
@@ -117,10 +117,10 @@ func TestMalformedMessages(t *testing.T) {
 	}
 }
 
-// TestBatches checks JSON-RPC batches at a protocol version that has them
+// TestMCPBatches checks JSON-RPC batches at a protocol version that has them
 // (2025-03-26): one array answers the calls, notifications get nothing, and
 // malformed elements get their error inside the array.
-func TestBatches(t *testing.T) {
+func TestMCPBatches(t *testing.T) {
 	t.Parallel()
 	w := startWire(t, tools.NewRegistry(echoTool()), Options{}, Transport{})
 	w.initialize("2025-03-26")
@@ -227,9 +227,9 @@ func (g *gate) Call(ctx context.Context, args json.RawMessage) (tools.Result, er
 	return tools.Result{Content: "slow answer"}, nil
 }
 
-// TestInputClosedWithCallInFlight closes stdin while a slow tool call runs:
+// TestMCPInputClosedWithCallInFlight closes stdin while a slow tool call runs:
 // its answer must still be written before Serve returns.
-func TestInputClosedWithCallInFlight(t *testing.T) {
+func TestMCPInputClosedWithCallInFlight(t *testing.T) {
 	t.Parallel()
 	g := &gate{name: "slow", started: make(chan struct{}, 1), release: make(chan struct{})}
 	w := startWire(t, tools.NewRegistry(g), Options{}, Transport{})
@@ -255,9 +255,9 @@ func TestInputClosedWithCallInFlight(t *testing.T) {
 	}
 }
 
-// TestPipelinedCallsBounded pipelines 200 tools/call grep requests (issue 9
+// TestMCPPipelinedCallsBounded pipelines 200 tools/call grep requests (issue 9
 // item 3): every one is answered and at most MaxConcurrent run at once.
-func TestPipelinedCallsBounded(t *testing.T) {
+func TestMCPPipelinedCallsBounded(t *testing.T) {
 	t.Parallel()
 	needTools(t)
 	grep, err := tools.NewGrep(tools.Options{Root: repo(t)})
