@@ -266,15 +266,25 @@ func TestMCPMalformedStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("got %d lines, want 3:\n%s", len(lines), out)
+	// Answers come in any order: initialize runs beside the reading of the next line.
+	byID := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not a JSON-RPC answer: %v: %.200s", err, line)
+		}
+		byID[string(r.ID)] = line
 	}
-	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character 'o' in literal null (expecting 'u') (at byte 2); each line must hold exactly one JSON-RPC message"}}`; lines[1] != want {
-		t.Errorf("answer to not json:\n got %s\nwant %s", lines[1], want)
+	if len(byID) != 3 {
+		t.Fatalf("got %d answers, want 3:\n%s", len(byID), out)
 	}
-	if !strings.HasPrefix(lines[2], `{"jsonrpc":"2.0","id":2,"result":{`) || !strings.Contains(lines[2], `"name":"grep"`) {
-		t.Errorf("tools/list answer: %.200s", lines[2])
+	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character 'o' in literal null (expecting 'u') (at byte 2); each line must hold exactly one JSON-RPC message"}}`; byID["null"] != want {
+		t.Errorf("answer to not json:\n got %s\nwant %s", byID["null"], want)
+	}
+	if got := byID["2"]; !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":2,"result":{`) || !strings.Contains(got, `"name":"grep"`) {
+		t.Errorf("tools/list answer: %.200s", got)
 	}
 	if code := p.wait(t); code != 0 {
 		t.Errorf("relay mcp exited %d; stderr:\n%s", code, p.stderr.String())

@@ -24,8 +24,18 @@ var (
 // root itself), any other absolute path becomes OutsidePath and a URL
 // becomes "<url>". Roots are absolute; give the repository root both as
 // passed and with symlinks resolved when they differ.
-func Redact(text string, roots ...string) string {
-	text = urlRE.ReplaceAllString(text, "<url>")
+func Redact(text string, roots ...string) string { return redact(text, "", roots) }
+
+// redact is Redact keeping the paths and URLs that occur in known (the
+// client's own arguments, which it may see echoed back).
+func redact(text, known string, roots []string) string {
+	kept := func(s string) bool { return known != "" && strings.Contains(known, s) }
+	text = urlRE.ReplaceAllStringFunc(text, func(u string) string {
+		if kept(u) {
+			return u
+		}
+		return "<url>"
+	})
 	return absRE.ReplaceAllStringFunc(text, func(m string) string {
 		sub := absRE.FindStringSubmatch(m)
 		lead, p := sub[1], sub[2]
@@ -40,6 +50,9 @@ func Redact(text string, roots ...string) string {
 			case strings.HasPrefix(p, root+"/"), strings.HasPrefix(p, root+`\`):
 				return lead + p[len(root)+1:]
 			}
+		}
+		if kept(p) {
+			return m
 		}
 		return lead + OutsidePath
 	})

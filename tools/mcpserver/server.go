@@ -5,9 +5,10 @@
 // It is a package of its own so that the tools package, which relay's own
 // agents import, does not depend on the MCP SDK. Every tool keeps its
 // schema and description; a tool's model-visible failure (Result.IsError)
-// becomes an isError result, and so does an infrastructure failure (its
-// message passed through Redact, so no path outside the repository reaches
-// the client), so a client always gets an answer it can show its model.
+// becomes an isError result, and so does an infrastructure failure, so a
+// client always gets an answer it can show its model. Error texts pass
+// through Redact, so no absolute path outside the repository reaches the
+// client unless the client sent it itself.
 // Unknown tools are answered by the SDK with a protocol error naming the
 // tool. At most Options.MaxConcurrent tool calls run at once per server;
 // the others wait their turn.
@@ -139,7 +140,12 @@ func (h *handlers) handler(t tools.Tool) mcp.ToolHandler {
 			h.log.Error("tool failed", "tool", t.Name(), "err", cerr)
 			return textResult(fmt.Sprintf("relay: the %s tool failed: %s", t.Name(), Redact(cerr.Error(), h.roots...)), true), nil
 		}
-		return textResult(r.Content, r.IsError), nil
+		if r.IsError {
+			// A tool's error text may quote a path it resolved (a symlink's
+			// target); the client's own arguments may be echoed back.
+			return textResult(redact(r.Content, string(req.Params.Arguments), h.roots), true), nil
+		}
+		return textResult(r.Content, false), nil
 	}
 }
 

@@ -215,3 +215,52 @@ func TestServerInfrastructureFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestServerRedactsErrorResults: an isError result naming a path outside
+// the repository reaches the client without it, unless the client sent
+// that path itself; successful results are never rewritten.
+func TestServerRedactsErrorResults(t *testing.T) {
+	root := t.TempDir()
+	type params struct {
+		File    string `json:"file"`
+		IsError bool   `json:"is_error"`
+	}
+	leaky := tools.New("leaky", "quotes paths", json.RawMessage(`{"type":"object"}`),
+		func(_ context.Context, p params) (tools.Result, error) {
+			return tools.Result{Content: fmt.Sprintf("%s resolves to /var/secret/target, beside %s", p.File, filepath.Join(root, "in.go")), IsError: p.IsError}, nil
+		})
+	reg := tools.NewRegistry(leaky)
+	srv := New(reg, Options{Root: root})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tests := []struct {
+		name    string
+		file    string
+		isError bool
+		want    string
+	}{
+		{"error", "/etc/link", true, "/etc/link resolves to " + OutsidePath + ", beside in.go"},
+		{"error quoting the client's path", "/var/secret/target", true, "/var/secret/target resolves to /var/secret/target, beside in.go"},
+		{"success is untouched", "/etc/link", false, "/etc/link resolves to /var/secret/target, beside " + filepath.Join(root, "in.go")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "leaky", Arguments: map[string]any{"file": tc.file, "is_error": tc.isError}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, text(t, res)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

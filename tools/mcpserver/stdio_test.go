@@ -88,13 +88,16 @@ func TestMCPMalformedMessages(t *testing.T) {
 			w.send(p.line)
 			w.send(toolsListAfter)
 			var got []wantErr
-			for {
+			// Errors for malformed lines are written before the next line is
+			// read; answers to calls (the CRLF ping) may overtake each other.
+			for after := false; !after || len(got) < len(p.want); {
 				a := decode(t, w.recv())
 				if string(a.ID) == `"after"` {
 					if a.Error != nil || !strings.Contains(string(a.Result), `"name":"echo"`) {
 						t.Errorf("tools/list after the probe: %+v %s", a.Error, a.Result)
 					}
-					break
+					after = true
+					continue
 				}
 				g := wantErr{ID: string(a.ID)}
 				if a.Error != nil {
@@ -112,6 +115,9 @@ func TestMCPMalformedMessages(t *testing.T) {
 			}
 			if err := w.closeInput(); err != nil {
 				t.Errorf("Serve: %v", err)
+			}
+			if rest := w.rest(); len(rest) > 0 {
+				t.Errorf("unexpected answers: %q", rest)
 			}
 		})
 	}
@@ -266,7 +272,7 @@ func TestMCPPipelinedCallsBounded(t *testing.T) {
 	}
 	const calls, bound = 200, 8
 	// The delay makes calls overlap, so the bound is reached, not just respected.
-	g := &gate{inner: grep, delay: 20 * time.Millisecond}
+	g := &gate{inner: grep, delay: 50 * time.Millisecond}
 	w := startWire(t, tools.NewRegistry(g), Options{MaxConcurrent: bound}, Transport{})
 	w.initialize("2025-11-25")
 	var b strings.Builder
