@@ -240,8 +240,9 @@ func (c *conn) accept(f frame) error {
 		return c.reject(nil, jsonrpc.CodeParseError, fmt.Sprintf(
 			"Parse error: the message is not valid UTF-8 (first bad byte at offset %d); JSON-RPC messages are UTF-8 text", invalidUTF8At(data)))
 	}
-	var probe json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
+	if !json.Valid(data) {
+		var v json.RawMessage // decoded again only to say what is wrong
+		err := json.Unmarshal(data, &v)
 		return c.reject(nil, jsonrpc.CodeParseError, "Parse error: "+syntaxText(err)+"; each line must hold exactly one JSON-RPC message")
 	}
 	switch data[0] {
@@ -557,6 +558,9 @@ func joinArray(items []json.RawMessage) []byte {
 
 // syntaxText describes a JSON decoding error with its byte offset.
 func syntaxText(err error) string {
+	if err == nil {
+		return "invalid JSON"
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
