@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/relayhq/relay/tools"
+	"github.com/relayhq/relay/tools/mcpserver"
 )
 
 // TestMCPInProcess serves `relay mcp` from run() over pipes and drives it
@@ -68,6 +70,227 @@ func TestMCPInProcess(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("relay mcp did not exit after the client closed stdin")
+	}
+}
+
+// mcpProc is `relay mcp` run in-process on pipes.
+type mcpProc struct {
+	in     *io.PipeWriter
+	out    *io.PipeReader
+	done   chan int
+	stderr *syncBuffer
+}
+
+// startMCP runs relay with args (ending in "mcp") on pipes.
+func startMCP(t *testing.T, args ...string) *mcpProc {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &mcpProc{in: inW, out: outR, done: make(chan int, 1), stderr: &syncBuffer{}}
+	go func() {
+		code := run(ctx, args, inR, outW, p.stderr, func(string) string { return "" })
+		outW.Close()
+		inR.Close()
+		p.done <- code
+	}()
+	t.Cleanup(func() {
+		cancel()
+		inW.Close()
+		outR.Close()
+	})
+	return p
+}
+
+// client connects the Go SDK client to p.
+func (p *mcpProc) client(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.IOTransport{Reader: p.out, Writer: p.in}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, p.stderr.String())
+	}
+	return cs
+}
+
+// wait returns relay's exit status after its stdin was closed.
+func (p *mcpProc) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case code := <-p.done:
+		return code
+	case <-time.After(30 * time.Second):
+		t.Fatal("relay mcp did not exit after its stdin closed")
+	}
+	return -1
+}
+
+// syncBuffer is a strings.Builder safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+// TestMCPGraphUnavailable (issue 9 item 6): without a usable graph index
+// relay mcp still starts, grep/glob/read work, and graph answers why it is
+// unavailable and what to do, naming no path outside the repository.
+func TestMCPGraphUnavailable(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	garbage := t.TempDir()
+	if err := os.WriteFile(filepath.Join(garbage, "graph.db"), []byte(strings.Repeat("not a database ", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	emptyDB := t.TempDir()
+	if err := os.WriteFile(filepath.Join(emptyDB, "graph.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dirDB := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dirDB, "graph.db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		store string // --store; "" for <repo>/.relay
+		want  []string
+	}{
+		{"no index", "", []string{tools.NoIndexText}},
+		{"empty graph.db", emptyDB, []string{tools.NoIndexText}},
+		{"garbage graph.db", garbage, []string{"The code graph is unavailable: ", "graph.db is corrupt", "run `relay index` to rebuild it", "grep, glob and read work meanwhile"}},
+		{"graph.db is a directory", dirDB, []string{"The code graph is unavailable: open graph store " + mcpserver.OutsidePath + ": ",
+			"Rebuild it with `relay index` in the repository root (or make the index readable", "grep, glob and read work meanwhile"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := tinyRepo(t)
+			args := []string{"--repo", root, "mcp"}
+			if tc.store != "" {
+				args = append([]string{"--store", tc.store}, args...)
+			}
+			p := startMCP(t, args...)
+			cs := p.client(t)
+			got, isErr := callText(t, cs, "graph", map[string]any{"operation": "callers", "target": "Greet"})
+			if !isErr {
+				t.Errorf("graph: isError=false: %s", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("graph answer lacks %q:\n%s", w, got)
+				}
+			}
+			for _, dir := range []string{root, tc.store, os.TempDir()} {
+				if dir != "" && strings.Contains(got, dir) {
+					t.Errorf("graph answer reveals %s:\n%s", dir, got)
+				}
+			}
+			if got, isErr := callText(t, cs, "graph", map[string]any{"operation": "callers", "target": "Greet", "path": "x"}); !isErr || !strings.Contains(got, `invalid arguments for graph: unknown field "path"`) {
+				t.Errorf("graph with a bad argument: isError=%v %s", isErr, got)
+			}
+			if got, isErr := callText(t, cs, "grep", map[string]any{"pattern": "func Greet", "context": 0}); isErr || !strings.Contains(got, "greet/greet.go:4:") {
+				t.Errorf("grep: isError=%v %s", isErr, got)
+			}
+			if got, isErr := callText(t, cs, "glob", map[string]any{"pattern": "**/*.go"}); isErr || !strings.Contains(got, "2 files match") {
+				t.Errorf("glob: isError=%v %s", isErr, got)
+			}
+			if got, isErr := callText(t, cs, "read", map[string]any{"file": "main.go", "num_lines": 1}); isErr || !strings.HasPrefix(got, "1\tpackage main") {
+				t.Errorf("read: isError=%v %s", isErr, got)
+			}
+			cs.Close()
+			if code := p.wait(t); code != 0 {
+				t.Errorf("relay mcp exited %d; stderr:\n%s", code, p.stderr.String())
+			}
+		})
+	}
+}
+
+// TestMCPGraphAfterIndex: a server started before `relay index` answers
+// graph calls once the index exists, without a restart.
+func TestMCPGraphAfterIndex(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	root := tinyRepo(t)
+	p := startMCP(t, "--repo", root, "mcp")
+	cs := p.client(t)
+	args := map[string]any{"operation": "callers", "target": "Twice"}
+	if got, isErr := callText(t, cs, "graph", args); !isErr || got != tools.NoIndexText {
+		t.Fatalf("before relay index: isError=%v %s", isErr, got)
+	}
+	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {
+		t.Fatalf("relay index: exit %d: %s", code, stderr)
+	}
+	if got, isErr := callText(t, cs, "graph", args); isErr || !strings.HasPrefix(got, "Callers of example.com/demo/greet.Twice") {
+		t.Errorf("after relay index: isError=%v %s", isErr, got)
+	}
+	cs.Close()
+	if code := p.wait(t); code != 0 {
+		t.Errorf("relay mcp exited %d; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// TestMCPMalformedStdin: `relay mcp` answers a malformed line with a
+// JSON-RPC error and goes on serving, and --max-concurrent is checked.
+func TestMCPMalformedStdin(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	root := tinyRepo(t)
+	p := startMCP(t, "--repo", root, "mcp", "--max-concurrent", "2")
+	go func() {
+		io.WriteString(p.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n"+
+			"not json\n"+`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+		p.in.Close()
+	}()
+	out, err := io.ReadAll(p.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Answers come in any order: initialize runs beside the reading of the next line.
+	byID := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not a JSON-RPC answer: %v: %.200s", err, line)
+		}
+		byID[string(r.ID)] = line
+	}
+	if len(byID) != 3 {
+		t.Fatalf("got %d answers, want 3:\n%s", len(byID), out)
+	}
+	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character 'o' in literal null (expecting 'u') (at byte 2); each line must hold exactly one JSON-RPC message"}}`; byID["null"] != want {
+		t.Errorf("answer to not json:\n got %s\nwant %s", byID["null"], want)
+	}
+	if got := byID["2"]; !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":2,"result":{`) || !strings.Contains(got, `"name":"grep"`) {
+		t.Errorf("tools/list answer: %.200s", got)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Errorf("relay mcp exited %d; stderr:\n%s", code, p.stderr.String())
+	}
+	if code, _, stderr := relay(t, "", "--repo", root, "mcp", "--max-concurrent", "0"); code != 2 || !strings.Contains(stderr, "--max-concurrent must be at least 1") {
+		t.Errorf("--max-concurrent 0: exit %d: %s", code, stderr)
 	}
 }
 

@@ -1,30 +1,54 @@
 // Package mcpserver exposes relay's tools (grep, glob, read, graph) to other
-// agents over the Model Context Protocol, using the official Go SDK.
+// agents over the Model Context Protocol, using the official Go SDK, and
+// owns the stdio framing in front of it (Transport).
 //
 // It is a package of its own so that the tools package, which relay's own
 // agents import, does not depend on the MCP SDK. Every tool keeps its
 // schema and description; a tool's model-visible failure (Result.IsError)
 // becomes an isError result, and so does an infrastructure failure, so a
-// client always gets an answer it can show its model. Unknown tools are
-// answered by the SDK with a protocol error naming the tool.
+// client always gets an answer it can show its model. Error texts pass
+// through Redact, so no absolute path outside the repository reaches the
+// client unless the client sent it itself.
+// Unknown tools are answered by the SDK with a protocol error naming the
+// tool. At most Options.MaxConcurrent tool calls run at once per server;
+// the others wait their turn.
+//
+// Transport reads one JSON-RPC message per line, answers malformed lines
+// itself and keeps serving, and on end of input finishes the calls in
+// flight before the server returns (see its DESIGN note).
 package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/relayhq/relay/tools"
 )
+
+// DefaultMaxConcurrent is the number of tool calls one server runs at once
+// when Options.MaxConcurrent is zero.
+const DefaultMaxConcurrent = 8
 
 // Options configures the server.
 type Options struct {
 	Name    string // implementation name reported to clients; default "relay"
 	Version string // default "dev"
 	Logger  *slog.Logger
+	// Root is the repository root. Paths in a tool's Go error are shown
+	// relative to it; other absolute paths are hidden (see Redact).
+	Root string
+	// MaxConcurrent bounds the tool calls running at once; 0 means
+	// DefaultMaxConcurrent. A client may pipeline any number of calls:
+	// the rest wait (cancellable) for a slot.
+	MaxConcurrent int
 }
 
 // New returns an MCP server offering every tool of reg.
@@ -38,6 +62,17 @@ func New(reg *tools.Registry, opts Options) *mcp.Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	var roots []string
+	if opts.Root != "" {
+		roots = append(roots, opts.Root)
+		if real, err := filepath.EvalSymlinks(opts.Root); err == nil && real != opts.Root {
+			roots = append(roots, real)
+		}
+	}
+	h := &handlers{log: opts.Logger, roots: roots, slots: make(chan struct{}, opts.MaxConcurrent)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions(reg),
 		Logger:       slog.New(debugHandler{opts.Logger.Handler()}),
@@ -49,7 +84,7 @@ func New(reg *tools.Registry, opts Options) *mcp.Server {
 			Description: t.Description(),
 			InputSchema: t.Schema(),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: tools.IsReadOnly(t), IdempotentHint: true, OpenWorldHint: new(false), Title: title(t.Name())},
-		}, handler(t, opts.Logger))
+		}, h.handler(t))
 	}
 	return srv
 }
@@ -73,13 +108,28 @@ func instructions(reg *tools.Registry) string {
 		". Start with grep (contents) or glob (file names), follow symbols with graph (callers, callees, implementations, methods, usages, inheritors, blast_radius), and read the lines that matter. Paths are relative to the repository root."
 }
 
-// handler adapts a relay tool to the SDK's low-level tool handler.
-func handler(t tools.Tool, log *slog.Logger) mcp.ToolHandler {
+// handlers holds what every tool handler of one server shares.
+type handlers struct {
+	log   *slog.Logger
+	roots []string      // repository root, as given and resolved
+	slots chan struct{} // one token per running tool call
+}
+
+// handler adapts a relay tool to the SDK's low-level tool handler. The SDK
+// runs calls concurrently; slots bounds how many run at once, so 200
+// pipelined greps start at most cap(slots) rg processes.
+func (h *handlers) handler(t tools.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		select {
+		case h.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		defer func() { <-h.slots }()
 		defer func() {
 			if p := recover(); p != nil {
-				log.Error("tool panicked", "tool", t.Name(), "panic", fmt.Sprint(p))
-				res, err = textResult(fmt.Sprintf("relay: the %s tool failed unexpectedly: %v", t.Name(), p), true), nil
+				h.log.Error("tool panicked", "tool", t.Name(), "panic", fmt.Sprint(p))
+				res, err = textResult(fmt.Sprintf("relay: the %s tool failed unexpectedly: %s", t.Name(), Redact(fmt.Sprint(p), h.roots...)), true), nil
 			}
 		}()
 		r, cerr := t.Call(ctx, req.Params.Arguments)
@@ -87,10 +137,15 @@ func handler(t tools.Tool, log *slog.Logger) mcp.ToolHandler {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			log.Error("tool failed", "tool", t.Name(), "err", cerr)
-			return textResult(fmt.Sprintf("relay: the %s tool failed: %v", t.Name(), cerr), true), nil
+			h.log.Error("tool failed", "tool", t.Name(), "err", cerr)
+			return textResult(fmt.Sprintf("relay: the %s tool failed: %s", t.Name(), Redact(cerr.Error(), h.roots...)), true), nil
 		}
-		return textResult(r.Content, r.IsError), nil
+		if r.IsError {
+			// A tool's error text may quote a path it resolved (a symlink's
+			// target); the client's own arguments may be echoed back.
+			return textResult(redact(r.Content, string(req.Params.Arguments), h.roots), true), nil
+		}
+		return textResult(r.Content, false), nil
 	}
 }
 
@@ -98,30 +153,21 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
 }
 
-// Serve runs srv over newline-delimited JSON-RPC on in/out (stdin/stdout
-// for `relay mcp`) until the client disconnects or ctx ends. A client
-// closing its end is a normal finish.
-func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
-	rc, ok := in.(io.ReadCloser)
-	if !ok {
-		rc = io.NopCloser(in)
-	}
-	// Closing stdin on shutdown unblocks the reader goroutine; stdout stays open.
-	t := &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{out}}
+// Serve runs srv over t (stdin/stdout for `relay mcp`) until the client
+// closes its end, which is a normal finish once the calls in flight are
+// answered, or ctx ends.
+func Serve(ctx context.Context, srv *mcp.Server, t *Transport) error {
 	err := srv.Run(ctx, t)
-	if err != nil && (ctx.Err() != nil || isClosed(err)) {
+	if err != nil && (ctx.Err() != nil || clientGone(err)) {
 		return nil
 	}
 	return err
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func isClosed(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "EOF") || strings.Contains(s, "closed")
+// clientGone reports an error that only says the client hung up.
+func clientGone(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, mcp.ErrConnectionClosed)
 }
 
 // debugHandler demotes the SDK's own log records to debug: they are

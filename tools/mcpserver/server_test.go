@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,29 +162,105 @@ func TestServerWithGoClient(t *testing.T) {
 	}
 }
 
-// failing is a tool whose infrastructure fails or panics.
-type failing struct{ panics bool }
+// failing is a tool whose infrastructure fails or panics with a message
+// naming a file inside the repository and one outside it.
+type failing struct {
+	panics bool
+	root   string
+}
 
 func (f failing) Name() string            { return "boom" }
 func (f failing) Description() string     { return "fails" }
 func (f failing) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (f failing) Call(context.Context, json.RawMessage) (tools.Result, error) {
+	msg := fmt.Sprintf("open %s: permission denied (via %s)", filepath.Join(f.root, "pkg", "a.go"), filepath.Join(os.TempDir(), "elsewhere", "b.go"))
 	if f.panics {
-		panic("kaboom")
+		panic("kaboom: " + msg)
 	}
-	return tools.Result{}, os.ErrPermission
+	return tools.Result{}, fmt.Errorf("%s: %w", msg, os.ErrPermission)
 }
 
+// TestServerInfrastructureFailure: a tool's Go error or panic reaches the
+// client as an isError result, with the repository's paths relative and
+// no path outside it.
 func TestServerInfrastructureFailure(t *testing.T) {
-	for _, panics := range []bool{false, true} {
-		cs := connect(t, tools.NewRegistry(failing{panics: panics}))
+	root := t.TempDir()
+	tests := []struct {
+		panics bool
+		want   string
+	}{
+		{false, "relay: the boom tool failed: open pkg/a.go: permission denied (via " + OutsidePath + "): permission denied"},
+		{true, "relay: the boom tool failed unexpectedly: kaboom: open pkg/a.go: permission denied (via " + OutsidePath + ")"},
+	}
+	for _, tc := range tests {
+		reg := tools.NewRegistry(failing{panics: tc.panics, root: root})
+		srv := New(reg, Options{Root: root})
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(t.Context(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "boom"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := text(t, res)
-		if !res.IsError || !strings.HasPrefix(got, "relay: the boom tool failed") {
-			t.Errorf("panics=%v: got isError=%v %q", panics, res.IsError, got)
+		if diff := cmp.Diff(tc.want, text(t, res)); diff != "" || !res.IsError {
+			t.Errorf("panics=%v: isError=%v (-want +got):\n%s", tc.panics, res.IsError, diff)
 		}
+	}
+}
+
+// TestServerRedactsErrorResults: an isError result naming a path outside
+// the repository reaches the client without it, unless the client sent
+// that path itself; successful results are never rewritten.
+func TestServerRedactsErrorResults(t *testing.T) {
+	root := t.TempDir()
+	type params struct {
+		File    string `json:"file"`
+		IsError bool   `json:"is_error"`
+	}
+	leaky := tools.New("leaky", "quotes paths", json.RawMessage(`{"type":"object"}`),
+		func(_ context.Context, p params) (tools.Result, error) {
+			return tools.Result{Content: fmt.Sprintf("%s resolves to /var/secret/target, beside %s", p.File, filepath.Join(root, "in.go")), IsError: p.IsError}, nil
+		})
+	reg := tools.NewRegistry(leaky)
+	srv := New(reg, Options{Root: root})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tests := []struct {
+		name    string
+		file    string
+		isError bool
+		want    string
+	}{
+		{"error", "/etc/link", true, "/etc/link resolves to " + OutsidePath + ", beside in.go"},
+		{"error quoting the client's path", "/var/secret/target", true, "/var/secret/target resolves to /var/secret/target, beside in.go"},
+		{"success is untouched", "/etc/link", false, "/etc/link resolves to /var/secret/target, beside " + filepath.Join(root, "in.go")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "leaky", Arguments: map[string]any{"file": tc.file, "is_error": tc.isError}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, text(t, res)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
