@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,4 +133,92 @@ func matchesQuery(q graphdb.SymbolQuery, n graphdb.Node) bool {
 		return false
 	}
 	return true
+}
+
+// fullCheck is what a writer runs on a store that is not sealed (its last
+// writer died, or could not seal): SQLite's integrity_check, which also
+// finds index entries that disagree with their rows (~0.6 s for a
+// std-sized graph), then every record's checksum. It returns a description
+// of the first problem, "" when there is none.
+func (s *Store) fullCheck(ctx context.Context) string {
+	rows, err := s.rdb.QueryContext(ctx, "PRAGMA integrity_check(3)")
+	if err != nil {
+		return err.Error()
+	}
+	var msgs []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			msgs = append(msgs, err.Error())
+			break
+		}
+		if m != "ok" && !strings.HasPrefix(m, "*** in database") {
+			msgs = append(msgs, strings.TrimSpace(m))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		msgs = append(msgs, err.Error())
+	}
+	rows.Close()
+	if len(msgs) > 0 {
+		return "integrity_check: " + strings.Join(msgs, "; ")
+	}
+	if err := s.checkRecords(ctx); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// checkRecords verifies the checksum of every node, id, file and edge set.
+func (s *Store) checkRecords(ctx context.Context) error {
+	q, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer q.Rollback()
+	each := func(query string, fn func(*sql.Rows) error) error {
+		rows, err := q.QueryContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := fn(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	return errors.Join(
+		each("SELECT "+nodeCols+" FROM nodes n JOIN syms s ON s.sid = n.sid", func(r *sql.Rows) error {
+			_, err := scanNode(r)
+			return err
+		}),
+		each("SELECT sid, id, crc FROM syms", func(r *sql.Rows) error {
+			var sid, sum int64
+			var id string
+			if err := r.Scan(&sid, &id, &sum); err != nil {
+				return err
+			}
+			if sum != symSum(sid, id) {
+				return fmt.Errorf("id record #%d: %w", sid, errRecord)
+			}
+			return nil
+		}),
+		each("SELECT f.path, e.counts, e.data FROM edgesets e JOIN files f ON f.fid = e.fid", func(r *sql.Rows) error {
+			var path, counts string
+			var data sql.RawBytes
+			if err := r.Scan(&path, &counts, &data); err != nil {
+				return err
+			}
+			if _, err := decodeCounts(counts); err != nil {
+				return fmt.Errorf("edges of %s: %w", path, err)
+			}
+			if err := decodeEdges(data, path, func([]string, rawEdge) {}); err != nil {
+				return fmt.Errorf("edges of %s: %w", path, err)
+			}
+			return nil
+		}),
+		func() error { _, err := s.files(ctx); return err }(),
+	)
 }

@@ -271,12 +271,14 @@ func (s *Store) openWriter(dbPath string) error {
 }
 
 // quickCheckMax is the largest graph.db a read-only open runs quick_check
-// on when the store is not sealed (~30 ms at this size); writers always do.
+// on when the store is not sealed (~30 ms at this size).
 const quickCheckMax = 16 << 20
 
 // verify checks graph.db before anything is answered from it: against its
-// seal when it has one, otherwise (a writer is at work, or one died before
-// sealing) with SQLite's quick_check where that is cheap.
+// seal when it has one. Without one (a writer is at work, or one died
+// before sealing) a writer runs the full check — integrity_check and every
+// record's checksum, ~1 s for a std-sized graph, paid only after such an
+// unclean end — and a reader SQLite's quick_check where that is cheap.
 func (s *Store) verify() error {
 	err := verifySeal(s.dir)
 	switch {
@@ -285,10 +287,14 @@ func (s *Store) verify() error {
 	case !errors.Is(err, errNoSeal):
 		return s.damaged(err.Error())
 	}
-	if s.readOnly {
-		if st, err := os.Stat(filepath.Join(s.dir, dbName)); err != nil || st.Size() > quickCheckMax {
-			return nil
+	if !s.readOnly {
+		if msg := s.fullCheck(context.Background()); msg != "" {
+			return s.damaged(msg)
 		}
+		return nil
+	}
+	if st, err := os.Stat(filepath.Join(s.dir, dbName)); err != nil || st.Size() > quickCheckMax {
+		return nil
 	}
 	if qc := s.quickCheck(); qc != "" {
 		return s.damaged("quick_check: " + qc)
