@@ -359,7 +359,9 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []i
 			return nil, err
 		}
 		s.log.Debug("adjacency built", "dir", s.dir, "generation", gen, "edges", len(a.dirs[dirOut].Load().ents), "dur", time.Since(start))
-		if err := saveSnapshot(common, dirs, a); err != nil {
+		if !s.saveSnapshots {
+			s.log.Debug("adjacency snapshot not saved: the directory is read-only", "dir", s.dir)
+		} else if err := saveSnapshot(common, dirs, a); err != nil {
 			s.log.Debug("adjacency snapshot not saved", "dir", s.dir, "err", err)
 		}
 	}

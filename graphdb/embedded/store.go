@@ -69,6 +69,9 @@ type Store struct {
 	readOnly bool
 	log      *slog.Logger
 	rebuilt  string // what Open with Rebuild did, if anything
+	// saveSnapshots: the directory is writable, so adjacency snapshots
+	// built here are saved for the next process (readers do it too).
+	saveSnapshots bool
 
 	rdb *sql.DB // reader pool (query_only connections)
 	wdb *sql.DB // the one writer connection; nil when read-only
@@ -201,6 +204,7 @@ func open(dir string, opts Options) (*Store, error) {
 	} else if err := s.openWriter(dbPath); err != nil {
 		return nil, err
 	}
+	s.saveSnapshots = mode != modeImmutable && writable(dir)
 	rdb, err := sql.Open("sqlite", dsn(dbPath, mode))
 	if err != nil {
 		s.closeDBs()
