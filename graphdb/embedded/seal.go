@@ -95,13 +95,16 @@ func writeSeal(dir string, size int64) error {
 	return writeAtomic(filepath.Join(dir, sealName), h, bytesOf(sums))
 }
 
-// readSeal returns the raw seal file; errNoSeal when there is none.
+// readSeal returns the raw seal file; errNoSeal when there is none or it
+// cannot be read (it is private to its writer, 0600 like the snapshots,
+// and another user may read the store): the store is then treated as
+// unsealed, not as damaged.
 func readSeal(dir string) ([]byte, error) {
 	b, err := os.ReadFile(filepath.Join(dir, sealName))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, errNoSeal
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoSeal, err)
 	}
-	return b, err
+	return b, nil
 }
 
 // parseSeal checks a seal file and returns the size and chunk CRCs it

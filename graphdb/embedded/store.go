@@ -110,9 +110,11 @@ func Open(dir string, opts Options) (*Store, error) {
 		!errors.Is(err, ErrIncompatible) && !errors.Is(err, graphdb.ErrCorrupt) {
 		return s, err
 	}
-	why := err.Error()
+	why := dbName + " is not a relay graph database"
 	if de := (*damageError)(nil); errors.As(err, &de) {
 		why = dbName + " was damaged (" + de.detail + ")"
+	} else if errors.Is(err, errOldFormat) {
+		why = dbName + " was written by another version of relay"
 	}
 	var note string
 	if errors.Is(err, errOldFormat) {
