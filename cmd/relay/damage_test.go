@@ -162,6 +162,7 @@ func TestDamagedIndex(t *testing.T) {
 			if failed == 0 {
 				t.Errorf("%s: no query noticed 300 flipped bits", name)
 			}
+			t.Logf("%s: %d of %d queries failed, the rest answered as before", name, failed, len(queries))
 
 			args := []string{"index", "--repo", repo}
 			if !sealed {
