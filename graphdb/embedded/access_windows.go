@@ -2,7 +2,10 @@
 
 package embedded
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // pathWritable reports whether this process may write path: for a
 // directory, whether a file can be created in it; for a file, whether it
@@ -31,3 +34,8 @@ func pathWritable(path string) bool {
 
 // syncDir is a no-op: Windows cannot sync a directory handle.
 func syncDir(string) error { return nil }
+
+// mapFile is not used on Windows: hashFile reads the file instead.
+func mapFile(*os.File, int64) ([]byte, func(), error) {
+	return nil, nil, errors.New("not mapped on windows")
+}
