@@ -169,4 +169,9 @@ var (
 	ErrLocked    = errors.New("store is locked by another writer")
 	ErrAmbiguous = errors.New("ambiguous target")
 	ErrClosed    = errors.New("store is closed")
+	// ErrCorrupt is wrapped by every answer a backend refuses because the
+	// stored data failed a check (a record or file checksum, the database
+	// engine's own integrity checks). The data is derived from the source
+	// tree: rebuilding the index repairs it.
+	ErrCorrupt = errors.New("store is damaged")
 )

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
 )
@@ -119,10 +121,21 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full, ListTimeout: r.listTimeout})
-	prog.done()
+	defer func() { st.Close() }()
+	g.reportRebuilt(st)
+	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout)
+	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
+		// Damage the open did not catch (the store was not sealed: a
+		// writer died) surfaced mid-run: keep the damaged file aside and
+		// index from scratch once.
+		st.Close()
+		rebuilt, rerr := g.rebuildDamaged(ctx, root, dir, err)
+		if rerr != nil {
+			return rerr
+		}
+		st = rebuilt
+		sum, err = g.runIndex(ctx, st, root, true, r.listTimeout)
+	}
 	if err != nil {
 		if fresh {
 			// Nothing was ever committed: leave no empty store behind.
@@ -165,6 +178,32 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	printBuildStats(r.out, bs)
 	printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
 	return nil
+}
+
+// runIndex is one index.Run with progress on stderr.
+func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, listTimeout time.Duration) (index.Summary, error) {
+	prog := newProgress(g.stderr, isTerminal(g.stderr))
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: listTimeout})
+	prog.done()
+	return sum, err
+}
+
+// reportRebuilt says so when opening the store replaced an unusable graph.
+func (g *globals) reportRebuilt(st graphdb.Store) {
+	if r, ok := st.(interface{ Rebuilt() string }); ok && r.Rebuilt() != "" {
+		fmt.Fprintf(g.stderr, "index: %s; indexing from scratch.\n", r.Rebuilt())
+	}
+}
+
+// rebuildDamaged moves the damaged graph in dir aside (embedded.SetAside),
+// says so, and opens a new store.
+func (g *globals) rebuildDamaged(ctx context.Context, root, dir string, cause error) (graphdb.Store, error) {
+	moved, err := embedded.SetAside(dir)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w (and moving the damaged graph aside failed: %v)", root, cause, err)
+	}
+	fmt.Fprintf(g.stderr, "index: the graph is damaged; moved %s aside to %s and indexing from scratch (%v).\n", filepath.Join(dir, "graph.db"), moved, cause)
+	return g.openStore(ctx, root, true)
 }
 
 // progress renders index progress: one rewritten line on a terminal, one

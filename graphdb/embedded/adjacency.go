@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -88,24 +89,7 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 	a.exists = make([]uint64, (a.nsid+63)/64)
 	a.rank = make([]uint32, a.nsid)
 
-	// Stored nodes in id order (the syms(id) index): existence and rank.
-	rows, err := q.QueryContext(ctx, "SELECT s.sid FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
-	if err != nil {
-		return nil, fmt.Errorf("build adjacency: %w", err)
-	}
-	r := uint32(0)
-	for rows.Next() {
-		var sid uint32
-		if err := rows.Scan(&sid); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("build adjacency: %w", err)
-		}
-		r++
-		a.rank[sid] = r
-		a.exists[sid>>6] |= 1 << (sid & 63)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := a.rankNodes(ctx, q); err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
 
@@ -122,11 +106,12 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 		fileNames = append(fileNames, name)
 		return i
 	}
-	rows, err = q.QueryContext(ctx, "SELECT f.path, e.data FROM edgesets e JOIN files f ON f.fid = e.fid")
+	rows, err := q.QueryContext(ctx, "SELECT f.path, e.data FROM edgesets e JOIN files f ON f.fid = e.fid")
 	if err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
 	var local []uint32 // the current set's file table → global index
+	bad := false
 	for rows.Next() {
 		var path string
 		var data sql.RawBytes
@@ -142,13 +127,17 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 				}
 			}
 			if e.src >= a.nsid || e.dst >= a.nsid {
-				return // cannot happen: sids come from syms
+				bad = true // sids come from syms: only damage gets here
+				return
 			}
 			edges = append(edges, raw{src: e.src, dst: e.dst, kind: e.kind, file: local[e.file], line: uint32(e.line)})
 		})
+		if err == nil && bad {
+			err = fmt.Errorf("edge set: id out of range: %w", errRecord)
+		}
 		if err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("build adjacency: edges of %s: %w; delete the store directory and run `relay index`", path, err)
+			return nil, fmt.Errorf("build adjacency: edges of %s: %w", path, err)
 		}
 	}
 	rows.Close()
@@ -204,6 +193,47 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 		a.dirs[d].Store(&csr{off: off, ents: ents})
 	}
 	return a, nil
+}
+
+// rankNodes reads the stored nodes in id order (the syms(id) index) and
+// fills exists and rank. The ids must come strictly increasing, no sid
+// twice, and as many as the nodes table holds, so a damaged index entry
+// can neither reorder, duplicate nor hide a node. (Checking each id's
+// checksum here as well cost a third more build time; the ids a query
+// returns are checked where they are read.)
+func (a *adjacency) rankNodes(ctx context.Context, q *sql.Tx) error {
+	var want int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM nodes").Scan(&want); err != nil {
+		return err
+	}
+	rows, err := q.QueryContext(ctx, "SELECT s.sid, s.id FROM syms s JOIN nodes n ON n.sid = s.sid ORDER BY s.id")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r := uint32(0)
+	var prev []byte
+	for rows.Next() {
+		var sid int64
+		var id sql.RawBytes
+		if err := rows.Scan(&sid, &id); err != nil {
+			return err
+		}
+		if sid < 1 || sid >= int64(a.nsid) || a.rank[sid] != 0 || (r > 0 && bytes.Compare(id, prev) <= 0) {
+			return fmt.Errorf("id index at #%d: %w", sid, errRecord)
+		}
+		prev = append(prev[:0], id...)
+		r++
+		a.rank[sid] = r
+		a.exists[sid>>6] |= 1 << (sid & 63)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if int(r) != want {
+		return fmt.Errorf("%d nodes have ids, the nodes table holds %d: %w", r, want, errRecord)
+	}
+	return nil
 }
 
 // compare orders entries of one node: kind, then (file, line, far id).
@@ -332,7 +362,9 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []i
 			return nil, err
 		}
 		s.log.Debug("adjacency built", "dir", s.dir, "generation", gen, "edges", len(a.dirs[dirOut].Load().ents), "dur", time.Since(start))
-		if err := saveSnapshot(common, dirs, a); err != nil {
+		if !s.saveSnapshots {
+			s.log.Debug("adjacency snapshot not saved: the directory is read-only", "dir", s.dir)
+		} else if err := saveSnapshot(common, dirs, a); err != nil {
 			s.log.Debug("adjacency snapshot not saved", "dir", s.dir, "err", err)
 		}
 	}
@@ -419,9 +451,18 @@ func (s *Store) traverse(ctx context.Context, starts []graphdb.NodeID, kinds []g
 	}
 	q, a, err := s.snapshot(ctx, d)
 	if err != nil {
-		return nil, fmt.Errorf("traverse from %s: %w", from, err)
+		return nil, s.guard(fmt.Errorf("traverse from %s: %w", from, err))
 	}
 	defer q.Rollback()
+	hops, err := s.walkAndFetch(ctx, q, a, starts, codes, d, depth, limit)
+	if err != nil {
+		return nil, s.guard(fmt.Errorf("traverse from %s: %w", from, err))
+	}
+	return hops, nil
+}
+
+// walkAndFetch is traverse's walk on a and its node fetch inside q.
+func (s *Store) walkAndFetch(ctx context.Context, q *sql.Tx, a *adjacency, starts []graphdb.NodeID, codes []uint32, d, depth, limit int) ([]graphdb.Hop, error) {
 	// The starts' sids, distinct and in order; an id nothing mentions has
 	// no sid and no edges.
 	startID := make(map[uint32]graphdb.NodeID, len(starts))
@@ -453,7 +494,7 @@ func (s *Store) traverse(ctx context.Context, starts []graphdb.NodeID, kinds []g
 	if len(missing) > 0 {
 		fetched, err := s.nodesBySid(ctx, q, missing)
 		if err != nil {
-			return nil, fmt.Errorf("traverse from %s: %w", from, err)
+			return nil, err
 		}
 		for sid, n := range fetched {
 			nodes[sid] = n
@@ -470,7 +511,7 @@ func (s *Store) traverse(ctx context.Context, starts []graphdb.NodeID, kinds []g
 	for i, h := range raw {
 		n, ok := nodes[h.sid]
 		if !ok {
-			return nil, fmt.Errorf("traverse from %s: node #%d of generation %d is missing", from, h.sid, a.gen)
+			return nil, fmt.Errorf("node #%d of generation %d is missing: %w", h.sid, a.gen, errRecord)
 		}
 		e := graphdb.Edge{Kind: graphdb.EdgeKinds[h.e.kind()-1], File: a.files[h.e.fileRank()], Line: int(h.e.line)}
 		via := idOf(h.via)
@@ -510,13 +551,25 @@ func (s *Store) nodesBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[u
 // idsBySid fetches the ids of sids in batches inside q.
 func (s *Store) idsBySid(ctx context.Context, q *sql.Tx, sids []uint32) (map[uint32]graphdb.NodeID, error) {
 	out := make(map[uint32]graphdb.NodeID, len(sids))
-	err := s.bySid(ctx, q, "SELECT sid, id FROM syms WHERE sid IN (", sids, func(rows *sql.Rows) error {
-		var sid uint32
+	err := s.bySid(ctx, q, "SELECT sid, id, crc FROM syms WHERE sid IN (", sids, func(rows *sql.Rows) error {
+		var sid, sum int64
 		var id graphdb.NodeID
-		err := rows.Scan(&sid, &id)
-		out[sid] = id
-		return err
+		if err := rows.Scan(&sid, &id, &sum); err != nil {
+			return err
+		}
+		if sum != symSum(sid, string(id)) {
+			return fmt.Errorf("id record #%d: %w", sid, errRecord)
+		}
+		out[uint32(sid)] = id
+		return nil
 	})
+	if err == nil {
+		for _, sid := range sids {
+			if _, ok := out[sid]; !ok {
+				return nil, fmt.Errorf("id #%d is missing: %w", sid, errRecord)
+			}
+		}
+	}
 	return out, err
 }
 
@@ -581,7 +634,7 @@ func (s *Store) Warm(ctx context.Context) error {
 	}
 	q, _, err := s.snapshot(ctx, dirOut, dirIn)
 	if err != nil {
-		return fmt.Errorf("warm: %w", err)
+		return s.guard(fmt.Errorf("warm: %w", err))
 	}
 	return q.Rollback()
 }

@@ -114,20 +114,29 @@ func startChild(t *testing.T, role, dir string) (*exec.Cmd, *bufio.Scanner) {
 // digest hashes everything a reader can see of a store.
 func digest(t *testing.T, s *Store) string {
 	t.Helper()
-	ctx := t.Context()
+	d, err := view(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// view hashes everything a reader can see of a store: files, stats, meta,
+// every node, its outgoing calls and its callers two deep.
+func view(ctx context.Context, s *Store) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	files, err := s.Files(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	st, err := s.Stats(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	meta, err := s.Meta(ctx, "run")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	enc.Encode(files)
 	enc.Encode(st)
@@ -135,18 +144,23 @@ func digest(t *testing.T, s *Store) string {
 	for _, f := range files {
 		nodes, err := s.FindSymbols(ctx, graphdb.SymbolQuery{File: f.Path})
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		enc.Encode(nodes)
 		for _, n := range nodes {
 			es, err := s.Neighbors(ctx, n.ID, graphdb.EdgeCalls, graphdb.Outbound, 0)
 			if err != nil {
-				t.Fatal(err)
+				return "", err
 			}
 			enc.Encode(es)
+			hops, err := s.Traverse(ctx, n.ID, []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Inbound, 2, 0)
+			if err != nil {
+				return "", err
+			}
+			enc.Encode(hops)
 		}
 	}
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }
 
 // writeOld creates a store in dir holding crashOld and returns its digest.

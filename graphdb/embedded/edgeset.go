@@ -3,22 +3,30 @@ package embedded
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"hash/crc32"
+	"strings"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
 // An edge set is one owner's edges packed into a blob:
 //
-//	version  byte (1)
+//	version  byte (2)
 //	nfiles   uvarint, then nfiles × (uvarint length, bytes): the edge files
 //	         other than the owner's path; file index 0 is the owner's path
 //	nedges   uvarint, then nedges × (src uvarint, dst uvarint, kind uvarint,
 //	         file index uvarint, line varint)
+//	crc      4 bytes, little endian: CRC-32C of the owner's path
+//	         (length-prefixed) and every byte before it
 //
-// src and dst are interned ids (syms.sid), kind is edgeKindCode.
-const edgesetVersion = 1
+// src and dst are interned ids (syms.sid), kind is edgeKindCode. The
+// checksum covers the owner's path, which is not in the blob, so a set
+// joined to the wrong files row is refused too.
+//
+// The per-kind counts (edgesets.counts, what Stats sums) are the JSON
+// object, '#', and the CRC-32C of the JSON in 8 hex digits.
+const edgesetVersion = 2
 
 // rawEdge is one decoded edge with interned ends.
 type rawEdge struct {
@@ -57,17 +65,43 @@ func encodeEdges(owner string, edges []graphdb.Edge, sid func(graphdb.NodeID) in
 	}
 	data = binary.AppendUvarint(data, uint64(len(edges)))
 	data = append(data, body...)
+	data = binary.LittleEndian.AppendUint32(data, edgesSum(owner, data))
 	b, _ := json.Marshal(per) // map[string]int cannot fail
-	return data, string(b)
+	return data, fmt.Sprintf("%s#%08x", b, crc32.Checksum(b, castagnoli))
+}
+
+func edgesSum(owner string, data []byte) uint32 {
+	return crc32.Update(stringSum(0, owner), castagnoli, data)
+}
+
+// decodeCounts verifies and decodes an edgesets.counts value.
+func decodeCounts(s string) (map[graphdb.EdgeKind]int, error) {
+	i := strings.LastIndexByte(s, '#')
+	if i < 0 || len(s)-i-1 != 8 {
+		return nil, fmt.Errorf("edge counts: %w", errRecord)
+	}
+	var sum uint32
+	if _, err := fmt.Sscanf(s[i+1:], "%08x", &sum); err != nil || sum != crc32.Checksum([]byte(s[:i]), castagnoli) {
+		return nil, fmt.Errorf("edge counts: %w", errRecord)
+	}
+	var per map[graphdb.EdgeKind]int
+	if err := json.Unmarshal([]byte(s[:i]), &per); err != nil {
+		return nil, fmt.Errorf("edge counts: %v: %w", err, errRecord)
+	}
+	return per, nil
 }
 
 // decodeEdges unpacks an edge set: files[0] is owner, then the set's own
 // file names; each edge goes to fn.
 func decodeEdges(data []byte, owner string, fn func(files []string, e rawEdge)) error {
-	if len(data) == 0 || data[0] != edgesetVersion {
-		return errors.New("edge set: unknown format")
+	if len(data) < 5 || data[0] != edgesetVersion {
+		return fmt.Errorf("edge set: unknown format: %w", errRecord)
 	}
-	p := data[1:]
+	body := data[:len(data)-4]
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != edgesSum(owner, body) {
+		return fmt.Errorf("edge set: %w", errRecord)
+	}
+	p := body[1:]
 	var bad bool
 	uv := func() uint64 {
 		v, n := binary.Uvarint(p)
@@ -80,14 +114,14 @@ func decodeEdges(data []byte, owner string, fn func(files []string, e rawEdge)) 
 	}
 	nfiles := uv()
 	if bad || nfiles > uint64(len(p)) {
-		return errors.New("edge set: truncated file table")
+		return fmt.Errorf("edge set: truncated file table: %w", errRecord)
 	}
 	files := make([]string, 1, nfiles+1)
 	files[0] = owner
 	for range nfiles {
 		l := uv()
 		if bad || l > uint64(len(p)) {
-			return errors.New("edge set: truncated file name")
+			return fmt.Errorf("edge set: truncated file name: %w", errRecord)
 		}
 		files = append(files, string(p[:l]))
 		p = p[l:]
@@ -104,12 +138,12 @@ func decodeEdges(data []byte, owner string, fn func(files []string, e rawEdge)) 
 		p = p[k:]
 		e.line = line
 		if int(e.file) >= len(files) || e.kind < 1 || int(e.kind) > len(graphdb.EdgeKinds) {
-			return fmt.Errorf("edge set: edge %d out of range", i)
+			return fmt.Errorf("edge set: edge %d out of range: %w", i, errRecord)
 		}
 		fn(files, e)
 	}
 	if bad || len(p) != 0 {
-		return errors.New("edge set: truncated or trailing bytes")
+		return fmt.Errorf("edge set: truncated or trailing bytes: %w", errRecord)
 	}
 	return nil
 }

@@ -306,8 +306,8 @@ func TestOpenErrors(t *testing.T) {
 				os.MkdirAll(dir, 0o755)
 				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
 			},
-			wantIs:  ErrIncompatible,
-			wantMsg: []string{"corrupt", "run `relay index` to rebuild it"},
+			wantIs:  graphdb.ErrCorrupt,
+			wantMsg: []string{"is damaged", "not a database", "run `relay index` to rebuild it"},
 		},
 		{
 			name: "garbage database file read-only",
@@ -316,8 +316,8 @@ func TestOpenErrors(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
 			},
 			opts:    Options{ReadOnly: true},
-			wantIs:  ErrIncompatible,
-			wantMsg: []string{"corrupt", "relay index"},
+			wantIs:  graphdb.ErrCorrupt,
+			wantMsg: []string{"is damaged", "relay index"},
 		},
 		{
 			name: "newer schema version",
@@ -369,42 +369,84 @@ func TestOpenErrors(t *testing.T) {
 }
 
 // TestOpenRebuild: a writable open with Rebuild replaces an unusable graph
-// with an empty one and leaves the directory's other files alone.
+// with an empty one, keeps a damaged or foreign file aside (removes only
+// another relay version's graph) and leaves the directory's other files
+// alone.
 func TestOpenRebuild(t *testing.T) {
 	t.Parallel()
-	for name, prepare := range map[string]func(t *testing.T, dir string){
-		"garbage": func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, dir string)
+		wantIs  error
+		roIs    error // what a read-only open says, when not wantIs
+		aside   bool
+	}{
+		{
+			name: "garbage",
+			prepare: func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, dbName), []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
+			},
+			wantIs: graphdb.ErrCorrupt,
+			aside:  true,
 		},
-		"other schema version": func(t *testing.T, dir string) {
-			s, err := Open(dir, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			rawExec(t, dir, "PRAGMA user_version = 1")
+		{
+			name: "foreign database",
+			prepare: func(t *testing.T, dir string) {
+				rawExec(t, dir, "CREATE TABLE t(x)")
+			},
+			wantIs: ErrIncompatible,
+			roIs:   graphdb.ErrNotFound, // no relay tables: no index
+			aside:  true,
 		},
-	} {
-		t.Run(name, func(t *testing.T) {
+		{
+			name: "other schema version",
+			prepare: func(t *testing.T, dir string) {
+				s, err := Open(dir, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+				rawExec(t, dir, "PRAGMA user_version = 3")
+				os.Remove(filepath.Join(dir, sealName)) // an old relay wrote none
+			},
+			wantIs: ErrIncompatible,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), ".relay")
 			os.MkdirAll(dir, 0o755)
 			keep := filepath.Join(dir, "feedback.jsonl")
 			os.WriteFile(keep, []byte("{}\n"), 0o644)
-			prepare(t, dir)
-			if _, err := Open(dir, Options{ReadOnly: true, Rebuild: true}); !errors.Is(err, ErrIncompatible) {
-				t.Fatalf("read-only open with Rebuild = %v, want ErrIncompatible (read-only never rebuilds)", err)
+			tc.prepare(t, dir)
+			roIs := tc.roIs
+			if roIs == nil {
+				roIs = tc.wantIs
+			}
+			if _, err := Open(dir, Options{ReadOnly: true, Rebuild: true}); !errors.Is(err, roIs) {
+				t.Fatalf("read-only open with Rebuild = %v, want %v (read-only never rebuilds)", err, roIs)
 			}
 			s, err := Open(dir, Options{Rebuild: true})
 			if err != nil {
 				t.Fatalf("Open with Rebuild: %v", err)
 			}
 			defer s.Close()
+			if s.Rebuilt() == "" {
+				t.Error("Rebuilt() is empty after a rebuild")
+			}
 			st, err := s.Stats(t.Context())
 			if err != nil || st.Files != 0 {
 				t.Errorf("rebuilt store stats = %+v, %v; want empty", st, err)
 			}
 			if b, err := os.ReadFile(keep); err != nil || string(b) != "{}\n" {
 				t.Errorf("Rebuild touched another file of the directory: %q %v", b, err)
+			}
+			aside, _ := filepath.Glob(filepath.Join(dir, dbName+".corrupt-*"))
+			if tc.aside && (len(aside) != 1 || !strings.Contains(s.Rebuilt(), filepath.Base(aside[0]))) {
+				t.Errorf("set aside %q; Rebuilt() = %q, want one graph.db.corrupt-* it names", aside, s.Rebuilt())
+			}
+			if !tc.aside && len(aside) != 0 {
+				t.Errorf("another version's graph was kept as %q, want it removed", aside)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ func (r *readStmts) prepare(db *sql.DB) error {
 		p(&r.node, "SELECT "+nodeCols+" FROM syms s JOIN nodes n ON n.sid = s.sid WHERE s.id = ?"),
 		p(&r.meta, "SELECT value FROM meta WHERE key = ?"),
 		p(&r.gen, "SELECT value FROM sys WHERE key = 'generation'"),
-		p(&r.sid, "SELECT sid FROM syms WHERE id = ?"),
+		p(&r.sid, "SELECT sid, crc FROM syms WHERE id = ?"),
 	)
 }
 
@@ -79,8 +79,11 @@ func (s *Store) Node(ctx context.Context, id graphdb.NodeID) (graphdb.Node, erro
 	if errors.Is(err, sql.ErrNoRows) {
 		return graphdb.Node{}, fmt.Errorf("node %q: %w", id, graphdb.ErrNotFound)
 	}
+	if err == nil && n.ID != id {
+		err = fmt.Errorf("lookup returned %q: %w", n.ID, errRecord)
+	}
 	if err != nil {
-		return graphdb.Node{}, fmt.Errorf("node %q: %w", id, err)
+		return graphdb.Node{}, s.guard(fmt.Errorf("node %q: %w", id, err))
 	}
 	return n, nil
 }
@@ -104,11 +107,11 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	// generation, and sids and their ids never change once assigned.
 	a, err := s.current(ctx, d)
 	if err != nil {
-		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+		return nil, s.guard(fmt.Errorf("neighbors of %s: %w", id, err))
 	}
 	sid, ok, err := s.lookupSid(ctx, nil, id)
 	if err != nil || !ok {
-		return nil, err
+		return nil, s.guard(err)
 	}
 	var ents []ent
 	var fars []uint32
@@ -127,7 +130,7 @@ func (s *Store) Neighbors(ctx context.Context, id graphdb.NodeID, kind graphdb.E
 	}
 	ids, err := s.idsBySid(ctx, nil, fars)
 	if err != nil {
-		return nil, fmt.Errorf("neighbors of %s: %w", id, err)
+		return nil, s.guard(fmt.Errorf("neighbors of %s: %w", id, err))
 	}
 	out := make([]graphdb.Edge, len(ents))
 	for i, e := range ents {
@@ -150,10 +153,13 @@ func (s *Store) lookupSid(ctx context.Context, q *sql.Tx, id graphdb.NodeID) (ui
 	if q != nil {
 		st = q.StmtContext(ctx, st)
 	}
-	var sid int64
-	err := st.QueryRowContext(ctx, string(id)).Scan(&sid)
+	var sid, sum int64
+	err := st.QueryRowContext(ctx, string(id)).Scan(&sid, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
+	}
+	if err == nil && (sum != symSum(sid, string(id)) || sid < 1 || sid >= 1<<32-1) {
+		err = fmt.Errorf("id record: %w", errRecord)
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("look up %s: %w", id, err)
@@ -170,28 +176,36 @@ func (s *Store) FindSymbols(ctx context.Context, q graphdb.SymbolQuery) ([]graph
 	if q.Empty() {
 		return nil, nil
 	}
+	out, err := s.findSymbols(ctx, q)
+	if err != nil {
+		return nil, s.guard(fmt.Errorf("find symbols: %w", err))
+	}
+	return out, nil
+}
+
+func (s *Store) findSymbols(ctx context.Context, q graphdb.SymbolQuery) ([]graphdb.Node, error) {
 	query, args := symbolSQL(q)
 	st, err := s.dynamicStmt(ctx, query)
 	if err != nil {
-		return nil, fmt.Errorf("find symbols: %w", err)
+		return nil, err
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("find symbols: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []graphdb.Node
 	for rows.Next() {
 		n, err := scanNode(rows)
 		if err != nil {
-			return nil, fmt.Errorf("find symbols: %w", err)
+			return nil, err
+		}
+		if !matchesQuery(q, n) {
+			return nil, fmt.Errorf("index entry led to %s, which does not match the query: %w", n.ID, errRecord)
 		}
 		out = append(out, n)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find symbols: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 func (s *Store) dynamicStmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -271,29 +285,38 @@ func (s *Store) Files(ctx context.Context) ([]graphdb.FileRecord, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	rows, err := s.rdb.QueryContext(ctx, "SELECT path, hash, language, module, size, errors FROM files ORDER BY path")
+	out, err := s.files(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list files: %w", err)
+		return nil, s.guard(fmt.Errorf("list files: %w", err))
+	}
+	return out, nil
+}
+
+func (s *Store) files(ctx context.Context) ([]graphdb.FileRecord, error) {
+	rows, err := s.rdb.QueryContext(ctx, "SELECT path, hash, language, module, size, errors, crc FROM files ORDER BY path")
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []graphdb.FileRecord
 	for rows.Next() {
 		var f graphdb.FileRecord
 		var errs sql.NullString
-		if err := rows.Scan(&f.Path, &f.Hash, &f.Language, &f.Module, &f.Size, &errs); err != nil {
-			return nil, fmt.Errorf("list files: %w", err)
+		var sum int64
+		if err := rows.Scan(&f.Path, &f.Hash, &f.Language, &f.Module, &f.Size, &errs, &sum); err != nil {
+			return nil, err
 		}
-		if errs.Valid && errs.String != "" {
+		if sum != fileSum(f.Path, f.Hash, f.Language, f.Module, f.Size, errs.String) {
+			return nil, fmt.Errorf("file record %s: %w", f.Path, errRecord)
+		}
+		if errs.String != "" {
 			if err := json.Unmarshal([]byte(errs.String), &f.Errors); err != nil {
-				return nil, fmt.Errorf("decode errors of %s: %w", f.Path, err)
+				return nil, fmt.Errorf("decode errors of %s: %v: %w", f.Path, err, errRecord)
 			}
 		}
 		out = append(out, f)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list files: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // Stats counts files, nodes by kind and stored edges by kind (dangling edges
@@ -302,55 +325,60 @@ func (s *Store) Stats(ctx context.Context) (graphdb.Stats, error) {
 	if err := s.checkOpen(); err != nil {
 		return graphdb.Stats{}, err
 	}
+	st, err := s.stats(ctx)
+	if err != nil {
+		return graphdb.Stats{}, s.guard(fmt.Errorf("stats: %w", err))
+	}
+	return st, nil
+}
+
+func (s *Store) stats(ctx context.Context) (graphdb.Stats, error) {
 	st := graphdb.Stats{Nodes: map[graphdb.NodeKind]int{}, Edges: map[graphdb.EdgeKind]int{}}
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+		return st, err
 	}
 	defer tx.Rollback()
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM files").Scan(&st.Files); err != nil {
-		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+		return st, err
 	}
 	if err := groupCount(ctx, tx, "SELECT kind, count(*) FROM nodes GROUP BY kind", func(k string, n int) {
 		st.Nodes[graphdb.NodeKind(k)] = n
 	}); err != nil {
-		return graphdb.Stats{}, err
+		return st, err
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT counts FROM edgesets")
 	if err != nil {
-		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+		return st, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var raw []byte
+		var raw string
 		if err := rows.Scan(&raw); err != nil {
-			return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
+			return st, err
 		}
-		var per map[graphdb.EdgeKind]int
-		if err := json.Unmarshal(raw, &per); err != nil {
-			return graphdb.Stats{}, fmt.Errorf("stats: decode edge counts: %w", err)
+		per, err := decodeCounts(raw)
+		if err != nil {
+			return st, err
 		}
 		for k, n := range per {
 			st.Edges[k] += n
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return graphdb.Stats{}, fmt.Errorf("stats: %w", err)
-	}
-	return st, nil
+	return st, rows.Err()
 }
 
 func groupCount(ctx context.Context, tx *sql.Tx, q string, f func(string, int)) error {
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
-		return fmt.Errorf("stats: %w", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var k string
 		var n int
 		if err := rows.Scan(&k, &n); err != nil {
-			return fmt.Errorf("stats: %w", err)
+			return err
 		}
 		f(k, n)
 	}
@@ -368,7 +396,7 @@ func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("meta %q: %w", key, err)
+		return "", s.guard(fmt.Errorf("meta %q: %w", key, err))
 	}
 	return v, nil
 }

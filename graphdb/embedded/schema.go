@@ -1,9 +1,11 @@
 package embedded
 
 // schemaVersion is stored in PRAGMA user_version. Bump it whenever the
-// tables below change incompatibly; a store written by a newer relay is
-// refused with a message saying to delete the directory and re-index.
-const schemaVersion = 3
+// tables below or the encodings of nodecodec.go and edgeset.go change; a
+// store of another version is refused with a message saying to run
+// `relay index`, which rebuilds it (Options.Rebuild). Version 4 added the
+// record checksums.
+const schemaVersion = 4
 
 // applicationID tags the SQLite file as a relay graph (PRAGMA application_id),
 // so a foreign database in .relay/ is reported instead of misread.
@@ -23,7 +25,9 @@ const applicationID = 0x72656c79 // "rely"
 // the index nearly in the promised order and LIMIT stops early even for a
 // name declared thousands of times ("String", "Error").
 //
-// nodes.rest packs the fields no query looks at (see nodecodec.go).
+// nodes.rest packs the fields no query looks at and the row's checksum (see
+// nodecodec.go); syms.crc and files.crc are the checksums of those rows
+// (stringSum), verified on every read that answers from them.
 //
 // nodes.rq holds the qname with its bytes reversed: exact-qname lookups and
 // suffix queries ("Server.Serve" matches "net/http.Server.Serve") both become
@@ -44,11 +48,13 @@ CREATE TABLE IF NOT EXISTS files (
 	language TEXT NOT NULL,
 	module   TEXT NOT NULL,
 	size     INTEGER NOT NULL,
-	errors   TEXT
+	errors   TEXT,
+	crc      INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS syms (
 	sid INTEGER PRIMARY KEY,
-	id  TEXT NOT NULL UNIQUE
+	id  TEXT NOT NULL UNIQUE,
+	crc INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS nodes (
 	sid        INTEGER PRIMARY KEY,

@@ -9,9 +9,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/relayhq/relay/graphdb"
 
@@ -28,22 +29,35 @@ const (
 // Options configure Open.
 type Options struct {
 	// ReadOnly opens an existing store for queries only: the directory is
-	// not created and Begin fails.
+	// not created, nothing in it is ever written (SQLite mode=ro, and
+	// immutable=1 when the directory itself is not writable, as on a
+	// read-only file system) and Begin fails.
 	ReadOnly bool
 	// Logger receives debug logs (open, commit, adjacency builds); nil
 	// discards them.
 	Logger *slog.Logger
 	// Rebuild, for a writable open, replaces a graph that cannot be used
-	// (another schema version, corrupt, not a relay database) with an empty
-	// one instead of failing; only the graph's own files are removed, never
-	// the rest of the directory (transcripts, feedback, search index). The
+	// (damaged, another schema version, not a relay database) with an empty
+	// one instead of failing. A damaged or foreign database file is moved
+	// aside as graph.db.corrupt-<time> (see SetAside), one of another relay
+	// version is removed; the rest of the directory (transcripts, feedback,
+	// search index) is never touched. Rebuilt reports what was done. The
 	// indexer sets it: the graph is derived data it is about to rewrite.
 	Rebuild bool
 }
 
 // ErrIncompatible is wrapped by Open's error when the store's files are not
-// a graph this version of relay can read.
+// a graph this version of relay can read (another schema version, a
+// database relay did not create). Damage wraps graphdb.ErrCorrupt instead.
 var ErrIncompatible = errors.New("incompatible graph store")
+
+// errOldFormat marks an ErrIncompatible that is only another relay
+// version's graph: Rebuild deletes it rather than keeping a copy.
+var errOldFormat = errors.New("another relay version's graph")
+
+// ErrReadOnly is wrapped by a writable Open's error when the directory (or
+// graph.db) cannot be written, e.g. on a read-only file system.
+var ErrReadOnly = errors.New("graph store is read-only")
 
 // DefaultDir is where a repository's embedded store lives: <repoRoot>/.relay.
 func DefaultDir(repoRoot string) string { return filepath.Join(repoRoot, ".relay") }
@@ -54,6 +68,10 @@ type Store struct {
 	dir      string
 	readOnly bool
 	log      *slog.Logger
+	rebuilt  string // what Open with Rebuild did, if anything
+	// saveSnapshots: the directory is writable, so adjacency snapshots
+	// built here are saved for the next process (readers do it too).
+	saveSnapshots bool
 
 	rdb *sql.DB // reader pool (query_only connections)
 	wdb *sql.DB // the one writer connection; nil when read-only
@@ -67,29 +85,106 @@ type Store struct {
 	adj   atomic.Pointer[adjacency] // last loaded adjacency; checked against the generation per use
 
 	closed atomic.Bool
+	// damage is set by the first failed check (see guard); every later
+	// call returns it.
+	damage atomic.Pointer[error]
 }
 
 var _ graphdb.Store = (*Store)(nil)
 var _ graphdb.Traverser = (*Store)(nil)
 var _ graphdb.MultiTraverser = (*Store)(nil)
 
+// writable reports whether a path may be written; tests replace it to
+// take the read-only paths without a read-only file system.
+var writable = pathWritable
+
 // Open opens (creating unless opts.ReadOnly) the store in dir. A read-only
 // open of a missing store, or of one nothing was ever committed to, returns
-// an error wrapping graphdb.ErrNotFound that says to run `relay index`.
+// an error wrapping graphdb.ErrNotFound that says to run `relay index`. A
+// store whose graph.db fails its seal (see seal.go) or SQLite's checks
+// returns an error wrapping graphdb.ErrCorrupt that says to run `relay
+// index`; a writable open of a read-only directory one wrapping ErrReadOnly.
 func Open(dir string, opts Options) (*Store, error) {
 	s, err := open(dir, opts)
-	if err != nil && opts.Rebuild && !opts.ReadOnly && errors.Is(err, ErrIncompatible) {
-		if opts.Logger != nil {
-			opts.Logger.Warn("graph store unusable; rebuilding it", "dir", dir, "err", err)
-		}
-		for _, name := range []string{dbName, dbName + "-wal", dbName + "-shm", snapshotName, "adjacency.out.bin", "adjacency.in.bin"} {
-			if rmErr := os.Remove(filepath.Join(dir, name)); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-				return nil, fmt.Errorf("%w (and removing it failed: %v)", err, rmErr)
-			}
-		}
-		return open(dir, opts)
+	if err == nil || !opts.Rebuild || opts.ReadOnly ||
+		!errors.Is(err, ErrIncompatible) && !errors.Is(err, graphdb.ErrCorrupt) {
+		return s, err
 	}
-	return s, err
+	why := dbName + " is not a relay graph database"
+	if de := (*damageError)(nil); errors.As(err, &de) {
+		why = dbName + " was damaged (" + de.detail + ")"
+	} else if errors.Is(err, errOldFormat) {
+		why = dbName + " was written by another version of relay"
+	}
+	var note string
+	if errors.Is(err, errOldFormat) {
+		if rmErr := removeGraph(dir); rmErr != nil {
+			return nil, fmt.Errorf("%w (and removing it failed: %v)", err, rmErr)
+		}
+		note = why + "; removed it"
+	} else {
+		moved, mvErr := SetAside(dir)
+		if mvErr != nil {
+			return nil, fmt.Errorf("%w (and moving it aside failed: %v)", err, mvErr)
+		}
+		note = why + "; moved it to " + moved
+	}
+	if opts.Logger != nil {
+		opts.Logger.Warn("graph store unusable; rebuilding it", "dir", dir, "what", note)
+	}
+	s, err = open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.rebuilt = note + " and started a new graph"
+	return s, nil
+}
+
+// Rebuilt says what Open with Options.Rebuild did with an unusable graph
+// ("" when the graph was usable): why it was unusable and where it went.
+func (s *Store) Rebuilt() string { return s.rebuilt }
+
+// graphFiles are the files of the graph proper, relative to the store
+// directory: the database and its log, the seal and the adjacency cache.
+var graphFiles = []string{dbName, dbName + "-wal", dbName + "-shm", sealName, snapshotName, "adjacency.out.bin", "adjacency.in.bin"}
+
+// removeGraph deletes the graph's files.
+func removeGraph(dir string) error {
+	for _, name := range graphFiles {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetAside moves a damaged graph out of the way so the next writable Open
+// starts a new one: graph.db and its log become graph.db.corrupt-<UTC time>
+// (+ -wal, -shm) in the same directory — kept, not deleted, for a look at
+// what happened — and the seal and adjacency cache are removed. It takes
+// the write lock (an error wrapping graphdb.ErrLocked while another
+// process writes) and returns the new name of graph.db, "" when there was
+// none. The rest of the directory is not touched.
+func SetAside(dir string) (string, error) {
+	lock, err := acquireWriteLock(filepath.Join(dir, lockName))
+	if err != nil {
+		return "", fmt.Errorf("set aside the graph in %s: %w", dir, err)
+	}
+	defer lock.release()
+	if _, err := os.Stat(filepath.Join(dir, dbName)); errors.Is(err, os.ErrNotExist) {
+		return "", removeGraph(dir)
+	}
+	aside := dbName + ".corrupt-" + time.Now().UTC().Format("20060102T150405.000Z")
+	for _, sfx := range []string{"", "-wal", "-shm"} {
+		err := os.Rename(filepath.Join(dir, dbName+sfx), filepath.Join(dir, aside+sfx))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("set aside %s%s: %w", dbName, sfx, err)
+		}
+	}
+	if err := removeGraph(dir); err != nil {
+		return "", fmt.Errorf("set aside the graph in %s: %w", dir, err)
+	}
+	return aside, syncDir(dir)
 }
 
 func open(dir string, opts Options) (*Store, error) {
@@ -102,35 +197,17 @@ func open(dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{dir: dir, readOnly: opts.ReadOnly, log: log}
 	dbPath := filepath.Join(dir, dbName)
+	mode := modeReader
 	if opts.ReadOnly {
 		if st, err := os.Stat(dbPath); err != nil || st.Size() == 0 {
 			return nil, fmt.Errorf("no index at %s; run `relay index` first: %w", dir, graphdb.ErrNotFound)
 		}
-	} else {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create graph store directory: %w", err)
-		}
-		// The index must never be committed or searched by rg/fd.
-		gi := filepath.Join(dir, ".gitignore")
-		if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
-			if err := os.WriteFile(gi, []byte("*\n"), 0o644); err != nil {
-				return nil, fmt.Errorf("create %s: %w", gi, err)
-			}
-		}
-		wdb, err := sql.Open("sqlite", dsn(dbPath, false))
-		if err != nil {
-			return nil, fmt.Errorf("open graph store %s: %w", dir, err)
-		}
-		wdb.SetMaxOpenConns(1)
-		wdb.SetMaxIdleConns(1)
-		wdb.SetConnMaxLifetime(0)
-		s.wdb = wdb
-		if err := s.initSchema(); err != nil {
-			wdb.Close()
-			return nil, err
-		}
+		mode = readOnlyMode(dir)
+	} else if err := s.openWriter(dbPath); err != nil {
+		return nil, err
 	}
-	rdb, err := sql.Open("sqlite", dsn(dbPath, true))
+	s.saveSnapshots = mode != modeImmutable && writable(dir)
+	rdb, err := sql.Open("sqlite", dsn(dbPath, mode))
 	if err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("open graph store %s: %w", dir, err)
@@ -141,30 +218,132 @@ func open(dir string, opts Options) (*Store, error) {
 	s.rdb = rdb
 	if err := s.checkSchema(); err != nil {
 		s.closeDBs()
+		if mode == modeReadOnly && !writable(dir) && !errors.Is(err, graphdb.ErrNotFound) {
+			err = fmt.Errorf("%w (the directory is read-only and %s-wal holds changes not yet in %s: run `relay index` once where %s is writable, or copy the store to a writable directory)", err, dbName, dbName, dir)
+		}
+		return nil, err
+	}
+	if err := s.verify(); err != nil {
+		s.closeDBs()
 		return nil, err
 	}
 	if err := s.stmts.prepare(rdb); err != nil {
 		s.closeDBs()
 		return nil, s.wrapOpenErr(err)
 	}
-	log.Debug("graph store open", "dir", dir, "read_only", opts.ReadOnly)
+	log.Debug("graph store open", "dir", dir, "read_only", opts.ReadOnly, "mode", mode)
 	return s, nil
+}
+
+// openWriter prepares dir for writing and opens the writer connection.
+func (s *Store) openWriter(dbPath string) error {
+	dir := s.dir
+	readOnly := func(what string) error {
+		return fmt.Errorf("the index directory %s is read-only (%s); indexing writes the graph there: make it writable, or index into a writable directory (relay index --store DIR): %w", dir, what, ErrReadOnly)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
+			return readOnly(err.Error())
+		}
+		return fmt.Errorf("create graph store directory: %w", err)
+	}
+	if !writable(dir) {
+		return readOnly("cannot create files in it")
+	}
+	if _, err := os.Stat(dbPath); err == nil && !writable(dbPath) {
+		return readOnly(dbName + " cannot be written")
+	}
+	// The index must never be committed or searched by rg/fd.
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(gi, []byte("*\n"), 0o644); err != nil {
+			return fmt.Errorf("create %s: %w", gi, err)
+		}
+	}
+	wdb, err := sql.Open("sqlite", dsn(dbPath, modeWriter))
+	if err != nil {
+		return fmt.Errorf("open graph store %s: %w", dir, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	s.wdb = wdb
+	if err := s.initSchema(); err != nil {
+		wdb.Close()
+		s.wdb = nil
+		return err
+	}
+	return nil
+}
+
+// quickCheckMax is the largest graph.db a read-only open runs quick_check
+// on when the store is not sealed (~30 ms at this size).
+const quickCheckMax = 16 << 20
+
+// verify checks graph.db before anything is answered from it: against its
+// seal when it has one. Without one (a writer is at work, or one died
+// before sealing) a writer runs the full check — integrity_check and every
+// record's checksum, ~1 s for a std-sized graph, paid only after such an
+// unclean end — and a reader SQLite's quick_check where that is cheap.
+func (s *Store) verify() error {
+	err := verifySeal(s.dir)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, errNoSeal):
+		return s.damaged(err.Error())
+	}
+	if !s.readOnly {
+		if msg := s.fullCheck(context.Background()); msg != "" {
+			return s.damaged(msg)
+		}
+		return nil
+	}
+	if st, err := os.Stat(filepath.Join(s.dir, dbName)); err != nil || st.Size() > quickCheckMax {
+		return nil
+	}
+	if qc := s.quickCheck(); qc != "" {
+		return s.damaged("quick_check: " + qc)
+	}
+	return nil
+}
+
+// Connection modes of dsn.
+const (
+	modeWriter    = "writer"    // the one writer connection
+	modeReader    = "reader"    // the reader pool of a writable store
+	modeReadOnly  = "read-only" // SQLite mode=ro: never writes the database
+	modeImmutable = "immutable" // mode=ro&immutable=1: no locks, no -shm, no log
+)
+
+// readOnlyMode picks how a read-only store opens graph.db. In a writable
+// directory mode=ro keeps WAL's concurrency with a writer (SQLite may
+// create the -shm index it reads through). In a directory that cannot be
+// written (a read-only mount) SQLite cannot create -shm or take locks, so
+// a database whose log is empty opens immutable; one whose log holds
+// frames still needs mode=ro and an existing -shm, which SQLite then reads
+// without writing.
+func readOnlyMode(dir string) string {
+	if writable(dir) || walFrames(dir) {
+		return modeReadOnly
+	}
+	return modeImmutable
 }
 
 // dsn builds the modernc.org/sqlite data source name. WAL lets readers run
 // beside the writer and survives kill -9 at any point; synchronous=NORMAL
 // skips the per-commit fsync of the WAL (a power loss may drop the last
 // commit, never corrupt the graph). Writers start IMMEDIATE transactions so
-// lock conflicts surface at Begin, not halfway through a write.
-func dsn(path string, reader bool) string {
+// lock conflicts surface at Begin, not halfway through a write. The name
+// starts with "file:", so SQLite applies the URI parameters mode and
+// immutable.
+func dsn(path, mode string) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(OFF)")
-	if reader {
-		q.Add("_pragma", "query_only(1)")
-		q.Add("_pragma", "cache_size(-16000)")
-	} else {
+	switch mode {
+	case modeWriter:
 		// WAL mode goes through the shorthand key, which the driver applies
 		// after the _pragma list.
 		q.Add("_journal_mode", "WAL")
@@ -173,6 +352,15 @@ func dsn(path string, reader bool) string {
 		q.Add("_pragma", "journal_size_limit(16777216)")
 		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Add("_txlock", "immediate")
+	case modeImmutable:
+		q.Add("immutable", "1")
+		fallthrough
+	case modeReadOnly:
+		q.Add("mode", "ro")
+		fallthrough
+	default:
+		q.Add("_pragma", "query_only(1)")
+		q.Add("_pragma", "cache_size(-16000)")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
@@ -230,7 +418,7 @@ func (s *Store) checkSchema() error {
 	case app != applicationID:
 		return fmt.Errorf("open graph store %s: %s is not a relay graph database; run `relay index` to rebuild it: %w", s.dir, dbName, ErrIncompatible)
 	case version != schemaVersion:
-		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands; run `relay index` to rebuild it: %w", s.dir, version, schemaVersion, ErrIncompatible)
+		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands; run `relay index` to rebuild it: %w: %w", s.dir, version, schemaVersion, ErrIncompatible, errOldFormat)
 	}
 	if s.readOnly {
 		// A store nothing was ever committed to (an index run that failed
@@ -247,11 +435,10 @@ func (s *Store) checkSchema() error {
 }
 
 // wrapOpenErr turns SQLite's "file is not a database" and friends into
-// advice.
+// the damage error (graphdb.ErrCorrupt) that says what to do.
 func (s *Store) wrapOpenErr(err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "SQLITE_CORRUPT") || strings.Contains(msg, "SQLITE_NOTADB") {
-		return fmt.Errorf("open graph store %s: %s is corrupt (%v); run `relay index` to rebuild it: %w", s.dir, dbName, err, ErrIncompatible)
+	if isCorruption(err) {
+		return s.damaged(fmt.Sprintf("%s: %v", dbName, err))
 	}
 	return fmt.Errorf("open graph store %s: %w", s.dir, err)
 }
@@ -271,7 +458,17 @@ func (s *Store) Close() error {
 	if t != nil {
 		_ = t.Rollback()
 	}
-	return s.closeDBs()
+	// The reader pool closes first so the seal's checkpoint can truncate
+	// the log; closeDBs closing it again is a no-op.
+	s.stmts.close()
+	s.stmts.dynamic.Clear()
+	s.stmts.prepared = nil
+	var errs []error
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	s.seal()
+	return errors.Join(append(errs, s.closeDBs())...)
 }
 
 func (s *Store) closeDBs() error {
@@ -286,9 +483,65 @@ func (s *Store) closeDBs() error {
 	return errors.Join(errs...)
 }
 
+// seal writes graph.seal for a writable store that has none (see seal.go):
+// under the write lock, after checkpointing the log into graph.db and
+// truncating it. It gives up quietly (the store stays unsealed, which is
+// safe) when another writer holds the lock, a reader in another process
+// keeps the checkpoint from finishing, or the store found damage.
+func (s *Store) seal() {
+	if s.wdb == nil || s.damage.Load() != nil {
+		return
+	}
+	sealPath := filepath.Join(s.dir, sealName)
+	if _, err := os.Stat(sealPath); err == nil {
+		return // nothing was written since the last seal
+	}
+	lock, err := acquireWriteLock(filepath.Join(s.dir, lockName))
+	if err != nil {
+		s.log.Debug("graph store not sealed", "dir", s.dir, "err", err)
+		return
+	}
+	defer lock.release()
+	if _, err := os.Stat(sealPath); err == nil {
+		return
+	}
+	var busy, frames, done int
+	err = s.wdb.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done)
+	if err == nil && (busy != 0 || walFrames(s.dir)) {
+		err = errors.New("the log could not be checkpointed: another process is reading")
+	}
+	var st os.FileInfo
+	if err == nil {
+		st, err = os.Stat(filepath.Join(s.dir, dbName))
+	}
+	if err == nil {
+		err = writeSeal(s.dir, st.Size())
+	}
+	if err != nil {
+		s.log.Debug("graph store not sealed", "dir", s.dir, "err", err)
+	}
+}
+
+// unseal removes the seal before the first change of a transaction (the
+// caller holds the write lock), durably, so no reader checks the changing
+// file against it.
+func (s *Store) unseal() error {
+	err := os.Remove(filepath.Join(s.dir, sealName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove %s: %w", sealName, err)
+	}
+	return syncDir(s.dir)
+}
+
 func (s *Store) checkOpen() error {
 	if s.closed.Load() {
 		return fmt.Errorf("graph store %s: %w", s.dir, graphdb.ErrClosed)
+	}
+	if d := s.damage.Load(); d != nil {
+		return *d
 	}
 	return nil
 }

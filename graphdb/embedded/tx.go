@@ -23,6 +23,7 @@ type tx struct {
 	lock *writeLock
 	st   txStmts
 	syms map[graphdb.NodeID]int64 // interned ids seen in this transaction
+	next int64                    // the next sid to assign; 0 until read from syms
 	args []any                    // reused argument buffer
 	done bool
 	err  error // set when a failed write left the transaction unusable
@@ -53,8 +54,8 @@ func (t *txStmts) prepare(ctx context.Context, c *sql.Conn) error {
 	}
 	return errors.Join(
 		p(&t.fileID, "SELECT fid FROM files WHERE path = ?"),
-		p(&t.fileIns, "INSERT INTO files(path, hash, language, module, size, errors) VALUES (?, ?, ?, ?, ?, ?) RETURNING fid"),
-		p(&t.fileUpd, "UPDATE files SET hash = ?, language = ?, module = ?, size = ?, errors = ? WHERE fid = ?"),
+		p(&t.fileIns, "INSERT INTO files(path, hash, language, module, size, errors, crc) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING fid"),
+		p(&t.fileUpd, "UPDATE files SET hash = ?, language = ?, module = ?, size = ?, errors = ?, crc = ? WHERE fid = ?"),
 		p(&t.fileDel, "DELETE FROM files WHERE fid = ?"),
 		p(&t.nodesDel, "DELETE FROM nodes WHERE owner = ?"),
 		p(&t.edgesetDel, "DELETE FROM edgesets WHERE fid = ?"),
@@ -121,6 +122,10 @@ func (s *Store) Begin(ctx context.Context) (graphdb.Tx, error) {
 	}
 	lock, err := acquireWriteLock(filepath.Join(s.dir, lockName))
 	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	if err := s.unseal(); err != nil {
+		lock.release()
 		return nil, fmt.Errorf("begin: %w", err)
 	}
 	t := &tx{s: s, lock: lock, syms: map[graphdb.NodeID]int64{}}
@@ -202,18 +207,21 @@ func (t *tx) ReplaceFile(ctx context.Context, f graphdb.FileRecord, nodes []grap
 
 func (t *tx) replace(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) error {
 	var errs any
+	var errText string
 	if len(f.Errors) > 0 {
 		b, err := json.Marshal(f.Errors)
 		if err != nil {
 			return fmt.Errorf("replace file %s: encode errors: %w", f.Path, err)
 		}
-		errs = string(b)
+		errText = string(b)
+		errs = errText
 	}
+	sum := fileSum(f.Path, f.Hash, f.Language, f.Module, f.Size, errText)
 	var fid int64
 	err := t.st.fileID.QueryRowContext(ctx, f.Path).Scan(&fid)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		if err := t.st.fileIns.QueryRowContext(ctx, f.Path, f.Hash, f.Language, f.Module, f.Size, errs).Scan(&fid); err != nil {
+		if err := t.st.fileIns.QueryRowContext(ctx, f.Path, f.Hash, f.Language, f.Module, f.Size, errs, sum).Scan(&fid); err != nil {
 			return fmt.Errorf("replace file %s: %w", f.Path, err)
 		}
 	case err != nil:
@@ -222,7 +230,7 @@ func (t *tx) replace(ctx context.Context, f graphdb.FileRecord, nodes []graphdb.
 		if err := t.deleteOwned(ctx, fid); err != nil {
 			return fmt.Errorf("replace file %s: %w", f.Path, err)
 		}
-		if _, err := t.st.fileUpd.ExecContext(ctx, f.Hash, f.Language, f.Module, f.Size, errs, fid); err != nil {
+		if _, err := t.st.fileUpd.ExecContext(ctx, f.Hash, f.Language, f.Module, f.Size, errs, sum, fid); err != nil {
 			return fmt.Errorf("replace file %s: %w", f.Path, err)
 		}
 	}
@@ -356,31 +364,39 @@ func (t *tx) internMissing(ctx context.Context, missing []graphdb.NodeID) error 
 		}
 		rest = rest[n:]
 	}
-	// Insert the new ones.
+	// Insert the new ones with the next sids: syms rows are never deleted,
+	// so max(sid)+1 never reuses one, and knowing the sid before the insert
+	// lets the row carry its checksum.
 	var fresh []graphdb.NodeID
 	for _, id := range missing {
 		if t.syms[id] == 0 {
 			fresh = append(fresh, id)
 		}
 	}
+	if len(fresh) > 0 && t.next == 0 {
+		if err := t.conn.QueryRowContext(ctx, "SELECT coalesce(max(sid), 0) + 1 FROM syms").Scan(&t.next); err != nil {
+			return fmt.Errorf("intern ids: %w", err)
+		}
+	}
 	for len(fresh) > 0 {
 		n := chunk(len(fresh), 128)
-		st, err := t.multiStmt(ctx, "INSERT OR FAIL INTO syms(id) VALUES ", "(?)", " RETURNING sid, id", n)
+		st, err := t.multiStmt(ctx, "INSERT OR FAIL INTO syms(sid, id, crc) VALUES ", "(?,?,?)", "", n)
 		if err != nil {
 			return err
 		}
 		args := t.args[:0]
-		for _, id := range fresh[:n] {
-			args = append(args, string(id))
+		for i, id := range fresh[:n] {
+			sid := t.next + int64(i)
+			args = append(args, sid, string(id), symSum(sid, string(id)))
 		}
 		t.args = args
-		rows, err := st.QueryContext(ctx, args...)
-		if err != nil {
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("intern ids: %w", err)
 		}
-		if err := scan(rows); err != nil {
-			return fmt.Errorf("intern ids: %w", err)
+		for i, id := range fresh[:n] {
+			t.syms[id] = t.next + int64(i)
 		}
+		t.next += int64(n)
 		fresh = fresh[n:]
 	}
 	return nil

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package embedded
+
+const mapPopulate = 0
