@@ -177,7 +177,7 @@ func TestMCPGraphUnavailable(t *testing.T) {
 	}{
 		{"no index", "", []string{tools.NoIndexText}},
 		{"empty graph.db", emptyDB, []string{tools.NoIndexText}},
-		{"garbage graph.db", garbage, []string{"The code graph is unavailable: ", "graph.db is corrupt", "run `relay index` to rebuild it", "grep, glob and read work meanwhile"}},
+		{"garbage graph.db", garbage, []string{"The code graph is unavailable: ", "is damaged (graph.db: file is not a database", "run `relay index` to rebuild it", "grep, glob and read work meanwhile"}},
 		{"graph.db is a directory", dirDB, []string{"The code graph is unavailable: open graph store " + mcpserver.OutsidePath + ": ",
 			"Rebuild it with `relay index` in the repository root (or make the index readable", "grep, glob and read work meanwhile"}},
 	}
