@@ -67,10 +67,10 @@ type Progress struct {
 
 // Summary tells what a run did.
 type Summary struct {
-	Packages  int  // Go packages (re)loaded and extracted
-	Modules   int  // Python modules (re)extracted
-	Files     int  // Go and Python files in the index after the run
-	Python    int  // of Files, Python files
+	Packages int // Go packages (re)loaded and extracted
+	Modules  int // Python modules (re)extracted
+	Files    int // Go and Python files in the index after the run
+	Python   int // of Files, Python files
 	// Languages counts, for each language of fileLangs present in the
 	// repository (by title, such as "TypeScript/JavaScript"), its files on
 	// disk; Units the files (re)extracted in this run.
