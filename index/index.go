@@ -67,15 +67,10 @@ type Progress struct {
 
 // Summary tells what a run did.
 type Summary struct {
-	Packages int // Go packages (re)loaded and extracted
-	Modules  int // Python modules (re)extracted
-	Files    int // Go and Python files in the index after the run
-	Python   int // of Files, Python files
-	// Languages counts, for each language of fileLangs present in the
-	// repository (by title, such as "TypeScript/JavaScript"), its files on
-	// disk; Units the files (re)extracted in this run.
-	Languages map[string]int
-	Units     map[string]int
+	Packages  int  // Go packages (re)loaded and extracted
+	Modules   int  // Python modules (re)extracted
+	Files     int  // Go and Python files in the index after the run
+	Python    int  // of Files, Python files
 	Changed   int  // files (re)written: added or modified, plus their package mates
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
@@ -92,6 +87,13 @@ type Summary struct {
 	// over workers), loose, implements, write (time inside the store) and
 	// commit.
 	Phases map[string]time.Duration
+
+	// Languages counts, for each language of fileLangs present in the
+	// repository (by title, such as "TypeScript/JavaScript"), its files on
+	// disk (also counted in Files); Units the files (re)extracted in this
+	// run.
+	Languages map[string]int
+	Units     map[string]int
 }
 
 // Diagnostic is one problem found while indexing. Indexing goes on.

@@ -35,21 +35,22 @@ type module struct {
 
 // tree is what a scan of the root found.
 type tree struct {
-	root  string
-	files map[string]*diskFile // Go files, by rel
-	py    map[string]*diskFile // Python files, by rel
-	// langs holds the files of each of fileLangs (same index), by rel;
-	// langConfigs the configuration files each reads (sorted rels).
-	langs       []map[string]*diskFile
-	langConfigs [][]string
-	modules     []module // sorted by dir, longest first is computed on demand
-	work        []string // module dirs listed in the root go.work (rel), nil without go.work
-	config      string   // hash of every go.mod/go.work: a change forces a full re-index
+	root    string
+	files   map[string]*diskFile // Go files, by rel
+	py      map[string]*diskFile // Python files, by rel
+	modules []module             // sorted by dir, longest first is computed on demand
+	work    []string             // module dirs listed in the root go.work (rel), nil without go.work
+	config  string               // hash of every go.mod/go.work: a change forces a full re-index
 
 	rf      *repoFiles   // opens files beneath root; closed by Run
 	notes   []Diagnostic // what was not indexed and why (links outside, FIFOs, loops, long paths)
 	overlay []string     // .go names go list must not read (not regular, or not inside the root)
 	badDirs []string     // directories the walk could not read (go list's ./... would fail there)
+
+	// langs holds the files of each of fileLangs (same index), by rel;
+	// langConfigs the configuration files each reads (sorted rels).
+	langs       []map[string]*diskFile
+	langConfigs [][]string
 }
 
 // skipDir reports whether a directory is never entered: hidden directories
