@@ -29,6 +29,10 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 							d.Impls = append(d.Impls, tn)
 						}
 					}
+				default: // JavaScript: class_heritage holds the expression
+					if b := x.dotted(h); b != "" && len(d.Bases) == 0 {
+						d.Bases = append(d.Bases, b)
+					}
 				}
 			}
 		case "decorator":

@@ -286,6 +286,12 @@ func (x *tsExtractor) dotted(n *sitter.Node) string {
 	switch n.Kind() {
 	case "identifier", "type_identifier":
 		return x.text(n)
+	case "new_expression":
+		// new C().m(): "^C" stands for an instance of C (dots in C's name
+		// written as ":").
+		if c := x.dotted(n.ChildByFieldName("constructor")); c != "" && c[0] != '^' {
+			return "^" + strings.ReplaceAll(c, ".", ":")
+		}
 	case "this":
 		return "this"
 	case "super":

@@ -245,6 +245,11 @@ func (t *tsTable) resolveRef(s *tsScope, r tsRef) graphdb.NodeID {
 				return t.callTarget(cur, true)
 			}
 		}
+	case head[0] == '^':
+		if len(parts) == 1 {
+			return ""
+		}
+		cur, ok = t.typeOf(s, strings.ReplaceAll(head[1:], ":", "."), 0)
 	case r.fn != nil && hasKey(r.fn.locals, head):
 		typ := r.fn.locals[head]
 		if typ == "" || len(parts) == 1 {
