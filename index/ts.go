@@ -245,7 +245,7 @@ func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	}
 	var rewrite []string
 	for _, f := range files {
-		if _, ok := j.stored[f.rel]; ok {
+		if _, ok := j.stored[f.rel]; ok && (!f.decl || j.changed[f.rel] || full) {
 			rewrite = append(rewrite, f.rel)
 		}
 	}
