@@ -44,21 +44,27 @@ func TestTSIncremental(t *testing.T) {
 		notWant   []string
 	}{
 		{
-			name:      "edit a body only",
-			change:    func() { write("src/lib/log.ts", "export function log(msg: string): void { decorate(msg); }\nexport function decorate(target: any) {}\nexport const trace = (m: string) => log(m);\n") },
+			name: "edit a body only",
+			change: func() {
+				write("src/lib/log.ts", "export function log(msg: string): void { decorate(msg); }\nexport function decorate(target: any) {}\nexport const trace = (m: string) => log(m);\n")
+			},
 			extracted: 1,
 			want:      []string{"edge calls ts:src/lib/log.log -> ts:src/lib/log.decorate @src/lib/log.ts:1"},
 		},
 		{
-			name:      "rename a base class method",
-			change:    func() { write("src/models/base.ts", strings.Replace(tsReadFile(t, root, "src/models/base.ts"), "describe()", "explain()", 1)) },
+			name: "rename a base class method",
+			change: func() {
+				write("src/models/base.ts", strings.Replace(tsReadFile(t, root, "src/models/base.ts"), "describe()", "explain()", 1))
+			},
 			extracted: 3, // base.ts, item.ts (super.describe) and orders.ts (through item.ts's Item)
 			want:      []string{"node ts:src/models/base.Base.explain "},
 			notWant:   []string{"-> ts:src/models/base.Base.describe"},
 		},
 		{
-			name:      "rename a re-exported function",
-			change:    func() { write("packages/money/src/format.ts", "export function fmt(n: number): string { return String(n); }\n") },
+			name: "rename a re-exported function",
+			change: func() {
+				write("packages/money/src/format.ts", "export function fmt(n: number): string { return String(n); }\n")
+			},
 			extracted: -1,
 			notWant:   []string{"-> ts:packages/money/src/format.format"},
 		},
