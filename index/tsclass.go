@@ -58,7 +58,7 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 		case "method_signature":
 			mn := x.text(m.ChildByFieldName("name"))
 			if _, ok := d.Members[mn]; !ok && mn != "" {
-				d.Members[mn] = &tsMember{Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true}
+				d.Members[mn] = &tsMember{Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
 			}
 		case "class_static_block":
 			x.refs(m, id, name, nil)
@@ -117,7 +117,7 @@ func (x *tsExtractor) method(m *sitter.Node, class string, d *tsDecl, decs []*si
 	x.parent(id, d.ID)
 	old := d.Members[name]
 	if old == nil || old.ID == "" {
-		mem := &tsMember{ID: id, Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true}
+		mem := &tsMember{ID: id, Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
 		if mem.Type == "" && old != nil {
 			mem.Type = old.Type
 		}

@@ -3,6 +3,7 @@
 package index
 
 import (
+	"fmt"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -36,7 +37,7 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 		// declaration alone (declare, .d.ts) still gives the type.
 		name := x.text(st.ChildByFieldName("name"))
 		if d := s.Decls[name]; d == nil && name != "" {
-			s.Decls[name] = &tsDecl{Kind: "function", Type: x.typeName(st.ChildByFieldName("return_type"))}
+			s.Decls[name] = &tsDecl{Kind: "function", Type: x.typeName(st.ChildByFieldName("return_type")), Params: x.fnParams(st)}
 		}
 	default:
 		if name := x.decl(st, st, nil, fid); name == "" {
@@ -103,7 +104,7 @@ func (x *tsExtractor) function(fn, outer *sitter.Node, name string, fid graphdb.
 	}
 	id := x.add(n)
 	x.parent(id, fid)
-	x.define(name, &tsDecl{ID: id, Kind: "function", Type: x.typeName(fn.ChildByFieldName("return_type"))})
+	x.define(name, &tsDecl{ID: id, Kind: "function", Type: x.typeName(fn.ChildByFieldName("return_type")), Params: x.fnParams(fn)})
 	x.body(fn, id, "")
 }
 
@@ -162,6 +163,15 @@ func (x *tsExtractor) locals(n *sitter.Node, f *tsFn) {
 		case "required_parameter", "optional_parameter":
 			bind(n.ChildByFieldName("pattern"), x.typeName(n.ChildByFieldName("type")))
 		case "variable_declarator":
+			if nm, v := n.ChildByFieldName("name"), n.ChildByFieldName("value"); nm != nil && nm.Kind() == "object_pattern" && v != nil && v.Kind() == "this" {
+				// const { a, b } = this: "~a" is the type of this.a.
+				for _, c := range children(nm) {
+					if c.Kind() == "shorthand_property_identifier_pattern" {
+						f.locals[x.text(c)] = "~" + x.text(c)
+					}
+				}
+				break
+			}
 			t := x.typeName(n.ChildByFieldName("type"))
 			if t == "" {
 				t = x.valueType(n.ChildByFieldName("value"))
@@ -169,6 +179,8 @@ func (x *tsExtractor) locals(n *sitter.Node, f *tsFn) {
 			bind(n.ChildByFieldName("name"), t)
 		case "function_declaration", "class_declaration", "generator_function_declaration":
 			bind(n.ChildByFieldName("name"), "")
+		case "arguments":
+			x.contextual(n, f)
 		case "catch_clause":
 			bind(n.ChildByFieldName("parameter"), "")
 		case "for_in_statement":
@@ -187,6 +199,54 @@ func (x *tsExtractor) locals(n *sitter.Node, f *tsFn) {
 		}
 	}
 	walk(n)
+}
+
+// contextual types the unannotated parameters of callbacks passed in args
+// by the callee's declared parameter types: "@c|f|i|j" (or "@n|C|i|j" for
+// new C(...)) is the type of parameter j of the function type of
+// parameter i of the callee.
+func (x *tsExtractor) contextual(args *sitter.Node, f *tsFn) {
+	call := args.Parent()
+	if call == nil {
+		return
+	}
+	kind, callee := "c", ""
+	switch call.Kind() {
+	case "call_expression":
+		callee = x.dotted(call.ChildByFieldName("function"))
+	case "new_expression":
+		kind, callee = "n", x.dotted(call.ChildByFieldName("constructor"))
+	}
+	if callee == "" || strings.ContainsRune(callee, '|') {
+		return
+	}
+	for i, a := range children(args) {
+		if a.Kind() != "arrow_function" && a.Kind() != "function_expression" && a.Kind() != "function" {
+			continue
+		}
+		if p := a.ChildByFieldName("parameter"); p != nil && p.Kind() == "identifier" {
+			if _, ok := f.locals[x.text(p)]; !ok {
+				f.locals[x.text(p)] = fmt.Sprintf("@%s|%s|%d|0", kind, callee, i)
+			}
+			continue
+		}
+		params := a.ChildByFieldName("parameters")
+		if params == nil {
+			continue
+		}
+		for j, p := range x.paramList(params) {
+			pat := p
+			if p.Kind() != "identifier" {
+				pat = p.ChildByFieldName("pattern")
+			}
+			if pat == nil || pat.Kind() != "identifier" || p.ChildByFieldName("type") != nil {
+				continue
+			}
+			if _, ok := f.locals[x.text(pat)]; !ok {
+				f.locals[x.text(pat)] = fmt.Sprintf("@%s|%s|%d|%d", kind, callee, i, j)
+			}
+		}
+	}
 }
 
 // refs collects the calls, constructions and JSX elements under n.

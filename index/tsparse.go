@@ -277,6 +277,49 @@ func (x *tsExtractor) typeName(n *sitter.Node) string {
 	return ""
 }
 
+// fnParams returns, for each parameter of fn (a `this` parameter left
+// out) whose type is a function type, that type's parameter types; nil
+// when there is none.
+func (x *tsExtractor) fnParams(fn *sitter.Node) [][]string {
+	params := fn.ChildByFieldName("parameters")
+	if params == nil {
+		return nil
+	}
+	var out [][]string
+	any := false
+	for _, p := range x.paramList(params) {
+		var types []string
+		if t := p.ChildByFieldName("type"); t != nil && t.NamedChildCount() > 0 && t.NamedChild(0).Kind() == "function_type" {
+			if fp := t.NamedChild(0).ChildByFieldName("parameters"); fp != nil {
+				for _, q := range x.paramList(fp) {
+					types = append(types, x.typeName(q.ChildByFieldName("type")))
+					any = true
+				}
+			}
+		}
+		out = append(out, types)
+	}
+	if !any {
+		return nil
+	}
+	return out
+}
+
+// paramList lists formal parameters without a leading `this` parameter.
+func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for _, p := range children(params) {
+		switch p.Kind() {
+		case "required_parameter", "optional_parameter", "identifier", "rest_pattern", "object_pattern", "array_pattern", "assignment_pattern":
+			if pat := p.ChildByFieldName("pattern"); pat != nil && pat.Kind() == "this" {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // dotted renders identifier/member chains ("a.b.c", "this.m", "super.m");
 // "" for anything else.
 func (x *tsExtractor) dotted(n *sitter.Node) string {
@@ -286,6 +329,11 @@ func (x *tsExtractor) dotted(n *sitter.Node) string {
 	switch n.Kind() {
 	case "identifier", "type_identifier":
 		return x.text(n)
+	case "call_expression":
+		// f().m(): an instance of what f returns.
+		if c := x.dotted(n.ChildByFieldName("function")); c != "" && c[0] != '^' && !strings.HasPrefix(c, "this.") && c != "super" {
+			return "^()" + strings.ReplaceAll(c, ".", ":")
+		}
 	case "new_expression":
 		// new C().m(): "^C" stands for an instance of C (dots in C's name
 		// written as ":").
@@ -299,6 +347,17 @@ func (x *tsExtractor) dotted(n *sitter.Node) string {
 	case "non_null_expression", "parenthesized_expression":
 		if n.NamedChildCount() == 1 {
 			return x.dotted(n.NamedChild(0))
+		}
+	case "as_expression", "satisfies_expression", "type_assertion":
+		// (x as C).m(): an instance of C.
+		if n.NamedChildCount() == 2 {
+			t := n.NamedChild(1)
+			if n.Kind() == "type_assertion" {
+				t = n.NamedChild(0)
+			}
+			if tn := x.typeName(t); tn != "" {
+				return "^" + strings.ReplaceAll(tn, ".", ":")
+			}
 		}
 	case "member_expression", "nested_identifier", "jsx_namespace_name":
 		obj, prop := n.ChildByFieldName("object"), n.ChildByFieldName("property")

@@ -3,6 +3,7 @@
 package index
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -252,10 +253,22 @@ func (t *tsTable) resolveRef(s *tsScope, r tsRef) graphdb.NodeID {
 		cur, ok = t.typeOf(s, strings.ReplaceAll(head[1:], ":", "."), 0)
 	case r.fn != nil && hasKey(r.fn.locals, head):
 		typ := r.fn.locals[head]
-		if typ == "" || len(parts) == 1 {
+		switch {
+		case typ == "" || len(parts) == 1:
 			return "" // a local value, or one whose class is unknown
+		case typ[0] == '@': // a callback's parameter
+			cur, ok = t.callbackParam(s, r.class, typ[1:])
+		case typ[0] == '~': // destructured from this
+			cls := s.Decls[r.class]
+			if r.class == "" || cls == nil {
+				return ""
+			}
+			if cur, ok = t.member(tsTarget{scope: s, decl: cls}, typ[1:], 0); ok {
+				cur, ok = t.classOf(cur, 0)
+			}
+		default:
+			cur, ok = t.typeOf(s, typ, 0)
 		}
-		cur, ok = t.typeOf(s, typ, 0)
 	default:
 		cur, ok = t.local(s, head, 0)
 	}
@@ -298,6 +311,57 @@ func (t *tsTable) callTarget(tg tsTarget, ctor bool) graphdb.NodeID {
 		return tg.decl.ID
 	}
 	return ""
+}
+
+// callbackParam resolves "c|f|i|j" (or "n|C|i|j"): the type of
+// parameter j of the function type of parameter i of f (C's constructor).
+func (t *tsTable) callbackParam(s *tsScope, class, spec string) (tsTarget, bool) {
+	f := strings.Split(spec, "|")
+	if len(f) != 4 {
+		return tsTarget{}, false
+	}
+	var i, j int
+	if _, err := fmt.Sscan(f[2], &i); err != nil {
+		return tsTarget{}, false
+	}
+	if _, err := fmt.Sscan(f[3], &j); err != nil {
+		return tsTarget{}, false
+	}
+	var params [][]string
+	var scope *tsScope
+	if f[0] == "n" {
+		cls, ok := t.typeOf(s, f[1], 0)
+		if !ok {
+			return tsTarget{}, false
+		}
+		c, ok := t.member(cls, "constructor", 0)
+		if !ok {
+			return tsTarget{}, false
+		}
+		params, scope = c.member.Params, c.scope
+	} else {
+		var tg tsTarget
+		ok := false
+		if rest, isThis := strings.CutPrefix(f[1], "this."); isThis {
+			if cls := s.Decls[class]; class != "" && cls != nil && !strings.Contains(rest, ".") {
+				tg, ok = t.member(tsTarget{scope: s, decl: cls}, rest, 0)
+			}
+		} else {
+			tg, ok = t.dotted(s, f[1], 0)
+		}
+		switch {
+		case !ok:
+			return tsTarget{}, false
+		case tg.member != nil:
+			params, scope = tg.member.Params, tg.scope
+		case tg.decl != nil && tg.decl.Kind == "function":
+			params, scope = tg.decl.Params, tg.scope
+		}
+	}
+	if i >= len(params) || j >= len(params[i]) || params[i][j] == "" {
+		return tsTarget{}, false
+	}
+	return t.typeOf(scope, params[i][j], 0)
 }
 
 func hasKey(m map[string]string, k string) bool {

@@ -41,6 +41,7 @@ type tsDecl struct {
 	Type    string               `json:"t,omitempty"` // function: declared return type; var: its type (annotation, new C, ()f)
 	Members map[string]*tsMember `json:"m,omitempty"` // class and interface members
 	Bases   []string             `json:"b,omitempty"` // extends (one for classes, several for interfaces)
+	Params  [][]string           `json:"p,omitempty"` // function: the parameter types of its function-typed parameters
 	Impls   []string             `json:"im,omitempty"`
 }
 
@@ -50,6 +51,10 @@ type tsMember struct {
 	ID   graphdb.NodeID `json:"id,omitempty"`
 	Type string         `json:"t,omitempty"`
 	Fn   bool           `json:"f,omitempty"` // a method (or a field bound to a function)
+	// Params lists, for each parameter of a method that is itself a
+	// function type, that function's parameter types (for the types of a
+	// callback's parameters).
+	Params [][]string `json:"p,omitempty"`
 }
 
 func newTSScope(file, module string) *tsScope {
