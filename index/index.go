@@ -320,6 +320,9 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	sort.Strings(gone)
 	work := len(gone) > 0 || full && tree.hasGo() || pyFull && len(tree.py) > 0
 	for _, lr := range langs {
+		if lr.fe == nil {
+			continue // noted by planLangs
+		}
 		sum.Files += len(tree.langs[lr.idx])
 		if len(tree.langs[lr.idx]) > 0 {
 			sum.Languages[lr.l.title] = len(tree.langs[lr.idx])
