@@ -136,7 +136,8 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 
 // locals collects the names a function binds, nested functions included:
 // parameters and variables with their declared or evident types.
-func (x *tsExtractor) locals(n *sitter.Node, f *tsFn) {
+func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
+	n := root
 	var bind func(p *sitter.Node, typ string)
 	bind = func(p *sitter.Node, typ string) {
 		if p == nil {
@@ -177,8 +178,10 @@ func (x *tsExtractor) locals(n *sitter.Node, f *tsFn) {
 				t = x.valueType(n.ChildByFieldName("value"))
 			}
 			bind(n.ChildByFieldName("name"), t)
-		case "function_declaration", "class_declaration", "generator_function_declaration":
-			bind(n.ChildByFieldName("name"), "")
+		case "function_declaration", "class_declaration", "generator_function_declaration", "function_expression", "function":
+			if !n.Equals(*root) { // a function's own name is not its local (recursion)
+				bind(n.ChildByFieldName("name"), "")
+			}
 		case "arguments":
 			x.contextual(n, f)
 		case "catch_clause":

@@ -1,8 +1,8 @@
-// callhier.js ROOT prints the TypeScript language service's outgoing
+// callhier.js ROOT [--js] prints the TypeScript language service's outgoing
 // calls of every top-level function, function or arrow bound to a
 // top-level name, and method, constructor or function-valued field of a
-// top-level class in ROOT's .ts/.tsx files (declaration files and
-// node_modules excluded), one line per distinct caller/callee pair:
+// top-level class in ROOT's .ts/.tsx files (with --js also .js, .jsx,
+// .mjs and .cjs; declaration files and node_modules excluded), one line per distinct caller/callee pair:
 //
 //   caller <TAB> callee <TAB> callee kind <TAB> call lines (comma-separated)
 //
@@ -18,17 +18,20 @@ const fs = require("fs");
 const path = require("path");
 
 const root = path.resolve(process.argv[2]);
+// --js: JavaScript files too (allowJs), for JavaScript packages.
+const js = process.argv.includes("--js");
+const sourceRe = js ? /\.(ts|tsx|js|jsx|mjs|cjs)$/ : /\.(ts|tsx)$/;
 const files = [];
 (function walk(dir) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     if (e.name === "node_modules" || e.name.startsWith(".")) continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) walk(p);
-    else if (/\.(ts|tsx)$/.test(e.name) && !/\.d\.ts$/.test(e.name)) files.push(p);
+    else if (sourceRe.test(e.name) && !/\.d\.ts$/.test(e.name)) files.push(p);
   }
 })(root);
 
-let options = { allowJs: false, jsx: ts.JsxEmit.Preserve, target: ts.ScriptTarget.ES2022, moduleResolution: ts.ModuleResolutionKind.Node10 };
+let options = { allowJs: js, checkJs: false, maxNodeModuleJsDepth: 0, jsx: ts.JsxEmit.Preserve, target: ts.ScriptTarget.ES2022, moduleResolution: ts.ModuleResolutionKind.Node10 };
 const cfg = path.join(root, "tsconfig.json");
 if (fs.existsSync(cfg)) {
   const parsed = ts.getParsedCommandLineOfConfigFile(cfg, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });

@@ -43,6 +43,9 @@ func need(t *testing.T) string {
 		if _, err = os.Stat(filepath.Join("node_modules", "typescript", "package.json")); err == nil {
 			_, err = os.Stat(filepath.Join("node_modules", "rxjs", "src", "index.ts"))
 		}
+		if err == nil {
+			_, err = os.Stat(filepath.Join("node_modules", "lodash", "package.json"))
+		}
 	}
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -125,7 +128,34 @@ func TestRxJS(t *testing.T) {
 	}
 }
 
-func compare(t *testing.T, node, root string) score {
+// TestLodash indexes lodash 4.17.21 (CommonJS JavaScript: one function
+// per file, require and module.exports) and requires the same precision
+// and recall against the compiler's call hierarchy with allowJs.
+func TestLodash(t *testing.T) {
+	node := need(t)
+	root := t.TempDir()
+	copyTree(t, filepath.Join("node_modules", "lodash"), root)
+	s := compare(t, node, root, "--js")
+	t.Logf("lodash 4.17.21: %s", s)
+	for i, m := range s.misses {
+		if i < 15 {
+			t.Logf("missed: %s", m)
+		}
+	}
+	for i, w := range s.wrong {
+		if i < 15 {
+			t.Logf("not in the compiler's: %s", w)
+		}
+	}
+	if s.truth < 300 {
+		t.Fatalf("only %d reference edges: the corpus is too small to measure", s.truth)
+	}
+	if s.precision() < 0.95 || s.recall() < 0.85 {
+		t.Errorf("precision %.4f recall %.4f, want >= 0.95 and >= 0.85", s.precision(), s.recall())
+	}
+}
+
+func compare(t *testing.T, node, root string, args ...string) score {
 	t.Helper()
 	st, err := embedded.Open(filepath.Join(t.TempDir(), "graph"), embedded.Options{})
 	if err != nil {
@@ -136,7 +166,7 @@ func compare(t *testing.T, node, root string) score {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), node, "callhier.js", root)
+	cmd := exec.CommandContext(t.Context(), node, append([]string{"callhier.js", root}, args...)...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
