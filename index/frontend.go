@@ -93,7 +93,6 @@ type job struct {
 	changed map[string]bool               // added or modified files (rel)
 	deleted map[string]bool               // stored files gone from disk
 	full    bool
-	configs []string // the language's configuration files (fileLang.config), sorted
 	workers int
 	reader  graphdb.Reader // the store as it was before this run
 	// rewrite receives, before any emit, the stored owners that the run
@@ -103,6 +102,11 @@ type job struct {
 	progress func(Progress)
 	diag     func(Diagnostic)
 	note     func(Diagnostic) // a file not indexed (Summary.Notes)
+
+	// configs are the language's configuration files (fileLang.config),
+	// sorted; configHash fingerprints their contents (fileLang.configOwner).
+	configs    []string
+	configHash string
 }
 
 // done is what a frontend reports when it finishes.
@@ -126,8 +130,11 @@ type fileLang struct {
 	// source file of the language; config whether it is a file the
 	// language reads to resolve names (tsconfig.json, package.json).
 	source, config func(rel, base string) bool
-	newFrontend    func(log *slog.Logger) frontend // nil: unavailable in this build
-	unavailable    string                          // why, when newFrontend is nil
+	// configOwner is the pseudo-owner whose FileRecord.Hash fingerprints
+	// the configuration files (job.configHash); Run treats a change as work.
+	configOwner string
+	newFrontend func(log *slog.Logger) frontend // nil: unavailable in this build
+	unavailable string                          // why, when newFrontend is nil
 }
 
 // fileLangs are the registered languages, in registration order.

@@ -312,6 +312,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 			continue
 		}
 		lr.j.configs = tree.langConfigs[lr.idx]
+		lr.j.configHash = configHash(tree, lr.idx)
 		steps = append(steps, step{lr.fe, lr.j})
 		for p := range lr.j.deleted {
 			gone = append(gone, p)
@@ -326,7 +327,7 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		sum.Files += len(tree.langs[lr.idx])
 		if len(tree.langs[lr.idx]) > 0 {
 			sum.Languages[lr.l.title] = len(tree.langs[lr.idx])
-			work = work || lr.full && lr.fe != nil
+			work = work || lr.full || lr.j.stored[lr.l.configOwner].Hash != lr.j.configHash
 		}
 	}
 	for _, s := range steps {

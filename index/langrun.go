@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 
@@ -43,6 +45,20 @@ func planLangs(ctx context.Context, st graphdb.Reader, t *tree, full bool, log *
 		out = append(out, lr)
 	}
 	return out, nil
+}
+
+// configHash fingerprints the contents of a language's configuration
+// files; one that cannot be read counts as absent.
+func configHash(t *tree, i int) string {
+	h := sha256.New()
+	for _, rel := range t.langConfigs[i] {
+		data, err := t.rf.read(rel)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%x\x00", rel, sha256.Sum256(data))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // inLangs reports whether rel is a source file of a registered language.

@@ -4,8 +4,6 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"path"
@@ -35,11 +33,6 @@ type tsFrontend struct {
 }
 
 func (p *tsFrontend) language() string { return "typescript" }
-
-// tsConfigOwner is the pseudo-owner whose Hash fingerprints the
-// configuration files (tsconfig.json, jsconfig.json, package.json): a
-// change re-resolves every file.
-const tsConfigOwner = "@ts/config"
 
 // tsParsers holds one parser per grammar for one worker.
 type tsParsers struct {
@@ -158,19 +151,6 @@ func (p *tsFrontend) parseAll(ctx context.Context, j *job, rels []string, mods m
 	return files, err
 }
 
-// configHash fingerprints the configuration files.
-func (p *tsFrontend) configHash(j *job) string {
-	h := sha256.New()
-	for _, rel := range j.configs {
-		data, err := j.tree.rf.read(rel)
-		if err != nil {
-			continue
-		}
-		fmt.Fprintf(h, "%s\x00%x\x00", rel, sha256.Sum256(data))
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
 // tsStored is what an unchanged file's module node holds.
 type tsStored struct {
 	scope   *tsScope
@@ -194,7 +174,7 @@ type tsStored struct {
 func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
 	d := done{phases: map[string]int64{}}
 	mods := tsModuleNames(j.files)
-	cfg := p.configHash(j)
+	cfg := j.configHash
 	full := j.full || j.stored[tsConfigOwner].Hash != cfg
 	parse := map[string]bool{}
 	for rel := range j.files {

@@ -97,6 +97,12 @@ func TestTSIncremental(t *testing.T) {
 			extracted: -1,
 			want:      []string{"edge calls ts:src/models/base.Base.constructor -> ts:src/util/log.log"},
 		},
+		{
+			name:      "change only tsconfig.json",
+			change:    func() { write("tsconfig.base.json", `{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/none/*"]}}}`) },
+			extracted: -1,
+			notWant:   []string{"edge calls ts:src/models/base.Base.constructor -> ts:src/util/log.log"},
+		},
 	}
 	for _, s := range steps {
 		s.change()

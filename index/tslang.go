@@ -36,11 +36,16 @@ func tsIsConfig(_, base string) bool {
 	return base == "package.json" || base == "jsconfig.json" || strings.HasPrefix(base, "tsconfig") && strings.HasSuffix(base, ".json")
 }
 
+// tsConfigOwner is the pseudo-owner whose Hash fingerprints the
+// configuration files (tsconfig.json, jsconfig.json, package.json): a
+// change re-resolves every file.
+const tsConfigOwner = "@ts/config"
+
 // registerTS registers the TypeScript/JavaScript language; newFE is nil
 // when this build cannot index it (why says so).
 func registerTS(newFE func(*slog.Logger) frontend, why string) {
 	fileLangs = append(fileLangs, fileLang{
 		name: "typescript", title: "TypeScript/JavaScript", version: TSFormatVersion,
-		source: tsIsSource, config: tsIsConfig, newFrontend: newFE, unavailable: why,
+		source: tsIsSource, config: tsIsConfig, configOwner: tsConfigOwner, newFrontend: newFE, unavailable: why,
 	})
 }
