@@ -98,8 +98,10 @@ func TestTSIncremental(t *testing.T) {
 			want:      []string{"edge calls ts:src/models/base.Base.constructor -> ts:src/util/log.log"},
 		},
 		{
-			name:      "change only tsconfig.json",
-			change:    func() { write("tsconfig.base.json", `{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/none/*"]}}}`) },
+			name: "change only tsconfig.json",
+			change: func() {
+				write("tsconfig.base.json", `{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/none/*"]}}}`)
+			},
 			extracted: -1,
 			notWant:   []string{"edge calls ts:src/models/base.Base.constructor -> ts:src/util/log.log"},
 		},
