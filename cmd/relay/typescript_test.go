@@ -48,7 +48,7 @@ const tsCartDiff = `--- a/src/cart/discount.ts
 `
 
 // TestIndexTypeScript indexes a small TypeScript repository and answers
-// graph callers, a review of a diff (with its blast radius) and an
+// graph callers, the graph tool's blast radius, a review of a diff and an
 // offline scope on it.
 func TestIndexTypeScript(t *testing.T) {
 	t.Parallel()
@@ -66,6 +66,7 @@ func TestIndexTypeScript(t *testing.T) {
 		{[]string{"graph", "callers", "checkout"}, "src/ui/Total.Total (src/ui/Total.tsx:4)"},
 		{[]string{"graph", "callers", "Total"}, "src/ui/Total.Page (src/ui/Total.tsx:8)"},
 		{[]string{"graph", "methods", "Cart"}, "src/cart/cart.Cart.total (src/cart/cart.ts:5) method"},
+		{[]string{"tool", "graph", `{"operation": "blast_radius", "target": "applyDiscount"}`}, "1 direct caller, 3 transitive callers"},
 	} {
 		code, stdout, stderr := relay(t, "", append(tt.args, "--repo", repo)...)
 		if code != 0 || !strings.Contains(stdout, tt.want) {
