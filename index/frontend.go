@@ -125,6 +125,7 @@ type done struct {
 type fileLang struct {
 	name    string // FileRecord.Language and Summary.Languages key
 	title   string // how the summary names it
+	files   string // its files, for messages (".ts, .tsx … files")
 	version string // format version, kept in Meta "index.<name>.version"
 	// source reports whether a file (repo-relative path, base name) is a
 	// source file of the language; config whether it is a file the

@@ -421,7 +421,7 @@ func countLines(data []byte) int {
 func languageList() string {
 	names := []string{"Go: go.mod, go.work or .go files", "Python: .py files"}
 	for _, l := range fileLangs {
-		names = append(names, l.title)
+		names = append(names, l.title+": "+l.files)
 	}
 	return strings.Join(names, "; ")
 }
