@@ -46,7 +46,7 @@ const tsConfigOwner = "@ts/config"
 func registerTS(newFE func(*slog.Logger) frontend, why string) {
 	fileLangs = append(fileLangs, fileLang{
 		name: "typescript", title: "TypeScript/JavaScript", version: TSFormatVersion,
-		files: ".ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files",
+		files:  ".ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files",
 		source: tsIsSource, config: tsIsConfig, configOwner: tsConfigOwner, newFrontend: newFE, unavailable: why,
 	})
 }
