@@ -200,6 +200,79 @@
 // re-resolved too. PyFormatVersion (Meta "index.py.version") versions the
 // Python records apart from Go's; a change re-indexes Python only.
 //
+// # TypeScript and JavaScript
+//
+// TypeScript and JavaScript (.ts .tsx .mts .cts .js .jsx .mjs .cjs; not
+// .min.js) are parsed with tree-sitter (the TypeScript, TSX and
+// JavaScript grammars; cgo), a file at a time, then names are resolved
+// across the repository's files (ts.go, tsparse.go, tsdecl.go, tsclass.go,
+// tsmodule.go, tsscope.go, tsresolve.go, tsconfig.go). node_modules and
+// directories starting with "." are skipped. Declaration files (.d.ts)
+// are read for the types they declare (return types, members) and get a
+// FileRecord but no nodes. All files belong to FileRecord.Language
+// "typescript"; nodes carry Language "typescript" or "javascript" by
+// extension.
+//
+// Module names are paths without the extension (src/util/str.ts →
+// src/util/str; a second file with the same stem, a.js next to a.ts, is
+// named by its full path). Nodes: module (id ts:pkg:<module>, owned by
+// its file, Attrs ts.scope, ts.surface, ts.deps, ts.unres), file, class,
+// interface, enum, type alias (Kind type, SubKind class, interface, enum,
+// alias; id ts:<module>.<Name>), function (top-level functions and
+// functions or arrow functions bound to top-level names, CommonJS
+// exports.f = function, module.exports = { f() {} }; SubKind "arrow" for
+// arrows), member (methods, constructors as "constructor", fields,
+// constructor parameter properties, interface method and property
+// signatures; a field bound to a function is a method). Loc is
+// "path/file.ts:Class.method". Overload signatures are not nodes: the
+// implementation is, with the first signature's return type when it has
+// none. Exported: exported by an export statement, list, default or
+// CommonJS export (members: not private or #private). Test: *.test.*,
+// *.spec.*, or under __tests__, test or tests. Syntax errors are recorded
+// as for Python and the file is indexed as far as tree-sitter recovers.
+//
+// Imports resolve like the compiler's: relative paths with extensions
+// and index files tried (a ".js" written for a ".ts"), the nearest
+// tsconfig.json/jsconfig.json's baseUrl and paths (extends followed to
+// repository files; comments and trailing commas allowed), workspace
+// packages by package.json name (exports, then source, types, typings,
+// module, main; build output such as dist/ falls back to src/), re-exports
+// (export * from, export { a as b } from, export * as ns from), CommonJS
+// require (whole, destructured, .member) and module.exports/exports.x.
+// Bare specifiers of packages outside the repository resolve to nothing.
+//
+// Edges: parent, imports (file → module of each resolved specifier),
+// inherits (class → base class, interface → extended interfaces),
+// implements (class → interface), decorated_by (@f, @f(args) → f),
+// returns and param_of (declared types naming a repository class,
+// interface, enum or alias; generics, null/undefined unions and
+// parentheses dropped), calls (with the call site; calls in nested
+// functions and callbacks belong to the enclosing top-level declaration;
+// top-level code's calls to the module node, field initialisers' to the
+// field). Calls resolve statically: names through imports and re-exports;
+// this.m() and super.m() through the class and its bases (depth-first);
+// super() and new C() to the constructor (inherited included), else the
+// class; receivers whose class is known from a declared type (variable
+// annotation, parameter, field, function or method return type), from
+// new C(), from an `as C` assertion, from f() with a declared return
+// type, from fields destructured from this, and callback parameters typed
+// by the callee's declared function-typed parameter (new Observable((s)
+// => s.next()) uses the constructor's parameter type); JSX elements
+// <Comp/> and <Ns.Comp/> (capitalised or dotted) as calls of the
+// component. Calls whose target is unknown (a value of inferred type, a
+// library) are not recorded: nothing is guessed by name.
+//
+// Incremental runs: see the DESIGN note on tsFrontend.index.
+// TSFormatVersion (Meta "index.typescript.version") versions these
+// records; a change re-indexes TypeScript/JavaScript only. The pseudo-
+// owner @ts/config fingerprints the configuration files. index/internal/
+// tscheck measures the calls against the TypeScript compiler's call
+// hierarchy (BENCHMARKS.md).
+//
+// A relay built without cgo (CGO_ENABLED=0) has no tree-sitter: Python
+// and TypeScript/JavaScript files are then listed in Summary.Notes, one
+// note per language, and their stored records are kept.
+//
 // # What is read
 //
 // Only what the tools may read is indexed: regular files whose real path
@@ -231,7 +304,11 @@
 //
 // The orchestration (scan, diff, transaction, progress) is shared; a
 // language plugs in as a frontend (frontend.go). Go works a package at a
-// time; Python (tree-sitter) a file at a time. A repository holding both
-// indexes both in one transaction; Run returns ErrNotGo only when there is
-// neither.
+// time; Python (tree-sitter) a file at a time. Further file-at-a-time
+// languages register a fileLang (frontend.go; TypeScript/JavaScript in
+// tslang.go): the scan collects their files and configuration files, Run
+// gives each its job, format version and Summary.Languages entry. A
+// repository holding several languages indexes them all in one
+// transaction; Run returns ErrNotGo (its message naming the languages)
+// only when there is none.
 package index

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 
 	"github.com/relayhq/relay/graphdb"
@@ -101,6 +102,11 @@ type job struct {
 	progress func(Progress)
 	diag     func(Diagnostic)
 	note     func(Diagnostic) // a file not indexed (Summary.Notes)
+
+	// configs are the language's configuration files (fileLang.config),
+	// sorted; configHash fingerprints their contents (fileLang.configOwner).
+	configs    []string
+	configHash string
 }
 
 // done is what a frontend reports when it finishes.
@@ -109,4 +115,39 @@ type done struct {
 	global   []fileResult // owners computed across the repository, written last
 	remove   []string     // owners to delete (vanished packages)
 	phases   map[string]int64
+}
+
+// fileLang is a language indexed a file at a time, plugged into the scan
+// and Run besides Go and Python (TypeScript/JavaScript; Java later). A
+// language registers itself in an init function (tslang.go); one built
+// without cgo registers with newFrontend nil, and Run notes its files as
+// not indexed.
+type fileLang struct {
+	name    string // FileRecord.Language and Summary.Languages key
+	title   string // how the summary names it
+	files   string // its files, for messages (".ts, .tsx … files")
+	version string // format version, kept in Meta "index.<name>.version"
+	// source reports whether a file (repo-relative path, base name) is a
+	// source file of the language; config whether it is a file the
+	// language reads to resolve names (tsconfig.json, package.json).
+	source, config func(rel, base string) bool
+	// configOwner is the pseudo-owner whose FileRecord.Hash fingerprints
+	// the configuration files (job.configHash); Run treats a change as work.
+	configOwner string
+	newFrontend func(log *slog.Logger) frontend // nil: unavailable in this build
+	unavailable string                          // why, when newFrontend is nil
+}
+
+// fileLangs are the registered languages, in registration order.
+var fileLangs []fileLang
+
+// fileLangOf returns the index in fileLangs of the language whose source
+// rel is, or -1.
+func fileLangOf(rel, base string) int {
+	for i, l := range fileLangs {
+		if l.source(rel, base) {
+			return i
+		}
+	}
+	return -1
 }

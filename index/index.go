@@ -87,6 +87,13 @@ type Summary struct {
 	// over workers), loose, implements, write (time inside the store) and
 	// commit.
 	Phases map[string]time.Duration
+
+	// Languages counts, for each language of fileLangs present in the
+	// repository (by title, such as "TypeScript/JavaScript"), its files on
+	// disk (also counted in Files); Units the files (re)extracted in this
+	// run.
+	Languages map[string]int
+	Units     map[string]int
 }
 
 // Diagnostic is one problem found while indexing. Indexing goes on.
@@ -265,6 +272,12 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		j  *job
 	}
 	var steps []step
+	langs, err := planLangs(ctx, st, tree, opts.Full, log, note)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Languages = map[string]int{}
+	sum.Units = map[string]int{}
 	if tree.hasGo() {
 		steps = append(steps, step{goFE, goJob})
 		for p := range goJob.deleted {
@@ -286,12 +299,41 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 			gone = append(gone, p)
 		}
 	}
+	for i := range langs {
+		lr := &langs[i]
+		if lr.fe == nil {
+			continue // unavailable in this build: the stored records stay
+		}
+		lr.j = newJob(lr.fe, tree.langs[lr.idx], lr.full)
+		if len(tree.langs[lr.idx]) == 0 {
+			for p := range lr.j.stored {
+				gone = append(gone, p)
+			}
+			continue
+		}
+		lr.j.configs = tree.langConfigs[lr.idx]
+		lr.j.configHash = configHash(tree, lr.idx)
+		steps = append(steps, step{lr.fe, lr.j})
+		for p := range lr.j.deleted {
+			gone = append(gone, p)
+		}
+	}
 	sort.Strings(gone)
 	work := len(gone) > 0 || full && tree.hasGo() || pyFull && len(tree.py) > 0
+	for _, lr := range langs {
+		if lr.fe == nil {
+			continue // noted by planLangs
+		}
+		sum.Files += len(tree.langs[lr.idx])
+		if len(tree.langs[lr.idx]) > 0 {
+			sum.Languages[lr.l.title] = len(tree.langs[lr.idx])
+			work = work || lr.full || lr.j.stored[lr.l.configOwner].Hash != lr.j.configHash
+		}
+	}
 	for _, s := range steps {
 		work = work || len(s.j.changed) > 0
 	}
-	sum.Files = len(tree.files) + len(tree.py)
+	sum.Files += len(tree.files) + len(tree.py)
 	if !work {
 		sum.Unchanged = true
 		sum.Notes = uniqueNotes(sum.Notes)
@@ -407,6 +449,14 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	if err := tx.SetMeta(ctx, MetaPyVersion, PyFormatVersion); err != nil {
 		return Summary{}, fmt.Errorf("write index version: %w", err)
 	}
+	for _, lr := range langs {
+		if lr.fe == nil {
+			continue
+		}
+		if err := tx.SetMeta(ctx, langMetaKey(lr.l), lr.l.version); err != nil {
+			return Summary{}, fmt.Errorf("write index version: %w", err)
+		}
+	}
 	progress(Progress{Phase: "commit"})
 	tc := time.Now()
 	if err := tx.Commit(); err != nil {
@@ -419,18 +469,30 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 		for k, v := range res.phases {
 			sum.Phases[k] += time.Duration(v)
 		}
-		if steps[i].fe.language() == "python" {
+		switch lang := steps[i].fe.language(); {
+		case lang == "python":
 			sum.Modules = res.packages
-		} else {
+		case lang == "go":
 			sum.Packages = res.packages
+		default:
+			for _, lr := range langs {
+				if lr.l.name == lang {
+					sum.Units[lr.l.title] = res.packages
+				}
+			}
 		}
 	}
 	for _, p := range written {
-		if tree.files[p] != nil || tree.py[p] != nil {
+		if tree.files[p] != nil || tree.py[p] != nil || inLangs(tree, p) {
 			sum.Changed++
 		}
 	}
 	sum.Deleted = len(goJob.deleted) + len(pyJob.deleted)
+	for _, lr := range langs {
+		if lr.j != nil {
+			sum.Deleted += len(lr.j.deleted)
+		}
+	}
 	sum.Python = len(tree.py)
 	if sum.Stats, err = st.Stats(ctx); err != nil {
 		return Summary{}, fmt.Errorf("read stats: %w", err)

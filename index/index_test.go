@@ -170,6 +170,9 @@ func summaryText(s Summary) string {
 	if s.Python > 0 {
 		fmt.Fprintf(&b, "python files=%d modules=%d\n", s.Python, s.Modules)
 	}
+	for _, l := range sortedKeys(s.Languages) {
+		fmt.Fprintf(&b, "%s files=%d extracted=%d\n", l, s.Languages[l], s.Units[l])
+	}
 	for _, d := range s.Errors {
 		fmt.Fprintf(&b, "diagnostic %s\n", d)
 	}

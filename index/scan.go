@@ -46,6 +46,11 @@ type tree struct {
 	notes   []Diagnostic // what was not indexed and why (links outside, FIFOs, loops, long paths)
 	overlay []string     // .go names go list must not read (not regular, or not inside the root)
 	badDirs []string     // directories the walk could not read (go list's ./... would fail there)
+
+	// langs holds the files of each of fileLangs (same index), by rel;
+	// langConfigs the configuration files each reads (sorted rels).
+	langs       []map[string]*diskFile
+	langConfigs [][]string
 }
 
 // skipDir reports whether a directory is never entered: hidden directories
@@ -102,8 +107,9 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{root: root, rf: rf, files: map[string]*diskFile{}, py: map[string]*diskFile{}}
-	w := &walker{t: t}
+	t := &tree{root: root, rf: rf, files: map[string]*diskFile{}, py: map[string]*diskFile{},
+		langs: make([]map[string]*diskFile, len(fileLangs)), langConfigs: make([][]string, len(fileLangs))}
+	w := &walker{t: t, langFiles: make([][]string, len(fileLangs))}
 	if err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		return w.visit(ctx, p, d, err)
 	}); err != nil {
@@ -114,12 +120,20 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		rf.close()
 		return nil, err
 	}
-	if len(t.modules) == 0 && t.work == nil && len(w.goFiles) == 0 && len(w.pyFiles) == 0 {
+	all := append(w.goFiles, w.pyFiles...)
+	langOf := make([]int, len(all)) // index in fileLangs of each extra file
+	for i, fs := range w.langFiles {
+		for range fs {
+			langOf = append(langOf, i)
+		}
+		all = append(all, fs...)
+		sort.Strings(t.langConfigs[i])
+	}
+	if len(t.modules) == 0 && t.work == nil && len(all) == 0 {
 		rf.close()
-		return nil, fmt.Errorf("%w: no go.mod, go.work, .go or .py files under %s", ErrNotGo, root)
+		return nil, fmt.Errorf("%w: no source file of a language relay indexes under %s (%s)", ErrNotGo, root, languageList())
 	}
 	// Hash the files in parallel; the order of t.files does not matter.
-	all := append(w.goFiles, w.pyFiles...)
 	dfs := make([]*diskFile, len(all))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
@@ -136,11 +150,17 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		rf.close()
 		return nil, err
 	}
+	for i := range t.langs {
+		t.langs[i] = map[string]*diskFile{}
+	}
 	for i, df := range dfs {
-		if i < len(w.goFiles) {
+		switch {
+		case i < len(w.goFiles):
 			t.files[df.rel] = df
-		} else {
+		case i < len(w.goFiles)+len(w.pyFiles):
 			t.py[df.rel] = df
+		default:
+			t.langs[langOf[i]][df.rel] = df
 		}
 	}
 	return t, nil
@@ -150,6 +170,7 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 type walker struct {
 	t                         *tree
 	goFiles, pyFiles, configs []string
+	langFiles                 [][]string // per fileLangs
 }
 
 // visit is the filepath.WalkDir callback of scan.
@@ -190,6 +211,15 @@ func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) 
 	if !d.Type().IsRegular() && name != "go.mod" && name != "go.work" {
 		w.irregular(rel, d, isGo, isPy)
 		return nil
+	}
+	if i := fileLangOf(rel, name); i >= 0 {
+		w.langFiles[i] = append(w.langFiles[i], rel)
+		return nil
+	}
+	for i, l := range fileLangs {
+		if l.config(rel, name) {
+			t.langConfigs[i] = append(t.langConfigs[i], rel)
+		}
 	}
 	switch {
 	case isPy:
@@ -385,4 +415,13 @@ func countLines(data []byte) int {
 		n++
 	}
 	return n
+}
+
+// languageList names the languages relay indexes, for messages.
+func languageList() string {
+	names := []string{"Go: go.mod, go.work or .go files", "Python: .py files"}
+	for _, l := range fileLangs {
+		names = append(names, l.title+": "+l.files)
+	}
+	return strings.Join(names, "; ")
 }

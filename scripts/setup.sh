@@ -45,8 +45,10 @@ if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
 fi
 
 # The MCP end-to-end test drives relay with the official TypeScript client;
-# the GitHub tracker tests read GitHub's published webhook payloads.
-for dir in tools/mcptest tracker/github/testdata/webhooks; do
+# the GitHub tracker tests read GitHub's published webhook payloads; the
+# TypeScript check (index/internal/tscheck) runs the TypeScript compiler's
+# call hierarchy on rxjs's sources.
+for dir in tools/mcptest tracker/github/testdata/webhooks index/internal/tscheck; do
 	if [ -f "$dir/package.json" ] && have npm; then
 		if [ ! -d "$dir/node_modules" ]; then
 			echo "setup: npm ci in $dir" >&2

@@ -265,6 +265,10 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 	if s.Python > 0 {
 		fmt.Fprintf(w, "Python: %d files, %d modules re-extracted.\n", s.Python, s.Modules)
 	}
+	for _, l := range sortedLangs(s.Languages) {
+		fmt.Fprintf(w, "%s: %d files, %d re-extracted.\n", l, s.Languages[l], s.Units[l])
+	}
+	fmt.Fprintf(w, "Languages: %s\n", languagesLine(s))
 	fmt.Fprintf(w, "Nodes: %d (%s)\n", s.Stats.TotalNodes(), kindCounts(s.Stats.Nodes, graphdb.NodeKinds))
 	fmt.Fprintf(w, "Edges: %d (%s)\n", s.Stats.TotalEdges(), kindCounts(s.Stats.Edges, graphdb.EdgeKinds))
 	if len(s.Phases) > 0 {
@@ -299,11 +303,15 @@ func printNotes(w io.Writer, notes []index.Diagnostic, max int) {
 	if len(notes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long)\n", len(notes))
+	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long, languages this build cannot parse)\n", len(notes))
 	for i, d := range notes {
 		if i == max {
 			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(notes)-max)
 			break
+		}
+		if d.Pos == "" {
+			fmt.Fprintf(w, "  %s\n", d.Msg) // a whole language this build cannot parse
+			continue
 		}
 		fmt.Fprintf(w, "  %s: %s\n", d.Pos, d.Msg)
 	}
@@ -356,4 +364,35 @@ func printBuildStats(w io.Writer, bs retrieve.BuildStats) {
 		fmt.Fprintf(w, "; %d embeddings computed, %d cached", bs.Embedded, bs.EmbedCached)
 	}
 	fmt.Fprintln(w, ".")
+}
+
+func sortedLangs(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// languagesLine lists the languages indexed, with their file counts.
+func languagesLine(s index.Summary) string {
+	goFiles := s.Files - s.Python
+	for _, n := range s.Languages {
+		goFiles -= n
+	}
+	var parts []string
+	if goFiles > 0 {
+		parts = append(parts, fmt.Sprintf("Go (%d files)", goFiles))
+	}
+	if s.Python > 0 {
+		parts = append(parts, fmt.Sprintf("Python (%d files)", s.Python))
+	}
+	for _, l := range sortedLangs(s.Languages) {
+		parts = append(parts, fmt.Sprintf("%s (%d files)", l, s.Languages[l]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

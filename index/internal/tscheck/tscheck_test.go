@@ -1,0 +1,295 @@
+//go:build cgo
+
+// Package tscheck checks relay's TypeScript call edges against the
+// TypeScript compiler's own call hierarchy (callhier.js: the language
+// service's provideCallHierarchyOutgoingCalls) on rxjs 7.8.1, which ships
+// its .ts sources on npm. It is a test package only: the reference needs
+// Node.js and the npm packages of package.json (scripts/setup.sh installs
+// them).
+//
+// The comparison is by caller/callee pair: for every top-level function,
+// function bound to a top-level name and method, constructor or
+// function-valued field of a top-level class, the distinct in-repository
+// callees (declaration files excluded) of both sides. A call of a class
+// (new C(), super()) is the class for the compiler and the constructor
+// for relay when the class declares one: both count as the class. The
+// compiler gives the calls inside a nested function (a callback) to that
+// function, relay to the enclosing declaration: relay's calls on lines
+// inside nested functions are left out, unless the compiler reports a
+// call of the declaration itself on that line.
+package tscheck
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index"
+)
+
+// need returns node's path, skipping (failing under CI) when Node.js or the
+// npm packages are missing.
+func need(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err == nil {
+		if _, err = os.Stat(filepath.Join("node_modules", "typescript", "package.json")); err == nil {
+			_, err = os.Stat(filepath.Join("node_modules", "rxjs", "src", "index.ts"))
+		}
+		if err == nil {
+			_, err = os.Stat(filepath.Join("node_modules", "lodash", "package.json"))
+		}
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Node.js and the npm packages of index/internal/tscheck are required under CI (run scripts/setup.sh): %v", err)
+		}
+		t.Skipf("Node.js or the npm packages of index/internal/tscheck are missing (run scripts/setup.sh): %v", err)
+	}
+	return node
+}
+
+// copyTree copies src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type score struct {
+	callers, truth, relay, hit int
+	misses, wrong              []string
+}
+
+func (s score) precision() float64 { return float64(s.hit) / float64(max(s.relay, 1)) }
+func (s score) recall() float64    { return float64(s.hit) / float64(max(s.truth, 1)) }
+
+func (s score) String() string {
+	return fmt.Sprintf("callers %d, compiler edges %d, relay edges %d, both %d, precision %.4f, recall %.4f",
+		s.callers, s.truth, s.relay, s.hit, s.precision(), s.recall())
+}
+
+// TestRxJS indexes rxjs's sources and requires precision >= 0.95 and
+// recall >= 0.85 against the compiler's call hierarchy.
+func TestRxJS(t *testing.T) {
+	node := need(t)
+	root := t.TempDir()
+	pkg := filepath.Join("node_modules", "rxjs")
+	copyTree(t, filepath.Join(pkg, "src"), filepath.Join(root, "src"))
+	for _, f := range []string{"tsconfig.json", "package.json"} {
+		data, err := os.ReadFile(filepath.Join(pkg, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := compare(t, node, root)
+	t.Logf("rxjs 7.8.1: %s", s)
+	for i, m := range s.misses {
+		if i < 15 {
+			t.Logf("missed: %s", m)
+		}
+	}
+	for i, w := range s.wrong {
+		if i < 15 {
+			t.Logf("not in the compiler's: %s", w)
+		}
+	}
+	if s.truth < 500 {
+		t.Fatalf("only %d reference edges: the corpus is too small to measure", s.truth)
+	}
+	if s.precision() < 0.95 || s.recall() < 0.85 {
+		t.Errorf("precision %.4f recall %.4f, want >= 0.95 and >= 0.85", s.precision(), s.recall())
+	}
+}
+
+// TestLodash indexes lodash 4.17.21 (CommonJS JavaScript: one function
+// per file, require and module.exports) and requires the same precision
+// and recall against the compiler's call hierarchy with allowJs.
+func TestLodash(t *testing.T) {
+	node := need(t)
+	root := t.TempDir()
+	copyTree(t, filepath.Join("node_modules", "lodash"), root)
+	s := compare(t, node, root, "--js")
+	t.Logf("lodash 4.17.21: %s", s)
+	for i, m := range s.misses {
+		if i < 15 {
+			t.Logf("missed: %s", m)
+		}
+	}
+	for i, w := range s.wrong {
+		if i < 15 {
+			t.Logf("not in the compiler's: %s", w)
+		}
+	}
+	if s.truth < 300 {
+		t.Fatalf("only %d reference edges: the corpus is too small to measure", s.truth)
+	}
+	if s.precision() < 0.95 || s.recall() < 0.85 {
+		t.Errorf("precision %.4f recall %.4f, want >= 0.95 and >= 0.85", s.precision(), s.recall())
+	}
+}
+
+func compare(t *testing.T, node, root string, args ...string) score {
+	t.Helper()
+	st, err := embedded.Open(filepath.Join(t.TempDir(), "graph"), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Run(t.Context(), st, index.Options{Root: root}); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(t.Context(), node, append([]string{"callhier.js", root}, args...)...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("callhier.js: %v\n%s", err, stderr.String())
+	}
+	r := parseReference(string(out))
+	truth := r.truth
+	ours := relayEdges(t, st, r)
+	callers := r.callers
+	s := score{callers: len(callers), truth: len(truth), relay: len(ours)}
+	for e := range ours {
+		if truth[e] {
+			s.hit++
+		} else {
+			s.wrong = append(s.wrong, e)
+		}
+	}
+	for e := range truth {
+		if !ours[e] {
+			s.misses = append(s.misses, e)
+		}
+	}
+	sort.Strings(s.misses)
+	sort.Strings(s.wrong)
+	return s
+}
+
+// reference is what callhier.js printed.
+type reference struct {
+	callers map[string]bool
+	truth   map[string]bool         // "caller -> callee" in the repository
+	nested  map[string][][2]int     // caller → line ranges of nested functions
+	direct  map[string]map[int]bool // caller → lines holding its own calls
+}
+
+func parseReference(out string) reference {
+	r := reference{callers: map[string]bool{}, truth: map[string]bool{}, nested: map[string][][2]int{}, direct: map[string]map[int]bool{}}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if c, ok := strings.CutPrefix(l, "caller "); ok {
+			r.callers[c] = true
+			continue
+		}
+		if n, ok := strings.CutPrefix(l, "nested "); ok {
+			var a, b int
+			f := strings.Split(n, "\t")
+			if len(f) == 3 {
+				fmt.Sscan(f[1], &a)
+				fmt.Sscan(f[2], &b)
+				r.nested[f[0]] = append(r.nested[f[0]], [2]int{a, b})
+			}
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 4 {
+			continue
+		}
+		if r.direct[f[0]] == nil {
+			r.direct[f[0]] = map[int]bool{}
+		}
+		for _, ln := range strings.Split(f[3], ",") {
+			var n int
+			fmt.Sscan(ln, &n)
+			r.direct[f[0]][n] = true
+		}
+		if f[1] != "" {
+			r.truth[f[0]+" -> "+f[1]] = true
+		}
+	}
+	return r
+}
+
+// comparable reports whether a relay call of caller at line is one the
+// compiler gives to caller: not inside a nested function, unless caller
+// itself calls something on that line.
+func (r reference) comparable(caller string, line int) bool {
+	if r.direct[caller][line] {
+		return true
+	}
+	for _, rg := range r.nested[caller] {
+		if line >= rg[0] && line <= rg[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// relayEdges returns relay's call edges from the given callers, as
+// "caller -> callee" by location name, constructors as their class.
+func relayEdges(t *testing.T, st graphdb.Store, r reference) map[string]bool {
+	t.Helper()
+	ctx := t.Context()
+	files, err := st.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs := map[graphdb.NodeID]string{}
+	var from []graphdb.Node
+	for _, f := range files {
+		if f.IsPseudo() {
+			continue
+		}
+		ns, err := st.FindSymbols(ctx, graphdb.SymbolQuery{File: f.Path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			locs[n.ID] = strings.TrimSuffix(n.Loc, ".constructor")
+			if r.callers[n.Loc] {
+				from = append(from, n)
+			}
+		}
+	}
+	out := map[string]bool{}
+	for _, n := range from {
+		es, err := st.Neighbors(ctx, n.ID, graphdb.EdgeCalls, graphdb.Outbound, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if to, ok := locs[e.To]; ok && r.comparable(n.Loc, e.Line) {
+				out[n.Loc+" -> "+to] = true
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,332 @@
+//go:build cgo
+
+package index
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+func init() {
+	registerTS(func(log *slog.Logger) frontend { return &tsFrontend{log: log} }, "")
+}
+
+// tsFrontend indexes TypeScript and JavaScript with tree-sitter, a file at
+// a time, then resolves names across the repository's files
+// (tsparse.go, tsdecl.go, tsclass.go, tsmodule.go, tsresolve.go,
+// tsconfig.go).
+type tsFrontend struct {
+	log *slog.Logger
+}
+
+func (p *tsFrontend) language() string { return "typescript" }
+
+// tsParsers holds one parser per grammar for one worker.
+type tsParsers struct {
+	ts, tsx, js *sitter.Parser
+}
+
+func newTSParser(lang *sitter.Language) *sitter.Parser {
+	p := sitter.NewParser()
+	if err := p.SetLanguage(lang); err != nil {
+		panic(fmt.Sprintf("tree-sitter typescript: %v", err)) // the grammars and the runtime are pinned together
+	}
+	return p
+}
+
+func (ps *tsParsers) get(rel string) *sitter.Parser {
+	switch path.Ext(rel) {
+	case ".tsx":
+		if ps.tsx == nil {
+			ps.tsx = newTSParser(sitter.NewLanguage(tsts.LanguageTSX()))
+		}
+		return ps.tsx
+	case ".js", ".jsx", ".mjs", ".cjs":
+		if ps.js == nil {
+			ps.js = newTSParser(sitter.NewLanguage(tsjs.Language()))
+		}
+		return ps.js
+	}
+	if ps.ts == nil {
+		ps.ts = newTSParser(sitter.NewLanguage(tsts.LanguageTypescript()))
+	}
+	return ps.ts
+}
+
+func (ps *tsParsers) close() {
+	for _, p := range []*sitter.Parser{ps.ts, ps.tsx, ps.js} {
+		if p != nil {
+			p.Close()
+		}
+	}
+}
+
+// tsModuleNames names every file's module: its path without extension;
+// when two files share it (a.ts next to a.js), the first in path order
+// keeps it and the others are named by their full path.
+func tsModuleNames(files map[string]*diskFile) map[string]string {
+	out := map[string]string{}
+	taken := map[string]bool{}
+	for _, rel := range sortedKeys(files) {
+		m := tsModuleName(rel)
+		if taken[m] {
+			m = rel
+		}
+		taken[m] = true
+		out[rel] = m
+	}
+	return out
+}
+
+// parseFile reads and extracts one file; nil when it vanished.
+func (p *tsFrontend) parseFile(j *job, ps *tsParsers, rel, module string) *tsFile {
+	data, err := j.tree.rf.read(rel)
+	if err != nil {
+		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+		return nil
+	}
+	t := ps.get(rel).Parse(data, nil)
+	defer t.Close()
+	f := extractTS(rel, module, data, t.RootNode())
+	for _, e := range f.res.rec.Errors {
+		pos, msg, _ := strings.Cut(e, ": ")
+		j.diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})
+	}
+	return f
+}
+
+// parseAll parses rels with one set of parsers per worker.
+func (p *tsFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]string) ([]*tsFile, error) {
+	out := make([]*tsFile, len(rels))
+	next := make(chan int)
+	g, gctx := errgroup.WithContext(ctx)
+	var mu sync.Mutex
+	n := 0
+	for range min(j.workers, max(len(rels), 1)) {
+		g.Go(func() error {
+			ps := &tsParsers{}
+			defer ps.close()
+			for i := range next {
+				out[i] = p.parseFile(j, ps, rels[i], mods[rels[i]])
+				mu.Lock()
+				n++
+				if n%64 == 0 || n == len(rels) {
+					j.progress(Progress{Phase: "files", Done: n, Total: len(rels), Item: rels[i]})
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	var err error
+	for i := range rels {
+		if err = gctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	if werr := g.Wait(); err == nil {
+		err = werr
+	}
+	var files []*tsFile
+	for _, f := range out {
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files, err
+}
+
+// tsStored is what an unchanged file's module node holds.
+type tsStored struct {
+	scope   *tsScope
+	deps    []string
+	unres   bool
+	surface string
+}
+
+// DESIGN: incremental TypeScript/JavaScript runs. Resolution needs every
+// file's scope: fresh ones for the files parsed in this run, the stored
+// JSON (module-node Attrs ts.scope) for the others. A file is parsed when
+// its content or module name changed, when a file its resolution read
+// (ts.deps: the files its imports, re-export chains and base classes went
+// through) changed its surface (ts.surface, the fingerprint of ts.scope)
+// or was added or deleted, and, when files were added or deleted, when one
+// of its in-repository-looking imports did not resolve (ts.unres).
+// Declaration files have no nodes; they are parsed on every run that
+// parses anything, for the types they give. A change of a tsconfig.json,
+// jsconfig.json or package.json (pseudo-owner @ts/config) re-indexes every
+// file.
+func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
+	d := done{phases: map[string]int64{}}
+	mods := tsModuleNames(j.files)
+	cfg := j.configHash
+	full := j.full || j.stored[tsConfigOwner].Hash != cfg
+	parse := map[string]bool{}
+	for rel := range j.files {
+		if full || j.changed[rel] || j.stored[rel].Module != mods[rel] || tsIsDecl(rel) {
+			parse[rel] = true
+		}
+	}
+	if !full && len(j.deleted) == 0 && len(j.changed) == 0 {
+		return d, nil
+	}
+	t0 := time.Now()
+	stored := map[string]*tsStored{}
+	if !full {
+		var err error
+		if stored, err = p.loadStored(ctx, j, mods, parse); err != nil {
+			return d, err
+		}
+	}
+	d.phases["ts.load"] = int64(time.Since(t0))
+
+	t0 = time.Now()
+	files, err := p.parseAll(ctx, j, sortedKeys(parse), mods)
+	if err != nil {
+		return d, err
+	}
+	if !full {
+		more := p.dependents(j, stored, files)
+		extra, err := p.parseAll(ctx, j, more, mods)
+		if err != nil {
+			return d, err
+		}
+		files = append(files, extra...)
+		p.log.Debug("typescript incremental", "parsed", len(files)-len(extra), "dependents", len(extra))
+	}
+	d.phases["ts.parse"] = int64(time.Since(t0))
+
+	t0 = time.Now()
+	all := map[string]bool{}
+	for rel := range j.files {
+		all[rel] = true
+	}
+	table := &tsTable{files: map[string]*tsScope{}, r: newTSResolver(all, j.configs, j.tree.rf.read)}
+	for rel, st := range stored {
+		table.files[rel] = st.scope
+	}
+	for _, f := range files {
+		table.files[f.rel] = f.scope
+	}
+	var rewrite []string
+	for _, f := range files {
+		if _, ok := j.stored[f.rel]; ok && (!f.decl || j.changed[f.rel] || full) {
+			rewrite = append(rewrite, f.rel)
+		}
+	}
+	sort.Strings(rewrite)
+	if err := j.rewrite(rewrite); err != nil {
+		return d, err
+	}
+	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
+	n := 0
+	for _, f := range files {
+		if f.decl {
+			if j.changed[f.rel] || full {
+				emit(f.res) // the record only: declaration files are not indexed as code
+			}
+			continue
+		}
+		table.link(f)
+		f.res.sortResult()
+		emit(f.res)
+		n++
+	}
+	if full || j.stored[tsConfigOwner].Hash != cfg {
+		d.global = append(d.global, fileResult{rec: graphdb.FileRecord{Path: tsConfigOwner, Hash: cfg, Language: "typescript"}})
+	}
+	d.phases["ts.resolve"] = int64(time.Since(t0))
+	d.packages = n
+	return d, ctx.Err()
+}
+
+// loadStored decodes the stored scopes of the files not parsed; a file
+// whose module node is missing or unreadable is parsed instead.
+func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]string, parse map[string]bool) (map[string]*tsStored, error) {
+	out := map[string]*tsStored{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.workers)
+	for rel := range j.files {
+		rec, ok := j.stored[rel]
+		if !ok || tsIsDecl(rel) {
+			continue
+		}
+		g.Go(func() error {
+			n, err := j.reader.Node(gctx, tsModuleID(rec.Module))
+			var st *tsStored
+			if err == nil {
+				if sc, ok := decodeTSScope(rel, rec.Module, n.Attrs[tsAttrScope]); ok {
+					st = &tsStored{scope: sc, deps: splitLines(n.Attrs[tsAttrDeps]), unres: n.Attrs[tsAttrUnres] == "1", surface: n.Attrs[tsAttrSurface]}
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case st == nil:
+				parse[rel] = true
+			case parse[rel]:
+				out[rel] = st // parsed: only its old surface matters
+			default:
+				out[rel] = st
+			}
+			return gctx.Err()
+		})
+	}
+	return out, g.Wait()
+}
+
+// dependents lists the stored files to re-resolve after files were parsed,
+// and drops them (and the parsed ones) from stored.
+func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*tsFile) []string {
+	changed := map[string]bool{}
+	for rel := range j.deleted {
+		changed[rel] = true
+	}
+	added := len(j.deleted) > 0
+	for _, f := range files {
+		old, ok := stored[f.rel]
+		if f.decl {
+			if j.changed[f.rel] {
+				changed[f.rel] = true
+			}
+			continue
+		}
+		_, wasStored := j.stored[f.rel]
+		if !wasStored {
+			added = true
+		}
+		if _, s := f.scope.encode(); !ok || old.surface != s {
+			changed[f.rel] = true
+		}
+		delete(stored, f.rel)
+	}
+	var out []string
+	for rel, st := range stored {
+		dep := added && st.unres
+		for _, d := range st.deps {
+			dep = dep || changed[d]
+		}
+		if dep {
+			out = append(out, rel)
+			delete(stored, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

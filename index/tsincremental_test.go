@@ -1,0 +1,147 @@
+//go:build cgo
+
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTSIncremental edits, deletes and adds TypeScript files and changes
+// tsconfig.json, and checks after each step that the incremental graph
+// equals a fresh full index of the same tree, that the dependents were
+// re-resolved and that no more files than needed were re-extracted.
+func TestTSIncremental(t *testing.T) {
+	root := extractTxtar(t, "ts_basic")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove := func(rel string) {
+		t.Helper()
+		if err := os.Remove(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const lang = "TypeScript/JavaScript"
+	steps := []struct {
+		name      string
+		change    func()
+		extracted int      // files (re)extracted, -1: not checked
+		want      []string // lines the dump must hold
+		notWant   []string
+	}{
+		{
+			name: "edit a body only",
+			change: func() {
+				write("src/lib/log.ts", "export function log(msg: string): void { decorate(msg); }\nexport function decorate(target: any) {}\nexport const trace = (m: string) => log(m);\n")
+			},
+			extracted: 1,
+			want:      []string{"edge calls ts:src/lib/log.log -> ts:src/lib/log.decorate @src/lib/log.ts:1"},
+		},
+		{
+			name: "rename a base class method",
+			change: func() {
+				write("src/models/base.ts", strings.Replace(tsReadFile(t, root, "src/models/base.ts"), "describe()", "explain()", 1))
+			},
+			extracted: 3, // base.ts, item.ts (super.describe) and orders.ts (through item.ts's Item)
+			want:      []string{"node ts:src/models/base.Base.explain "},
+			notWant:   []string{"-> ts:src/models/base.Base.describe"},
+		},
+		{
+			name: "rename a re-exported function",
+			change: func() {
+				write("packages/money/src/format.ts", "export function fmt(n: number): string { return String(n); }\n")
+			},
+			extracted: -1,
+			notWant:   []string{"-> ts:packages/money/src/format.format"},
+		},
+		{
+			name: "import a file that does not exist yet",
+			change: func() {
+				write("src/extra.ts", "import { later } from \"./later\";\nexport function useLater() { later(); }\n")
+			},
+			extracted: 1,
+			notWant:   []string{"-> ts:src/later.later"},
+		},
+		{
+			name:      "add the missing file",
+			change:    func() { write("src/later.ts", "export function later() {}\n") },
+			extracted: 2,
+			want:      []string{"edge calls ts:src/extra.useLater -> ts:src/later.later @src/extra.ts:2"},
+		},
+		{
+			name:      "delete an imported file",
+			change:    func() { remove("src/lib/log.ts") },
+			extracted: -1,
+			notWant:   []string{"ts:src/lib/log.log"},
+		},
+		{
+			name: "change tsconfig paths",
+			change: func() {
+				write("src/util/log.ts", "export function log(msg: string): void {}\n")
+				write("tsconfig.base.json", `{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/util/*"]}}}`)
+			},
+			extracted: -1,
+			want:      []string{"edge calls ts:src/models/base.Base.constructor -> ts:src/util/log.log"},
+		},
+		{
+			name: "change only tsconfig.json",
+			change: func() {
+				write("tsconfig.base.json", `{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/none/*"]}}}`)
+			},
+			extracted: -1,
+			notWant:   []string{"edge calls ts:src/models/base.Base.constructor -> ts:src/util/log.log"},
+		},
+	}
+	for _, s := range steps {
+		s.change()
+		sum := runIndex(t, st, root, false)
+		if sum.Unchanged {
+			t.Fatalf("%s: run saw no change", s.name)
+		}
+		if s.extracted >= 0 && sum.Units[lang] != s.extracted {
+			t.Errorf("%s: %d files re-extracted, want %d", s.name, sum.Units[lang], s.extracted)
+		}
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", s.name, diff)
+		}
+		for _, w := range s.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: dump lacks %q", s.name, w)
+			}
+		}
+		for _, w := range s.notWant {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: dump still holds %q", s.name, w)
+			}
+		}
+	}
+	if sum := runIndex(t, st, root, false); !sum.Unchanged {
+		t.Errorf("a run after no change rewrote %d files", sum.Changed)
+	}
+}
+
+func tsReadFile(t *testing.T, root, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

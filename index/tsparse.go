@@ -1,0 +1,418 @@
+//go:build cgo
+
+package index
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// tsFile is what the extraction of one TypeScript/JavaScript file yields:
+// its owner (nodes and parent edges; the other edges come from
+// resolution), its scope and the references to resolve.
+type tsFile struct {
+	rel, module string
+	decl        bool // a declaration file: scope only, no nodes
+	res         fileResult
+	scope       *tsScope
+	refs        []tsRef
+	types       []tsTypeRef
+	specs       []tsSpecUse // every module specifier, for imports edges
+	modNode     int         // index of the module node in res.nodes
+}
+
+// tsRef is a call or decorator to resolve, written as a dotted expression
+// ("f", "ns.f", "this.m", "this.x.m", "super", "super.m", "v.m").
+type tsRef struct {
+	from  graphdb.NodeID
+	kind  graphdb.EdgeKind
+	expr  string
+	line  int
+	class string // local name of the enclosing top-level class
+	fn    *tsFn  // the enclosing function's locals; nil outside functions
+	ctor  bool   // new C(): a class resolves to its constructor
+}
+
+// tsTypeRef is a declared type to link: a return type (from returns typ)
+// or a parameter type (typ param_of from).
+type tsTypeRef struct {
+	from graphdb.NodeID
+	kind graphdb.EdgeKind
+	typ  string
+	line int
+}
+
+// tsSpecUse is a module specifier used at a line (import, export from,
+// require).
+type tsSpecUse struct {
+	spec string
+	line int
+}
+
+// tsFn is what a function binds: locals and parameters with their type
+// expression ("" when unknown: the name only shadows top-level ones).
+type tsFn struct {
+	locals map[string]string
+}
+
+type tsExtractor struct {
+	src  []byte
+	f    *tsFile
+	ids  idCounts
+	test bool
+	lang string
+}
+
+// tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
+// file under __tests__, test or tests.
+func tsIsTest(rel string) bool {
+	base := path.Base(rel)
+	if strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") {
+		return true
+	}
+	for _, d := range strings.Split(path.Dir(rel), "/") {
+		if d == "__tests__" || d == "test" || d == "tests" {
+			return true
+		}
+	}
+	return false
+}
+
+// tsLanguageOf is the node Language of a file.
+func tsLanguageOf(rel string) string {
+	switch path.Ext(rel) {
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	}
+	return "typescript"
+}
+
+// extractTS builds the tsFile of one parsed file.
+func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
+	f := &tsFile{rel: rel, module: module, decl: tsIsDecl(rel), scope: newTSScope(rel, module)}
+	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
+	x := &tsExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: tsIsTest(rel), lang: tsLanguageOf(rel)}
+	lines := max(countLines(src), 1)
+	mid := tsModuleID(module)
+	fid := fileID(rel)
+	if !f.decl {
+		x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines})
+		x.parent(fid, mid)
+	}
+	for _, st := range children(root) {
+		x.top(st, mid, fid)
+	}
+	if root.HasError() {
+		x.syntaxErrors(root)
+	}
+	x.markExported()
+	if !f.decl {
+		f.modNode = len(f.res.nodes)
+		x.add(graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: path.Base(module), QName: module,
+			Loc: rel, StartLine: 1, EndLine: lines, Exported: true})
+	}
+	return f
+}
+
+func (x *tsExtractor) add(n graphdb.Node) graphdb.NodeID {
+	if x.f.decl {
+		return ""
+	}
+	n.ID = x.ids.unique(n.ID)
+	n.Language, n.File = x.lang, x.f.rel
+	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
+	x.f.res.nodes = append(x.f.res.nodes, n)
+	return n.ID
+}
+
+func (x *tsExtractor) parent(from, to graphdb.NodeID) {
+	if from != "" {
+		x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+	}
+}
+
+func (x *tsExtractor) text(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Utf8Text(x.src)
+}
+
+// syntaxErrors records where tree-sitter could not parse (at most 10).
+func (x *tsExtractor) syntaxErrors(root *sitter.Node) {
+	n := 0
+	var walk func(nd *sitter.Node)
+	walk = func(nd *sitter.Node) {
+		if n >= 10 {
+			return
+		}
+		if nd.IsError() || nd.IsMissing() {
+			p := nd.StartPosition()
+			msg := "syntax error"
+			if nd.IsMissing() {
+				msg = "syntax error: missing " + nd.Kind()
+			}
+			x.f.res.rec.Errors = append(x.f.res.rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, msg))
+			n++
+			return
+		}
+		if !nd.HasError() {
+			return
+		}
+		for i := uint(0); i < nd.ChildCount(); i++ {
+			if c := nd.Child(i); c != nil {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+}
+
+// doc returns the first line of the JSDoc comment right before st.
+func (x *tsExtractor) doc(st *sitter.Node) string {
+	prev := st.PrevNamedSibling()
+	if prev == nil || prev.Kind() != "comment" || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
+		return ""
+	}
+	s := x.text(prev)
+	if !strings.HasPrefix(s, "/**") {
+		return ""
+	}
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "/**"), "*/")
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "*"))
+		if l != "" && !strings.HasPrefix(l, "@") {
+			return l
+		}
+	}
+	return ""
+}
+
+// signature is a declaration's header without its body, whitespace
+// collapsed, at most 200 bytes.
+func (x *tsExtractor) signature(def *sitter.Node) string {
+	end := def.EndByte()
+	if b := def.ChildByFieldName("body"); b != nil {
+		end = b.StartByte()
+	}
+	s := strings.Join(strings.Fields(string(x.src[def.StartByte():end])), " ")
+	s = strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(s, "=>")), "{")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strings.TrimSpace(s)
+}
+
+func (x *tsExtractor) spec(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	s := x.text(n)
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'' || s[0] == '`') {
+		return s[1 : len(s)-1]
+	}
+	return ""
+}
+
+func (x *tsExtractor) useSpec(spec string, n *sitter.Node) {
+	if spec != "" {
+		x.f.specs = append(x.f.specs, tsSpecUse{spec: spec, line: line(n)})
+	}
+}
+
+// requireSpec returns the specifier of require("m"), "" for anything else.
+func (x *tsExtractor) requireSpec(n *sitter.Node) string {
+	if n == nil || n.Kind() != "call_expression" {
+		return ""
+	}
+	fn, args := n.ChildByFieldName("function"), n.ChildByFieldName("arguments")
+	if fn == nil || args == nil || x.text(fn) != "require" || args.NamedChildCount() != 1 {
+		return ""
+	}
+	return x.spec(args.NamedChild(0))
+}
+
+// typeName reduces a type annotation to the name of one named type
+// ("Foo", "ns.Foo"): generics, parentheses and `| null | undefined` are
+// dropped; anything else is "".
+func (x *tsExtractor) typeName(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind() {
+	case "type_annotation", "parenthesized_type", "opting_type_annotation", "asserts_annotation":
+		if n.NamedChildCount() == 0 {
+			return ""
+		}
+		return x.typeName(n.NamedChild(0))
+	case "type_identifier", "identifier":
+		return x.text(n)
+	case "nested_type_identifier", "member_expression":
+		return strings.Join(strings.Fields(x.text(n)), "")
+	case "generic_type":
+		if nm := n.ChildByFieldName("name"); nm != nil {
+			return x.typeName(nm)
+		}
+		if n.NamedChildCount() > 0 {
+			return x.typeName(n.NamedChild(0))
+		}
+	case "union_type":
+		one := ""
+		for _, c := range children(n) {
+			if c.Kind() == "literal_type" || c.Kind() == "predefined_type" && (x.text(c) == "undefined" || x.text(c) == "null" || x.text(c) == "void") {
+				continue
+			}
+			if one != "" {
+				return ""
+			}
+			one = x.typeName(c)
+		}
+		return one
+	}
+	return ""
+}
+
+// fnParams returns, for each parameter of fn (a `this` parameter left
+// out) whose type is a function type, that type's parameter types; nil
+// when there is none.
+func (x *tsExtractor) fnParams(fn *sitter.Node) [][]string {
+	params := fn.ChildByFieldName("parameters")
+	if params == nil {
+		return nil
+	}
+	var out [][]string
+	any := false
+	for _, p := range x.paramList(params) {
+		var types []string
+		if t := p.ChildByFieldName("type"); t != nil && t.NamedChildCount() > 0 && t.NamedChild(0).Kind() == "function_type" {
+			if fp := t.NamedChild(0).ChildByFieldName("parameters"); fp != nil {
+				for _, q := range x.paramList(fp) {
+					types = append(types, x.typeName(q.ChildByFieldName("type")))
+					any = true
+				}
+			}
+		}
+		out = append(out, types)
+	}
+	if !any {
+		return nil
+	}
+	return out
+}
+
+// paramList lists formal parameters without a leading `this` parameter.
+func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
+	var out []*sitter.Node
+	for _, p := range children(params) {
+		switch p.Kind() {
+		case "required_parameter", "optional_parameter", "identifier", "rest_pattern", "object_pattern", "array_pattern", "assignment_pattern":
+			if pat := p.ChildByFieldName("pattern"); pat != nil && pat.Kind() == "this" {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// dotted renders identifier/member chains ("a.b.c", "this.m", "super.m");
+// "" for anything else.
+func (x *tsExtractor) dotted(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind() {
+	case "identifier", "type_identifier":
+		return x.text(n)
+	case "call_expression":
+		// f().m(): an instance of what f returns.
+		if c := x.dotted(n.ChildByFieldName("function")); c != "" && c[0] != '^' && !strings.HasPrefix(c, "this.") && c != "super" {
+			return "^()" + strings.ReplaceAll(c, ".", ":")
+		}
+	case "new_expression":
+		// new C().m(): "^C" stands for an instance of C (dots in C's name
+		// written as ":").
+		if c := x.dotted(n.ChildByFieldName("constructor")); c != "" && c[0] != '^' {
+			return "^" + strings.ReplaceAll(c, ".", ":")
+		}
+	case "this":
+		return "this"
+	case "super":
+		return "super"
+	case "non_null_expression", "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			return x.dotted(n.NamedChild(0))
+		}
+	case "as_expression", "satisfies_expression", "type_assertion":
+		// (x as C).m(): an instance of C.
+		if n.NamedChildCount() == 2 {
+			t := n.NamedChild(1)
+			if n.Kind() == "type_assertion" {
+				t = n.NamedChild(0)
+			}
+			if tn := x.typeName(t); tn != "" {
+				return "^" + strings.ReplaceAll(tn, ".", ":")
+			}
+		}
+	case "member_expression", "nested_identifier", "jsx_namespace_name":
+		obj, prop := n.ChildByFieldName("object"), n.ChildByFieldName("property")
+		if obj == nil || prop == nil {
+			if n.NamedChildCount() == 2 {
+				obj, prop = n.NamedChild(0), n.NamedChild(1)
+			} else {
+				return ""
+			}
+		}
+		if o := x.dotted(obj); o != "" {
+			return o + "." + x.text(prop)
+		}
+	}
+	return ""
+}
+
+// valueType is the type expression of a variable's initial value: the
+// class of `new C()`, "()f" for the result of calling f, the type of an
+// `as T` assertion; "" otherwise.
+func (x *tsExtractor) valueType(v *sitter.Node) string {
+	if v == nil {
+		return ""
+	}
+	switch v.Kind() {
+	case "new_expression":
+		return x.dotted(v.ChildByFieldName("constructor"))
+	case "await_expression", "parenthesized_expression", "non_null_expression":
+		if v.NamedChildCount() == 1 {
+			return x.valueType(v.NamedChild(0))
+		}
+	case "call_expression":
+		if d := x.dotted(v.ChildByFieldName("function")); d != "" && d != "require" {
+			return "()" + d
+		}
+	case "as_expression", "satisfies_expression":
+		if v.NamedChildCount() == 2 {
+			return x.typeName(v.NamedChild(1))
+		}
+	}
+	return ""
+}
+
+// markExported flags the top-level declarations an export list, export
+// default or CommonJS export names.
+func (x *tsExtractor) markExported() {
+	s := x.f.scope
+	names := map[string]bool{s.Whole: true}
+	for _, l := range s.Exports {
+		names[l] = true
+	}
+	for i := range x.f.res.nodes {
+		n := &x.f.res.nodes[i]
+		if (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && names[n.Name] && n.QName == x.f.module+"."+n.Name {
+			n.Exported = true
+		}
+	}
+}

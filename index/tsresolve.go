@@ -1,0 +1,463 @@
+//go:build cgo
+
+package index
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// tsTable resolves names across the repository's TypeScript/JavaScript
+// files (declaration files included).
+type tsTable struct {
+	files map[string]*tsScope // by rel
+	r     *tsResolver
+	visit func(rel string) // records the files one file's resolution reads
+}
+
+// tsTarget is what a name resolves to: a top-level declaration, a member
+// of a class or interface, or a whole module (namespace import).
+type tsTarget struct {
+	scope  *tsScope
+	decl   *tsDecl
+	member *tsMember
+	ns     bool
+}
+
+const tsMaxDepth = 16
+
+func (t *tsTable) mod(from, spec string) *tsScope {
+	rel := t.r.resolve(from, spec)
+	if rel == "" {
+		return nil
+	}
+	if t.visit != nil {
+		t.visit(rel)
+	}
+	return t.files[rel]
+}
+
+// local resolves a top-level name of s: a declaration or an import.
+func (t *tsTable) local(s *tsScope, name string, depth int) (tsTarget, bool) {
+	if depth > tsMaxDepth {
+		return tsTarget{}, false
+	}
+	if d := s.Decls[name]; d != nil {
+		return tsTarget{scope: s, decl: d}, true
+	}
+	if im, ok := s.Imports[name]; ok {
+		return t.imported(s, im, depth+1)
+	}
+	return tsTarget{}, false
+}
+
+func (t *tsTable) imported(s *tsScope, im tsImport, depth int) (tsTarget, bool) {
+	m := t.mod(s.file, im.Spec)
+	if m == nil {
+		return tsTarget{}, false
+	}
+	if im.Name == "*" {
+		if m.Whole != "" {
+			return t.local(m, m.Whole, depth+1)
+		}
+		return tsTarget{scope: m, ns: true}, true
+	}
+	return t.export(m, im.Name, depth+1)
+}
+
+// export resolves what module m exports as name: export lists and
+// declarations, re-exports, `export *` (never "default"), and CommonJS
+// module.exports.
+func (t *tsTable) export(m *tsScope, name string, depth int) (tsTarget, bool) {
+	if depth > tsMaxDepth {
+		return tsTarget{}, false
+	}
+	if l, ok := m.Exports[name]; ok {
+		return t.local(m, l, depth+1)
+	}
+	if re, ok := m.ReExports[name]; ok {
+		return t.imported(m, re, depth+1)
+	}
+	if m.Whole != "" {
+		tg, ok := t.local(m, m.Whole, depth+1)
+		switch {
+		case !ok:
+		case name == "default":
+			return tg, true
+		case tg.ns:
+			return t.export(tg.scope, name, depth+1)
+		case tg.decl != nil && tg.decl.Members[name] != nil:
+			return tsTarget{scope: tg.scope, decl: tg.decl, member: tg.decl.Members[name]}, true
+		}
+	}
+	if name == "default" {
+		return tsTarget{}, false
+	}
+	for _, st := range m.Stars {
+		if sm := t.mod(m.file, st); sm != nil && sm != m {
+			if tg, ok := t.export(sm, name, depth+1); ok {
+				return tg, true
+			}
+		}
+	}
+	return tsTarget{}, false
+}
+
+// dotted resolves "a.b.c" in s: a top-level name, then members.
+func (t *tsTable) dotted(s *tsScope, expr string, depth int) (tsTarget, bool) {
+	parts := strings.Split(expr, ".")
+	tg, ok := t.local(s, parts[0], depth)
+	for _, p := range parts[1:] {
+		if !ok {
+			break
+		}
+		tg, ok = t.step(tg, p, depth+1)
+	}
+	return tg, ok
+}
+
+// step resolves member p of tg: an export of a namespace, or a member of
+// the class or interface tg is or has as type.
+func (t *tsTable) step(tg tsTarget, p string, depth int) (tsTarget, bool) {
+	if depth > tsMaxDepth {
+		return tsTarget{}, false
+	}
+	if tg.ns {
+		return t.export(tg.scope, p, depth+1)
+	}
+	cls, ok := t.classOf(tg, depth+1)
+	if !ok {
+		return tsTarget{}, false
+	}
+	return t.member(cls, p, depth+1)
+}
+
+// classOf returns the class or interface tg denotes or holds an instance
+// of: itself, or the declared type of a variable, field or function result.
+func (t *tsTable) classOf(tg tsTarget, depth int) (tsTarget, bool) {
+	if depth > tsMaxDepth {
+		return tsTarget{}, false
+	}
+	switch {
+	case tg.member != nil:
+		if tg.member.Type == "" || tg.member.Fn {
+			return tsTarget{}, false
+		}
+		return t.typeOf(tg.scope, tg.member.Type, depth+1)
+	case tg.decl == nil:
+		return tsTarget{}, false
+	case tg.decl.Kind == "class" || tg.decl.Kind == "interface":
+		return tg, true
+	case tg.decl.Kind == "var" && tg.decl.Type != "":
+		return t.typeOf(tg.scope, tg.decl.Type, depth+1)
+	}
+	return tsTarget{}, false
+}
+
+// typeOf resolves a type expression of s to a class or interface: a type
+// name, or "()f", the declared return type of calling f.
+func (t *tsTable) typeOf(s *tsScope, typ string, depth int) (tsTarget, bool) {
+	if depth > tsMaxDepth || typ == "" {
+		return tsTarget{}, false
+	}
+	if callee, ok := strings.CutPrefix(typ, "()"); ok {
+		tg, ok := t.dotted(s, callee, depth+1)
+		if !ok {
+			return tsTarget{}, false
+		}
+		return t.returnOf(tg, depth+1)
+	}
+	tg, ok := t.dotted(s, typ, depth+1)
+	if !ok || tg.decl == nil || tg.member != nil || tg.decl.Kind != "class" && tg.decl.Kind != "interface" {
+		return tsTarget{}, false
+	}
+	return tg, true
+}
+
+// returnOf is the class of what calling tg returns.
+func (t *tsTable) returnOf(tg tsTarget, depth int) (tsTarget, bool) {
+	switch {
+	case tg.member != nil && tg.member.Fn:
+		return t.typeOf(tg.scope, tg.member.Type, depth+1)
+	case tg.member == nil && tg.decl != nil && tg.decl.Kind == "function":
+		return t.typeOf(tg.scope, tg.decl.Type, depth+1)
+	}
+	return tsTarget{}, false
+}
+
+// member finds name in a class or interface, then in its bases (extends
+// first, depth-first).
+func (t *tsTable) member(cls tsTarget, name string, depth int) (tsTarget, bool) {
+	seen := map[*tsDecl]bool{}
+	var walk func(c tsTarget, d int) (tsTarget, bool)
+	walk = func(c tsTarget, d int) (tsTarget, bool) {
+		if c.decl == nil || seen[c.decl] || d > tsMaxDepth {
+			return tsTarget{}, false
+		}
+		seen[c.decl] = true
+		if m := c.decl.Members[name]; m != nil {
+			return tsTarget{scope: c.scope, decl: c.decl, member: m}, true
+		}
+		for _, b := range t.bases(c, d+1) {
+			if r, ok := walk(b, d+1); ok {
+				return r, true
+			}
+		}
+		return tsTarget{}, false
+	}
+	return walk(cls, depth)
+}
+
+// bases resolves a class's extends (and an interface's) in its scope.
+func (t *tsTable) bases(c tsTarget, depth int) []tsTarget {
+	var out []tsTarget
+	for _, b := range c.decl.Bases {
+		if bt, ok := t.dotted(c.scope, b, depth+1); ok && bt.decl != nil && bt.member == nil && bt.decl != c.decl {
+			out = append(out, bt)
+		}
+	}
+	return out
+}
+
+// resolveRef returns the target node of a call or decorator in file s, ""
+// when it does not resolve inside the repository.
+func (t *tsTable) resolveRef(s *tsScope, r tsRef) graphdb.NodeID {
+	parts := strings.Split(r.expr, ".")
+	var cur tsTarget
+	ok := false
+	rest := parts[1:]
+	switch head := parts[0]; {
+	case head == "this" || head == "super":
+		cls := s.Decls[r.class]
+		if r.class == "" || cls == nil || len(parts) == 1 && head == "this" {
+			return ""
+		}
+		cur, ok = tsTarget{scope: s, decl: cls}, true
+		if head == "super" {
+			bs := t.bases(cur, 0)
+			if len(bs) == 0 {
+				return ""
+			}
+			cur = bs[0]
+			if len(parts) == 1 { // super(...): the base constructor
+				return t.callTarget(cur, true)
+			}
+		}
+	case head[0] == '^':
+		if len(parts) == 1 {
+			return ""
+		}
+		cur, ok = t.typeOf(s, strings.ReplaceAll(head[1:], ":", "."), 0)
+	case r.fn != nil && hasKey(r.fn.locals, head):
+		typ := r.fn.locals[head]
+		switch {
+		case typ == "" || len(parts) == 1:
+			return "" // a local value, or one whose class is unknown
+		case typ[0] == '@': // a callback's parameter
+			cur, ok = t.callbackParam(s, r.class, typ[1:])
+		case typ[0] == '~': // destructured from this
+			cls := s.Decls[r.class]
+			if r.class == "" || cls == nil {
+				return ""
+			}
+			if cur, ok = t.member(tsTarget{scope: s, decl: cls}, typ[1:], 0); ok {
+				cur, ok = t.classOf(cur, 0)
+			}
+		default:
+			cur, ok = t.typeOf(s, typ, 0)
+		}
+	default:
+		cur, ok = t.local(s, head, 0)
+	}
+	for _, p := range rest {
+		if !ok {
+			return ""
+		}
+		cur, ok = t.step(cur, p, 0)
+	}
+	if !ok {
+		return ""
+	}
+	if r.kind == graphdb.EdgeDecoratedBy {
+		if cur.member != nil {
+			return cur.member.ID
+		}
+		if cur.decl != nil && (cur.decl.Kind == "function" || cur.decl.Kind == "class") {
+			return cur.decl.ID
+		}
+		return ""
+	}
+	return t.callTarget(cur, r.ctor)
+}
+
+// callTarget is the node a call of tg lands on: a function or method, a
+// class's constructor (inherited included) or the class when it has none.
+func (t *tsTable) callTarget(tg tsTarget, ctor bool) graphdb.NodeID {
+	switch {
+	case tg.member != nil:
+		if tg.member.Fn {
+			return tg.member.ID
+		}
+	case tg.ns || tg.decl == nil:
+	case tg.decl.Kind == "function":
+		return tg.decl.ID
+	case tg.decl.Kind == "class":
+		if c, ok := t.member(tg, "constructor", 0); ok && c.member.ID != "" {
+			return c.member.ID
+		}
+		return tg.decl.ID
+	}
+	return ""
+}
+
+// callbackParam resolves "c|f|i|j" (or "n|C|i|j"): the type of
+// parameter j of the function type of parameter i of f (C's constructor).
+func (t *tsTable) callbackParam(s *tsScope, class, spec string) (tsTarget, bool) {
+	f := strings.Split(spec, "|")
+	if len(f) != 4 {
+		return tsTarget{}, false
+	}
+	var i, j int
+	if _, err := fmt.Sscan(f[2], &i); err != nil {
+		return tsTarget{}, false
+	}
+	if _, err := fmt.Sscan(f[3], &j); err != nil {
+		return tsTarget{}, false
+	}
+	var params [][]string
+	var scope *tsScope
+	if f[0] == "n" {
+		cls, ok := t.typeOf(s, f[1], 0)
+		if !ok {
+			return tsTarget{}, false
+		}
+		c, ok := t.member(cls, "constructor", 0)
+		if !ok {
+			return tsTarget{}, false
+		}
+		params, scope = c.member.Params, c.scope
+	} else {
+		var tg tsTarget
+		ok := false
+		if rest, isThis := strings.CutPrefix(f[1], "this."); isThis {
+			if cls := s.Decls[class]; class != "" && cls != nil && !strings.Contains(rest, ".") {
+				tg, ok = t.member(tsTarget{scope: s, decl: cls}, rest, 0)
+			}
+		} else {
+			tg, ok = t.dotted(s, f[1], 0)
+		}
+		switch {
+		case !ok:
+			return tsTarget{}, false
+		case tg.member != nil:
+			params, scope = tg.member.Params, tg.scope
+		case tg.decl != nil && tg.decl.Kind == "function":
+			params, scope = tg.decl.Params, tg.scope
+		}
+	}
+	if i >= len(params) || j >= len(params[i]) || params[i][j] == "" {
+		return tsTarget{}, false
+	}
+	return t.typeOf(scope, params[i][j], 0)
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// link adds a parsed file's resolved edges and sets its module node's
+// Attrs (scope, surface, deps).
+func (t *tsTable) link(f *tsFile) {
+	deps := map[string]bool{}
+	t.visit = func(rel string) {
+		if rel != f.rel {
+			deps[rel] = true
+		}
+	}
+	defer func() { t.visit = nil }()
+	s := f.scope
+	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	for _, r := range f.refs {
+		if to := t.resolveRef(s, r); to != "" {
+			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+		}
+	}
+	typeID := func(typ string) graphdb.NodeID {
+		tg, ok := t.dotted(s, typ, 0)
+		if !ok || tg.member != nil || tg.decl == nil || tg.decl.Kind == "var" || tg.decl.Kind == "function" {
+			return ""
+		}
+		return tg.decl.ID
+	}
+	for _, tr := range f.types {
+		to := typeID(tr.typ)
+		switch {
+		case to == "":
+		case tr.kind == graphdb.EdgeReturns:
+			add(graphdb.Edge{From: tr.from, To: to, Kind: graphdb.EdgeReturns, File: f.rel, Line: tr.line})
+		default:
+			add(graphdb.Edge{From: to, To: tr.from, Kind: graphdb.EdgeParamOf, File: f.rel, Line: tr.line})
+		}
+	}
+	for _, n := range f.res.nodes {
+		if n.Kind != graphdb.KindType || (n.SubKind != "class" && n.SubKind != "interface") {
+			continue
+		}
+		d := s.Decls[n.Name]
+		if d == nil || d.ID != n.ID {
+			continue
+		}
+		for _, b := range t.bases(tsTarget{scope: s, decl: d}, 0) {
+			if b.decl.ID != "" {
+				add(graphdb.Edge{From: d.ID, To: b.decl.ID, Kind: graphdb.EdgeInherits, File: f.rel, Line: n.StartLine})
+			}
+		}
+		for _, im := range d.Impls {
+			if to := typeID(im); to != "" {
+				add(graphdb.Edge{From: d.ID, To: to, Kind: graphdb.EdgeImplements, File: f.rel, Line: n.StartLine})
+			}
+		}
+	}
+	unres := false
+	for _, u := range f.specs {
+		rel := t.r.resolve(f.rel, u.spec)
+		if rel == "" {
+			unres = unres || t.r.looksLocal(f.rel, u.spec)
+			continue
+		}
+		deps[rel] = true
+		if m := t.files[rel]; m != nil && rel != f.rel && !tsIsDecl(rel) {
+			add(graphdb.Edge{From: fileID(f.rel), To: tsModuleID(m.module), Kind: graphdb.EdgeImports, File: f.rel, Line: u.line})
+		}
+	}
+	js, surface := s.encode()
+	a := map[string]string{tsAttrScope: js, tsAttrSurface: surface}
+	if len(deps) > 0 {
+		a[tsAttrDeps] = strings.Join(sortedKeys(deps), "\n")
+	}
+	if unres {
+		a[tsAttrUnres] = "1"
+	}
+	f.res.nodes[f.modNode].Attrs = a
+}
+
+// looksLocal reports whether an unresolved specifier may name a
+// repository file that does not exist yet: relative, or matching a paths
+// pattern or a workspace package.
+func (r *tsResolver) looksLocal(from, spec string) bool {
+	if strings.HasPrefix(spec, ".") {
+		return true
+	}
+	if c := r.configFor(path.Dir(from)); c != nil {
+		for pat := range c.paths {
+			if pre, _, _ := strings.Cut(pat, "*"); strings.HasPrefix(spec, pre) {
+				return true
+			}
+		}
+	}
+	return false
+}
