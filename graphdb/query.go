@@ -84,7 +84,9 @@ type Result struct {
 // Query runs op from target up to depth hops (at least 1; one-hop operations
 // ignore larger depths) and returns at most limit results (0: all), each node
 // once at its smallest depth, sorted by (Depth, Node.File, Node.StartLine,
-// Node.QName).
+// Node.QName). Callers and callees include the target itself when it calls
+// itself (RelRecursive); callers end with the sites where a function uses
+// the target as a value (RelReferenced, by site, after every depth).
 func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int) ([]Result, error) {
 	steps := op.steps()
 	if steps == nil {
@@ -111,18 +113,83 @@ func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int
 			add(Result{Node: h.Node, Depth: h.Depth, Relation: st.relation, Via: h.Via, File: h.Edge.File, Line: h.Edge.Line})
 		}
 	}
+	var refs []Result
 	if op == OpCallers || op == OpCallees {
 		if err := addDispatch(ctx, r, op, target, depth, add); err != nil {
 			return nil, err
 		}
+		self, ok, err := selfCall(ctx, r, target)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			best[target] = self // add drops the target: traversals never return their start
+		}
+		if op == OpCallers {
+			if refs, err = references(ctx, r, target); err != nil {
+				return nil, err
+			}
+		}
 	}
-	out := make([]Result, 0, len(best))
+	out := make([]Result, 0, len(best)+len(refs))
 	for _, res := range best {
 		out = append(out, res)
 	}
 	SortResults(out)
+	out = append(out, refs...)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
+	}
+	return out, nil
+}
+
+// Relations Query gives beside the ones of op.steps.
+const (
+	// RelRecursive: the target calls itself directly (its first
+	// self-call site).
+	RelRecursive = "calls itself (recursive)"
+	// RelReferenced: a function uses the target as a value (EdgeReferences)
+	// at the site; listed after the callers, one result per site.
+	RelReferenced = "referenced as a value"
+)
+
+// selfCall returns the target as its own caller when it calls itself
+// directly, at its first self-call site.
+func selfCall(ctx context.Context, r Reader, target NodeID) (Result, bool, error) {
+	es, err := r.Neighbors(ctx, target, EdgeCalls, Outbound, 0)
+	if err != nil {
+		return Result{}, false, err
+	}
+	for _, e := range es {
+		if e.To != target {
+			continue
+		}
+		n, err := r.Node(ctx, target)
+		if err != nil {
+			return Result{}, false, err
+		}
+		return Result{Node: n, Depth: 1, Relation: RelRecursive, Via: target, File: e.File, Line: e.Line}, true, nil
+	}
+	return Result{}, false, nil
+}
+
+// references lists the functions that use target as a value, one result
+// per site, sorted by site.
+func references(ctx context.Context, r Reader, target NodeID) ([]Result, error) {
+	es, err := r.Neighbors(ctx, target, EdgeReferences, Inbound, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(es))
+	for _, e := range es {
+		n, err := r.Node(ctx, e.From)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Result{Node: n, Depth: 1, Relation: RelReferenced, Via: target, File: e.File, Line: e.Line})
 	}
 	return out, nil
 }

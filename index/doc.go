@@ -83,14 +83,17 @@
 // an interface go to the interface method member, also when the interface
 // is declared outside the repository (w.Write with w an io.Writer: the
 // node go:io.Writer.Write; err.Error(): go:error.Error); calls of generic
-// functions and methods go to the generic declaration; method values and
-// method expressions that are not called count as a call at their site;
-// a call through a local variable bound once to a declared function and
+// functions and methods go to the generic declaration; a function calling
+// itself directly has a calls edge to itself; a call through a local variable bound once to a declared function and
 // never reassigned (q := strconv.Quote; q(s)) is a call of that function;
 // other calls of function values and func-typed fields are dynamic and not
 // recorded; calls in package-level variable initialisers, closures in them
 // included, come from the file's synthetic "init (package variables)"
-// node, at their real sites), implements (concrete named type →
+// node, at their real sites), references (a declared function or method
+// used as a value and not called at that site: h := handle,
+// Register(handle), struct{fn: handle}, method values x.M and method
+// expressions T.M; from the enclosing declaration or the synthetic
+// variable-initialiser node, with the site), implements (concrete named type →
 // interface, external interfaces included), inherits (struct embedding,
 // interface embedding; embedder → embedded, an external interface
 // included), returns (function → named type among its results), param_of

@@ -502,11 +502,13 @@ func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
 	return symID(pkg.Path() + "." + fn.Name()), "", true
 }
 
-// callsIn records every static call and method value in body (a function
-// body or a variable initialiser; closures included) as a call from the
-// enclosing declaration.
+// callsIn records every static call in body (a function body or a
+// variable initialiser; closures included) as a call from the enclosing
+// declaration, and every declared function or method used there as a
+// value without being called (F, pkg.F, x.M, T.M) as a reference.
 func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 	called := map[*ast.SelectorExpr]bool{}
+	calledID := map[*ast.Ident]bool{} // identifiers in call position or selectors
 	aliases := x.funcAliases(body)
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -521,12 +523,14 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 			var obj types.Object
 			switch f := fun.(type) {
 			case *ast.Ident:
+				calledID[f] = true
 				obj = x.info.Uses[f]
 				if v, ok := obj.(*types.Var); ok && aliases[v] != nil {
 					obj = aliases[v] // q := strconv.Quote; q(s)
 				}
 			case *ast.SelectorExpr:
 				called[f] = true
+				calledID[f.Sel] = true
 				if sel := x.info.Selections[f]; sel != nil {
 					if sel.Kind() == types.FieldVal {
 						return true // a func-typed field: dynamic
@@ -543,10 +547,20 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 			if called[n] {
 				return true
 			}
-			if sel := x.info.Selections[n]; sel != nil && sel.Kind() != types.FieldVal {
-				if fn, ok := sel.Obj().(*types.Func); ok {
+			if sel := x.info.Selections[n]; sel != nil {
+				calledID[n.Sel] = true // a field or method, never a package-level function
+				if fn, ok := sel.Obj().(*types.Func); ok && sel.Kind() != types.FieldVal {
 					x.call(from, fn, x.line(n.Sel.Pos()), true)
 				}
+			}
+		case *ast.Ident:
+			// A declared function used as a value: h := handle,
+			// Register(handle), struct{fn: handle}, pkg.F as an argument.
+			if calledID[n] {
+				return true
+			}
+			if fn, ok := x.info.Uses[n].(*types.Func); ok && fn.Type().(*types.Signature).Recv() == nil {
+				x.call(from, fn, x.line(n.Pos()), true)
 			}
 		}
 		return true
@@ -638,7 +652,11 @@ func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bo
 			return
 		}
 	}
-	e := graphdb.Edge{From: from, To: id, Kind: graphdb.EdgeCalls, File: x.sf.rel, Line: line}
+	kind := graphdb.EdgeCalls
+	if ref {
+		kind = graphdb.EdgeReferences
+	}
+	e := graphdb.Edge{From: from, To: id, Kind: kind, File: x.sf.rel, Line: line}
 	x.cur.edges = append(x.cur.edges, e)
 	iface := false
 	if recv := fn.Origin().Type().(*types.Signature).Recv(); recv != nil {

@@ -159,6 +159,7 @@ func testQuery(t *testing.T, s graphdb.Store) {
 		{graphdb.OpCallers, idHelper, 1, 0, []graphdb.Result{
 			res(idServe, 1, "calls", idHelper, "a.go", 14),
 			res(idNew, 1, "calls", idHelper, "a.go", 28),
+			res(idMain, 1, graphdb.RelReferenced, idHelper, "b.go", 10),
 		}},
 		{graphdb.OpCallers, idHelper, 3, 0, []graphdb.Result{
 			res(idServe, 1, "calls", idHelper, "a.go", 14),
@@ -167,6 +168,15 @@ func testQuery(t *testing.T, s graphdb.Store) {
 			res(idBServe, 2, "calls", idServe, "b.go", 28),
 			res(idLoop, 3, "calls", idMain, "b.go", 19),
 			res(idTest, 3, "calls", idMain, "b_test.go", 5),
+			res(idMain, 1, graphdb.RelReferenced, idHelper, "b.go", 10),
+		}},
+		{graphdb.OpCallers, idLoop, 1, 0, []graphdb.Result{
+			res(idMain, 1, "calls", idLoop, "b.go", 8),
+			res(idLoop, 1, graphdb.RelRecursive, idLoop, "b.go", 18),
+		}},
+		{graphdb.OpCallees, idLoop, 1, 0, []graphdb.Result{
+			res(idMain, 1, "called by", idLoop, "b.go", 19),
+			res(idLoop, 1, graphdb.RelRecursive, idLoop, "b.go", 18),
 		}},
 		{graphdb.OpCallers, idHelper, 3, 2, []graphdb.Result{
 			res(idServe, 1, "calls", idHelper, "a.go", 14),
