@@ -293,7 +293,7 @@ func resultLine(r graphdb.Result, names map[graphdb.NodeID]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s) %s — ", r.Node.QName, location(r.Node), kindOf(r.Node))
 	rel := r.Relation
-	if r.Depth <= 1 || r.Relation == graphdb.RelReferenced {
+	if r.Depth <= 1 {
 		if rel == "called by" {
 			rel = "called"
 		}
@@ -303,7 +303,11 @@ func resultLine(r graphdb.Result, names map[graphdb.NodeID]string) string {
 		if via == "" {
 			via = string(r.Via)
 		}
-		fmt.Fprintf(&b, "%s %s", rel, via)
+		if rel == graphdb.RelReferenced {
+			fmt.Fprintf(&b, "references %s as a value", via)
+		} else {
+			fmt.Fprintf(&b, "%s %s", rel, via)
+		}
 	}
 	// A call site always matters; for other relations the site is worth
 	// printing only when it is not just the node's own declaration.
