@@ -113,6 +113,18 @@ func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int
 			add(Result{Node: h.Node, Depth: h.Depth, Relation: st.relation, Via: h.Via, File: h.Edge.File, Line: h.Edge.Line})
 		}
 	}
+	if op == OpImplementations {
+		for id, res := range best {
+			ptr, err := pointerOnly(ctx, r, res.Node, res.Via)
+			if err != nil {
+				return nil, err
+			}
+			if ptr {
+				res.Relation = "implements (only *" + res.Node.Name + ": pointer receivers)"
+				best[id] = res
+			}
+		}
+	}
 	var refs []Result
 	if op == OpCallers || op == OpCallees {
 		if err := addDispatch(ctx, r, op, target, depth, add); err != nil {
@@ -286,4 +298,46 @@ func SortResults(rs []Result) {
 		sorted[k] = rs[i]
 	}
 	copy(rs, sorted)
+}
+
+// pointerOnly reports whether only the pointer type *T implements iface:
+// T is a concrete Go type and one of the interface's methods is declared
+// on T with a pointer receiver (its signature "func (x *T) M…"). Methods
+// T gets by embedding are not members of T, so a pointer receiver
+// promoted from an embedded type goes unnoticed.
+func pointerOnly(ctx context.Context, r Reader, t Node, iface NodeID) (bool, error) {
+	if t.Kind != KindType || t.SubKind == "interface" || t.Language != "go" {
+		return false, nil
+	}
+	ims, err := r.Neighbors(ctx, iface, EdgeParent, Inbound, 0)
+	if err != nil {
+		return false, err
+	}
+	want := map[string]bool{}
+	for _, e := range ims {
+		if n, err := r.Node(ctx, e.From); err == nil {
+			want[n.Name] = true
+		}
+	}
+	ms, err := r.Neighbors(ctx, t.ID, EdgeParent, Inbound, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range ms {
+		m, err := r.Node(ctx, e.From)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if m.SubKind != "method" || !want[m.Name] {
+			continue
+		}
+		recv, ok := strings.CutPrefix(m.Signature, "func (")
+		if i := strings.IndexByte(recv, ')'); ok && i >= 0 && strings.Contains(recv[:i], "*") {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -93,7 +93,7 @@
 // used as a value and not called at that site: h := handle,
 // Register(handle), struct{fn: handle}, method values x.M and method
 // expressions T.M; from the enclosing declaration or the synthetic
-// variable-initialiser node, with the site), implements (concrete named type →
+// variable-initialiser node, with the site), implements (named type →
 // interface, external interfaces included), inherits (struct embedding,
 // interface embedding; embedder → embedded, an external interface
 // included), returns (function → named type among its results), param_of
@@ -126,8 +126,11 @@
 // types). At the end of every run ALL implements edges are recomputed from
 // the fingerprints (fresh ones for re-loaded packages, stored ones for the
 // others) and written under the single pseudo-owner "@go/implements".
-// Generic types, empty interfaces and constraint interfaces take part in
-// no implements edge. Tests check the result against types.Implements.
+// Empty interfaces and constraint interfaces take part in no implements
+// edge. Interfaces whose method set includes another's get an edge to it
+// (io.ReadWriter → io.Reader). Generic types take part through their
+// generic declaration, type parameters compared by position (see
+// methodSets). Tests check the result against types.Implements.
 //
 // DESIGN: external interface nodes are facts about the whole repository
 // too (kept exactly while some package references them), so they belong to
