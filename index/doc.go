@@ -27,10 +27,15 @@
 // package, and the external _test package is indexed under its own path
 // ("p_test"). Files excluded by build constraints get a file node (Attrs
 // "go.excluded") and no declarations, since they would clash with the
-// included ones. go/packages does not load testdata packages: files under
-// testdata/ and files outside every module are indexed from syntax alone,
-// one file at a time (declarations and parent edges, no calls), with
-// file-scoped ids. Packages that fail to type-check are indexed as far as
+// included ones. Directories under testdata/ (which the go command's
+// wildcards skip) are listed by name; a testdata package that lists,
+// parses and type-checks without error is indexed like any other (import
+// path: module path + directory), its nodes marked Testdata; one that
+// does not, a testdata directory inside a module of its own, and files
+// outside every module are indexed from syntax alone, one file at a time
+// (declarations and parent edges, no calls), with file-scoped ids, and
+// their type errors are not reported (testdata is often broken on
+// purpose). Packages that fail to type-check are indexed as far as
 // go/types gets; every list, parse and type error is recorded in the
 // file's FileRecord.Errors and returned in Summary.Errors. Errors that only
 // reflect C types left opaque by not running cgo are not reported.

@@ -507,10 +507,17 @@ func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
 // declaration, and every declared function or method used there as a
 // value without being called (F, pkg.F, x.M, T.M) as a reference.
 func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
-	called := map[*ast.SelectorExpr]bool{}
-	calledID := map[*ast.Ident]bool{} // identifiers in call position or selectors
 	aliases := x.funcAliases(body)
-	ast.Inspect(body, func(n ast.Node) bool {
+	// The function position of a call is handled by the CallExpr case,
+	// which then walks only the operands: every Ident or SelectorExpr the
+	// walk meets on its own is used as a value, not called.
+	var visit func(n ast.Node) bool
+	walk := func(n ast.Node) {
+		if n != nil {
+			ast.Inspect(n, visit)
+		}
+	}
+	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			fun := ast.Unparen(n.Fun)
@@ -523,48 +530,55 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 			var obj types.Object
 			switch f := fun.(type) {
 			case *ast.Ident:
-				calledID[f] = true
 				obj = x.info.Uses[f]
 				if v, ok := obj.(*types.Var); ok && aliases[v] != nil {
 					obj = aliases[v] // q := strconv.Quote; q(s)
 				}
 			case *ast.SelectorExpr:
-				called[f] = true
-				calledID[f.Sel] = true
 				if sel := x.info.Selections[f]; sel != nil {
-					if sel.Kind() == types.FieldVal {
-						return true // a func-typed field: dynamic
+					if sel.Kind() != types.FieldVal { // a func-typed field is dynamic
+						obj = sel.Obj()
 					}
-					obj = sel.Obj()
 				} else {
 					obj = x.info.Uses[f.Sel]
 				}
+				walk(f.X)
+			default:
+				walk(n.Fun)
 			}
 			if fn, ok := obj.(*types.Func); ok {
 				x.call(from, fn, x.line(n.Lparen), false)
 			}
+			for _, a := range n.Args {
+				walk(a)
+			}
+			return false
 		case *ast.SelectorExpr:
-			if called[n] {
-				return true
-			}
-			if sel := x.info.Selections[n]; sel != nil {
-				calledID[n.Sel] = true // a field or method, never a package-level function
-				if fn, ok := sel.Obj().(*types.Func); ok && sel.Kind() != types.FieldVal {
-					x.call(from, fn, x.line(n.Sel.Pos()), true)
+			// Not called: a method value or expression, a qualified
+			// function used as a value, or a field.
+			sel := x.info.Selections[n]
+			if sel == nil {
+				if fn, ok := x.info.Uses[n.Sel].(*types.Func); ok {
+					x.call(from, fn, x.line(n.Sel.Pos()), true) // pkg.F
 				}
+				walk(n.X)
+				return false
 			}
+			if fn, ok := sel.Obj().(*types.Func); ok && sel.Kind() != types.FieldVal {
+				x.call(from, fn, x.line(n.Sel.Pos()), true)
+			}
+			walk(n.X)
+			return false
 		case *ast.Ident:
 			// A declared function used as a value: h := handle,
-			// Register(handle), struct{fn: handle}, pkg.F as an argument.
-			if calledID[n] {
-				return true
-			}
+			// Register(handle), struct{fn: handle}.
 			if fn, ok := x.info.Uses[n].(*types.Func); ok && fn.Type().(*types.Signature).Recv() == nil {
 				x.call(from, fn, x.line(n.Pos()), true)
 			}
 		}
 		return true
-	})
+	}
+	walk(body)
 }
 
 // funcAliases finds the local variables of body that are bound once to a
