@@ -40,6 +40,9 @@ type goExtractor struct {
 	calls  []callSite            // every call edge with its nature, for the accuracy check
 	embeds map[string]bool       // other repository packages whose types this package embeds
 	exts   map[*types.Named]bool // external interfaces referenced (goextern.go)
+	// dotImports: the current file has an `import . "p"`, so unqualified
+	// names may be functions of another package.
+	dotImports bool
 }
 
 // callSite is one extracted call edge plus its nature: a reference (a
@@ -106,7 +109,11 @@ func (x *goExtractor) file(sf *srcFile) {
 		StartLine: 1, EndLine: max(sf.lines, 1), Signature: "package " + f.Name.Name, Doc: docLine(f.Doc),
 	})
 	x.edge(fid, pkgID(x.pkg.Path()), graphdb.EdgeParent, 0)
+	x.dotImports = false
 	for _, imp := range f.Imports {
+		if imp.Name != nil && imp.Name.Name == "." {
+			x.dotImports = true
+		}
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err == nil && x.inRepo(p) {
 			x.edge(fid, pkgID(p), graphdb.EdgeImports, x.line(imp.Pos()))
@@ -571,7 +578,15 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 			return false
 		case *ast.Ident:
 			// A declared function used as a value: h := handle,
-			// Register(handle), struct{fn: handle}.
+			// Register(handle), struct{fn: handle}. Only a name the
+			// package scope declares as a function (or one a dot import
+			// may bring) can be one: the small scope map filters the
+			// identifiers before the large Uses map is probed.
+			if !x.dotImports {
+				if _, ok := x.pkg.Scope().Lookup(n.Name).(*types.Func); !ok {
+					return true
+				}
+			}
 			if fn, ok := x.info.Uses[n].(*types.Func); ok && fn.Type().(*types.Signature).Recv() == nil {
 				x.call(from, fn, x.line(n.Pos()), true)
 			}

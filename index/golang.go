@@ -572,7 +572,9 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 			if p.ID == p.PkgPath && variant[p.PkgPath] {
 				continue // its test variant holds the same files and more
 			}
-			td := len(p.GoFiles) > 0
+			// A package with no Go file left (all excluded) is placed by
+			// its import path, which mirrors its directory.
+			td := len(p.GoFiles) > 0 || isTestdata(p.PkgPath+"/")
 			for _, f := range p.GoFiles {
 				rel, ok := r.rel(f)
 				td = td && ok && isTestdata(rel)
