@@ -20,8 +20,8 @@ type ExportFilter struct {
 	NodeKinds []NodeKind
 	EdgeKinds []EdgeKind
 	// Path keeps the nodes declared under a path: a prefix ("net/http",
-	// "net/http/server.go") or a glob in path.Match syntax matched against
-	// the file and each of its parent directories ("net/*", "*_test.go").
+	// "net/http/server.go") or a glob in path.Match syntax (see MatchPath:
+	// "net/*", "*_test.go").
 	// Nodes without a file (external ones) are dropped when it is set.
 	Path string
 }
@@ -55,7 +55,9 @@ func (f ExportFilter) keepNode(n Node) bool {
 
 // MatchPath reports whether file lies under pattern: equal to it or below
 // it as a directory when pattern has no glob characters, else when the
-// file or one of its parent directories matches it (path.Match).
+// file or one of its parent directories matches it (path.Match); a glob
+// without "/" is matched against their last elements ("*_test.go",
+// "testdata*").
 func MatchPath(pattern, file string) bool {
 	if file == "" {
 		return false
@@ -64,8 +66,13 @@ func MatchPath(pattern, file string) bool {
 	if !strings.ContainsAny(pattern, "*?[\\") {
 		return pattern == "" || file == pattern || strings.HasPrefix(file, pattern+"/")
 	}
+	base := !strings.Contains(pattern, "/")
 	for p := file; p != "." && p != "/" && p != ""; p = path.Dir(p) {
-		if ok, _ := path.Match(pattern, p); ok {
+		name := p
+		if base {
+			name = path.Base(p)
+		}
+		if ok, _ := path.Match(pattern, name); ok {
 			return true
 		}
 	}
