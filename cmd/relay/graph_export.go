@@ -89,7 +89,7 @@ selected and both its ends are. Counts go to stderr.`,
 			defer st.Close()
 			sc, ok := st.(graphdb.Scanner)
 			if !ok {
-				return fmt.Errorf("graph export: the store %T cannot list its whole graph; export from the embedded store (relay --store DIR index, then export)", st)
+				return fmt.Errorf("graph export: the store %T cannot list its whole graph; index into the embedded store (relay --store DIR index) and export from it", st)
 			}
 			start := time.Now()
 			c, err := export(ctx, g, sc, f, format, out)

@@ -11,9 +11,8 @@ import (
 )
 
 // testScan checks graphdb.Scanner (skipped when the backend lacks it):
-// every node once with its owner in id order, every edge whose ends are
-// stored with its owner, owners in path order, and fn's error stops the
-// scan.
+// every node once with its owner, every edge whose ends are stored with
+// its owner (in any order), and fn's error stops the scan.
 func testScan(t *testing.T, s graphdb.Store) {
 	sc, ok := s.(graphdb.Scanner)
 	if !ok {
@@ -57,6 +56,7 @@ func testScan(t *testing.T, s graphdb.Store) {
 	}); err != nil {
 		t.Fatalf("ScanNodes: %v", err)
 	}
+	sort.Slice(gotNodes, func(i, j int) bool { return gotNodes[i].Node.ID < gotNodes[j].Node.ID })
 	if diff := cmp.Diff(wantNodes, gotNodes, nodeOpts); diff != "" {
 		t.Errorf("ScanNodes (-want +got):\n%s", diff)
 	}
@@ -67,6 +67,16 @@ func testScan(t *testing.T, s graphdb.Store) {
 	}); err != nil {
 		t.Fatalf("ScanEdges: %v", err)
 	}
+	sortOwned := func(es []ownedEdge) {
+		sort.SliceStable(es, func(i, j int) bool {
+			if es[i].Owner != es[j].Owner {
+				return es[i].Owner < es[j].Owner
+			}
+			return es[i].Edge.Key() < es[j].Edge.Key()
+		})
+	}
+	sortOwned(wantEdges)
+	sortOwned(gotEdges)
 	if diff := cmp.Diff(wantEdges, gotEdges); diff != "" {
 		t.Errorf("ScanEdges (-want +got):\n%s", diff)
 	}
