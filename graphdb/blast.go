@@ -84,7 +84,10 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 			starts = append(starts, im.ID)
 		}
 	}
-	hops, err := TraverseMulti(ctx, r, starts, []EdgeKind{EdgeCalls}, Inbound, maxDepth, 0)
+	// A function registered or stored as a value (a handler, a callback)
+	// runs when its referrer's consumer calls it: a change reaches the
+	// referrer as surely as through a call, so references count here.
+	hops, err := TraverseMulti(ctx, r, starts, []EdgeKind{EdgeCalls, EdgeReferences}, Inbound, maxDepth, 0)
 	if err != nil {
 		return Blast{}, err
 	}
@@ -102,6 +105,9 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 	}
 	for _, h := range hops {
 		res := Result{Node: h.Node, Depth: h.Depth, Relation: "calls", Via: h.Via, File: h.Edge.File, Line: h.Edge.Line}
+		if h.Edge.Kind == EdgeReferences {
+			res.Relation = RelReferenced
+		}
 		if im, ok := through[h.Via]; ok && h.Depth == 1 {
 			res.Relation, res.Via = "calls via interface "+im.QName, credit[im.ID]
 		}

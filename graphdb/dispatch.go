@@ -20,6 +20,9 @@ func DispatchTargets(ctx context.Context, r Reader, m Node) ([]Node, error) {
 	}
 	var out []Node
 	for _, p := range parents {
+		if isInterface(ctx, r, p.To) {
+			continue // an interface's implements edges say which interfaces it satisfies, not where it is called from
+		}
 		ifaces, err := r.Neighbors(ctx, p.To, EdgeImplements, Outbound, 0)
 		if err != nil {
 			return nil, err
@@ -53,6 +56,9 @@ func DispatchImplementations(ctx context.Context, r Reader, im Node) ([]Node, er
 			return nil, err
 		}
 		for _, ie := range impls {
+			if isInterface(ctx, r, ie.From) {
+				continue // calls dispatch to concrete methods only
+			}
 			ms, err := methodsNamed(ctx, r, ie.From, im.Name)
 			if err != nil {
 				return nil, err
@@ -62,6 +68,13 @@ func DispatchImplementations(ctx context.Context, r Reader, im Node) ([]Node, er
 	}
 	sortNodes(out)
 	return out, nil
+}
+
+// isInterface reports whether id is a stored interface type (an
+// interface satisfying another has an implements edge to it).
+func isInterface(ctx context.Context, r Reader, id NodeID) bool {
+	n, err := r.Node(ctx, id)
+	return err == nil && n.Kind == KindType && n.SubKind == "interface"
 }
 
 func methodsNamed(ctx context.Context, r Reader, typ NodeID, name string) ([]Node, error) {

@@ -39,10 +39,16 @@ const (
 	EdgeParent      EdgeKind = "parent"       // member → type; declaration → file; file → module
 	EdgeImports     EdgeKind = "imports"      // file/module → module
 	EdgeDecoratedBy EdgeKind = "decorated_by" // decorated → decorator
+	// EdgeReferences: function/member → function/method it uses as a
+	// value without calling it there (h := handle, Register(handle),
+	// struct{fn: handle}, a method value x.M); carries the site.
+	EdgeReferences EdgeKind = "references"
 )
 
 // EdgeKinds lists every edge kind in a stable order.
-var EdgeKinds = []EdgeKind{EdgeCalls, EdgeImplements, EdgeInherits, EdgeReturns, EdgeParamOf, EdgeParent, EdgeImports, EdgeDecoratedBy}
+// New kinds are only ever appended: the embedded store persists a kind as
+// its position here.
+var EdgeKinds = []EdgeKind{EdgeCalls, EdgeImplements, EdgeInherits, EdgeReturns, EdgeParamOf, EdgeParent, EdgeImports, EdgeDecoratedBy, EdgeReferences}
 
 // Direction selects which end of an edge a traversal follows.
 type Direction int

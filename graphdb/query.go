@@ -84,7 +84,9 @@ type Result struct {
 // Query runs op from target up to depth hops (at least 1; one-hop operations
 // ignore larger depths) and returns at most limit results (0: all), each node
 // once at its smallest depth, sorted by (Depth, Node.File, Node.StartLine,
-// Node.QName).
+// Node.QName). Callers and callees include the target itself when it calls
+// itself (RelRecursive); callers end with the sites where a function uses
+// the target as a value (RelReferenced, by site, after every depth).
 func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int) ([]Result, error) {
 	steps := op.steps()
 	if steps == nil {
@@ -111,18 +113,95 @@ func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int
 			add(Result{Node: h.Node, Depth: h.Depth, Relation: st.relation, Via: h.Via, File: h.Edge.File, Line: h.Edge.Line})
 		}
 	}
+	if op == OpImplementations {
+		for id, res := range best {
+			ptr, err := pointerOnly(ctx, r, res.Node, res.Via)
+			if err != nil {
+				return nil, err
+			}
+			if ptr {
+				res.Relation = "implements (only *" + res.Node.Name + ": pointer receivers)"
+				best[id] = res
+			}
+		}
+	}
+	var refs []Result
 	if op == OpCallers || op == OpCallees {
 		if err := addDispatch(ctx, r, op, target, depth, add); err != nil {
 			return nil, err
 		}
+		self, ok, err := selfCall(ctx, r, target)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			best[target] = self // add drops the target: traversals never return their start
+		}
+		if op == OpCallers {
+			if refs, err = references(ctx, r, target); err != nil {
+				return nil, err
+			}
+		}
 	}
-	out := make([]Result, 0, len(best))
+	out := make([]Result, 0, len(best)+len(refs))
 	for _, res := range best {
 		out = append(out, res)
 	}
 	SortResults(out)
+	out = append(out, refs...)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
+	}
+	return out, nil
+}
+
+// Relations Query gives beside the ones of op.steps.
+const (
+	// RelRecursive: the target calls itself directly (its first
+	// self-call site).
+	RelRecursive = "calls itself (recursive)"
+	// RelReferenced: a function uses the target as a value (EdgeReferences)
+	// at the site; listed after the callers, one result per site.
+	RelReferenced = "referenced as a value"
+)
+
+// selfCall returns the target as its own caller when it calls itself
+// directly, at its first self-call site.
+func selfCall(ctx context.Context, r Reader, target NodeID) (Result, bool, error) {
+	es, err := r.Neighbors(ctx, target, EdgeCalls, Outbound, 0)
+	if err != nil {
+		return Result{}, false, err
+	}
+	for _, e := range es {
+		if e.To != target {
+			continue
+		}
+		n, err := r.Node(ctx, target)
+		if err != nil {
+			return Result{}, false, err
+		}
+		return Result{Node: n, Depth: 1, Relation: RelRecursive, Via: target, File: e.File, Line: e.Line}, true, nil
+	}
+	return Result{}, false, nil
+}
+
+// references lists the functions that use target as a value, one result
+// per site, sorted by site.
+func references(ctx context.Context, r Reader, target NodeID) ([]Result, error) {
+	es, err := r.Neighbors(ctx, target, EdgeReferences, Inbound, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(es))
+	for _, e := range es {
+		n, err := r.Node(ctx, e.From)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Result{Node: n, Depth: 1, Relation: RelReferenced, Via: target, File: e.File, Line: e.Line})
 	}
 	return out, nil
 }
@@ -219,4 +298,46 @@ func SortResults(rs []Result) {
 		sorted[k] = rs[i]
 	}
 	copy(rs, sorted)
+}
+
+// pointerOnly reports whether only the pointer type *T implements iface:
+// T is a concrete Go type and one of the interface's methods is declared
+// on T with a pointer receiver (its signature "func (x *T) M…"). Methods
+// T gets by embedding are not members of T, so a pointer receiver
+// promoted from an embedded type goes unnoticed.
+func pointerOnly(ctx context.Context, r Reader, t Node, iface NodeID) (bool, error) {
+	if t.Kind != KindType || t.SubKind == "interface" || t.Language != "go" {
+		return false, nil
+	}
+	ims, err := r.Neighbors(ctx, iface, EdgeParent, Inbound, 0)
+	if err != nil {
+		return false, err
+	}
+	want := map[string]bool{}
+	for _, e := range ims {
+		if n, err := r.Node(ctx, e.From); err == nil {
+			want[n.Name] = true
+		}
+	}
+	ms, err := r.Neighbors(ctx, t.ID, EdgeParent, Inbound, 0)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range ms {
+		m, err := r.Node(ctx, e.From)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if m.SubKind != "method" || !want[m.Name] {
+			continue
+		}
+		recv, ok := strings.CutPrefix(m.Signature, "func (")
+		if i := strings.IndexByte(recv, ')'); ok && i >= 0 && strings.Contains(recv[:i], "*") {
+			return true, nil
+		}
+	}
+	return false, nil
 }

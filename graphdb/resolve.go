@@ -99,10 +99,30 @@ func Resolve(ctx context.Context, r Reader, target string) (Node, error) {
 }
 
 // prefer drops file/module nodes and fields when functions, methods or types
-// are also present, so "Serve" means the method, not a field of that name.
+// are also present, so "Serve" means the method, not a field of that name,
+// and a node without source (an external placeholder) when a node with
+// source has the same qname.
 func prefer(ns []Node) []Node {
 	if len(ns) < 2 {
 		return ns
+	}
+	withSource := map[string]bool{}
+	for _, n := range ns {
+		if n.File != "" {
+			withSource[n.QName] = true
+		}
+	}
+	if len(withSource) > 0 {
+		real := ns[:0:0]
+		for _, n := range ns {
+			if n.File != "" || !withSource[n.QName] {
+				real = append(real, n)
+			}
+		}
+		ns = real
+		if len(ns) < 2 {
+			return ns
+		}
 	}
 	var best []Node
 	for _, n := range ns {

@@ -27,10 +27,15 @@
 // package, and the external _test package is indexed under its own path
 // ("p_test"). Files excluded by build constraints get a file node (Attrs
 // "go.excluded") and no declarations, since they would clash with the
-// included ones. go/packages does not load testdata packages: files under
-// testdata/ and files outside every module are indexed from syntax alone,
-// one file at a time (declarations and parent edges, no calls), with
-// file-scoped ids. Packages that fail to type-check are indexed as far as
+// included ones. Directories under testdata/ (which the go command's
+// wildcards skip) are listed by name; a testdata package that lists,
+// parses and type-checks without error is indexed like any other (import
+// path: module path + directory), its nodes marked Testdata; one that
+// does not, a testdata directory inside a module of its own, and files
+// outside every module are indexed from syntax alone, one file at a time
+// (declarations and parent edges, no calls), with file-scoped ids, and
+// their type errors are not reported (testdata is often broken on
+// purpose). Packages that fail to type-check are indexed as far as
 // go/types gets; every list, parse and type error is recorded in the
 // file's FileRecord.Errors and returned in Summary.Errors. Errors that only
 // reflect C types left opaque by not running cgo are not reported.
@@ -83,14 +88,17 @@
 // an interface go to the interface method member, also when the interface
 // is declared outside the repository (w.Write with w an io.Writer: the
 // node go:io.Writer.Write; err.Error(): go:error.Error); calls of generic
-// functions and methods go to the generic declaration; method values and
-// method expressions that are not called count as a call at their site;
-// a call through a local variable bound once to a declared function and
+// functions and methods go to the generic declaration; a function calling
+// itself directly has a calls edge to itself; a call through a local variable bound once to a declared function and
 // never reassigned (q := strconv.Quote; q(s)) is a call of that function;
 // other calls of function values and func-typed fields are dynamic and not
 // recorded; calls in package-level variable initialisers, closures in them
 // included, come from the file's synthetic "init (package variables)"
-// node, at their real sites), implements (concrete named type →
+// node, at their real sites), references (a declared function or method
+// used as a value and not called at that site: h := handle,
+// Register(handle), struct{fn: handle}, method values x.M and method
+// expressions T.M; from the enclosing declaration or the synthetic
+// variable-initialiser node, with the site), implements (named type →
 // interface, external interfaces included), inherits (struct embedding,
 // interface embedding; embedder → embedded, an external interface
 // included), returns (function → named type among its results), param_of
@@ -123,8 +131,11 @@
 // types). At the end of every run ALL implements edges are recomputed from
 // the fingerprints (fresh ones for re-loaded packages, stored ones for the
 // others) and written under the single pseudo-owner "@go/implements".
-// Generic types, empty interfaces and constraint interfaces take part in
-// no implements edge. Tests check the result against types.Implements.
+// Empty interfaces and constraint interfaces take part in no implements
+// edge. Interfaces whose method set includes another's get an edge to it
+// (io.ReadWriter → io.Reader). Generic types take part through their
+// generic declaration, type parameters compared by position (see
+// methodSets). Tests check the result against types.Implements.
 //
 // DESIGN: external interface nodes are facts about the whole repository
 // too (kept exactly while some package references them), so they belong to

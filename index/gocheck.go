@@ -227,6 +227,10 @@ func (r *goRun) checkOne(p *gpkg) {
 				test: strings.HasSuffix(rel, "_test.go"), generated: e.generated, testdata: isTestdata(rel),
 			}
 			for _, msg := range e.errs {
+				if p.testdata {
+					p.failed = true // reported by the syntax-only path
+					continue
+				}
 				sf.errors = append(sf.errors, trimFilePrefix(msg, f, rel))
 				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
 			}
@@ -252,6 +256,10 @@ func (r *goRun) checkOne(p *gpkg) {
 		Sizes:            r.sizes,
 		Error: func(err error) {
 			if !p.root {
+				return
+			}
+			if p.testdata {
+				p.failed = true // testdata is often broken on purpose: indexed from syntax, not reported
 				return
 			}
 			var te types.Error
@@ -286,7 +294,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	}
 	p.tpkg = tpkg
 	r.checkNS.Add(int64(time.Since(start)))
-	if !p.root {
+	if !p.root || p.failed {
 		return
 	}
 	if len(srcs) == 0 {
@@ -317,6 +325,7 @@ func (r *goRun) checkOne(p *gpkg) {
 		}
 	}
 	mod.Test = allTest
+	mod.Testdata = p.testdata
 	if len(sets) > 0 {
 		mod.Attrs[attrMethodSets] = encodeMethodSets(tpkg.Path(), sets)
 	}

@@ -40,6 +40,9 @@ type goExtractor struct {
 	calls  []callSite            // every call edge with its nature, for the accuracy check
 	embeds map[string]bool       // other repository packages whose types this package embeds
 	exts   map[*types.Named]bool // external interfaces referenced (goextern.go)
+	// dotImports: the current file has an `import . "p"`, so unqualified
+	// names may be functions of another package.
+	dotImports bool
 }
 
 // callSite is one extracted call edge plus its nature: a reference (a
@@ -106,7 +109,11 @@ func (x *goExtractor) file(sf *srcFile) {
 		StartLine: 1, EndLine: max(sf.lines, 1), Signature: "package " + f.Name.Name, Doc: docLine(f.Doc),
 	})
 	x.edge(fid, pkgID(x.pkg.Path()), graphdb.EdgeParent, 0)
+	x.dotImports = false
 	for _, imp := range f.Imports {
+		if imp.Name != nil && imp.Name.Name == "." {
+			x.dotImports = true
+		}
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err == nil && x.inRepo(p) {
 			x.edge(fid, pkgID(p), graphdb.EdgeImports, x.line(imp.Pos()))
@@ -502,13 +509,22 @@ func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
 	return symID(pkg.Path() + "." + fn.Name()), "", true
 }
 
-// callsIn records every static call and method value in body (a function
-// body or a variable initialiser; closures included) as a call from the
-// enclosing declaration.
+// callsIn records every static call in body (a function body or a
+// variable initialiser; closures included) as a call from the enclosing
+// declaration, and every declared function or method used there as a
+// value without being called (F, pkg.F, x.M, T.M) as a reference.
 func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
-	called := map[*ast.SelectorExpr]bool{}
 	aliases := x.funcAliases(body)
-	ast.Inspect(body, func(n ast.Node) bool {
+	// The function position of a call is handled by the CallExpr case,
+	// which then walks only the operands: every Ident or SelectorExpr the
+	// walk meets on its own is used as a value, not called.
+	var visit func(n ast.Node) bool
+	walk := func(n ast.Node) {
+		if n != nil {
+			ast.Inspect(n, visit)
+		}
+	}
+	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			fun := ast.Unparen(n.Fun)
@@ -526,31 +542,58 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 					obj = aliases[v] // q := strconv.Quote; q(s)
 				}
 			case *ast.SelectorExpr:
-				called[f] = true
 				if sel := x.info.Selections[f]; sel != nil {
-					if sel.Kind() == types.FieldVal {
-						return true // a func-typed field: dynamic
+					if sel.Kind() != types.FieldVal { // a func-typed field is dynamic
+						obj = sel.Obj()
 					}
-					obj = sel.Obj()
 				} else {
 					obj = x.info.Uses[f.Sel]
 				}
+				walk(f.X)
+			default:
+				walk(n.Fun)
 			}
 			if fn, ok := obj.(*types.Func); ok {
 				x.call(from, fn, x.line(n.Lparen), false)
 			}
-		case *ast.SelectorExpr:
-			if called[n] {
-				return true
+			for _, a := range n.Args {
+				walk(a)
 			}
-			if sel := x.info.Selections[n]; sel != nil && sel.Kind() != types.FieldVal {
-				if fn, ok := sel.Obj().(*types.Func); ok {
-					x.call(from, fn, x.line(n.Sel.Pos()), true)
+			return false
+		case *ast.SelectorExpr:
+			// Not called: a method value or expression, a qualified
+			// function used as a value, or a field.
+			sel := x.info.Selections[n]
+			if sel == nil {
+				if fn, ok := x.info.Uses[n.Sel].(*types.Func); ok {
+					x.call(from, fn, x.line(n.Sel.Pos()), true) // pkg.F
 				}
+				walk(n.X)
+				return false
+			}
+			if fn, ok := sel.Obj().(*types.Func); ok && sel.Kind() != types.FieldVal {
+				x.call(from, fn, x.line(n.Sel.Pos()), true)
+			}
+			walk(n.X)
+			return false
+		case *ast.Ident:
+			// A declared function used as a value: h := handle,
+			// Register(handle), struct{fn: handle}. Only a name the
+			// package scope declares as a function (or one a dot import
+			// may bring) can be one: the small scope map filters the
+			// identifiers before the large Uses map is probed.
+			if !x.dotImports {
+				if _, ok := x.pkg.Scope().Lookup(n.Name).(*types.Func); !ok {
+					return true
+				}
+			}
+			if fn, ok := x.info.Uses[n].(*types.Func); ok && fn.Type().(*types.Signature).Recv() == nil {
+				x.call(from, fn, x.line(n.Pos()), true)
 			}
 		}
 		return true
-	})
+	}
+	walk(body)
 }
 
 // funcAliases finds the local variables of body that are bound once to a
@@ -638,7 +681,11 @@ func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bo
 			return
 		}
 	}
-	e := graphdb.Edge{From: from, To: id, Kind: graphdb.EdgeCalls, File: x.sf.rel, Line: line}
+	kind := graphdb.EdgeCalls
+	if ref {
+		kind = graphdb.EdgeReferences
+	}
+	e := graphdb.Edge{From: from, To: id, Kind: kind, File: x.sf.rel, Line: line}
 	x.cur.edges = append(x.cur.edges, e)
 	iface := false
 	if recv := fn.Origin().Type().(*types.Signature).Recv(); recv != nil {

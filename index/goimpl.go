@@ -32,8 +32,18 @@ const attrMethodSets = "go.methodsets"
 const attrEmbeds = "go.embeds"
 
 // methodSets computes the fingerprints of the package-level named types of
-// pkg. Generic types, aliases, empty interfaces, constraint interfaces and
-// types without methods are skipped: they take part in no implements edge.
+// pkg. Aliases, empty interfaces, constraint interfaces and types without
+// methods are skipped: they take part in no implements edge.
+//
+// DESIGN: generic types take part through their generic declaration. A
+// type parameter is printed as its position ($0, $1…), so the lines of
+// G[T] mentioning no parameter match non-generic interfaces exactly (every
+// instantiation of G implements them), and G[E] matches a generic
+// interface I[T] when their methods agree with parameters taken by
+// position: G[X] implements I[X] for every X. Instantiations with other
+// argument orders, and a non-generic type implementing one instantiation
+// of a generic interface (IntStack implementing Stack[int]), are not
+// found.
 func methodSets(pkg *types.Package) []methodSet {
 	var out []methodSet
 	scope := pkg.Scope()
@@ -43,7 +53,7 @@ func methodSets(pkg *types.Package) []methodSet {
 			continue
 		}
 		n, ok := tn.Type().(*types.Named)
-		if !ok || n.TypeParams().Len() > 0 {
+		if !ok {
 			continue
 		}
 		id := symID(pkg.Path() + "." + name)
@@ -155,7 +165,9 @@ func writeType(b *strings.Builder, t types.Type, depth int) {
 			b.WriteByte(']')
 		}
 	case *types.TypeParam:
-		b.WriteString(t.Obj().Name())
+		// By position, not name: G[E] and I[T] correspond when their
+		// methods use their first type parameter alike (see methodSets).
+		b.WriteString("$" + strconv.Itoa(t.Index()))
 	case *types.Struct:
 		b.WriteString("struct{")
 		for i := 0; i < t.NumFields(); i++ {
@@ -268,11 +280,13 @@ func decodeMethodSets(pkgPath, s string) []methodSet {
 	return out
 }
 
-// implementsEdges computes every (concrete type → interface) pair whose
-// method sets satisfy the interface, from fingerprints alone. Sorted.
+// implementsEdges computes every (type → interface) pair whose method
+// sets satisfy the interface, from fingerprints alone: concrete types, and
+// interfaces whose method set includes another's (io.ReadWriter →
+// io.Reader; never an interface to itself). Sorted.
 func implementsEdges(sets []methodSet) []graphdb.Edge {
-	// Index concrete types by method line; an interface's candidates are
-	// the types having its rarest line.
+	// Index types by method line; an interface's candidates are the types
+	// having its rarest line.
 	byLine := map[string][]int{}
 	var ifaces []methodSet
 	var concrete []map[string]bool
@@ -280,7 +294,6 @@ func implementsEdges(sets []methodSet) []graphdb.Edge {
 	for _, ms := range sets {
 		if ms.iface {
 			ifaces = append(ifaces, ms)
-			continue
 		}
 		set := make(map[string]bool, len(ms.lines))
 		for _, l := range ms.lines {
@@ -306,7 +319,7 @@ func implementsEdges(sets []methodSet) []graphdb.Edge {
 					break
 				}
 			}
-			if ok {
+			if ok && concreteIDs[ci] != it.id {
 				out = append(out, graphdb.Edge{From: concreteIDs[ci], To: it.id, Kind: graphdb.EdgeImplements})
 			}
 		}

@@ -55,6 +55,11 @@ type gpkg struct {
 	tpkg    *types.Package
 	users   atomic.Int32 // packages still to check that import this one
 	key     string       // depCache key of a dependency outside the repository ("" if none)
+	// testdata: a root whose files all lie under testdata. It is extracted
+	// only when it lists, parses and type-checks without error; otherwise
+	// checkOne sets failed and its files are indexed from syntax.
+	testdata bool
+	failed   bool
 }
 
 // parsed is one cached parse, shared by the variants of a package (the
@@ -128,8 +133,9 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		for rel := range j.tree.files {
 			goDirs[path.Dir(rel)] = true
 		}
+		testdata := j.tree.testdataDirs()
 		for dir := range loadDirs {
-			if isTestdata(dir+"/") || !goDirs[dir] {
+			if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
 				delete(loadDirs, dir)
 				continue
 			}
@@ -263,7 +269,7 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 		if r.rewritten[p] {
 			continue
 		}
-		re := j.full || (first && (j.changed[p] || j.deleted[p])) || (!rec.IsPseudo() && loadDirs[path.Dir(p)] && !isTestdata(p))
+		re := j.full || (first && (j.changed[p] || j.deleted[p])) || (!rec.IsPseudo() && loadDirs[path.Dir(p)])
 		if !re {
 			continue
 		}
@@ -287,6 +293,23 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 		return nil, err
 	}
 	d.phases["check"] += int64(time.Since(t1))
+	// Testdata packages that did not type-check go to the syntax-only
+	// path below with the files no package claims.
+	kept := roots[:0]
+	for _, p := range roots {
+		if !p.failed {
+			kept = append(kept, p)
+			continue
+		}
+		for _, f := range p.meta.GoFiles {
+			if rel, ok := r.rel(f); ok {
+				delete(claimed, rel)
+			}
+		}
+		delete(r.inRepo, p.meta.PkgPath)
+		delete(r.reloaded, p.meta.PkgPath)
+	}
+	roots = kept
 	d.packages += len(roots)
 
 	// Files no package claims: testdata, directories outside any module,
@@ -420,33 +443,40 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 	var out []listGroup
 	mods := append([]module(nil), t.modules...)
 	sort.Slice(mods, func(i, j int) bool { return mods[i].dir < mods[j].dir })
+	var testdata map[string]bool
+	if r.j.full {
+		testdata = t.testdataDirs()
+	}
 	for _, m := range mods {
 		var pats []string
+		want := loadDirs
 		if r.j.full && !t.walkFailedIn(m) {
+			// "./..." skips testdata: those directories are named.
 			pats = []string{"./..."}
-		} else {
-			want := loadDirs
-			if r.j.full {
-				// "./..." fails as a whole on a directory it cannot read
-				// (a path too long to open) and lists nothing: name the
-				// package directories the scan found instead.
-				want = t.goDirs()
+			want = testdata
+		} else if r.j.full {
+			// "./..." fails as a whole on a directory it cannot read
+			// (a path too long to open) and lists nothing: name the
+			// package directories the scan found instead.
+			want = t.goDirs()
+			for dir := range testdata {
+				want[dir] = true
 			}
-			var dirs []string
-			for dir := range want {
-				if mm, _ := t.moduleOf(dir); mm.dir == m.dir {
-					dirs = append(dirs, dir)
-				}
+		}
+		var dirs []string
+		for dir := range want {
+			if mm, _ := t.moduleOf(dir); mm.dir == m.dir {
+				dirs = append(dirs, dir)
 			}
-			sort.Strings(dirs)
-			for _, dir := range dirs {
-				if dir == m.dir {
-					pats = append(pats, ".")
-				} else if m.dir == "." {
-					pats = append(pats, "./"+dir)
-				} else {
-					pats = append(pats, "./"+strings.TrimPrefix(dir, m.dir+"/"))
-				}
+		}
+		sort.Strings(dirs)
+		for _, dir := range dirs {
+			if dir == m.dir {
+				pats = append(pats, ".")
+			} else if m.dir == "." {
+				pats = append(pats, "./"+dir)
+			} else {
+				pats = append(pats, "./"+strings.TrimPrefix(dir, m.dir+"/"))
 			}
 		}
 		if len(pats) == 0 {
@@ -542,6 +572,16 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 			if p.ID == p.PkgPath && variant[p.PkgPath] {
 				continue // its test variant holds the same files and more
 			}
+			// A package with no Go file left (all excluded) is placed by
+			// its import path, which mirrors its directory.
+			td := len(p.GoFiles) > 0 || isTestdata(p.PkgPath+"/")
+			for _, f := range p.GoFiles {
+				rel, ok := r.rel(f)
+				td = td && ok && isTestdata(rel)
+			}
+			if td && len(p.Errors) > 0 {
+				continue // testdata that does not build: its files are indexed from syntax
+			}
 			r.packageErrors(p)
 			inside := false
 			for _, f := range p.GoFiles {
@@ -558,7 +598,7 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 			}
 			seenPath[p.PkgPath] = p.ID
 			gp := conv(p)
-			gp.root = true
+			gp.root, gp.testdata = true, td
 			roots = append(roots, gp)
 		}
 	}

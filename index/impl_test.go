@@ -4,6 +4,7 @@ import (
 	"go/types"
 	"os"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,10 +13,13 @@ import (
 
 // TestImplementsMatchesGoTypes checks the fingerprint-based implements
 // edges against types.Implements over every (concrete named type,
-// interface) pair of each sample repository, the interfaces declared
-// outside the repository that it references included.
+// interface) and (interface, other interface) pair of each sample
+// repository, the interfaces declared outside the repository that it
+// references included. Generic types are compared as the indexer defines
+// them: instantiated with the same distinct arguments by position
+// (G[A0, A1] against I[A0]).
 func TestImplementsMatchesGoTypes(t *testing.T) {
-	repos := []string{"extiface", "iface", "embedding", "generics", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
+	repos := []string{"extiface", "iface", "embedding", "generics", "genimpl", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
 	for _, repo := range repos {
 		t.Run(repo, func(t *testing.T) {
 			t.Parallel()
@@ -68,9 +72,6 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 						continue
 					}
 					n := tn.Type().(*types.Named)
-					if n.TypeParams().Len() > 0 {
-						continue
-					}
 					id := string(symID(p.PkgPath + "." + name))
 					if it, ok := n.Underlying().(*types.Interface); ok {
 						if it.NumMethods() > 0 && it.IsMethodSet() {
@@ -84,8 +85,16 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 			var want, got []string
 			for _, c := range concrete {
 				for _, i := range ifaces {
-					if types.Implements(types.NewPointer(c.t), i.t.Underlying().(*types.Interface)) {
+					if types.Implements(types.NewPointer(instantiate(t, c.t)), instantiate(t, i.t).Underlying().(*types.Interface)) {
 						want = append(want, c.id+" -> "+i.id)
+					}
+				}
+			}
+			// Interfaces satisfying other interfaces.
+			for _, a := range ifaces {
+				for _, i := range ifaces {
+					if a.id != i.id && types.Implements(instantiate(t, a.t), instantiate(t, i.t).Underlying().(*types.Interface)) {
+						want = append(want, a.id+" -> "+i.id)
 					}
 				}
 			}
@@ -129,3 +138,33 @@ func TestMethodSetsRoundTrip(t *testing.T) {
 }
 
 func cfgEnv() []string { return os.Environ() }
+
+// instantiate returns n itself when it is not generic, else n instantiated
+// with the distinct types A0, A1… (no constraint check: the indexer's
+// positional correspondence is what is compared).
+func instantiate(t *testing.T, n *types.Named) types.Type {
+	tps := n.TypeParams()
+	if tps.Len() == 0 {
+		return n
+	}
+	args := make([]types.Type, tps.Len())
+	for i := range args {
+		args[i] = posArgs[i]
+	}
+	inst, err := types.Instantiate(nil, n, args, false)
+	if err != nil {
+		t.Fatalf("instantiate %s: %v", n, err)
+	}
+	return inst
+}
+
+// posArgs are distinct named types standing for type arguments by position.
+var posArgs = func() []types.Type {
+	pkg := types.NewPackage("example.com/args", "args")
+	var out []types.Type
+	for i := range 8 {
+		tn := types.NewTypeName(0, pkg, "A"+strconv.Itoa(i), nil)
+		out = append(out, types.NewNamed(tn, types.Typ[types.Int], nil))
+	}
+	return out
+}()

@@ -79,6 +79,36 @@ func TestIncremental(t *testing.T) {
 			mustLack:     "go:example.com/tests/p.Gen",
 		},
 		{
+			name: "testdata package gains a call",
+			repo: "testdatapkg",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "lib/testdata/good/main.go", strings.Replace(readFile(t, root, "lib/testdata/good/main.go"),
+					"println(run())", "println(run(), lib.Helper())", 1))
+			},
+			wantPackages: 1,
+			mustContain:  "edge calls go:example.com/td/lib/testdata/good.main -> go:example.com/td/lib.Helper @lib/testdata/good/main.go:16",
+		},
+		{
+			name: "testdata package stops compiling: indexed from syntax",
+			repo: "testdatapkg",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "lib/testdata/good/extra.go", "package main\n\nfunc run() int { return 3 }\n")
+			},
+			wantPackages: 0,
+			mustContain:  "node go:lib/testdata/good/main.go:run function/",
+			mustLack:     "go:pkg:example.com/td/lib/testdata/good",
+		},
+		{
+			name: "broken testdata directory is fixed: indexed as a package",
+			repo: "testdatapkg",
+			edit: func(t *testing.T, root string) {
+				removeFile(t, root, "lib/testdata/broken/a.go")
+			},
+			wantPackages: 1,
+			wantDeleted:  1,
+			mustContain:  "edge calls go:example.com/td/lib/testdata/broken.main -> go:example.com/td/lib/testdata/broken.helper @lib/testdata/broken/b.go:3",
+		},
+		{
 			name: "rename a file",
 			repo: "calls",
 			edit: func(t *testing.T, root string) {

@@ -15,8 +15,10 @@ import (
 
 // FormatVersion is the index format this package writes. A store holding
 // another version is re-indexed from scratch. go-2: calls in package-level
-// variable initialisers (synthetic "#vars" callers).
-const FormatVersion = "go-3"
+// variable initialisers (synthetic "#vars" callers). go-4: references
+// edges, implements edges of generic types and between interfaces,
+// testdata packages that type-check indexed as packages.
+const FormatVersion = "go-4"
 
 // Meta keys written by Run.
 const (

@@ -339,6 +339,40 @@ func (t *tree) goDirs() map[string]bool {
 	return out
 }
 
+// testdataDirs returns the directories under testdata holding Go files
+// that belong to a listed module: go list loads them when named (only
+// its wildcards skip testdata), and those that type-check are indexed as
+// packages. A directory inside a nested module of its own (a go.mod
+// under testdata) or ignored by the go command ("_x") is left out.
+func (t *tree) testdataDirs() map[string]bool {
+	out := map[string]bool{}
+	checked := map[string]bool{}
+	for rel := range t.files {
+		dir := path.Dir(rel)
+		if !isTestdata(rel) || goIgnored(rel) || checked[dir] {
+			continue
+		}
+		checked[dir] = true
+		m, ok := t.moduleOf(dir)
+		if !ok || t.nestedModule(m.dir, dir) {
+			continue
+		}
+		out[dir] = true
+	}
+	return out
+}
+
+// nestedModule reports whether a go.mod lies in dir or a parent of it
+// below modDir: the directory belongs to a module the scan does not list.
+func (t *tree) nestedModule(modDir, dir string) bool {
+	for d := dir; d != modDir && d != "." && d != "/"; d = path.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(d), "go.mod")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // hasGo reports whether the tree holds Go code for the Go frontend.
 func (t *tree) hasGo() bool {
 	return len(t.files) > 0 || len(t.modules) > 0 || t.work != nil

@@ -193,14 +193,24 @@ func FormatGraph(op graphdb.Op, target string, depth int, results []graphdb.Resu
 	}
 	fmt.Fprintf(&b, "%s of %s (depth %d):\n", title, target, depth)
 	names := qnames(results)
-	multi := results[len(results)-1].Depth > 1
+	multi := false
+	for _, r := range results {
+		multi = multi || r.Depth > 1
+	}
 	cur := 0
 	shown := 0
 	for i, r := range results {
 		if limit > 0 && shown >= limit {
 			break
 		}
-		if multi && r.Depth != cur {
+		switch {
+		case r.Relation == graphdb.RelReferenced:
+			// Listed after every depth of callers (graphdb.Query).
+			if multi && cur != -1 {
+				cur = -1
+				b.WriteString("Referenced as a value (not called there):\n")
+			}
+		case multi && r.Depth != cur:
 			cur = r.Depth
 			fmt.Fprintf(&b, "Depth %d:\n", cur)
 		}
@@ -293,11 +303,15 @@ func resultLine(r graphdb.Result, names map[graphdb.NodeID]string) string {
 		if via == "" {
 			via = string(r.Via)
 		}
-		fmt.Fprintf(&b, "%s %s", rel, via)
+		if rel == graphdb.RelReferenced {
+			fmt.Fprintf(&b, "references %s as a value", via)
+		} else {
+			fmt.Fprintf(&b, "%s %s", rel, via)
+		}
 	}
 	// A call site always matters; for other relations the site is worth
 	// printing only when it is not just the node's own declaration.
-	isCall := r.Relation == "calls" || r.Relation == "called by"
+	isCall := r.Relation == "calls" || r.Relation == "called by" || r.Relation == graphdb.RelRecursive || r.Relation == graphdb.RelReferenced
 	if r.File != "" && r.Line > 0 && (isCall || r.File != r.Node.File || r.Line != r.Node.StartLine) {
 		fmt.Fprintf(&b, " at %s:%d", r.File, r.Line)
 	}

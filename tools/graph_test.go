@@ -243,3 +243,33 @@ func TestAnswerGraphErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatGraphRecursionAndReferences: a recursive target is its own
+// caller, and functions using the target as a value are listed after the
+// callers of every depth, each with its site.
+func TestFormatGraphRecursionAndReferences(t *testing.T) {
+	t.Parallel()
+	fn := func(q, file string, line int) graphdb.Node {
+		return graphdb.Node{ID: graphdb.NodeID("go:" + q), Kind: graphdb.KindFunction, QName: q, File: file, StartLine: line}
+	}
+	f, g, h := fn("p.F", "a.go", 3), fn("p.G", "a.go", 10), fn("p.H", "b.go", 1)
+	results := []graphdb.Result{
+		{Node: f, Depth: 1, Relation: graphdb.RelRecursive, Via: f.ID, File: "a.go", Line: 5},
+		{Node: g, Depth: 1, Relation: "calls", Via: f.ID, File: "a.go", Line: 11},
+		{Node: h, Depth: 2, Relation: "calls", Via: g.ID, File: "b.go", Line: 2},
+		{Node: h, Depth: 1, Relation: graphdb.RelReferenced, Via: f.ID, File: "b.go", Line: 4},
+	}
+	got := FormatGraph(graphdb.OpCallers, "p.F", 2, results, 0)
+	want := `Callers of p.F (depth 2):
+Depth 1:
+1. p.F (a.go:3) function — calls itself (recursive) at a.go:5
+2. p.G (a.go:10) function — calls at a.go:11
+Depth 2:
+3. p.H (b.go:1) function — calls p.G at b.go:2
+Referenced as a value (not called there):
+4. p.H (b.go:1) function — referenced as a value at b.go:4
+Use read to fetch full code for any of these files.`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}

@@ -31,6 +31,9 @@ blast-radius takes one or more targets and lists direct callers, transitive call
 default 4), tests that reach them, affected files and a risk score 0–100 (formula: go doc
 github.com/relayhq/relay/graphdb RiskScore).
 
+relay graph export writes the whole graph as JSON lines, GraphML or ArangoDB import files
+(relay graph export --help).
+
 --json prints {operation, target, depth, results[], total, truncated, risk, affected_files, tests};
 each result has qname, loc, file, line, kind, relation, depth, via, site_file, site_line.`,
 		Example: `  relay graph callers Service.Send --depth 2
@@ -86,6 +89,7 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 	cmd.Flags().IntVar(&depth, "depth", 0, "hops to follow (default 1; blast-radius 4; at most 5)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "list at most N results (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of prose")
+	cmd.AddCommand(newGraphExportCmd(g))
 	return cmd
 }
 

@@ -70,6 +70,8 @@ func TestQueryGolden(t *testing.T) {
 		{"traverse_out.aql", traverseQuery("go:ex/a.Server", []graphdb.EdgeKind{graphdb.EdgeParamOf, graphdb.EdgeImplements}, graphdb.Outbound, 1)},
 		{"files.aql", filesQuery()},
 		{"stats.aql", statsQuery()},
+		{"scan_nodes.aql", scanNodesQuery()},
+		{"scan_edges.aql", scanEdgesQuery()},
 		{"owners.aql", ownersQuery("c.go", []string{docKey("go:ex/a.New")})},
 		{"remove_owned.aql", removeOwnedQuery(colEdges, "b.go")},
 		{"lock_acquire.aql", acquireLockQuery("host:1:ab", 1_000, 61_000)},
@@ -90,7 +92,7 @@ func TestQueryBindVars(t *testing.T) {
 		findSymbolsQuery(graphdb.SymbolQuery{Name: "n"}),
 		neighborsQuery("x", graphdb.EdgeCalls, graphdb.Inbound),
 		traverseQuery("x", []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Outbound, 2),
-		filesQuery(), statsQuery(), ownersQuery("p", []string{"k"}), removeOwnedQuery(colNodes, "p"),
+		filesQuery(), statsQuery(), scanNodesQuery(), scanEdgesQuery(), ownersQuery("p", []string{"k"}), removeOwnedQuery(colNodes, "p"),
 		acquireLockQuery("h", 1, 2), renewLockQuery("h", 2), releaseLockQuery("h"),
 	}
 	for _, q := range qs {

@@ -39,6 +39,11 @@
 // region, and the exact graphdb.TraverseNeighbors answer (which node is
 // reached through which edge) is replayed over it in memory (traverse.go).
 //
+// ScanNodes and ScanEdges (graphdb.Scanner, what relay graph export
+// reads) stream one AQL cursor each (stream: true), in the server's order.
+// ExportImport writes the documents this package stores as arangoimport
+// JSONL, so a graph can be loaded without the relay writer.
+//
 // # Writes and their limits
 //
 // A Tx is an ArangoDB stream transaction over nodes, edges, files and meta;

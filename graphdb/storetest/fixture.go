@@ -41,7 +41,8 @@ func edge(from, to graphdb.NodeID, kind graphdb.EdgeKind, file string, line int)
 }
 
 // fixture is a two-package repository with a call cycle (Main ⇄ loop and
-// loop → loop), a dangling call (Main → gone.F), three nodes named Serve, a
+// loop → loop), a dangling call (Main → gone.F), a reference (Main uses
+// helper as a value), three nodes named Serve, a
 // test file and a pseudo-owner for implements edges.
 func fixture() []owner {
 	server := node(idServer, graphdb.KindType, "struct", "Server", "ex/a.Server", "a.go:Server", "a.go", 3, 10)
@@ -113,6 +114,7 @@ func fixture() []owner {
 				edge(idMain, idServe, graphdb.EdgeCalls, "b.go", 7),
 				edge(idMain, idLoop, graphdb.EdgeCalls, "b.go", 8),
 				edge(idMain, idGone, graphdb.EdgeCalls, "b.go", 9),
+				edge(idMain, idHelper, graphdb.EdgeReferences, "b.go", 10),
 				edge(idLoop, idLoop, graphdb.EdgeCalls, "b.go", 18),
 				edge(idLoop, idMain, graphdb.EdgeCalls, "b.go", 19),
 				edge(idBServe, idServe, graphdb.EdgeCalls, "b.go", 28),

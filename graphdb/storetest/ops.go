@@ -159,6 +159,7 @@ func testQuery(t *testing.T, s graphdb.Store) {
 		{graphdb.OpCallers, idHelper, 1, 0, []graphdb.Result{
 			res(idServe, 1, "calls", idHelper, "a.go", 14),
 			res(idNew, 1, "calls", idHelper, "a.go", 28),
+			res(idMain, 1, graphdb.RelReferenced, idHelper, "b.go", 10),
 		}},
 		{graphdb.OpCallers, idHelper, 3, 0, []graphdb.Result{
 			res(idServe, 1, "calls", idHelper, "a.go", 14),
@@ -167,6 +168,15 @@ func testQuery(t *testing.T, s graphdb.Store) {
 			res(idBServe, 2, "calls", idServe, "b.go", 28),
 			res(idLoop, 3, "calls", idMain, "b.go", 19),
 			res(idTest, 3, "calls", idMain, "b_test.go", 5),
+			res(idMain, 1, graphdb.RelReferenced, idHelper, "b.go", 10),
+		}},
+		{graphdb.OpCallers, idLoop, 1, 0, []graphdb.Result{
+			res(idMain, 1, "calls", idLoop, "b.go", 8),
+			res(idLoop, 1, graphdb.RelRecursive, idLoop, "b.go", 18),
+		}},
+		{graphdb.OpCallees, idLoop, 1, 0, []graphdb.Result{
+			res(idMain, 1, "called by", idLoop, "b.go", 19),
+			res(idLoop, 1, graphdb.RelRecursive, idLoop, "b.go", 18),
 		}},
 		{graphdb.OpCallers, idHelper, 3, 2, []graphdb.Result{
 			res(idServe, 1, "calls", idHelper, "a.go", 14),
@@ -179,7 +189,7 @@ func testQuery(t *testing.T, s graphdb.Store) {
 			res(idHelper, 2, "called by", idNew, "a.go", 28),
 		}},
 		{graphdb.OpImplementations, idHandler, 2, 0, []graphdb.Result{
-			res(idServer, 1, "implements", idHandler, "a.go", 3),
+			res(idServer, 1, "implements (only *Server: pointer receivers)", idHandler, "a.go", 3),
 		}},
 		{graphdb.OpMethods, idServer, 5, 0, []graphdb.Result{
 			res(idAddr, 1, "member of", idServer, "a.go", 4),
@@ -298,23 +308,26 @@ func testBlastRadius(t *testing.T, s graphdb.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	test := res(idTest, 3, idMain, "b_test.go", 5)
+	// Main uses helper as a value: a direct referrer (references count).
+	test := res(idTest, 2, idMain, "b_test.go", 5)
+	ref := res(idMain, 1, idHelper, "b.go", 10)
+	ref.Relation = graphdb.RelReferenced
 	want := graphdb.Blast{
 		Targets: []graphdb.Node{nodes[idHelper]},
 		Direct: []graphdb.Result{
 			res(idServe, 1, idHelper, "a.go", 14),
 			res(idNew, 1, idHelper, "a.go", 28),
+			ref,
 		},
 		Transitive: []graphdb.Result{
-			res(idMain, 2, idServe, "b.go", 7),
+			res(idLoop, 2, idMain, "b.go", 19),
 			res(idBServe, 2, idServe, "b.go", 28),
-			res(idLoop, 3, idMain, "b.go", 19),
 			test,
 		},
 		Files:    []string{"a.go", "b.go", "b_test.go"},
 		Tests:    []graphdb.Result{test},
 		MaxDepth: graphdb.DefaultBlastDepth,
-		Risk:     graphdb.RiskScore(2, 4, 3, false, false),
+		Risk:     graphdb.RiskScore(3, 3, 3, false, false),
 	}
 	if diff := cmp.Diff(want, got, nodeOpts); diff != "" {
 		t.Errorf("BlastRadius(helper) mismatch (-want +got):\n%s", diff)
@@ -358,7 +371,7 @@ func testBlastRadius(t *testing.T, s graphdb.Store) {
 		Targets: []graphdb.Node{nodes[idHelper], nodes[idServe]},
 		Direct: []graphdb.Result{
 			res(idNew, 1, idHelper, "a.go", 28),
-			res(idMain, 1, idServe, "b.go", 7),
+			ref, // Main reaches helper (the first target) by its reference before Serve by its call
 			res(idBServe, 1, idServe, "b.go", 28),
 			{Node: d, Depth: 1, Relation: "calls via interface ex/a.Handler.Serve", Via: idServe, File: "d.go", Line: 4},
 		},

@@ -88,6 +88,12 @@ func testNeighbors(t *testing.T, s graphdb.Store) {
 			edge(idHelper, idNew, graphdb.EdgeDecoratedBy, "a.go", 31),
 		}},
 		{"other kind is separate", idHelper, graphdb.EdgeInherits, graphdb.Inbound, 0, nil},
+		{"references inbound", idHelper, graphdb.EdgeReferences, graphdb.Inbound, 0, []graphdb.Edge{
+			edge(idMain, idHelper, graphdb.EdgeReferences, "b.go", 10),
+		}},
+		{"references outbound", idMain, graphdb.EdgeReferences, graphdb.Outbound, 0, []graphdb.Edge{
+			edge(idMain, idHelper, graphdb.EdgeReferences, "b.go", 10),
+		}},
 		{"missing node keeps edges from stored nodes", idGone, graphdb.EdgeCalls, graphdb.Inbound, 0, []graphdb.Edge{
 			edge(idMain, idGone, graphdb.EdgeCalls, "b.go", 9),
 		}},
@@ -206,8 +212,8 @@ func testStats(t *testing.T, s graphdb.Store) {
 	if diff := cmp.Diff(want, normStats(got)); diff != "" {
 		t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 	}
-	if got.TotalNodes() != 16 || got.TotalEdges() != 23 {
-		t.Errorf("Stats totals = %d nodes, %d edges; want 16, 23 (dangling edges are stored and counted)", got.TotalNodes(), got.TotalEdges())
+	if got.TotalNodes() != 16 || got.TotalEdges() != 24 {
+		t.Errorf("Stats totals = %d nodes, %d edges; want 16, 24 (dangling edges are stored and counted)", got.TotalNodes(), got.TotalEdges())
 	}
 }
 

@@ -73,6 +73,7 @@ func RunFeatures(t *testing.T, open func(t *testing.T) graphdb.Store, f Features
 	}
 	t.Run("ConcurrentReaders", func(t *testing.T) { testConcurrentReaders(t, seeded(t)) })
 	t.Run("Traverse", func(t *testing.T) { testTraverse(t, seeded(t)) })
+	t.Run("Scan", func(t *testing.T) { testScan(t, seeded(t)) })
 	t.Run("TraverseAfterWrite", func(t *testing.T) { testTraverseAfterWrite(t, seeded(t)) })
 	t.Run("TraverseMulti", func(t *testing.T) { testTraverseMulti(t, seeded(t)) })
 	t.Run("Query", func(t *testing.T) { testQuery(t, seeded(t)) })

@@ -23,9 +23,10 @@
 //   - edges from init functions on both sides (ids differ by design; the
 //     variable-initialiser callers are not init functions);
 //   - the indexer's edges to interface methods (dynamic dispatch: static
-//     records none) and its reference edges for method values and method
-//     expressions that are not called (static sees them only inside the
-//     synthetic wrappers above).
+//     records none) and its references edges (a function, method value or
+//     method expression used as a value and not called there: static has
+//     no such edge, and sees method values only inside the synthetic
+//     wrappers above).
 //
 // static.CallGraph reaches closures only through static calls, so closures
 // that are only passed as values (sort.Slice callbacks, handlers) are
@@ -158,7 +159,7 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 		case e.Iface:
 			rep.Excluded["ours: interface dispatch"]++
 		case e.Ref:
-			rep.Excluded["ours: method value/expression reference"]++
+			rep.Excluded["ours: references (function or method used as a value)"]++
 		default:
 			ours[key(string(e.From), string(e.To), e.File, e.Line)] = true
 			if strings.HasSuffix(string(e.From), "#vars") {

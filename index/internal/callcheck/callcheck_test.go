@@ -47,7 +47,7 @@ func TestSample(t *testing.T) {
 	}
 	for _, reason := range []string{
 		"ours: interface dispatch",
-		"ours: method value/expression reference",
+		"ours: references (function or method used as a value)",
 		"ours: caller is init or blank func",
 		"static: callee is a closure",
 		"static: package initializer calls init func",
