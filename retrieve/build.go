@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/lines"
 )
 
 // IndexFile is the name of the retrieval index in the index directory
@@ -181,8 +182,8 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 				}
 				return nil
 			}
-			lang, _ := languageOf(rel)
-			lines := splitLines(string(data))
+			lang, _ := LanguageOf(rel)
+			ls := lines.Split(string(data))
 			key := hashString(string(data)) + "/" + graphHash[rel]
 			res := result{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
 			if of, ok := oldFiles[rel]; ok && of.Key == key {
@@ -196,14 +197,14 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 						return fmt.Errorf("symbols of %s: %w", rel, err)
 					}
 				}
-				res.chunks = chunkFile(rel, lang, lines, nodes)
+				res.chunks = chunkFile(rel, lang, ls, nodes)
 			}
 			if res.reused {
-				res.lines = lines
+				res.lines = ls
 			} else {
 				res.texts = make([]chunkText, len(res.chunks))
 				for j, c := range res.chunks {
-					res.texts[j] = textOf(c, lines)
+					res.texts[j] = textOf(c, ls)
 					res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
 				}
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/relayhq/relay/eval"
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
@@ -41,13 +42,13 @@ Instances that carry "repo": "MODULE@VERSION" can be checked out from the Go mod
 --materialize.
 
 Example:
-  relay eval --instances retrieve/testdata/devset/instances.jsonl --checkouts /tmp/devset --materialize`,
+  relay eval --instances eval/testdata/devset/instances.jsonl --checkouts /tmp/devset --materialize`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if instances == "" || checkouts == "" {
 				return usageErr(errors.New("eval needs --instances FILE.jsonl and --checkouts DIR"))
 			}
-			var localize retrieve.AgentLocalizer
+			var localize eval.AgentLocalizer
 			if agentMode {
 				baseURL, _, ok := llm.endpoint(g)
 				if !ok {
@@ -62,7 +63,7 @@ Example:
 			if err != nil {
 				return fmt.Errorf("open instances: %w", err)
 			}
-			insts, err := retrieve.LoadInstances(f)
+			insts, err := eval.LoadInstances(f)
 			f.Close()
 			if err != nil {
 				return fmt.Errorf("%s: %w", instances, err)
@@ -75,7 +76,7 @@ Example:
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return err
 				}
-				n, err := retrieve.MaterializeCheckouts(cmd.Context(), insts, dir)
+				n, err := eval.MaterializeCheckouts(cmd.Context(), insts, dir)
 				if err != nil {
 					return err
 				}
@@ -86,14 +87,14 @@ Example:
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				return usageErr(fmt.Errorf("--checkouts %s is not a directory (create it, or pass --materialize for instances with a repo)", dir))
 			}
-			rep, err := retrieve.RunEval(cmd.Context(), insts, retrieve.EvalOptions{
+			rep, err := eval.Run(cmd.Context(), insts, eval.Options{
 				Checkouts: dir,
 				Baseline:  baseline,
 				Agent:     localize,
 				Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
 					return prepareCheckout(ctx, g, root)
 				},
-				Progress: func(done, total int, r retrieve.InstanceResult) {
+				Progress: func(done, total int, r eval.InstanceResult) {
 					status := fmt.Sprintf("file rr %.2f", r.FileRR)
 					if r.Error != "" {
 						status = "error: " + r.Error

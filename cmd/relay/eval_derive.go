@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/relayhq/relay/eval"
 	"github.com/spf13/cobra"
-
-	"github.com/relayhq/relay/retrieve"
 )
 
 func newEvalDeriveCmd(g *globals) *cobra.Command {
@@ -68,11 +67,11 @@ Example:
 				return usageErr(errors.New("an instance needs both --id and --statement (or neither, to print only the gold answer)"))
 			}
 			var (
-				gold retrieve.Gold
+				gold eval.Gold
 				err  error
 			)
 			if byModule {
-				gold, err = retrieve.DeriveFromModules(cmd.Context(), module, from, to)
+				gold, err = eval.DeriveFromModules(cmd.Context(), module, from, to)
 			} else {
 				gold, err = deriveFromDiff(g, repo, diffFile)
 			}
@@ -94,7 +93,7 @@ Example:
 				enc.SetIndent("", "  ")
 				return enc.Encode(gold)
 			}
-			in := retrieve.Instance{ID: id, Problem: statement, GoldFiles: gold.Files, GoldFunctions: gold.Functions}
+			in := eval.Instance{ID: id, Problem: statement, GoldFiles: gold.Files, GoldFunctions: gold.Functions}
 			if byModule {
 				in.Repo = module + "@" + from
 			}
@@ -117,17 +116,17 @@ Example:
 	return cmd
 }
 
-func deriveFromDiff(g *globals, repo, diffFile string) (retrieve.Gold, error) {
+func deriveFromDiff(g *globals, repo, diffFile string) (eval.Gold, error) {
 	root, err := filepath.Abs(repo)
 	if err != nil {
-		return retrieve.Gold{}, err
+		return eval.Gold{}, err
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return retrieve.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
+		return eval.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
 	}
 	diffs, err := readDiff(g, diffFile, "--diff")
 	if err != nil {
-		return retrieve.Gold{}, err
+		return eval.Gold{}, err
 	}
-	return retrieve.GoldFromDiff(root, diffs)
+	return eval.GoldFromDiff(root, diffs)
 }

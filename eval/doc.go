@@ -1,0 +1,18 @@
+// Package eval owns the localization eval (`relay eval`): [Instance]s
+// (a problem statement and the gold files and functions of its fix, JSON
+// lines), [Score] and [Summarize] (file Acc@1/5/10, function Acc@5/10,
+// all/any, MRR), and [Run], which localizes each instance with the relay
+// pipeline (retrieve's Searcher.Localize), a plain BM25-over-files
+// baseline and, given an [AgentLocalizer], a model's cited locations
+// ([PredictFromCites]).
+//
+// [GoldFromDiff] and [DeriveFromModules] derive an instance's gold files
+// and functions from the real fix ([DiffTrees] diffs two source trees);
+// [MaterializeCheckouts] fills the checkouts from the module cache. Two
+// sets live in testdata: realset (real fixes of real Go projects, figures
+// in realset_stats.txt from TestRealSet) and devset (hand-written, figures
+// in eval_stats.txt from TestDevSet).
+//
+// eval imports graphdb, retrieve, udiff and index (for FuncLocName, so
+// derived gold names match the graph's); none imports it back.
+package eval
