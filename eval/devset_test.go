@@ -12,6 +12,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/retrieve"
 )
 
@@ -39,7 +40,8 @@ func TestDevSet(t *testing.T) {
 //
 //	RELAY_REALSET=/tmp/realset go test ./eval -run TestRealSet -v
 //
-// It writes per-instance results to testdata/realset_stats.txt.
+// It compares its figures with the golden ones in testdata/realset_stats.txt
+// as TestDevSet does (-update records a new run).
 func TestRealSet(t *testing.T) {
 	dir := os.Getenv("RELAY_REALSET")
 	if dir == "" {
@@ -139,8 +141,36 @@ func evalSet(t *testing.T, name, instancesPath, dir, statsPath, env string) {
 	}
 	t.Logf("%s (%d instances):\n%s", name, len(insts), table.String())
 	out := fmt.Sprintf("# %s localization (go test ./eval -run %s with %s set)\n\n", name, t.Name(), env) + table.String() + "\n# relay, per instance\n" + stats.String()
-	if err := os.WriteFile(statsPath, []byte(out), 0o644); err != nil {
+	checkFigures(t, statsPath, out)
+}
+
+// checkFigures compares a run's figures with the golden ones in statsPath
+// (eval.CompareFigures): a worse rank or figure fails, a better one asks
+// for -update, which rewrites the file.
+func checkFigures(t *testing.T, statsPath, out string) {
+	t.Helper()
+	if testutil.Update() {
+		if err := os.WriteFile(statsPath, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	golden, err := os.ReadFile(statsPath)
+	if err != nil {
+		t.Fatalf("%v (run with -update to record the figures)", err)
+	}
+	ch, err := eval.CompareFigures(string(golden), out)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, w := range ch.Worse {
+		t.Errorf("worse than %s: %s", statsPath, w)
+	}
+	if len(ch.Better) > 0 {
+		t.Logf("better than %s (record with -update):\n%s", statsPath, strings.Join(ch.Better, "\n"))
+	}
+	if t.Failed() {
+		t.Logf("figures of this run:\n%s", out)
 	}
 }
 
