@@ -55,7 +55,7 @@ func TestCompareFigures(t *testing.T) {
 			got:    edit(pflag03, strings.Replace(pflag03, "flag.go,verify/all.sh,errors.go", "flag.go,errors.go,verify/all.sh", 1)),
 			better: []string{"instance pflag-03: top_files flag.go,errors.go,verify/all.sh, golden flag.go,verify/all.sh,errors.go (ranks unchanged)"}},
 		{name: "a lower summary figure fails, a higher one asks for -update",
-			got: edit(relayRow, strings.Replace(strings.Replace(relayRow, "48.5", "45.5", 1), "0.722", "0.730", 1)),
+			got:    edit(relayRow, strings.Replace(strings.Replace(relayRow, "48.5", "45.5", 1), "0.722", "0.730", 1)),
 			worse:  []string{"method relay: f.all1 45.5, golden 48.5"},
 			better: []string{"method relay: fn.mrr 0.73, golden 0.722"}},
 		{name: "a changed instance count fails",
