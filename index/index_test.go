@@ -84,7 +84,7 @@ func dump(t *testing.T, st graphdb.Store) string {
 		q := graphdb.SymbolQuery{File: f.Path}
 		if f.IsPseudo() {
 			if ms, ok := st.(*memStore); ok && f.Path == implOwner {
-				for _, n := range ms.ownedBy(f.Path) {
+				for _, n := range ms.Owned(f.Path) {
 					nodes[n.ID] = n // external interfaces
 				}
 			}

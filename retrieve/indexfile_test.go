@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
 // builtIndex materialises testdata/repo.txtar, builds its index and returns
 // the root, the graph, the index file and the top hits of a query.
-func builtIndex(t *testing.T) (root string, g *testutil.MemGraph, idx string, top []string) {
+func builtIndex(t *testing.T) (root string, g *memstore.Store, idx string, top []string) {
 	t.Helper()
 	root = testutil.WriteTxtar(t, "testdata/repo.txtar")
 	g = testutil.FakeIndex(t, root)
@@ -33,7 +34,7 @@ func builtIndex(t *testing.T) (root string, g *testutil.MemGraph, idx string, to
 
 const damageQuery = "retry the upload when the server is slow"
 
-func searchTop(t *testing.T, root string, g *testutil.MemGraph) []string {
+func searchTop(t *testing.T, root string, g *memstore.Store) []string {
 	t.Helper()
 	s, err := Open(root, g, OpenOptions{})
 	if err != nil {

@@ -13,12 +13,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
 // testRepo materialises testdata/repo.txtar, indexes it with the fake
 // graph, builds the retrieval index and opens a Searcher.
-func testRepo(t *testing.T, emb Embedder) (string, *testutil.MemGraph, *Searcher) {
+func testRepo(t *testing.T, emb Embedder) (string, *memstore.Store, *Searcher) {
 	t.Helper()
 	root := testutil.WriteTxtar(t, "testdata/repo.txtar")
 	g := testutil.FakeIndex(t, root)

@@ -8,19 +8,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
-// multiGraph is a MemGraph with a "native" multi-source traversal that
+// multiGraph is a Store with a "native" multi-source traversal that
 // counts its calls.
 type multiGraph struct {
-	*testutil.MemGraph
+	*memstore.Store
 	multi int
 }
 
 func (g *multiGraph) TraverseMulti(ctx context.Context, starts []graphdb.NodeID, kinds []graphdb.EdgeKind, dir graphdb.Direction, depth, limit int) ([]graphdb.Hop, error) {
 	g.multi++
-	return graphdb.TraverseMultiNeighbors(ctx, g.MemGraph, starts, kinds, dir, depth, limit)
+	return graphdb.TraverseMultiNeighbors(ctx, g.Store, starts, kinds, dir, depth, limit)
 }
 
 // TestBlastRadiusCached checks that the review's cached reader gives the
@@ -32,9 +33,17 @@ func TestBlastRadiusCached(t *testing.T) {
 	t.Parallel()
 	g := testutil.FakeIndex(t, testutil.WriteTxtar(t, "../retrieve/testdata/repo.txtar"))
 	var all []graphdb.NodeID
-	for id, n := range g.NodeMap {
-		if n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindMember {
-			all = append(all, id)
+	files, err := g.Files(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		ns, err := g.FindSymbols(t.Context(), graphdb.SymbolQuery{File: f.Path, Kinds: []graphdb.NodeKind{graphdb.KindFunction, graphdb.KindMember}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			all = append(all, n.ID)
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
@@ -45,7 +54,7 @@ func TestBlastRadiusCached(t *testing.T) {
 		{p + "config.Config.Validate", p + "storage.BlobStore.Get", p + "storage.RetryWithBackoff", p + "storage.BlobStore.Put"},
 		all,
 	}
-	native := &multiGraph{MemGraph: g}
+	native := &multiGraph{Store: g}
 	callers := 0
 	for _, depth := range []int{1, 2, 4} {
 		for _, ids := range sets {

@@ -8,29 +8,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
 // countingReader counts the calls that reach the backend.
 type countingReader struct {
-	*testutil.MemGraph
+	*memstore.Store
 	calls int
 }
 
 func (c *countingReader) Node(ctx context.Context, id graphdb.NodeID) (graphdb.Node, error) {
 	c.calls++
-	return c.MemGraph.Node(ctx, id)
+	return c.Store.Node(ctx, id)
 }
 
 func (c *countingReader) FindSymbols(ctx context.Context, q graphdb.SymbolQuery) ([]graphdb.Node, error) {
 	c.calls++
-	return c.MemGraph.FindSymbols(ctx, q)
+	return c.Store.FindSymbols(ctx, q)
 }
 
 func TestCachedReader(t *testing.T) {
 	t.Parallel()
 	g := testutil.FakeIndex(t, testutil.WriteTxtar(t, "../retrieve/testdata/repo.txtar"))
-	back := &countingReader{MemGraph: g}
+	back := &countingReader{Store: g}
 	c := newCachedReader(back)
 	ctx := t.Context()
 	id := graphdb.NodeID("example.com/m/storage.RetryWithBackoff")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/udiff"
 
@@ -256,7 +257,7 @@ func TestReviewInnermost(t *testing.T) {
 	t.Parallel()
 	cls := graphdb.Node{ID: "py:m.C", Kind: graphdb.KindType, SubKind: "class", Name: "C", QName: "m.C", File: "m.py", Loc: "m.py:C", StartLine: 1, EndLine: 10}
 	meth := graphdb.Node{ID: "py:m.C.f", Kind: graphdb.KindMember, SubKind: "method", Name: "f", QName: "m.C.f", File: "m.py", Loc: "m.py:C.f", StartLine: 3, EndLine: 5}
-	g := &testutil.MemGraph{NodeMap: map[graphdb.NodeID]graphdb.Node{cls.ID: cls, meth.ID: meth}}
+	g := testutil.Graph(t, nil, []graphdb.Node{cls, meth}, nil)
 	for _, tc := range []struct {
 		line int
 		want []string
@@ -281,7 +282,7 @@ func TestReviewInnermost(t *testing.T) {
 
 // testRepo materialises the retrieve package's test repository, indexes it
 // with the fake graph and opens a searcher over it.
-func testRepo(t *testing.T) (string, *testutil.MemGraph, *retrieve.Searcher) {
+func testRepo(t *testing.T) (string, *memstore.Store, *retrieve.Searcher) {
 	t.Helper()
 	root := testutil.WriteTxtar(t, "../retrieve/testdata/repo.txtar")
 	g := testutil.FakeIndex(t, root)

@@ -1,6 +1,8 @@
 // Package testutil holds what the packages' tests share: golden files
-// ([Golden], honouring -update), txtar fixtures ([WriteTxtar]) and a small
-// Go code graph built with go/parser ([FakeIndex]).
+// ([Golden], honouring -update), txtar fixtures ([WriteTxtar]), and graphs
+// in the in-memory graphdb/memstore store: [Graph] from nodes and edges,
+// [FakeIndex] from a Go tree parsed with go/parser (no go/packages, so it
+// is fast and needs no module).
 package testutil
 
 import (
@@ -11,8 +13,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,93 +24,87 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
 )
 
-// MemGraph is an in-memory graphdb.Reader for tests.
-type MemGraph struct {
-	NodeMap  map[graphdb.NodeID]graphdb.Node
-	EdgeList []graphdb.Edge
-	FileList []graphdb.FileRecord
+// PseudoOwner owns what Graph and FakeIndex store outside any file record:
+// nodes of no listed file (modules) and edges from them.
+const PseudoOwner = "@testutil"
+
+// Graph stores files, nodes and edges in a new in-memory store
+// (graphdb/memstore) in one transaction. A node belongs to the record of
+// its File, or to PseudoOwner when no record has that path; an edge to the
+// owner of its From node.
+func Graph(t testing.TB, files []graphdb.FileRecord, nodes []graphdb.Node, edges []graphdb.Edge) *memstore.Store {
+	t.Helper()
+	type owned struct {
+		rec   graphdb.FileRecord
+		nodes []graphdb.Node
+		edges []graphdb.Edge
+	}
+	owners := map[string]*owned{}
+	var order []string
+	get := func(rec graphdb.FileRecord) *owned {
+		o, ok := owners[rec.Path]
+		if !ok {
+			o = &owned{rec: rec}
+			owners[rec.Path] = o
+			order = append(order, rec.Path)
+		}
+		return o
+	}
+	for _, f := range files {
+		get(f)
+	}
+	ownerOf := map[graphdb.NodeID]string{}
+	for _, n := range nodes {
+		path := n.File
+		if _, ok := owners[path]; !ok {
+			path = PseudoOwner
+		}
+		o := get(graphdb.FileRecord{Path: path})
+		o.nodes = append(o.nodes, n)
+		ownerOf[n.ID] = path
+	}
+	for _, e := range edges {
+		path, ok := ownerOf[e.From]
+		if !ok {
+			path = PseudoOwner
+		}
+		o := get(graphdb.FileRecord{Path: path})
+		o.edges = append(o.edges, e)
+	}
+	st := memstore.New()
+	t.Cleanup(func() { st.Close() })
+	ctx := context.Background()
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range order {
+		o := owners[path]
+		if err := tx.ReplaceFile(ctx, o.rec, o.nodes, o.edges); err != nil {
+			tx.Rollback()
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
-func (g *MemGraph) Node(_ context.Context, id graphdb.NodeID) (graphdb.Node, error) {
-	n, ok := g.NodeMap[id]
-	if !ok {
-		return graphdb.Node{}, fmt.Errorf("node %s: %w", id, graphdb.ErrNotFound)
-	}
-	return n, nil
-}
-
-func (g *MemGraph) Neighbors(_ context.Context, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Edge, error) {
-	var out []graphdb.Edge
-	for _, e := range g.EdgeList {
-		if e.Kind != kind {
-			continue
-		}
-		if (dir == graphdb.Outbound && e.From == id) || (dir == graphdb.Inbound && e.To == id) {
-			out = append(out, e)
-		}
-	}
-	graphdb.SortEdges(out)
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
-func (g *MemGraph) FindSymbols(_ context.Context, q graphdb.SymbolQuery) ([]graphdb.Node, error) {
-	if q.Empty() {
-		return nil, nil
-	}
-	var out []graphdb.Node
-	for _, n := range g.NodeMap {
-		if (q.ID != "" && n.ID != q.ID) || (q.QName != "" && n.QName != q.QName) || (q.Name != "" && n.Name != q.Name) ||
-			(q.Loc != "" && n.Loc != q.Loc) || (q.File != "" && n.File != q.File) {
-			continue
-		}
-		if q.Suffix != "" && n.QName != q.Suffix && !strings.HasSuffix(n.QName, "."+q.Suffix) && !strings.HasSuffix(n.QName, "/"+q.Suffix) {
-			continue
-		}
-		if len(q.Kinds) > 0 {
-			ok := false
-			for _, k := range q.Kinds {
-				ok = ok || n.Kind == k
-			}
-			if !ok {
-				continue
-			}
-		}
-		out = append(out, n)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		if out[i].StartLine != out[j].StartLine {
-			return out[i].StartLine < out[j].StartLine
-		}
-		return out[i].QName < out[j].QName
-	})
-	if q.Limit > 0 && len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out, nil
-}
-
-func (g *MemGraph) Files(context.Context) ([]graphdb.FileRecord, error) { return g.FileList, nil }
-
-func (g *MemGraph) Stats(context.Context) (graphdb.Stats, error) {
-	return graphdb.Stats{Files: len(g.FileList)}, nil
-}
-
-func (g *MemGraph) Meta(context.Context, string) (string, error) { return "", nil }
-
-// FakeIndex builds a MemGraph from the Go files under root with go/parser:
+// FakeIndex builds a graph (Graph) from the Go files under root with go/parser:
 // file, function, method and type nodes, parent edges, and call edges
 // resolved by name (good enough for tests). The module path is "example.com/m".
-func FakeIndex(t testing.TB, root string) *MemGraph {
+func FakeIndex(t testing.TB, root string) *memstore.Store {
 	t.Helper()
-	g := &MemGraph{NodeMap: map[graphdb.NodeID]graphdb.Node{}}
+	var g struct {
+		NodeMap  map[graphdb.NodeID]graphdb.Node
+		EdgeList []graphdb.Edge
+		FileList []graphdb.FileRecord
+	}
+	g.NodeMap = map[graphdb.NodeID]graphdb.Node{}
 	fset := token.NewFileSet()
 	type call struct {
 		from graphdb.NodeID
@@ -219,8 +217,9 @@ func FakeIndex(t testing.TB, root string) *MemGraph {
 			}
 		}
 	}
-	sort.Slice(g.FileList, func(i, j int) bool { return g.FileList[i].Path < g.FileList[j].Path })
-	return g
+	nodes := slices.Collect(maps.Values(g.NodeMap))
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	return Graph(t, g.FileList, nodes, g.EdgeList)
 }
 
 // WriteTxtar materialises a txtar archive under a new temp dir.
