@@ -146,164 +146,23 @@ func (d Diagnostic) String() string {
 // change loads nothing and writes nothing.
 func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 	start := time.Now()
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
 	root, err := checkRoot(opts.Root)
 	if err != nil {
 		return Summary{}, err
 	}
-	workers := defaultWorkers(opts.Workers)
-	sum := Summary{Phases: map[string]time.Duration{}}
-	var diagMu sync.Mutex
-	diag := func(d Diagnostic) {
-		diagMu.Lock()
-		sum.Errors = append(sum.Errors, d)
-		diagMu.Unlock()
+	r := newRunner(st, opts, root, start)
+	defer r.closeProgress()
+	if err := r.scan(ctx); err != nil {
+		return Summary{}, err
 	}
-
-	// Progress goes through one goroutine.
-	progCh := make(chan Progress, 64)
-	progDone := make(chan struct{})
-	go func() {
-		defer close(progDone)
-		for p := range progCh {
-			if opts.Progress != nil {
-				opts.Progress(p)
-			}
-		}
-	}()
-	progClosed := false
-	closeProgress := func() {
-		if !progClosed {
-			progClosed = true
-			close(progCh)
-			<-progDone
-		}
-	}
-	defer closeProgress()
-	progress := func(p Progress) { progCh <- p }
-
-	t0 := time.Now()
-	tree, err := scan(ctx, root, workers)
+	defer r.tree.rf.close()
+	work, err := r.plan(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
-	defer tree.rf.close()
-	note := func(d Diagnostic) {
-		diagMu.Lock()
-		sum.Notes = append(sum.Notes, d)
-		diagMu.Unlock()
-	}
-	for _, n := range tree.notes {
-		note(n)
-	}
-	sum.Phases["scan"] = time.Since(t0)
-	progress(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
-
-	records, err := st.Files(ctx)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read stored files: %w", err)
-	}
-	version, err := st.Meta(ctx, MetaVersion)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read index version: %w", err)
-	}
-	config, err := st.Meta(ctx, MetaConfig)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read index config: %w", err)
-	}
-	full := opts.Full || version != FormatVersion || config != tree.config
-	if !opts.Full && full && version != "" {
-		log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != tree.config)
-	}
-
-	pyVersion, err := st.Meta(ctx, MetaPyVersion)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read index version: %w", err)
-	}
-	pyFull := opts.Full || pyVersion != PyFormatVersion
-	listTimeout := opts.ListTimeout
-	if listTimeout <= 0 {
-		listTimeout = DefaultListTimeout
-	}
-	goFE := &goFrontend{log: log, listTimeout: listTimeout}
-	pyFE := &pyFrontend{log: log}
-	newJob := func(fe frontend, files map[string]*diskFile, full bool) *job {
-		j := &job{
-			tree: tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-			full: full, workers: workers, reader: st, progress: progress, diag: diag, note: note,
-		}
-		for _, rec := range records {
-			if rec.Language == fe.language() {
-				j.stored[rec.Path] = rec
-			}
-		}
-		for rel, df := range files {
-			if df.err != nil {
-				note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
-				delete(files, rel)
-				continue
-			}
-			if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
-				j.changed[rel] = true
-			}
-		}
-		for p, rec := range j.stored {
-			if !rec.IsPseudo() && files[p] == nil {
-				j.deleted[p] = true
-			}
-		}
-		return j
-	}
-	goJob := newJob(goFE, tree.files, full)
-	pyJob := newJob(pyFE, tree.py, pyFull)
-	var gone []string
-	type step struct {
-		fe frontend
-		j  *job
-	}
-	var steps []step
-	if tree.hasGo() {
-		steps = append(steps, step{goFE, goJob})
-		for p := range goJob.deleted {
-			gone = append(gone, p)
-		}
-	} else {
-		// No Go left: drop every Go owner, pseudo-owners included.
-		for p := range goJob.stored {
-			gone = append(gone, p)
-		}
-	}
-	if len(tree.py) > 0 {
-		steps = append(steps, step{pyFE, pyJob})
-		for p := range pyJob.deleted {
-			gone = append(gone, p)
-		}
-	} else {
-		for p := range pyJob.stored {
-			gone = append(gone, p)
-		}
-	}
-	sort.Strings(gone)
-	work := len(gone) > 0 || full && tree.hasGo() || pyFull && len(tree.py) > 0
-	for _, s := range steps {
-		work = work || len(s.j.changed) > 0
-	}
-	sum.Files = len(tree.files) + len(tree.py)
 	if !work {
-		sum.Unchanged = true
-		sum.Notes = uniqueNotes(sum.Notes)
-		if sum.Stats, err = st.Stats(ctx); err != nil {
-			return Summary{}, fmt.Errorf("read stats: %w", err)
-		}
-		sum.Duration = time.Since(start)
-		log.Debug("index unchanged", "files", sum.Files, "dur", sum.Duration)
-		return sum, nil
+		return r.unchanged(ctx)
 	}
-	log.Debug("index plan", "full", full, "go_changed", len(goJob.changed), "py_changed", len(pyJob.changed), "deleted", len(gone))
-
 	tx, err := st.Begin(ctx)
 	if err != nil {
 		return Summary{}, fmt.Errorf("begin index transaction: %w", err)
@@ -314,72 +173,241 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 			_ = tx.Rollback()
 		}
 	}()
-
-	// One writer goroutine owns the transaction: every write, deletions
-	// included, goes through it in order.
-	var writeDur time.Duration
-	var written []string
-	var writeErr error
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type writeOp struct {
-		res     fileResult
-		del     bool     // a deletion batch instead of res
-		deletes []string // for del
+	results, err := r.write(ctx, tx)
+	if err != nil {
+		return Summary{}, err
 	}
-	ops := make(chan writeOp, 64)
-	wdone := make(chan struct{})
+	if err := r.commit(ctx, tx); err != nil {
+		return Summary{}, err
+	}
+	committed = true
+	return r.summarize(ctx, results)
+}
+
+// runner is the state of one Run, step by step: scan the tree, plan the
+// work per frontend against the stored records, write it through one
+// transaction, commit, and summarize.
+type runner struct {
+	st      graphdb.Store
+	opts    Options
+	root    string
+	log     *slog.Logger
+	workers int
+	start   time.Time
+
+	mu  sync.Mutex // guards sum.Errors and sum.Notes, appended by the frontends' workers
+	sum Summary
+
+	// Progress goes through one goroutine.
+	progCh     chan Progress
+	progDone   chan struct{}
+	progClosed bool
+
+	tree    *tree
+	records []graphdb.FileRecord
+	full    bool // Go: every package re-extracted
+	pyFull  bool // Python: every module re-extracted
+	goJob   *job
+	pyJob   *job
+	steps   []step
+	gone    []string // stored owners to delete first
+
+	writeDur time.Duration
+	written  []string
+}
+
+// step is one frontend and its job in a run.
+type step struct {
+	fe frontend
+	j  *job
+}
+
+func newRunner(st graphdb.Store, opts Options, root string, start time.Time) *runner {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r := &runner{st: st, opts: opts, root: root, log: log, workers: defaultWorkers(opts.Workers), start: start,
+		sum:    Summary{Phases: map[string]time.Duration{}},
+		progCh: make(chan Progress, 64), progDone: make(chan struct{})}
 	go func() {
-		defer close(wdone)
-		for op := range ops {
-			if writeErr != nil {
-				continue
+		defer close(r.progDone)
+		for p := range r.progCh {
+			if opts.Progress != nil {
+				opts.Progress(p)
 			}
-			t := time.Now()
-			if op.del {
-				for _, p := range op.deletes {
-					if err := tx.DeleteFile(wctx, p); err != nil {
-						writeErr = fmt.Errorf("delete %s: %w", p, err)
-						cancel()
-						break
-					}
-				}
-			} else {
-				fr := op.res
-				if err := tx.ReplaceFile(wctx, fr.rec, fr.nodes, fr.edges); err != nil {
-					writeErr = fmt.Errorf("write %s: %w", fr.rec.Path, err)
-					cancel()
-				}
-				written = append(written, fr.rec.Path)
-			}
-			writeDur += time.Since(t)
 		}
 	}()
-	send := func(op writeOp) {
-		select {
-		case ops <- op:
-		case <-wctx.Done():
-		}
-	}
-	emit := func(fr fileResult) { send(writeOp{res: fr}) }
-	rewrite := func(paths []string) error {
-		if len(paths) > 0 {
-			send(writeOp{del: true, deletes: paths})
-		}
-		return wctx.Err()
-	}
-	send(writeOp{del: true, deletes: gone})
+	return r
+}
 
+func (r *runner) progress(p Progress) { r.progCh <- p }
+
+func (r *runner) closeProgress() {
+	if !r.progClosed {
+		r.progClosed = true
+		close(r.progCh)
+		<-r.progDone
+	}
+}
+
+func (r *runner) diag(d Diagnostic) {
+	r.mu.Lock()
+	r.sum.Errors = append(r.sum.Errors, d)
+	r.mu.Unlock()
+}
+
+func (r *runner) note(d Diagnostic) {
+	r.mu.Lock()
+	r.sum.Notes = append(r.sum.Notes, d)
+	r.mu.Unlock()
+}
+
+// scan walks the tree and records the files it could not read.
+func (r *runner) scan(ctx context.Context) error {
+	t0 := time.Now()
+	tree, err := scan(ctx, r.root, r.workers)
+	if err != nil {
+		return err
+	}
+	r.tree = tree
+	for _, n := range tree.notes {
+		r.note(n)
+	}
+	r.sum.Phases["scan"] = time.Since(t0)
+	r.progress(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
+	return nil
+}
+
+// plan compares the tree with the stored records and versions, builds each
+// frontend's job and the owners to delete, and reports whether there is
+// anything to write.
+func (r *runner) plan(ctx context.Context) (bool, error) {
+	var err error
+	if r.records, err = r.st.Files(ctx); err != nil {
+		return false, fmt.Errorf("read stored files: %w", err)
+	}
+	version, err := r.st.Meta(ctx, MetaVersion)
+	if err != nil {
+		return false, fmt.Errorf("read index version: %w", err)
+	}
+	config, err := r.st.Meta(ctx, MetaConfig)
+	if err != nil {
+		return false, fmt.Errorf("read index config: %w", err)
+	}
+	r.full = r.opts.Full || version != FormatVersion || config != r.tree.config
+	if !r.opts.Full && r.full && version != "" {
+		r.log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != r.tree.config)
+	}
+	pyVersion, err := r.st.Meta(ctx, MetaPyVersion)
+	if err != nil {
+		return false, fmt.Errorf("read index version: %w", err)
+	}
+	r.pyFull = r.opts.Full || pyVersion != PyFormatVersion
+	listTimeout := r.opts.ListTimeout
+	if listTimeout <= 0 {
+		listTimeout = DefaultListTimeout
+	}
+	goFE := &goFrontend{log: r.log, listTimeout: listTimeout}
+	pyFE := &pyFrontend{log: r.log}
+	r.goJob = r.newJob(goFE, r.tree.files, r.full)
+	r.pyJob = r.newJob(pyFE, r.tree.py, r.pyFull)
+	if r.tree.hasGo() {
+		r.steps = append(r.steps, step{goFE, r.goJob})
+		for p := range r.goJob.deleted {
+			r.gone = append(r.gone, p)
+		}
+	} else {
+		// No Go left: drop every Go owner, pseudo-owners included.
+		for p := range r.goJob.stored {
+			r.gone = append(r.gone, p)
+		}
+	}
+	if len(r.tree.py) > 0 {
+		r.steps = append(r.steps, step{pyFE, r.pyJob})
+		for p := range r.pyJob.deleted {
+			r.gone = append(r.gone, p)
+		}
+	} else {
+		for p := range r.pyJob.stored {
+			r.gone = append(r.gone, p)
+		}
+	}
+	sort.Strings(r.gone)
+	work := len(r.gone) > 0 || r.full && r.tree.hasGo() || r.pyFull && len(r.tree.py) > 0
+	for _, s := range r.steps {
+		work = work || len(s.j.changed) > 0
+	}
+	r.sum.Files = len(r.tree.files) + len(r.tree.py)
+	if work {
+		r.log.Debug("index plan", "full", r.full, "go_changed", len(r.goJob.changed), "py_changed", len(r.pyJob.changed), "deleted", len(r.gone))
+	}
+	return work, nil
+}
+
+// newJob prepares fe's job: its stored records, and which of its files
+// changed (or all, when full) or were deleted. Unreadable files become
+// notes and are left out.
+func (r *runner) newJob(fe frontend, files map[string]*diskFile, full bool) *job {
+	j := &job{
+		tree: r.tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
+		full: full, workers: r.workers, reader: r.st, progress: r.progress, diag: r.diag, note: r.note,
+	}
+	for _, rec := range r.records {
+		if rec.Language == fe.language() {
+			j.stored[rec.Path] = rec
+		}
+	}
+	for rel, df := range files {
+		if df.err != nil {
+			r.note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
+			delete(files, rel)
+			continue
+		}
+		if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
+			j.changed[rel] = true
+		}
+	}
+	for p, rec := range j.stored {
+		if !rec.IsPseudo() && files[p] == nil {
+			j.deleted[p] = true
+		}
+	}
+	return j
+}
+
+// unchanged is the summary of a run with nothing to write.
+func (r *runner) unchanged(ctx context.Context) (Summary, error) {
+	sum := r.sum
+	sum.Unchanged = true
+	sum.Notes = uniqueNotes(sum.Notes)
+	var err error
+	if sum.Stats, err = r.st.Stats(ctx); err != nil {
+		return Summary{}, fmt.Errorf("read stats: %w", err)
+	}
+	sum.Duration = time.Since(r.start)
+	r.log.Debug("index unchanged", "files", sum.Files, "dur", sum.Duration)
+	return sum, nil
+}
+
+// write deletes the owners that are gone and runs every frontend, whose
+// results stream to one writer goroutine that owns tx (txWriter).
+func (r *runner) write(ctx context.Context, tx graphdb.Tx) ([]done, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &txWriter{tx: tx, ctx: wctx, cancel: cancel, ops: make(chan writeOp, 64), done: make(chan struct{})}
+	go w.loop()
+	w.delete(r.gone)
 	var ferr error
 	var results []done
-	for _, s := range steps {
-		s.j.rewrite = rewrite
-		res, err := s.fe.index(wctx, s.j, emit)
+	for _, s := range r.steps {
+		s.j.rewrite = w.rewrite
+		res, err := s.fe.index(wctx, s.j, w.emit)
 		for _, g := range res.global {
-			emit(g)
+			w.emit(g)
 		}
 		if len(res.remove) > 0 {
-			send(writeOp{del: true, deletes: res.remove})
+			w.delete(res.remove)
 		}
 		results = append(results, res)
 		if err != nil {
@@ -387,59 +415,141 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 			break
 		}
 	}
-	close(ops)
-	<-wdone
-	if writeErr != nil {
-		return Summary{}, writeErr
+	close(w.ops)
+	<-w.done
+	r.writeDur, r.written = w.dur, w.written
+	if w.err != nil {
+		return nil, w.err
 	}
 	if ferr != nil {
-		return Summary{}, ferr
+		return nil, ferr
 	}
 	if err := ctx.Err(); err != nil {
-		return Summary{}, err
+		return nil, err
 	}
+	return results, nil
+}
+
+// commit records the format versions and the config hash, then commits.
+func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
 	if err := tx.SetMeta(ctx, MetaVersion, FormatVersion); err != nil {
-		return Summary{}, fmt.Errorf("write index version: %w", err)
+		return fmt.Errorf("write index version: %w", err)
 	}
-	if err := tx.SetMeta(ctx, MetaConfig, tree.config); err != nil {
-		return Summary{}, fmt.Errorf("write index config: %w", err)
+	if err := tx.SetMeta(ctx, MetaConfig, r.tree.config); err != nil {
+		return fmt.Errorf("write index config: %w", err)
 	}
 	if err := tx.SetMeta(ctx, MetaPyVersion, PyFormatVersion); err != nil {
-		return Summary{}, fmt.Errorf("write index version: %w", err)
+		return fmt.Errorf("write index version: %w", err)
 	}
-	progress(Progress{Phase: "commit"})
+	r.progress(Progress{Phase: "commit"})
 	tc := time.Now()
 	if err := tx.Commit(); err != nil {
-		return Summary{}, fmt.Errorf("commit index: %w", err)
+		return fmt.Errorf("commit index: %w", err)
 	}
-	committed = true
-	sum.Phases["commit"] = time.Since(tc)
-	sum.Phases["write"] = writeDur
+	r.sum.Phases["commit"] = time.Since(tc)
+	return nil
+}
+
+// summarize fills the summary of a committed run.
+func (r *runner) summarize(ctx context.Context, results []done) (Summary, error) {
+	sum := &r.sum
+	sum.Phases["write"] = r.writeDur
 	for i, res := range results {
 		for k, v := range res.phases {
 			sum.Phases[k] += time.Duration(v)
 		}
-		if steps[i].fe.language() == "python" {
+		if r.steps[i].fe.language() == "python" {
 			sum.Modules = res.packages
 		} else {
 			sum.Packages = res.packages
 		}
 	}
-	for _, p := range written {
-		if tree.files[p] != nil || tree.py[p] != nil {
+	for _, p := range r.written {
+		if r.tree.files[p] != nil || r.tree.py[p] != nil {
 			sum.Changed++
 		}
 	}
-	sum.Deleted = len(goJob.deleted) + len(pyJob.deleted)
-	sum.Python = len(tree.py)
-	if sum.Stats, err = st.Stats(ctx); err != nil {
+	sum.Deleted = len(r.goJob.deleted) + len(r.pyJob.deleted)
+	sum.Python = len(r.tree.py)
+	var err error
+	if sum.Stats, err = r.st.Stats(ctx); err != nil {
 		return Summary{}, fmt.Errorf("read stats: %w", err)
 	}
 	sortDiagnostics(sum.Errors)
 	sum.Notes = uniqueNotes(sum.Notes)
-	sum.Duration = time.Since(start)
-	closeProgress()
-	log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
+	sum.Duration = time.Since(r.start)
+	r.closeProgress()
+	r.log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
 		"errors", len(sum.Errors), "dur", sum.Duration)
-	return sum, nil
+	return *sum, nil
+}
+
+// writeOp is one write: a file's result, or a batch of deletions.
+type writeOp struct {
+	res     fileResult
+	del     bool     // a deletion batch instead of res
+	deletes []string // for del
+}
+
+// txWriter is the one goroutine that owns the transaction: every write,
+// deletions included, goes through it in order. The first failure cancels
+// ctx, which stops the frontends; later ops are dropped.
+type txWriter struct {
+	tx     graphdb.Tx
+	ctx    context.Context
+	cancel context.CancelFunc
+	ops    chan writeOp
+	done   chan struct{}
+
+	// Owned by loop; read after done is closed.
+	err     error
+	dur     time.Duration
+	written []string
+}
+
+func (w *txWriter) loop() {
+	defer close(w.done)
+	for op := range w.ops {
+		if w.err != nil {
+			continue
+		}
+		t := time.Now()
+		if op.del {
+			for _, p := range op.deletes {
+				if err := w.tx.DeleteFile(w.ctx, p); err != nil {
+					w.err = fmt.Errorf("delete %s: %w", p, err)
+					w.cancel()
+					break
+				}
+			}
+		} else {
+			fr := op.res
+			if err := w.tx.ReplaceFile(w.ctx, fr.rec, fr.nodes, fr.edges); err != nil {
+				w.err = fmt.Errorf("write %s: %w", fr.rec.Path, err)
+				w.cancel()
+			}
+			w.written = append(w.written, fr.rec.Path)
+		}
+		w.dur += time.Since(t)
+	}
+}
+
+func (w *txWriter) send(op writeOp) {
+	select {
+	case w.ops <- op:
+	case <-w.ctx.Done():
+	}
+}
+
+func (w *txWriter) emit(fr fileResult) { w.send(writeOp{res: fr}) }
+
+func (w *txWriter) delete(paths []string) { w.send(writeOp{del: true, deletes: paths}) }
+
+// rewrite deletes owners the run will rewrite, before any emit (see
+// job.rewrite).
+func (w *txWriter) rewrite(paths []string) error {
+	if len(paths) > 0 {
+		w.delete(paths)
+	}
+	return w.ctx.Err()
 }
