@@ -78,177 +78,214 @@ func Parse(r io.Reader) ([]FileDiff, error) {
 	// (minified code, generated data), and the parsed diff holds every
 	// changed line anyway.
 	br := bufio.NewReader(r)
-	var (
-		out     []FileDiff
-		cur     *FileDiff
-		hunk    *Hunk
-		oldLeft int // lines of the current hunk still expected, per side
-		newLeft int
-		oldNext int
-		newNext int
-		lineNo  int
-		lastTag byte // last hunk line's prefix, for "\ No newline"
-		// sawMinus: the current file already had its --- line, so the next
-		// --- starts another file (plain diff -u output has no diff --git).
-		sawMinus bool
-	)
-	finishHunk := func() error {
-		if hunk == nil {
-			return nil
-		}
-		if oldLeft > 0 || newLeft > 0 {
-			return fmt.Errorf("line %d: hunk @@ -%d,%d +%d,%d @@ ends early: %d old and %d new line(s) missing",
-				lineNo, hunk.OldStart, hunk.OldLines, hunk.NewStart, hunk.NewLines, oldLeft, newLeft)
-		}
-		cur.Hunks = append(cur.Hunks, *hunk)
-		hunk = nil
-		return nil
-	}
-	var starts []int // the line each file's header starts at, for errors
-	startFile := func(f FileDiff) {
-		starts = append(starts, lineNo)
-		out = append(out, f)
-		cur = &out[len(out)-1]
-		sawMinus = false
-	}
+	p := &parser{}
 	for {
 		text, rerr := br.ReadString('\n')
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, fmt.Errorf("read diff at line %d: %w", lineNo+1, rerr)
+			return nil, fmt.Errorf("read diff at line %d: %w", p.lineNo+1, rerr)
 		}
 		if text == "" && rerr != nil {
 			break
 		}
-		lineNo++
+		p.lineNo++
 		line := strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-		if hunk != nil && (oldLeft > 0 || newLeft > 0) {
-			tag := byte(' ')
-			if line != "" {
-				tag = line[0]
-			}
-			switch tag {
-			case ' ':
-				if oldLeft == 0 || newLeft == 0 {
-					return nil, fmt.Errorf("line %d: context line %q exceeds the hunk's line counts", lineNo, clip(line))
-				}
-				oldLeft--
-				newLeft--
-				oldNext++
-				newNext++
-			case '+':
-				if newLeft == 0 {
-					return nil, fmt.Errorf("line %d: added line %q exceeds the hunk's new line count", lineNo, clip(line))
-				}
-				if lastTag != '+' && lastTag != '-' {
-					hunk.Inserted = append(hunk.Inserted, oldNext)
-				}
-				hunk.Added = append(hunk.Added, newNext)
-				hunk.AddedText = append(hunk.AddedText, line[1:])
-				newLeft--
-				newNext++
-			case '-':
-				if oldLeft == 0 {
-					return nil, fmt.Errorf("line %d: deleted line %q exceeds the hunk's old line count", lineNo, clip(line))
-				}
-				hunk.Deleted = append(hunk.Deleted, oldNext)
-				hunk.DeletedText = append(hunk.DeletedText, line[1:])
-				oldLeft--
-				oldNext++
-			case '\\':
-				markNoNewline(hunk, lastTag)
-			default:
-				return nil, fmt.Errorf("line %d: unexpected %q inside hunk @@ -%d,%d +%d,%d @@ (want a line starting with ' ', '+', '-' or '\\')",
-					lineNo, clip(line), hunk.OldStart, hunk.OldLines, hunk.NewStart, hunk.NewLines)
-			}
-			if tag != '\\' {
-				lastTag = tag
-			}
-			continue
+		var err error
+		if p.hunk != nil && (p.oldLeft > 0 || p.newLeft > 0) {
+			err = p.hunkLine(line)
+		} else {
+			err = p.headerLine(line)
 		}
-		// Between hunks and files.
-		switch {
-		case strings.HasPrefix(line, `\`) && hunk != nil:
-			markNoNewline(hunk, lastTag)
-		case strings.HasPrefix(line, "diff --git "):
-			if err := finishHunk(); err != nil {
-				return nil, err
-			}
-			a, b, err := gitPaths(strings.TrimPrefix(line, "diff --git "))
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %v", lineNo, err)
-			}
-			startFile(FileDiff{OldPath: a, NewPath: b, Status: StatusModified})
-		case strings.HasPrefix(line, "--- "):
-			if err := finishHunk(); err != nil {
-				return nil, err
-			}
-			p := diffPath(strings.TrimPrefix(line, "--- "))
-			if cur == nil || len(cur.Hunks) > 0 || sawMinus {
-				startFile(FileDiff{OldPath: p, NewPath: p, Status: StatusModified})
-			}
-			cur.OldPath = p
-			if p == "" {
-				cur.Status = StatusAdded
-			}
-			sawMinus = true
-		case strings.HasPrefix(line, "+++ "):
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: %q without a preceding --- line", lineNo, clip(line))
-			}
-			p := diffPath(strings.TrimPrefix(line, "+++ "))
-			cur.NewPath = p
-			if p == "" {
-				cur.Status = StatusDeleted
-			}
-		case strings.HasPrefix(line, "@@"):
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: hunk header before any file header (--- / +++ or diff --git)", lineNo)
-			}
-			if err := finishHunk(); err != nil {
-				return nil, err
-			}
-			h, err := parseHunkHeader(line)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
-			}
-			hunk = &h
-			oldLeft, newLeft = h.OldLines, h.NewLines
-			oldNext, newNext = h.OldStart, h.NewStart
-			if h.OldLines == 0 {
-				oldNext++ // "-5,0": inserted after old line 5
-			}
-			lastTag = 0
-		case cur != nil && hunk == nil && strings.HasPrefix(line, "new file mode"):
-			cur.Status, cur.OldPath = StatusAdded, ""
-		case cur != nil && hunk == nil && strings.HasPrefix(line, "deleted file mode"):
-			cur.Status, cur.NewPath = StatusDeleted, ""
-		case cur != nil && hunk == nil && strings.HasPrefix(line, "rename from "):
-			cur.OldPath, cur.Status = unquote(strings.TrimPrefix(line, "rename from ")), StatusRenamed
-		case cur != nil && hunk == nil && strings.HasPrefix(line, "rename to "):
-			cur.NewPath, cur.Status = unquote(strings.TrimPrefix(line, "rename to ")), StatusRenamed
-		case cur != nil && (strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch"):
-			cur.Binary = true
-		default:
-			// index lines, mode lines, similarity, binary patch data,
-			// commit messages: nothing to record.
+		if err != nil {
+			return nil, err
 		}
 	}
-	lineNo++
-	if err := finishHunk(); err != nil {
+	p.lineNo++
+	return p.finish()
+}
+
+// parser is the state of one Parse.
+type parser struct {
+	out     []FileDiff
+	starts  []int // the line each file's header starts at, for errors
+	cur     *FileDiff
+	hunk    *Hunk
+	oldLeft int // lines of the current hunk still expected, per side
+	newLeft int
+	oldNext int
+	newNext int
+	lineNo  int
+	lastTag byte // last hunk line's prefix, for "\ No newline"
+	// sawMinus: the current file already had its --- line, so the next
+	// --- starts another file (plain diff -u output has no diff --git).
+	sawMinus bool
+}
+
+func (p *parser) finishHunk() error {
+	if p.hunk == nil {
+		return nil
+	}
+	if p.oldLeft > 0 || p.newLeft > 0 {
+		h := p.hunk
+		return fmt.Errorf("line %d: hunk @@ -%d,%d +%d,%d @@ ends early: %d old and %d new line(s) missing",
+			p.lineNo, h.OldStart, h.OldLines, h.NewStart, h.NewLines, p.oldLeft, p.newLeft)
+	}
+	p.cur.Hunks = append(p.cur.Hunks, *p.hunk)
+	p.hunk = nil
+	return nil
+}
+
+func (p *parser) startFile(f FileDiff) {
+	p.starts = append(p.starts, p.lineNo)
+	p.out = append(p.out, f)
+	p.cur = &p.out[len(p.out)-1]
+	p.sawMinus = false
+}
+
+// hunkLine takes one line of a hunk that still expects lines.
+func (p *parser) hunkLine(line string) error {
+	hunk := p.hunk
+	tag := byte(' ')
+	if line != "" {
+		tag = line[0]
+	}
+	switch tag {
+	case ' ':
+		if p.oldLeft == 0 || p.newLeft == 0 {
+			return fmt.Errorf("line %d: context line %q exceeds the hunk's line counts", p.lineNo, clip(line))
+		}
+		p.oldLeft--
+		p.newLeft--
+		p.oldNext++
+		p.newNext++
+	case '+':
+		if p.newLeft == 0 {
+			return fmt.Errorf("line %d: added line %q exceeds the hunk's new line count", p.lineNo, clip(line))
+		}
+		if p.lastTag != '+' && p.lastTag != '-' {
+			hunk.Inserted = append(hunk.Inserted, p.oldNext)
+		}
+		hunk.Added = append(hunk.Added, p.newNext)
+		hunk.AddedText = append(hunk.AddedText, line[1:])
+		p.newLeft--
+		p.newNext++
+	case '-':
+		if p.oldLeft == 0 {
+			return fmt.Errorf("line %d: deleted line %q exceeds the hunk's old line count", p.lineNo, clip(line))
+		}
+		hunk.Deleted = append(hunk.Deleted, p.oldNext)
+		hunk.DeletedText = append(hunk.DeletedText, line[1:])
+		p.oldLeft--
+		p.oldNext++
+	case '\\':
+		markNoNewline(hunk, p.lastTag)
+	default:
+		return fmt.Errorf("line %d: unexpected %q inside hunk @@ -%d,%d +%d,%d @@ (want a line starting with ' ', '+', '-' or '\\')",
+			p.lineNo, clip(line), hunk.OldStart, hunk.OldLines, hunk.NewStart, hunk.NewLines)
+	}
+	if tag != '\\' {
+		p.lastTag = tag
+	}
+	return nil
+}
+
+// headerLine takes a line between hunks and files: file headers, hunk
+// headers, git's extended headers, and anything else (skipped).
+func (p *parser) headerLine(line string) error {
+	cur := p.cur
+	switch {
+	case strings.HasPrefix(line, `\`) && p.hunk != nil:
+		markNoNewline(p.hunk, p.lastTag)
+	case strings.HasPrefix(line, "diff --git "):
+		if err := p.finishHunk(); err != nil {
+			return err
+		}
+		a, b, err := gitPaths(strings.TrimPrefix(line, "diff --git "))
+		if err != nil {
+			return fmt.Errorf("line %d: %v", p.lineNo, err)
+		}
+		p.startFile(FileDiff{OldPath: a, NewPath: b, Status: StatusModified})
+	case strings.HasPrefix(line, "--- "):
+		if err := p.finishHunk(); err != nil {
+			return err
+		}
+		path := diffPath(strings.TrimPrefix(line, "--- "))
+		if cur == nil || len(cur.Hunks) > 0 || p.sawMinus {
+			p.startFile(FileDiff{OldPath: path, NewPath: path, Status: StatusModified})
+		}
+		p.cur.OldPath = path
+		if path == "" {
+			p.cur.Status = StatusAdded
+		}
+		p.sawMinus = true
+	case strings.HasPrefix(line, "+++ "):
+		if cur == nil {
+			return fmt.Errorf("line %d: %q without a preceding --- line", p.lineNo, clip(line))
+		}
+		path := diffPath(strings.TrimPrefix(line, "+++ "))
+		cur.NewPath = path
+		if path == "" {
+			cur.Status = StatusDeleted
+		}
+	case strings.HasPrefix(line, "@@"):
+		return p.hunkHeader(line)
+	case cur != nil && p.hunk == nil && strings.HasPrefix(line, "new file mode"):
+		cur.Status, cur.OldPath = StatusAdded, ""
+	case cur != nil && p.hunk == nil && strings.HasPrefix(line, "deleted file mode"):
+		cur.Status, cur.NewPath = StatusDeleted, ""
+	case cur != nil && p.hunk == nil && strings.HasPrefix(line, "rename from "):
+		cur.OldPath, cur.Status = unquote(strings.TrimPrefix(line, "rename from ")), StatusRenamed
+	case cur != nil && p.hunk == nil && strings.HasPrefix(line, "rename to "):
+		cur.NewPath, cur.Status = unquote(strings.TrimPrefix(line, "rename to ")), StatusRenamed
+	case cur != nil && (strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch"):
+		cur.Binary = true
+	default:
+		// index lines, mode lines, similarity, binary patch data,
+		// commit messages: nothing to record.
+	}
+	return nil
+}
+
+// hunkHeader starts a hunk at its "@@ -a,b +c,d @@" line.
+func (p *parser) hunkHeader(line string) error {
+	if p.cur == nil {
+		return fmt.Errorf("line %d: hunk header before any file header (--- / +++ or diff --git)", p.lineNo)
+	}
+	if err := p.finishHunk(); err != nil {
+		return err
+	}
+	h, err := parseHunkHeader(line)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", p.lineNo, err)
+	}
+	p.hunk = &h
+	p.oldLeft, p.newLeft = h.OldLines, h.NewLines
+	p.oldNext, p.newNext = h.OldStart, h.NewStart
+	if h.OldLines == 0 {
+		p.oldNext++ // "-5,0": inserted after old line 5
+	}
+	p.lastTag = 0
+	return nil
+}
+
+// finish closes the last hunk, settles renames and checks every file's
+// header.
+func (p *parser) finish() ([]FileDiff, error) {
+	if err := p.finishHunk(); err != nil {
 		return nil, err
 	}
-	if len(out) == 0 {
+	if len(p.out) == 0 {
 		return nil, ErrEmpty
 	}
-	for i := range out {
-		if out[i].Status == StatusModified && out[i].OldPath != out[i].NewPath && out[i].OldPath != "" && out[i].NewPath != "" {
-			out[i].Status = StatusRenamed
+	for i := range p.out {
+		f := &p.out[i]
+		if f.Status == StatusModified && f.OldPath != f.NewPath && f.OldPath != "" && f.NewPath != "" {
+			f.Status = StatusRenamed
 		}
-		if err := checkFileHeader(out[i]); err != nil {
-			return nil, fmt.Errorf("line %d: %w", starts[i], err)
+		if err := checkFileHeader(*f); err != nil {
+			return nil, fmt.Errorf("line %d: %w", p.starts[i], err)
 		}
 	}
-	return out, nil
+	return p.out, nil
 }
 
 // checkFileHeader refuses a file whose header lines contradict each other
