@@ -142,11 +142,63 @@ func Build(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, opts O
 		opts.Depth = DepthStandard
 	}
 	g = newCachedReader(g)
-	diffs = mergeFiles(diffs)
 	rc := Context{Depth: opts.Depth, Files: []File{}, Changed: []ChangedSymbol{}, Callers: []RelatedSymbol{}, Callees: []RelatedSymbol{}}
+	// diffText is what past feedback is matched against: the changed
+	// lines, the paths and the changed symbols' names.
+	var diffText strings.Builder
+	langs, err := rc.addFiles(ctx, g, mergeFiles(diffs), &diffText)
+	if err != nil {
+		return Context{}, err
+	}
+	listed := map[graphdb.NodeID]bool{}
+	var ids []graphdb.NodeID
+	for _, c := range rc.Changed {
+		if !listed[c.ID] {
+			listed[c.ID] = true
+			ids = append(ids, c.ID)
+		}
+		diffText.WriteString(c.Name + "\n")
+	}
+	callerDepth, blastDepth := 2, 3
+	switch opts.Depth {
+	case DepthFast:
+		callerDepth, blastDepth = 1, 2
+	case DepthDeep:
+		blastDepth = graphdb.DefaultBlastDepth
+	}
+	if len(ids) > 0 {
+		if err := rc.addBlast(ctx, g, ids, listed, callerDepth, blastDepth); err != nil {
+			return Context{}, err
+		}
+	}
+	if err := rc.addCallees(ctx, g, listed); err != nil {
+		return Context{}, err
+	}
+	sortRelated(rc.Callers)
+	sortRelated(rc.Callees)
+	if opts.Depth == DepthDeep {
+		if opts.Searcher == nil {
+			rc.Notes = append(rc.Notes, "semantic neighbours skipped: no retrieval index (run relay index)")
+		} else if len(rc.Changed) > 0 {
+			ns, err := neighbours(ctx, opts.Searcher, rc.Changed, listed)
+			if err != nil {
+				return Context{}, err
+			}
+			rc.Neighbours = ns
+		}
+	}
+	if len(opts.Feedback) > 0 {
+		rc.Helpful, rc.NotHelpful = SimilarFeedback(opts.Feedback, diffText.String(), langs, 5, 3)
+	}
+	return rc, nil
+}
+
+// addFiles lists the diff's files and the symbols their changed lines
+// touch, writes the changed lines and paths to diffText, and returns the
+// languages of the files.
+func (rc *Context) addFiles(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, diffText *strings.Builder) ([]string, error) {
 	byID := map[graphdb.NodeID]int{}
 	var langs []string
-	var diffText strings.Builder
 	for _, f := range diffs {
 		rf := File{Path: f.Path(), Status: f.Status, Binary: f.Binary}
 		if f.Status == udiff.StatusRenamed {
@@ -176,16 +228,16 @@ func Build(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, opts O
 		}
 		found := 0
 		if f.NewPath != "" && len(added) > 0 {
-			n, err := changedIn(ctx, g, f.NewPath, added, f.Status == udiff.StatusAdded, "added", &rc, byID)
+			n, err := changedIn(ctx, g, f.NewPath, added, f.Status == udiff.StatusAdded, "added", rc, byID)
 			if err != nil {
-				return Context{}, err
+				return nil, err
 			}
 			found += n
 		}
 		if f.OldPath != "" && len(deleted) > 0 {
-			n, err := changedIn(ctx, g, f.OldPath, deleted, f.Status == udiff.StatusDeleted, "deleted", &rc, byID)
+			n, err := changedIn(ctx, g, f.OldPath, deleted, f.Status == udiff.StatusDeleted, "deleted", rc, byID)
 			if err != nil {
-				return Context{}, err
+				return nil, err
 			}
 			found += n
 		}
@@ -193,62 +245,54 @@ func Build(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, opts O
 			rc.Notes = append(rc.Notes, fmt.Sprintf("%s: %d changed line(s) outside any indexed symbol", rf.Path, len(added)+len(deleted)))
 		}
 	}
-	changed := map[graphdb.NodeID]bool{}
-	var ids []graphdb.NodeID
+	return langs, nil
+}
+
+// addBlast computes the blast radius of the changed symbols ids and lists
+// the callers within callerDepth from it (one traversal serves both),
+// each with the changed symbol it reaches; listed collects what is shown.
+func (rc *Context) addBlast(ctx context.Context, g graphdb.Reader, ids []graphdb.NodeID, listed map[graphdb.NodeID]bool, callerDepth, blastDepth int) error {
+	b, err := graphdb.BlastRadius(ctx, g, ids, blastDepth)
+	if err != nil {
+		return fmt.Errorf("blast radius: %w", err)
+	}
+	bs := &BlastSummary{Risk: b.Risk, Direct: len(b.Direct), Transitive: len(b.Transitive), Files: b.Files, Tests: []string{}, MaxDepth: b.MaxDepth}
+	for _, t := range b.Tests {
+		bs.Tests = append(bs.Tests, t.Node.Name)
+	}
+	rc.Blast = bs
+	names := map[graphdb.NodeID]string{}
 	for _, c := range rc.Changed {
-		changed[c.ID] = true
-		ids = append(ids, c.ID)
-		diffText.WriteString(c.Name + "\n")
+		names[c.ID] = c.Name
 	}
-	callerDepth, blastDepth := 2, 3
-	switch opts.Depth {
-	case DepthFast:
-		callerDepth, blastDepth = 1, 2
-	case DepthDeep:
-		blastDepth = graphdb.DefaultBlastDepth
+	via := map[graphdb.NodeID]graphdb.NodeID{}
+	all := append(append([]graphdb.Result(nil), b.Direct...), b.Transitive...)
+	for _, r := range all {
+		via[r.Node.ID] = r.Via
 	}
-	listed := map[graphdb.NodeID]bool{}
-	for id := range changed {
-		listed[id] = true
-	}
-	if len(ids) > 0 {
-		// Callers come from the blast radius: one traversal serves both.
-		b, err := graphdb.BlastRadius(ctx, g, ids, blastDepth)
-		if err != nil {
-			return Context{}, fmt.Errorf("blast radius: %w", err)
-		}
-		bs := &BlastSummary{Risk: b.Risk, Direct: len(b.Direct), Transitive: len(b.Transitive), Files: b.Files, Tests: []string{}, MaxDepth: b.MaxDepth}
-		for _, t := range b.Tests {
-			bs.Tests = append(bs.Tests, t.Node.Name)
-		}
-		rc.Blast = bs
-		names := map[graphdb.NodeID]string{}
-		for _, c := range rc.Changed {
-			names[c.ID] = c.Name
-		}
-		via := map[graphdb.NodeID]graphdb.NodeID{}
-		all := append(append([]graphdb.Result(nil), b.Direct...), b.Transitive...)
-		for _, r := range all {
-			via[r.Node.ID] = r.Via
-		}
-		// of follows Via links back to the changed symbol a caller reaches.
-		of := func(id graphdb.NodeID) string {
-			for range blastDepth + 1 {
-				if n, ok := names[id]; ok {
-					return n
-				}
-				id = via[id]
+	// of follows Via links back to the changed symbol a caller reaches.
+	of := func(id graphdb.NodeID) string {
+		for range blastDepth + 1 {
+			if n, ok := names[id]; ok {
+				return n
 			}
-			return ""
+			id = via[id]
 		}
-		for _, r := range all {
-			if r.Depth > callerDepth || listed[r.Node.ID] {
-				continue
-			}
-			listed[r.Node.ID] = true
-			rc.Callers = append(rc.Callers, RelatedSymbol{Ref: retrieve.RefOf(r.Node), Depth: r.Depth, Of: of(r.Via), Relation: r.Relation})
-		}
+		return ""
 	}
+	for _, r := range all {
+		if r.Depth > callerDepth || listed[r.Node.ID] {
+			continue
+		}
+		listed[r.Node.ID] = true
+		rc.Callers = append(rc.Callers, RelatedSymbol{Ref: retrieve.RefOf(r.Node), Depth: r.Depth, Of: of(r.Via), Relation: r.Relation})
+	}
+	return nil
+}
+
+// addCallees lists what the changed (not deleted) symbols call, one hop,
+// leaving out what is already listed.
+func (rc *Context) addCallees(ctx context.Context, g graphdb.Reader, listed map[graphdb.NodeID]bool) error {
 	for _, c := range rc.Changed {
 		if c.Change == "deleted" {
 			continue // what a deleted symbol called no longer matters
@@ -258,7 +302,7 @@ func Build(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, opts O
 		// is noise in a review prompt and costs most of the time.
 		hops, err := graphdb.Traverse(ctx, g, c.ID, []graphdb.EdgeKind{graphdb.EdgeCalls}, graphdb.Outbound, 1, 0)
 		if err != nil {
-			return Context{}, fmt.Errorf("callees of %s: %w", c.QName, err)
+			return fmt.Errorf("callees of %s: %w", c.QName, err)
 		}
 		for _, h := range hops {
 			if listed[h.Node.ID] {
@@ -268,23 +312,7 @@ func Build(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, opts O
 			rc.Callees = append(rc.Callees, RelatedSymbol{Ref: retrieve.RefOf(h.Node), Depth: 1, Of: c.Name, Relation: "called by"})
 		}
 	}
-	sortRelated(rc.Callers)
-	sortRelated(rc.Callees)
-	if opts.Depth == DepthDeep {
-		if opts.Searcher == nil {
-			rc.Notes = append(rc.Notes, "semantic neighbours skipped: no retrieval index (run relay index)")
-		} else if len(rc.Changed) > 0 {
-			ns, err := neighbours(ctx, opts.Searcher, rc.Changed, listed)
-			if err != nil {
-				return Context{}, err
-			}
-			rc.Neighbours = ns
-		}
-	}
-	if len(opts.Feedback) > 0 {
-		rc.Helpful, rc.NotHelpful = SimilarFeedback(opts.Feedback, diffText.String(), langs, 5, 3)
-	}
-	return rc, nil
+	return nil
 }
 
 // changedIn records the symbols of file that contain any of lines. A symbol
