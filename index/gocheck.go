@@ -201,10 +201,29 @@ func (r *goRun) checkOne(p *gpkg) {
 			return
 		}
 	}
-	var files []*ast.File
-	var srcs []*srcFile
-	cgo := false
-	fileErrs := map[string][]string{} // rel → errors
+	files, srcs, cgo := r.parseFiles(p)
+	tpkg, info, fileErrs := r.typeCheck(p, files, cgo)
+	if p.key != "" {
+		tpkg = depCacheAdd(p.key, tpkg)
+	}
+	p.tpkg = tpkg
+	r.checkNS.Add(int64(time.Since(start)))
+	if !p.root {
+		return
+	}
+	if len(srcs) == 0 {
+		return // every file vanished: nothing to own the package
+	}
+	for _, sf := range srcs {
+		sf.errors = append(sf.errors, fileErrs[sf.rel]...)
+	}
+	r.extractRoot(p, tpkg, info, srcs)
+}
+
+// parseFiles parses p's files; for a root it also returns the files of the
+// repository to extract (with their parse errors reported), and whether
+// any file imports "C".
+func (r *goRun) parseFiles(p *gpkg) (files []*ast.File, srcs []*srcFile, cgo bool) {
 	for _, f := range p.meta.GoFiles {
 		e := r.parse(f)
 		rel, inRepo := r.rel(f)
@@ -233,6 +252,14 @@ func (r *goRun) checkOne(p *gpkg) {
 			srcs = append(srcs, sf)
 		}
 	}
+	return files, srcs, cgo
+}
+
+// typeCheck type-checks p against its imports' packages. For a root it
+// records type information (nil otherwise: dependencies only need their
+// API) and the type errors per file (rel → "line:col: msg").
+func (r *goRun) typeCheck(p *gpkg, files []*ast.File, cgo bool) (*types.Package, *types.Info, map[string][]string) {
+	fileErrs := map[string][]string{} // rel → errors
 	conf := types.Config{
 		Importer: importerFunc(func(path string) (*types.Package, error) {
 			if path == "unsafe" {
@@ -281,25 +308,38 @@ func (r *goRun) checkOne(p *gpkg) {
 		}
 	}
 	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, files, info)
-	if p.key != "" {
-		tpkg = depCacheAdd(p.key, tpkg)
-	}
-	p.tpkg = tpkg
-	r.checkNS.Add(int64(time.Since(start)))
-	if !p.root {
-		return
-	}
-	if len(srcs) == 0 {
-		return // every file vanished: nothing to own the package
-	}
+	return tpkg, info, fileErrs
+}
+
+// extractRoot extracts a root package's files and emits them with the
+// package's own owner (its module node: doc, method sets, external
+// interfaces, embeds), then records what the run's later steps need.
+func (r *goRun) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, srcs []*srcFile) {
 	t1 := time.Now()
-	for _, sf := range srcs {
-		sf.errors = append(sf.errors, fileErrs[sf.rel]...)
-	}
 	x := &goExtractor{fset: r.fset, pkg: tpkg, info: info, inRepo: r.isRepo}
 	x.extract(srcs)
 	exts := x.externals()
 	sets := methodSets(tpkg)
+	mod := packageNode(tpkg, srcs, sets, exts, x.embeds)
+	r.extractNS.Add(int64(time.Since(t1)))
+	owner := fileResult{rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, nodes: []graphdb.Node{mod}}
+	r.emit(owner)
+	for _, fr := range x.files {
+		fr.sortResult()
+		r.emit(*fr)
+	}
+	r.mu.Lock()
+	r.sets = append(r.sets, sets...)
+	r.encoded[tpkg.Path()] = mod.Attrs[attrMethodSets]
+	r.exts[tpkg.Path()] = exts
+	r.doneRoots++
+	n := r.doneRoots
+	r.mu.Unlock()
+	r.j.progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
+}
+
+// packageNode is a root package's module node.
+func packageNode(tpkg *types.Package, srcs []*srcFile, sets []methodSet, exts []extIface, embeds map[string]bool) graphdb.Node {
 	mod := graphdb.Node{
 		ID: pkgID(tpkg.Path()), Kind: graphdb.KindModule, SubKind: "package", Name: tpkg.Name(),
 		QName: tpkg.Path(), Language: "go", Signature: "package " + tpkg.Name(),
@@ -323,9 +363,9 @@ func (r *goRun) checkOne(p *gpkg) {
 	if len(exts) > 0 {
 		mod.Attrs[attrExtIfaces] = encodeExternals(exts)
 	}
-	if len(x.embeds) > 0 {
+	if len(embeds) > 0 {
 		var es []string
-		for e := range x.embeds {
+		for e := range embeds {
 			es = append(es, e)
 		}
 		sort.Strings(es)
@@ -334,21 +374,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	if len(mod.Attrs) == 0 {
 		mod.Attrs = nil
 	}
-	r.extractNS.Add(int64(time.Since(t1)))
-	owner := fileResult{rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, nodes: []graphdb.Node{mod}}
-	r.emit(owner)
-	for _, fr := range x.files {
-		fr.sortResult()
-		r.emit(*fr)
-	}
-	r.mu.Lock()
-	r.sets = append(r.sets, sets...)
-	r.encoded[tpkg.Path()] = mod.Attrs[attrMethodSets]
-	r.exts[tpkg.Path()] = exts
-	r.doneRoots++
-	n := r.doneRoots
-	r.mu.Unlock()
-	r.j.progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
+	return mod
 }
 
 func (r *goRun) isRepo(pkgPath string) bool { return r.inRepo[pkgPath] }
