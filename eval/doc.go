@@ -11,7 +11,10 @@
 // [MaterializeCheckouts] fills the checkouts from the module cache. Two
 // sets live in testdata: realset (real fixes of real Go projects, figures
 // in realset_stats.txt from TestRealSet) and devset (hand-written, figures
-// in eval_stats.txt from TestDevSet).
+// in eval_stats.txt from TestDevSet). Those files are golden:
+// [CompareFigures] fails a run that ranks any instance lower or lowers any
+// summary figure (see the DESIGN note in figures.go); -update records a
+// new run.
 //
 // eval imports graphdb, retrieve, udiff and index (for FuncLocName, so
 // derived gold names match the graph's); none imports it back.
