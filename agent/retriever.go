@@ -65,13 +65,7 @@ func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 	rn.progress(Progress{Kind: "retriever_start", Stage: StageRetriever, Agent: agent, Query: query})
 
 	ts := newToolSet(o.Tools)
-	infos := make([]prompts.ToolInfo, 0, len(ts.specs))
-	for _, t := range o.Tools.Tools() {
-		// The full description travels in the tool's schema; the prompt
-		// gets its first paragraph, to save tokens on every turn.
-		infos = append(infos, prompts.ToolInfo{Name: t.Name(), Description: firstParagraph(t.Description())})
-	}
-	sys, err := prompts.Render(prompts.Retriever, prompts.RetrieverData{Tools: infos})
+	sys, err := retrieverPrompt(o.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +156,17 @@ func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 			msgs = append(msgs, userMsg(steer))
 		}
 	}
+}
+
+// retrieverPrompt is a retriever's system prompt, naming its tools.
+func retrieverPrompt(reg *tools.Registry) (string, error) {
+	var infos []prompts.ToolInfo
+	for _, t := range reg.Tools() {
+		// The full description travels in the tool's schema; the prompt
+		// gets its first paragraph, to save tokens on every turn.
+		infos = append(infos, prompts.ToolInfo{Name: t.Name(), Description: firstParagraph(t.Description())})
+	}
+	return prompts.Render(prompts.Retriever, prompts.RetrieverData{Tools: infos})
 }
 
 func firstParagraph(s string) string {

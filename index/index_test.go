@@ -1,7 +1,6 @@
 package index
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,13 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // extractTxtar writes the files of testdata/name.txtar (or of the archive
 // at path name when it ends in .txtar) into a new temporary
@@ -84,7 +81,7 @@ func dump(t *testing.T, st graphdb.Store) string {
 		q := graphdb.SymbolQuery{File: f.Path}
 		if f.IsPseudo() {
 			if ms, ok := st.(*memStore); ok && f.Path == implOwner {
-				for _, n := range ms.ownedBy(f.Path) {
+				for _, n := range ms.Owned(f.Path) {
 					nodes[n.ID] = n // external interfaces
 				}
 			}
@@ -148,20 +145,7 @@ func edgeLine(e graphdb.Edge) string {
 // assertGolden compares got with testdata/name, or rewrites it with -update.
 func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./index -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", p, diff)
-	}
+	testutil.Golden(t, name, got)
 }
 
 func summaryText(s Summary) string {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/lines"
 )
 
 // IndexFile is the name of the retrieval index in the index directory
@@ -104,6 +105,10 @@ func OpenInMemory(ctx context.Context, root string, graph graphdb.Reader, opts O
 
 // build makes the index; persist writes it (and the manifest) to the
 // index directory, otherwise nothing is written and the index is returned.
+// Its steps: walk the tree, stop early when the manifest proves nothing
+// changed, chunk every file (reusing the previous index's chunks for files
+// whose key did not change), stop when nothing changed at all, then
+// assemble the lexical indexes, embed the new chunks, and write.
 func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions, persist bool) (*diskIndex, BuildStats, error) {
 	start := time.Now()
 	log := opts.Log
@@ -137,84 +142,12 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	}
 	var old *diskIndex
 	if !opts.Force {
-		var err error
-		old, err = readIndex(filepath.Join(dir, IndexFile))
-		var ie *indexError
-		switch {
-		case errors.As(err, &ie):
-			// Not the reader's advice to run relay index: this is it.
-			log.Warn("previous search index unusable; rebuilding it", "path", ie.path, "problem", ie.reason)
-		case err != nil && !errors.Is(err, os.ErrNotExist):
-			log.Warn("previous search index unreadable; rebuilding it", "err", err)
-		}
+		old = previousIndex(dir, log)
 	}
-	oldFiles := map[string]fileEntry{}
-	if old != nil {
-		for _, f := range old.Files {
-			oldFiles[f.Path] = f
-		}
-	}
-
-	type result struct {
-		key    string
-		chunks []Chunk
-		texts  []chunkText
-		whole  string   // the file's text for the file-level index (capped)
-		lines  []string // for reused files: texts are made only if the index is rebuilt
-		reused bool
-		skip   bool
-		note   string // why a walked file could not be read
-	}
-	results := make([]result, len(paths))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, rel := range paths {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			data, err := readRepoFile(fsys, rel)
-			if err != nil || len(data) > MaxFileSize || isBinary(data) {
-				results[i].skip = true
-				if err != nil && !errors.Is(err, fs.ErrNotExist) {
-					results[i].note = rel + ": " + unreadable(err)
-				}
-				return nil
-			}
-			lang, _ := languageOf(rel)
-			lines := splitLines(string(data))
-			key := hashString(string(data)) + "/" + graphHash[rel]
-			res := result{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
-			if of, ok := oldFiles[rel]; ok && of.Key == key {
-				res.chunks = old.Chunks[of.First : of.First+of.Count]
-				res.reused = true
-			} else {
-				var nodes []graphdb.Node
-				if _, ok := graphHash[rel]; ok {
-					nodes, err = r.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
-					if err != nil {
-						return fmt.Errorf("symbols of %s: %w", rel, err)
-					}
-				}
-				res.chunks = chunkFile(rel, lang, lines, nodes)
-			}
-			if res.reused {
-				res.lines = lines
-			} else {
-				res.texts = make([]chunkText, len(res.chunks))
-				for j, c := range res.chunks {
-					res.texts[j] = textOf(c, lines)
-					res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
-				}
-			}
-			results[i] = res
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	results, err := chunkFiles(ctx, fsys, r, paths, graphHash, old)
+	if err != nil {
 		return nil, BuildStats{}, err
 	}
-
 	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
 	for i, r := range results {
 		skipped[i], reused[i] = r.skip, r.reused
@@ -233,12 +166,135 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
 		return old, st, nil
 	}
+	ix, st := assemble(paths, results, old)
+	if opts.Embedder != nil {
+		if err := embedChunks(ctx, ix, old, results, opts.Embedder, log, &st); err != nil {
+			return nil, BuildStats{}, err
+		}
+	}
+	if persist {
+		if err := writeIndex(dir, ix); err != nil {
+			return nil, BuildStats{}, err
+		}
+		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
+			log.Warn("write retrieval manifest", "err", err)
+		}
+	}
+	st.Skipped = notes
+	st.Duration = time.Since(start)
+	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
+	return ix, st, nil
+}
+
+// previousIndex reads the index in dir to reuse its chunks, postings and
+// vectors; nil when there is none or it is damaged or of another format
+// (then the build rebuilds it, and says so).
+func previousIndex(dir string, log *slog.Logger) *diskIndex {
+	old, err := readIndex(filepath.Join(dir, IndexFile))
+	var ie *indexError
+	switch {
+	case errors.As(err, &ie):
+		// Not the reader's advice to run relay index: this is it.
+		log.Warn("previous search index unusable; rebuilding it", "path", ie.path, "problem", ie.reason)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		log.Warn("previous search index unreadable; rebuilding it", "err", err)
+	}
+	return old
+}
+
+// chunkedFile is one walked file after chunking.
+type chunkedFile struct {
+	key    string
+	chunks []Chunk
+	texts  []chunkText
+	whole  string   // the file's text for the file-level index (capped)
+	lines  []string // for reused files: texts are made only if the index is rebuilt
+	reused bool
+	skip   bool
+	note   string // why a walked file could not be read
+}
+
+// text returns the indexable text of chunk j, making it from the file's
+// lines for a reused file.
+func (res *chunkedFile) text(j int) chunkText {
+	if res.texts != nil {
+		return res.texts[j]
+	}
+	return textOf(res.chunks[j], res.lines)
+}
+
+// chunkFiles reads and chunks every path in parallel, in paths order.
+func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex) ([]chunkedFile, error) {
+	oldFiles := map[string]fileEntry{}
+	if old != nil {
+		for _, f := range old.Files {
+			oldFiles[f.Path] = f
+		}
+	}
+	results := make([]chunkedFile, len(paths))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, rel := range paths {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			res, err := chunkOne(gctx, fsys, r, rel, graphHash, old, oldFiles)
+			results[i] = res
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// chunkOne reads one file and cuts it into chunks, or takes its chunks from
+// the previous index when its content and graph record are unchanged.
+func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry) (chunkedFile, error) {
+	data, err := readRepoFile(fsys, rel)
+	if err != nil || len(data) > MaxFileSize || isBinary(data) {
+		res := chunkedFile{skip: true}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			res.note = rel + ": " + unreadable(err)
+		}
+		return res, nil
+	}
+	lang, _ := LanguageOf(rel)
+	ls := lines.Split(string(data))
+	key := hashString(string(data)) + "/" + graphHash[rel]
+	res := chunkedFile{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
+	if of, ok := oldFiles[rel]; ok && of.Key == key {
+		res.chunks = old.Chunks[of.First : of.First+of.Count]
+		res.reused = true
+		res.lines = ls
+		return res, nil
+	}
+	var nodes []graphdb.Node
+	if _, ok := graphHash[rel]; ok {
+		nodes, err = r.FindSymbols(ctx, graphdb.SymbolQuery{File: rel})
+		if err != nil {
+			return chunkedFile{}, fmt.Errorf("symbols of %s: %w", rel, err)
+		}
+	}
+	res.chunks = chunkFile(rel, lang, ls, nodes)
+	res.texts = make([]chunkText, len(res.chunks))
+	for j, c := range res.chunks {
+		res.texts[j] = textOf(c, ls)
+		res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
+	}
+	return res, nil
+}
+
+// assemble builds the index from the chunked files: chunk and file
+// entries, and the chunk and whole-file BM25 indexes. Unchanged files
+// import their postings from the previous index instead of being tokenized
+// again: remap takes old chunk and file numbers to new ones (−1: dropped).
+func assemble(paths []string, results []chunkedFile, old *diskIndex) (*diskIndex, BuildStats) {
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
 	lb := newLexBuilder()
 	flb := newLexBuilder()
-	// Unchanged files import their postings from the previous index instead
-	// of being tokenized again: remap takes old chunk and file numbers to
-	// new ones (−1: dropped).
 	var remap, fileRemap []int32
 	oldFileIdx := map[string]int{}
 	if old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files) {
@@ -255,14 +311,6 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	var st BuildStats
-	// textFor returns the indexable text of chunk j of file result res,
-	// making it from the file's lines for reused files.
-	textFor := func(res *result, j int) chunkText {
-		if res.texts != nil {
-			return res.texts[j]
-		}
-		return textOf(res.chunks[j], res.lines)
-	}
 	for i := range results {
 		res := &results[i]
 		if res.skip {
@@ -285,7 +333,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			continue
 		}
 		for j := range res.chunks {
-			lb.addDoc(first+int32(j), textFor(res, j))
+			lb.addDoc(first+int32(j), res.text(j))
 		}
 		flb.addDoc(fileNo, chunkText{path: paths[i], body: res.whole})
 	}
@@ -293,72 +341,68 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		lb.importDocs(old.Lex, remap)
 		flb.importDocs(old.FileLex, fileRemap)
 	}
-	present := map[string]bool{}
-	for _, f := range ix.Files {
-		present[f.Path] = true
-	}
-	for p := range oldFiles {
-		if !present[p] {
-			st.Removed++
+	if old != nil {
+		present := map[string]bool{}
+		for _, f := range ix.Files {
+			present[f.Path] = true
+		}
+		for _, f := range old.Files {
+			if !present[f.Path] {
+				st.Removed++
+			}
 		}
 	}
 	ix.Lex = lb.finish()
 	ix.FileLex = flb.finish()
 	st.Chunks = len(ix.Chunks)
 	st.Terms = len(ix.Lex.Terms)
+	return ix, st
+}
 
-	if opts.Embedder != nil {
-		ix.EmbedModel = opts.Embedder.Model()
-		var cache map[string][]float32
-		if old != nil && old.EmbedModel == ix.EmbedModel {
-			cache = old.Vectors
+// embedChunks fills ix.Vectors: vectors of the previous index for the
+// same model are reused by chunk hash, the other chunks are embedded in
+// one call.
+func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile, emb Embedder, log *slog.Logger, st *BuildStats) error {
+	ix.EmbedModel = emb.Model()
+	var cache map[string][]float32
+	if old != nil && old.EmbedModel == ix.EmbedModel {
+		cache = old.Vectors
+	}
+	var todo []string
+	var todoHash []string
+	queued := map[string]bool{}
+	for i := range results {
+		res := &results[i]
+		if res.skip {
+			continue
 		}
-		var todo []string
-		var todoHash []string
-		queued := map[string]bool{}
-		for i := range results {
-			res := &results[i]
-			if res.skip {
+		for j, c := range res.chunks {
+			if v, ok := cache[c.Hash]; ok {
+				ix.Vectors[c.Hash] = v
+				st.EmbedCached++
 				continue
 			}
-			for j, c := range res.chunks {
-				if v, ok := cache[c.Hash]; ok {
-					ix.Vectors[c.Hash] = v
-					st.EmbedCached++
-					continue
-				}
-				if queued[c.Hash] {
-					continue
-				}
-				queued[c.Hash] = true
-				todo = append(todo, textFor(res, j).embedText(c))
-				todoHash = append(todoHash, c.Hash)
+			if queued[c.Hash] {
+				continue
 			}
-		}
-		if len(todo) > 0 {
-			log.Info("embedding chunks", "chunks", len(todo), "model", ix.EmbedModel)
-			vs, err := opts.Embedder.Embed(ctx, todo, InputDocument)
-			if err != nil {
-				return nil, BuildStats{}, fmt.Errorf("embed %d chunks: %w", len(todo), err)
-			}
-			for i, v := range vs {
-				ix.Vectors[todoHash[i]] = normalize(v)
-			}
-			st.Embedded = len(vs)
+			queued[c.Hash] = true
+			todo = append(todo, res.text(j).embedText(c))
+			todoHash = append(todoHash, c.Hash)
 		}
 	}
-	if persist {
-		if err := writeIndex(dir, ix); err != nil {
-			return nil, BuildStats{}, err
-		}
-		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-			log.Warn("write retrieval manifest", "err", err)
-		}
+	if len(todo) == 0 {
+		return nil
 	}
-	st.Skipped = notes
-	st.Duration = time.Since(start)
-	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
-	return ix, st, nil
+	log.Info("embedding chunks", "chunks", len(todo), "model", ix.EmbedModel)
+	vs, err := emb.Embed(ctx, todo, InputDocument)
+	if err != nil {
+		return fmt.Errorf("embed %d chunks: %w", len(todo), err)
+	}
+	for i, v := range vs {
+		ix.Vectors[todoHash[i]] = normalize(v)
+	}
+	st.Embedded = len(vs)
+	return nil
 }
 
 // unchanged reports whether the previous index can stay as it is: every

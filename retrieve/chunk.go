@@ -272,16 +272,3 @@ func hashString(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:12])
 }
-
-// splitLines splits file content into lines without their terminators.
-func splitLines(data string) []string {
-	data = strings.TrimSuffix(data, "\n")
-	if data == "" {
-		return nil
-	}
-	ls := strings.Split(data, "\n")
-	for i, l := range ls {
-		ls[i] = strings.TrimSuffix(l, "\r")
-	}
-	return ls
-}

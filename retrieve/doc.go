@@ -1,10 +1,11 @@
 // Package retrieve owns relay's retrieval without a model: the chunk index
 // built next to the code graph, hybrid search (BM25 + optional embeddings,
-// weighted RRF, filters, graph-aware re-ranking, context expansion), the
-// offline context report that `relay ask`/`relay scope` fall back to, the
-// review context for a diff (with its unified-diff parser and the review
-// feedback store), the localization eval, and the `search` tool offered to
-// agents.
+// weighted RRF, filters, graph-aware re-ranking, context expansion), and
+// the offline context report that `relay ask`/`relay scope` fall back to.
+// The review context for a diff lives in package review, the localization
+// eval in package eval, the unified-diff parser in package udiff, and the
+// agents' `search` tool in package tools (tools.NewSearch, which
+// *Searcher serves through [Searcher.SearchTool]).
 //
 // # Index
 //
@@ -49,23 +50,16 @@
 // says so. Expansion attaches the parent type, up to 3 sibling methods, up
 // to 5 imports and one hop of callers and callees.
 //
-// # Reports, review, eval
+// # Reports and localization
 //
 // [ContextReport] ranks files (chunk hits fused with whole-file BM25) and
 // symbols with `path:line` snippets and the reasons for each, and says that
-// no model was used. [Review] turns a parsed diff ([ParseDiff]) into
-// changed symbols, callers, callees, blast radius, semantic neighbours and
-// past feedback ([FeedbackStore]); [ReviewContext.Markdown] fits it into a
-// token budget. [RunEval] scores localization (file Acc@1/5/10, function
-// Acc@5/10, all/any, MRR) against a plain BM25-over-files baseline, and,
-// given an [AgentLocalizer], a model's cited locations ([PredictFromCites]).
-// [GoldFromDiff] and [DeriveFromModules] derive an instance's gold files and
-// functions from the real fix ([DiffTrees] diffs two source trees). Two
-// sets live in testdata: realset (real fixes of real Go projects, figures
-// in realset_stats.txt from TestRealSet) and devset (hand-written, figures
-// in eval_stats.txt from TestDevSet).
+// no model was used. [Searcher.Localize] predicts the files and functions
+// a problem statement is about (package eval scores it), [FileBaseline]
+// is the plain BM25-over-files baseline it is compared with, and
+// [Searcher.Neighbours] finds the symbols similar to a set of anchors
+// (package review's semantic neighbours).
 //
-// retrieve imports graphdb, tools (for the Tool interface) and index (for
-// FuncLocName, so derived gold names match the graph's); none imports it
-// back.
+// retrieve imports graphdb and tools (for Root, to read files beneath the
+// repository root); none of those imports it back.
 package retrieve

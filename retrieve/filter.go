@@ -144,14 +144,3 @@ func relaxPath(p string) string {
 	}
 	return dir
 }
-
-// splitList splits a comma-separated flag value.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}

@@ -12,7 +12,7 @@ import (
 const (
 	// DefaultGraphWeight is the blend of the graph factor used when a search
 	// does not set one (see SearchOptions.GraphWeight).
-	DefaultGraphWeight = 1.0  // the plain 1/(distance+1); see testdata/eval_stats.txt for the ablation
+	DefaultGraphWeight = 1.0  // the plain 1/(distance+1); see eval/testdata/eval_stats.txt for the ablation
 	maxGraphDistance   = 3    // distances are capped here (unreached counts as 3)
 	graphAnchors       = 3    // the best hits that anchor the distances
 	maxGraphVisit      = 4000 // nodes a distance search may visit
@@ -208,7 +208,8 @@ type Ref struct {
 	Signature string `json:"signature,omitempty"`
 }
 
-func refOf(n graphdb.Node) Ref {
+// RefOf describes a node for reports and review contexts.
+func RefOf(n graphdb.Node) Ref {
 	r := Ref{Name: n.Name, QName: n.QName, Kind: string(n.Kind), Signature: n.Signature}
 	if n.SubKind != "" {
 		r.Kind = n.SubKind
@@ -255,7 +256,7 @@ func expandNode(ctx context.Context, g graphdb.Reader, id graphdb.NodeID) (*Cont
 		if err != nil || p.Kind != graphdb.KindType {
 			continue
 		}
-		r := refOf(p)
+		r := RefOf(p)
 		c.Parent = &r
 		sibs, err := g.Neighbors(ctx, p.ID, graphdb.EdgeParent, graphdb.Inbound, 0)
 		if err != nil {
@@ -269,7 +270,7 @@ func expandNode(ctx context.Context, g graphdb.Reader, id graphdb.NodeID) (*Cont
 			if err != nil || sn.SubKind == "field" {
 				continue
 			}
-			c.Siblings = append(c.Siblings, refOf(sn))
+			c.Siblings = append(c.Siblings, RefOf(sn))
 		}
 	}
 	if n.File != "" {
@@ -302,7 +303,7 @@ func expandNode(ctx context.Context, g graphdb.Reader, id graphdb.NodeID) (*Cont
 			return nil, err
 		}
 		for _, r := range rs {
-			ref := refOf(r.Node)
+			ref := RefOf(r.Node)
 			if op == graphdb.OpCallers {
 				c.Callers = append(c.Callers, ref)
 			} else {
@@ -313,8 +314,8 @@ func expandNode(ctx context.Context, g graphdb.Reader, id graphdb.NodeID) (*Cont
 	return c, nil
 }
 
-// shortSig trims a signature for one-line rendering.
-func shortSig(r Ref) string {
+// ShortSig trims a signature for one-line rendering.
+func ShortSig(r Ref) string {
 	if r.Signature != "" {
 		return strings.TrimSpace(r.Signature)
 	}

@@ -15,14 +15,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // builtIndex materialises testdata/repo.txtar, builds its index and returns
 // the root, the graph, the index file and the top hits of a query.
-func builtIndex(t *testing.T) (root string, g *memGraph, idx string, top []string) {
+func builtIndex(t *testing.T) (root string, g *memstore.Store, idx string, top []string) {
 	t.Helper()
-	root = writeTxtar(t, "testdata/repo.txtar")
-	g = fakeIndex(t, root)
+	root = testutil.WriteTxtar(t, "testdata/repo.txtar")
+	g = testutil.FakeIndex(t, root)
 	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func builtIndex(t *testing.T) (root string, g *memGraph, idx string, top []strin
 
 const damageQuery = "retry the upload when the server is slow"
 
-func searchTop(t *testing.T, root string, g *memGraph) []string {
+func searchTop(t *testing.T, root string, g *memstore.Store) []string {
 	t.Helper()
 	s, err := Open(root, g, OpenOptions{})
 	if err != nil {
@@ -164,7 +166,7 @@ func TestIndexBitFlips(t *testing.T) {
 // index up to date.
 func TestBuildRebuildsDamageInPlace(t *testing.T) {
 	t.Parallel()
-	root := writeTxtar(t, "testdata/repo.txtar")
+	root := testutil.WriteTxtar(t, "testdata/repo.txtar")
 	// Files older than the manifest's racy window, so that the manifest
 	// alone could prove the index up to date.
 	old := time.Now().Add(-time.Hour)
@@ -177,7 +179,7 @@ func TestBuildRebuildsDamageInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := fakeIndex(t, root)
+	g := testutil.FakeIndex(t, root)
 	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}

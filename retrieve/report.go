@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/lines"
 )
 
 // OfflineNotice is printed at the top of every offline report.
@@ -155,7 +156,7 @@ const FileRankWeight = 1.0
 // file (RankFiles) with BM25 over whole files, restricted to files whose
 // language passes langs (nil: all). Whole-file BM25 sees a file's
 // vocabulary at once; chunk hits see precise symbols. Together they beat
-// either alone on the dev set (see testdata/eval_stats.txt).
+// either alone on the dev set (see eval/testdata/eval_stats.txt).
 func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []ReportFile {
 	agg := RankFiles(hits)
 	byPath := map[string]int{}
@@ -165,7 +166,7 @@ func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []Re
 	var keep func(int32) bool
 	if len(langs) > 0 {
 		keep = func(d int32) bool {
-			l, _ := languageOf(s.ix.Files[d].Path)
+			l, _ := LanguageOf(s.ix.Files[d].Path)
 			return slices.Contains(langs, l)
 		}
 	}
@@ -254,7 +255,7 @@ func RankFiles(hits []Hit) []ReportFile {
 func (r Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context report (offline)\n\n> %s\n\n", r.Offline)
-	fmt.Fprintf(&b, "**Question:** %s\n\n", oneLine(r.Question, 400))
+	fmt.Fprintf(&b, "**Question:** %s\n\n", lines.One(r.Question, 400))
 	fmt.Fprintf(&b, "Search terms: %s", strings.Join(r.Terms, ", "))
 	if len(r.Mentions) > 0 {
 		fmt.Fprintf(&b, " · code mentions looked up: %s", strings.Join(r.Mentions, ", "))
@@ -279,7 +280,7 @@ func (r Report) Markdown() string {
 		}
 		fmt.Fprintf(&b, "\n### %d. `%s` (%s) — %s\n\n", s.Rank, name, s.Kind, s.Location)
 		if s.Signature != "" {
-			fmt.Fprintf(&b, "`%s`\n\n", oneLine(s.Signature, 200))
+			fmt.Fprintf(&b, "`%s`\n\n", lines.One(s.Signature, 200))
 		}
 		fmt.Fprintf(&b, "Why: %s\n", strings.Join(s.Why, "; "))
 		if s.Parent != "" {
@@ -296,12 +297,4 @@ func (r Report) Markdown() string {
 		}
 	}
 	return b.String()
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 func TestContextReport(t *testing.T) {
@@ -20,7 +22,7 @@ func TestContextReport(t *testing.T) {
 	if !strings.Contains(md, OfflineNotice) {
 		t.Error("markdown does not say that no model was used")
 	}
-	assertGolden(t, "report.md", md)
+	testutil.Golden(t, "report.md", md)
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		t.Fatal(err)

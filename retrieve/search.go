@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/tools"
 )
 
@@ -358,7 +359,7 @@ func (s *Searcher) fastPath(ctx context.Context, q string, o SearchOptions) ([]H
 
 // isKnownFile reports whether q ends in an extension Build indexes.
 func isKnownFile(q string) bool {
-	_, ok := languageOf(q)
+	_, ok := LanguageOf(q)
 	return ok
 }
 
@@ -719,7 +720,7 @@ func (s *Searcher) fileLines(rel string) []string {
 	if err != nil {
 		return nil
 	}
-	ls = splitLines(string(data))
+	ls = lines.Split(string(data))
 	s.linesMu.Lock()
 	if len(s.lines) > 256 {
 		clear(s.lines)

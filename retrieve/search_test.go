@@ -13,14 +13,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // testRepo materialises testdata/repo.txtar, indexes it with the fake
 // graph, builds the retrieval index and opens a Searcher.
-func testRepo(t *testing.T, emb Embedder) (string, *memGraph, *Searcher) {
+func testRepo(t *testing.T, emb Embedder) (string, *memstore.Store, *Searcher) {
 	t.Helper()
-	root := writeTxtar(t, "testdata/repo.txtar")
-	g := fakeIndex(t, root)
+	root := testutil.WriteTxtar(t, "testdata/repo.txtar")
+	g := testutil.FakeIndex(t, root)
 	if _, err := Build(t.Context(), root, g, BuildOptions{Embedder: emb}); err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +227,8 @@ func TestSearchFolderBoostAndGraph(t *testing.T) {
 
 func TestBuildIncremental(t *testing.T) {
 	t.Parallel()
-	root := writeTxtar(t, "testdata/repo.txtar")
-	g := fakeIndex(t, root)
+	root := testutil.WriteTxtar(t, "testdata/repo.txtar")
+	g := testutil.FakeIndex(t, root)
 	ctx := t.Context()
 	st, err := Build(ctx, root, g, BuildOptions{})
 	if err != nil {

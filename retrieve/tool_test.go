@@ -15,7 +15,7 @@ import (
 func TestSearchTool(t *testing.T) {
 	t.Parallel()
 	_, _, s := testRepo(t, nil)
-	tool := NewSearchTool(s)
+	tool := tools.NewSearch(s)
 	if tool.Name() != "search" || !tools.IsReadOnly(tool) || !strings.Contains(tool.Description(), "Example:") {
 		t.Fatalf("tool identity: %s read-only=%v", tool.Name(), tools.IsReadOnly(tool))
 	}
@@ -54,7 +54,7 @@ func TestSearchTool(t *testing.T) {
 				}
 			}
 			if tt.files != nil {
-				m := res.Meta.(SearchMeta)
+				m := res.Meta.(tools.SearchMeta)
 				if diff := cmp.Diff(tt.files, m.Files[:len(tt.files)]); diff != "" {
 					t.Errorf("meta files (-want +got):\n%s", diff)
 				}
@@ -81,7 +81,7 @@ func TestSearchToolSnippetsStayInRoot(t *testing.T) {
 	if err := os.Symlink(secret, p); err != nil {
 		t.Fatal(err)
 	}
-	res, err := NewSearchTool(s).Call(t.Context(), json.RawMessage(`{"query": "retry with exponential backoff", "limit": 3}`))
+	res, err := tools.NewSearch(s).Call(t.Context(), json.RawMessage(`{"query": "retry with exponential backoff", "limit": 3}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func walkTree(root, stateDir string) (paths, notes []string, err error) {
 		if !d.Type().IsRegular() || ig.ignored(rel, false) {
 			return nil
 		}
-		if _, ok := languageOf(rel); !ok {
+		if _, ok := LanguageOf(rel); !ok {
 			return nil
 		}
 		fi, err := d.Info()
@@ -197,7 +197,7 @@ func linkNote(realRoot, abs, rel string) string {
 	if err != nil {
 		return ""
 	}
-	if _, ok := languageOf(rel); ok || fi.IsDir() {
+	if _, ok := LanguageOf(rel); ok || fi.IsDir() {
 		return "links outside the repository"
 	}
 	return ""
@@ -296,8 +296,8 @@ var baseLanguages = map[string]string{
 	".gitignore": "config", "Jenkinsfile": "groovy",
 }
 
-// languageOf returns the language of a path and whether it is indexed.
-func languageOf(rel string) (string, bool) {
+// LanguageOf returns the language of a path and whether it is indexed.
+func LanguageOf(rel string) (string, bool) {
 	base := path.Base(rel)
 	if l, ok := baseLanguages[base]; ok {
 		return l, l != ""

@@ -1,8 +1,11 @@
 // Package tools owns what a model can do to a repository: the Tool interface,
-// the Registry, and the grep (ripgrep), glob (fd), read and graph tools, with
-// their sandboxing (every path stays inside the repository root), per-call
-// timeouts and output caps. Descriptions live in embedded .md files
-// (grep.md, glob.md, read.md, graph.md), each with a worked example.
+// the Registry, and the grep (ripgrep), glob (fd), read, graph and search
+// tools, with their sandboxing (every path stays inside the repository
+// root), per-call timeouts and output caps. Descriptions live in embedded
+// .md files (grep.md, glob.md, read.md, graph.md, search.md), each with a
+// worked example. The search tool (NewSearch) runs over a Searcher, an
+// interface that retrieve's *Searcher satisfies: retrieve imports tools
+// (for Root), so tools holds the interface, not the type.
 //
 // Error contract: a Result with IsError is something the model did wrong or
 // should know (bad arguments, no such file, bad regex) and goes back to it; a

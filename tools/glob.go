@@ -99,6 +99,26 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	case limit > MaxGlobLimit:
 		limit = MaxGlobLimit
 	}
+	files, res, err := g.list(ctx, pat)
+	if err != nil {
+		return Result{}, fmt.Errorf("glob: %w", err)
+	}
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	meta.Files, meta.TimedOut = len(files), res.timedOut
+	defer func() {
+		g.opts.Logger.Debug("tool done", "tool", GlobName, "dur", time.Since(start), "files", meta.Files, "truncated", meta.Truncated, "timed_out", meta.TimedOut)
+	}()
+	if len(files) == 0 {
+		return g.noMatch(p.Pattern, pat, res, meta), nil
+	}
+	return Result{Content: g.render(p.Pattern, files, res, limit, meta), Meta: meta}, nil
+}
+
+// list runs fd for the normalised pattern and returns the files it found
+// with their modification times.
+func (g *Glob) list(ctx context.Context, pat string) ([]globFile, procResult, error) {
 	args := []string{"--glob", "--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".relay", "--color", "never", "--print0"}
 	if !g.exists(".git") && g.exists(".gitignore") {
 		// fd honours .gitignore only inside a git work tree; outside one,
@@ -110,7 +130,6 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	} else {
 		args = append(args, "--", pat)
 	}
-
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
 	var files []globFile
@@ -134,33 +153,32 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 		}
 		return sc.Err()
 	})
-	if err != nil {
-		return Result{}, fmt.Errorf("glob: %w", err)
+	return files, res, err
+}
+
+// noMatch says why nothing was listed: no process slot, a timeout, an
+// invalid pattern, or no match (with a hint on how slashes match).
+func (g *Glob) noMatch(pattern, pat string, res procResult, meta *GlobMeta) Result {
+	switch {
+	case res.waited:
+		return Result{Content: fmt.Sprintf("glob %q did not start: all %d search processes stayed busy for the %s timeout; retry, or run fewer searches at once.", pattern, g.opts.Procs.Cap(), g.opts.Timeout), IsError: true, Meta: meta}
+	case res.timedOut:
+		return Result{Content: fmt.Sprintf("glob %q timed out after %s before finding anything; narrow the pattern.", pattern, g.opts.Timeout), IsError: true, Meta: meta}
+	case res.exitCode != 0 && strings.TrimSpace(res.stderr) != "":
+		return Result{Content: fmt.Sprintf("Invalid glob %q: %s\nHint: use patterns such as \"*.go\", \"**/*_test.go\" or \"net/http/*.go\".", pattern, cutLine(strings.TrimSpace(res.stderr), 500)), IsError: true, Meta: meta}
 	}
-	if ctx.Err() != nil {
-		return Result{}, ctx.Err()
+	hint := ""
+	if !strings.Contains(pat, "/") {
+		hint = " Without a slash the pattern matches file names only; use \"**/dir/*.ext\" to match directories."
+	} else if !strings.HasPrefix(pat, "**/") {
+		hint = " With a slash the pattern matches from the repository root; prefix \"**/\" to match at any depth."
 	}
-	meta.Files, meta.TimedOut = len(files), res.timedOut
-	defer func() {
-		g.opts.Logger.Debug("tool done", "tool", GlobName, "dur", time.Since(start), "files", meta.Files, "truncated", meta.Truncated, "timed_out", meta.TimedOut)
-	}()
-	if len(files) == 0 {
-		switch {
-		case res.waited:
-			return Result{Content: fmt.Sprintf("glob %q did not start: all %d search processes stayed busy for the %s timeout; retry, or run fewer searches at once.", p.Pattern, g.opts.Procs.Cap(), g.opts.Timeout), IsError: true, Meta: meta}, nil
-		case res.timedOut:
-			return Result{Content: fmt.Sprintf("glob %q timed out after %s before finding anything; narrow the pattern.", p.Pattern, g.opts.Timeout), IsError: true, Meta: meta}, nil
-		case res.exitCode != 0 && strings.TrimSpace(res.stderr) != "":
-			return Result{Content: fmt.Sprintf("Invalid glob %q: %s\nHint: use patterns such as \"*.go\", \"**/*_test.go\" or \"net/http/*.go\".", p.Pattern, cutLine(strings.TrimSpace(res.stderr), 500)), IsError: true, Meta: meta}, nil
-		}
-		hint := ""
-		if !strings.Contains(pat, "/") {
-			hint = " Without a slash the pattern matches file names only; use \"**/dir/*.ext\" to match directories."
-		} else if !strings.HasPrefix(pat, "**/") {
-			hint = " With a slash the pattern matches from the repository root; prefix \"**/\" to match at any depth."
-		}
-		return Result{Content: fmt.Sprintf("No files match %q.%s", p.Pattern, hint), Meta: meta}, nil
-	}
+	return Result{Content: fmt.Sprintf("No files match %q.%s", pattern, hint), Meta: meta}
+}
+
+// render lists files newest first, at most limit of them and
+// MaxOutputBytes in all, saying what was left out.
+func (g *Glob) render(pattern string, files []globFile, res procResult, limit int, meta *GlobMeta) string {
 	sort.Slice(files, func(i, j int) bool {
 		if files[i].mtime != files[j].mtime {
 			return files[i].mtime > files[j].mtime
@@ -184,7 +202,7 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	if len(files) == 1 {
 		verb = "matches"
 	}
-	fmt.Fprintf(&b, "%s %s %q (newest first", plural(len(files), "file", "files"), verb, p.Pattern)
+	fmt.Fprintf(&b, "%s %s %q (newest first", plural(len(files), "file", "files"), verb, pattern)
 	if shown < len(files) {
 		fmt.Fprintf(&b, ", showing %d", shown)
 	}
@@ -200,7 +218,7 @@ func (g *Glob) Run(ctx context.Context, p GlobParams) (Result, error) {
 	if res.timedOut {
 		fmt.Fprintf(&b, "note: the listing stopped at the %s timeout, so it is incomplete; narrow the pattern.\n", g.opts.Timeout)
 	}
-	return Result{Content: strings.TrimRight(b.String(), "\n"), Meta: meta}, nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // pattern normalises a glob: "./" and a leading "/" inside the root are

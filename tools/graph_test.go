@@ -4,98 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
 )
-
-// memGraph is a small in-memory graphdb.Reader for tests.
-type memGraph struct {
-	nodes map[graphdb.NodeID]graphdb.Node
-	edges []graphdb.Edge
-}
-
-func (m *memGraph) Node(_ context.Context, id graphdb.NodeID) (graphdb.Node, error) {
-	n, ok := m.nodes[id]
-	if !ok {
-		return graphdb.Node{}, fmt.Errorf("node %s: %w", id, graphdb.ErrNotFound)
-	}
-	return n, nil
-}
-
-func (m *memGraph) Neighbors(_ context.Context, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Edge, error) {
-	var out []graphdb.Edge
-	for _, e := range m.edges {
-		if e.Kind != kind {
-			continue
-		}
-		near, far := e.From, e.To
-		if dir == graphdb.Inbound {
-			near, far = e.To, e.From
-		}
-		if _, ok := m.nodes[far]; near == id && ok {
-			out = append(out, e)
-		}
-	}
-	graphdb.SortEdges(out)
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
-func (m *memGraph) FindSymbols(_ context.Context, q graphdb.SymbolQuery) ([]graphdb.Node, error) {
-	if q.Empty() {
-		return nil, nil
-	}
-	var out []graphdb.Node
-	for _, n := range m.nodes {
-		switch {
-		case q.ID != "" && n.ID != q.ID,
-			q.QName != "" && n.QName != q.QName,
-			q.Suffix != "" && n.QName != q.Suffix && !strings.HasSuffix(n.QName, "."+q.Suffix) && !strings.HasSuffix(n.QName, "/"+q.Suffix),
-			q.Name != "" && n.Name != q.Name,
-			q.Loc != "" && n.Loc != q.Loc,
-			q.File != "" && n.File != q.File:
-			continue
-		}
-		out = append(out, n)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.StartLine != b.StartLine {
-			return a.StartLine < b.StartLine
-		}
-		return a.QName < b.QName
-	})
-	if q.Limit > 0 && len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out, nil
-}
-
-func (m *memGraph) Files(context.Context) ([]graphdb.FileRecord, error) { return nil, nil }
-func (m *memGraph) Stats(context.Context) (graphdb.Stats, error)        { return graphdb.Stats{}, nil }
-func (m *memGraph) Meta(context.Context, string) (string, error)        { return "", nil }
 
 // testGraph models a sliver of net/http: a server type with methods, an
 // interface and its implementation, an embedding type, a test and a main.
-func testGraph() *memGraph {
-	m := &memGraph{nodes: map[graphdb.NodeID]graphdb.Node{}}
+func testGraph() *memstore.Store {
+	var nodes []graphdb.Node
+	var edges []graphdb.Edge
 	add := func(qname string, kind graphdb.NodeKind, sub, file string, line int, test bool) {
 		name := qname[strings.LastIndexAny(qname, "./")+1:]
 		loc := file + ":" + strings.TrimPrefix(qname[strings.LastIndex(qname, "/")+1:], strings.Split(qname[strings.LastIndex(qname, "/")+1:], ".")[0]+".")
-		m.nodes[graphdb.NodeID(qname)] = graphdb.Node{ID: graphdb.NodeID(qname), QName: qname, Name: name, Kind: kind, SubKind: sub,
-			File: file, StartLine: line, EndLine: line + 5, Loc: loc, Language: "go", Test: test, Exported: name[0] >= 'A' && name[0] <= 'Z'}
+		nodes = append(nodes, graphdb.Node{ID: graphdb.NodeID(qname), QName: qname, Name: name, Kind: kind, SubKind: sub,
+			File: file, StartLine: line, EndLine: line + 5, Loc: loc, Language: "go", Test: test, Exported: name[0] >= 'A' && name[0] <= 'Z'})
 	}
 	edge := func(from, to string, kind graphdb.EdgeKind, file string, line int) {
-		m.edges = append(m.edges, graphdb.Edge{From: graphdb.NodeID(from), To: graphdb.NodeID(to), Kind: kind, File: file, Line: line})
+		edges = append(edges, graphdb.Edge{From: graphdb.NodeID(from), To: graphdb.NodeID(to), Kind: kind, File: file, Line: line})
 	}
 	const srv = "net/http/server.go"
 	add("net/http.Server", graphdb.KindType, "struct", srv, 10, false)
@@ -122,7 +51,24 @@ func testGraph() *memGraph {
 	edge("net/http.NewServer", "net/http.Server", graphdb.EdgeReturns, srv, 400)
 	edge("net/http.Server", "net/http.Run", graphdb.EdgeParamOf, srv, 500)
 	edge("net/http.loggingServer", "net/http.Server", graphdb.EdgeInherits, "net/http/log.go", 6)
-	return m
+	return storeOf(nodes, edges)
+}
+
+// storeOf writes nodes and edges, all owned by one pseudo-owner, to a new
+// in-memory store.
+func storeOf(nodes []graphdb.Node, edges []graphdb.Edge) *memstore.Store {
+	ctx := context.Background()
+	st := memstore.New()
+	tx, err := st.Begin(ctx)
+	if err == nil {
+		if err = tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "@test"}, nodes, edges); err == nil {
+			err = tx.Commit()
+		}
+	}
+	if err != nil {
+		panic(fmt.Sprintf("test graph: %v", err))
+	}
+	return st
 }
 
 func TestGraphTool(t *testing.T) {

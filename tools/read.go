@@ -236,6 +236,13 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 	last := first + len(shown) - 1
 	meta.StartLine, meta.EndLine = first, last
 	meta.Truncated = capped || (p.NumLines == 0 || p.NumLines > t.opts.ReadMaxLines) && last < n
+	return Result{Content: numbered(shown, first, n, bytesUsed), Meta: meta}, nil
+}
+
+// numbered renders lines first.. with right-aligned numbers and, when the
+// file has more, says which part was shown and where to continue.
+func numbered(shown []string, first, n, bytesUsed int) string {
+	last := first + len(shown) - 1
 	width := len(strconv.Itoa(last))
 	var b strings.Builder
 	b.Grow(bytesUsed + len(shown)*(width+1))
@@ -254,7 +261,7 @@ func (t *Read) lines(ctx context.Context, f *os.File, rel string, p ReadParams, 
 		}
 		b.WriteString(")")
 	}
-	return Result{Content: strings.TrimRight(b.String(), "\n"), Meta: meta}, nil
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // maxDirEntries caps the entries listed when read is given a directory.

@@ -4,34 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // needTools skips when rg or fd is missing, and fails under CI=true.
 func needTools(t testing.TB) {
 	t.Helper()
-	_, rgErr := exec.LookPath("rg")
-	_, fdErr := exec.LookPath("fd")
-	if fdErr != nil {
-		_, fdErr = exec.LookPath("fdfind")
-	}
-	if rgErr == nil && fdErr == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("rg or fd missing under CI (rg: %v, fd: %v); %s", rgErr, fdErr, InstallHint)
-	}
-	t.Skipf("rg or fd missing (rg: %v, fd: %v); %s", rgErr, fdErr, InstallHint)
+	testutil.Need(t, InstallHint, "rg", "fd|fdfind")
 }
 
 // fixtureFiles is a small repository: code, tests, SQL, config, docs, an
@@ -161,23 +147,7 @@ func checkCall[M any](t *testing.T, tool Tool, args, want string, isError bool, 
 // checkGolden compares got with testdata/<name>, rewriting it with -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tools -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", p, diff)
-	}
+	testutil.Golden(t, name, got)
 }
 
 func TestDefaultRegistry(t *testing.T) {

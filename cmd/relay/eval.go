@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/relayhq/relay/eval"
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
@@ -18,14 +19,17 @@ import (
 
 func init() { commands = append(commands, newEvalCmd) }
 
+// evalFlags are relay eval's flags.
+type evalFlags struct {
+	instances, checkouts string
+	asJSON, agentMode    bool
+	baseline             bool
+	materialize          bool
+	llm                  llmFlags
+}
+
 func newEvalCmd(g *globals) *cobra.Command {
-	var (
-		instances, checkouts string
-		asJSON, agentMode    bool
-		baseline             bool
-		materialize          bool
-		llm                  llmFlags
-	)
+	var f evalFlags
 	cmd := &cobra.Command{
 		Use:   "eval --instances FILE --checkouts DIR",
 		Short: "Measure localization accuracy (file and function Acc@k, MRR) on a set of instances",
@@ -41,88 +45,101 @@ Instances that carry "repo": "MODULE@VERSION" can be checked out from the Go mod
 --materialize.
 
 Example:
-  relay eval --instances retrieve/testdata/devset/instances.jsonl --checkouts /tmp/devset --materialize`,
+  relay eval --instances eval/testdata/devset/instances.jsonl --checkouts /tmp/devset --materialize`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if instances == "" || checkouts == "" {
-				return usageErr(errors.New("eval needs --instances FILE.jsonl and --checkouts DIR"))
-			}
-			var localize retrieve.AgentLocalizer
-			if agentMode {
-				baseURL, _, ok := llm.endpoint(g)
-				if !ok {
-					return usageErr(errors.New("eval --agent needs a model endpoint: set OPENAI_API_KEY and/or OPENAI_BASE_URL (or --base-url); without one, run eval without --agent to measure the offline pipeline"))
-				}
-				if _, err := llm.models(g, baseURL); err != nil {
-					return err
-				}
-				localize = llm.evalLocalizer(g)
-			}
-			f, err := os.Open(instances)
-			if err != nil {
-				return fmt.Errorf("open instances: %w", err)
-			}
-			insts, err := retrieve.LoadInstances(f)
-			f.Close()
-			if err != nil {
-				return fmt.Errorf("%s: %w", instances, err)
-			}
-			dir, err := filepath.Abs(checkouts)
-			if err != nil {
-				return err
-			}
-			if materialize {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				n, err := retrieve.MaterializeCheckouts(cmd.Context(), insts, dir)
-				if err != nil {
-					return err
-				}
-				if n > 0 {
-					fmt.Fprintf(g.stderr, "eval: checked out %d instance(s) into %s\n", n, dir)
-				}
-			}
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return usageErr(fmt.Errorf("--checkouts %s is not a directory (create it, or pass --materialize for instances with a repo)", dir))
-			}
-			rep, err := retrieve.RunEval(cmd.Context(), insts, retrieve.EvalOptions{
-				Checkouts: dir,
-				Baseline:  baseline,
-				Agent:     localize,
-				Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
-					return prepareCheckout(ctx, g, root)
-				},
-				Progress: func(done, total int, r retrieve.InstanceResult) {
-					status := fmt.Sprintf("file rr %.2f", r.FileRR)
-					if r.Error != "" {
-						status = "error: " + r.Error
-					}
-					fmt.Fprintf(g.stderr, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
-				},
-			})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			fmt.Fprint(g.stdout, rep.Table())
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd.Context(), g) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&instances, "instances", "", "instances file (JSON lines)")
-	fl.StringVar(&checkouts, "checkouts", "", "directory holding one checkout per instance_id")
-	fl.BoolVar(&asJSON, "json", false, "print per-instance results and summaries as JSON")
-	fl.BoolVar(&agentMode, "agent", false, "also localize with the agent runtime (needs a model endpoint; see the model flags); reports tokens per instance")
-	llm.register(fl)
-	fl.BoolVar(&baseline, "baseline", true, "also run the plain BM25-over-files baseline")
-	fl.BoolVar(&materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
+	fl.StringVar(&f.instances, "instances", "", "instances file (JSON lines)")
+	fl.StringVar(&f.checkouts, "checkouts", "", "directory holding one checkout per instance_id")
+	fl.BoolVar(&f.asJSON, "json", false, "print per-instance results and summaries as JSON")
+	fl.BoolVar(&f.agentMode, "agent", false, "also localize with the agent runtime (needs a model endpoint; see the model flags); reports tokens per instance")
+	f.llm.register(fl)
+	fl.BoolVar(&f.baseline, "baseline", true, "also run the plain BM25-over-files baseline")
+	fl.BoolVar(&f.materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
 	cmd.AddCommand(newEvalDeriveCmd(g))
 	return cmd
+}
+
+// run loads the instances, prepares the checkouts and prints the report.
+func (f *evalFlags) run(ctx context.Context, g *globals) error {
+	if f.instances == "" || f.checkouts == "" {
+		return usageErr(errors.New("eval needs --instances FILE.jsonl and --checkouts DIR"))
+	}
+	var localize eval.AgentLocalizer
+	if f.agentMode {
+		baseURL, _, ok := f.llm.endpoint(g)
+		if !ok {
+			return usageErr(errors.New("eval --agent needs a model endpoint: set OPENAI_API_KEY and/or OPENAI_BASE_URL (or --base-url); without one, run eval without --agent to measure the offline pipeline"))
+		}
+		if _, err := f.llm.models(g, baseURL); err != nil {
+			return err
+		}
+		localize = f.llm.evalLocalizer(g)
+	}
+	in, err := os.Open(f.instances)
+	if err != nil {
+		return fmt.Errorf("open instances: %w", err)
+	}
+	insts, err := eval.LoadInstances(in)
+	in.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.instances, err)
+	}
+	dir, err := f.checkoutDir(ctx, g, insts)
+	if err != nil {
+		return err
+	}
+	rep, err := eval.Run(ctx, insts, eval.Options{
+		Checkouts: dir,
+		Baseline:  f.baseline,
+		Agent:     localize,
+		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+			return prepareCheckout(ctx, g, root)
+		},
+		Progress: func(done, total int, r eval.InstanceResult) {
+			status := fmt.Sprintf("file rr %.2f", r.FileRR)
+			if r.Error != "" {
+				status = "error: " + r.Error
+			}
+			fmt.Fprintf(g.stderr, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprint(g.stdout, rep.Table())
+	return nil
+}
+
+// checkoutDir returns the absolute checkouts directory, filled from the
+// module cache first under --materialize.
+func (f *evalFlags) checkoutDir(ctx context.Context, g *globals, insts []eval.Instance) (string, error) {
+	dir, err := filepath.Abs(f.checkouts)
+	if err != nil {
+		return "", err
+	}
+	if f.materialize {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		n, err := eval.MaterializeCheckouts(ctx, insts, dir)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			fmt.Fprintf(g.stderr, "eval: checked out %d instance(s) into %s\n", n, dir)
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", usageErr(fmt.Errorf("--checkouts %s is not a directory (create it, or pass --materialize for instances with a repo)", dir))
+	}
+	return dir, nil
 }
 
 // prepareCheckout indexes one checkout into its own embedded store and

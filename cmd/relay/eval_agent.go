@@ -5,9 +5,9 @@ import (
 	"errors"
 
 	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/eval"
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/prompts"
-	"github.com/relayhq/relay/retrieve"
 )
 
 // evalLocalizer is relay eval --agent's localizer: the ask pipeline
@@ -15,11 +15,11 @@ import (
 // answer's path:line citations, then the retrievers', in order, become the
 // prediction. A run stopped by budget or deadline still scores what it
 // cited.
-func (f *llmFlags) evalLocalizer(g *globals) retrieve.AgentLocalizer {
-	return func(ctx context.Context, root string, graph graphdb.Reader, problem string) (retrieve.Prediction, int64, error) {
+func (f *llmFlags) evalLocalizer(g *globals) eval.AgentLocalizer {
+	return func(ctx context.Context, root string, graph graphdb.Reader, problem string) (eval.Prediction, int64, error) {
 		sess, err := f.newAgentOn(ctx, g, root, graph, nil)
 		if err != nil {
-			return retrieve.Prediction{}, 0, err
+			return eval.Prediction{}, 0, err
 		}
 		defer sess.Close()
 		ctx, cancel := f.runContext(ctx)
@@ -29,13 +29,13 @@ func (f *llmFlags) evalLocalizer(g *globals) retrieve.AgentLocalizer {
 			if err == nil {
 				err = errors.New("the agent returned no answer")
 			}
-			return retrieve.Prediction{}, 0, sess.explain(err)
+			return eval.Prediction{}, 0, sess.explain(err)
 		}
-		var cites []retrieve.Cite
+		var cites []eval.Cite
 		add := func(text string) {
 			for _, c := range agent.FindCitations(root, text) {
 				if c.Problem == "" {
-					cites = append(cites, retrieve.Cite{Path: c.Path, Line: c.Line, EndLine: c.EndLine})
+					cites = append(cites, eval.Cite{Path: c.Path, Line: c.Line, EndLine: c.EndLine})
 				}
 			}
 		}
@@ -43,7 +43,7 @@ func (f *llmFlags) evalLocalizer(g *globals) retrieve.AgentLocalizer {
 		for _, r := range a.Retrievals {
 			add(r.Text)
 		}
-		p, perr := retrieve.PredictFromCites(ctx, graph, cites)
+		p, perr := eval.PredictFromCites(ctx, graph, cites)
 		return p, a.Usage.Tokens(), errors.Join(err, perr)
 	}
 }

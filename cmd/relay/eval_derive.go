@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,19 +9,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/relayhq/relay/eval"
 	"github.com/spf13/cobra"
-
-	"github.com/relayhq/relay/retrieve"
 )
 
+// deriveFlags are relay eval derive's flags.
+type deriveFlags struct {
+	module, from, to string
+	repo, diffFile   string
+	id, statement    string
+	statementFile    string
+	allowNoFunctions bool
+}
+
 func newEvalDeriveCmd(g *globals) *cobra.Command {
-	var (
-		module, from, to string
-		repo, diffFile   string
-		id, statement    string
-		statementFile    string
-		allowNoFunctions bool
-	)
+	var f deriveFlags
 	cmd := &cobra.Command{
 		Use:   "derive (--module M --from V1 --to V2 | --repo DIR --diff FILE) [--id ID --statement TEXT]",
 		Short: "Build an eval instance from a real fix: gold files and functions from its diff",
@@ -40,94 +43,107 @@ Example:
   relay eval derive --module github.com/spf13/pflag --from v1.0.6 --to v1.0.7 \
     --id pflag-fix-1 --statement-file issue.txt >> instances.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			byModule := module != "" || from != "" || to != ""
-			byDiff := repo != "" || diffFile != ""
-			switch {
-			case byModule && byDiff:
-				return usageErr(errors.New("give either --module/--from/--to or --repo/--diff, not both"))
-			case byModule && (module == "" || from == "" || to == ""):
-				return usageErr(errors.New("--module needs --from and --to versions (e.g. --from v1.2.3 --to v1.2.4)"))
-			case byDiff && (repo == "" || diffFile == ""):
-				return usageErr(errors.New("--diff needs --repo, the pre-fix checkout the diff applies to"))
-			case !byModule && !byDiff:
-				return usageErr(errors.New("derive needs a fix: --module M --from V1 --to V2, or --repo DIR --diff FILE"))
-			}
-			if statementFile != "" {
-				if statement != "" {
-					return usageErr(errors.New("give --statement or --statement-file, not both"))
-				}
-				b, err := os.ReadFile(statementFile)
-				if err != nil {
-					return fmt.Errorf("read --statement-file: %w", err)
-				}
-				statement = string(b)
-			}
-			statement = strings.TrimSpace(statement)
-			if (id == "") != (statement == "") {
-				return usageErr(errors.New("an instance needs both --id and --statement (or neither, to print only the gold answer)"))
-			}
-			var (
-				gold retrieve.Gold
-				err  error
-			)
-			if byModule {
-				gold, err = retrieve.DeriveFromModules(cmd.Context(), module, from, to)
-			} else {
-				gold, err = deriveFromDiff(g, repo, diffFile)
-			}
-			if err != nil {
-				return err
-			}
-			for _, s := range gold.Skipped {
-				fmt.Fprintf(g.stderr, "derive: skipped %s\n", s)
-			}
-			if len(gold.Files) == 0 {
-				return errors.New("the fix changes no Go source file of the pre-fix tree (only tests, docs, generated or new files): it cannot be a localization instance")
-			}
-			if len(gold.Functions) == 0 && !allowNoFunctions {
-				fmt.Fprintln(g.stderr, "derive: warning: no function or method changed (only declarations outside functions); the instance scores files only")
-			}
-			enc := json.NewEncoder(g.stdout)
-			enc.SetEscapeHTML(false)
-			if id == "" {
-				enc.SetIndent("", "  ")
-				return enc.Encode(gold)
-			}
-			in := retrieve.Instance{ID: id, Problem: statement, GoldFiles: gold.Files, GoldFunctions: gold.Functions}
-			if byModule {
-				in.Repo = module + "@" + from
-			}
-			if in.GoldFunctions == nil {
-				in.GoldFunctions = []string{}
-			}
-			return enc.Encode(in)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd.Context(), g) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&module, "module", "", "Go module path whose versions bracket the fix")
-	fl.StringVar(&from, "from", "", "module version before the fix (the instance's checkout)")
-	fl.StringVar(&to, "to", "", "module version with the fix")
-	fl.StringVar(&repo, "repo", "", "pre-fix checkout the --diff applies to")
-	fl.StringVar(&diffFile, "diff", "", "unified diff of the fix (- for stdin)")
-	fl.StringVar(&id, "id", "", "instance_id (a plain directory name)")
-	fl.StringVar(&statement, "statement", "", "problem statement (the issue text)")
-	fl.StringVar(&statementFile, "statement-file", "", "read the problem statement from a file")
-	fl.BoolVar(&allowNoFunctions, "files-only", false, "do not warn when the fix changes no function")
+	fl.StringVar(&f.module, "module", "", "Go module path whose versions bracket the fix")
+	fl.StringVar(&f.from, "from", "", "module version before the fix (the instance's checkout)")
+	fl.StringVar(&f.to, "to", "", "module version with the fix")
+	fl.StringVar(&f.repo, "repo", "", "pre-fix checkout the --diff applies to")
+	fl.StringVar(&f.diffFile, "diff", "", "unified diff of the fix (- for stdin)")
+	fl.StringVar(&f.id, "id", "", "instance_id (a plain directory name)")
+	fl.StringVar(&f.statement, "statement", "", "problem statement (the issue text)")
+	fl.StringVar(&f.statementFile, "statement-file", "", "read the problem statement from a file")
+	fl.BoolVar(&f.allowNoFunctions, "files-only", false, "do not warn when the fix changes no function")
 	return cmd
 }
 
-func deriveFromDiff(g *globals, repo, diffFile string) (retrieve.Gold, error) {
+// check refuses contradictory or incomplete flags and reads
+// --statement-file into the statement.
+func (f *deriveFlags) check() error {
+	byModule := f.module != "" || f.from != "" || f.to != ""
+	byDiff := f.repo != "" || f.diffFile != ""
+	switch {
+	case byModule && byDiff:
+		return usageErr(errors.New("give either --module/--from/--to or --repo/--diff, not both"))
+	case byModule && (f.module == "" || f.from == "" || f.to == ""):
+		return usageErr(errors.New("--module needs --from and --to versions (e.g. --from v1.2.3 --to v1.2.4)"))
+	case byDiff && (f.repo == "" || f.diffFile == ""):
+		return usageErr(errors.New("--diff needs --repo, the pre-fix checkout the diff applies to"))
+	case !byModule && !byDiff:
+		return usageErr(errors.New("derive needs a fix: --module M --from V1 --to V2, or --repo DIR --diff FILE"))
+	}
+	if f.statementFile != "" {
+		if f.statement != "" {
+			return usageErr(errors.New("give --statement or --statement-file, not both"))
+		}
+		b, err := os.ReadFile(f.statementFile)
+		if err != nil {
+			return fmt.Errorf("read --statement-file: %w", err)
+		}
+		f.statement = string(b)
+	}
+	f.statement = strings.TrimSpace(f.statement)
+	if (f.id == "") != (f.statement == "") {
+		return usageErr(errors.New("an instance needs both --id and --statement (or neither, to print only the gold answer)"))
+	}
+	return nil
+}
+
+// run derives the gold answer and prints it, or the instance line.
+func (f *deriveFlags) run(ctx context.Context, g *globals) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	byModule := f.module != ""
+	var (
+		gold eval.Gold
+		err  error
+	)
+	if byModule {
+		gold, err = eval.DeriveFromModules(ctx, f.module, f.from, f.to)
+	} else {
+		gold, err = deriveFromDiff(g, f.repo, f.diffFile)
+	}
+	if err != nil {
+		return err
+	}
+	for _, s := range gold.Skipped {
+		fmt.Fprintf(g.stderr, "derive: skipped %s\n", s)
+	}
+	if len(gold.Files) == 0 {
+		return errors.New("the fix changes no Go source file of the pre-fix tree (only tests, docs, generated or new files): it cannot be a localization instance")
+	}
+	if len(gold.Functions) == 0 && !f.allowNoFunctions {
+		fmt.Fprintln(g.stderr, "derive: warning: no function or method changed (only declarations outside functions); the instance scores files only")
+	}
+	enc := json.NewEncoder(g.stdout)
+	enc.SetEscapeHTML(false)
+	if f.id == "" {
+		enc.SetIndent("", "  ")
+		return enc.Encode(gold)
+	}
+	in := eval.Instance{ID: f.id, Problem: f.statement, GoldFiles: gold.Files, GoldFunctions: gold.Functions}
+	if byModule {
+		in.Repo = f.module + "@" + f.from
+	}
+	if in.GoldFunctions == nil {
+		in.GoldFunctions = []string{}
+	}
+	return enc.Encode(in)
+}
+
+func deriveFromDiff(g *globals, repo, diffFile string) (eval.Gold, error) {
 	root, err := filepath.Abs(repo)
 	if err != nil {
-		return retrieve.Gold{}, err
+		return eval.Gold{}, err
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return retrieve.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
+		return eval.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
 	}
 	diffs, err := readDiff(g, diffFile, "--diff")
 	if err != nil {
-		return retrieve.Gold{}, err
+		return eval.Gold{}, err
 	}
-	return retrieve.GoldFromDiff(root, diffs)
+	return eval.GoldFromDiff(root, diffs)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,13 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tools"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // sampleRepo copies examples/sample into a temporary directory.
 func sampleRepo(t *testing.T) string {
@@ -55,20 +51,7 @@ func sampleRepo(t *testing.T) string {
 
 func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/relay -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	testutil.Golden(t, name, got)
 }
 
 func TestIndexErrors(t *testing.T) {

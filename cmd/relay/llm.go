@@ -244,7 +244,7 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log})
 	switch {
 	case err == nil:
-		reg.Add(retrieve.NewSearchTool(srch))
+		reg.Add(tools.NewSearch(srch))
 	case errors.Is(err, retrieve.ErrNoIndex):
 		g.log.Info("no search index; the agents get grep, glob, read and graph only", "root", root)
 	case errors.Is(err, retrieve.ErrIndexDamaged):

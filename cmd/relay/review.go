@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/relayhq/relay/review"
+	"github.com/relayhq/relay/udiff"
 	"github.com/spf13/cobra"
-
-	"github.com/relayhq/relay/retrieve"
 )
 
 func init() { commands = append(commands, newReviewCmd) }
@@ -43,7 +43,7 @@ Examples:
 			if diffPath == "" {
 				return usageErr(errors.New("review needs --diff FILE (or --diff - to read the diff from stdin)"))
 			}
-			d, err := retrieve.ParseDepth(depth)
+			d, err := review.ParseDepth(depth)
 			if err != nil {
 				return usageErr(fmt.Errorf("--depth: %w", err))
 			}
@@ -63,8 +63,8 @@ Examples:
 				return err
 			}
 			defer st.Close()
-			opts := retrieve.ReviewOptions{Depth: d}
-			if d == retrieve.DepthDeep {
+			opts := review.Options{Depth: d}
+			if d == review.DepthDeep {
 				emb, err := g.embedder(ef)
 				if err != nil {
 					return err
@@ -77,12 +77,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			fb, err := retrieve.OpenFeedback(state).All()
+			fb, err := review.OpenFeedback(state).All()
 			if err != nil {
 				return err
 			}
 			opts.Feedback = fb
-			rc, err := retrieve.Review(cmd.Context(), st, diffs, opts)
+			rc, err := review.Build(cmd.Context(), st, diffs, opts)
 			if err != nil {
 				return err
 			}
@@ -91,10 +91,10 @@ Examples:
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(struct {
-					retrieve.ReviewContext
+					review.Context
 					Markdown string `json:"markdown"`
 					Tokens   int    `json:"markdown_tokens"`
-				}{rc, md, retrieve.EstimateTokens(md)})
+				}{rc, md, review.EstimateTokens(md)})
 			}
 			fmt.Fprint(g.stdout, md)
 			return nil
@@ -104,7 +104,7 @@ Examples:
 	f.StringVar(&diffPath, "diff", "", "unified diff to review: a file, or - for stdin")
 	f.StringVar(&depth, "depth", "standard", "fast (direct callers), standard (2 hops of callers) or deep (+ semantic neighbours)")
 	f.BoolVar(&asJSON, "json", false, "print the context as JSON (with the Markdown in a field)")
-	f.IntVar(&budget, "budget", retrieve.DefaultReviewBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes)")
+	f.IntVar(&budget, "budget", review.DefaultBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes)")
 	ef.register(f)
 	cmd.AddCommand(newFeedbackCmd(g))
 	return cmd
@@ -132,7 +132,7 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 			if accepted == rejected {
 				return usageErr(errors.New("say whether the comment helped: exactly one of --accepted or --rejected"))
 			}
-			item := retrieve.Feedback{File: file, Line: line, Comment: comment, Accepted: accepted}
+			item := review.Feedback{File: file, Line: line, Comment: comment, Accepted: accepted}
 			if err := item.Validate(); err != nil {
 				return usageErr(err)
 			}
@@ -190,7 +190,7 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 
 // feedbackStore opens the review feedback store of the repository, in
 // relay's state directory (created if need be).
-func (g *globals) feedbackStore() (*retrieve.FeedbackStore, error) {
+func (g *globals) feedbackStore() (*review.FeedbackStore, error) {
 	root, err := g.repoRoot()
 	if err != nil {
 		return nil, err
@@ -199,12 +199,12 @@ func (g *globals) feedbackStore() (*retrieve.FeedbackStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return retrieve.OpenFeedback(dir), nil
+	return review.OpenFeedback(dir), nil
 }
 
 // readDiff parses the unified diff at path ("-": stdin); label names it in
 // errors ("diff", "--diff").
-func readDiff(g *globals, path, label string) ([]retrieve.FileDiff, error) {
+func readDiff(g *globals, path, label string) ([]udiff.FileDiff, error) {
 	var in io.Reader = g.stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -214,7 +214,7 @@ func readDiff(g *globals, path, label string) ([]retrieve.FileDiff, error) {
 		defer f.Close()
 		in = f
 	}
-	diffs, err := retrieve.ParseDiff(in)
+	diffs, err := udiff.Parse(in)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s %s: %w", label, path, err)
 	}

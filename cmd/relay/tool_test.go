@@ -3,31 +3,20 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tools"
 )
 
 // needRgFd skips when rg or fd is missing, and fails under CI=true.
 func needRgFd(t testing.TB) {
 	t.Helper()
-	_, rgErr := exec.LookPath("rg")
-	_, fdErr := exec.LookPath("fd")
-	if fdErr != nil {
-		_, fdErr = exec.LookPath("fdfind")
-	}
-	if rgErr == nil && fdErr == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("rg or fd missing under CI; %s", tools.InstallHint)
-	}
-	t.Skipf("rg or fd missing; %s", tools.InstallHint)
+	testutil.Need(t, tools.InstallHint, "rg", "fd|fdfind")
 }
 
 // tinyRepo writes a two-package Go module: main calls greet.Twice, which

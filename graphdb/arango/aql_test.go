@@ -2,19 +2,13 @@ package arango
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // render prints a query and its bind variables (sorted) as the golden text.
 func render(t *testing.T, q aql) string {
@@ -35,24 +29,6 @@ func render(t *testing.T, q aql) string {
 		b.WriteString("@" + k + " = " + string(v) + "\n")
 	}
 	return b.String()
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./graphdb/arango -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 func TestQueryGolden(t *testing.T) {
@@ -79,7 +55,7 @@ func TestQueryGolden(t *testing.T) {
 		{"lock_release.aql", releaseLockQuery("host:1:ab")},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, render(t, tc.q)) })
+		t.Run(tc.name, func(t *testing.T) { testutil.Golden(t, tc.name, render(t, tc.q)) })
 	}
 }
 

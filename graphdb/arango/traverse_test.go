@@ -1,62 +1,34 @@
 package arango
 
 import (
-	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
-// memGraph is a graphdb.Reader over maps, honouring the Neighbors contract
-// (sorted, far end must exist), so graphdb.TraverseNeighbors on it is the
-// reference answer bfs must reproduce.
-type memGraph struct {
+// randGraph is a random graph twice: in the in-memory store (memstore,
+// which honours the Neighbors contract: sorted, far end must exist), so
+// graphdb.TraverseNeighbors on it is the reference answer bfs must
+// reproduce, and as the raw maps bfs takes.
+type randGraph struct {
+	*memstore.Store
 	nodes map[graphdb.NodeID]graphdb.Node
 	edges []graphdb.Edge
 }
 
-func (g *memGraph) Node(_ context.Context, id graphdb.NodeID) (graphdb.Node, error) {
-	n, ok := g.nodes[id]
-	if !ok {
-		return graphdb.Node{}, fmt.Errorf("node %s: %w", id, graphdb.ErrNotFound)
-	}
-	return n, nil
-}
-
-func (g *memGraph) Neighbors(_ context.Context, id graphdb.NodeID, kind graphdb.EdgeKind, dir graphdb.Direction, limit int) ([]graphdb.Edge, error) {
-	var out []graphdb.Edge
-	for _, e := range g.edges {
-		near, far := e.From, e.To
-		if dir == graphdb.Inbound {
-			near, far = e.To, e.From
-		}
-		if _, ok := g.nodes[far]; e.Kind == kind && near == id && ok {
-			out = append(out, e)
-		}
-	}
-	graphdb.SortEdges(out)
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
-func (g *memGraph) FindSymbols(context.Context, graphdb.SymbolQuery) ([]graphdb.Node, error) {
-	return nil, nil
-}
-func (g *memGraph) Files(context.Context) ([]graphdb.FileRecord, error) { return nil, nil }
-func (g *memGraph) Stats(context.Context) (graphdb.Stats, error)        { return graphdb.Stats{}, nil }
-func (g *memGraph) Meta(context.Context, string) (string, error)        { return "", nil }
-
 // region returns what traverseQuery hands to bfs: the nodes reachable
 // along kinds (here: every stored node, a superset, which bfs must
 // tolerate) and every edge of those kinds.
-func (g *memGraph) region(kinds []graphdb.EdgeKind) (map[graphdb.NodeID]graphdb.Node, []graphdb.Edge) {
+func (g *randGraph) region(kinds []graphdb.EdgeKind) (map[graphdb.NodeID]graphdb.Node, []graphdb.Edge) {
 	want := map[graphdb.EdgeKind]bool{}
 	for _, k := range kinds {
 		want[k] = true
@@ -74,8 +46,8 @@ func (g *memGraph) region(kinds []graphdb.EdgeKind) (map[graphdb.NodeID]graphdb.
 
 // randomGraph builds n nodes (some ids left unstored, so edges dangle),
 // with multi-edges, self-loops, shared call sites and several kinds.
-func randomGraph(r *rand.Rand, n, m int) *memGraph {
-	g := &memGraph{nodes: map[graphdb.NodeID]graphdb.Node{}}
+func randomGraph(t *testing.T, r *rand.Rand, n, m int) *randGraph {
+	g := &randGraph{nodes: map[graphdb.NodeID]graphdb.Node{}}
 	id := func(i int) graphdb.NodeID { return graphdb.NodeID(fmt.Sprintf("go:p.F%d", i)) }
 	for i := range n {
 		if r.IntN(8) == 0 {
@@ -94,6 +66,7 @@ func randomGraph(r *rand.Rand, n, m int) *memGraph {
 			g.edges = append(g.edges, e)
 		}
 	}
+	g.Store = testutil.Graph(t, nil, slices.Collect(maps.Values(g.nodes)), g.edges)
 	return g
 }
 
@@ -109,7 +82,7 @@ func TestBFSMatchesTraverseNeighbors(t *testing.T) {
 	checked := 0
 	for seed := range 10 {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
-		g := randomGraph(r, 8+r.IntN(25), 10+r.IntN(80))
+		g := randomGraph(t, r, 8+r.IntN(25), 10+r.IntN(80))
 		for start := range 8 {
 			startID := graphdb.NodeID(fmt.Sprintf("go:p.F%d", start))
 			for _, kinds := range kindSets {

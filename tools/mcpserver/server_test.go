@@ -5,30 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tools"
 )
 
 func needTools(t *testing.T) {
 	t.Helper()
-	_, rgErr := exec.LookPath("rg")
-	_, fdErr := exec.LookPath("fd")
-	if fdErr != nil {
-		_, fdErr = exec.LookPath("fdfind")
-	}
-	if rgErr == nil && fdErr == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("rg or fd missing under CI; %s", tools.InstallHint)
-	}
-	t.Skipf("rg or fd missing; %s", tools.InstallHint)
+	testutil.Need(t, tools.InstallHint, "rg", "fd|fdfind")
 }
 
 // connect starts a server over reg in memory and returns a client session.

@@ -2,35 +2,14 @@ package adf
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// assertGolden compares got with testdata/name, or rewrites it under -update.
-func assertGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test ./tracker/adf -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
-}
 
 func mustJSON(t testing.TB, v any) string {
 	t.Helper()
@@ -63,9 +42,9 @@ func TestFromMarkdownGolden(t *testing.T) {
 			if err := Validate(back); err != nil {
 				t.Fatalf("invalid ADF after JSON round trip: %v", err)
 			}
-			assertGolden(t, name+".adf.json", js)
-			assertGolden(t, name+".wiki", Wiki(doc)+"\n")
-			assertGolden(t, name+".roundtrip.md", ToMarkdown(back)+"\n")
+			testutil.Golden(t, name+".adf.json", js)
+			testutil.Golden(t, name+".wiki", Wiki(doc)+"\n")
+			testutil.Golden(t, name+".roundtrip.md", ToMarkdown(back)+"\n")
 		})
 	}
 }
@@ -80,7 +59,7 @@ func TestToMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertGolden(t, "cloud-description.md", ToMarkdown(doc)+"\n")
+	testutil.Golden(t, "cloud-description.md", ToMarkdown(doc)+"\n")
 }
 
 func TestFromMarkdownShapes(t *testing.T) {

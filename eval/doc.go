@@ -1,0 +1,21 @@
+// Package eval owns the localization eval (`relay eval`): [Instance]s
+// (a problem statement and the gold files and functions of its fix, JSON
+// lines), [Score] and [Summarize] (file Acc@1/5/10, function Acc@5/10,
+// all/any, MRR), and [Run], which localizes each instance with the relay
+// pipeline (retrieve's Searcher.Localize), a plain BM25-over-files
+// baseline and, given an [AgentLocalizer], a model's cited locations
+// ([PredictFromCites]).
+//
+// [GoldFromDiff] and [DeriveFromModules] derive an instance's gold files
+// and functions from the real fix ([DiffTrees] diffs two source trees);
+// [MaterializeCheckouts] fills the checkouts from the module cache. Two
+// sets live in testdata: realset (real fixes of real Go projects, figures
+// in realset_stats.txt from TestRealSet) and devset (hand-written, figures
+// in eval_stats.txt from TestDevSet). Those files are golden:
+// [CompareFigures] fails a run that ranks any instance lower or lowers any
+// summary figure (see the DESIGN note in figures.go); -update records a
+// new run.
+//
+// eval imports graphdb, retrieve, udiff and index (for FuncLocName, so
+// derived gold names match the graph's); none imports it back.
+package eval
