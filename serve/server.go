@@ -69,6 +69,17 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, parsers: o.Parsers, log: o.Log, unlock: unlock, workers: !o.NoWorkers, metrics: NewMetrics()}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
+	if gc, ok := o.Trackers[tracker.GitHub].(tracker.GitCredentials); ok {
+		// A GitHub App has no token of its own to give git: each fetch
+		// of a GitHub repository without token_env uses an installation
+		// token of the app.
+		s.mirrors.SetGitCredentials(func(ctx context.Context, r Repository) (string, error) {
+			if r.GitHub == "" {
+				return "", nil
+			}
+			return gc.GitToken(ctx, tracker.Ref{Source: tracker.GitHub, Repo: r.GitHub})
+		})
+	}
 	s.worker = &Worker{
 		cfg: cfg, trackers: o.Trackers, mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
 		metrics: s.metrics, log: o.Log,

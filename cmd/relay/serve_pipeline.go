@@ -114,11 +114,6 @@ type serveScoper struct {
 	m serve.ModelConfig
 }
 
-// serveNoModel ends every offline report the bot posts.
-const serveNoModel = "_No model is configured for this relay, so no model was used: this is the offline context report " +
-	"(ranked files and symbols). Configure the model section of relay.yaml to have planner and retriever agents " +
-	"read the code and write a scoping report._"
-
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
 	var graph graphdb.Reader
 	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log})
@@ -139,7 +134,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		if err != nil {
 			return serve.Report{}, err
 		}
-		return serve.Report{Markdown: rep.Markdown() + "\n\n" + serveNoModel}, nil
+		return serve.Report{Markdown: rep.Markdown()}, nil
 	}
 	f := *s.f
 	mg := modelGlobals(s.g, s.m)
