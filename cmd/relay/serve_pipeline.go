@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
@@ -23,6 +24,9 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 		parallel: or(m.Parallel, 4), plannerSteps: or(m.PlannerSteps, 6), softCap: or(m.RetrieverSteps, 20),
 		retrieverTimeout: or(m.RetrieverTimeout, 5*time.Minute), requestTimeout: or(m.RequestTimeout, 3*time.Minute),
 		timeout: m.Timeout, retries: or(m.Retries, 4), noJSONMode: m.NoJSONMode,
+		// The transcripts of the jobs, under the repository's store, are
+		// pruned as the CLI prunes its own.
+		keepRuns: agent.DefaultRunsKeep, keepRunsMB: agent.DefaultRunsMaxBytes >> 20,
 	}
 	names := make([]string, 0, len(m.Prices))
 	for name := range m.Prices {

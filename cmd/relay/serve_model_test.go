@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/relayhq/relay/agent/agenttest"
+)
+
+// openedDelivery is a minimal signed issues.opened delivery for
+// owner/name#number.
+func openedDelivery(delivery, repo string, number int, secret []byte) (http.Header, []byte) {
+	body := fmt.Appendf(nil, `{"action":"opened","issue":{"number":%d,"title":"t","user":{"login":"ada","type":"User"}},"repository":{"full_name":%q,"name":"sample","owner":{"login":"acme"}},"sender":{"login":"ada","type":"User"}}`, number, repo)
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	h := http.Header{}
+	h.Set("X-GitHub-Event", "issues")
+	h.Set("X-GitHub-Delivery", delivery)
+	h.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(m.Sum(nil)))
+	return h, body
+}
+
+// metricValues reads the Prometheus text of /metrics into name{labels} →
+// value.
+func metricValues(t *testing.T, addr string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[line[:i]] = v
+		}
+	}
+	return out
+}
+
+// startServeGitHub writes a configuration serving acme/sample from remote
+// through the real GitHub client pointed at api, with extra appended, and
+// starts relay serve on it.
+func startServeGitHub(t *testing.T, remote string, api *ghAPI, extra string, getenv func(string) string) *serveRun {
+	t.Helper()
+	cfg := writeServeConfig(t, remote, extra)
+	b, _ := os.ReadFile(cfg)
+	b = []byte(strings.Replace(string(b), "  bot_login: relay-bot\n", "  bot_login: relay-bot\n  base_url: "+api.baseURL()+"\n", 1))
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startServe(t, cfg, getenv)
+}
+
+// lastVersion is the current body of the issue's single comment, or "".
+func (f *ghAPI) lastVersion(key string) (string, int) {
+	ids, versions := f.commentsOf(key)
+	if len(ids) == 0 {
+		return "", 0
+	}
+	v := versions[ids[0]]
+	return v[len(v)-1], len(ids)
+}
+
+// TestServeModel runs relay serve with a model section pointing at the
+// scripted OpenAI-compatible server, whose first answer is a 500: the
+// request is retried, and the report posted through the real GitHub
+// client is the gap detector's; the token and cost metrics grow. Then
+// `relay scope --issue … --post` with the same model edits the same
+// comment into the very same body.
+func TestServeModel(t *testing.T) {
+	needRgFd(t)
+	remote := serveGitRepo(t)
+	fm := startFakeModel(t)
+	var fails atomic.Int32
+	srvModel := agenttest.NewServer(func(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+		if n == 1 {
+			fails.Add(1)
+			return agenttest.Error(500, "the model is overloaded")
+		}
+		return fm.handle(req, n)
+	})
+	t.Cleanup(srvModel.Close)
+	api := newGHAPI(t, serveEnv["RELAY_TEST_GH_TOKEN"])
+	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again.")
+	env := map[string]string{"RELAY_TEST_MODEL_KEY": "sk-model-s3cret"}
+	for k, v := range serveEnv {
+		env[k] = v
+	}
+	getenv := func(k string) string { return env[k] }
+	srv := startServeGitHub(t, remote, api, fmt.Sprintf(`model:
+  base_url: %s/v1
+  api_key_env: RELAY_TEST_MODEL_KEY
+  planner_model: planner-model
+  retriever_model: retriever-model
+  gap_model: gap-model
+  prices:
+    planner-model: "1/2"
+    retriever-model: "1/2"
+    gap-model: "3/6"
+  retries: 3
+`, srvModel.URL()), getenv)
+	h, body := openedDelivery("m-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
+	srv.post(t, "/webhooks/github", h, body)
+	var report string
+	waitUntil(t, 2*time.Minute, "the model's report", srv, func() bool {
+		report, _ = api.lastVersion("acme/sample#7")
+		return strings.Contains(report, "Scoped by relay")
+	})
+	for _, want := range []string{"# Scoping:", "| notify.Send | notify/sms.go:4 | retries |", "**Size:** S — one function"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q (the gap detector's report):\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "No model was used") {
+		t.Errorf("a model report says no model was used:\n%s", report)
+	}
+	if fails.Load() != 1 || len(srvModel.Requests()) < 4 {
+		t.Errorf("model saw %d requests, %d answered 500: want the 500 retried and the pipeline run", len(srvModel.Requests()), fails.Load())
+	}
+	m := metricValues(t, srv.addr)
+	for _, stage := range []string{"planner", "retriever", "gap"} {
+		if v := m[`relay_llm_tokens_total{stage="`+stage+`"}`]; v <= 0 {
+			t.Errorf("relay_llm_tokens_total{stage=%q} = %v, want > 0 (metrics: %v)", stage, v, m)
+		}
+	}
+	if v := m["relay_llm_cost_total"]; v <= 0 {
+		t.Errorf("relay_llm_cost_total = %v, want > 0", v)
+	}
+	srv.stop(t)
+	if strings.Contains(srv.stderr.String(), "sk-model-s3cret") {
+		t.Error("the model's API key appears in the log")
+	}
+
+	// The CLI, on a checkout of the same commit, posts the same body.
+	code, _, errOut := relayAgent(t, func(k string) string {
+		return map[string]string{"OPENAI_BASE_URL": fm.srv.URL() + "/v1", "OPENAI_API_KEY": "test",
+			"GITHUB_TOKEN": serveEnv["RELAY_TEST_GH_TOKEN"], "GITHUB_API_URL": api.baseURL()}[k]
+	}, "", append([]string{"scope", "--repo", remote, "--issue", "github:acme/sample#7", "--post"}, modelFlags...)...)
+	if code != 0 {
+		t.Fatalf("relay scope --post exit %d:\n%s", code, errOut)
+	}
+	cli, n := api.lastVersion("acme/sample#7")
+	if n != 1 {
+		t.Errorf("%d comments after relay scope --post, want the bot's one edited", n)
+	}
+	if cli != report {
+		t.Errorf("relay scope --post posted a different body than the bot:\n--- bot\n%s\n--- scope --post\n%s", report, cli)
+	}
+}
+
+// TestServeScopePostOffline: without a model, `relay scope --issue …
+// --post` on a checkout of the commit the bot scoped posts the body the
+// bot posted.
+func TestServeScopePostOffline(t *testing.T) {
+	remote := serveGitRepo(t)
+	api := newGHAPI(t, serveEnv["RELAY_TEST_GH_TOKEN"])
+	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again.")
+	srv := startServeGitHub(t, remote, api, "", serveGetenv)
+	h, body := openedDelivery("o-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
+	srv.post(t, "/webhooks/github", h, body)
+	var report string
+	waitUntil(t, 2*time.Minute, "the offline report", srv, func() bool {
+		report, _ = api.lastVersion("acme/sample#7")
+		return strings.Contains(report, "Scoped by relay")
+	})
+	srv.stop(t)
+	// A clone, so the CLI's index does not land in the remote's tree.
+	clone := filepath.Join(t.TempDir(), "clone")
+	gitRun(t, "", "clone", "-q", remote, clone)
+	code, _, errOut := relayAgent(t, func(k string) string {
+		return map[string]string{"GITHUB_TOKEN": serveEnv["RELAY_TEST_GH_TOKEN"], "GITHUB_API_URL": api.baseURL()}[k]
+	}, "", "scope", "--repo", clone, "--issue", "github:acme/sample#7", "--post")
+	if code != 0 {
+		t.Fatalf("relay scope --post exit %d:\n%s", code, errOut)
+	}
+	cli, n := api.lastVersion("acme/sample#7")
+	if n != 1 {
+		t.Errorf("%d comments after relay scope --post, want the bot's one edited", n)
+	}
+	if cli != report {
+		t.Errorf("relay scope --post posted a different body than the bot:\n--- bot\n%s\n--- scope --post\n%s", report, cli)
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
