@@ -52,6 +52,8 @@ func startServe(t *testing.T, cfg string, getenv func(string) string) *serveRun 
 		}
 		select {
 		case code := <-s.done:
+			s.cancel, s.done = nil, nil
+			cancel()
 			t.Fatalf("relay serve exited %d:\n%s", code, s.stderr.String())
 		case <-time.After(50 * time.Millisecond):
 		}

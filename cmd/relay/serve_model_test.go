@@ -3,10 +3,16 @@ package main
 import (
 	"bufio"
 	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,5 +218,90 @@ func gitRun(t *testing.T, dir string, args ...string) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// gitHTTPRemote serves the bare repositories under root over smart HTTP
+// (git http-backend through net/http/cgi), answering 401 unless the
+// request carries basic auth x-access-token:<want()>. seen counts the
+// authorized requests.
+func gitHTTPRemote(t *testing.T, root string, want func() string, seen *atomic.Int32) *httptest.Server {
+	t.Helper()
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	backend := &cgi.Handler{Path: gitPath, Args: []string{"http-backend"}, InheritEnv: []string{"PATH"},
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if tok := want(); !ok || user != "x-access-token" || tok == "" || pass != tok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		seen.Add(1)
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestServeGitHubAppGit: with GitHub App credentials and no token_env on
+// the repository, the mirror fetches the remote with an installation token
+// the tracker obtained from (the fake) GitHub; the token never reaches a
+// log line.
+func TestServeGitHubAppGit(t *testing.T) {
+	sample := serveGitRepo(t)
+	root := t.TempDir()
+	gitRun(t, "", "clone", "-q", "--bare", sample, filepath.Join(root, "acme", "sample.git"))
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	api := newGHAPI(t, "")
+	api.appKey, api.appID = &key.PublicKey, 4242
+	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again.")
+	var seen atomic.Int32
+	remote := gitHTTPRemote(t, root, func() string { tok, _ := api.installationToken(); return tok }, &seen)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "relay.yaml")
+	err = os.WriteFile(cfg, fmt.Appendf(nil, `state_dir: %s
+workers: 2
+github:
+  webhook_secret_env: RELAY_TEST_GH_SECRET
+  app_id: 4242
+  installation_id: 77
+  private_key_env: RELAY_TEST_GH_KEY
+  base_url: %s
+  bot_login: relay-bot
+repositories:
+  - github: acme/sample
+    remote: %s/acme/sample.git
+    branch: main
+`, filepath.Join(dir, "state"), api.baseURL(), remote.URL), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"RELAY_TEST_GH_SECRET": serveEnv["RELAY_TEST_GH_SECRET"], "RELAY_TEST_GH_KEY": string(pemKey)}
+	srv := startServe(t, cfg, func(k string) string { return env[k] })
+	h, body := openedDelivery("app-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
+	srv.post(t, "/webhooks/github", h, body)
+	var report string
+	waitUntil(t, 2*time.Minute, "the report", srv, func() bool {
+		report, _ = api.lastVersion("acme/sample#7")
+		return strings.Contains(report, "Scoped by relay") || strings.Contains(report, "could not scope")
+	})
+	if !strings.Contains(report, "notify/") {
+		t.Errorf("report:\n%s", report)
+	}
+	tok, issued := api.installationToken()
+	if issued == 0 || seen.Load() == 0 {
+		t.Errorf("%d installation tokens issued, %d authorized git requests: want git to fetch with an installation token", issued, seen.Load())
+	}
+	srv.stop(t)
+	if strings.Contains(srv.stderr.String(), tok) {
+		t.Error("the installation token appears in the log")
 	}
 }
