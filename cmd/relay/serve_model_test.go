@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
@@ -303,5 +304,11 @@ repositories:
 	srv.stop(t)
 	if strings.Contains(srv.stderr.String(), tok) {
 		t.Error("the installation token appears in the log")
+	}
+	// --check-config reaches the remote with the app's token too.
+	var out, errb bytes.Buffer
+	code := run(t.Context(), []string{"serve", "--config", cfg, "--check-config"}, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	if all := out.String() + errb.String(); code != 0 || !strings.Contains(all, "main at ") || strings.Contains(all, "ghs_") {
+		t.Errorf("--check-config exit %d:\n%s", code, all)
 	}
 }
