@@ -79,11 +79,11 @@ type Triggers struct {
 // Repository maps a GitHub repository or a Jira project to the git remote
 // the bot reads.
 type Repository struct {
-	GitHub    string `yaml:"github"` // owner/name
-	Jira      string `yaml:"jira"`   // project key
-	Remote    string `yaml:"remote"` // git URL (https, ssh, or a local path)
-	Branch    string `yaml:"branch"` // default branch; default "main"
-	TokenEnv  string `yaml:"token_env"`
+	GitHub    string `yaml:"github"`     // owner/name
+	Jira      string `yaml:"jira"`       // project key
+	Remote    string `yaml:"remote"`     // git URL (https, ssh, or a local path)
+	Branch    string `yaml:"branch"`     // default branch; default "main"
+	TokenEnv  string `yaml:"token_env"`  // git's token; without it a GitHub App's installation token is used for a github: repository
 	TokenUser string `yaml:"token_user"` // user of HTTP basic auth for the token; default x-access-token
 }
 

@@ -25,7 +25,11 @@
 //     report edited into the same comment; retries with backoff for transient
 //     failures, and a last edit saying why when a job finally fails.
 //   - Mirrors: one bare mirror per repository, a detached worktree per job,
-//     tokens handed to git through GIT_CONFIG_* environment variables only.
+//     tokens handed to git through GIT_CONFIG_* environment variables only
+//     (a repository's token_env, else a tracker's tracker.GitCredentials:
+//     a GitHub App's installation token).
+//   - ReportBody: the comment a report becomes, shared with `relay scope
+//     --issue … --post` so both post the same body for an issue and commit.
 //
 // The trackers themselves (tracker/github, tracker/jira) and the scoping
 // pipeline (agent, retrieve) are reached through interfaces — tracker.Tracker,

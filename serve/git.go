@@ -26,6 +26,7 @@ type Mirrors struct {
 	dir     string
 	timeout time.Duration
 	secret  func(env string) string // reads the token named by Repository.TokenEnv
+	creds   GitTokenFunc            // a token for a repository without TokenEnv (a GitHub App's), or nil
 	log     *slog.Logger
 	env     []string // the process environment, minus git configuration set through it
 
@@ -80,22 +81,41 @@ func (m *Mirrors) lock(r Repository) *sync.RWMutex {
 	return m.locks[k]
 }
 
+// GitTokenFunc returns a token git can read repository r with, or "" for
+// none.
+type GitTokenFunc func(ctx context.Context, r Repository) (string, error)
+
+// SetGitCredentials makes m ask fn for the token of a repository that has
+// no token_env (serve wires a GitHub App's installation tokens here). Call
+// it before the first git command.
+func (m *Mirrors) SetGitCredentials(fn GitTokenFunc) { m.creds = fn }
+
 // authEnv passes the repository's token to git as an HTTP header through
-// GIT_CONFIG_COUNT/KEY/VALUE: it never touches disk or argv.
-func (m *Mirrors) authEnv(r Repository) (env []string, token string) {
-	if r.TokenEnv == "" || m.secret == nil {
-		return nil, ""
+// GIT_CONFIG_COUNT/KEY/VALUE: it never touches disk or argv. The token is
+// the one named by the repository's token_env, else the one the
+// credentials function gives.
+func (m *Mirrors) authEnv(ctx context.Context, r Repository) (env []string, token string, err error) {
+	switch {
+	case r.TokenEnv != "" && m.secret != nil:
+		token = m.secret(r.TokenEnv)
+	case r.TokenEnv == "" && m.creds != nil:
+		if token, err = m.creds(ctx, r); err != nil {
+			return nil, "", fmt.Errorf("git credentials of %s: %w", r.Key(), err)
+		}
 	}
-	token = m.secret(r.TokenEnv)
 	if token == "" {
-		return nil, ""
+		return nil, "", nil
 	}
-	basic := base64.StdEncoding.EncodeToString([]byte(r.TokenUser + ":" + token))
+	user := r.TokenUser
+	if user == "" {
+		user = "x-access-token"
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(user + ":" + token))
 	return []string{
 		"GIT_CONFIG_COUNT=1",
 		"GIT_CONFIG_KEY_0=http.extraHeader",
 		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basic,
-	}, basic
+	}, basic, nil
 }
 
 // git runs one git command with the repository's credentials and the
@@ -104,16 +124,19 @@ func (m *Mirrors) authEnv(r Repository) (env []string, token string) {
 func (m *Mirrors) git(ctx context.Context, r Repository, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
+	auth, secret, err := m.authEnv(ctx, r)
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	auth, secret := m.authEnv(r)
 	cmd.Env = append(append([]string(nil), m.env...), auth...)
 	killGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	text := strings.TrimSpace(out.String())
 	if secret != "" {
 		text = strings.ReplaceAll(text, secret, "REDACTED")

@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -73,5 +75,59 @@ func TestServeGitTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Errorf("the killed clone took %s", d)
+	}
+}
+
+// TestServeGitCredentials: a repository without token_env is fetched with
+// the credentials function's token (a GitHub App's installation token);
+// token_env, when set, wins; a failing credentials function fails the
+// fetch with an error that says so.
+func TestServeGitCredentials(t *testing.T) {
+	needGit(t)
+	var mu sync.Mutex
+	var auth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.Error(w, "no such repository", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	basic := func(tok string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+tok))
+	}
+	tests := []struct {
+		name     string
+		tokenEnv string
+		creds    GitTokenFunc
+		want     string // Authorization the remote sees; "" for none
+		wantErr  string
+	}{
+		{"app token", "", func(context.Context, Repository) (string, error) { return "ghs_app", nil }, basic("ghs_app"), ""},
+		{"token_env wins", "TOK", func(context.Context, Repository) (string, error) { return "ghs_app", nil }, basic("ghp_env"), ""},
+		{"no token", "", func(context.Context, Repository) (string, error) { return "", nil }, "", ""},
+		{"credentials fail", "", func(context.Context, Repository) (string, error) { return "", errors.New("app not installed") }, "", "git credentials of github:acme/a: app not installed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			auth = nil
+			mu.Unlock()
+			m := NewMirrors(t.TempDir(), 30*time.Second, func(k string) string { return map[string]string{"TOK": "ghp_env"}[k] }, nil)
+			m.SetGitCredentials(tc.creds)
+			_, err := m.Fetch(t.Context(), Repository{GitHub: "acme/a", Remote: srv.URL + "/acme/a.git", Branch: "main", TokenEnv: tc.tokenEnv, TokenUser: "x-access-token"})
+			if err == nil {
+				t.Fatal("fetch from a 404 remote succeeded")
+			}
+			if tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+			mu.Lock()
+			got := strings.Join(auth, ",")
+			mu.Unlock()
+			if tc.want != "" && !strings.Contains(got, tc.want) || tc.want == "" && strings.Contains(got, "Basic") {
+				t.Errorf("the remote saw Authorization %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -69,6 +69,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, parsers: o.Parsers, log: o.Log, unlock: unlock, workers: !o.NoWorkers, metrics: NewMetrics()}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
+	UseGitCredentials(s.mirrors, o.Trackers)
 	s.worker = &Worker{
 		cfg: cfg, trackers: o.Trackers, mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
 		metrics: s.metrics, log: o.Log,
@@ -107,6 +108,22 @@ func (s *Service) Queue() *Queue { return s.queue }
 
 // Metrics returns the service's metrics.
 func (s *Service) Metrics() *Metrics { return s.metrics }
+
+// UseGitCredentials makes m fetch a GitHub repository without token_env
+// with the GitHub tracker's git token when it offers one
+// (tracker.GitCredentials: a GitHub App's installation token).
+func UseGitCredentials(m *Mirrors, trackers map[string]tracker.Tracker) {
+	gc, ok := trackers[tracker.GitHub].(tracker.GitCredentials)
+	if !ok {
+		return
+	}
+	m.SetGitCredentials(func(ctx context.Context, r Repository) (string, error) {
+		if r.GitHub == "" {
+			return "", nil
+		}
+		return gc.GitToken(ctx, tracker.Ref{Source: tracker.GitHub, Repo: r.GitHub})
+	})
+}
 
 // Mirrors returns the service's repository mirrors.
 func (s *Service) Mirrors() *Mirrors { return s.mirrors }

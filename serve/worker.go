@@ -219,7 +219,7 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 		w.metrics.LLMTokens.WithLabelValues(stage).Add(float64(n))
 	}
 	w.metrics.LLMCost.Add(rep.Cost)
-	body := strings.TrimSpace(rep.Markdown) + "\n\n" + footer(repo, commit, rep.Model)
+	body := ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)
 	}
@@ -267,12 +267,38 @@ func trackerErr(what string, err error) error {
 	return &Permanent{err}
 }
 
-func footer(repo Repository, commit string, model bool) string {
+// NoModelNote ends every offline report relay posts on an issue.
+const NoModelNote = "_No model is configured for this relay, so no model was used: this is the offline context report " +
+	"(ranked files and symbols). Configure a model (the model section of relay.yaml for the bot; OPENAI_API_KEY or " +
+	"OPENAI_BASE_URL for relay scope) to have planner and retriever agents read the code and write a scoping report._"
+
+// ReportBody is the comment relay posts on an issue for a report: the
+// bot's workers and `relay scope --issue … --post` both build it here, so
+// the same issue scoped at the same commit gets the same comment. markdown
+// is the scoping report (model) or the offline context report (no model);
+// commit and branch say what was read ("" when not known).
+func ReportBody(markdown string, model bool, commit, branch string) string {
+	body := strings.TrimSpace(markdown)
+	if !model {
+		body += "\n\n" + NoModelNote
+	}
+	return body + "\n\n" + footer(commit, branch, model)
+}
+
+func footer(commit, branch string, model bool) string {
 	short := commit
 	if len(short) > 12 {
 		short = short[:12]
 	}
-	s := fmt.Sprintf("<sub>Scoped by relay at `%s` (%s).", short, repo.Branch)
+	var s string
+	switch {
+	case short != "" && branch != "":
+		s = fmt.Sprintf("<sub>Scoped by relay at `%s` (%s).", short, branch)
+	case short != "":
+		s = fmt.Sprintf("<sub>Scoped by relay at `%s`.", short)
+	default:
+		s = "<sub>Scoped by relay."
+	}
 	if !model {
 		s += " No model was used: this is the offline context report."
 	}

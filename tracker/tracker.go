@@ -118,6 +118,14 @@ type Tracker interface {
 	UpsertReport(ctx context.Context, ref Ref, body string) (commentID string, err error)
 }
 
+// GitCredentials is an optional capability of a Tracker: a token that lets
+// git read the repository of ref over HTTPS (a GitHub App's installation
+// token). "" with a nil error means the tracker has none to offer. The
+// bot uses it for a repository that has no token of its own.
+type GitCredentials interface {
+	GitToken(ctx context.Context, ref Ref) (string, error)
+}
+
 // ReportMarker is the hidden marker that identifies relay's report comment on
 // an issue (an HTML comment on GitHub; trackers that cannot hide it render it
 // as small trailing text).

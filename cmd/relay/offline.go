@@ -17,6 +17,7 @@ import (
 type offlineResult struct {
 	markdown string
 	json     []byte
+	report   string // the context report alone, without the CLI's hint (what --post builds on)
 }
 
 // offlineState keeps the store and searcher of one invocation open across
@@ -51,7 +52,7 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if err != nil {
 		return offlineResult{}, err
 	}
-	return offlineResult{markdown: md, json: append(js, '\n')}, nil
+	return offlineResult{markdown: md, json: append(js, '\n'), report: rep.Markdown()}, nil
 }
 
 // noModelHint ends every offline report.

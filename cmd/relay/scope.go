@@ -85,12 +85,12 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 				issue = tracked.Text()
 			}
 			// publish writes the report and, with --post, posts its markdown.
-			publish := func(body, markdown string) error {
+			publish := func(body, markdown string, model bool) error {
 				if err := writeOutput(g, out, body); err != nil {
 					return err
 				}
 				if post {
-					return postReport(ctx, g, tr, tracked, markdown)
+					return postReport(ctx, g, tr, tracked, root, markdown, model)
 				}
 				return nil
 			}
@@ -100,9 +100,9 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 					return err
 				}
 				if format == "json" {
-					return publish(string(res.json), res.markdown)
+					return publish(string(res.json), res.report, false)
 				}
-				return publish(res.markdown+"\n", res.markdown)
+				return publish(res.markdown+"\n", res.report, false)
 			}
 			s, err := sess.runner.Scope(ctx, issue)
 			err = sess.explain(err)
@@ -119,7 +119,7 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
 			} else {
 				body = s.Markdown + "\n"
 			}
-			if err := publish(body, s.Markdown); err != nil {
+			if err := publish(body, s.Markdown, true); err != nil {
 				return err
 			}
 			writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)

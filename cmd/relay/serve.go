@@ -135,14 +135,17 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 	if _, err := serveLLMFlags(g, cfg.Model); err != nil {
 		errs = append(errs, fmt.Errorf("model: %w", err))
 	}
+	var trackers map[string]tracker.Tracker
 	if errors.Join(errs...) == nil {
-		if _, _, err := newServeTrackers(cfg, g.getenv); err != nil {
+		var err error
+		if trackers, _, err = newServeTrackers(cfg, g.getenv); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	// Every remote must answer with its branch; the checks run in parallel
-	// with a short deadline each.
+	// with a short deadline each, with the credentials the workers use.
 	m := serve.NewMirrors(os.TempDir(), 30*time.Second, g.getenv, g.log)
+	serve.UseGitCredentials(m, trackers)
 	type res struct {
 		i   int
 		sha string

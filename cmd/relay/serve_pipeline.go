@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
@@ -23,6 +24,9 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 		parallel: or(m.Parallel, 4), plannerSteps: or(m.PlannerSteps, 6), softCap: or(m.RetrieverSteps, 20),
 		retrieverTimeout: or(m.RetrieverTimeout, 5*time.Minute), requestTimeout: or(m.RequestTimeout, 3*time.Minute),
 		timeout: m.Timeout, retries: or(m.Retries, 4), noJSONMode: m.NoJSONMode,
+		// The transcripts of the jobs, under the repository's store, are
+		// pruned as the CLI prunes its own.
+		keepRuns: agent.DefaultRunsKeep, keepRunsMB: agent.DefaultRunsMaxBytes >> 20,
 	}
 	names := make([]string, 0, len(m.Prices))
 	for name := range m.Prices {
@@ -114,11 +118,6 @@ type serveScoper struct {
 	m serve.ModelConfig
 }
 
-// serveNoModel ends every offline report the bot posts.
-const serveNoModel = "_No model is configured for this relay, so no model was used: this is the offline context report " +
-	"(ranked files and symbols). Configure the model section of relay.yaml to have planner and retriever agents " +
-	"read the code and write a scoping report._"
-
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
 	var graph graphdb.Reader
 	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log})
@@ -139,7 +138,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		if err != nil {
 			return serve.Report{}, err
 		}
-		return serve.Report{Markdown: rep.Markdown() + "\n\n" + serveNoModel}, nil
+		return serve.Report{Markdown: rep.Markdown()}, nil
 	}
 	f := *s.f
 	mg := modelGlobals(s.g, s.m)

@@ -43,15 +43,19 @@ type Options struct {
 // Client is the GitHub tracker. It is safe for concurrent use.
 type Client struct {
 	opts Options
-	api  *gh.Client // nil for an app client without an installation yet
-	app  *appAuth   // nil for token auth
+	api  *gh.Client             // nil for an app client without an installation yet
+	app  *appAuth               // nil for token auth
+	inst *installationTransport // the installation's tokens, for an installation client
 
 	mu       sync.Mutex
 	installs map[int64]*Client // app: one client (and token cache) per installation
 	repos    map[string]int64  // app: installation found per owner/name
 }
 
-var _ tracker.Tracker = (*Client)(nil)
+var (
+	_ tracker.Tracker        = (*Client)(nil)
+	_ tracker.GitCredentials = (*Client)(nil)
+)
 
 // New returns a GitHub client for the options.
 func New(o Options) (*Client, error) {
@@ -88,7 +92,7 @@ func New(o Options) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.api = inst.api
+		c.api, c.inst = inst.api, inst.inst
 	}
 	return c, nil
 }
@@ -130,7 +134,7 @@ func (c *Client) ForInstallation(id int64) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &Client{opts: c.opts, api: api, app: c.app}
+	inst := &Client{opts: c.opts, api: api, app: c.app, inst: it}
 	inst.opts.InstallationID = id
 	c.installs[id] = inst
 	return inst, nil
@@ -161,6 +165,29 @@ func (c *Client) forRepo(ctx context.Context, owner, name string) (*Client, erro
 		c.mu.Unlock()
 	}
 	return c.ForInstallation(id)
+}
+
+// GitToken implements tracker.GitCredentials. A GitHub App client returns
+// an installation token of the installation that covers ref's repository
+// (cached until a minute before it expires): git authenticates with it as
+// user x-access-token. A token client returns "": its token is the
+// operator's to hand to git (a repository's token_env), not relay's.
+func (c *Client) GitToken(ctx context.Context, ref tracker.Ref) (string, error) {
+	if c.app == nil {
+		return "", nil
+	}
+	owner, name, ok := strings.Cut(ref.Repo, "/")
+	if ref.Source != tracker.GitHub || !ok || owner == "" || name == "" {
+		return "", fmt.Errorf("github: %s is not a GitHub repository", ref)
+	}
+	inst, err := c.forRepo(ctx, owner, name)
+	if err != nil {
+		return "", err
+	}
+	if inst.inst == nil {
+		return "", fmt.Errorf("github: no installation token for %s/%s", owner, name)
+	}
+	return inst.inst.installationToken(ctx)
 }
 
 // splitRef checks that ref is a GitHub issue and splits it.

@@ -310,6 +310,45 @@ func TestGitHubAppInstallationTokens(t *testing.T) {
 	}
 }
 
+// TestGitHubAppGitToken: an app client hands git the installation token of
+// the repository's installation (the one its API calls use, cached); a
+// token client hands none.
+func TestGitHubAppGitToken(t *testing.T) {
+	t.Parallel()
+	key, pemKey := testAppKey()
+	f := newFakeGitHub(t)
+	seed(f)
+	f.appKey, f.appID, f.token = &key.PublicKey, 12345, "not-yet-issued"
+	c, err := New(Options{BaseURL: f.baseURL(), AppID: 12345, PrivateKeyPEM: pemKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := tracker.Ref{Source: tracker.GitHub, Repo: "acme/shop"}
+	tok, err := c.GitToken(t.Context(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok == "" || tok != f.token {
+		t.Errorf("GitToken = %q, want the issued installation token %q", tok, f.token)
+	}
+	if _, err := c.Fetch(t.Context(), ref42); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := c.GitToken(t.Context(), repo); again != tok || f.tokens != 1 {
+		t.Errorf("GitToken again = %q after %d tokens issued: want the cached token", again, f.tokens)
+	}
+	if _, err := c.GitToken(t.Context(), tracker.Ref{Source: tracker.Jira, Repo: "SHOP"}); err == nil {
+		t.Error("GitToken of a Jira project succeeded")
+	}
+	pat, err := New(Options{BaseURL: f.baseURL(), Token: "ghp_x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := pat.GitToken(t.Context(), repo); tok != "" || err != nil {
+		t.Errorf("token client GitToken = %q, %v; want none", tok, err)
+	}
+}
+
 func containsCall(calls []string, want string) bool {
 	for _, c := range calls {
 		if c == want {

@@ -16,6 +16,9 @@
 // Apps.CreateInstallationToken; tokens are cached until a minute before they
 // expire. The installation is Options.InstallationID, the webhook delivery's
 // (Client.ForInstallation), or found from the repository on first use.
+// An App client also hands git the installation token of a repository
+// (Client.GitToken, tracker.GitCredentials), so the bot's mirrors need no
+// token of their own.
 // Tokens never appear in logs or errors: go-github strips them from URLs and
 // they travel only in the Authorization header.
 //
