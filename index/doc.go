@@ -188,10 +188,19 @@
 // re-exports (a package's __init__ importing a name); self.m()/cls.m() in a
 // class to m in the class or the nearest base defining it (depth-first,
 // left to right); super().m() to the bases' m; a class call to its
-// __init__ (inherited included), else to the class. Only targets inside
-// the repository are recorded: builtins, the standard library when it is
-// not the repository, attribute calls on other objects (obj.m()) and calls
-// of values are dropped.
+// __new__ and __init__ (inherited included), else to the class. Calls the
+// names alone do not resolve are resolved through the types of values
+// (pytypes.go): constructors (o = Order(); o.pay()), annotations on
+// parameters, variables, attributes and returns (string annotations,
+// Optional[X], X | None, list[X] elements in for loops), self.x assigned
+// in a method, class attributes, module-level instances, declared or
+// inferred return types (make_order().pay()), cls(), aliases (f = func;
+// f()) and obj() → __call__; method lookup follows the C3 MRO. The
+// analysis is flow-insensitive: a name bound to two different values gets
+// no edge. Only targets inside the repository are recorded: builtins, the
+// standard library when it is not the repository, and calls on values of
+// unknown type are dropped. Classes, functions and module nodes keep the
+// value expressions in Attrs py.attrs, py.ret and py.vars.
 //
 // Incremental runs: see the DESIGN note on pyFrontend.index. Changed files
 // are re-parsed; the other modules' scopes come from their stored nodes

@@ -49,6 +49,7 @@ type pyRef struct {
 type pyDecl struct {
 	locals  map[string]bool
 	imports map[string]string // local name → absolute dotted target
+	types   map[string]string // local name → vexpr (pytypes.go)
 }
 
 // pyExtractor walks one tree.
@@ -228,6 +229,11 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 		case "import_statement", "import_from_statement", "future_import_statement":
 			x.importStmt(st, nil)
 		default:
+			if st.Kind() == "expression_statement" && st.NamedChildCount() > 0 {
+				if a := st.NamedChild(0); a.Kind() == "assignment" {
+					x.assignTypes(a, nil, x.f.scope.vars, nil)
+				}
+			}
 			x.refs(st, owner, "", nil)
 		}
 	}
@@ -259,7 +265,7 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		Doc: x.docstring(def.ChildByFieldName("body")), Exported: !strings.HasPrefix(name, "_")}
 	if def.Kind() == "class_definition" {
 		n.Kind, n.SubKind = graphdb.KindType, "class"
-		cls := &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}}
+		cls := newPyClass(qname)
 		if sc := def.ChildByFieldName("superclasses"); sc != nil {
 			for _, b := range children(sc) {
 				if e := x.dotted(b); e != "" {
@@ -270,23 +276,42 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		if len(cls.baseExprs) > 0 {
 			n.Attrs = map[string]string{"py.bases": strings.Join(cls.baseExprs, "\n")}
 		}
+		idx := len(x.f.res.nodes)
 		id := x.add(n)
 		cls.id = id
 		x.parent(id, fid)
-		x.f.scope.define(name, id, cls)
+		x.f.scope.define(name, id, cls, "")
 		x.decorators(decs, id, "")
 		if sc := def.ChildByFieldName("superclasses"); sc != nil {
 			x.refs(sc, id, "", nil) // keyword arguments such as metaclass=f(...)
 		}
 		x.classBody(def.ChildByFieldName("body"), cls)
+		x.setAttr(idx, pyAttrAttrs, typedAttrs(cls.attrs))
 		return
 	}
 	n.Kind = graphdb.KindFunction
+	idx := len(x.f.res.nodes)
 	id := x.add(n)
 	x.parent(id, fid)
-	x.f.scope.define(name, id, nil)
 	x.decorators(decs, id, "")
-	x.function(def, id, "")
+	ret := x.returnType(def, x.function(def, id, "", nil))
+	if len(decs) > 0 {
+		ret = "" // a decorator may replace the function and its result
+	}
+	x.f.scope.define(name, id, nil, ret)
+	x.setAttr(idx, pyAttrRet, ret)
+}
+
+// setAttr sets an Attr of the node at index idx; an empty v sets nothing.
+func (x *pyExtractor) setAttr(idx int, k, v string) {
+	if v == "" {
+		return
+	}
+	n := &x.f.res.nodes[idx]
+	if n.Attrs == nil {
+		n.Attrs = map[string]string{}
+	}
+	n.Attrs[k] = v
 }
 
 // classBody adds the methods of a module-level class; other statements
@@ -316,13 +341,21 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 						n.Attrs = map[string]string{"py.method": t}
 					}
 				}
+				idx := len(x.f.res.nodes)
 				id := x.add(n)
 				x.parent(id, cls.id)
+				x.decorators(decs, id, cls.qname)
+				ret := x.returnType(def, x.function(def, id, cls.qname, cls))
+				if len(decs) > 0 && n.Attrs["py.method"] == "" {
+					ret = ""
+				}
 				if _, dup := cls.methods[name]; !dup {
 					cls.methods[name] = id
+					if ret != "" {
+						cls.rets[name] = ret
+					}
 				}
-				x.decorators(decs, id, cls.qname)
-				x.function(def, id, cls.qname)
+				x.setAttr(idx, pyAttrRet, ret)
 			case def.Kind() == "if_statement" || def.Kind() == "try_statement":
 				for _, c := range children(def) {
 					switch c.Kind() {
@@ -341,6 +374,11 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 					}
 				}
 			default:
+				if st.Kind() == "expression_statement" && st.NamedChildCount() > 0 {
+					if a := st.NamedChild(0); a.Kind() == "assignment" {
+						x.assignTypes(a, nil, cls.attrs, nil)
+					}
+				}
 				x.refs(st, cls.id, cls.qname, nil)
 			}
 		}
@@ -374,19 +412,26 @@ func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 
 // function walks a function or method body: its calls (nested functions
 // and classes included) belong to id.
-func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string) {
-	d := &pyDecl{locals: map[string]bool{}, imports: map[string]string{}}
-	x.locals(def, d, true)
+// cls, when non-nil, receives the types of the `self.x` attributes the
+// body assigns.
+func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string, cls *pyClass) *pyDecl {
+	d := &pyDecl{locals: map[string]bool{}, imports: map[string]string{}, types: map[string]string{}}
+	var attrs map[string]string
+	if cls != nil {
+		attrs = cls.attrs
+	}
+	x.locals(def, d, true, attrs)
 	if p := def.ChildByFieldName("parameters"); p != nil {
 		x.refs(p, id, class, d) // default values
 	}
 	x.refs(def.ChildByFieldName("body"), id, class, d)
+	return d
 }
 
 // locals collects the names a function binds (parameters, assignment and
 // loop targets, with/except aliases, nested definitions, imports), nested
 // functions included, minus names declared global or nonlocal.
-func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
+func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[string]string) {
 	var globals []string
 	var bind func(t *sitter.Node)
 	bind = func(t *sitter.Node) {
@@ -417,12 +462,23 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
 					switch c.Kind() {
 					case "identifier":
 						bind(c)
+						bindType(d.types, x.text(c), pyUnknown)
 					case "default_parameter", "typed_default_parameter":
 						bind(c.ChildByFieldName("name"))
-					default: // typed_parameter, *args, **kwargs
+						bindType(d.types, x.text(c.ChildByFieldName("name")), x.annType(c.ChildByFieldName("type")))
+					case "typed_parameter":
 						for _, cc := range children(c) {
 							if cc.Kind() == "identifier" {
 								bind(cc)
+								bindType(d.types, x.text(cc), x.annType(c.ChildByFieldName("type")))
+								break
+							}
+						}
+					default: // *args, **kwargs
+						for _, cc := range children(c) {
+							if cc.Kind() == "identifier" {
+								bind(cc)
+								bindType(d.types, x.text(cc), pyUnknown)
 								break
 							}
 						}
@@ -431,13 +487,29 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
 			}
 		case "lambda":
 			return // its parameters are its own
-		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+		case "assignment", "augmented_assignment":
 			bind(n.ChildByFieldName("left"))
+			x.assignTypes(n, d, d.types, attrs)
+		case "for_statement", "for_in_clause":
+			bind(n.ChildByFieldName("left"))
+			ty := pyUnknown
+			if l := n.ChildByFieldName("left"); l != nil && l.Kind() == "identifier" {
+				if v := x.valueType(n.ChildByFieldName("right")); strings.HasPrefix(v, "v:") {
+					ty = "e:" + v[2:]
+				}
+				bindType(d.types, x.text(l), ty)
+			}
 		case "named_expression":
 			bind(n.ChildByFieldName("name"))
+			if nm := n.ChildByFieldName("name"); nm != nil {
+				bindType(d.types, x.text(nm), x.valueType(n.ChildByFieldName("value")))
+			}
 		case "as_pattern", "with_item":
 			if a := n.ChildByFieldName("alias"); a != nil {
 				bind(a)
+				if a.Kind() == "identifier" {
+					bindType(d.types, x.text(a), pyUnknown)
+				}
 			}
 		case "except_clause":
 			for _, c := range children(n) {
@@ -460,6 +532,12 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
 	walk(n, top)
 	for _, g := range globals {
 		delete(d.locals, g)
+		delete(d.types, g)
+	}
+	for name := range d.types {
+		if !d.locals[name] {
+			delete(d.types, name) // an import rebinds it
+		}
 	}
 }
 
@@ -497,8 +575,13 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 			return ""
 		}
 		if obj.Kind() == "call" {
-			if f := obj.ChildByFieldName("function"); f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
+			f := obj.ChildByFieldName("function")
+			if f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
 				return "super()." + x.text(attr)
+			}
+			// make().m: the call's value, resolved through its type
+			if fe := x.dotted(f); fe != "" && !strings.HasPrefix(fe, "super()") {
+				return fe + "()." + x.text(attr)
 			}
 			return ""
 		}
