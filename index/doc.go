@@ -195,7 +195,11 @@
 // Optional[X], X | None, list[X] elements in for loops), self.x assigned
 // in a method, class attributes, module-level instances, declared or
 // inferred return types (make_order().pay()), cls(), aliases (f = func;
-// f()) and obj() → __call__; method lookup follows the C3 MRO. The
+// f()) and obj() → __call__; the dunder methods `with`, `for`, `in`,
+// binary operators, subscripts and len()/iter()/next()/str()/repr()/...
+// call on an instance of a known class; method lookup follows the C3 MRO;
+// applying a decorator is also a call from the enclosing module or class
+// (besides decorated_by). The
 // analysis is flow-insensitive: a name bound to two different values gets
 // no edge. Only targets inside the repository are recorded: builtins, the
 // standard library when it is not the repository, and calls on values of

@@ -41,6 +41,9 @@ type pyRef struct {
 	class  string  // qname of the enclosing class (self/cls/super), "" outside
 	decl   *pyDecl // enclosing function's locals; nil at module or class level
 	module string  // the module whose scope resolves the expression
+	// implicit: a dunder method a construct calls (with, for, operators,
+	// len()); resolved only through the value's type
+	implicit bool
 }
 
 // pyDecl is what shadows module names inside one top-level function or
@@ -399,10 +402,21 @@ func (x *pyExtractor) decoratorExpr(d *sitter.Node) string {
 	return x.dotted(e)
 }
 
+// decorators records decorated_by references of id and, since applying a
+// decorator calls it, calls from the enclosing scope: the module, or the
+// class (class names its qname) for methods.
 func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
+	scope := pyModuleID(x.f.module)
+	if class != "" {
+		scope = pyID(class)
+		if c := x.f.scope.defs[class[len(x.f.module)+1:]].cls; c != nil {
+			scope = c.id
+		}
+	}
 	for _, d := range decs {
 		if e := x.decoratorExpr(d); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: line(d), module: x.f.module})
+			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: line(d), module: x.f.module},
+				pyRef{from: scope, kind: graphdb.EdgeCalls, expr: e, line: line(d), class: class, module: x.f.module})
 		}
 		if d.NamedChildCount() > 0 && d.NamedChild(0).Kind() == "call" {
 			x.refs(d.NamedChild(0).ChildByFieldName("arguments"), id, class, nil)
@@ -507,9 +521,7 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[stri
 		case "as_pattern", "with_item":
 			if a := n.ChildByFieldName("alias"); a != nil {
 				bind(a)
-				if a.Kind() == "identifier" {
-					bindType(d.types, x.text(a), pyUnknown)
-				}
+				x.withAliasType(n, a, d)
 			}
 		case "except_clause":
 			for _, c := range children(n) {
@@ -551,6 +563,7 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module})
 		}
 	}
+	x.implicit(n, owner, class, d)
 	if d == nil && (n.Kind() == "import_statement" || n.Kind() == "import_from_statement") {
 		x.importStmt(n, nil)
 		return

@@ -362,6 +362,14 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 // through the types of values (pytypes.go) for calls; none when it does
 // not resolve inside the repository.
 func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
+	if r.implicit {
+		i := strings.LastIndexByte(r.expr, '.')
+		v, ok := t.evalExpr(pyCtx{scope: t.mods[r.module], decl: r.decl, class: r.class}, r.expr[:i], 0)
+		if !ok || !v.inst || v.cls == nil {
+			return nil // the dunder is looked up on the class of an instance
+		}
+		return t.methodIDs(v.cls, r.expr[i+1:], false)
+	}
 	if ids := t.resolveName(r); len(ids) > 0 || r.kind != graphdb.EdgeCalls {
 		return ids
 	}
