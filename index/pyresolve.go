@@ -177,6 +177,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 // pyTable resolves names across the repository's modules.
 type pyTable struct {
 	mods map[string]*pyScope
+	memo map[pyMemoKey]pyMemoVal // evaluations outside functions (pytypes.go)
 }
 
 func (t *pyTable) add(s *pyScope) { t.mods[s.module] = s }

@@ -317,8 +317,38 @@ type pyVal struct {
 	elemCtx pyCtx
 }
 
-// evalType evaluates a vexpr.
+// pyMemoKey names an evaluation outside functions (module variables,
+// attributes, returns), which many calls share.
+type pyMemoKey struct {
+	scope      *pyScope
+	class, ty string
+}
+
+type pyMemoVal struct {
+	v  pyVal
+	ok bool
+}
+
+// evalType evaluates a vexpr; outside functions the result is memoized.
 func (t *pyTable) evalType(c pyCtx, ty string, depth int) (pyVal, bool) {
+	if c.decl != nil {
+		return t.evalType1(c, ty, depth)
+	}
+	k := pyMemoKey{c.scope, c.class, ty}
+	if m, ok := t.memo[k]; ok {
+		return m.v, m.ok
+	}
+	v, ok := t.evalType1(c, ty, depth)
+	if depth <= 1 || ok { // a failure deep in a chain may be the depth bound only
+		if t.memo == nil {
+			t.memo = map[pyMemoKey]pyMemoVal{}
+		}
+		t.memo[k] = pyMemoVal{v, ok}
+	}
+	return v, ok
+}
+
+func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 	if depth > pyMaxDepth || len(ty) < 3 || ty[1] != ':' {
 		return pyVal{}, false
 	}
