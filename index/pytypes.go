@@ -320,7 +320,7 @@ type pyVal struct {
 // pyMemoKey names an evaluation outside functions (module variables,
 // attributes, returns), which many calls share.
 type pyMemoKey struct {
-	scope      *pyScope
+	scope     *pyScope
 	class, ty string
 }
 
