@@ -53,6 +53,7 @@ type pyDecl struct {
 	locals  map[string]bool
 	imports map[string]string // local name → absolute dotted target
 	types   map[string]string // local name → vexpr (pytypes.go)
+	returns []string          // vexprs of the function's own return statements ("" for none)
 }
 
 // pyExtractor walks one tree.
@@ -201,7 +202,7 @@ func (x *pyExtractor) docstring(body *sitter.Node) string {
 
 // signature is the def/class header without its body, whitespace collapsed.
 func (x *pyExtractor) signature(def *sitter.Node) string {
-	body := def.ChildByFieldName("body")
+	body := pyField(def, "body")
 	end := def.EndByte()
 	if body != nil {
 		end = body.StartByte()
@@ -252,24 +253,24 @@ func unwrap(st *sitter.Node) (def *sitter.Node, decorators []*sitter.Node) {
 			decorators = append(decorators, c)
 		}
 	}
-	return st.ChildByFieldName("definition"), decorators
+	return pyField(st, "definition"), decorators
 }
 
 // topDecl adds a module-level function or class.
 func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	def, decs := unwrap(st)
-	if def == nil || def.ChildByFieldName("name") == nil {
+	if def == nil || pyField(def, "name") == nil {
 		return
 	}
-	name := x.text(def.ChildByFieldName("name"))
+	name := x.text(pyField(def, "name"))
 	qname := x.f.module + "." + name
 	n := graphdb.Node{ID: pyID(qname), Name: name, QName: qname, Loc: x.f.rel + ":" + name,
 		StartLine: line(st), EndLine: endLine(st), Signature: x.signature(def),
-		Doc: x.docstring(def.ChildByFieldName("body")), Exported: !strings.HasPrefix(name, "_")}
+		Doc: x.docstring(pyField(def, "body")), Exported: !strings.HasPrefix(name, "_")}
 	if def.Kind() == "class_definition" {
 		n.Kind, n.SubKind = graphdb.KindType, "class"
 		cls := newPyClass(qname)
-		if sc := def.ChildByFieldName("superclasses"); sc != nil {
+		if sc := pyField(def, "superclasses"); sc != nil {
 			for _, b := range children(sc) {
 				if e := x.dotted(b); e != "" {
 					cls.baseExprs = append(cls.baseExprs, e)
@@ -285,10 +286,10 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		x.parent(id, fid)
 		x.f.scope.define(name, id, cls, "")
 		x.decorators(decs, id, "")
-		if sc := def.ChildByFieldName("superclasses"); sc != nil {
+		if sc := pyField(def, "superclasses"); sc != nil {
 			x.refs(sc, id, "", nil) // keyword arguments such as metaclass=f(...)
 		}
-		x.classBody(def.ChildByFieldName("body"), cls)
+		x.classBody(pyField(def, "body"), cls)
 		x.setAttr(idx, pyAttrAttrs, typedAttrs(cls.attrs))
 		return
 	}
@@ -331,12 +332,12 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				continue
 			}
 			switch {
-			case def.Kind() == "function_definition" && def.ChildByFieldName("name") != nil:
-				name := x.text(def.ChildByFieldName("name"))
+			case def.Kind() == "function_definition" && pyField(def, "name") != nil:
+				name := x.text(pyField(def, "name"))
 				loc := cls.qname[len(x.f.module)+1:] + "." + name
 				n := graphdb.Node{ID: pyID(cls.qname + "." + name), Kind: graphdb.KindMember, SubKind: "method", Name: name,
 					QName: cls.qname + "." + name, Loc: x.f.rel + ":" + loc, StartLine: line(st), EndLine: endLine(st),
-					Signature: x.signature(def), Doc: x.docstring(def.ChildByFieldName("body")),
+					Signature: x.signature(def), Doc: x.docstring(pyField(def, "body")),
 					Exported: !strings.HasPrefix(name, "_") || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")}
 				for _, d := range decs {
 					switch t := x.decoratorExpr(d); t {
@@ -397,7 +398,7 @@ func (x *pyExtractor) decoratorExpr(d *sitter.Node) string {
 	}
 	e := d.NamedChild(0)
 	if e.Kind() == "call" {
-		e = e.ChildByFieldName("function")
+		e = pyField(e, "function")
 	}
 	return x.dotted(e)
 }
@@ -419,7 +420,7 @@ func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 				pyRef{from: scope, kind: graphdb.EdgeCalls, expr: e, line: line(d), class: class, module: x.f.module})
 		}
 		if d.NamedChildCount() > 0 && d.NamedChild(0).Kind() == "call" {
-			x.refs(d.NamedChild(0).ChildByFieldName("arguments"), id, class, nil)
+			x.refs(pyField(d.NamedChild(0), "arguments"), id, class, nil)
 		}
 	}
 }
@@ -435,10 +436,10 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 		attrs = cls.attrs
 	}
 	x.locals(def, d, true, attrs)
-	if p := def.ChildByFieldName("parameters"); p != nil {
+	if p := pyField(def, "parameters"); p != nil {
 		x.refs(p, id, class, d) // default values
 	}
-	x.refs(def.ChildByFieldName("body"), id, class, d)
+	x.refs(pyField(def, "body"), id, class, d)
 	return d
 }
 
@@ -462,29 +463,43 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[stri
 		}
 	}
 	var walk func(n *sitter.Node, top bool)
+	nested := 0 // depth of nested definitions: their returns are not the function's
 	walk = func(n *sitter.Node, top bool) {
-		switch n.Kind() {
+		kind := n.Kind()
+		if !top && (kind == "function_definition" || kind == "class_definition") {
+			nested++
+			defer func() { nested-- }()
+		}
+		switch kind {
+		case "return_statement":
+			if nested == 0 {
+				v := ""
+				if n.NamedChildCount() > 0 {
+					v = x.valueType(n.NamedChild(0))
+				}
+				d.returns = append(d.returns, v)
+			}
 		case "function_definition", "class_definition":
 			if !top {
-				bind(n.ChildByFieldName("name"))
-				if n.Kind() == "class_definition" {
+				bind(pyField(n, "name"))
+				if kind == "class_definition" {
 					break
 				}
 			}
-			if p := n.ChildByFieldName("parameters"); p != nil {
+			if p := pyField(n, "parameters"); p != nil {
 				for _, c := range children(p) {
 					switch c.Kind() {
 					case "identifier":
 						bind(c)
 						bindType(d.types, x.text(c), pyUnknown)
 					case "default_parameter", "typed_default_parameter":
-						bind(c.ChildByFieldName("name"))
-						bindType(d.types, x.text(c.ChildByFieldName("name")), x.annType(c.ChildByFieldName("type")))
+						bind(pyField(c, "name"))
+						bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
 					case "typed_parameter":
 						for _, cc := range children(c) {
 							if cc.Kind() == "identifier" {
 								bind(cc)
-								bindType(d.types, x.text(cc), x.annType(c.ChildByFieldName("type")))
+								bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
 								break
 							}
 						}
@@ -502,31 +517,31 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[stri
 		case "lambda":
 			return // its parameters are its own
 		case "assignment", "augmented_assignment":
-			bind(n.ChildByFieldName("left"))
+			bind(pyField(n, "left"))
 			x.assignTypes(n, d, d.types, attrs)
 		case "for_statement", "for_in_clause":
-			bind(n.ChildByFieldName("left"))
+			bind(pyField(n, "left"))
 			ty := pyUnknown
-			if l := n.ChildByFieldName("left"); l != nil && l.Kind() == "identifier" {
-				if v := x.valueType(n.ChildByFieldName("right")); strings.HasPrefix(v, "v:") {
+			if l := pyField(n, "left"); l != nil && l.Kind() == "identifier" {
+				if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
 					ty = "e:" + v[2:]
 				}
 				bindType(d.types, x.text(l), ty)
 			}
 		case "named_expression":
-			bind(n.ChildByFieldName("name"))
-			if nm := n.ChildByFieldName("name"); nm != nil {
-				bindType(d.types, x.text(nm), x.valueType(n.ChildByFieldName("value")))
+			bind(pyField(n, "name"))
+			if nm := pyField(n, "name"); nm != nil {
+				bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
 			}
 		case "as_pattern", "with_item":
-			if a := n.ChildByFieldName("alias"); a != nil {
+			if a := pyField(n, "alias"); a != nil {
 				bind(a)
 				x.withAliasType(n, a, d)
 			}
 		case "except_clause":
 			for _, c := range children(n) {
 				if c.Kind() == "as_pattern" {
-					bind(c.ChildByFieldName("alias"))
+					bind(pyField(c, "alias"))
 				}
 			}
 		case "global_statement", "nonlocal_statement":
@@ -558,13 +573,14 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	if n == nil {
 		return
 	}
-	if n.Kind() == "call" {
-		if e := x.dotted(n.ChildByFieldName("function")); e != "" {
+	kind := n.Kind()
+	if kind == "call" {
+		if e := x.dotted(pyField(n, "function")); e != "" {
 			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module})
 		}
 	}
-	x.implicit(n, owner, class, d)
-	if d == nil && (n.Kind() == "import_statement" || n.Kind() == "import_from_statement") {
+	x.implicit(n, kind, owner, class, d)
+	if d == nil && (kind == "import_statement" || kind == "import_from_statement") {
 		x.importStmt(n, nil)
 		return
 	}
@@ -583,12 +599,12 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 	case "identifier":
 		return x.text(n)
 	case "attribute":
-		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+		obj, attr := pyField(n, "object"), pyField(n, "attribute")
 		if attr == nil || obj == nil {
 			return ""
 		}
 		if obj.Kind() == "call" {
-			f := obj.ChildByFieldName("function")
+			f := pyField(obj, "function")
 			if f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
 				return "super()." + x.text(attr)
 			}
@@ -626,14 +642,14 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				bindTo(strings.SplitN(m, ".", 2)[0], strings.SplitN(m, ".", 2)[0])
 				stmt.mods = append(stmt.mods, m)
 			case "aliased_import":
-				m := x.text(c.ChildByFieldName("name"))
-				bindTo(x.text(c.ChildByFieldName("alias")), m)
+				m := x.text(pyField(c, "name"))
+				bindTo(x.text(pyField(c, "alias")), m)
 				stmt.mods = append(stmt.mods, m)
 			}
 		}
 	case "import_from_statement":
 		stmt.from = true
-		mn := st.ChildByFieldName("module_name")
+		mn := pyField(st, "module_name")
 		if mn == nil {
 			return
 		}
@@ -654,8 +670,8 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				bindTo(nm, joinDots(base, nm))
 				stmt.mods = append(stmt.mods, joinDots(base, nm))
 			case "aliased_import":
-				nm := x.text(c.ChildByFieldName("name"))
-				bindTo(x.text(c.ChildByFieldName("alias")), joinDots(base, nm))
+				nm := x.text(pyField(c, "name"))
+				bindTo(x.text(pyField(c, "alias")), joinDots(base, nm))
 				stmt.mods = append(stmt.mods, joinDots(base, nm))
 			case "wildcard_import":
 				if d == nil {

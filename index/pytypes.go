@@ -159,7 +159,7 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 		return ""
 	}
 	if n.Kind() == "call" {
-		if e := x.dotted(n.ChildByFieldName("function")); e != "" && !strings.HasPrefix(e, "super()") {
+		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super()") {
 			return "v:" + e + "()"
 		}
 		return pyUnknown
@@ -193,40 +193,24 @@ func portable(d *pyDecl, ty string, depth int) string {
 }
 
 // returnType infers the vexpr a function returns: its annotation, else the
-// value all its return statements return (nested definitions excluded).
+// value all its own return statements return (collected by locals).
 func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
-	if rt := def.ChildByFieldName("return_type"); rt != nil {
+	if rt := pyField(def, "return_type"); rt != nil {
 		if t := x.annType(rt); t != pyUnknown {
 			return t
 		}
 		return ""
 	}
-	ty, seen := "", false
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		switch n.Kind() {
-		case "function_definition", "class_definition", "lambda":
-			return
-		case "return_statement":
-			v := ""
-			if n.NamedChildCount() > 0 {
-				v = portable(d, x.valueType(n.NamedChild(0)), 0)
-			}
-			switch {
-			case v == "": // bare return or None
-			case !seen:
-				ty, seen = v, true
-			case v != ty:
-				ty = pyUnknown
-			}
-			return
+	ty := ""
+	for _, r := range d.returns {
+		v := portable(d, r, 0)
+		switch {
+		case v == "": // bare return or None
+		case ty == "":
+			ty = v
+		case v != ty:
+			return ""
 		}
-		for _, c := range children(n) {
-			walk(c)
-		}
-	}
-	if b := def.ChildByFieldName("body"); b != nil {
-		walk(b)
 	}
 	if ty == pyUnknown {
 		return ""
@@ -237,18 +221,18 @@ func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
 // assignTypes records the vexprs of an assignment's targets: plain names
 // in names, `self.x` targets in attrs (when attrs is non-nil).
 func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[string]string) {
-	left := n.ChildByFieldName("left")
+	left := pyField(n, "left")
 	if left == nil {
 		return
 	}
 	ty := ""
-	if t := n.ChildByFieldName("type"); t != nil {
+	if t := pyField(n, "type"); t != nil {
 		ty = x.annType(t)
 	} else if n.Kind() == "assignment" {
-		right := n.ChildByFieldName("right")
+		right := pyField(n, "right")
 		if right != nil && right.Kind() == "assignment" { // a = b = f()
 			x.assignTypes(right, d, names, attrs)
-			right = right.ChildByFieldName("right")
+			right = pyField(right, "right")
 		}
 		ty = x.valueType(right)
 		if ty == "" {
@@ -261,9 +245,9 @@ func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[st
 	case "identifier":
 		bindType(names, x.text(left), ty)
 	case "attribute":
-		obj := left.ChildByFieldName("object")
+		obj := pyField(left, "object")
 		if attrs != nil && obj != nil && obj.Kind() == "identifier" && x.text(obj) == "self" {
-			bindType(attrs, x.text(left.ChildByFieldName("attribute")), portable(d, ty, 0))
+			bindType(attrs, x.text(pyField(left, "attribute")), portable(d, ty, 0))
 		}
 	default:
 		for _, c := range children(left) {
@@ -559,7 +543,7 @@ var pyBuiltinDunders = map[string]string{
 // implicit records the dunder methods a construct calls on a value
 // (`with v`, `for x in v`, `k in v`, `v + w`, `v[k]`, len(v), ...); they
 // resolve only when the value's class is known and defines the method.
-func (x *pyExtractor) implicit(n *sitter.Node, owner graphdb.NodeID, class string, d *pyDecl) {
+func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *pyDecl) {
 	add := func(v *sitter.Node, methods ...string) {
 		ty := x.valueType(v)
 		if !strings.HasPrefix(ty, "v:") {
@@ -570,19 +554,19 @@ func (x *pyExtractor) implicit(n *sitter.Node, owner graphdb.NodeID, class strin
 				class: class, decl: d, module: x.f.module, implicit: true})
 		}
 	}
-	switch n.Kind() {
+	switch kind {
 	case "with_item":
-		if v := n.ChildByFieldName("value"); v != nil {
+		if v := pyField(n, "value"); v != nil {
 			if v.Kind() == "as_pattern" && v.NamedChildCount() > 0 {
 				v = v.NamedChild(0)
 			}
 			add(v, "__enter__", "__exit__")
 		}
 	case "for_statement", "for_in_clause":
-		add(n.ChildByFieldName("right"), "__iter__")
+		add(pyField(n, "right"), "__iter__")
 	case "binary_operator":
-		if op := n.ChildByFieldName("operator"); op != nil && pyBinaryDunders[x.text(op)] != "" {
-			add(n.ChildByFieldName("left"), pyBinaryDunders[x.text(op)])
+		if op := pyField(n, "operator"); op != nil && pyBinaryDunders[x.text(op)] != "" {
+			add(pyField(n, "left"), pyBinaryDunders[x.text(op)])
 		}
 	case "comparison_operator":
 		cs := children(n)
@@ -592,9 +576,9 @@ func (x *pyExtractor) implicit(n *sitter.Node, owner graphdb.NodeID, class strin
 			}
 		}
 	case "subscript":
-		add(n.ChildByFieldName("value"), "__getitem__")
+		add(pyField(n, "value"), "__getitem__")
 	case "call":
-		f, args := n.ChildByFieldName("function"), n.ChildByFieldName("arguments")
+		f, args := pyField(n, "function"), pyField(n, "arguments")
 		if f != nil && f.Kind() == "identifier" && pyBuiltinDunders[x.text(f)] != "" && args != nil && args.NamedChildCount() == 1 {
 			add(args.NamedChild(0), pyBuiltinDunders[x.text(f)])
 		}
