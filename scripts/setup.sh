@@ -46,7 +46,8 @@ fi
 
 # The MCP end-to-end test drives relay with the official TypeScript client;
 # the GitHub tracker tests read GitHub's published webhook payloads.
-for dir in tools/mcptest tracker/github/testdata/webhooks; do
+# index/internal/pyrightcheck compares the Python call graph with Pyright's.
+for dir in tools/mcptest tracker/github/testdata/webhooks index/internal/pyrightcheck; do
 	if [ -f "$dir/package.json" ] && have npm; then
 		if [ ! -d "$dir/node_modules" ]; then
 			echo "setup: npm ci in $dir" >&2
