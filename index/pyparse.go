@@ -44,6 +44,7 @@ type pyRef struct {
 	// implicit: a dunder method a construct calls (with, for, operators,
 	// len()); resolved only through the value's type
 	implicit bool
+	prop     bool // an attribute read: a call of the getter when it is a property
 }
 
 // pyDecl is what shadows module names inside one top-level function or
@@ -358,6 +359,9 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 					if ret != "" {
 						cls.rets[name] = ret
 					}
+					if n.Attrs["py.method"] == "property" {
+						cls.props[name] = true
+					}
 				}
 				x.setAttr(idx, pyAttrRet, ret)
 			case def.Kind() == "if_statement" || def.Kind() == "try_statement":
@@ -580,6 +584,13 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 		}
 	}
 	x.implicit(n, kind, owner, class, d)
+	if kind == "attribute" {
+		if p := n.Parent(); p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
+			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
+				x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module, prop: true})
+			}
+		}
+	}
 	if d == nil && (kind == "import_statement" || kind == "import_from_statement") {
 		x.importStmt(n, nil)
 		return

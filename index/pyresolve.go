@@ -42,10 +42,11 @@ type pyClass struct {
 	attrs     map[string]string // class and instance attribute → vexpr
 	rets      map[string]string // method → return vexpr
 	order     []*pyClass        // method resolution order, computed once
+	props     map[string]bool   // methods decorated with @property
 }
 
 func newPyClass(qname string) *pyClass {
-	return &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}}
+	return &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}, props: map[string]bool{}}
 }
 
 func newPyScope(module, file string) *pyScope {
@@ -95,7 +96,7 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 		if sym.cls != nil {
 			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
 			for _, m := range sortedKeys(sym.cls.methods) {
-				fmt.Fprintf(h, "m %s %s %s\n", m, sym.cls.methods[m], sym.cls.rets[m])
+				fmt.Fprintf(h, "m %s %s %s %v\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m])
 			}
 			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
 		}
@@ -167,6 +168,9 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 				cls.methods[mname] = n.ID
 				if r := n.Attrs[pyAttrRet]; r != "" {
 					cls.rets[mname] = r
+				}
+				if n.Attrs["py.method"] == "property" {
+					cls.props[mname] = true
 				}
 			}
 		}
@@ -363,13 +367,17 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 // through the types of values (pytypes.go) for calls; none when it does
 // not resolve inside the repository.
 func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
-	if r.implicit {
+	if r.implicit || r.prop {
 		i := strings.LastIndexByte(r.expr, '.')
 		v, ok := t.evalExpr(pyCtx{scope: t.mods[r.module], decl: r.decl, class: r.class}, r.expr[:i], 0)
 		if !ok || !v.inst || v.cls == nil {
-			return nil // the dunder is looked up on the class of an instance
+			return nil // the method is looked up on the class of an instance
 		}
-		return t.methodIDs(v.cls, r.expr[i+1:], false)
+		id, owner, ok := t.methodOf(v.cls, r.expr[i+1:], false)
+		if !ok || r.prop && !owner.props[r.expr[i+1:]] {
+			return nil
+		}
+		return []graphdb.NodeID{id}
 	}
 	if ids := t.resolveName(r); len(ids) > 0 || r.kind != graphdb.EdgeCalls {
 		return ids

@@ -463,7 +463,11 @@ func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
 		return t.name(pyCtx{scope: v.mod}, name, depth+1)
 	case v.cls != nil:
 		if id, owner, ok := t.methodOf(v.cls, name, false); ok {
-			return pyVal{fn: id, ret: owner.rets[name], retCtx: pyCtx{scope: t.mods[owner.module], class: owner.qname}}, true
+			fn := pyVal{fn: id, ret: owner.rets[name], retCtx: pyCtx{scope: t.mods[owner.module], class: owner.qname}}
+			if v.inst && owner.props[name] {
+				return t.call(fn, depth) // reading a property is its getter's value
+			}
+			return fn, true
 		}
 		for _, k := range t.mro(v.cls) {
 			if ty, ok := k.attrs[name]; ok {

@@ -13,7 +13,9 @@
 // with and for out, while relay records them as calls of the methods. Relay attributes the calls
 // of nested functions to the enclosing declaration; the reference does
 // the same by adding the outgoing calls of the nested definitions Pyright
-// reports inside a sampled function.
+// reports inside a sampled function. Functions are compared by location
+// name (path:Class.method), so a property's getter and setter, which
+// Pyright reports together for one access, count once.
 package pyrightcheck
 
 import (
@@ -25,6 +27,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -54,6 +57,7 @@ func (s Score) String() string {
 // Result is the comparison of a sample.
 type Result struct {
 	Functions        int // sampled functions Pyright prepared a call hierarchy for
+	Unprepared       int // sampled functions it did not
 	Callees, Callers Score
 }
 
@@ -143,9 +147,9 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	ids := map[graphdb.NodeID]bool{}
+	ids := map[graphdb.NodeID]string{}
 	for _, d := range all {
-		ids[d.node.ID] = true
+		ids[d.node.ID] = d.node.Loc
 	}
 	c, err := startLSP(ctx, o.Dir)
 	if err != nil {
@@ -184,12 +188,22 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 			return res, err
 		}
 		uri := rootURI + "/" + (&url.URL{Path: d.node.File}).EscapedPath()
+		// Pyright answers nothing until it has read the workspace: retry.
 		var items []item
-		err := c.call("textDocument/prepareCallHierarchy", map[string]any{
-			"textDocument": map[string]any{"uri": uri},
-			"position":     position{d.line, d.col},
-		}, &items)
-		if err != nil || len(items) == 0 {
+		for try := 0; try < 4 && len(items) == 0; try++ {
+			if try > 0 {
+				time.Sleep(time.Duration(try) * 500 * time.Millisecond)
+			}
+			err := c.call("textDocument/prepareCallHierarchy", map[string]any{
+				"textDocument": map[string]any{"uri": uri},
+				"position":     position{d.line, d.col},
+			}, &items)
+			if err != nil {
+				return res, err
+			}
+		}
+		if len(items) == 0 {
+			res.Unprepared++
 			continue // Pyright did not take the file (a syntax error it rejects)
 		}
 		res.Functions++
@@ -209,10 +223,10 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		if err := c.call("callHierarchy/incomingCalls", map[string]any{"item": items[0]}, &ins); err != nil {
 			return res, err
 		}
-		callers := map[graphdb.NodeID]string{}
+		callers := map[string]bool{}
 		for _, in := range ins {
 			if f, ok := enclosing(in.From, key, byKey); ok {
-				callers[f.node.ID] = f.node.Loc
+				callers[f.node.Loc] = true
 			}
 		}
 		relayIn, err := relayEdges(ctx, st, d.node.ID, graphdb.Inbound, ids)
@@ -226,8 +240,8 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 
 // outgoing is Pyright's callees of it that are relay defs, with the calls
 // of the nested definitions inside it added.
-func outgoing(c *lsp, it item, key func(item) (def, bool)) (map[graphdb.NodeID]string, error) {
-	out := map[graphdb.NodeID]string{}
+func outgoing(c *lsp, it item, key func(item) (def, bool)) (map[string]bool, error) {
+	out := map[string]bool{}
 	queue, seen := []item{it}, 0
 	for len(queue) > 0 && seen < 32 {
 		cur := queue[0]
@@ -238,7 +252,7 @@ func outgoing(c *lsp, it item, key func(item) (def, bool)) (map[graphdb.NodeID]s
 		}
 		for _, oc := range calls {
 			if d, ok := key(oc.To); ok {
-				out[d.node.ID] = d.node.Loc
+				out[d.node.Loc] = true
 				continue
 			}
 			if oc.To.URI == it.URI && inside(oc.To.SelectionRange.Start.Line, it.Range) {
@@ -271,41 +285,36 @@ func enclosing(from item, key func(item) (def, bool), byKey map[string]def) (def
 }
 
 // relayEdges is relay's calls of (or to) id whose other end is a def.
-func relayEdges(ctx context.Context, st graphdb.Reader, id graphdb.NodeID, dir graphdb.Direction, ids map[graphdb.NodeID]bool) (map[graphdb.NodeID]string, error) {
+func relayEdges(ctx context.Context, st graphdb.Reader, id graphdb.NodeID, dir graphdb.Direction, ids map[graphdb.NodeID]string) (map[string]bool, error) {
 	es, err := st.Neighbors(ctx, id, graphdb.EdgeCalls, dir, 0)
 	if err != nil {
 		return nil, fmt.Errorf("calls of %s: %w", id, err)
 	}
-	out := map[graphdb.NodeID]string{}
+	out := map[string]bool{}
 	for _, e := range es {
 		other := e.To
 		if dir == graphdb.Inbound {
 			other = e.From
 		}
-		if !ids[other] {
-			continue
+		if loc, ok := ids[other]; ok {
+			out[loc] = true
 		}
-		n, err := st.Node(ctx, other)
-		if err != nil {
-			return nil, fmt.Errorf("node %s: %w", other, err)
-		}
-		out[other] = n.Loc
 	}
 	return out, nil
 }
 
-func (s *Score) add(from string, truth, relay map[graphdb.NodeID]string, arrow string) {
+func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
 	s.Truth += len(truth)
 	s.Relay += len(relay)
-	for id, loc := range relay {
-		if _, ok := truth[id]; ok {
+	for loc := range relay {
+		if truth[loc] {
 			s.Hit++
 		} else {
 			s.Wrong = append(s.Wrong, from+arrow+loc)
 		}
 	}
-	for id, loc := range truth {
-		if _, ok := relay[id]; !ok {
+	for loc := range truth {
+		if !relay[loc] {
 			s.Misses = append(s.Misses, from+arrow+loc)
 		}
 	}
