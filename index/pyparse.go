@@ -55,6 +55,7 @@ type pyDecl struct {
 	imports map[string]string // local name → absolute dotted target
 	types   map[string]string // local name → vexpr (pytypes.go)
 	returns []string          // vexprs of the function's own return statements ("" for none)
+	nested  map[string]bool   // functions defined in it
 }
 
 // pyExtractor walks one tree.
@@ -285,7 +286,7 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		id := x.add(n)
 		cls.id = id
 		x.parent(id, fid)
-		x.f.scope.define(name, id, cls, "")
+		x.f.scope.define(name, id, cls, "", pyFnInfo{})
 		x.decorators(decs, id, "")
 		if sc := pyField(def, "superclasses"); sc != nil {
 			x.refs(sc, id, "", nil) // keyword arguments such as metaclass=f(...)
@@ -299,12 +300,15 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	id := x.add(n)
 	x.parent(id, fid)
 	x.decorators(decs, id, "")
-	ret := x.returnType(def, x.function(def, id, "", nil))
-	if len(decs) > 0 {
+	d := x.function(def, id, "", nil)
+	ret := x.returnType(def, d)
+	fn := x.fnInfo(def, decs, d)
+	if len(fn.decos) > 0 {
 		ret = "" // a decorator may replace the function and its result
 	}
-	x.f.scope.define(name, id, nil, ret)
+	x.f.scope.define(name, id, nil, ret, fn)
 	x.setAttr(idx, pyAttrRet, ret)
+	fn.attrs(func(k, v string) { x.setAttr(idx, k, v) })
 }
 
 // setAttr sets an Attr of the node at index idx; an empty v sets nothing.
@@ -350,10 +354,13 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				id := x.add(n)
 				x.parent(id, cls.id)
 				x.decorators(decs, id, cls.qname)
-				ret := x.returnType(def, x.function(def, id, cls.qname, cls))
-				if len(decs) > 0 && n.Attrs["py.method"] == "" {
+				d := x.function(def, id, cls.qname, cls)
+				ret := x.returnType(def, d)
+				fn := x.fnInfo(def, decs, d)
+				if len(fn.decos) > 0 {
 					ret = ""
 				}
+				fn.attrs(func(k, v string) { x.setAttr(idx, k, v) })
 				if _, dup := cls.methods[name]; !dup {
 					cls.methods[name] = id
 					if ret != "" {
@@ -361,6 +368,9 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 					}
 					if n.Attrs["py.method"] == "property" {
 						cls.props[name] = true
+					}
+					if len(fn.decos) > 0 {
+						cls.fns[name] = fn
 					}
 				}
 				x.setAttr(idx, pyAttrRet, ret)
@@ -486,6 +496,12 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[stri
 		case "function_definition", "class_definition":
 			if !top {
 				bind(pyField(n, "name"))
+				if kind == "function_definition" && pyField(n, "name") != nil {
+					if d.nested == nil {
+						d.nested = map[string]bool{}
+					}
+					d.nested[x.text(pyField(n, "name"))] = true
+				}
 				if kind == "class_definition" {
 					break
 				}

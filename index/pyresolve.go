@@ -28,6 +28,15 @@ type pySym struct {
 	id  graphdb.NodeID
 	cls *pyClass // non-nil for classes
 	ret string   // a function's return vexpr
+	fn  pyFnInfo // a function's decorators
+}
+
+// pyFnInfo is what decides whether a call of a function reaches its body:
+// decorators that may replace it, and whether it returns its first
+// parameter unchanged (then, used as a decorator, it replaces nothing).
+type pyFnInfo struct {
+	decos    []string
+	identity bool // returns its first parameter or a function nested in it (a wrapper)
 }
 
 // pyClass is a module-level class.
@@ -43,10 +52,11 @@ type pyClass struct {
 	rets      map[string]string // method → return vexpr
 	order     []*pyClass        // method resolution order, computed once
 	props     map[string]bool   // methods decorated with @property
+	fns       map[string]pyFnInfo
 }
 
 func newPyClass(qname string) *pyClass {
-	return &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}, props: map[string]bool{}}
+	return &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}, props: map[string]bool{}, fns: map[string]pyFnInfo{}}
 }
 
 func newPyScope(module, file string) *pyScope {
@@ -55,14 +65,31 @@ func newPyScope(module, file string) *pyScope {
 
 // define binds name unless already bound: the first definition keeps the
 // plain id, later ones get "#n" ids.
-func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass, ret string) {
+func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass, ret string, fn pyFnInfo) {
 	if _, ok := s.defs[name]; ok {
 		return
 	}
 	if cls != nil {
 		cls.module = s.module
 	}
-	s.defs[name] = pySym{id: id, cls: cls, ret: ret}
+	s.defs[name] = pySym{id: id, cls: cls, ret: ret, fn: fn}
+}
+
+// Attrs of functions and methods that decide whether calls reach them.
+const (
+	pyAttrDecorators = "py.decorators" // decorators that may replace it, one a line
+	pyAttrIdentity   = "py.identity"   // "1": returns its first parameter or a nested function
+)
+
+func (f pyFnInfo) attrs(set func(k, v string)) {
+	set(pyAttrDecorators, strings.Join(f.decos, "\n"))
+	if f.identity {
+		set(pyAttrIdentity, "1")
+	}
+}
+
+func fnInfoOf(n graphdb.Node) pyFnInfo {
+	return pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
 }
 
 // Module-node Attrs of Python modules.
@@ -92,11 +119,11 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	h := sha256.New()
 	for _, name := range sortedKeys(s.defs) {
 		sym := s.defs[name]
-		fmt.Fprintf(h, "d %s %s %s\n", name, sym.id, sym.ret)
+		fmt.Fprintf(h, "d %s %s %s %v\n", name, sym.id, sym.ret, sym.fn)
 		if sym.cls != nil {
 			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
 			for _, m := range sortedKeys(sym.cls.methods) {
-				fmt.Fprintf(h, "m %s %s %s %v\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m])
+				fmt.Fprintf(h, "m %s %s %s %v %v\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m])
 			}
 			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
 		}
@@ -155,7 +182,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 					classes[n.Name] = cls
 				}
 			}
-			s.define(n.Name, n.ID, cls, n.Attrs[pyAttrRet])
+			s.define(n.Name, n.ID, cls, n.Attrs[pyAttrRet], fnInfoOf(n))
 		}
 	}
 	for _, n := range nodes {
@@ -172,6 +199,9 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 				if n.Attrs["py.method"] == "property" {
 					cls.props[mname] = true
 				}
+				if f := fnInfoOf(n); len(f.decos) > 0 {
+					cls.fns[mname] = f
+				}
 			}
 		}
 	}
@@ -180,11 +210,58 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 
 // pyTable resolves names across the repository's modules.
 type pyTable struct {
-	mods map[string]*pyScope
-	memo map[pyMemoKey]pyMemoVal // evaluations outside functions (pytypes.go)
+	mods     map[string]*pyScope
+	memo     map[pyMemoKey]pyMemoVal // evaluations outside functions (pytypes.go)
+	fns      map[graphdb.NodeID]pyFnRef
+	replaced map[graphdb.NodeID]bool
 }
 
-func (t *pyTable) add(s *pyScope) { t.mods[s.module] = s }
+// pyFnRef is a function's decorator facts and its module.
+type pyFnRef struct {
+	info   pyFnInfo
+	module string
+}
+
+func (t *pyTable) add(s *pyScope) {
+	t.mods[s.module] = s
+	if t.fns == nil {
+		t.fns, t.replaced = map[graphdb.NodeID]pyFnRef{}, map[graphdb.NodeID]bool{}
+	}
+	for _, sym := range s.defs {
+		if sym.cls == nil {
+			t.fns[sym.id] = pyFnRef{sym.fn, s.module}
+			continue
+		}
+		for m, f := range sym.cls.fns {
+			t.fns[sym.cls.methods[m]] = pyFnRef{f, s.module}
+		}
+	}
+}
+
+// isReplaced reports whether a call of id does not reach its body: one of
+// its decorators is an in-repository function that returns neither its
+// argument nor a wrapper nested in it (`return Command(fn)`). Decorators
+// outside the repository (functools.lru_cache, contextlib.contextmanager)
+// wrap the function and call it, so they keep the edge.
+func (t *pyTable) isReplaced(id graphdb.NodeID) bool {
+	if r, ok := t.replaced[id]; ok {
+		return r
+	}
+	f := t.fns[id]
+	r := false
+	for _, d := range f.info.decos {
+		ids := t.resolveName(pyRef{kind: graphdb.EdgeDecoratedBy, expr: d, module: f.module})
+		if len(ids) != 1 {
+			continue
+		}
+		if dec, ok := t.fns[ids[0]]; ok && !dec.info.identity {
+			r = true
+			break
+		}
+	}
+	t.replaced[id] = r
+	return r
+}
 
 // pyTarget is what a name resolves to.
 type pyTarget struct {
@@ -442,6 +519,9 @@ func (t *pyTable) link(f *pyFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
 	for _, r := range f.refs {
 		for _, to := range t.resolve(r) {
+			if r.kind == graphdb.EdgeCalls && t.isReplaced(to) {
+				continue // the call reaches what the decorator returned
+			}
 			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
 		}
 	}

@@ -606,3 +606,41 @@ func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
 	}
 	bindType(d.types, x.text(alias), ty)
 }
+
+// pyKeeps are decorators, by their last name, known to leave a function
+// callable as written (or, for property, called through attribute reads).
+var pyKeeps = map[string]bool{
+	"staticmethod": true, "classmethod": true, "property": true, "setter": true, "getter": true,
+	"deleter": true, "abstractmethod": true, "override": true, "final": true, "no_type_check": true,
+}
+
+// fnInfo is what extraction knows of whether calls of def reach its body:
+// its decorators other than pyKeeps, and whether it returns its first
+// parameter unchanged or a function nested in it.
+func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl) pyFnInfo {
+	var f pyFnInfo
+	for _, dec := range decs {
+		e := x.decoratorExpr(dec)
+		if e == "" {
+			e = "?" // not a name: resolves to nothing, so it replaces
+		}
+		if !pyKeeps[e[strings.LastIndexByte(e, '.')+1:]] {
+			f.decos = append(f.decos, e)
+		}
+	}
+	if p := pyField(def, "parameters"); p != nil && p.NamedChildCount() > 0 && len(d.returns) > 0 {
+		first := p.NamedChild(0)
+		if first.Kind() == "typed_parameter" && first.NamedChildCount() > 0 {
+			first = first.NamedChild(0)
+		}
+		if first.Kind() == "identifier" {
+			f.identity = true
+			for _, r := range d.returns {
+				if r != "v:"+x.text(first) && !(strings.HasPrefix(r, "v:") && d.nested[r[2:]]) {
+					f.identity = false
+				}
+			}
+		}
+	}
+	return f
+}
