@@ -19,16 +19,19 @@ import (
 //	v:E     the value of the dotted expression E, whose parts may be calls:
 //	        "Order()", "make_order()", "o", "self.repo.get()"
 //	e:E     an element of the iterable E (`for x in xs`)
-//	?       bound more than once to different values, or to something the
-//	        indexer cannot follow: never resolved
+//	u:X|Y   one of the vexprs X, Y: a name bound more than once, or
+//	        `a if c else b`, `a or b`; it resolves when the alternatives
+//	        that resolve agree (as Pyright reports calls on the known part
+//	        of a union)
+//	?       something the indexer cannot follow: never resolved
 //
 // Function locals (pyDecl.types), module variables (pyScope.vars), class
 // and instance attributes (pyClass.attrs: class-body assignments and
 // annotations, `self.x = ...` in any method) and return values
-// (pySym.ret, pyClass.rets: the annotation, else the one expression every
-// return statement returns) each hold one vexpr per name. The analysis is
-// flow-insensitive: a name rebound to a different value is "?", `x = None`
-// does not count. Values stored on class attributes and returns must not
+// (pySym.ret, pyClass.rets: the annotation, else the union of what the
+// return statements return) each hold one vexpr per name. The analysis is
+// flow-insensitive: a name rebound to a different value is a union,
+// `x = None` does not count. Values stored on class attributes and returns must not
 // depend on the function's locals (portable), since they are resolved in
 // the module's scope. The pyTable evaluates a vexpr to a pyVal; evaluation
 // is depth-bounded, so cycles (x = x.next()) end unresolved.
@@ -41,9 +44,34 @@ func bindType(m map[string]string, name, ty string) {
 		ty = pyUnknown
 	}
 	if old, ok := m[name]; ok && old != ty {
-		ty = pyUnknown
+		ty = pyUnion(old, ty)
 	}
 	m[name] = ty
+}
+
+// pyUnion joins vexprs into a union, "?" when it grows past 8.
+func pyUnion(tys ...string) string {
+	var alts []string
+	seen := map[string]bool{}
+	for _, t := range tys {
+		parts := []string{t}
+		if strings.HasPrefix(t, "u:") {
+			parts = strings.Split(t[2:], "|")
+		}
+		for _, p := range parts {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				alts = append(alts, p)
+			}
+		}
+	}
+	switch {
+	case len(alts) == 0 || len(alts) > 8:
+		return pyUnknown
+	case len(alts) == 1:
+		return alts[0]
+	}
+	return "u:" + strings.Join(alts, "|")
 }
 
 // normAnn reduces an annotation's text to a dotted class name, "[]T" for
@@ -155,8 +183,32 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 	if n == nil {
 		return pyUnknown
 	}
-	if n.Kind() == "none" {
+	switch n.Kind() {
+	case "none":
 		return ""
+	case "conditional_expression", "boolean_operator":
+		if n.Kind() == "boolean_operator" {
+			if op := pyField(n, "operator"); op == nil || x.text(op) != "or" {
+				return pyUnknown
+			}
+		}
+		var alts []string
+		for i, c := range children(n) {
+			if n.Kind() == "conditional_expression" && i == 1 {
+				continue // the condition
+			}
+			if v := x.valueType(c); v != "" {
+				alts = append(alts, v)
+			}
+		}
+		if len(alts) == 0 {
+			return ""
+		}
+		return pyUnion(alts...)
+	case "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			return x.valueType(n.NamedChild(0))
+		}
 	}
 	if n.Kind() == "call" {
 		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super()") {
@@ -175,6 +227,13 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 func portable(d *pyDecl, ty string, depth int) string {
 	if d == nil || ty == "" || ty == pyUnknown || strings.HasPrefix(ty, "a:") {
 		return ty
+	}
+	if strings.HasPrefix(ty, "u:") {
+		var alts []string
+		for _, a := range strings.Split(ty[2:], "|") {
+			alts = append(alts, portable(d, a, depth))
+		}
+		return pyUnion(alts...)
 	}
 	e := ty[2:]
 	head, _, _ := strings.Cut(e, ".")
@@ -201,21 +260,16 @@ func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
 		}
 		return ""
 	}
-	ty := ""
+	var alts []string
 	for _, r := range d.returns {
-		v := portable(d, r, 0)
-		switch {
-		case v == "": // bare return or None
-		case ty == "":
-			ty = v
-		case v != ty:
-			return ""
+		if v := portable(d, r, 0); v != "" { // not a bare return or None
+			alts = append(alts, v)
 		}
 	}
-	if ty == pyUnknown {
-		return ""
+	if ty := pyUnion(alts...); ty != pyUnknown {
+		return ty
 	}
-	return ty
+	return ""
 }
 
 // assignTypes records the vexprs of an assignment's targets: plain names
@@ -348,6 +402,20 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 		return pyVal{cls: v.cls, inst: true}, true
 	case 'v':
 		return t.evalExpr(c, ty[2:], depth+1)
+	case 'u':
+		var out pyVal
+		found := false
+		for _, a := range strings.Split(ty[2:], "|") {
+			v, ok := t.evalType(c, a, depth+1)
+			switch {
+			case !ok:
+			case !found:
+				out, found = v, true
+			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod:
+				return pyVal{}, false // alternatives disagree
+			}
+		}
+		return out, found
 	case 'e':
 		v, ok := t.evalExpr(c, ty[2:], depth+1)
 		if !ok || v.elem == "" {
