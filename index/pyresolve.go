@@ -214,6 +214,7 @@ type pyTable struct {
 	memo     map[pyMemoKey]pyMemoVal // evaluations outside functions (pytypes.go)
 	fns      map[graphdb.NodeID]pyFnRef
 	replaced map[graphdb.NodeID]bool
+	props    map[string]bool // names of the repository's properties: attribute reads that may call a getter
 }
 
 // pyFnRef is a function's decorator facts and its module.
@@ -225,7 +226,7 @@ type pyFnRef struct {
 func (t *pyTable) add(s *pyScope) {
 	t.mods[s.module] = s
 	if t.fns == nil {
-		t.fns, t.replaced = map[graphdb.NodeID]pyFnRef{}, map[graphdb.NodeID]bool{}
+		t.fns, t.replaced, t.props = map[graphdb.NodeID]pyFnRef{}, map[graphdb.NodeID]bool{}, map[string]bool{}
 	}
 	for _, sym := range s.defs {
 		if sym.cls == nil {
@@ -234,6 +235,9 @@ func (t *pyTable) add(s *pyScope) {
 		}
 		for m, f := range sym.cls.fns {
 			t.fns[sym.cls.methods[m]] = pyFnRef{f, s.module}
+		}
+		for m := range sym.cls.props {
+			t.props[m] = true
 		}
 	}
 }
@@ -446,6 +450,9 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
 	if r.implicit || r.prop {
 		i := strings.LastIndexByte(r.expr, '.')
+		if r.prop && !t.props[r.expr[i+1:]] {
+			return nil // most attribute reads: no property has the name
+		}
 		v, ok := t.evalExpr(pyCtx{scope: t.mods[r.module], decl: r.decl, class: r.class}, r.expr[:i], 0)
 		if !ok || !v.inst || v.cls == nil {
 			return nil // the method is looked up on the class of an instance
