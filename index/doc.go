@@ -200,16 +200,17 @@
 // call on an instance of a known class; method lookup follows the C3 MRO;
 // applying a decorator is also a call from the enclosing module or class
 // (besides decorated_by); reading a property calls its getter; a call
-// of a function an in-repository decorator replaces (one returning
-// neither its argument nor a nested wrapper) gets no edge to its body.
+// of a function a decorator replaces (a decorator written as a name that
+// returns an instance of a class) gets no edge to its body.
 // The analysis is flow-insensitive: a name bound to several values is
 // their union, resolved when the alternatives that resolve agree. Only
 // targets inside the repository are recorded: builtins, the standard
 // library when it is not the repository, and calls on values of unknown
 // type are dropped. Classes, functions and module nodes keep the value
 // expressions in Attrs py.attrs, py.ret and py.vars; functions and
-// methods their replacing decorators (py.decorators) and whether they
-// return their argument or a nested wrapper (py.identity).
+// methods their decorators (py.decorators, builtins such as property
+// left out) and whether they return their argument or a nested wrapper
+// (py.identity).
 // index/internal/pyrightcheck measures the edges against Pyright.
 //
 // Incremental runs: see the DESIGN note on pyFrontend.index. Changed files

@@ -243,10 +243,11 @@ func (t *pyTable) add(s *pyScope) {
 }
 
 // isReplaced reports whether a call of id does not reach its body: one of
-// its decorators is an in-repository function that returns neither its
-// argument nor a wrapper nested in it (`return Command(fn)`). Decorators
-// outside the repository (functools.lru_cache, contextlib.contextmanager)
-// wrap the function and call it, so they keep the edge.
+// its decorators, written as a name, is known to return an instance of a
+// class (`def command(fn): return Command(fn)`). Decorators returning the
+// function, a wrapper or something unknown (functools.lru_cache,
+// contextlib.contextmanager, decorator factories) keep the edge: they
+// usually call the function, and Pyright names it as the callee too.
 func (t *pyTable) isReplaced(id graphdb.NodeID) bool {
 	if r, ok := t.replaced[id]; ok {
 		return r
@@ -254,11 +255,8 @@ func (t *pyTable) isReplaced(id graphdb.NodeID) bool {
 	f := t.fns[id]
 	r := false
 	for _, d := range f.info.decos {
-		ids := t.resolveName(pyRef{kind: graphdb.EdgeDecoratedBy, expr: d, module: f.module})
-		if len(ids) != 1 {
-			continue
-		}
-		if dec, ok := t.fns[ids[0]]; ok && !dec.info.identity {
+		v, ok := t.evalExpr(pyCtx{scope: t.mods[f.module]}, d+"()", 0)
+		if ok && v.inst {
 			r = true
 			break
 		}

@@ -689,8 +689,8 @@ func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl) p
 	var f pyFnInfo
 	for _, dec := range decs {
 		e := x.decoratorExpr(dec)
-		if e == "" {
-			e = "?" // not a name: resolves to nothing, so it replaces
+		if e == "" || dec.NamedChildCount() > 0 && dec.NamedChild(0).Kind() == "call" {
+			continue // @factory(args): what it returns is not followed
 		}
 		if !pyKeeps[e[strings.LastIndexByte(e, '.')+1:]] {
 			f.decos = append(f.decos, e)
