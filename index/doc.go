@@ -199,10 +199,30 @@
 // re-exports (a package's __init__ importing a name); self.m()/cls.m() in a
 // class to m in the class or the nearest base defining it (depth-first,
 // left to right); super().m() to the bases' m; a class call to its
-// __init__ (inherited included), else to the class. Only targets inside
-// the repository are recorded: builtins, the standard library when it is
-// not the repository, attribute calls on other objects (obj.m()) and calls
-// of values are dropped.
+// __new__ and __init__ (inherited included), else to the class. Calls the
+// names alone do not resolve are resolved through the types of values
+// (pytypes.go): constructors (o = Order(); o.pay()), annotations on
+// parameters, variables, attributes and returns (string annotations,
+// Optional[X], X | None, list[X] elements in for loops), self.x assigned
+// in a method, class attributes, module-level instances, declared or
+// inferred return types (make_order().pay()), cls(), aliases (f = func;
+// f()) and obj() → __call__; the dunder methods `with`, `for`, `in`,
+// binary operators, subscripts and len()/iter()/next()/str()/repr()/...
+// call on an instance of a known class; method lookup follows the C3 MRO;
+// applying a decorator is also a call from the enclosing module or class
+// (besides decorated_by); reading a property calls its getter; a call
+// of a function a decorator replaces (a decorator written as a name that
+// returns an instance of a class) gets no edge to its body.
+// The analysis is flow-insensitive: a name bound to several values is
+// their union, resolved when the alternatives that resolve agree. Only
+// targets inside the repository are recorded: builtins, the standard
+// library when it is not the repository, and calls on values of unknown
+// type are dropped. Classes, functions and module nodes keep the value
+// expressions in Attrs py.attrs, py.ret and py.vars; functions and
+// methods their decorators (py.decorators, builtins such as property
+// left out) and whether they return their argument or a nested wrapper
+// (py.identity).
+// index/internal/pyrightcheck measures the edges against Pyright.
 //
 // Incremental runs: see the DESIGN note on pyFrontend.index. Changed files
 // are re-parsed; the other modules' scopes come from their stored nodes

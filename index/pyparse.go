@@ -43,6 +43,10 @@ type pyRef struct {
 	class  string  // qname of the enclosing class (self/cls/super), "" outside
 	decl   *pyDecl // enclosing function's locals; nil at module or class level
 	module string  // the module whose scope resolves the expression
+	// implicit: a dunder method a construct calls (with, for, operators,
+	// len()); resolved only through the value's type
+	implicit bool
+	prop     bool // an attribute read: a call of the getter when it is a property
 }
 
 // pyDecl is what shadows module names inside one top-level function or
@@ -51,6 +55,9 @@ type pyRef struct {
 type pyDecl struct {
 	locals  map[string]bool
 	imports map[string]string // local name → absolute dotted target
+	types   map[string]string // local name → vexpr (pytypes.go)
+	returns []string          // vexprs of the function's own return statements ("" for none)
+	nested  map[string]bool   // functions defined in it
 }
 
 // pyExtractor walks one tree.
@@ -199,7 +206,7 @@ func (x *pyExtractor) docstring(body *sitter.Node) string {
 
 // signature is the def/class header without its body, whitespace collapsed.
 func (x *pyExtractor) signature(def *sitter.Node) string {
-	body := def.ChildByFieldName("body")
+	body := pyField(def, "body")
 	end := def.EndByte()
 	if body != nil {
 		end = body.StartByte()
@@ -230,6 +237,11 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 		case "import_statement", "import_from_statement", "future_import_statement":
 			x.importStmt(st, nil)
 		default:
+			if st.Kind() == "expression_statement" && st.NamedChildCount() > 0 {
+				if a := st.NamedChild(0); a.Kind() == "assignment" {
+					x.assignTypes(a, nil, x.f.scope.vars, nil)
+				}
+			}
 			x.refs(st, owner, "", nil)
 		}
 	}
@@ -245,24 +257,24 @@ func unwrap(st *sitter.Node) (def *sitter.Node, decorators []*sitter.Node) {
 			decorators = append(decorators, c)
 		}
 	}
-	return st.ChildByFieldName("definition"), decorators
+	return pyField(st, "definition"), decorators
 }
 
 // topDecl adds a module-level function or class.
 func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	def, decs := unwrap(st)
-	if def == nil || def.ChildByFieldName("name") == nil {
+	if def == nil || pyField(def, "name") == nil {
 		return
 	}
-	name := x.text(def.ChildByFieldName("name"))
+	name := x.text(pyField(def, "name"))
 	qname := x.f.module + "." + name
 	n := graphdb.Node{ID: pyID(qname), Name: name, QName: qname, Loc: x.f.rel + ":" + name,
 		StartLine: line(st), EndLine: endLine(st), Signature: x.signature(def),
-		Doc: x.docstring(def.ChildByFieldName("body")), Exported: !strings.HasPrefix(name, "_")}
+		Doc: x.docstring(pyField(def, "body")), Exported: !strings.HasPrefix(name, "_")}
 	if def.Kind() == "class_definition" {
 		n.Kind, n.SubKind = graphdb.KindType, "class"
-		cls := &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}}
-		if sc := def.ChildByFieldName("superclasses"); sc != nil {
+		cls := newPyClass(qname)
+		if sc := pyField(def, "superclasses"); sc != nil {
 			for _, b := range children(sc) {
 				if e := x.dotted(b); e != "" {
 					cls.baseExprs = append(cls.baseExprs, e)
@@ -272,23 +284,45 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		if len(cls.baseExprs) > 0 {
 			n.Attrs = map[string]string{"py.bases": strings.Join(cls.baseExprs, "\n")}
 		}
+		idx := len(x.f.res.nodes)
 		id := x.add(n)
 		cls.id = id
 		x.parent(id, fid)
-		x.f.scope.define(name, id, cls)
+		x.f.scope.define(name, id, cls, "", pyFnInfo{})
 		x.decorators(decs, id, "")
-		if sc := def.ChildByFieldName("superclasses"); sc != nil {
+		if sc := pyField(def, "superclasses"); sc != nil {
 			x.refs(sc, id, "", nil) // keyword arguments such as metaclass=f(...)
 		}
-		x.classBody(def.ChildByFieldName("body"), cls)
+		x.classBody(pyField(def, "body"), cls)
+		x.setAttr(idx, pyAttrAttrs, typedAttrs(cls.attrs))
 		return
 	}
 	n.Kind = graphdb.KindFunction
+	idx := len(x.f.res.nodes)
 	id := x.add(n)
 	x.parent(id, fid)
-	x.f.scope.define(name, id, nil)
 	x.decorators(decs, id, "")
-	x.function(def, id, "")
+	d := x.function(def, id, "", nil)
+	ret := x.returnType(def, d)
+	fn := x.fnInfo(def, decs, d)
+	if len(fn.decos) > 0 {
+		ret = "" // a decorator may replace the function and its result
+	}
+	x.f.scope.define(name, id, nil, ret, fn)
+	x.setAttr(idx, pyAttrRet, ret)
+	fn.attrs(func(k, v string) { x.setAttr(idx, k, v) })
+}
+
+// setAttr sets an Attr of the node at index idx; an empty v sets nothing.
+func (x *pyExtractor) setAttr(idx int, k, v string) {
+	if v == "" {
+		return
+	}
+	n := &x.f.res.nodes[idx]
+	if n.Attrs == nil {
+		n.Attrs = map[string]string{}
+	}
+	n.Attrs[k] = v
 }
 
 // classBody adds the methods of a module-level class; other statements
@@ -305,12 +339,12 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				continue
 			}
 			switch {
-			case def.Kind() == "function_definition" && def.ChildByFieldName("name") != nil:
-				name := x.text(def.ChildByFieldName("name"))
+			case def.Kind() == "function_definition" && pyField(def, "name") != nil:
+				name := x.text(pyField(def, "name"))
 				loc := cls.qname[len(x.f.module)+1:] + "." + name
 				n := graphdb.Node{ID: pyID(cls.qname + "." + name), Kind: graphdb.KindMember, SubKind: "method", Name: name,
 					QName: cls.qname + "." + name, Loc: x.f.rel + ":" + loc, StartLine: line(st), EndLine: endLine(st),
-					Signature: x.signature(def), Doc: x.docstring(def.ChildByFieldName("body")),
+					Signature: x.signature(def), Doc: x.docstring(pyField(def, "body")),
 					Exported: !strings.HasPrefix(name, "_") || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")}
 				for _, d := range decs {
 					switch t := x.decoratorExpr(d); t {
@@ -318,13 +352,30 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 						n.Attrs = map[string]string{"py.method": t}
 					}
 				}
+				idx := len(x.f.res.nodes)
 				id := x.add(n)
 				x.parent(id, cls.id)
+				x.decorators(decs, id, cls.qname)
+				d := x.function(def, id, cls.qname, cls)
+				ret := x.returnType(def, d)
+				fn := x.fnInfo(def, decs, d)
+				if len(fn.decos) > 0 {
+					ret = ""
+				}
+				fn.attrs(func(k, v string) { x.setAttr(idx, k, v) })
 				if _, dup := cls.methods[name]; !dup {
 					cls.methods[name] = id
+					if ret != "" {
+						cls.rets[name] = ret
+					}
+					if n.Attrs["py.method"] == "property" {
+						cls.props[name] = true
+					}
+					if len(fn.decos) > 0 {
+						cls.fns[name] = fn
+					}
 				}
-				x.decorators(decs, id, cls.qname)
-				x.function(def, id, cls.qname)
+				x.setAttr(idx, pyAttrRet, ret)
 			case def.Kind() == "if_statement" || def.Kind() == "try_statement":
 				for _, c := range children(def) {
 					switch c.Kind() {
@@ -343,6 +394,11 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 					}
 				}
 			default:
+				if st.Kind() == "expression_statement" && st.NamedChildCount() > 0 {
+					if a := st.NamedChild(0); a.Kind() == "assignment" {
+						x.assignTypes(a, nil, cls.attrs, nil)
+					}
+				}
 				x.refs(st, cls.id, cls.qname, nil)
 			}
 		}
@@ -358,37 +414,55 @@ func (x *pyExtractor) decoratorExpr(d *sitter.Node) string {
 	}
 	e := d.NamedChild(0)
 	if e.Kind() == "call" {
-		e = e.ChildByFieldName("function")
+		e = pyField(e, "function")
 	}
 	return x.dotted(e)
 }
 
+// decorators records decorated_by references of id and, since applying a
+// decorator calls it, calls from the enclosing scope: the module, or the
+// class (class names its qname) for methods.
 func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
+	scope := pyModuleID(x.f.module)
+	if class != "" {
+		scope = pyID(class)
+		if c := x.f.scope.defs[class[len(x.f.module)+1:]].cls; c != nil {
+			scope = c.id
+		}
+	}
 	for _, d := range decs {
 		if e := x.decoratorExpr(d); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: line(d), module: x.f.module})
+			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: line(d), module: x.f.module},
+				pyRef{from: scope, kind: graphdb.EdgeCalls, expr: e, line: line(d), class: class, module: x.f.module})
 		}
 		if d.NamedChildCount() > 0 && d.NamedChild(0).Kind() == "call" {
-			x.refs(d.NamedChild(0).ChildByFieldName("arguments"), id, class, nil)
+			x.refs(pyField(d.NamedChild(0), "arguments"), id, class, nil)
 		}
 	}
 }
 
 // function walks a function or method body: its calls (nested functions
 // and classes included) belong to id.
-func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string) {
-	d := &pyDecl{locals: map[string]bool{}, imports: map[string]string{}}
-	x.locals(def, d, true)
-	if p := def.ChildByFieldName("parameters"); p != nil {
+// cls, when non-nil, receives the types of the `self.x` attributes the
+// body assigns.
+func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string, cls *pyClass) *pyDecl {
+	d := &pyDecl{locals: map[string]bool{}, imports: map[string]string{}, types: map[string]string{}}
+	var attrs map[string]string
+	if cls != nil {
+		attrs = cls.attrs
+	}
+	x.locals(def, d, true, attrs)
+	if p := pyField(def, "parameters"); p != nil {
 		x.refs(p, id, class, d) // default values
 	}
-	x.refs(def.ChildByFieldName("body"), id, class, d)
+	x.refs(pyField(def, "body"), id, class, d)
+	return d
 }
 
 // locals collects the names a function binds (parameters, assignment and
 // loop targets, with/except aliases, nested definitions, imports), nested
 // functions included, minus names declared global or nonlocal.
-func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
+func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[string]string) {
 	var globals []string
 	var bind func(t *sitter.Node)
 	bind = func(t *sitter.Node) {
@@ -405,26 +479,57 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
 		}
 	}
 	var walk func(n *sitter.Node, top bool)
+	nested := 0 // depth of nested definitions: their returns are not the function's
 	walk = func(n *sitter.Node, top bool) {
-		switch n.Kind() {
+		kind := n.Kind()
+		if !top && (kind == "function_definition" || kind == "class_definition") {
+			nested++
+			defer func() { nested-- }()
+		}
+		switch kind {
+		case "return_statement":
+			if nested == 0 {
+				v := ""
+				if n.NamedChildCount() > 0 {
+					v = x.valueType(n.NamedChild(0))
+				}
+				d.returns = append(d.returns, v)
+			}
 		case "function_definition", "class_definition":
 			if !top {
-				bind(n.ChildByFieldName("name"))
-				if n.Kind() == "class_definition" {
+				bind(pyField(n, "name"))
+				if kind == "function_definition" && pyField(n, "name") != nil {
+					if d.nested == nil {
+						d.nested = map[string]bool{}
+					}
+					d.nested[x.text(pyField(n, "name"))] = true
+				}
+				if kind == "class_definition" {
 					break
 				}
 			}
-			if p := n.ChildByFieldName("parameters"); p != nil {
+			if p := pyField(n, "parameters"); p != nil {
 				for _, c := range children(p) {
 					switch c.Kind() {
 					case "identifier":
 						bind(c)
+						bindType(d.types, x.text(c), pyUnknown)
 					case "default_parameter", "typed_default_parameter":
-						bind(c.ChildByFieldName("name"))
-					default: // typed_parameter, *args, **kwargs
+						bind(pyField(c, "name"))
+						bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
+					case "typed_parameter":
 						for _, cc := range children(c) {
 							if cc.Kind() == "identifier" {
 								bind(cc)
+								bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
+								break
+							}
+						}
+					default: // *args, **kwargs
+						for _, cc := range children(c) {
+							if cc.Kind() == "identifier" {
+								bind(cc)
+								bindType(d.types, x.text(cc), pyUnknown)
 								break
 							}
 						}
@@ -433,18 +538,32 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
 			}
 		case "lambda":
 			return // its parameters are its own
-		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
-			bind(n.ChildByFieldName("left"))
+		case "assignment", "augmented_assignment":
+			bind(pyField(n, "left"))
+			x.assignTypes(n, d, d.types, attrs)
+		case "for_statement", "for_in_clause":
+			bind(pyField(n, "left"))
+			ty := pyUnknown
+			if l := pyField(n, "left"); l != nil && l.Kind() == "identifier" {
+				if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
+					ty = "e:" + v[2:]
+				}
+				bindType(d.types, x.text(l), ty)
+			}
 		case "named_expression":
-			bind(n.ChildByFieldName("name"))
+			bind(pyField(n, "name"))
+			if nm := pyField(n, "name"); nm != nil {
+				bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
+			}
 		case "as_pattern", "with_item":
-			if a := n.ChildByFieldName("alias"); a != nil {
+			if a := pyField(n, "alias"); a != nil {
 				bind(a)
+				x.withAliasType(n, a, d)
 			}
 		case "except_clause":
 			for _, c := range children(n) {
 				if c.Kind() == "as_pattern" {
-					bind(c.ChildByFieldName("alias"))
+					bind(pyField(c, "alias"))
 				}
 			}
 		case "global_statement", "nonlocal_statement":
@@ -462,6 +581,12 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool) {
 	walk(n, top)
 	for _, g := range globals {
 		delete(d.locals, g)
+		delete(d.types, g)
+	}
+	for name := range d.types {
+		if !d.locals[name] {
+			delete(d.types, name) // an import rebinds it
+		}
 	}
 }
 
@@ -470,12 +595,21 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	if n == nil {
 		return
 	}
-	if n.Kind() == "call" {
-		if e := x.dotted(n.ChildByFieldName("function")); e != "" {
+	kind := n.Kind()
+	if kind == "call" {
+		if e := x.dotted(pyField(n, "function")); e != "" {
 			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module})
 		}
 	}
-	if d == nil && (n.Kind() == "import_statement" || n.Kind() == "import_from_statement") {
+	x.implicit(n, kind, owner, class, d)
+	if kind == "attribute" {
+		if p := n.Parent(); p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
+			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
+				x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module, prop: true})
+			}
+		}
+	}
+	if d == nil && (kind == "import_statement" || kind == "import_from_statement") {
 		x.importStmt(n, nil)
 		return
 	}
@@ -494,13 +628,18 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 	case "identifier":
 		return x.text(n)
 	case "attribute":
-		obj, attr := n.ChildByFieldName("object"), n.ChildByFieldName("attribute")
+		obj, attr := pyField(n, "object"), pyField(n, "attribute")
 		if attr == nil || obj == nil {
 			return ""
 		}
 		if obj.Kind() == "call" {
-			if f := obj.ChildByFieldName("function"); f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
+			f := pyField(obj, "function")
+			if f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
 				return "super()." + x.text(attr)
+			}
+			// make().m: the call's value, resolved through its type
+			if fe := x.dotted(f); fe != "" && !strings.HasPrefix(fe, "super()") {
+				return fe + "()." + x.text(attr)
 			}
 			return ""
 		}
@@ -532,14 +671,14 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				bindTo(strings.SplitN(m, ".", 2)[0], strings.SplitN(m, ".", 2)[0])
 				stmt.mods = append(stmt.mods, m)
 			case "aliased_import":
-				m := x.text(c.ChildByFieldName("name"))
-				bindTo(x.text(c.ChildByFieldName("alias")), m)
+				m := x.text(pyField(c, "name"))
+				bindTo(x.text(pyField(c, "alias")), m)
 				stmt.mods = append(stmt.mods, m)
 			}
 		}
 	case "import_from_statement":
 		stmt.from = true
-		mn := st.ChildByFieldName("module_name")
+		mn := pyField(st, "module_name")
 		if mn == nil {
 			return
 		}
@@ -560,8 +699,8 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				bindTo(nm, joinDots(base, nm))
 				stmt.mods = append(stmt.mods, joinDots(base, nm))
 			case "aliased_import":
-				nm := x.text(c.ChildByFieldName("name"))
-				bindTo(x.text(c.ChildByFieldName("alias")), joinDots(base, nm))
+				nm := x.text(pyField(c, "name"))
+				bindTo(x.text(pyField(c, "alias")), joinDots(base, nm))
 				stmt.mods = append(stmt.mods, joinDots(base, nm))
 			case "wildcard_import":
 				if d == nil {

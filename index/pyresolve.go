@@ -21,6 +21,7 @@ type pyScope struct {
 	defs         map[string]pySym
 	imports      map[string]string // local name → absolute dotted target
 	stars        []string          // modules imported with *
+	vars         map[string]string // module variable → vexpr (pytypes.go)
 	deps         []string          // every module any import statement names (py.deps)
 	surface      string            // fingerprint of what other modules can see (py.surface)
 }
@@ -28,6 +29,16 @@ type pyScope struct {
 type pySym struct {
 	id  graphdb.NodeID
 	cls *pyClass // non-nil for classes
+	ret string   // a function's return vexpr
+	fn  pyFnInfo // a function's decorators
+}
+
+// pyFnInfo is what decides whether a call of a function reaches its body:
+// decorators that may replace it, and whether it returns its first
+// parameter unchanged (then, used as a decorator, it replaces nothing).
+type pyFnInfo struct {
+	decos    []string
+	identity bool // returns its first parameter or a function nested in it (a wrapper)
 }
 
 // pyClass is a module-level class.
@@ -39,22 +50,48 @@ type pyClass struct {
 	baseExprs []string
 	bases     []*pyClass // resolved in the repository, computed once
 	resolved  bool
+	attrs     map[string]string // class and instance attribute → vexpr
+	rets      map[string]string // method → return vexpr
+	order     []*pyClass        // method resolution order, computed once
+	props     map[string]bool   // methods decorated with @property
+	fns       map[string]pyFnInfo
+}
+
+func newPyClass(qname string) *pyClass {
+	return &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}, props: map[string]bool{}, fns: map[string]pyFnInfo{}}
 }
 
 func newPyScope(module, file string) *pyScope {
-	return &pyScope{module: module, file: file, defs: map[string]pySym{}, imports: map[string]string{}}
+	return &pyScope{module: module, file: file, defs: map[string]pySym{}, imports: map[string]string{}, vars: map[string]string{}}
 }
 
 // define binds name unless already bound: the first definition keeps the
 // plain id, later ones get "#n" ids.
-func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass) {
+func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass, ret string, fn pyFnInfo) {
 	if _, ok := s.defs[name]; ok {
 		return
 	}
 	if cls != nil {
 		cls.module = s.module
 	}
-	s.defs[name] = pySym{id: id, cls: cls}
+	s.defs[name] = pySym{id: id, cls: cls, ret: ret, fn: fn}
+}
+
+// Attrs of functions and methods that decide whether calls reach them.
+const (
+	pyAttrDecorators = "py.decorators" // decorators that may replace it, one a line
+	pyAttrIdentity   = "py.identity"   // "1": returns its first parameter or a nested function
+)
+
+func (f pyFnInfo) attrs(set func(k, v string)) {
+	set(pyAttrDecorators, strings.Join(f.decos, "\n"))
+	if f.identity {
+		set(pyAttrIdentity, "1")
+	}
+}
+
+func fnInfoOf(n graphdb.Node) pyFnInfo {
+	return pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
 }
 
 // Module-node Attrs of Python modules.
@@ -62,7 +99,10 @@ const (
 	pyAttrImports = "py.imports" // "local\ttarget" per line
 	pyAttrStars   = "py.stars"   // star-imported modules, one per line
 	pyAttrDeps    = "py.deps"    // modules named by import statements, one per line
-	pyAttrSurface = "py.surface" // fingerprint of defs, methods, bases, imports
+	pyAttrSurface = "py.surface" // fingerprint of defs, methods, bases, imports, types
+	pyAttrVars    = "py.vars"    // module variable → vexpr, "name\tvexpr" per line
+	pyAttrAttrs   = "py.attrs"   // on classes: attribute → vexpr
+	pyAttrRet     = "py.ret"     // on functions and methods: return vexpr
 )
 
 // attrs encodes the scope into module-node Attrs and sets surface/deps.
@@ -81,15 +121,16 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	h := sha256.New()
 	for _, name := range sortedKeys(s.defs) {
 		sym := s.defs[name]
-		fmt.Fprintf(h, "d %s %s\n", name, sym.id)
+		fmt.Fprintf(h, "d %s %s %s %v\n", name, sym.id, sym.ret, sym.fn)
 		if sym.cls != nil {
 			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
 			for _, m := range sortedKeys(sym.cls.methods) {
-				fmt.Fprintf(h, "m %s %s\n", m, sym.cls.methods[m])
+				fmt.Fprintf(h, "m %s %s %s %v %v\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m])
 			}
+			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
 		}
 	}
-	fmt.Fprintf(h, "i %s\ns %s\n", strings.Join(imp, ","), strings.Join(s.stars, ","))
+	fmt.Fprintf(h, "i %s\ns %s\nv %q\n", strings.Join(imp, ","), strings.Join(s.stars, ","), typedAttrs(s.vars))
 	s.surface = hex.EncodeToString(h.Sum(nil)[:12])
 	a := map[string]string{pyAttrSurface: s.surface}
 	if len(imp) > 0 {
@@ -100,6 +141,9 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	}
 	if len(s.deps) > 0 {
 		a[pyAttrDeps] = strings.Join(s.deps, "\n")
+	}
+	if v := typedAttrs(s.vars); v != "" {
+		a[pyAttrVars] = v
 	}
 	return a
 }
@@ -130,15 +174,17 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			s.stars = splitLines(n.Attrs[pyAttrStars])
 			s.deps = splitLines(n.Attrs[pyAttrDeps])
 			s.surface = n.Attrs[pyAttrSurface]
+			s.vars = parseTypedAttrs(n.Attrs[pyAttrVars])
 		case (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && n.QName == module+"."+n.Name:
 			var cls *pyClass
 			if n.Kind == graphdb.KindType {
-				cls = &pyClass{id: n.ID, qname: n.QName, methods: map[string]graphdb.NodeID{}, baseExprs: splitLines(n.Attrs["py.bases"])}
+				cls = newPyClass(n.QName)
+				cls.id, cls.baseExprs, cls.attrs = n.ID, splitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[pyAttrAttrs])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
 				}
 			}
-			s.define(n.Name, n.ID, cls)
+			s.define(n.Name, n.ID, cls, n.Attrs[pyAttrRet], fnInfoOf(n))
 		}
 	}
 	for _, n := range nodes {
@@ -149,6 +195,15 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls {
 			if _, dup := cls.methods[mname]; !dup {
 				cls.methods[mname] = n.ID
+				if r := n.Attrs[pyAttrRet]; r != "" {
+					cls.rets[mname] = r
+				}
+				if n.Attrs["py.method"] == "property" {
+					cls.props[mname] = true
+				}
+				if f := fnInfoOf(n); len(f.decos) > 0 {
+					cls.fns[mname] = f
+				}
 			}
 		}
 	}
@@ -157,10 +212,60 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 
 // pyTable resolves names across the repository's modules.
 type pyTable struct {
-	mods map[string]*pyScope
+	mods     map[string]*pyScope
+	memo     map[pyMemoKey]pyMemoVal // evaluations outside functions (pytypes.go)
+	fns      map[graphdb.NodeID]pyFnRef
+	replaced map[graphdb.NodeID]bool
+	props    map[string]bool // names of the repository's properties: attribute reads that may call a getter
 }
 
-func (t *pyTable) add(s *pyScope) { t.mods[s.module] = s }
+// pyFnRef is a function's decorator facts and its module.
+type pyFnRef struct {
+	info   pyFnInfo
+	module string
+}
+
+func (t *pyTable) add(s *pyScope) {
+	t.mods[s.module] = s
+	if t.fns == nil {
+		t.fns, t.replaced, t.props = map[graphdb.NodeID]pyFnRef{}, map[graphdb.NodeID]bool{}, map[string]bool{}
+	}
+	for _, sym := range s.defs {
+		if sym.cls == nil {
+			t.fns[sym.id] = pyFnRef{sym.fn, s.module}
+			continue
+		}
+		for m, f := range sym.cls.fns {
+			t.fns[sym.cls.methods[m]] = pyFnRef{f, s.module}
+		}
+		for m := range sym.cls.props {
+			t.props[m] = true
+		}
+	}
+}
+
+// isReplaced reports whether a call of id does not reach its body: one of
+// its decorators, written as a name, is known to return an instance of a
+// class (`def command(fn): return Command(fn)`). Decorators returning the
+// function, a wrapper or something unknown (functools.lru_cache,
+// contextlib.contextmanager, decorator factories) keep the edge: they
+// usually call the function, and Pyright names it as the callee too.
+func (t *pyTable) isReplaced(id graphdb.NodeID) bool {
+	if r, ok := t.replaced[id]; ok {
+		return r
+	}
+	f := t.fns[id]
+	r := false
+	for _, d := range f.info.decos {
+		v, ok := t.evalExpr(pyCtx{scope: t.mods[f.module]}, d+"()", 0)
+		if ok && v.inst {
+			r = true
+			break
+		}
+	}
+	t.replaced[id] = r
+	return r
+}
 
 // pyTarget is what a name resolves to.
 type pyTarget struct {
@@ -237,30 +342,97 @@ func (t *pyTable) bases(c *pyClass) []*pyClass {
 	return c.bases
 }
 
-// method finds name in c's method resolution order (depth-first, left to
-// right, each class once: Python's C3 order agrees for the usual
-// hierarchies), skipping c itself for super().
+// method finds name in c's method resolution order, skipping c itself
+// for super().
 func (t *pyTable) method(c *pyClass, name string, skipSelf bool) (graphdb.NodeID, bool) {
-	seen := map[*pyClass]bool{}
-	var walk func(k *pyClass, self bool) (graphdb.NodeID, bool)
-	walk = func(k *pyClass, self bool) (graphdb.NodeID, bool) {
-		if seen[k] || len(seen) > 64 {
-			return "", false
+	id, _, ok := t.methodOf(c, name, skipSelf)
+	return id, ok
+}
+
+// methodOf is method that also returns the class defining the method.
+func (t *pyTable) methodOf(c *pyClass, name string, skipSelf bool) (graphdb.NodeID, *pyClass, bool) {
+	for i, k := range t.mro(c) {
+		if i == 0 && skipSelf {
+			continue
 		}
-		seen[k] = true
-		if !self {
-			if id, ok := k.methods[name]; ok {
-				return id, true
-			}
+		if id, ok := k.methods[name]; ok {
+			return id, k, true
 		}
-		for _, b := range t.bases(k) {
-			if id, ok := walk(b, false); ok {
-				return id, true
-			}
-		}
-		return "", false
 	}
-	return walk(c, skipSelf)
+	return "", nil, false
+}
+
+// mro is c's C3 linearization over the bases resolved in the repository;
+// a hierarchy C3 rejects falls back to depth-first, left to right, each
+// class once.
+func (t *pyTable) mro(c *pyClass) []*pyClass {
+	if c.order != nil {
+		return c.order
+	}
+	c.order = []*pyClass{c} // a cycle through c sees c alone
+	var seqs [][]*pyClass
+	bases := t.bases(c)
+	for _, b := range bases {
+		seqs = append(seqs, append([]*pyClass(nil), t.mro(b)...))
+	}
+	seqs = append(seqs, append([]*pyClass(nil), bases...))
+	out, ok := c3merge(seqs)
+	if !ok {
+		out = nil
+		seen := map[*pyClass]bool{c: true}
+		for _, b := range bases {
+			for _, k := range t.mro(b) {
+				if !seen[k] {
+					seen[k] = true
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	c.order = append([]*pyClass{c}, out...)
+	return c.order
+}
+
+// c3merge merges linearizations: repeatedly take the first head that is
+// in no other sequence's tail.
+func c3merge(seqs [][]*pyClass) ([]*pyClass, bool) {
+	var out []*pyClass
+	for len(out) < 256 {
+		var cand *pyClass
+		empty := true
+		for _, s := range seqs {
+			if len(s) == 0 {
+				continue
+			}
+			empty = false
+			h := s[0]
+			inTail := false
+			for _, o := range seqs {
+				for _, k := range o[min(1, len(o)):] {
+					if k == h {
+						inTail = true
+					}
+				}
+			}
+			if !inTail {
+				cand = h
+				break
+			}
+		}
+		if empty {
+			return out, true
+		}
+		if cand == nil {
+			return nil, false
+		}
+		out = append(out, cand)
+		for i, s := range seqs {
+			if len(s) > 0 && s[0] == cand {
+				seqs[i] = s[1:]
+			}
+		}
+	}
+	return nil, false
 }
 
 // classOf returns the class with qname q declared in module m.
@@ -272,26 +444,51 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 	return s.defs[q[len(m)+1:]].cls
 }
 
-// resolve returns the target of one reference, false when it does not
-// resolve inside the repository.
-func (t *pyTable) resolve(r pyRef) (graphdb.NodeID, bool) {
+// resolve returns the targets of one reference: by name first, then
+// through the types of values (pytypes.go) for calls; none when it does
+// not resolve inside the repository.
+func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
+	if r.implicit || r.prop {
+		i := strings.LastIndexByte(r.expr, '.')
+		if r.prop && !t.props[r.expr[i+1:]] {
+			return nil // most attribute reads: no property has the name
+		}
+		v, ok := t.evalExpr(pyCtx{scope: t.mods[r.module], decl: r.decl, class: r.class}, r.expr[:i], 0)
+		if !ok || !v.inst || v.cls == nil {
+			return nil // the method is looked up on the class of an instance
+		}
+		id, owner, ok := t.methodOf(v.cls, r.expr[i+1:], false)
+		if !ok || r.prop && !owner.props[r.expr[i+1:]] {
+			return nil
+		}
+		return []graphdb.NodeID{id}
+	}
+	if ids := t.resolveName(r); len(ids) > 0 || r.kind != graphdb.EdgeCalls {
+		return ids
+	}
+	return t.typedTargets(r)
+}
+
+// resolveName resolves a reference by its names alone: modules, imports,
+// definitions, self/cls/super() in a class.
+func (t *pyTable) resolveName(r pyRef) []graphdb.NodeID {
 	parts := strings.Split(r.expr, ".")
 	if r.class != "" && len(parts) == 2 {
 		switch parts[0] {
 		case "super()":
 			if c := t.classOf(r.module, r.class); c != nil {
-				return t.method(c, parts[1], true)
+				return t.methodIDs(c, parts[1], true)
 			}
-			return "", false
+			return nil
 		case "self", "cls":
 			if c := t.classOf(r.module, r.class); c != nil {
-				return t.method(c, parts[1], false)
+				return t.methodIDs(c, parts[1], false)
 			}
-			return "", false
+			return nil
 		}
 	}
 	if parts[0] == "super()" || r.class != "" && (parts[0] == "self" || parts[0] == "cls") {
-		return "", false
+		return nil
 	}
 	var tg pyTarget
 	var ok bool
@@ -299,23 +496,28 @@ func (t *pyTable) resolve(r pyRef) (graphdb.NodeID, bool) {
 	case r.decl != nil && r.decl.imports[parts[0]] != "":
 		tg, ok = t.abs(append(strings.Split(r.decl.imports[parts[0]], "."), parts[1:]...), 1)
 	case r.decl != nil && r.decl.locals[parts[0]]:
-		return "", false
+		return nil
 	default:
 		s := t.mods[r.module]
 		if s == nil {
-			return "", false
+			return nil
 		}
 		tg, ok = t.lookup(s, parts, 0)
 	}
 	if !ok || tg.module {
-		return "", false
+		return nil
 	}
 	if r.kind == graphdb.EdgeCalls && tg.cls != nil {
-		if id, ok := t.method(tg.cls, "__init__", false); ok {
-			return id, true
-		}
+		return t.construct(tg.cls)
 	}
-	return tg.id, true
+	return []graphdb.NodeID{tg.id}
+}
+
+func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.NodeID {
+	if id, ok := t.method(c, name, skipSelf); ok {
+		return []graphdb.NodeID{id}
+	}
+	return nil
 }
 
 // link adds a parsed file's resolved edges: calls, decorated_by, inherits
@@ -323,7 +525,10 @@ func (t *pyTable) resolve(r pyRef) (graphdb.NodeID, bool) {
 func (t *pyTable) link(f *pyFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
 	for _, r := range f.refs {
-		if to, ok := t.resolve(r); ok {
+		for _, to := range t.resolve(r) {
+			if r.kind == graphdb.EdgeCalls && t.isReplaced(to) {
+				continue // the call reaches what the decorator returned
+			}
 			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
 		}
 	}

@@ -93,6 +93,26 @@ func newPyParser() *sitter.Parser {
 	return p
 }
 
+// pyFieldIDs holds the grammar's field ids by name: looking a field up by
+// name allocates a C string on every call, which showed in profiles.
+var pyFieldIDs = func() map[string]uint16 {
+	lang := sitter.NewLanguage(python.Language())
+	m := map[string]uint16{}
+	for i := uint16(1); i <= uint16(lang.FieldCount()); i++ {
+		m[lang.FieldNameForId(i)] = i
+	}
+	return m
+}()
+
+// pyField is n's child in the named field, nil when absent.
+func pyField(n *sitter.Node, name string) *sitter.Node {
+	id, ok := pyFieldIDs[name]
+	if !ok {
+		panic("tree-sitter python: no field " + name) // a typo in this package
+	}
+	return n.ChildByFieldId(id)
+}
+
 // parsePyFile reads and extracts one file; nil when it vanished.
 func (p *pyFrontend) parsePyFile(j *job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
 	data, err := j.tree.rf.read(rel)

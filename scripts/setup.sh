@@ -47,8 +47,9 @@ fi
 # The MCP end-to-end test drives relay with the official TypeScript client;
 # the GitHub tracker tests read GitHub's published webhook payloads; the
 # TypeScript check (index/internal/tscheck) runs the TypeScript compiler's
-# call hierarchy on rxjs's sources.
-for dir in tools/mcptest tracker/github/testdata/webhooks index/internal/tscheck; do
+# call hierarchy on rxjs's sources; index/internal/pyrightcheck compares the
+# Python call graph with Pyright's.
+for dir in tools/mcptest tracker/github/testdata/webhooks index/internal/tscheck index/internal/pyrightcheck; do
 	if [ -f "$dir/package.json" ] && have npm; then
 		if [ ! -d "$dir/node_modules" ]; then
 			echo "setup: npm ci in $dir" >&2

@@ -1,0 +1,330 @@
+// Package pyrightcheck compares relay's Python call graph with the call
+// hierarchy of Pyright's language server (npm package pyright, installed
+// in this directory by scripts/setup.sh), a reference no one here wrote.
+// For a deterministic sample of a repository's functions and methods it
+// asks Pyright for textDocument/prepareCallHierarchy and
+// callHierarchy/outgoingCalls (and incomingCalls for part of the sample)
+// and scores relay's callees and callers against them: precision and
+// recall on the calls whose target (or caller) is a function or method
+// relay has a node for, so calls into the standard library's stubs,
+// builtins and nested functions do not count. Neither do calls of dunder
+// methods (__init__, __add__, ...): Pyright's call hierarchy reports a
+// constructor call as a reference to the class and leaves operators,
+// with and for out, while relay records them as calls of the methods. Relay attributes the calls
+// of nested functions to the enclosing declaration; the reference does
+// the same by adding the outgoing calls of the nested definitions Pyright
+// reports inside a sampled function. Functions are compared by location
+// name (path:Class.method), so a property's getter and setter, which
+// Pyright reports together for one access, count once.
+package pyrightcheck
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// Options says what to check.
+type Options struct {
+	Root     string // the indexed repository
+	Dir      string // where node_modules/pyright is installed
+	Sample   int    // functions whose callees are compared
+	Incoming int    // of those, functions whose callers are compared too
+}
+
+// Score counts one direction's edges.
+type Score struct {
+	Truth, Relay, Hit int // reference edges, relay edges, relay edges the reference has
+	Misses, Wrong     []string
+}
+
+func (s Score) Precision() float64 { return float64(s.Hit) / float64(max(s.Relay, 1)) }
+func (s Score) Recall() float64    { return float64(s.Hit) / float64(max(s.Truth, 1)) }
+
+func (s Score) String() string {
+	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f",
+		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall())
+}
+
+// Result is the comparison of a sample.
+type Result struct {
+	Functions        int // sampled functions Pyright prepared a call hierarchy for
+	Unprepared       int // sampled functions it did not
+	Callees, Callers Score
+}
+
+// def is a relay function or method located at its name.
+type def struct {
+	node      graphdb.Node
+	line, col int // 0-based position of the name in the def line
+}
+
+var defRe = regexp.MustCompile(`^\s*(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// defs locates relay's functions and methods by the line of their name.
+func defs(ctx context.Context, st graphdb.Reader, root string) (map[string]def, []def, error) {
+	files, err := st.Files(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list files: %w", err)
+	}
+	byKey := map[string]def{}
+	var all []def
+	for _, f := range files {
+		if f.Language != "python" {
+			continue
+		}
+		ns, err := st.FindSymbols(ctx, graphdb.SymbolQuery{File: f.Path})
+		if err != nil {
+			return nil, nil, fmt.Errorf("symbols of %s: %w", f.Path, err)
+		}
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		lines := strings.Split(string(src), "\n")
+		for _, n := range ns {
+			if n.Kind != graphdb.KindFunction && n.Kind != graphdb.KindMember || dunder(n.Name) {
+				continue
+			}
+			for l := n.StartLine - 1; l < n.EndLine && l < len(lines); l++ {
+				if m := defRe.FindStringSubmatchIndex(lines[l]); m != nil && lines[l][m[2]:m[3]] == n.Name {
+					d := def{node: n, line: l, col: len([]rune(lines[l][:m[2]]))}
+					byKey[fmt.Sprintf("%s:%d", f.Path, l)] = d
+					all = append(all, d)
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].node.ID < all[j].node.ID })
+	return byKey, all, nil
+}
+
+type position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+type rng struct {
+	Start position `json:"start"`
+	End   position `json:"end"`
+}
+
+type item struct {
+	Name           string `json:"name"`
+	Kind           int    `json:"kind"`
+	URI            string `json:"uri"`
+	Range          rng    `json:"range"`
+	SelectionRange rng    `json:"selectionRange"`
+	Data           any    `json:"data,omitempty"`
+}
+
+type outCall struct {
+	To item `json:"to"`
+}
+
+type inCall struct {
+	From item `json:"from"`
+}
+
+// Check indexes nothing: st must hold root's index. It starts Pyright on
+// root and compares a sample.
+func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
+	var res Result
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return res, err
+	}
+	byKey, all, err := defs(ctx, st, root)
+	if err != nil {
+		return res, err
+	}
+	ids := map[graphdb.NodeID]string{}
+	for _, d := range all {
+		ids[d.node.ID] = d.node.Loc
+	}
+	c, err := startLSP(ctx, o.Dir)
+	if err != nil {
+		return res, err
+	}
+	defer c.close()
+	rootURI := fileURI(root)
+	init := map[string]any{
+		"processId": nil, "rootUri": rootURI,
+		"capabilities":     map[string]any{"textDocument": map[string]any{"callHierarchy": map[string]any{}}},
+		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": "root"}},
+	}
+	if err := c.call("initialize", init, nil); err != nil {
+		return res, err
+	}
+	if err := c.notify("initialized", map[string]any{}); err != nil {
+		return res, err
+	}
+	// key maps a Pyright item to the relay def at its name, if any.
+	key := func(it item) (def, bool) {
+		p, ok := strings.CutPrefix(it.URI, rootURI+"/")
+		if !ok {
+			return def{}, false
+		}
+		p, err := url.PathUnescape(p)
+		if err != nil {
+			return def{}, false
+		}
+		d, ok := byKey[fmt.Sprintf("%s:%d", p, it.SelectionRange.Start.Line)]
+		return d, ok
+	}
+	step := max(1, len(all)/max(o.Sample, 1))
+	for i := 0; i < len(all) && res.Functions < o.Sample; i += step {
+		d := all[i]
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		uri := rootURI + "/" + (&url.URL{Path: d.node.File}).EscapedPath()
+		// Pyright answers nothing until it has read the workspace: retry.
+		var items []item
+		for try := 0; try < 4 && len(items) == 0; try++ {
+			if try > 0 {
+				time.Sleep(time.Duration(try) * 500 * time.Millisecond)
+			}
+			err := c.call("textDocument/prepareCallHierarchy", map[string]any{
+				"textDocument": map[string]any{"uri": uri},
+				"position":     position{d.line, d.col},
+			}, &items)
+			if err != nil {
+				return res, err
+			}
+		}
+		if len(items) == 0 {
+			res.Unprepared++
+			continue // Pyright did not take the file (a syntax error it rejects)
+		}
+		res.Functions++
+		truth, err := outgoing(c, items[0], key)
+		if err != nil {
+			return res, err
+		}
+		relay, err := relayEdges(ctx, st, d.node.ID, graphdb.Outbound, ids)
+		if err != nil {
+			return res, err
+		}
+		res.Callees.add(d.node.Loc, truth, relay, " -> ")
+		if res.Functions > o.Incoming {
+			continue
+		}
+		var ins []inCall
+		if err := c.call("callHierarchy/incomingCalls", map[string]any{"item": items[0]}, &ins); err != nil {
+			return res, err
+		}
+		callers := map[string]bool{}
+		for _, in := range ins {
+			if f, ok := enclosing(in.From, key, byKey); ok {
+				callers[f.node.Loc] = true
+			}
+		}
+		relayIn, err := relayEdges(ctx, st, d.node.ID, graphdb.Inbound, ids)
+		if err != nil {
+			return res, err
+		}
+		res.Callers.add(d.node.Loc, callers, relayIn, " <- ")
+	}
+	return res, nil
+}
+
+// outgoing is Pyright's callees of it that are relay defs, with the calls
+// of the nested definitions inside it added.
+func outgoing(c *lsp, it item, key func(item) (def, bool)) (map[string]bool, error) {
+	out := map[string]bool{}
+	queue, seen := []item{it}, 0
+	for len(queue) > 0 && seen < 32 {
+		cur := queue[0]
+		queue, seen = queue[1:], seen+1
+		var calls []outCall
+		if err := c.call("callHierarchy/outgoingCalls", map[string]any{"item": cur}, &calls); err != nil {
+			return nil, err
+		}
+		for _, oc := range calls {
+			if d, ok := key(oc.To); ok {
+				out[d.node.Loc] = true
+				continue
+			}
+			if oc.To.URI == it.URI && inside(oc.To.SelectionRange.Start.Line, it.Range) {
+				queue = append(queue, oc.To) // a nested function: its calls are it's
+			}
+		}
+	}
+	return out, nil
+}
+
+func inside(line int, r rng) bool { return line > r.Start.Line && line <= r.End.Line }
+
+// enclosing maps a caller item to the relay def whose calls include it: the
+// def itself, or the def enclosing a nested function.
+func enclosing(from item, key func(item) (def, bool), byKey map[string]def) (def, bool) {
+	if d, ok := key(from); ok {
+		return d, true
+	}
+	var best def
+	found := false
+	for _, d := range byKey {
+		if !strings.HasSuffix(from.URI, "/"+d.node.File) {
+			continue
+		}
+		if l := from.SelectionRange.Start.Line; l > d.line && l < d.node.EndLine && (!found || d.line > best.line) {
+			best, found = d, true
+		}
+	}
+	return best, found
+}
+
+// relayEdges is relay's calls of (or to) id whose other end is a def.
+func relayEdges(ctx context.Context, st graphdb.Reader, id graphdb.NodeID, dir graphdb.Direction, ids map[graphdb.NodeID]string) (map[string]bool, error) {
+	es, err := st.Neighbors(ctx, id, graphdb.EdgeCalls, dir, 0)
+	if err != nil {
+		return nil, fmt.Errorf("calls of %s: %w", id, err)
+	}
+	out := map[string]bool{}
+	for _, e := range es {
+		other := e.To
+		if dir == graphdb.Inbound {
+			other = e.From
+		}
+		if loc, ok := ids[other]; ok {
+			out[loc] = true
+		}
+	}
+	return out, nil
+}
+
+func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
+	s.Truth += len(truth)
+	s.Relay += len(relay)
+	for loc := range relay {
+		if truth[loc] {
+			s.Hit++
+		} else {
+			s.Wrong = append(s.Wrong, from+arrow+loc)
+		}
+	}
+	for loc := range truth {
+		if !relay[loc] {
+			s.Misses = append(s.Misses, from+arrow+loc)
+		}
+	}
+}
+
+func fileURI(p string) string {
+	return "file://" + (&url.URL{Path: filepath.ToSlash(p)}).EscapedPath()
+}
+
+// dunder reports whether name is a special method (__x__).
+func dunder(name string) bool {
+	return len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")
+}

@@ -1,0 +1,716 @@
+//go:build cgo
+
+package index
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// DESIGN: Python value types. A call `o.pay()` resolves when the class of
+// o is known. Extraction records, per name, how its value is obtained as a
+// small "value expression" (vexpr), resolved only at link time when every
+// module's scope is known:
+//
+//	a:T     an instance of the annotated type T (Optional[T], T | None and
+//	        string annotations reduce to T; list[T], Sequence[T], ... to
+//	        "[]T", whose elements are T)
+//	v:E     the value of the dotted expression E, whose parts may be calls:
+//	        "Order()", "make_order()", "o", "self.repo.get()"
+//	e:E     an element of the iterable E (`for x in xs`)
+//	u:X|Y   one of the vexprs X, Y: a name bound more than once, or
+//	        `a if c else b`, `a or b`; it resolves when the alternatives
+//	        that resolve agree (as Pyright reports calls on the known part
+//	        of a union)
+//	?       something the indexer cannot follow: never resolved
+//
+// Function locals (pyDecl.types), module variables (pyScope.vars), class
+// and instance attributes (pyClass.attrs: class-body assignments and
+// annotations, `self.x = ...` in any method) and return values
+// (pySym.ret, pyClass.rets: the annotation, else the union of what the
+// return statements return) each hold one vexpr per name. The analysis is
+// flow-insensitive: a name rebound to a different value is a union,
+// `x = None` does not count. Values stored on class attributes and returns must not
+// depend on the function's locals (portable), since they are resolved in
+// the module's scope. The pyTable evaluates a vexpr to a pyVal; evaluation
+// is depth-bounded, so cycles (x = x.next()) end unresolved.
+const pyUnknown = "?"
+
+// bindType records ty for name in m; a second, different binding makes it
+// unknown.
+func bindType(m map[string]string, name, ty string) {
+	if ty == "" {
+		ty = pyUnknown
+	}
+	if old, ok := m[name]; ok && old != ty {
+		ty = pyUnion(old, ty)
+	}
+	m[name] = ty
+}
+
+// pyUnion joins vexprs into a union, "?" when it grows past 8.
+func pyUnion(tys ...string) string {
+	var alts []string
+	seen := map[string]bool{}
+	for _, t := range tys {
+		parts := []string{t}
+		if strings.HasPrefix(t, "u:") {
+			parts = strings.Split(t[2:], "|")
+		}
+		for _, p := range parts {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				alts = append(alts, p)
+			}
+		}
+	}
+	switch {
+	case len(alts) == 0 || len(alts) > 8:
+		return pyUnknown
+	case len(alts) == 1:
+		return alts[0]
+	}
+	return "u:" + strings.Join(alts, "|")
+}
+
+// normAnn reduces an annotation's text to a dotted class name, "[]T" for
+// an iterable of T, or "" when it names no single class.
+func normAnn(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	if alts := splitTop(s, '|'); len(alts) > 1 {
+		return oneNotNone(alts)
+	}
+	open := strings.IndexByte(s, '[')
+	if open < 0 {
+		if isDottedName(s) && s != "None" {
+			return s
+		}
+		return ""
+	}
+	if !strings.HasSuffix(s, "]") {
+		return ""
+	}
+	head, args := s[:open], splitTop(s[open+1:len(s)-1], ',')
+	switch head[strings.LastIndexByte(head, '.')+1:] {
+	case "Optional", "ClassVar", "Final", "Annotated", "Required", "NotRequired", "ReadOnly":
+		return normAnn(args[0])
+	case "Union":
+		return oneNotNone(args)
+	case "list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
+		"set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet", "deque", "Deque",
+		"Generator", "AsyncIterator", "AsyncIterable", "Reversible":
+		if e := normAnn(args[0]); e != "" && !strings.HasPrefix(e, "[]") {
+			return "[]" + e
+		}
+	case "tuple", "Tuple":
+		if len(args) == 2 && strings.TrimSpace(args[1]) == "..." {
+			if e := normAnn(args[0]); e != "" && !strings.HasPrefix(e, "[]") {
+				return "[]" + e
+			}
+		}
+	}
+	return ""
+}
+
+func oneNotNone(alts []string) string {
+	var keep []string
+	for _, a := range alts {
+		if strings.TrimSpace(a) != "None" {
+			keep = append(keep, a)
+		}
+	}
+	if len(keep) != 1 {
+		return ""
+	}
+	return normAnn(keep[0])
+}
+
+// splitTop splits s at sep outside brackets.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case sep:
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+func isDottedName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, p := range strings.Split(s, ".") {
+		if p == "" {
+			return false
+		}
+		for i, r := range p {
+			if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && i > 0 || r > 127) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// annType is the vexpr of an annotation node ("" when there is none).
+func (x *pyExtractor) annType(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	if t := normAnn(x.text(n)); t != "" {
+		return "a:" + t
+	}
+	return pyUnknown
+}
+
+// valueType is the vexpr of an expression assigned to a name; "" for None
+// (ignored), "?" for what is not followed.
+func (x *pyExtractor) valueType(n *sitter.Node) string {
+	if n == nil {
+		return pyUnknown
+	}
+	switch n.Kind() {
+	case "none":
+		return ""
+	case "conditional_expression", "boolean_operator":
+		if n.Kind() == "boolean_operator" {
+			if op := pyField(n, "operator"); op == nil || x.text(op) != "or" {
+				return pyUnknown
+			}
+		}
+		var alts []string
+		for i, c := range children(n) {
+			if n.Kind() == "conditional_expression" && i == 1 {
+				continue // the condition
+			}
+			if v := x.valueType(c); v != "" {
+				alts = append(alts, v)
+			}
+		}
+		if len(alts) == 0 {
+			return ""
+		}
+		return pyUnion(alts...)
+	case "parenthesized_expression":
+		if n.NamedChildCount() == 1 {
+			return x.valueType(n.NamedChild(0))
+		}
+	}
+	if n.Kind() == "call" {
+		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super()") {
+			return "v:" + e + "()"
+		}
+		return pyUnknown
+	}
+	if e := x.dotted(n); e != "" && !strings.HasPrefix(e, "super()") {
+		return "v:" + e
+	}
+	return pyUnknown
+}
+
+// portable returns ty when it does not depend on d's locals (self and cls
+// excepted), the local's own vexpr when ty is just that local, else "?".
+func portable(d *pyDecl, ty string, depth int) string {
+	if d == nil || ty == "" || ty == pyUnknown || strings.HasPrefix(ty, "a:") {
+		return ty
+	}
+	if strings.HasPrefix(ty, "u:") {
+		var alts []string
+		for _, a := range strings.Split(ty[2:], "|") {
+			alts = append(alts, portable(d, a, depth))
+		}
+		return pyUnion(alts...)
+	}
+	e := ty[2:]
+	head, _, _ := strings.Cut(e, ".")
+	head = strings.TrimSuffix(head, "()")
+	switch {
+	case head == "self" || head == "cls":
+		return ty
+	case d.imports[head] != "":
+		return pyUnknown // an import inside the function: not visible at module level
+	case !d.locals[head]:
+		return ty
+	case e == head && ty[0] == 'v' && depth < 4:
+		return portable(d, d.types[head], depth+1)
+	}
+	return pyUnknown
+}
+
+// returnType infers the vexpr a function returns: its annotation, else the
+// value all its own return statements return (collected by locals).
+func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
+	if rt := pyField(def, "return_type"); rt != nil {
+		if t := x.annType(rt); t != pyUnknown {
+			return t
+		}
+		return ""
+	}
+	var alts []string
+	for _, r := range d.returns {
+		if v := portable(d, r, 0); v != "" { // not a bare return or None
+			alts = append(alts, v)
+		}
+	}
+	if ty := pyUnion(alts...); ty != pyUnknown {
+		return ty
+	}
+	return ""
+}
+
+// assignTypes records the vexprs of an assignment's targets: plain names
+// in names, `self.x` targets in attrs (when attrs is non-nil).
+func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[string]string) {
+	left := pyField(n, "left")
+	if left == nil {
+		return
+	}
+	ty := ""
+	if t := pyField(n, "type"); t != nil {
+		ty = x.annType(t)
+	} else if n.Kind() == "assignment" {
+		right := pyField(n, "right")
+		if right != nil && right.Kind() == "assignment" { // a = b = f()
+			x.assignTypes(right, d, names, attrs)
+			right = pyField(right, "right")
+		}
+		ty = x.valueType(right)
+		if ty == "" {
+			return
+		}
+	} else {
+		return // augmented assignment keeps the type
+	}
+	switch left.Kind() {
+	case "identifier":
+		bindType(names, x.text(left), ty)
+	case "attribute":
+		obj := pyField(left, "object")
+		if attrs != nil && obj != nil && obj.Kind() == "identifier" && x.text(obj) == "self" {
+			bindType(attrs, x.text(pyField(left, "attribute")), portable(d, ty, 0))
+		}
+	default:
+		for _, c := range children(left) {
+			if c.Kind() == "identifier" {
+				bindType(names, x.text(c), pyUnknown)
+			}
+		}
+	}
+}
+
+// typedAttrs encodes name → vexpr as "name\tvexpr" lines, skipping unknowns.
+func typedAttrs(m map[string]string) string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		if v := m[k]; v != "" && v != pyUnknown {
+			out = append(out, k+"\t"+v)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func parseTypedAttrs(s string) map[string]string {
+	m := map[string]string{}
+	for _, l := range splitLines(s) {
+		if k, v, ok := strings.Cut(l, "\t"); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// pyCtx is where a vexpr is evaluated: a module's scope, the enclosing
+// function's locals (nil outside functions) and the enclosing class.
+type pyCtx struct {
+	scope *pyScope
+	decl  *pyDecl
+	class string
+}
+
+// pyVal is what evaluation yields: a module, a class, an instance of a
+// class, a function (with its return vexpr and where to evaluate it), or
+// an iterable whose elements have annotation elem.
+type pyVal struct {
+	mod     *pyScope
+	cls     *pyClass
+	inst    bool
+	fn      graphdb.NodeID
+	ret     string
+	retCtx  pyCtx
+	elem    string
+	elemCtx pyCtx
+}
+
+// pyMemoKey names an evaluation outside functions (module variables,
+// attributes, returns), which many calls share.
+type pyMemoKey struct {
+	scope     *pyScope
+	class, ty string
+}
+
+type pyMemoVal struct {
+	v  pyVal
+	ok bool
+}
+
+// evalType evaluates a vexpr; outside functions the result is memoized.
+func (t *pyTable) evalType(c pyCtx, ty string, depth int) (pyVal, bool) {
+	if c.decl != nil {
+		return t.evalType1(c, ty, depth)
+	}
+	k := pyMemoKey{c.scope, c.class, ty}
+	if m, ok := t.memo[k]; ok {
+		return m.v, m.ok
+	}
+	v, ok := t.evalType1(c, ty, depth)
+	if depth <= 1 || ok { // a failure deep in a chain may be the depth bound only
+		if t.memo == nil {
+			t.memo = map[pyMemoKey]pyMemoVal{}
+		}
+		t.memo[k] = pyMemoVal{v, ok}
+	}
+	return v, ok
+}
+
+func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
+	if depth > pyMaxDepth || len(ty) < 3 || ty[1] != ':' {
+		return pyVal{}, false
+	}
+	switch ty[0] {
+	case 'a':
+		if strings.HasPrefix(ty, "a:[]") {
+			return pyVal{elem: ty[4:], elemCtx: c}, true
+		}
+		v, ok := t.evalExpr(c, ty[2:], depth+1)
+		if !ok || v.cls == nil || v.inst {
+			return pyVal{}, false
+		}
+		return pyVal{cls: v.cls, inst: true}, true
+	case 'v':
+		return t.evalExpr(c, ty[2:], depth+1)
+	case 'u':
+		var out pyVal
+		found := false
+		for _, a := range strings.Split(ty[2:], "|") {
+			v, ok := t.evalType(c, a, depth+1)
+			switch {
+			case !ok:
+			case !found:
+				out, found = v, true
+			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod:
+				return pyVal{}, false // alternatives disagree
+			}
+		}
+		return out, found
+	case 'e':
+		v, ok := t.evalExpr(c, ty[2:], depth+1)
+		if !ok || v.elem == "" {
+			return pyVal{}, false
+		}
+		return t.evalType(v.elemCtx, "a:"+v.elem, depth+1)
+	}
+	return pyVal{}, false
+}
+
+// evalExpr evaluates a dotted expression whose parts may be calls.
+func (t *pyTable) evalExpr(c pyCtx, e string, depth int) (pyVal, bool) {
+	if depth > pyMaxDepth || c.scope == nil {
+		return pyVal{}, false
+	}
+	parts := strings.Split(e, ".")
+	v, ok := t.head(c, parts[0], depth)
+	for _, p := range parts[1:] {
+		if !ok {
+			return pyVal{}, false
+		}
+		call := strings.HasSuffix(p, "()")
+		v, ok = t.attr(v, strings.TrimSuffix(p, "()"), depth)
+		if ok && call {
+			v, ok = t.call(v, depth)
+		}
+	}
+	return v, ok
+}
+
+func (t *pyTable) head(c pyCtx, name string, depth int) (pyVal, bool) {
+	call := strings.HasSuffix(name, "()")
+	name = strings.TrimSuffix(name, "()")
+	v, ok := t.name(c, name, depth)
+	if ok && call {
+		return t.call(v, depth)
+	}
+	return v, ok
+}
+
+// name evaluates a plain name: self and cls in a class, the function's
+// locals and imports, then the module's scope (definitions, imports,
+// variables, star imports).
+func (t *pyTable) name(c pyCtx, name string, depth int) (pyVal, bool) {
+	if c.class != "" && (name == "self" || name == "cls") {
+		cls := t.classOf(c.scope.module, c.class)
+		if cls == nil {
+			return pyVal{}, false
+		}
+		return pyVal{cls: cls, inst: name == "self"}, true
+	}
+	if d := c.decl; d != nil {
+		if ty := d.types[name]; ty != "" {
+			return t.evalType(c, ty, depth+1)
+		}
+		if imp := d.imports[name]; imp != "" {
+			return t.absVal(strings.Split(imp, "."), depth+1)
+		}
+		if d.locals[name] {
+			return pyVal{}, false
+		}
+	}
+	s := c.scope
+	if sym, ok := s.defs[name]; ok {
+		if sym.cls != nil {
+			return pyVal{cls: sym.cls}, true
+		}
+		return pyVal{fn: sym.id, ret: sym.ret, retCtx: pyCtx{scope: s}}, true
+	}
+	if imp, ok := s.imports[name]; ok {
+		return t.absVal(strings.Split(imp, "."), depth+1)
+	}
+	if ty, ok := s.vars[name]; ok {
+		return t.evalType(pyCtx{scope: s}, ty, depth+1)
+	}
+	for _, star := range s.stars {
+		if ms := t.mods[star]; ms != nil && ms != s {
+			if v, ok := t.name(pyCtx{scope: ms}, name, depth+1); ok {
+				return v, true
+			}
+		}
+	}
+	return pyVal{}, false
+}
+
+// absVal evaluates an absolute dotted name: the longest prefix that is a
+// module, then attributes.
+func (t *pyTable) absVal(parts []string, depth int) (pyVal, bool) {
+	for i := len(parts); i >= 1; i-- {
+		ms := t.mods[strings.Join(parts[:i], ".")]
+		if ms == nil {
+			continue
+		}
+		v, ok := pyVal{mod: ms}, true
+		for _, p := range parts[i:] {
+			if v, ok = t.attr(v, p, depth); !ok {
+				return pyVal{}, false
+			}
+		}
+		return v, true
+	}
+	return pyVal{}, false
+}
+
+// attr evaluates v.name: a module's name, a method found through the MRO,
+// or a class or instance attribute whose value is known.
+func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
+	if depth > pyMaxDepth {
+		return pyVal{}, false
+	}
+	switch {
+	case v.mod != nil:
+		return t.name(pyCtx{scope: v.mod}, name, depth+1)
+	case v.cls != nil:
+		if id, owner, ok := t.methodOf(v.cls, name, false); ok {
+			fn := pyVal{fn: id, ret: owner.rets[name], retCtx: pyCtx{scope: t.mods[owner.module], class: owner.qname}}
+			if v.inst && owner.props[name] {
+				return t.call(fn, depth) // reading a property is its getter's value
+			}
+			return fn, true
+		}
+		for _, k := range t.mro(v.cls) {
+			if ty, ok := k.attrs[name]; ok {
+				return t.evalType(pyCtx{scope: t.mods[k.module], class: k.qname}, ty, depth+1)
+			}
+		}
+	}
+	return pyVal{}, false
+}
+
+// call evaluates calling v: a class gives an instance, a function its
+// return value.
+func (t *pyTable) call(v pyVal, depth int) (pyVal, bool) {
+	switch {
+	case v.cls != nil && !v.inst:
+		return pyVal{cls: v.cls, inst: true}, true
+	case v.fn != "" && v.ret != "" && v.retCtx.scope != nil:
+		return t.evalType(v.retCtx, v.ret, depth+1)
+	}
+	return pyVal{}, false
+}
+
+// typedTargets resolves a call through values' types: what a function or
+// method value names, a class's __new__ and __init__ (or the class), an
+// instance's __call__.
+func (t *pyTable) typedTargets(r pyRef) []graphdb.NodeID {
+	s := t.mods[r.module]
+	if s == nil {
+		return nil
+	}
+	v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
+	switch {
+	case !ok:
+		return nil
+	case v.fn != "":
+		return []graphdb.NodeID{v.fn}
+	case v.cls != nil && !v.inst:
+		return t.construct(v.cls)
+	case v.cls != nil:
+		if id, _, ok := t.methodOf(v.cls, "__call__", false); ok {
+			return []graphdb.NodeID{id}
+		}
+	}
+	return nil
+}
+
+// construct is what calling class c calls: __new__ when defined, __init__
+// (inherited included), else the class itself.
+func (t *pyTable) construct(c *pyClass) []graphdb.NodeID {
+	var out []graphdb.NodeID
+	if id, _, ok := t.methodOf(c, "__new__", false); ok {
+		out = append(out, id)
+	}
+	if id, _, ok := t.methodOf(c, "__init__", false); ok {
+		out = append(out, id)
+	}
+	if len(out) == 0 {
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// pyBinaryDunders maps binary operators to the method of the left operand
+// they call.
+var pyBinaryDunders = map[string]string{
+	"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
+	"%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
+	"^": "__xor__", "<<": "__lshift__", ">>": "__rshift__",
+}
+
+// pyBuiltinDunders maps builtins of one argument to the method they call.
+var pyBuiltinDunders = map[string]string{
+	"len": "__len__", "iter": "__iter__", "next": "__next__", "repr": "__repr__",
+	"str": "__str__", "hash": "__hash__", "bool": "__bool__", "abs": "__abs__",
+}
+
+// implicit records the dunder methods a construct calls on a value
+// (`with v`, `for x in v`, `k in v`, `v + w`, `v[k]`, len(v), ...); they
+// resolve only when the value's class is known and defines the method.
+func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *pyDecl) {
+	add := func(v *sitter.Node, methods ...string) {
+		ty := x.valueType(v)
+		if !strings.HasPrefix(ty, "v:") {
+			return
+		}
+		for _, m := range methods {
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: line(v),
+				class: class, decl: d, module: x.f.module, implicit: true})
+		}
+	}
+	switch kind {
+	case "with_item":
+		if v := pyField(n, "value"); v != nil {
+			if v.Kind() == "as_pattern" && v.NamedChildCount() > 0 {
+				v = v.NamedChild(0)
+			}
+			add(v, "__enter__", "__exit__")
+		}
+	case "for_statement", "for_in_clause":
+		add(pyField(n, "right"), "__iter__")
+	case "binary_operator":
+		if op := pyField(n, "operator"); op != nil && pyBinaryDunders[x.text(op)] != "" {
+			add(pyField(n, "left"), pyBinaryDunders[x.text(op)])
+		}
+	case "comparison_operator":
+		cs := children(n)
+		for i := uint(0); i < n.ChildCount(); i++ {
+			if c := n.Child(i); c != nil && !c.IsNamed() && x.text(c) == "in" && len(cs) == 2 {
+				add(cs[1], "__contains__")
+			}
+		}
+	case "subscript":
+		add(pyField(n, "value"), "__getitem__")
+	case "call":
+		f, args := pyField(n, "function"), pyField(n, "arguments")
+		if f != nil && f.Kind() == "identifier" && pyBuiltinDunders[x.text(f)] != "" && args != nil && args.NamedChildCount() == 1 {
+			add(args.NamedChild(0), pyBuiltinDunders[x.text(f)])
+		}
+	}
+}
+
+// withAliasType types the target of `with E as name`: what E.__enter__()
+// returns.
+func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
+	if alias.Kind() == "as_pattern_target" && alias.NamedChildCount() == 1 {
+		alias = alias.NamedChild(0)
+	}
+	if alias.Kind() != "identifier" {
+		return
+	}
+	ty := pyUnknown
+	if p := as.Parent(); p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
+		if v := x.valueType(as.NamedChild(0)); strings.HasPrefix(v, "v:") {
+			ty = v + ".__enter__()"
+		}
+	}
+	bindType(d.types, x.text(alias), ty)
+}
+
+// pyKeeps are decorators, by their last name, known to leave a function
+// callable as written (or, for property, called through attribute reads).
+var pyKeeps = map[string]bool{
+	"staticmethod": true, "classmethod": true, "property": true, "setter": true, "getter": true,
+	"deleter": true, "abstractmethod": true, "override": true, "final": true, "no_type_check": true,
+}
+
+// fnInfo is what extraction knows of whether calls of def reach its body:
+// its decorators other than pyKeeps, and whether it returns its first
+// parameter unchanged or a function nested in it.
+func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl) pyFnInfo {
+	var f pyFnInfo
+	for _, dec := range decs {
+		e := x.decoratorExpr(dec)
+		if e == "" || dec.NamedChildCount() > 0 && dec.NamedChild(0).Kind() == "call" {
+			continue // @factory(args): what it returns is not followed
+		}
+		if !pyKeeps[e[strings.LastIndexByte(e, '.')+1:]] {
+			f.decos = append(f.decos, e)
+		}
+	}
+	if p := pyField(def, "parameters"); p != nil && p.NamedChildCount() > 0 && len(d.returns) > 0 {
+		first := p.NamedChild(0)
+		if first.Kind() == "typed_parameter" && first.NamedChildCount() > 0 {
+			first = first.NamedChild(0)
+		}
+		if first.Kind() == "identifier" {
+			f.identity = true
+			for _, r := range d.returns {
+				if r != "v:"+x.text(first) && !(strings.HasPrefix(r, "v:") && d.nested[r[2:]]) {
+					f.identity = false
+				}
+			}
+		}
+	}
+	return f
+}
