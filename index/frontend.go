@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 
 	"github.com/relayhq/relay/graphdb"
+	"golang.org/x/sync/errgroup"
 )
 
 // fileResult is everything one owner contributes to the graph: its record,
@@ -150,4 +152,51 @@ func fileLangOf(rel, base string) int {
 		}
 	}
 	return -1
+}
+
+// parseEach parses rels on j.workers goroutines, each with its own parser
+// state (open when the worker starts, shut when it ends), and reports
+// progress as files finish; doneSoFar and total place these files within
+// the run's progress. Files parse returns nil for (unreadable) are left out;
+// the order of the others follows rels.
+func parseEach[S, F any](ctx context.Context, j *job, rels []string, doneSoFar, total int, open func() S, shut func(S), parse func(S, string) *F) ([]*F, error) {
+	out := make([]*F, len(rels))
+	next := make(chan int)
+	g, gctx := errgroup.WithContext(ctx)
+	var mu sync.Mutex
+	n := doneSoFar
+	for range min(j.workers, max(len(rels), 1)) {
+		g.Go(func() error {
+			st := open()
+			defer shut(st)
+			for i := range next {
+				out[i] = parse(st, rels[i])
+				mu.Lock()
+				n++
+				if n%64 == 0 || n == total {
+					j.progress(Progress{Phase: "files", Done: n, Total: total, Item: rels[i]})
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	var err error
+	for i := range rels {
+		if err = gctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	if werr := g.Wait(); err == nil {
+		err = werr
+	}
+	var files []*F
+	for _, f := range out {
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files, err
 }

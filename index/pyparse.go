@@ -3,7 +3,6 @@
 package index
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -103,7 +102,7 @@ func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node) *p
 	x.parent(fid, mid)
 	x.body(root, mid, fid)
 	if root.HasError() {
-		x.syntaxErrors(root)
+		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	modNode.Attrs = f.scope.attrs(f.imports)
 	x.add(modNode)
@@ -142,36 +141,6 @@ func children(n *sitter.Node) []*sitter.Node {
 		}
 	}
 	return out
-}
-
-// syntaxErrors records the positions tree-sitter could not parse.
-func (x *pyExtractor) syntaxErrors(root *sitter.Node) {
-	var walk func(n *sitter.Node)
-	n := 0
-	walk = func(nd *sitter.Node) {
-		if n >= 10 {
-			return
-		}
-		if nd.IsError() || nd.IsMissing() {
-			p := nd.StartPosition()
-			msg := "syntax error"
-			if nd.IsMissing() {
-				msg = "syntax error: missing " + nd.Kind()
-			}
-			x.f.res.rec.Errors = append(x.f.res.rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, msg))
-			n++
-			return
-		}
-		if !nd.HasError() {
-			return
-		}
-		for i := uint(0); i < nd.ChildCount(); i++ {
-			if c := nd.Child(i); c != nil {
-				walk(c)
-			}
-		}
-	}
-	walk(root)
 }
 
 // docstring returns the first line of the docstring of a module, class or

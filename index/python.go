@@ -131,45 +131,8 @@ func (p *pyFrontend) parsePyFile(j *job, parser *sitter.Parser, rel string, m py
 
 // parseAll parses rels with one parser per worker.
 func (p *pyFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]pyMod, doneSoFar, total int) ([]*pyFile, error) {
-	out := make([]*pyFile, len(rels))
-	next := make(chan int)
-	g, ctx := errgroup.WithContext(ctx)
-	var mu sync.Mutex
-	n := doneSoFar
-	for range min(j.workers, max(len(rels), 1)) {
-		g.Go(func() error {
-			parser := newPyParser()
-			defer parser.Close()
-			for i := range next {
-				out[i] = p.parsePyFile(j, parser, rels[i], mods[rels[i]])
-				mu.Lock()
-				n++
-				if n%64 == 0 || n == total {
-					j.progress(Progress{Phase: "files", Done: n, Total: total, Item: rels[i]})
-				}
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
-	var err error
-	for i := range rels {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	if werr := g.Wait(); err == nil {
-		err = werr
-	}
-	var files []*pyFile
-	for _, f := range out {
-		if f != nil {
-			files = append(files, f)
-		}
-	}
-	return files, err
+	return parseEach(ctx, j, rels, doneSoFar, total, newPyParser, (*sitter.Parser).Close,
+		func(parser *sitter.Parser, rel string) *pyFile { return p.parsePyFile(j, parser, rel, mods[rel]) })
 }
 
 // DESIGN: incremental Python runs. Names resolve across modules, so the

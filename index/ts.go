@@ -110,45 +110,8 @@ func (p *tsFrontend) parseFile(j *job, ps *tsParsers, rel, module string) *tsFil
 
 // parseAll parses rels with one set of parsers per worker.
 func (p *tsFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]string) ([]*tsFile, error) {
-	out := make([]*tsFile, len(rels))
-	next := make(chan int)
-	g, gctx := errgroup.WithContext(ctx)
-	var mu sync.Mutex
-	n := 0
-	for range min(j.workers, max(len(rels), 1)) {
-		g.Go(func() error {
-			ps := &tsParsers{}
-			defer ps.close()
-			for i := range next {
-				out[i] = p.parseFile(j, ps, rels[i], mods[rels[i]])
-				mu.Lock()
-				n++
-				if n%64 == 0 || n == len(rels) {
-					j.progress(Progress{Phase: "files", Done: n, Total: len(rels), Item: rels[i]})
-				}
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
-	var err error
-	for i := range rels {
-		if err = gctx.Err(); err != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	if werr := g.Wait(); err == nil {
-		err = werr
-	}
-	var files []*tsFile
-	for _, f := range out {
-		if f != nil {
-			files = append(files, f)
-		}
-	}
-	return files, err
+	return parseEach(ctx, j, rels, 0, len(rels), func() *tsParsers { return &tsParsers{} }, (*tsParsers).close,
+		func(ps *tsParsers, rel string) *tsFile { return p.parseFile(j, ps, rel, mods[rel]) })
 }
 
 // tsStored is what an unchanged file's module node holds.

@@ -3,7 +3,6 @@
 package index
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
@@ -108,7 +107,7 @@ func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
 		x.top(st, mid, fid)
 	}
 	if root.HasError() {
-		x.syntaxErrors(root)
+		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	x.markExported()
 	if !f.decl {
@@ -141,36 +140,6 @@ func (x *tsExtractor) text(n *sitter.Node) string {
 		return ""
 	}
 	return n.Utf8Text(x.src)
-}
-
-// syntaxErrors records where tree-sitter could not parse (at most 10).
-func (x *tsExtractor) syntaxErrors(root *sitter.Node) {
-	n := 0
-	var walk func(nd *sitter.Node)
-	walk = func(nd *sitter.Node) {
-		if n >= 10 {
-			return
-		}
-		if nd.IsError() || nd.IsMissing() {
-			p := nd.StartPosition()
-			msg := "syntax error"
-			if nd.IsMissing() {
-				msg = "syntax error: missing " + nd.Kind()
-			}
-			x.f.res.rec.Errors = append(x.f.res.rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, msg))
-			n++
-			return
-		}
-		if !nd.HasError() {
-			return
-		}
-		for i := uint(0); i < nd.ChildCount(); i++ {
-			if c := nd.Child(i); c != nil {
-				walk(c)
-			}
-		}
-	}
-	walk(root)
 }
 
 // doc returns the first line of the JSDoc comment right before st.
