@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # postgres.sh starts (or stops) a private PostgreSQL cluster for the tests
 # of relay serve's PostgreSQL queue, without systemd: initdb + pg_ctl under
-# .pgdata/ (git-ignored), listening on 127.0.0.1:${RELAY_TEST_PG_PORT:-55432}
-# and a socket in .pgdata/run, with role relay (password relay, CREATEDB:
-# each test creates and drops its own database) and database relay.
-# As root, the cluster runs as the postgres user (PostgreSQL refuses root).
+# $RELAY_TEST_PG_DIR (default: .pgdata/ in the checkout, git-ignored; as
+# root, a directory of its own under /tmp, because the postgres user may not
+# be able to enter the checkout — a clone under `mktemp -d` is 0700),
+# listening on 127.0.0.1:${RELAY_TEST_PG_PORT:-55432} and a socket in
+# <dir>/run, with role relay (password relay, CREATEDB: each test creates and
+# drops its own database) and database relay. As root, the cluster runs as
+# the postgres user (PostgreSQL refuses root).
 #
 #   bash scripts/postgres.sh start   # idempotent; prints the URL
 #   bash scripts/postgres.sh url     # the URL scripts/test.sh exports
@@ -12,8 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${RELAY_TEST_PG_PORT:-55432}"
-DATA="$PWD/.pgdata/data"
-RUN="$PWD/.pgdata/run"
+if [ -n "${RELAY_TEST_PG_DIR:-}" ]; then
+	PGDIR="$RELAY_TEST_PG_DIR"
+elif [ "$(id -u)" = 0 ]; then
+	PGDIR="/tmp/relay-test-pg-$(printf %s "$PWD" | cksum | cut -d' ' -f1)"
+else
+	PGDIR="$PWD/.pgdata"
+fi
+DATA="$PGDIR/data"
+RUN="$PGDIR/run"
 URL="postgres://relay:relay@127.0.0.1:$PORT/relay?sslmode=disable"
 
 bindir() {
@@ -43,12 +53,12 @@ stop)
 	;;
 start)
 	mkdir -p "$DATA" "$RUN"
-	if [ "$(id -u)" = 0 ]; then chown -R postgres "$PWD/.pgdata"; fi
+	if [ "$(id -u)" = 0 ]; then chown -R postgres "$PGDIR"; chmod 0700 "$PGDIR"; fi
 	if [ ! -f "$DATA/PG_VERSION" ]; then
 		as_pg "$BIN/initdb" -D "$DATA" -U postgres -A trust --no-sync >/dev/null
 	fi
 	if ! as_pg "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
-		as_pg "$BIN/pg_ctl" -D "$DATA" -l "$PWD/.pgdata/log" -w \
+		as_pg "$BIN/pg_ctl" -D "$DATA" -l "$PGDIR/log" -w \
 			-o "-h 127.0.0.1 -p $PORT -k $RUN -c fsync=off -c max_connections=200" start >/dev/null
 	fi
 	psql() { as_pg "$BIN/psql" -h "$RUN" -p "$PORT" -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }

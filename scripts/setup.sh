@@ -29,7 +29,7 @@ if ! have rg || ! { have fd || have fdfind; } || ! have cc; then
 fi
 
 # PostgreSQL for the queue tests of relay serve (package serve): a private
-# cluster under .pgdata started with pg_ctl (no systemd), a role and database
+# cluster (scripts/postgres.sh says where) started with pg_ctl (no systemd), a role and database
 # relay/relay. scripts/test.sh exports RELAY_TEST_POSTGRES_URL for it.
 if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
 	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! have initdb; then
@@ -41,7 +41,13 @@ if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
 			echo "setup: no PostgreSQL (install it to run the PostgreSQL queue tests)" >&2
 		fi
 	fi
-	bash scripts/postgres.sh start || echo "setup: could not start PostgreSQL; the PostgreSQL queue tests will skip (fail under CI)" >&2
+	if ! bash scripts/postgres.sh start; then
+		if [ "${CI:-}" = true ]; then
+			echo "setup: could not start PostgreSQL (see scripts/postgres.sh); CI needs it for the queue tests" >&2
+			exit 1
+		fi
+		echo "setup: could not start PostgreSQL; the PostgreSQL queue tests will skip" >&2
+	fi
 fi
 
 # The MCP end-to-end test drives relay with the official TypeScript client;
