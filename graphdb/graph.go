@@ -43,12 +43,18 @@ const (
 	// value without calling it there (h := handle, Register(handle),
 	// struct{fn: handle}, a method value x.M); carries the site.
 	EdgeReferences EdgeKind = "references"
+	// EdgeCallsByName: function/member → function/member whose name matches
+	// a call the frontend could not resolve by type (Python, TypeScript,
+	// Java). Not a call edge: traversals over EdgeCalls never follow it;
+	// `graph callers` lists these after the exact answer as possible
+	// callers by name only. Carries the call site.
+	EdgeCallsByName EdgeKind = "calls_by_name"
 )
 
 // EdgeKinds lists every edge kind in a stable order.
 // New kinds are only ever appended: the embedded store persists a kind as
 // its position here.
-var EdgeKinds = []EdgeKind{EdgeCalls, EdgeImplements, EdgeInherits, EdgeReturns, EdgeParamOf, EdgeParent, EdgeImports, EdgeDecoratedBy, EdgeReferences}
+var EdgeKinds = []EdgeKind{EdgeCalls, EdgeImplements, EdgeInherits, EdgeReturns, EdgeParamOf, EdgeParent, EdgeImports, EdgeDecoratedBy, EdgeReferences, EdgeCallsByName}
 
 // Direction selects which end of an edge a traversal follows.
 type Direction int

@@ -3,8 +3,10 @@
 # the fd binary fdfind; relay finds either), a C compiler for cgo (the
 # tree-sitter parsers) when none is present, staticcheck, PostgreSQL for the
 # queue tests of relay serve (a private cluster started by scripts/postgres.sh;
-# set RELAY_SKIP_POSTGRES=1 to skip), and, when Node.js is present, the npm
-# packages of the MCP end-to-end test client and GitHub's webhook examples.
+# set RELAY_SKIP_POSTGRES=1 to skip), Node.js with npm and the npm packages of
+# the tests (the MCP end-to-end client, GitHub's webhook examples, the
+# TypeScript compiler and Pyright for the call-graph checks), and a JDK with
+# the JDK's own sources (javac/javap and java.base for the Java checks).
 # Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +49,28 @@ if [ "${RELAY_SKIP_POSTGRES:-}" != 1 ]; then
 			exit 1
 		fi
 		echo "setup: could not start PostgreSQL; the PostgreSQL queue tests will skip" >&2
+	fi
+fi
+
+# Node.js/npm for the npm packages below; a JDK (javac, javap) and its
+# sources (/usr/lib/jvm/openjdk-17/src.zip, Debian's openjdk-17-source) for the
+# Java frontend's checks.
+pkgs=()
+have node || pkgs+=(nodejs)
+# Node.js from other sources (NodeSource) bundles npm and conflicts with Debian's.
+have npm || pkgs+=(npm)
+{ have javac && have javap; } || pkgs+=(openjdk-17-jdk-headless)
+[ -e /usr/lib/jvm/openjdk-17/src.zip ] || pkgs+=(openjdk-17-source)
+if [ ${#pkgs[@]} -gt 0 ]; then
+	if have apt-get; then
+		echo "setup: installing ${pkgs[*]} with apt-get" >&2
+		$SUDO_APT apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive $SUDO_APT apt-get install -y -qq "${pkgs[@]}" >/dev/null
+	elif [ "${CI:-}" = true ]; then
+		echo "setup: CI needs ${pkgs[*]} (Node.js, npm, a JDK 17 and its sources); install them and run this again" >&2
+		exit 1
+	else
+		echo "setup: no apt-get for ${pkgs[*]}; the TypeScript, Pyright and Java checks will skip" >&2
 	fi
 fi
 

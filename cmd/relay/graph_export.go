@@ -47,7 +47,7 @@ func newGraphExportCmd(g *globals) *cobra.Command {
                    loads the graph relay --store arangodb://… would have written.
 
 Filters: --node-kind (module, file, type, function, member) and --edge-kind (calls, references,
-implements, inherits, returns, param_of, parent, imports, decorated_by), repeatable or
+implements, inherits, returns, param_of, parent, imports, decorated_by, calls_by_name), repeatable or
 comma-separated; --path keeps nodes declared under a path prefix (net/http) or matching a glob
 (net/*, *_test.go) on the file or a parent directory. An edge is written when its kind is
 selected and both its ends are. Counts go to stderr.`,
