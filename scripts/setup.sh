@@ -81,7 +81,9 @@ fi
 # Python call graph with Pyright's.
 for dir in tools/mcptest tracker/github/testdata/webhooks index/internal/tscheck index/internal/pyrightcheck; do
 	if [ -f "$dir/package.json" ] && have npm; then
-		if [ ! -d "$dir/node_modules" ]; then
+		# Again when package-lock.json changed since the last install (npm
+		# writes node_modules/.package-lock.json on every install).
+		if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
 			echo "setup: npm ci in $dir" >&2
 			(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 		fi
