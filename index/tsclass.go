@@ -65,6 +65,59 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 		}
 		pending = nil
 	}
+	x.thisAssigns(body, d)
+}
+
+// tsLiteralType marks a property assigned a literal (array, object,
+// string, number): a value of no repository class.
+const tsLiteralType = "!"
+
+// thisAssigns adds the properties a class's methods assign to this
+// (this.items = [], this.repo = new Repo()) and does not declare, typed
+// by the first value that tells: what JavaScript classes declare their
+// fields with. Nested classes and non-arrow functions have a this of
+// their own and are not entered.
+func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
+	var walk func(n *sitter.Node, top bool)
+	walk = func(n *sitter.Node, top bool) {
+		switch n.Kind() {
+		case "class", "class_declaration", "function_expression", "function", "function_declaration", "generator_function", "generator_function_declaration":
+			if !top {
+				return
+			}
+		case "assignment_expression":
+			left, right := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+			if left != nil && right != nil && left.Kind() == "member_expression" {
+				obj, prop := left.ChildByFieldName("object"), left.ChildByFieldName("property")
+				if obj != nil && prop != nil && obj.Kind() == "this" && prop.Kind() == "property_identifier" {
+					name := x.text(prop)
+					if old := d.Members[name]; old == nil || old.ID == "" && old.Type == "" {
+						d.Members[name] = &tsMember{Type: x.assignedType(right)}
+					}
+				}
+			}
+		}
+		for _, c := range children(n) {
+			walk(c, false)
+		}
+	}
+	for _, m := range children(body) {
+		if m.Kind() == "method_definition" {
+			if b := m.ChildByFieldName("body"); b != nil {
+				walk(b, true)
+			}
+		}
+	}
+}
+
+// assignedType is the type expression of an assigned value: valueType,
+// or tsLiteralType for a literal.
+func (x *tsExtractor) assignedType(v *sitter.Node) string {
+	switch v.Kind() {
+	case "array", "object", "string", "template_string", "number", "true", "false", "regex":
+		return tsLiteralType
+	}
+	return x.valueType(v)
 }
 
 // memberName is the name of a method or field; "" for computed names.

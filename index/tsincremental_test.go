@@ -83,6 +83,18 @@ func TestTSIncremental(t *testing.T) {
 			want:      []string{"edge calls ts:src/extra.useLater -> ts:src/later.later @src/extra.ts:2"},
 		},
 		{
+			name:      "add a method a by-name call may land on",
+			change:    func() { write("src/cart.ts", "export class Cart {\n  price(): number { return 1; }\n}\n") },
+			extracted: 2, // cart.ts and orders.ts (i.price() in Order.total)
+			want:      []string{"edge calls_by_name ts:src/orders.Order.total -> ts:src/cart.Cart.price @src/orders.ts:21"},
+		},
+		{
+			name:      "delete it",
+			change:    func() { remove("src/cart.ts") },
+			extracted: 1, // orders.ts
+			notWant:   []string{"ts:src/cart.Cart.price"},
+		},
+		{
 			name:      "delete an imported file",
 			change:    func() { remove("src/lib/log.ts") },
 			extracted: -1,

@@ -68,6 +68,7 @@ const (
 	tsAttrSurface = "ts.surface" // fingerprint of ts.scope
 	tsAttrDeps    = "ts.deps"    // files its resolution read, one per line
 	tsAttrUnres   = "ts.unres"   // "1": an in-repository-looking import did not resolve
+	tsAttrByName  = "ts.byname"  // method names of its by-name calls, one per line
 )
 
 // encode returns the scope's JSON and its fingerprint.
@@ -116,3 +117,15 @@ func tsModuleName(rel string) string {
 
 func tsModuleID(module string) graphdb.NodeID { return graphdb.NodeID("ts:pkg:" + module) }
 func tsID(qname string) graphdb.NodeID        { return graphdb.NodeID("ts:" + qname) }
+
+// methodNames adds the names of the methods the scope declares (the
+// by-name candidates it offers) to into.
+func (s *tsScope) methodNames(into map[string]bool) {
+	for _, d := range s.Decls {
+		for n, m := range d.Members {
+			if m.Fn && m.ID != "" {
+				into[n] = true
+			}
+		}
+	}
+}
