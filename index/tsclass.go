@@ -78,6 +78,7 @@ const tsLiteralType = "!"
 // fields with. Nested classes and non-arrow functions have a this of
 // their own and are not entered.
 func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
+	var params map[string]string // the method's typed parameters
 	var walk func(n *sitter.Node, top bool)
 	walk = func(n *sitter.Node, top bool) {
 		switch n.Kind() {
@@ -92,7 +93,14 @@ func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
 				if obj != nil && prop != nil && obj.Kind() == "this" && prop.Kind() == "property_identifier" {
 					name := x.text(prop)
 					if old := d.Members[name]; old == nil || old.ID == "" && old.Type == "" {
-						d.Members[name] = &tsMember{Type: x.assignedType(right)}
+						t := x.docType(n)
+						if t == "" && right.Kind() == "identifier" {
+							t = params[x.text(right)] // this.repo = repo
+						}
+						if t == "" {
+							t = x.assignedType(right)
+						}
+						d.Members[name] = &tsMember{Type: t}
 					}
 				}
 			}
@@ -102,10 +110,24 @@ func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
 		}
 	}
 	for _, m := range children(body) {
-		if m.Kind() == "method_definition" {
-			if b := m.ChildByFieldName("body"); b != nil {
-				walk(b, true)
+		if m.Kind() != "method_definition" {
+			continue
+		}
+		params = x.docParams(m)
+		if ps := m.ChildByFieldName("parameters"); ps != nil {
+			for _, p := range x.paramList(ps) {
+				if pat := p.ChildByFieldName("pattern"); pat != nil && pat.Kind() == "identifier" {
+					if t := x.typeName(p.ChildByFieldName("type")); t != "" {
+						if params == nil {
+							params = map[string]string{}
+						}
+						params[x.text(pat)] = t
+					}
+				}
 			}
+		}
+		if b := m.ChildByFieldName("body"); b != nil {
+			walk(b, true)
 		}
 	}
 }
@@ -171,6 +193,9 @@ func (x *tsExtractor) method(m *sitter.Node, class string, d *tsDecl, decs []*si
 	old := d.Members[name]
 	if old == nil || old.ID == "" {
 		mem := &tsMember{ID: id, Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
+		if mem.Type == "" {
+			mem.Type = x.docReturns(m)
+		}
 		if mem.Type == "" && old != nil {
 			mem.Type = old.Type
 		}
@@ -239,10 +264,15 @@ func (x *tsExtractor) field(m *sitter.Node, class string, d *tsDecl, decs []*sit
 	if _, ok := d.Members[name]; !ok {
 		t := x.typeName(m.ChildByFieldName("type"))
 		if t == "" && !fn {
+			t = x.docType(m)
+		}
+		if t == "" && !fn {
 			t = x.valueType(v)
 		}
 		if fn {
-			t = x.typeName(v.ChildByFieldName("return_type"))
+			if t = x.typeName(v.ChildByFieldName("return_type")); t == "" {
+				t = x.docReturns(m)
+			}
 		}
 		d.Members[name] = &tsMember{ID: id, Type: t, Fn: fn}
 	}

@@ -104,7 +104,11 @@ func (x *tsExtractor) function(fn, outer *sitter.Node, name string, fid graphdb.
 	}
 	id := x.add(n)
 	x.parent(id, fid)
-	x.define(name, &tsDecl{ID: id, Kind: "function", Type: x.typeName(fn.ChildByFieldName("return_type")), Params: x.fnParams(fn)})
+	ret := x.typeName(fn.ChildByFieldName("return_type"))
+	if ret == "" {
+		ret = x.docReturns(fn)
+	}
+	x.define(name, &tsDecl{ID: id, Kind: "function", Type: ret, Params: x.fnParams(fn)})
 	x.body(fn, id, "")
 }
 
@@ -118,12 +122,21 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 		params = fn.ChildByFieldName("parameter") // x => ...
 	}
 	if id != "" {
-		if t := x.typeName(fn.ChildByFieldName("return_type")); t != "" {
+		t := x.typeName(fn.ChildByFieldName("return_type"))
+		if t == "" {
+			t = x.docReturns(fn)
+		}
+		if t != "" {
 			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn)})
 		}
+		doc := x.docParams(fn)
 		if params != nil {
 			for _, p := range children(params) {
-				if t := x.typeName(p.ChildByFieldName("type")); t != "" {
+				t := x.typeName(p.ChildByFieldName("type"))
+				if t == "" {
+					t = doc[x.jsParamName(p)]
+				}
+				if t != "" {
 					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p)})
 				}
 			}
@@ -175,6 +188,9 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 			}
 			t := x.typeName(n.ChildByFieldName("type"))
 			if t == "" {
+				t = x.docType(n)
+			}
+			if t == "" {
 				t = x.valueType(n.ChildByFieldName("value"))
 			}
 			bind(n.ChildByFieldName("name"), t)
@@ -189,11 +205,20 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 		case "for_in_statement":
 			bind(n.ChildByFieldName("left"), "")
 		case "arrow_function":
-			bind(n.ChildByFieldName("parameter"), "")
+			if p := n.ChildByFieldName("parameter"); p != nil {
+				bind(p, x.docParams(n)[x.text(p)])
+			}
 		case "formal_parameters":
+			var doc map[string]string
+			if n.Parent() != nil {
+				doc = x.docParams(n.Parent())
+			}
 			for _, c := range children(n) {
-				if c.Kind() == "identifier" || c.Kind() == "object_pattern" || c.Kind() == "array_pattern" {
-					bind(c, "") // JavaScript parameters
+				switch c.Kind() {
+				case "identifier", "object_pattern", "array_pattern":
+					bind(c, doc[x.jsParamName(c)]) // JavaScript parameters
+				case "assignment_pattern":
+					bind(c.ChildByFieldName("left"), doc[x.jsParamName(c)])
 				}
 			}
 		}

@@ -246,6 +246,9 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 		}
 		t := x.typeName(vd.ChildByFieldName("type"))
 		if t == "" {
+			t = x.docType(vd)
+		}
+		if t == "" {
 			t = x.valueType(v)
 		}
 		if _, ok := s.Decls[name]; !ok {

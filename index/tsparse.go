@@ -104,6 +104,9 @@ func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
 		x.parent(fid, mid)
 	}
 	for _, st := range children(root) {
+		if st.Kind() == "comment" {
+			x.jsdocDecls(st)
+		}
 		x.top(st, mid, fid)
 	}
 	if root.HasError() {
