@@ -300,7 +300,7 @@ func (x *tsExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 			e = e.ChildByFieldName("function")
 		}
 		if s := x.dotted(e); s != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: line(d)})
+			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: line(d), scope: x.f.scope})
 		}
 	}
 }

@@ -25,6 +25,11 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 		if st.NamedChildCount() == 1 && st.NamedChild(0).Kind() == "assignment_expression" && x.cjsExport(st.NamedChild(0), st, mid, fid) {
 			return
 		}
+		if st.NamedChildCount() == 1 && (st.NamedChild(0).Kind() == "internal_module" || st.NamedChild(0).Kind() == "module") {
+			if x.namespace(st.NamedChild(0), st, fid) != "" {
+				return
+			}
+		}
 		x.refs(st, mid, "", nil)
 	case "ambient_declaration":
 		for _, c := range children(st) {
@@ -70,6 +75,8 @@ func (x *tsExtractor) decl(st, outer *sitter.Node, decs []*sitter.Node, fid grap
 			return ""
 		}
 		x.function(st, outer, name, fid)
+	case "internal_module", "module":
+		return x.namespace(st, outer, fid)
 	default:
 		return ""
 	}
@@ -89,8 +96,8 @@ func (x *tsExtractor) define(name string, d *tsDecl) {
 
 // node builds a declaration node: loc is the part after "file:".
 func (x *tsExtractor) node(outer, def *sitter.Node, name, loc string, kind graphdb.NodeKind, sub string) graphdb.Node {
-	q := x.f.module + "." + loc
-	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + loc,
+	q := x.f.module + "." + x.prefix + loc
+	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + x.prefix + loc,
 		StartLine: line(outer), EndLine: endLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
 		Exported: outer.Kind() == "export_statement" || outer.Parent() != nil && outer.Parent().Kind() == "export_statement"}
 }
@@ -284,7 +291,7 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 	}
 	add := func(expr string, at *sitter.Node, ctor bool) {
 		if expr != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor})
+			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
 		}
 	}
 	switch n.Kind() {

@@ -157,3 +157,41 @@ func tsReadFile(t *testing.T, root, rel string) string {
 	}
 	return string(data)
 }
+
+// TestTSIncrementalNamespaces re-resolves a file against a stored scope
+// holding namespaces (decoded from ts.scope, parents restored): the graph
+// must equal a full index, and renaming a namespace's function drops the
+// calls into it from the dependent file.
+func TestTSIncrementalNamespaces(t *testing.T) {
+	root := extractTxtar(t, "ts_namespace")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	steps := []struct {
+		name, rel, old, new string
+		want, notWant       string
+	}{
+		{"edit a dependent's body", "src/api.ts", "return 1;", "return 2;",
+			"edge calls ts:src/api.api.g -> ts:src/geo.Geo.area @src/api.ts:8", ""},
+		{"rename a namespace function", "src/geo.ts", "export function area(", "export function surface(",
+			"node ts:src/geo.Geo.surface ", "-> ts:src/geo.Geo.area"},
+	}
+	for _, s := range steps {
+		p := filepath.Join(root, filepath.FromSlash(s.rel))
+		if err := os.WriteFile(p, []byte(strings.Replace(tsReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runIndex(t, st, root, false)
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", s.name, diff)
+		}
+		if !strings.Contains(got, s.want) {
+			t.Errorf("%s: dump lacks %q", s.name, s.want)
+		}
+		if s.notWant != "" && strings.Contains(got, s.notWant) {
+			t.Errorf("%s: dump still holds %q", s.name, s.notWant)
+		}
+	}
+}

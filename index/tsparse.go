@@ -32,9 +32,10 @@ type tsRef struct {
 	kind  graphdb.EdgeKind
 	expr  string
 	line  int
-	class string // local name of the enclosing top-level class
-	fn    *tsFn  // the enclosing function's locals; nil outside functions
-	ctor  bool   // new C(): a class resolves to its constructor
+	class string   // local name of the enclosing top-level class
+	fn    *tsFn    // the enclosing function's locals; nil outside functions
+	ctor  bool     // new C(): a class resolves to its constructor
+	scope *tsScope // the scope names resolve in: the file's or a namespace's
 }
 
 // tsTypeRef is a declared type to link: a return type (from returns typ)
@@ -65,6 +66,11 @@ type tsExtractor struct {
 	ids  idCounts
 	test bool
 	lang string
+	// prefix is the namespace path of the declarations being extracted
+	// ("N." in namespace N), ambient whether the namespace is declared.
+	prefix     string
+	ambient    bool
+	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
 }
 
 // tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
@@ -109,6 +115,7 @@ func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
 		}
 		x.top(st, mid, fid)
 	}
+	x.bindShorthands()
 	if root.HasError() {
 		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}

@@ -50,10 +50,16 @@ func (t *tsTable) local(s *tsScope, name string, depth int) (tsTarget, bool) {
 		return tsTarget{}, false
 	}
 	if d := s.Decls[name]; d != nil {
+		if d.Kind == "namespace" && d.NS != nil {
+			return tsTarget{scope: d.NS, ns: true}, true
+		}
 		return tsTarget{scope: s, decl: d}, true
 	}
 	if im, ok := s.Imports[name]; ok {
 		return t.imported(s, im, depth+1)
+	}
+	if s.parent != nil { // a namespace's body sees the enclosing scopes
+		return t.local(s.parent, name, depth+1)
 	}
 	return tsTarget{}, false
 }
@@ -131,6 +137,13 @@ func (t *tsTable) step(tg tsTarget, p string, depth int) (tsTarget, bool) {
 	}
 	if tg.ns {
 		return t.export(tg.scope, p, depth+1)
+	}
+	if tg.member == nil && tg.decl != nil && tg.decl.Kind == "var" && tg.decl.Members != nil {
+		// An object literal's property.
+		if m := tg.decl.Members[p]; m != nil {
+			return tsTarget{scope: tg.scope, decl: tg.decl, member: m}, true
+		}
+		return tsTarget{}, false
 	}
 	cls, ok := t.classOf(tg, depth+1)
 	if !ok {
@@ -368,14 +381,16 @@ type tsCandidate struct {
 func (t *tsTable) candidates(name string) []tsCandidate {
 	if t.byName == nil {
 		t.byName = map[string][]tsCandidate{}
+		seen := map[graphdb.NodeID]bool{} // a { f } property is f itself
 		for _, rel := range sortedKeys(t.files) {
-			for _, d := range t.files[rel].Decls {
+			t.files[rel].eachDecl(func(d *tsDecl) {
 				for mn, m := range d.Members {
-					if m.Fn && m.ID != "" {
+					if m.Fn && m.ID != "" && !seen[m.ID] {
+						seen[m.ID] = true
 						t.byName[mn] = append(t.byName[mn], tsCandidate{id: m.ID, file: rel})
 					}
 				}
-			}
+			})
 		}
 		for _, cs := range t.byName {
 			sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
@@ -478,7 +493,11 @@ func (t *tsTable) link(f *tsFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
 	byName := map[string]bool{}
 	for _, r := range f.refs {
-		to, unknown := t.resolveRef(s, r)
+		sc := r.scope
+		if sc == nil {
+			sc = s
+		}
+		to, unknown := t.resolveRef(sc, r)
 		if to != "" {
 			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
 			continue
