@@ -290,6 +290,11 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 		return
 	}
 	add := func(expr string, at *sitter.Node, ctor bool) {
+		if head, rest, ok := strings.Cut(expr, "."); ok && f != nil && hasKey(f.locals, head) {
+			if c := x.narrowed(at, head); c != "" {
+				expr = "^" + strings.ReplaceAll(c, ".", ":") + "." + rest
+			}
+		}
 		if expr != "" {
 			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
 		}

@@ -148,3 +148,63 @@ func (x *tsExtractor) bindShorthands() {
 		}
 	}
 }
+
+// narrowed returns the class a local is narrowed to at n by an enclosing
+// `name instanceof C` test: n in the then-branch of an if or a ternary,
+// or right of `&&`, whose condition holds the test (alone or in a chain
+// of &&). The innermost test wins; the walk stops at the enclosing
+// function. Assignments to the local inside the branch are not followed.
+func (x *tsExtractor) narrowed(n *sitter.Node, name string) string {
+	for cur := n; cur != nil; cur = cur.Parent() {
+		p := cur.Parent()
+		if p == nil {
+			return ""
+		}
+		var cond *sitter.Node
+		switch p.Kind() {
+		case "function_declaration", "method_definition", "arrow_function", "function_expression", "function",
+			"generator_function", "generator_function_declaration", "class_body":
+			return ""
+		case "if_statement", "ternary_expression":
+			if c := p.ChildByFieldName("consequence"); c != nil && c.Equals(*cur) {
+				cond = p.ChildByFieldName("condition")
+			}
+		case "binary_expression":
+			if r := p.ChildByFieldName("right"); r != nil && r.Equals(*cur) && x.text(p.ChildByFieldName("operator")) == "&&" {
+				cond = p.ChildByFieldName("left")
+			}
+		}
+		if c := x.instanceOf(cond, name); c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+// instanceOf finds `name instanceof C` in a condition (parentheses and &&
+// chains looked through) and returns C.
+func (x *tsExtractor) instanceOf(cond *sitter.Node, name string) string {
+	if cond == nil {
+		return ""
+	}
+	switch cond.Kind() {
+	case "parenthesized_expression":
+		if cond.NamedChildCount() == 1 {
+			return x.instanceOf(cond.NamedChild(0), name)
+		}
+	case "binary_expression":
+		l, r := cond.ChildByFieldName("left"), cond.ChildByFieldName("right")
+		switch x.text(cond.ChildByFieldName("operator")) {
+		case "instanceof":
+			if l != nil && l.Kind() == "identifier" && x.text(l) == name {
+				return x.dotted(r)
+			}
+		case "&&":
+			if c := x.instanceOf(l, name); c != "" {
+				return c
+			}
+			return x.instanceOf(r, name)
+		}
+	}
+	return ""
+}
