@@ -195,3 +195,39 @@ func TestTSIncrementalNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// TestGitignoreIncremental changes .gitignore files between runs: files
+// it stops ignoring are indexed, files it starts ignoring leave the graph,
+// as a full index of the same tree has them.
+func TestGitignoreIncremental(t *testing.T) {
+	root := extractTxtar(t, "ts_gitignore")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	steps := []struct {
+		name, rel, old, new string
+		want, notWant       string
+	}{
+		{"stop ignoring dist/", ".gitignore", "dist/\n", "", "node ts:dist/bundle.main ", ""},
+		{"ignore src/", ".gitignore", "/build\n", "/build\nsrc/\n", "", "ts:src/app.run"},
+		{"ignore a nested file", "packages/ui/.gitignore", "out/\n", "out/\nview.ts\n", "", "ts:packages/ui/src/view.view"},
+	}
+	for _, s := range steps {
+		p := filepath.Join(root, filepath.FromSlash(s.rel))
+		if err := os.WriteFile(p, []byte(strings.Replace(tsReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runIndex(t, st, root, false)
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", s.name, diff)
+		}
+		if s.want != "" && !strings.Contains(got, s.want) {
+			t.Errorf("%s: dump lacks %q", s.name, s.want)
+		}
+		if s.notWant != "" && strings.Contains(got, s.notWant) {
+			t.Errorf("%s: dump still holds %q", s.name, s.notWant)
+		}
+	}
+}
