@@ -134,7 +134,7 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 			t = x.docReturns(fn)
 		}
 		if t != "" {
-			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn)})
+			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn), scope: x.f.scope})
 		}
 		doc := x.docParams(fn)
 		if params != nil {
@@ -144,7 +144,7 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 					t = doc[x.jsParamName(p)]
 				}
 				if t != "" {
-					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p)})
+					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p), scope: x.f.scope})
 				}
 			}
 		}

@@ -41,10 +41,11 @@ type tsRef struct {
 // tsTypeRef is a declared type to link: a return type (from returns typ)
 // or a parameter type (typ param_of from).
 type tsTypeRef struct {
-	from graphdb.NodeID
-	kind graphdb.EdgeKind
-	typ  string
-	line int
+	from  graphdb.NodeID
+	kind  graphdb.EdgeKind
+	typ   string
+	line  int
+	scope *tsScope // the scope typ resolves in: the file's or a namespace's
 }
 
 // tsSpecUse is a module specifier used at a line (import, export from,

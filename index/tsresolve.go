@@ -491,40 +491,19 @@ func (t *tsTable) link(f *tsFile) {
 	defer func() { t.visit = nil }()
 	s := f.scope
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
-	byName := map[string]bool{}
-	for _, r := range f.refs {
-		sc := r.scope
+	byName := t.linkRefs(f, deps)
+	typeID := func(sc *tsScope, typ string) graphdb.NodeID {
 		if sc == nil {
 			sc = s
 		}
-		to, unknown := t.resolveRef(sc, r)
-		if to != "" {
-			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
-			continue
-		}
-		if !unknown {
-			continue
-		}
-		name := r.expr[strings.LastIndexByte(r.expr, '.')+1:]
-		byName[name] = true
-		for _, c := range t.candidates(name) {
-			if c.id != r.from {
-				add(graphdb.Edge{From: r.from, To: c.id, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
-			}
-			if c.file != f.rel {
-				deps[c.file] = true
-			}
-		}
-	}
-	typeID := func(typ string) graphdb.NodeID {
-		tg, ok := t.dotted(s, typ, 0)
+		tg, ok := t.dotted(sc, typ, 0)
 		if !ok || tg.member != nil || tg.decl == nil || tg.decl.Kind == "var" || tg.decl.Kind == "function" {
 			return ""
 		}
 		return tg.decl.ID
 	}
 	for _, tr := range f.types {
-		to := typeID(tr.typ)
+		to := typeID(tr.scope, tr.typ)
 		switch {
 		case to == "":
 		case tr.kind == graphdb.EdgeReturns:
@@ -533,21 +512,36 @@ func (t *tsTable) link(f *tsFile) {
 			add(graphdb.Edge{From: to, To: tr.from, Kind: graphdb.EdgeParamOf, File: f.rel, Line: tr.line})
 		}
 	}
+	// Classes and interfaces, those in namespaces included, by node.
+	scopeOf := map[graphdb.NodeID]*tsScope{}
+	var walk func(sc *tsScope)
+	walk = func(sc *tsScope) {
+		for _, d := range sc.Decls {
+			if d.ID != "" {
+				scopeOf[d.ID] = sc
+			}
+			if d.NS != nil {
+				walk(d.NS)
+			}
+		}
+	}
+	walk(s)
 	for _, n := range f.res.nodes {
 		if n.Kind != graphdb.KindType || (n.SubKind != "class" && n.SubKind != "interface") {
 			continue
 		}
-		d := s.Decls[n.Name]
-		if d == nil || d.ID != n.ID {
+		sc := scopeOf[n.ID]
+		d := sc.lookupID(n.Name, n.ID)
+		if d == nil {
 			continue
 		}
-		for _, b := range t.bases(tsTarget{scope: s, decl: d}, 0) {
+		for _, b := range t.bases(tsTarget{scope: sc, decl: d}, 0) {
 			if b.decl.ID != "" {
 				add(graphdb.Edge{From: d.ID, To: b.decl.ID, Kind: graphdb.EdgeInherits, File: f.rel, Line: n.StartLine})
 			}
 		}
 		for _, im := range d.Impls {
-			if to := typeID(im); to != "" {
+			if to := typeID(sc, im); to != "" {
 				add(graphdb.Edge{From: d.ID, To: to, Kind: graphdb.EdgeImplements, File: f.rel, Line: n.StartLine})
 			}
 		}
@@ -576,6 +570,40 @@ func (t *tsTable) link(f *tsFile) {
 		a[tsAttrByName] = strings.Join(sortedKeys(byName), "\n")
 	}
 	f.res.nodes[f.modNode].Attrs = a
+}
+
+// linkRefs adds the edges of a parsed file's calls and decorators:
+// calls to what they resolve to, and calls_by_name to the candidates of
+// those on values of unknown class (their files join deps). It returns
+// the method names of the by-name calls.
+func (t *tsTable) linkRefs(f *tsFile, deps map[string]bool) map[string]bool {
+	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	byName := map[string]bool{}
+	for _, r := range f.refs {
+		sc := r.scope
+		if sc == nil {
+			sc = f.scope
+		}
+		to, unknown := t.resolveRef(sc, r)
+		if to != "" {
+			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+			continue
+		}
+		if !unknown {
+			continue
+		}
+		name := r.expr[strings.LastIndexByte(r.expr, '.')+1:]
+		byName[name] = true
+		for _, c := range t.candidates(name) {
+			if c.id != r.from {
+				add(graphdb.Edge{From: r.from, To: c.id, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+			}
+			if c.file != f.rel {
+				deps[c.file] = true
+			}
+		}
+	}
+	return byName
 }
 
 // looksLocal reports whether an unresolved specifier may name a

@@ -157,3 +157,15 @@ func (s *tsScope) methodNames(into map[string]bool) {
 		}
 	})
 }
+
+// lookupID returns the declaration name binds in s when it is the node
+// id (nil for a nil scope or another declaration).
+func (s *tsScope) lookupID(name string, id graphdb.NodeID) *tsDecl {
+	if s == nil {
+		return nil
+	}
+	if d := s.Decls[name]; d != nil && d.ID == id {
+		return d
+	}
+	return nil
+}
