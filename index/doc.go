@@ -302,7 +302,8 @@
 // type, from fields destructured from this, from what a class's methods
 // assign to this.x (new C(), a typed parameter; a literal is no class),
 // from JSDoc in JavaScript files (@param, @returns, @type, import('./m').T,
-// @typedef and @import: tsjsdoc.go), and callback parameters typed
+// @typedef and @import: tsjsdoc.go), from an enclosing `x instanceof C`
+// test (if and ternary branches, right of &&), and callback parameters typed
 // by the callee's declared function-typed parameter (new Observable((s)
 // => s.next()) uses the constructor's parameter type); JSX elements
 // <Comp/> and <Ns.Comp/> (capitalised or dotted) as calls of the
