@@ -162,7 +162,12 @@
 // directories starting with "." , site-packages, dist-packages,
 // __pycache__ and virtual environments (a pyvenv.cfg) are skipped.
 // Directories starting with "_" are walked for Python (the go command
-// ignores them, so Go files there are not indexed).
+// ignores them, so Go files there are not indexed). Files that the
+// repository's .gitignore files (root and nested) or .git/info/exclude
+// ignore are not indexed for Python and the other tree-sitter languages,
+// and not reported (gitignore.go, go-git's pattern semantics); Go files
+// are not filtered, since go list, which loads them, does not read
+// .gitignore.
 //
 // Module names: the dotted path relative to the directory above the
 // outermost package (directories holding __init__.py), or to the root for
@@ -237,8 +242,10 @@
 // .min.js) are parsed with tree-sitter (the TypeScript, TSX and
 // JavaScript grammars; cgo), a file at a time, then names are resolved
 // across the repository's files (ts.go, tsparse.go, tsdecl.go, tsclass.go,
-// tsmodule.go, tsscope.go, tsresolve.go, tsconfig.go). node_modules and
-// directories starting with "." are skipped. Declaration files (.d.ts)
+// tsmodule.go, tsnamespace.go, tsjsdoc.go, tsscope.go, tsresolve.go,
+// tsconfig.go). node_modules and directories starting with "." are
+// skipped, and so are the files the repository's .gitignore files ignore
+// (as for Python; gitignore.go). Declaration files (.d.ts)
 // are read for the types they declare (return types, members) and get a
 // FileRecord but no nodes. All files belong to FileRecord.Language
 // "typescript"; nodes carry Language "typescript" or "javascript" by
@@ -252,7 +259,10 @@
 // alias; id ts:<module>.<Name>), function (top-level functions and
 // functions or arrow functions bound to top-level names, CommonJS
 // exports.f = function, module.exports = { f() {} }; SubKind "arrow" for
-// arrows), member (methods, constructors as "constructor", fields,
+// arrows; the function-valued properties of an object literal bound to a
+// top-level name, SubKind "method", Loc "path/file.ts:api.f"), namespace
+// (Kind module, SubKind "namespace", Loc "path/file.ts:A.B"; what it
+// declares has it as parent and its path in qname and Loc), member (methods, constructors as "constructor", fields,
 // constructor parameter properties, interface method and property
 // signatures; a field bound to a function is a method). Loc is
 // "path/file.ts:Class.method". Overload signatures are not nodes: the
@@ -280,18 +290,34 @@
 // parentheses dropped), calls (with the call site; calls in nested
 // functions and callbacks belong to the enclosing top-level declaration;
 // top-level code's calls to the module node, field initialisers' to the
-// field). Calls resolve statically: names through imports and re-exports;
+// field). Calls resolve statically: names through imports and re-exports,
+// in a namespace's body through the namespace, then the enclosing scopes;
+// N.f and A.B.f through namespaces; api.f() and this.f() (in api's
+// methods) to an object literal's properties;
 // this.m() and super.m() through the class and its bases (depth-first);
 // super() and new C() to the constructor (inherited included), else the
 // class; receivers whose class is known from a declared type (variable
 // annotation, parameter, field, function or method return type), from
 // new C(), from an `as C` assertion, from f() with a declared return
-// type, from fields destructured from this, and callback parameters typed
+// type, from fields destructured from this, from what a class's methods
+// assign to this.x (new C(), a typed parameter; a literal is no class),
+// from JSDoc in JavaScript files (@param, @returns, @type, import('./m').T,
+// @typedef and @import: tsjsdoc.go), from an enclosing `x instanceof C`
+// test (if and ternary branches, right of &&), and callback parameters typed
 // by the callee's declared function-typed parameter (new Observable((s)
 // => s.next()) uses the constructor's parameter type); JSX elements
 // <Comp/> and <Ns.Comp/> (capitalised or dotted) as calls of the
 // component. Calls whose target is unknown (a value of inferred type, a
-// library) are not recorded: nothing is guessed by name.
+// library) are not recorded as calls. A member call on a repository value
+// whose class is unknown (an untyped parameter or variable, the result of
+// a repository function without a return type, an undeclared property of
+// this) records calls_by_name edges instead, to every method or
+// object-literal method of that name in the repository, when there are
+// at most 8 (tsMaxByName; a commoner name gives none). Calls on globals
+// (console.log), on library values and on values of a known class that
+// lacks the member get none. The module node's ts.byname lists the
+// names, so that a file is re-linked when a method of such a name is
+// added, changed or removed elsewhere.
 //
 // Incremental runs: see the DESIGN note on tsFrontend.index.
 // TSFormatVersion (Meta "index.typescript.version") versions these

@@ -102,6 +102,8 @@ func checkRoot(root string) (string, error) {
 // every go.mod and the root go.work. Files are opened only beneath the
 // root and only when regular (safefile.go); what cannot be indexed is noted
 // in t.notes with its repository-relative path and the scan goes on.
+// Files of the tree-sitter languages that the repository's .gitignore
+// files (and .git/info/exclude) ignore are left out (gitignore.go).
 func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	rf, err := openRepoFiles(root)
 	if err != nil {
@@ -110,6 +112,8 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	t := &tree{root: root, rf: rf, files: map[string]*diskFile{}, py: map[string]*diskFile{},
 		langs: make([]map[string]*diskFile, len(fileLangs)), langConfigs: make([][]string, len(fileLangs))}
 	w := &walker{t: t, langFiles: make([][]string, len(fileLangs))}
+	w.loadIgnores(".", ".git/info/exclude")
+	w.loadIgnores(".", ".gitignore")
 	if err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		return w.visit(ctx, p, d, err)
 	}); err != nil {
@@ -171,6 +175,15 @@ type walker struct {
 	t                         *tree
 	goFiles, pyFiles, configs []string
 	langFiles                 [][]string // per fileLangs
+	ig                        ignores    // .gitignore patterns (tree-sitter languages only)
+}
+
+// loadIgnores reads the ignore file rel whose patterns apply beneath dir;
+// one that cannot be read is noted and the scan goes on without it.
+func (w *walker) loadIgnores(dir, rel string) {
+	if err := w.ig.load(w.t.rf, dir, rel); err != nil {
+		w.t.note(rel, err)
+	}
 }
 
 // visit is the filepath.WalkDir callback of scan.
@@ -204,11 +217,19 @@ func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) 
 		if _, err := os.Lstat(filepath.Join(p, "pyvenv.cfg")); err == nil {
 			return filepath.SkipDir // a Python virtual environment
 		}
+		// An ignored directory is still walked for go list's files.
+		if !w.ig.ignored(rel, true) {
+			w.loadIgnores(rel, rel+"/.gitignore")
+		}
 		return nil
 	}
 	isGo := strings.HasSuffix(name, ".go") && !goIgnored(path.Dir(rel))
 	isPy := strings.HasSuffix(name, ".py")
-	if !d.Type().IsRegular() && name != "go.mod" && name != "go.work" {
+	goConfig := name == "go.mod" || name == "go.work"
+	if !isGo && !goConfig && w.ig.ignored(rel, false) {
+		return nil // .gitignore'd: not indexed, and not worth a note
+	}
+	if !d.Type().IsRegular() && !goConfig {
 		w.irregular(rel, d, isGo, isPy)
 		return nil
 	}

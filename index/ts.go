@@ -120,6 +120,7 @@ type tsStored struct {
 	deps    []string
 	unres   bool
 	surface string
+	byName  []string // method names of its by-name calls
 }
 
 // DESIGN: incremental TypeScript/JavaScript runs. Resolution needs every
@@ -225,7 +226,11 @@ func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]str
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.workers)
-	for rel := range j.files {
+	rels := sortedKeys(j.files)
+	for rel := range j.deleted {
+		rels = append(rels, rel) // for their methods (by-name candidates), then dropped
+	}
+	for _, rel := range rels {
 		rec, ok := j.stored[rel]
 		if !ok || tsIsDecl(rel) {
 			continue
@@ -235,12 +240,17 @@ func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]str
 			var st *tsStored
 			if err == nil {
 				if sc, ok := decodeTSScope(rel, rec.Module, n.Attrs[tsAttrScope]); ok {
-					st = &tsStored{scope: sc, deps: splitLines(n.Attrs[tsAttrDeps]), unres: n.Attrs[tsAttrUnres] == "1", surface: n.Attrs[tsAttrSurface]}
+					st = &tsStored{scope: sc, deps: splitLines(n.Attrs[tsAttrDeps]), unres: n.Attrs[tsAttrUnres] == "1",
+						surface: n.Attrs[tsAttrSurface], byName: splitLines(n.Attrs[tsAttrByName])}
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
+			case j.deleted[rel]:
+				if st != nil {
+					out[rel] = st
+				}
 			case st == nil:
 				parse[rel] = true
 			case parse[rel]:
@@ -258,8 +268,13 @@ func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]str
 // and drops them (and the parsed ones) from stored.
 func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*tsFile) []string {
 	changed := map[string]bool{}
+	methods := map[string]bool{} // method names added, changed or removed
 	for rel := range j.deleted {
 		changed[rel] = true
+		if old := stored[rel]; old != nil {
+			old.scope.methodNames(methods)
+		}
+		delete(stored, rel)
 	}
 	added := len(j.deleted) > 0
 	for _, f := range files {
@@ -276,6 +291,10 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 		}
 		if _, s := f.scope.encode(); !ok || old.surface != s {
 			changed[f.rel] = true
+			f.scope.methodNames(methods)
+			if ok {
+				old.scope.methodNames(methods)
+			}
 		}
 		delete(stored, f.rel)
 	}
@@ -284,6 +303,9 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 		dep := added && st.unres
 		for _, d := range st.deps {
 			dep = dep || changed[d]
+		}
+		for _, n := range st.byName {
+			dep = dep || methods[n]
 		}
 		if dep {
 			out = append(out, rel)

@@ -65,6 +65,81 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 		}
 		pending = nil
 	}
+	x.thisAssigns(body, d)
+}
+
+// tsLiteralType marks a property assigned a literal (array, object,
+// string, number): a value of no repository class.
+const tsLiteralType = "!"
+
+// thisAssigns adds the properties a class's methods assign to this
+// (this.items = [], this.repo = new Repo()) and does not declare, typed
+// by the first value that tells: what JavaScript classes declare their
+// fields with. Nested classes and non-arrow functions have a this of
+// their own and are not entered.
+func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
+	var params map[string]string // the method's typed parameters
+	var walk func(n *sitter.Node, top bool)
+	walk = func(n *sitter.Node, top bool) {
+		switch n.Kind() {
+		case "class", "class_declaration", "function_expression", "function", "function_declaration", "generator_function", "generator_function_declaration":
+			if !top {
+				return
+			}
+		case "assignment_expression":
+			left, right := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+			if left != nil && right != nil && left.Kind() == "member_expression" {
+				obj, prop := left.ChildByFieldName("object"), left.ChildByFieldName("property")
+				if obj != nil && prop != nil && obj.Kind() == "this" && prop.Kind() == "property_identifier" {
+					name := x.text(prop)
+					if old := d.Members[name]; old == nil || old.ID == "" && old.Type == "" {
+						t := x.docType(n)
+						if t == "" && right.Kind() == "identifier" {
+							t = params[x.text(right)] // this.repo = repo
+						}
+						if t == "" {
+							t = x.assignedType(right)
+						}
+						d.Members[name] = &tsMember{Type: t}
+					}
+				}
+			}
+		}
+		for _, c := range children(n) {
+			walk(c, false)
+		}
+	}
+	for _, m := range children(body) {
+		if m.Kind() != "method_definition" {
+			continue
+		}
+		params = x.docParams(m)
+		if ps := m.ChildByFieldName("parameters"); ps != nil {
+			for _, p := range x.paramList(ps) {
+				if pat := p.ChildByFieldName("pattern"); pat != nil && pat.Kind() == "identifier" {
+					if t := x.typeName(p.ChildByFieldName("type")); t != "" {
+						if params == nil {
+							params = map[string]string{}
+						}
+						params[x.text(pat)] = t
+					}
+				}
+			}
+		}
+		if b := m.ChildByFieldName("body"); b != nil {
+			walk(b, true)
+		}
+	}
+}
+
+// assignedType is the type expression of an assigned value: valueType,
+// or tsLiteralType for a literal.
+func (x *tsExtractor) assignedType(v *sitter.Node) string {
+	switch v.Kind() {
+	case "array", "object", "string", "template_string", "number", "true", "false", "regex":
+		return tsLiteralType
+	}
+	return x.valueType(v)
 }
 
 // memberName is the name of a method or field; "" for computed names.
@@ -118,6 +193,9 @@ func (x *tsExtractor) method(m *sitter.Node, class string, d *tsDecl, decs []*si
 	old := d.Members[name]
 	if old == nil || old.ID == "" {
 		mem := &tsMember{ID: id, Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
+		if mem.Type == "" {
+			mem.Type = x.docReturns(m)
+		}
 		if mem.Type == "" && old != nil {
 			mem.Type = old.Type
 		}
@@ -186,10 +264,15 @@ func (x *tsExtractor) field(m *sitter.Node, class string, d *tsDecl, decs []*sit
 	if _, ok := d.Members[name]; !ok {
 		t := x.typeName(m.ChildByFieldName("type"))
 		if t == "" && !fn {
+			t = x.docType(m)
+		}
+		if t == "" && !fn {
 			t = x.valueType(v)
 		}
 		if fn {
-			t = x.typeName(v.ChildByFieldName("return_type"))
+			if t = x.typeName(v.ChildByFieldName("return_type")); t == "" {
+				t = x.docReturns(m)
+			}
 		}
 		d.Members[name] = &tsMember{ID: id, Type: t, Fn: fn}
 	}
@@ -217,7 +300,7 @@ func (x *tsExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 			e = e.ChildByFieldName("function")
 		}
 		if s := x.dotted(e); s != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: line(d)})
+			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: line(d), scope: x.f.scope})
 		}
 	}
 }

@@ -25,6 +25,11 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 		if st.NamedChildCount() == 1 && st.NamedChild(0).Kind() == "assignment_expression" && x.cjsExport(st.NamedChild(0), st, mid, fid) {
 			return
 		}
+		if st.NamedChildCount() == 1 && (st.NamedChild(0).Kind() == "internal_module" || st.NamedChild(0).Kind() == "module") {
+			if x.namespace(st.NamedChild(0), st, fid) != "" {
+				return
+			}
+		}
 		x.refs(st, mid, "", nil)
 	case "ambient_declaration":
 		for _, c := range children(st) {
@@ -70,6 +75,8 @@ func (x *tsExtractor) decl(st, outer *sitter.Node, decs []*sitter.Node, fid grap
 			return ""
 		}
 		x.function(st, outer, name, fid)
+	case "internal_module", "module":
+		return x.namespace(st, outer, fid)
 	default:
 		return ""
 	}
@@ -89,8 +96,8 @@ func (x *tsExtractor) define(name string, d *tsDecl) {
 
 // node builds a declaration node: loc is the part after "file:".
 func (x *tsExtractor) node(outer, def *sitter.Node, name, loc string, kind graphdb.NodeKind, sub string) graphdb.Node {
-	q := x.f.module + "." + loc
-	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + loc,
+	q := x.f.module + "." + x.prefix + loc
+	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + x.prefix + loc,
 		StartLine: line(outer), EndLine: endLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
 		Exported: outer.Kind() == "export_statement" || outer.Parent() != nil && outer.Parent().Kind() == "export_statement"}
 }
@@ -104,7 +111,11 @@ func (x *tsExtractor) function(fn, outer *sitter.Node, name string, fid graphdb.
 	}
 	id := x.add(n)
 	x.parent(id, fid)
-	x.define(name, &tsDecl{ID: id, Kind: "function", Type: x.typeName(fn.ChildByFieldName("return_type")), Params: x.fnParams(fn)})
+	ret := x.typeName(fn.ChildByFieldName("return_type"))
+	if ret == "" {
+		ret = x.docReturns(fn)
+	}
+	x.define(name, &tsDecl{ID: id, Kind: "function", Type: ret, Params: x.fnParams(fn)})
 	x.body(fn, id, "")
 }
 
@@ -118,13 +129,22 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 		params = fn.ChildByFieldName("parameter") // x => ...
 	}
 	if id != "" {
-		if t := x.typeName(fn.ChildByFieldName("return_type")); t != "" {
-			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn)})
+		t := x.typeName(fn.ChildByFieldName("return_type"))
+		if t == "" {
+			t = x.docReturns(fn)
 		}
+		if t != "" {
+			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn), scope: x.f.scope})
+		}
+		doc := x.docParams(fn)
 		if params != nil {
 			for _, p := range children(params) {
-				if t := x.typeName(p.ChildByFieldName("type")); t != "" {
-					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p)})
+				t := x.typeName(p.ChildByFieldName("type"))
+				if t == "" {
+					t = doc[x.jsParamName(p)]
+				}
+				if t != "" {
+					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p), scope: x.f.scope})
 				}
 			}
 		}
@@ -175,6 +195,9 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 			}
 			t := x.typeName(n.ChildByFieldName("type"))
 			if t == "" {
+				t = x.docType(n)
+			}
+			if t == "" {
 				t = x.valueType(n.ChildByFieldName("value"))
 			}
 			bind(n.ChildByFieldName("name"), t)
@@ -189,11 +212,20 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 		case "for_in_statement":
 			bind(n.ChildByFieldName("left"), "")
 		case "arrow_function":
-			bind(n.ChildByFieldName("parameter"), "")
+			if p := n.ChildByFieldName("parameter"); p != nil {
+				bind(p, x.docParams(n)[x.text(p)])
+			}
 		case "formal_parameters":
+			var doc map[string]string
+			if n.Parent() != nil {
+				doc = x.docParams(n.Parent())
+			}
 			for _, c := range children(n) {
-				if c.Kind() == "identifier" || c.Kind() == "object_pattern" || c.Kind() == "array_pattern" {
-					bind(c, "") // JavaScript parameters
+				switch c.Kind() {
+				case "identifier", "object_pattern", "array_pattern":
+					bind(c, doc[x.jsParamName(c)]) // JavaScript parameters
+				case "assignment_pattern":
+					bind(c.ChildByFieldName("left"), doc[x.jsParamName(c)])
 				}
 			}
 		}
@@ -258,8 +290,13 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 		return
 	}
 	add := func(expr string, at *sitter.Node, ctor bool) {
+		if head, rest, ok := strings.Cut(expr, "."); ok && f != nil && hasKey(f.locals, head) {
+			if c := x.narrowed(at, head); c != "" {
+				expr = "^" + strings.ReplaceAll(c, ".", ":") + "." + rest
+			}
+		}
 		if expr != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor})
+			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
 		}
 	}
 	switch n.Kind() {

@@ -83,6 +83,18 @@ func TestTSIncremental(t *testing.T) {
 			want:      []string{"edge calls ts:src/extra.useLater -> ts:src/later.later @src/extra.ts:2"},
 		},
 		{
+			name:      "add a method a by-name call may land on",
+			change:    func() { write("src/cart.ts", "export class Cart {\n  price(): number { return 1; }\n}\n") },
+			extracted: 2, // cart.ts and orders.ts (i.price() in Order.total)
+			want:      []string{"edge calls_by_name ts:src/orders.Order.total -> ts:src/cart.Cart.price @src/orders.ts:21"},
+		},
+		{
+			name:      "delete it",
+			change:    func() { remove("src/cart.ts") },
+			extracted: 1, // orders.ts
+			notWant:   []string{"ts:src/cart.Cart.price"},
+		},
+		{
 			name:      "delete an imported file",
 			change:    func() { remove("src/lib/log.ts") },
 			extracted: -1,
@@ -144,4 +156,78 @@ func tsReadFile(t *testing.T, root, rel string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestTSIncrementalNamespaces re-resolves a file against a stored scope
+// holding namespaces (decoded from ts.scope, parents restored): the graph
+// must equal a full index, and renaming a namespace's function drops the
+// calls into it from the dependent file.
+func TestTSIncrementalNamespaces(t *testing.T) {
+	root := extractTxtar(t, "ts_namespace")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	steps := []struct {
+		name, rel, old, new string
+		want, notWant       string
+	}{
+		{"edit a dependent's body", "src/api.ts", "return 1;", "return 2;",
+			"edge calls ts:src/api.api.g -> ts:src/geo.Geo.area @src/api.ts:8", ""},
+		{"rename a namespace function", "src/geo.ts", "export function area(", "export function surface(",
+			"node ts:src/geo.Geo.surface ", "-> ts:src/geo.Geo.area"},
+	}
+	for _, s := range steps {
+		p := filepath.Join(root, filepath.FromSlash(s.rel))
+		if err := os.WriteFile(p, []byte(strings.Replace(tsReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runIndex(t, st, root, false)
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", s.name, diff)
+		}
+		if !strings.Contains(got, s.want) {
+			t.Errorf("%s: dump lacks %q", s.name, s.want)
+		}
+		if s.notWant != "" && strings.Contains(got, s.notWant) {
+			t.Errorf("%s: dump still holds %q", s.name, s.notWant)
+		}
+	}
+}
+
+// TestGitignoreIncremental changes .gitignore files between runs: files
+// it stops ignoring are indexed, files it starts ignoring leave the graph,
+// as a full index of the same tree has them.
+func TestGitignoreIncremental(t *testing.T) {
+	root := extractTxtar(t, "ts_gitignore")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	steps := []struct {
+		name, rel, old, new string
+		want, notWant       string
+	}{
+		{"stop ignoring dist/", ".gitignore", "dist/\n", "", "node ts:dist/bundle.main ", ""},
+		{"ignore src/", ".gitignore", "/build\n", "/build\nsrc/\n", "", "ts:src/app.run"},
+		{"ignore a nested file", "packages/ui/.gitignore", "out/\n", "out/\nview.ts\n", "", "ts:packages/ui/src/view.view"},
+	}
+	for _, s := range steps {
+		p := filepath.Join(root, filepath.FromSlash(s.rel))
+		if err := os.WriteFile(p, []byte(strings.Replace(tsReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runIndex(t, st, root, false)
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", s.name, diff)
+		}
+		if s.want != "" && !strings.Contains(got, s.want) {
+			t.Errorf("%s: dump lacks %q", s.name, s.want)
+		}
+		if s.notWant != "" && strings.Contains(got, s.notWant) {
+			t.Errorf("%s: dump still holds %q", s.name, s.notWant)
+		}
+	}
 }

@@ -181,6 +181,22 @@ func (x *tsExtractor) exportValue(v, st *sitter.Node, mid, fid graphdb.NodeID, a
 	}
 }
 
+// objectValue returns the object literal v is (`as const` and
+// `satisfies T` looked through), nil for anything else.
+func objectValue(v *sitter.Node) *sitter.Node {
+	for v != nil {
+		switch v.Kind() {
+		case "object":
+			return v
+		case "as_expression", "satisfies_expression", "parenthesized_expression":
+			v = v.NamedChild(0)
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
 // isFuncValue reports whether v is a function or arrow function.
 func isFuncValue(v *sitter.Node) bool {
 	if v == nil {
@@ -237,6 +253,13 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 			s.Imports[name] = tsImport{Spec: spec, Name: "*"}
 			continue
 		}
+		if obj := objectValue(v); obj != nil && vd.ChildByFieldName("type") == nil {
+			d := x.objectLiteral(obj, outer, name, mid, fid)
+			if _, ok := s.Decls[name]; !ok {
+				s.Decls[name] = d
+			}
+			continue
+		}
 		if v != nil && v.Kind() == "member_expression" { // const f = require("m").f
 			if spec := x.requireSpec(v.ChildByFieldName("object")); spec != "" {
 				x.useSpec(spec, vd)
@@ -245,6 +268,9 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 			}
 		}
 		t := x.typeName(vd.ChildByFieldName("type"))
+		if t == "" {
+			t = x.docType(vd)
+		}
 		if t == "" {
 			t = x.valueType(v)
 		}

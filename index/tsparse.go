@@ -32,18 +32,20 @@ type tsRef struct {
 	kind  graphdb.EdgeKind
 	expr  string
 	line  int
-	class string // local name of the enclosing top-level class
-	fn    *tsFn  // the enclosing function's locals; nil outside functions
-	ctor  bool   // new C(): a class resolves to its constructor
+	class string   // local name of the enclosing top-level class
+	fn    *tsFn    // the enclosing function's locals; nil outside functions
+	ctor  bool     // new C(): a class resolves to its constructor
+	scope *tsScope // the scope names resolve in: the file's or a namespace's
 }
 
 // tsTypeRef is a declared type to link: a return type (from returns typ)
 // or a parameter type (typ param_of from).
 type tsTypeRef struct {
-	from graphdb.NodeID
-	kind graphdb.EdgeKind
-	typ  string
-	line int
+	from  graphdb.NodeID
+	kind  graphdb.EdgeKind
+	typ   string
+	line  int
+	scope *tsScope // the scope typ resolves in: the file's or a namespace's
 }
 
 // tsSpecUse is a module specifier used at a line (import, export from,
@@ -65,6 +67,11 @@ type tsExtractor struct {
 	ids  idCounts
 	test bool
 	lang string
+	// prefix is the namespace path of the declarations being extracted
+	// ("N." in namespace N), ambient whether the namespace is declared.
+	prefix     string
+	ambient    bool
+	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
 }
 
 // tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
@@ -104,8 +111,12 @@ func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
 		x.parent(fid, mid)
 	}
 	for _, st := range children(root) {
+		if st.Kind() == "comment" {
+			x.jsdocDecls(st)
+		}
 		x.top(st, mid, fid)
 	}
+	x.bindShorthands()
 	if root.HasError() {
 		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}

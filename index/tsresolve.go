@@ -5,6 +5,7 @@ package index
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -16,6 +17,9 @@ type tsTable struct {
 	files map[string]*tsScope // by rel
 	r     *tsResolver
 	visit func(rel string) // records the files one file's resolution reads
+	// byName indexes the methods by name for by-name candidates
+	// (candidates); built on first use, after every scope is in files.
+	byName map[string][]tsCandidate
 }
 
 // tsTarget is what a name resolves to: a top-level declaration, a member
@@ -46,10 +50,16 @@ func (t *tsTable) local(s *tsScope, name string, depth int) (tsTarget, bool) {
 		return tsTarget{}, false
 	}
 	if d := s.Decls[name]; d != nil {
+		if d.Kind == "namespace" && d.NS != nil {
+			return tsTarget{scope: d.NS, ns: true}, true
+		}
 		return tsTarget{scope: s, decl: d}, true
 	}
 	if im, ok := s.Imports[name]; ok {
 		return t.imported(s, im, depth+1)
+	}
+	if s.parent != nil { // a namespace's body sees the enclosing scopes
+		return t.local(s.parent, name, depth+1)
 	}
 	return tsTarget{}, false
 }
@@ -127,6 +137,13 @@ func (t *tsTable) step(tg tsTarget, p string, depth int) (tsTarget, bool) {
 	}
 	if tg.ns {
 		return t.export(tg.scope, p, depth+1)
+	}
+	if tg.member == nil && tg.decl != nil && tg.decl.Kind == "var" && tg.decl.Members != nil {
+		// An object literal's property.
+		if m := tg.decl.Members[p]; m != nil {
+			return tsTarget{scope: tg.scope, decl: tg.decl, member: m}, true
+		}
+		return tsTarget{}, false
 	}
 	cls, ok := t.classOf(tg, depth+1)
 	if !ok {
@@ -223,74 +240,167 @@ func (t *tsTable) bases(c tsTarget, depth int) []tsTarget {
 }
 
 // resolveRef returns the target node of a call or decorator in file s, ""
-// when it does not resolve inside the repository.
-func (t *tsTable) resolveRef(s *tsScope, r tsRef) graphdb.NodeID {
+// when it does not resolve inside the repository. When it does not,
+// unknown reports whether the call is a member call on a repository value
+// whose class is not known (a parameter or variable without a type, the
+// result of a repository function without a declared return type, a field
+// without a type): the calls by-name candidates are recorded for. Calls
+// on globals, on library values and on values of a known class lacking
+// the member are not.
+func (t *tsTable) resolveRef(s *tsScope, r tsRef) (id graphdb.NodeID, unknown bool) {
 	parts := strings.Split(r.expr, ".")
 	var cur tsTarget
 	ok := false
 	rest := parts[1:]
+	member := len(parts) > 1 && r.kind == graphdb.EdgeCalls && !r.ctor
 	switch head := parts[0]; {
 	case head == "this" || head == "super":
 		cls := s.Decls[r.class]
 		if r.class == "" || cls == nil || len(parts) == 1 && head == "this" {
-			return ""
+			return "", false
 		}
 		cur, ok = tsTarget{scope: s, decl: cls}, true
 		if head == "super" {
 			bs := t.bases(cur, 0)
 			if len(bs) == 0 {
-				return ""
+				return "", false
 			}
 			cur = bs[0]
 			if len(parts) == 1 { // super(...): the base constructor
-				return t.callTarget(cur, true)
+				return t.callTarget(cur, true), false
 			}
 		}
 	case head[0] == '^':
 		if len(parts) == 1 {
-			return ""
+			return "", false
 		}
-		cur, ok = t.typeOf(s, strings.ReplaceAll(head[1:], ":", "."), 0)
+		typ := strings.ReplaceAll(head[1:], ":", ".")
+		if cur, ok = t.typeOf(s, typ, 0); !ok {
+			return "", member && t.repoValueType(s, typ)
+		}
 	case r.fn != nil && hasKey(r.fn.locals, head):
 		typ := r.fn.locals[head]
 		switch {
-		case typ == "" || len(parts) == 1:
-			return "" // a local value, or one whose class is unknown
+		case len(parts) == 1:
+			return "", false // a local value called
+		case typ == "":
+			return "", member // a local whose class is unknown
 		case typ[0] == '@': // a callback's parameter
 			cur, ok = t.callbackParam(s, r.class, typ[1:])
 		case typ[0] == '~': // destructured from this
 			cls := s.Decls[r.class]
 			if r.class == "" || cls == nil {
-				return ""
+				return "", false
 			}
 			if cur, ok = t.member(tsTarget{scope: s, decl: cls}, typ[1:], 0); ok {
 				cur, ok = t.classOf(cur, 0)
 			}
 		default:
-			cur, ok = t.typeOf(s, typ, 0)
+			if cur, ok = t.typeOf(s, typ, 0); !ok {
+				return "", member && t.repoValueType(s, typ)
+			}
+		}
+		if !ok {
+			return "", member
 		}
 	default:
-		cur, ok = t.local(s, head, 0)
-	}
-	for _, p := range rest {
-		if !ok {
-			return ""
+		if cur, ok = t.local(s, head, 0); !ok {
+			return "", false // a global, or a library's
 		}
-		cur, ok = t.step(cur, p, 0)
 	}
-	if !ok {
-		return ""
+	for i, p := range rest {
+		next, nok := t.step(cur, p, 0)
+		if !nok {
+			// cur is the receiver of the rest of the chain; a property a
+			// class does not declare (this.item set in a JavaScript
+			// constructor) is a value of unknown class too.
+			undeclared := i < len(rest)-1 && cur.member == nil && cur.decl != nil && cur.decl.Kind == "class"
+			return "", member && (undeclared || t.unknownValue(cur))
+		}
+		cur = next
 	}
 	if r.kind == graphdb.EdgeDecoratedBy {
 		if cur.member != nil {
-			return cur.member.ID
+			return cur.member.ID, false
 		}
 		if cur.decl != nil && (cur.decl.Kind == "function" || cur.decl.Kind == "class") {
-			return cur.decl.ID
+			return cur.decl.ID, false
 		}
-		return ""
+		return "", false
 	}
-	return t.callTarget(cur, r.ctor)
+	return t.callTarget(cur, r.ctor), false
+}
+
+// unknownValue reports whether tg is a repository value whose class is
+// not known: a variable or field without a type (or typed by a repository
+// call without a declared return type), or a result of the same kind.
+func (t *tsTable) unknownValue(tg tsTarget) bool {
+	switch {
+	case tg.ns:
+		return false
+	case tg.member != nil:
+		return !tg.member.Fn && t.repoValueType(tg.scope, tg.member.Type)
+	case tg.decl != nil && tg.decl.Kind == "var":
+		return t.repoValueType(tg.scope, tg.decl.Type)
+	}
+	return false
+}
+
+// repoValueType reports whether a value typed typ (in s) that did not
+// resolve to a class is still a repository value of unknown class: no
+// type, or the result of a repository function or method that declares
+// no resolvable return type. A named type that does not resolve is a
+// library's.
+func (t *tsTable) repoValueType(s *tsScope, typ string) bool {
+	callee, isCall := strings.CutPrefix(typ, "()")
+	switch {
+	case typ == "":
+		return true
+	case !isCall:
+		return false
+	}
+	tg, ok := t.dotted(s, callee, 0)
+	return ok && (tg.member != nil && tg.member.Fn || tg.member == nil && tg.decl != nil && tg.decl.Kind == "function")
+}
+
+// tsMaxByName caps the by-name candidates of one call: a method name
+// defined in more places than this (get, map, toString) says nothing about
+// the callee, and the call gets none.
+const tsMaxByName = 8
+
+// tsCandidate is a method a by-name call may land on.
+type tsCandidate struct {
+	id   graphdb.NodeID
+	file string
+}
+
+// candidates lists the methods named name in the repository's classes
+// and object literals (sorted by id), nil when there are more than
+// tsMaxByName. Top-level functions are not candidates: a member call
+// reaches one only through a module, which resolves by import.
+func (t *tsTable) candidates(name string) []tsCandidate {
+	if t.byName == nil {
+		t.byName = map[string][]tsCandidate{}
+		seen := map[graphdb.NodeID]bool{} // a { f } property is f itself
+		for _, rel := range sortedKeys(t.files) {
+			t.files[rel].eachDecl(func(d *tsDecl) {
+				for mn, m := range d.Members {
+					if m.Fn && m.ID != "" && !seen[m.ID] {
+						seen[m.ID] = true
+						t.byName[mn] = append(t.byName[mn], tsCandidate{id: m.ID, file: rel})
+					}
+				}
+			})
+		}
+		for _, cs := range t.byName {
+			sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
+		}
+	}
+	cs := t.byName[name]
+	if len(cs) > tsMaxByName {
+		return nil
+	}
+	return cs
 }
 
 // callTarget is the node a call of tg lands on: a function or method, a
@@ -381,20 +491,19 @@ func (t *tsTable) link(f *tsFile) {
 	defer func() { t.visit = nil }()
 	s := f.scope
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
-	for _, r := range f.refs {
-		if to := t.resolveRef(s, r); to != "" {
-			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+	byName := t.linkRefs(f, deps)
+	typeID := func(sc *tsScope, typ string) graphdb.NodeID {
+		if sc == nil {
+			sc = s
 		}
-	}
-	typeID := func(typ string) graphdb.NodeID {
-		tg, ok := t.dotted(s, typ, 0)
+		tg, ok := t.dotted(sc, typ, 0)
 		if !ok || tg.member != nil || tg.decl == nil || tg.decl.Kind == "var" || tg.decl.Kind == "function" {
 			return ""
 		}
 		return tg.decl.ID
 	}
 	for _, tr := range f.types {
-		to := typeID(tr.typ)
+		to := typeID(tr.scope, tr.typ)
 		switch {
 		case to == "":
 		case tr.kind == graphdb.EdgeReturns:
@@ -403,21 +512,36 @@ func (t *tsTable) link(f *tsFile) {
 			add(graphdb.Edge{From: to, To: tr.from, Kind: graphdb.EdgeParamOf, File: f.rel, Line: tr.line})
 		}
 	}
+	// Classes and interfaces, those in namespaces included, by node.
+	scopeOf := map[graphdb.NodeID]*tsScope{}
+	var walk func(sc *tsScope)
+	walk = func(sc *tsScope) {
+		for _, d := range sc.Decls {
+			if d.ID != "" {
+				scopeOf[d.ID] = sc
+			}
+			if d.NS != nil {
+				walk(d.NS)
+			}
+		}
+	}
+	walk(s)
 	for _, n := range f.res.nodes {
 		if n.Kind != graphdb.KindType || (n.SubKind != "class" && n.SubKind != "interface") {
 			continue
 		}
-		d := s.Decls[n.Name]
-		if d == nil || d.ID != n.ID {
+		sc := scopeOf[n.ID]
+		d := sc.lookupID(n.Name, n.ID)
+		if d == nil {
 			continue
 		}
-		for _, b := range t.bases(tsTarget{scope: s, decl: d}, 0) {
+		for _, b := range t.bases(tsTarget{scope: sc, decl: d}, 0) {
 			if b.decl.ID != "" {
 				add(graphdb.Edge{From: d.ID, To: b.decl.ID, Kind: graphdb.EdgeInherits, File: f.rel, Line: n.StartLine})
 			}
 		}
 		for _, im := range d.Impls {
-			if to := typeID(im); to != "" {
+			if to := typeID(sc, im); to != "" {
 				add(graphdb.Edge{From: d.ID, To: to, Kind: graphdb.EdgeImplements, File: f.rel, Line: n.StartLine})
 			}
 		}
@@ -442,7 +566,44 @@ func (t *tsTable) link(f *tsFile) {
 	if unres {
 		a[tsAttrUnres] = "1"
 	}
+	if len(byName) > 0 {
+		a[tsAttrByName] = strings.Join(sortedKeys(byName), "\n")
+	}
 	f.res.nodes[f.modNode].Attrs = a
+}
+
+// linkRefs adds the edges of a parsed file's calls and decorators:
+// calls to what they resolve to, and calls_by_name to the candidates of
+// those on values of unknown class (their files join deps). It returns
+// the method names of the by-name calls.
+func (t *tsTable) linkRefs(f *tsFile, deps map[string]bool) map[string]bool {
+	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	byName := map[string]bool{}
+	for _, r := range f.refs {
+		sc := r.scope
+		if sc == nil {
+			sc = f.scope
+		}
+		to, unknown := t.resolveRef(sc, r)
+		if to != "" {
+			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+			continue
+		}
+		if !unknown {
+			continue
+		}
+		name := r.expr[strings.LastIndexByte(r.expr, '.')+1:]
+		byName[name] = true
+		for _, c := range t.candidates(name) {
+			if c.id != r.from {
+				add(graphdb.Edge{From: r.from, To: c.id, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+			}
+			if c.file != f.rel {
+				deps[c.file] = true
+			}
+		}
+	}
+	return byName
 }
 
 // looksLocal reports whether an unresolved specifier may name a

@@ -18,6 +18,7 @@ import (
 // dependents.
 type tsScope struct {
 	file, module string
+	parent       *tsScope            // the enclosing scope of a namespace's; nil for a file's
 	Decls        map[string]*tsDecl  `json:"d,omitempty"` // top-level names declared here
 	Imports      map[string]tsImport `json:"i,omitempty"` // local name → what an import or require binds
 	Exports      map[string]string   `json:"e,omitempty"` // exported name → local name
@@ -43,6 +44,7 @@ type tsDecl struct {
 	Bases   []string             `json:"b,omitempty"` // extends (one for classes, several for interfaces)
 	Params  [][]string           `json:"p,omitempty"` // function: the parameter types of its function-typed parameters
 	Impls   []string             `json:"im,omitempty"`
+	NS      *tsScope             `json:"ns,omitempty"` // namespace: what its body declares and exports
 }
 
 // tsMember is a method or field; Type is a method's declared return type
@@ -68,6 +70,7 @@ const (
 	tsAttrSurface = "ts.surface" // fingerprint of ts.scope
 	tsAttrDeps    = "ts.deps"    // files its resolution read, one per line
 	tsAttrUnres   = "ts.unres"   // "1": an in-repository-looking import did not resolve
+	tsAttrByName  = "ts.byname"  // method names of its by-name calls, one per line
 )
 
 // encode returns the scope's JSON and its fingerprint.
@@ -86,6 +89,17 @@ func decodeTSScope(file, module, js string) (*tsScope, bool) {
 	if js == "" || json.Unmarshal([]byte(js), s) != nil {
 		return nil, false
 	}
+	s.fill(nil)
+	return s, true
+}
+
+// fill sets what JSON does not carry (file, module, parent, empty maps)
+// in a decoded scope and its namespaces'.
+func (s *tsScope) fill(parent *tsScope) {
+	s.parent = parent
+	if parent != nil {
+		s.file, s.module = parent.file, parent.module
+	}
 	for _, m := range []*map[string]tsImport{&s.Imports, &s.ReExports} {
 		if *m == nil {
 			*m = map[string]tsImport{}
@@ -97,7 +111,22 @@ func decodeTSScope(file, module, js string) (*tsScope, bool) {
 	if s.Exports == nil {
 		s.Exports = map[string]string{}
 	}
-	return s, true
+	for _, d := range s.Decls {
+		if d.NS != nil {
+			d.NS.fill(s)
+		}
+	}
+}
+
+// eachDecl calls fn for every declaration of s, those of its namespaces
+// included.
+func (s *tsScope) eachDecl(fn func(*tsDecl)) {
+	for _, d := range s.Decls {
+		fn(d)
+		if d.NS != nil {
+			d.NS.eachDecl(fn)
+		}
+	}
 }
 
 // tsModuleName is a file's qname prefix: its path without the extension
@@ -116,3 +145,27 @@ func tsModuleName(rel string) string {
 
 func tsModuleID(module string) graphdb.NodeID { return graphdb.NodeID("ts:pkg:" + module) }
 func tsID(qname string) graphdb.NodeID        { return graphdb.NodeID("ts:" + qname) }
+
+// methodNames adds the names of the methods the scope declares (the
+// by-name candidates it offers) to into.
+func (s *tsScope) methodNames(into map[string]bool) {
+	s.eachDecl(func(d *tsDecl) {
+		for n, m := range d.Members {
+			if m.Fn && m.ID != "" {
+				into[n] = true
+			}
+		}
+	})
+}
+
+// lookupID returns the declaration name binds in s when it is the node
+// id (nil for a nil scope or another declaration).
+func (s *tsScope) lookupID(name string, id graphdb.NodeID) *tsDecl {
+	if s == nil {
+		return nil
+	}
+	if d := s.Decls[name]; d != nil && d.ID == id {
+		return d
+	}
+	return nil
+}

@@ -9,7 +9,9 @@
 // Names are "path/file.ts:Name" or "path/file.ts:Class.member", paths
 // relative to ROOT; callees outside ROOT (lib.d.ts, packages) and in
 // declaration files are printed with an empty name. Lines starting with
-// "caller " list every caller queried; lines "nested CALLER <TAB> from
+// "caller " list every caller queried; lines "blind " the declarations
+// the call hierarchy has no item for (functions bound with var or let),
+// neither queried nor reported as callees; lines "nested CALLER <TAB> from
 // <TAB> to" the line ranges of functions nested in it, whose calls the
 // compiler gives to the nested function.
 "use strict";
@@ -80,6 +82,10 @@ function topLevel(item) {
   const sf = ls.getProgram().getSourceFile(item.file);
   let n = sf && ts.getTokenAtPosition(sf, item.selectionSpan.start);
   let fns = 0;
+  // A const-bound function's name lies outside the function: count it, so
+  // that one bound inside another function is nested too.
+  const d = n && n.parent;
+  if (d && ts.isVariableDeclaration(d) && d.initializer && ts.isFunctionLike(d.initializer)) fns++;
   for (; n && !ts.isSourceFile(n); n = n.parent) {
     if (ts.isFunctionLike(n) && n.body !== undefined) fns++;
   }
@@ -149,6 +155,19 @@ for (const f of files) {
   const sf = program.getSourceFile(f);
   if (!sf) continue;
   for (const [pos, from, decl] of callers(sf)) {
+    // The call hierarchy has no item for a function bound with var or
+    // let (only const-bound function expressions count as declarations):
+    // it lists neither its calls nor the calls of it.
+    let item;
+    try {
+      item = ls.prepareCallHierarchy(f, pos);
+    } catch (e) {
+      item = undefined;
+    }
+    if (!item || (Array.isArray(item) && item.length === 0)) {
+      lines.push("blind " + from);
+      continue;
+    }
     lines.push("caller " + from);
     let calls;
     try {
