@@ -25,7 +25,7 @@ func TestReadFIFO(t *testing.T) {
 	r := newRead(t, Options{Root: root})
 	start := time.Now()
 	res := callWithin(t, r, `{"file": "x.go"}`, time.Second)
-	want := "x.go is a named pipe (FIFO), not a regular file; only regular files and directories can be read"
+	want := "x.go is a FIFO, not a regular file; only regular files and directories can be read"
 	if !res.IsError || res.Content != want {
 		t.Errorf("got IsError=%v %q, want %q", res.IsError, res.Content, want)
 	}

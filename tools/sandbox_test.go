@@ -120,20 +120,18 @@ func TestReadTimeout(t *testing.T) {
 	}
 }
 
-// TestReadPathErrors: symlink loops, over-long names and the like get a
-// clear message naming the repository-relative path, never an absolute one.
+// TestReadPathErrors: read answers a refused path with safefs's message
+// (the full table of loops, long names and links out is
+// internal/safefs's TestReadFileErrors), naming the repository-relative
+// path, never an absolute one; the root itself is listed.
 func TestReadPathErrors(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeFile(t, root, "ok.txt", "fine\n")
 	for name, target := range map[string]string{
-		"loop-a":   "loop-b",
-		"loop-b":   "loop-a",
-		"self":     "self",
-		"abs-in":   filepath.Join(root, "ok.txt"),
-		"abs-out":  "/etc/passwd",
-		"up-out":   "../../../../../../etc/passwd",
-		"dir-loop": ".",
+		"loop-a":  "loop-a",
+		"abs-in":  filepath.Join(root, "ok.txt"),
+		"abs-out": "/etc/passwd",
 	} {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
 			t.Fatal(err)
@@ -141,19 +139,14 @@ func TestReadPathErrors(t *testing.T) {
 	}
 	r := newRead(t, Options{Root: root})
 	longName := strings.Repeat("n", 300)
-	longPath := strings.Repeat("a/", 2500)
 	tests := []struct {
 		name, file, want string
 	}{
 		{"loop", "loop-a", `path "loop-a" goes through a symlink loop (too many levels of symbolic links); it cannot be used`},
-		{"self loop", "self", `path "self" goes through a symlink loop (too many levels of symbolic links); it cannot be used`},
 		{"name over 255 bytes", longName, `path "` + longName[:200] + `"… (300 bytes) is too long (a name in it is over 255 bytes, or it has too many components); pass a shorter repository-relative path`},
-		{"path over PATH_MAX", longPath, `path "` + longPath[:200] + `"… (5000 bytes) is 5000 bytes long (limit 4095); pass a shorter repository-relative path`},
 		{"absolute link inside", "abs-in", "1\tfine"},
 		{"absolute link outside", "abs-out", `path "abs-out" resolves through a symlink to a place outside the repository; it cannot be used`},
-		{"relative link outside", "up-out", `path "up-out" resolves through a symlink to a place outside the repository; it cannot be used`},
-		{"link to the root", "dir-loop/dir-loop/ok.txt", "1\tfine"},
-		{"absolute root", root, "the repository root is a directory, not a file; read takes a file. It holds 8 entries:\nabs-in\nabs-out\ndir-loop\nloop-a\nloop-b\nok.txt\nself\nup-out\nRead one of these files, or use glob (e.g. {\"pattern\": \"**\"}) to list files below it."},
+		{"absolute root", root, "the repository root is a directory, not a file; read takes a file. It holds 4 entries:\nabs-in\nabs-out\nloop-a\nok.txt\nRead one of these files, or use glob (e.g. {\"pattern\": \"**\"}) to list files below it."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
