@@ -5,26 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-func writeFile(t testing.TB, dir, rel, body string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/relayhq/relay/internal/testutil"
+)
 
 func openRoot(t testing.TB, dir string) *Root {
 	t.Helper()
@@ -44,9 +32,9 @@ func TestReadFileErrors(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
-	writeFile(t, outside, "secret.txt", "top secret\n")
-	writeFile(t, root, "ok.txt", "fine\n")
-	writeFile(t, root, "sub/in.txt", "in\n")
+	testutil.WriteFile(t, outside, "secret.txt", "top secret\n")
+	testutil.WriteFile(t, root, "ok.txt", "fine\n")
+	testutil.WriteFile(t, root, "sub/in.txt", "in\n")
 	for name, target := range map[string]string{
 		"loop-a":   "loop-b",
 		"loop-b":   "loop-a",
@@ -132,59 +120,25 @@ func TestReadFileErrors(t *testing.T) {
 // tries; an open beneath the root in one step leaks none.
 func TestSymlinkSwapRace(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	outside := t.TempDir()
+	root, outside := t.TempDir(), t.TempDir()
 	const secret = "TOP-SECRET-CONTENT"
-	writeFile(t, outside, "x.txt", secret+"\n")
-	writeFile(t, root, "x.txt", "public\n")
-	writeFile(t, root, "real/x.txt", "public\n")
-	if err := os.Symlink("real", filepath.Join(root, "d")); err != nil {
-		t.Fatal(err)
-	}
-	r := openRoot(t, root)
+	r := openRoot(t, root) // before the swaps: the root itself is not swapped
 	const tries = 600
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		x, d := filepath.Join(root, "x.txt"), filepath.Join(root, "d")
-		tmp := filepath.Join(root, ".swap")
-		for range tries {
-			// Each rename is atomic: at any moment x.txt is a regular file
-			// or a symlink out, and d points inside or outside.
-			os.Symlink(filepath.Join(outside, "x.txt"), tmp)
-			os.Rename(tmp, x)
-			os.Symlink(outside, tmp)
-			os.Rename(tmp, d)
-			os.WriteFile(tmp, []byte("public\n"), 0o644)
-			os.Rename(tmp, x)
-			os.Symlink("real", tmp)
-			os.Rename(tmp, d)
-			swaps.Add(1)
-		}
-	})
 	var leaks, public, refused, other int
-	for i := range tries {
-		for swaps.Load() < int64(i) {
-			runtime.Gosched()
-		}
-		file := "x.txt"
-		if i%2 == 1 {
-			file = "d/x.txt"
-		}
+	swaps := testutil.SymlinkSwapRace(t, root, outside, secret, tries, func(file string) {
 		data, err := r.ReadFile(file, 1<<20)
 		switch {
 		case strings.Contains(string(data), secret):
 			leaks++
-		case string(data) == "public\n":
+		case string(data) == testutil.SwapPublic:
 			public++
 		case errors.Is(err, ErrOutside):
 			refused++
 		default:
 			other++ // e.g. not found while a rename was in flight
 		}
-	}
-	wg.Wait()
-	t.Logf("%d reads during %d swap cycles: %d leaked, %d public, %d refused, %d other", tries, swaps.Load(), leaks, public, refused, other)
+	})
+	t.Logf("%d reads during %d swap cycles: %d leaked, %d public, %d refused, %d other", tries, swaps, leaks, public, refused, other)
 	if leaks > 0 {
 		t.Fatalf("%d of %d reads returned the secret outside the root", leaks, tries)
 	}
@@ -195,8 +149,8 @@ func TestSymlinkSwapRace(t *testing.T) {
 func TestReadFileLimit(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, root, "at.txt", strings.Repeat("x", 100))
-	writeFile(t, root, "over.txt", strings.Repeat("x", 101))
+	testutil.WriteFile(t, root, "at.txt", strings.Repeat("x", 100))
+	testutil.WriteFile(t, root, "over.txt", strings.Repeat("x", 101))
 	r := openRoot(t, root)
 	if data, err := r.ReadFile("at.txt", 100); err != nil || len(data) != 100 {
 		t.Errorf("ReadFile(at.txt, 100) = %d bytes, %v", len(data), err)
@@ -215,8 +169,8 @@ func TestReadFileLimit(t *testing.T) {
 func TestOpenDirectory(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, root, "d/b.txt", "b")
-	writeFile(t, root, "d/a.txt", "a")
+	testutil.WriteFile(t, root, "d/b.txt", "b")
+	testutil.WriteFile(t, root, "d/a.txt", "a")
 	r := openRoot(t, root)
 	f, fi, err := r.Open("d")
 	if err != nil || !fi.IsDir() {

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // within runs f and fails the test when it has not returned within d
@@ -78,29 +77,10 @@ func TestDevice(t *testing.T) {
 func TestFIFOSwapRace(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, root, "x.go", "package x\n")
-	if err := syscall.Mkfifo(filepath.Join(root, ".probe"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
 	r := openRoot(t, root)
 	const tries = 300
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		x, tmp := filepath.Join(root, "x.go"), filepath.Join(root, ".swap")
-		for range tries {
-			syscall.Mkfifo(tmp, 0o644)
-			os.Rename(tmp, x)
-			os.WriteFile(tmp, []byte("package x\n"), 0o644)
-			os.Rename(tmp, x)
-			swaps.Add(1)
-		}
-	})
 	var fifo, regular int
-	for i := range tries {
-		for swaps.Load() < int64(i) {
-			runtime.Gosched()
-		}
+	swaps := testutil.FIFOSwapRace(t, root, "x.go", "package x\n", tries, func() {
 		var data []byte
 		err := within(t, 5*time.Second, func() error {
 			var err error
@@ -115,7 +95,6 @@ func TestFIFOSwapRace(t *testing.T) {
 		default:
 			t.Errorf("unexpected answer %q, %v", data, err)
 		}
-	}
-	wg.Wait()
-	t.Logf("%d reads during %d swap cycles: %d regular, %d refused as a FIFO", tries, swaps.Load(), regular, fifo)
+	})
+	t.Logf("%d reads during %d swap cycles: %d regular, %d refused as a FIFO", tries, swaps, regular, fifo)
 }
