@@ -22,7 +22,7 @@ func ReadRegular(name string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(fi.Mode())
 	}
-	data, err := readAll(f, limit)
+	data, err := readAll(f, fi.Size(), limit)
 	if err != nil {
 		return nil, Errno(err)
 	}

@@ -1,6 +1,7 @@
 package safefs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -120,38 +121,41 @@ func (r *Root) ReadFile(p string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rel := DisplayPath(r.relOr(p))
+	shown := func() string { return DisplayPath(r.relOr(p)) }
 	if fi.IsDir() {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is a directory, not a file", rel), Err: syscall.EISDIR}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is a directory, not a file", shown()), Err: syscall.EISDIR}
 	}
 	if max > 0 && fi.Size() > max {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %d bytes, larger than the %d-byte limit", rel, fi.Size(), max), Err: ErrTooLarge}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %d bytes, larger than the %d-byte limit", shown(), fi.Size(), max), Err: ErrTooLarge}
 	}
-	data, err := readAll(f, max)
+	data, err := readAll(f, fi.Size(), max)
 	if errors.Is(err, ErrTooLarge) {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s grew past the %d-byte limit while being read", rel, max), Err: ErrTooLarge}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s grew past the %d-byte limit while being read", shown(), max), Err: ErrTooLarge}
 	}
 	if err != nil {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be read: %v", rel, Errno(err)), Err: Errno(err)}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be read: %v", shown(), Errno(err)), Err: Errno(err)}
 	}
 	return data, nil
 }
 
-// readAll reads f to its end, or ErrTooLarge once more than limit bytes
-// (limit > 0) have come.
-func readAll(f *os.File, limit int64) ([]byte, error) {
+// readAll reads f, size bytes when it was opened, to its end, or
+// ErrTooLarge once more than limit bytes (limit > 0) have come. The
+// buffer starts at size, so a file read whole is not copied as it grows.
+func readAll(f *os.File, size, limit int64) ([]byte, error) {
 	var src io.Reader = f
 	if limit > 0 {
 		src = io.LimitReader(f, limit+1)
+		size = min(size, limit)
 	}
-	data, err := io.ReadAll(src)
-	if err != nil {
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(src); err != nil {
 		return nil, err
 	}
-	if limit > 0 && int64(len(data)) > limit {
+	if limit > 0 && int64(buf.Len()) > limit {
 		return nil, ErrTooLarge
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 // ReadDir lists the directory p beneath the root, sorted by name.
