@@ -192,3 +192,25 @@ func TestOpenDirectory(t *testing.T) {
 		t.Errorf("ReadDir(file) error = %v", err)
 	}
 }
+
+// TestReadAllGrown: a file that has grown past the limit since fstat
+// (here: a size that understates it) is refused, not cut short.
+func TestReadAllGrown(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	testutil.WriteFile(t, root, "grows.txt", strings.Repeat("x", 100))
+	f, err := os.Open(filepath.Join(root, "grows.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if data, err := readAll(f, 10, 50); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("readAll(100 bytes, size 10, limit 50) = %d bytes, %v; want ErrTooLarge", len(data), err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := readAll(f, 10, 0); err != nil || len(data) != 100 {
+		t.Errorf("readAll(100 bytes, size 10, no limit) = %d bytes, %v; want all 100", len(data), err)
+	}
+}
