@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/relayhq/relay/tools"
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 // Citation is one path:line (or path:start-end) reference found in a report
@@ -68,7 +68,7 @@ func findBadCitations(root, text string) []Citation {
 func FindCitations(root, text string) []Citation {
 	// Cited paths come from a model: open them beneath the root, so a
 	// symlink out of the repository or a FIFO is neither followed nor read.
-	files, err := tools.OpenRoot(root)
+	files, err := safefs.OpenRoot(root)
 	if err == nil {
 		defer files.Close()
 	}
@@ -145,13 +145,13 @@ const (
 
 // countLines returns the number of lines of the regular file rel beneath
 // files, noFile or outsideFile.
-func countLines(files *tools.Root, rel string) int {
+func countLines(files *safefs.Root, rel string) int {
 	if files == nil {
 		return noFile
 	}
 	f, fi, err := files.Open(rel)
 	if err != nil {
-		if errors.Is(err, tools.ErrOutside) {
+		if errors.Is(err, safefs.ErrOutside) {
 			return outsideFile
 		}
 		return noFile

@@ -58,104 +58,128 @@ func (r *Runner) Retrieve(ctx context.Context, query string) (*Report, Usage, er
 // budget nor deadline nor cancellation); then it returns the error.
 func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 	o := rn.r.o
-	agent := fmt.Sprintf("retriever-%d", rn.agents.Add(1))
-	t0 := time.Now()
+	rt := &retrieval{agent: fmt.Sprintf("retriever-%d", rn.agents.Add(1)), t0: time.Now()}
 	ctx, cancel := context.WithTimeout(ctx, o.RetrieverTimeout)
 	defer cancel()
-	rn.progress(Progress{Kind: "retriever_start", Stage: StageRetriever, Agent: agent, Query: query})
+	rn.progress(Progress{Kind: "retriever_start", Stage: StageRetriever, Agent: rt.agent, Query: query})
 
 	ts := newToolSet(o.Tools)
 	sys, err := retrieverPrompt(o.Tools)
 	if err != nil {
 		return nil, err
 	}
-	msgs := []openai.ChatCompletionMessage{systemMsg(sys), userMsg(query)}
-	rep := &Report{Agent: agent, Query: query}
+	rt.msgs = []openai.ChatCompletionMessage{systemMsg(sys), userMsg(query)}
+	rt.rep = &Report{Agent: rt.agent, Query: query}
 	loops := newLoopDetector(o.LoopWindow, o.LoopRepeats)
-	var notes []string // intermediate text, for a partial report
-	var called []string
-	nudged := false
-	finish := func(text, reason string) (*Report, error) {
-		rep.Duration = time.Since(t0)
-		if reason != "" {
-			rep.Incomplete, rep.Reason = true, reason
-			text = partialReport(reason, text, notes, called)
-		}
-		rep.Text, rep.BadCitations = checkCitations(o.Root, text)
-		if len(rep.BadCitations) > 0 {
-			rn.note(StageRetriever, agent, fmt.Sprintf("%d citation(s) not found in the checkout", len(rep.BadCitations)))
-		}
-		done := Progress{Kind: "retriever_done", Stage: StageRetriever, Agent: agent}
-		if rep.Incomplete {
-			done.Text = "incomplete: " + rep.Reason
-		}
-		rn.progress(done)
-		return rep, nil
-	}
-
 	for step := 1; ; step++ {
-		req := openai.ChatCompletionRequest{Model: o.Models.Retriever, Messages: msgs}
-		switch {
-		case step <= o.RetrieverSoftCap:
-			req.Tools = ts.specs
-		case step == o.RetrieverSoftCap+1:
-			rn.note(StageRetriever, agent, fmt.Sprintf("soft cap of %d turns reached; asking for the final report, tools removed", o.RetrieverSoftCap))
-			msgs = append(msgs, userMsg(prompts.MustRender(prompts.Synthesize, nil)))
-			req.Messages = msgs
-		case step > o.RetrieverSoftCap+extraTurns:
-			return finish("", fmt.Sprintf("no final report after the soft cap of %d turns", o.RetrieverSoftCap))
+		req, stop := rn.retrieverRequest(rt, ts, step)
+		if stop != "" {
+			return rn.finishRetrieval(rt, "", stop)
 		}
-		if len(ts.specs) == 0 {
-			req.Tools = nil
-		}
-		resp, err := rn.chat(ctx, StageRetriever, agent, step, req)
-		rep.Steps = step
+		resp, err := rn.chat(ctx, StageRetriever, rt.agent, step, req)
+		rt.rep.Steps = step
 		if err != nil {
 			if why := rn.stopReason(ctx, err); why != "" {
-				return finish("", why)
+				return rn.finishRetrieval(rt, "", why)
 			}
-			return nil, fmt.Errorf("%s: %w", agent, err)
+			return nil, fmt.Errorf("%s: %w", rt.agent, err)
 		}
 		if len(resp.Choices) == 0 {
-			return nil, fmt.Errorf("%s: model %s returned no choices", agent, req.Model)
+			return nil, fmt.Errorf("%s: model %s returned no choices", rt.agent, req.Model)
 		}
 		msg := resp.Choices[0].Message
 		msg.Role = openai.ChatMessageRoleAssistant
-		msgs = append(msgs, msg)
+		rt.msgs = append(rt.msgs, msg)
 		if len(msg.ToolCalls) == 0 {
 			text := strings.TrimSpace(msg.Content)
 			if text != "" {
-				return finish(text, "")
+				return rn.finishRetrieval(rt, text, "")
 			}
-			if nudged {
-				return finish("", "the model returned an empty answer")
+			if rt.nudged {
+				return rn.finishRetrieval(rt, "", "the model returned an empty answer")
 			}
-			nudged = true
-			rn.note(StageRetriever, agent, "empty answer; asking again")
-			msgs = append(msgs, userMsg(emptyNudge))
+			rt.nudged = true
+			rn.note(StageRetriever, rt.agent, "empty answer; asking again")
+			rt.msgs = append(rt.msgs, userMsg(emptyNudge))
 			continue
 		}
 		if t := strings.TrimSpace(msg.Content); t != "" {
-			notes = append(notes, t)
+			rt.notes = append(rt.notes, t)
 		}
 		set := ts
 		if req.Tools == nil {
 			set = newToolSet(emptyRegistry) // tools were removed: every call is answered as unknown
 		}
-		rep.ToolCalls += len(msg.ToolCalls)
-		outs, err := rn.dispatch(ctx, set, StageRetriever, agent, step, msg.ToolCalls, o.ToolParallel)
+		rt.rep.ToolCalls += len(msg.ToolCalls)
+		outs, err := rn.dispatch(ctx, set, StageRetriever, rt.agent, step, msg.ToolCalls, o.ToolParallel)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", agent, err)
+			return nil, fmt.Errorf("%s: %w", rt.agent, err)
 		}
 		for i, c := range msg.ToolCalls {
-			msgs = append(msgs, toolMsg(c.ID, outs[i].content))
-			called = append(called, fmt.Sprintf("%s %s", c.Function.Name, c.Function.Arguments))
+			rt.msgs = append(rt.msgs, toolMsg(c.ID, outs[i].content))
+			rt.called = append(rt.called, fmt.Sprintf("%s %s", c.Function.Name, c.Function.Arguments))
 		}
 		if steer := loops.observe(msg.ToolCalls, outs); steer != "" {
-			rn.note(StageRetriever, agent, "loop detected: "+steer)
-			msgs = append(msgs, userMsg(steer))
+			rn.note(StageRetriever, rt.agent, "loop detected: "+steer)
+			rt.msgs = append(rt.msgs, userMsg(steer))
 		}
 	}
+}
+
+// retrieval is one retriever's conversation so far.
+type retrieval struct {
+	agent  string
+	t0     time.Time
+	rep    *Report
+	msgs   []openai.ChatCompletionMessage
+	notes  []string // intermediate text, for a partial report
+	called []string // "name args" of every tool call, for a partial report
+	nudged bool     // asked once again after an empty answer
+}
+
+// retrieverRequest builds the request of turn step: with the tools up to
+// the soft cap, then once asking for the final report without them. stop
+// is why the retriever ends instead, when the turns after the cap are
+// spent.
+func (rn *run) retrieverRequest(rt *retrieval, ts *toolSet, step int) (req openai.ChatCompletionRequest, stop string) {
+	o := rn.r.o
+	req = openai.ChatCompletionRequest{Model: o.Models.Retriever, Messages: rt.msgs}
+	switch {
+	case step <= o.RetrieverSoftCap:
+		req.Tools = ts.specs
+	case step == o.RetrieverSoftCap+1:
+		rn.note(StageRetriever, rt.agent, fmt.Sprintf("soft cap of %d turns reached; asking for the final report, tools removed", o.RetrieverSoftCap))
+		rt.msgs = append(rt.msgs, userMsg(prompts.MustRender(prompts.Synthesize, nil)))
+		req.Messages = rt.msgs
+	case step > o.RetrieverSoftCap+extraTurns:
+		return req, fmt.Sprintf("no final report after the soft cap of %d turns", o.RetrieverSoftCap)
+	}
+	if len(ts.specs) == 0 {
+		req.Tools = nil
+	}
+	return req, ""
+}
+
+// finishRetrieval completes rt's report with text (or, given a reason, a
+// partial report from what the retriever said and called), checks its
+// citations and reports progress.
+func (rn *run) finishRetrieval(rt *retrieval, text, reason string) (*Report, error) {
+	rep := rt.rep
+	rep.Duration = time.Since(rt.t0)
+	if reason != "" {
+		rep.Incomplete, rep.Reason = true, reason
+		text = partialReport(reason, text, rt.notes, rt.called)
+	}
+	rep.Text, rep.BadCitations = checkCitations(rn.r.o.Root, text)
+	if len(rep.BadCitations) > 0 {
+		rn.note(StageRetriever, rt.agent, fmt.Sprintf("%d citation(s) not found in the checkout", len(rep.BadCitations)))
+	}
+	done := Progress{Kind: "retriever_done", Stage: StageRetriever, Agent: rt.agent}
+	if rep.Incomplete {
+		done.Text = "incomplete: " + rep.Reason
+	}
+	rn.progress(done)
+	return rep, nil
 }
 
 // retrieverPrompt is a retriever's system prompt, naming its tools.

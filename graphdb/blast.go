@@ -30,67 +30,96 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 	if maxDepth <= 0 {
 		maxDepth = DefaultBlastDepth
 	}
-	b := Blast{MaxDepth: maxDepth}
-	inTargets := map[NodeID]bool{}
+	seeds, err := blastSeedsOf(ctx, r, targets)
+	if err != nil {
+		return Blast{}, err
+	}
+	// A function registered or stored as a value (a handler, a callback)
+	// runs when its referrer's consumer calls it: a change reaches the
+	// referrer as surely as through a call, so references count here.
+	hops, err := TraverseMulti(ctx, r, seeds.starts, []EdgeKind{EdgeCalls, EdgeReferences}, Inbound, maxDepth, 0)
+	if err != nil {
+		return Blast{}, err
+	}
+	b := Blast{MaxDepth: maxDepth, Targets: seeds.targets}
 	files := map[string]bool{}
-	var starts []NodeID
+	for _, n := range b.Targets {
+		if n.File != "" {
+			files[n.File] = true
+		}
+	}
+	b.addCallers(hops, seeds, files)
+	b.finish(files)
+	return b, nil
+}
+
+// blastSeeds are where BlastRadius's one walk starts: the targets (each
+// once, in the order given) and the interface methods they can be called
+// through.
+type blastSeeds struct {
+	targets []Node
+	starts  []NodeID          // targets, then interface methods
+	through map[NodeID]Node   // interface method → itself
+	credit  map[NodeID]NodeID // interface method → the target it stands for
+}
+
+// blastSeedsOf loads the targets and their interface methods.
+//
+// DESIGN: one multi-source breadth-first search instead of one
+// Query per target. Query(OpCallers, t) is the union, by smallest
+// depth, of a walk up the inbound calls from t and, for every
+// interface method im that t can be called through
+// (DispatchTargets), a walk from im whose depth-1 hops are relabelled
+// "calls via interface im" with Via t. The depth of a node in the
+// merge over all targets is therefore its distance from the nearest of
+// all those starts, which is what one walk seeded with the targets and
+// their interface methods (all at depth 0) computes, visiting each
+// caller once where per-target walks re-walked the same overlapping
+// caller sets for every target (a hub diff: 161 targets, 7.6k callers).
+// The seeds themselves are never callers: targets by definition, and
+// an interface method has no body, so it calls nothing and no walk up
+// the calls edges reaches it (were one to, the per-target merge would
+// list it and this would not). Ties are broken by the seed order: targets as given, then
+// interface methods in the order of the targets that bring them (an
+// interface method shared by several targets is credited to the first),
+// so at equal depth a direct call wins over a call through an
+// interface; an interface method that is itself a target stays a
+// target, its callers plain "calls".
+func blastSeedsOf(ctx context.Context, r Reader, targets []NodeID) (blastSeeds, error) {
+	s := blastSeeds{through: map[NodeID]Node{}, credit: map[NodeID]NodeID{}}
+	inTargets := map[NodeID]bool{}
 	for _, id := range targets {
 		n, err := r.Node(ctx, id)
 		if err != nil {
-			return Blast{}, err
+			return blastSeeds{}, err
 		}
 		if inTargets[id] {
 			continue
 		}
 		inTargets[id] = true
-		starts = append(starts, id)
-		b.Targets = append(b.Targets, n)
-		if n.File != "" {
-			files[n.File] = true
-		}
+		s.starts = append(s.starts, id)
+		s.targets = append(s.targets, n)
 	}
-	// DESIGN: one multi-source breadth-first search instead of one
-	// Query per target. Query(OpCallers, t) is the union, by smallest
-	// depth, of a walk up the inbound calls from t and, for every
-	// interface method im that t can be called through
-	// (DispatchTargets), a walk from im whose depth-1 hops are relabelled
-	// "calls via interface im" with Via t. The depth of a node in the
-	// merge over all targets is therefore its distance from the nearest of
-	// all those starts, which is what one walk seeded with the targets and
-	// their interface methods (all at depth 0) computes, visiting each
-	// caller once where per-target walks re-walked the same overlapping
-	// caller sets for every target (a hub diff: 161 targets, 7.6k callers).
-	// The seeds themselves are never callers: targets by definition, and
-	// an interface method has no body, so it calls nothing and no walk up
-	// the calls edges reaches it (were one to, the per-target merge would
-	// list it and this would not). Ties are broken by the seed order: targets as given, then
-	// interface methods in the order of the targets that bring them (an
-	// interface method shared by several targets is credited to the first),
-	// so at equal depth a direct call wins over a call through an
-	// interface; an interface method that is itself a target stays a
-	// target, its callers plain "calls".
-	through := map[NodeID]Node{}  // interface method → itself
-	credit := map[NodeID]NodeID{} // interface method → the target it stands for
-	for _, t := range b.Targets {
+	for _, t := range s.targets {
 		ims, err := DispatchTargets(ctx, r, t)
 		if err != nil {
-			return Blast{}, err
+			return blastSeeds{}, err
 		}
 		for _, im := range ims {
-			if _, ok := through[im.ID]; ok || inTargets[im.ID] {
+			if _, ok := s.through[im.ID]; ok || inTargets[im.ID] {
 				continue
 			}
-			through[im.ID], credit[im.ID] = im, t.ID
-			starts = append(starts, im.ID)
+			s.through[im.ID], s.credit[im.ID] = im, t.ID
+			s.starts = append(s.starts, im.ID)
 		}
 	}
-	// A function registered or stored as a value (a handler, a callback)
-	// runs when its referrer's consumer calls it: a change reaches the
-	// referrer as surely as through a call, so references count here.
-	hops, err := TraverseMulti(ctx, r, starts, []EdgeKind{EdgeCalls, EdgeReferences}, Inbound, maxDepth, 0)
-	if err != nil {
-		return Blast{}, err
-	}
+	return s, nil
+}
+
+// addCallers files each hop of the walk as a direct or transitive caller
+// (and a test when it is one), relabelling a depth-1 hop from an interface
+// method as a call through it, and adds the callers' files to files.
+func (b *Blast) addCallers(hops []Hop, seeds blastSeeds, files map[string]bool) {
 	direct := 0
 	for _, h := range hops {
 		if h.Depth == 1 {
@@ -108,8 +137,8 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 		if h.Edge.Kind == EdgeReferences {
 			res.Relation = RelReferenced
 		}
-		if im, ok := through[h.Via]; ok && h.Depth == 1 {
-			res.Relation, res.Via = "calls via interface "+im.QName, credit[im.ID]
+		if im, ok := seeds.through[h.Via]; ok && h.Depth == 1 {
+			res.Relation, res.Via = "calls via interface "+im.QName, seeds.credit[im.ID]
 		}
 		if res.Depth == 1 {
 			b.Direct = append(b.Direct, res)
@@ -123,6 +152,10 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 			files[res.Node.File] = true
 		}
 	}
+}
+
+// finish sorts the callers, lists the affected files and scores the risk.
+func (b *Blast) finish(files map[string]bool) {
 	SortResults(b.Direct)
 	SortResults(b.Transitive)
 	SortResults(b.Tests)
@@ -135,7 +168,6 @@ func BlastRadius(ctx context.Context, r Reader, targets []NodeID, maxDepth int) 
 		exported = exported || n.Exported
 	}
 	b.Risk = RiskScore(len(b.Direct), len(b.Transitive), len(b.Files), exported, len(b.Tests) == 0)
-	return b, nil
 }
 
 // RiskScore maps blast-radius counts to 0–100:

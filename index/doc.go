@@ -333,8 +333,8 @@
 // # What is read
 //
 // Only what the tools may read is indexed: regular files whose real path
-// lies inside the root. Files are opened beneath the root (os.Root) with
-// O_NONBLOCK and checked with fstat after opening (safefile.go), so a file
+// lies inside the root. Files are opened beneath the root through
+// internal/safefs (os.Root, O_NONBLOCK, fstat after opening), so a file
 // swapped for a FIFO or a link outside the repository after the scan is
 // refused, never waited on. The scan notes in Summary.Notes, by
 // repository-relative path, what it does not index: files that are not

@@ -100,7 +100,7 @@ func checkRoot(root string) (string, error) {
 
 // scan walks root, hashing every .go and .py file (in parallel) and reading
 // every go.mod and the root go.work. Files are opened only beneath the
-// root and only when regular (safefile.go); what cannot be indexed is noted
+// root and only when regular (internal/safefs); what cannot be indexed is noted
 // in t.notes with its repository-relative path and the scan goes on.
 // Files of the tree-sitter languages that the repository's .gitignore
 // files (and .git/info/exclude) ignore are left out (gitignore.go).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/lines"
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 // IndexFile is the name of the retrieval index in the index directory
@@ -127,7 +128,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if err != nil {
 		return nil, BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
 	}
-	fsys, err := os.OpenRoot(root)
+	fsys, err := safefs.OpenRoot(root)
 	if err != nil {
 		return nil, BuildStats{}, fmt.Errorf("open %s: %w", root, err)
 	}
@@ -224,7 +225,7 @@ func (res *chunkedFile) text(j int) chunkText {
 }
 
 // chunkFiles reads and chunks every path in parallel, in paths order.
-func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex) ([]chunkedFile, error) {
+func chunkFiles(ctx context.Context, fsys *safefs.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex) ([]chunkedFile, error) {
 	oldFiles := map[string]fileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
@@ -252,12 +253,14 @@ func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []st
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
 // the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry) (chunkedFile, error) {
-	data, err := readRepoFile(fsys, rel)
-	if err != nil || len(data) > MaxFileSize || isBinary(data) {
+func chunkOne(ctx context.Context, fsys *safefs.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry) (chunkedFile, error) {
+	data, err := fsys.ReadFile(rel, MaxFileSize)
+	if err != nil || isBinary(data) {
 		res := chunkedFile{skip: true}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			res.note = rel + ": " + unreadable(err)
+		// Missing or grown past MaxFileSize since the walk: skipped
+		// without a note, as the walk skips big files.
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, safefs.ErrTooLarge) {
+			res.note = rel + ": " + safefs.Reason(err)
 		}
 		return res, nil
 	}

@@ -60,6 +60,7 @@
 // [Searcher.Neighbours] finds the symbols similar to a set of anchors
 // (package review's semantic neighbours).
 //
-// retrieve imports graphdb and tools (for Root, to read files beneath the
-// repository root); none of those imports it back.
+// retrieve imports graphdb, tools (for the search tool's query and answer
+// types) and internal/safefs (to read files beneath the repository root);
+// none of those imports it back.
 package retrieve

@@ -18,7 +18,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/lines"
-	"github.com/relayhq/relay/tools"
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 // Fusion defaults (weighted Reciprocal Rank Fusion).
@@ -49,7 +49,7 @@ type Searcher struct {
 	lines   map[string][]string // small cache of file lines for snippets
 
 	filesOnce sync.Once
-	files     *tools.Root // opened on first use; nil when the root cannot be opened
+	files     *safefs.Root // opened on first use; nil when the root cannot be opened
 }
 
 // OpenOptions configure Open.
@@ -709,7 +709,7 @@ func (s *Searcher) fileLines(rel string) []string {
 	// repository (or a FIFO) is not followed.
 	s.filesOnce.Do(func() {
 		var err error
-		if s.files, err = tools.OpenRoot(s.root); err != nil {
+		if s.files, err = safefs.OpenRoot(s.root); err != nil {
 			s.log.Warn("snippets unavailable", "err", err)
 		}
 	})

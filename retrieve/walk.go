@@ -3,14 +3,14 @@ package retrieve
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 // MaxFileSize is the largest file Build reads; bigger files are data.
@@ -35,12 +35,12 @@ type ignoreRule struct {
 
 // ignorer applies the .gitignore files found while walking.
 type ignorer struct {
-	fsys  *os.Root // the repository root
+	fsys  *safefs.Root // the repository root
 	rules []ignoreRule
 }
 
 func (ig *ignorer) load(relDir string) {
-	data, err := readRepoFile(ig.fsys, path.Join(relDir, ".gitignore"))
+	data, err := ig.fsys.ReadFile(path.Join(relDir, ".gitignore"), MaxFileSize)
 	if err != nil {
 		return
 	}
@@ -128,7 +128,7 @@ func walkTree(root, stateDir string) (paths, notes []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fsys, err := os.OpenRoot(root)
+	fsys, err := safefs.OpenRoot(root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +142,7 @@ func walkTree(root, stateDir string) (paths, notes []string, err error) {
 			if p == root {
 				return err
 			}
-			notes = append(notes, rel+": "+unreadable(err))
+			notes = append(notes, rel+": "+safefs.Reason(err))
 			return nil // unreadable entry: skip it, keep walking
 		}
 		if d.IsDir() {
@@ -201,52 +201,6 @@ func linkNote(realRoot, abs, rel string) string {
 		return "links outside the repository"
 	}
 	return ""
-}
-
-// unreadable names the reason an entry cannot be walked, without its
-// absolute path.
-func unreadable(err error) string {
-	switch {
-	case strings.Contains(err.Error(), "path escapes from parent"): // os.Root's refusal
-		return "links outside the repository"
-	case errors.Is(err, errNotRegular):
-		return "not a regular file"
-	case errors.Is(err, syscall.ENAMETOOLONG):
-		return "path too long to open"
-	case errors.Is(err, syscall.ELOOP):
-		return "symbolic link loop"
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return err.Error() + ""
-}
-
-// errNotRegular refuses a FIFO, device or socket found where a walked file
-// was: reading one can block forever.
-var errNotRegular = errors.New("not a regular file")
-
-// readRepoFile reads the regular file rel beneath the root: opened through
-// the os.Root (never leaving it, so a file swapped for a link outside
-// after the walk is refused), without blocking (O_NONBLOCK: a file swapped
-// for a FIFO), and checked with fstat on the open descriptor.
-func readRepoFile(fsys *os.Root, rel string) ([]byte, error) {
-	f, err := fsys.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|oNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", rel, errNotRegular)
-	}
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 }
 
 // insideRel returns dir relative to root (slash-separated) when dir lies

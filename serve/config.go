@@ -244,118 +244,148 @@ var (
 // Validate checks the configuration and that every secret it names is set in
 // the environment (getenv). It returns every problem found, joined.
 func (c *Config) Validate(getenv func(string) string) error {
-	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{c.path}, args...)...))
+	v := &validator{path: c.path, getenv: getenv}
+	c.validateQueue(v)
+	if c.GitHub == nil && c.Jira == nil {
+		v.bad("configure github, jira or both")
 	}
-	secret := func(key, env string, required bool) {
-		switch {
-		case env == "" && required:
-			bad("%s is required: name the environment variable that holds the secret", key)
-		case env == "":
-		case !envNameRE.MatchString(env):
-			bad("%s %q is not an environment variable name (the secret itself never goes in the file)", key, env)
-		case getenv(env) == "":
-			bad("%s: environment variable %s is not set", key, env)
+	if c.GitHub != nil {
+		c.GitHub.validate(v)
+	}
+	if c.Jira != nil {
+		c.Jira.validate(v)
+	}
+	c.validateRepositories(v)
+	for _, p := range c.Model.Prices {
+		if _, _, ok := strings.Cut(p, "/"); !ok {
+			v.bad("model.prices: %q is not in/out per million tokens, e.g. \"0.15/0.60\"", p)
 		}
 	}
+	v.secret("model.api_key_env", c.Model.APIKeyEnv, false)
+	return errors.Join(v.errs...)
+}
+
+// validator collects Validate's problems, each prefixed with the file.
+type validator struct {
+	path   string
+	getenv func(string) string
+	errs   []error
+}
+
+func (v *validator) bad(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("%s: "+format, append([]any{v.path}, args...)...))
+}
+
+// secret checks that key names an environment variable (never the secret
+// itself) that is set; "" is a problem only when required.
+func (v *validator) secret(key, env string, required bool) {
+	switch {
+	case env == "" && required:
+		v.bad("%s is required: name the environment variable that holds the secret", key)
+	case env == "":
+	case !envNameRE.MatchString(env):
+		v.bad("%s %q is not an environment variable name (the secret itself never goes in the file)", key, env)
+	case v.getenv(env) == "":
+		v.bad("%s: environment variable %s is not set", key, env)
+	}
+}
+
+// validateQueue checks the state directory, the queue and the workers.
+func (c *Config) validateQueue(v *validator) {
 	if c.StateDir == "" {
-		bad("state_dir is required: the directory for mirrors, indexes and the embedded queue")
+		v.bad("state_dir is required: the directory for mirrors, indexes and the embedded queue")
 	} else if !filepath.IsAbs(c.StateDir) && !strings.HasPrefix(c.StateDir, ".") {
-		bad("state_dir %q: use an absolute path (or one starting with ./)", c.StateDir)
+		v.bad("state_dir %q: use an absolute path (or one starting with ./)", c.StateDir)
 	}
 	if c.Queue != "" && c.QueueURLEnv != "" {
-		bad("give queue or queue_url_env, not both")
+		v.bad("give queue or queue_url_env, not both")
 	}
 	if c.Queue != "" {
 		if u, err := url.Parse(c.Queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			bad("queue %q: want postgres://user@host/db (or leave it empty for the embedded queue)", Redact(c.Queue))
+			v.bad("queue %q: want postgres://user@host/db (or leave it empty for the embedded queue)", Redact(c.Queue))
 		} else if _, ok := u.User.Password(); ok {
-			bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
+			v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
 		}
 	}
-	secret("queue_url_env", c.QueueURLEnv, false)
+	v.secret("queue_url_env", c.QueueURLEnv, false)
 	if c.Workers < 1 || c.MaxAttempts < 1 {
-		bad("workers and max_attempts must be at least 1")
+		v.bad("workers and max_attempts must be at least 1")
 	}
 	if c.RescueAfter <= c.JobTimeout {
-		bad("rescue_after (%s) must be longer than job_timeout (%s), or a slow job would run twice", c.RescueAfter, c.JobTimeout)
+		v.bad("rescue_after (%s) must be longer than job_timeout (%s), or a slow job would run twice", c.RescueAfter, c.JobTimeout)
 	}
-	if c.GitHub == nil && c.Jira == nil {
-		bad("configure github, jira or both")
+}
+
+func (g *GitHubConfig) validate(v *validator) {
+	v.secret("github.webhook_secret_env", g.WebhookSecretEnv, true)
+	switch {
+	case g.TokenEnv != "" && g.AppID != 0:
+		v.bad("github: give token_env or app_id (with private_key_env and installation_id), not both")
+	case g.TokenEnv != "":
+		v.secret("github.token_env", g.TokenEnv, true)
+	case g.AppID != 0:
+		v.secret("github.private_key_env", g.PrivateKeyEnv, true)
+		if g.InstallationID == 0 {
+			v.bad("github.installation_id is required with app_id")
+		}
+	default:
+		v.bad("github: set token_env, or app_id with private_key_env and installation_id")
 	}
-	if g := c.GitHub; g != nil {
-		secret("github.webhook_secret_env", g.WebhookSecretEnv, true)
-		switch {
-		case g.TokenEnv != "" && g.AppID != 0:
-			bad("github: give token_env or app_id (with private_key_env and installation_id), not both")
-		case g.TokenEnv != "":
-			secret("github.token_env", g.TokenEnv, true)
-		case g.AppID != 0:
-			secret("github.private_key_env", g.PrivateKeyEnv, true)
-			if g.InstallationID == 0 {
-				bad("github.installation_id is required with app_id")
-			}
-		default:
-			bad("github: set token_env, or app_id with private_key_env and installation_id")
-		}
-		if g.BotLogin == "" {
-			bad("github.bot_login is required: the account the bot posts as (its comments never trigger it)")
-		}
+	if g.BotLogin == "" {
+		v.bad("github.bot_login is required: the account the bot posts as (its comments never trigger it)")
 	}
-	if j := c.Jira; j != nil {
-		if u, err := url.Parse(j.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-			bad("jira.base_url %q: want https://your-site.atlassian.net or your Data Center URL", j.BaseURL)
-		}
-		if j.Cloud {
-			if j.Email == "" {
-				bad("jira.email is required on Cloud (with api_token_env)")
-			}
-			secret("jira.api_token_env", j.APITokenEnv, true)
-		} else {
-			secret("jira.pat_env", j.PATEnv, true)
-		}
-		secret("jira.webhook_secret_env", j.WebhookSecretEnv, false)
+}
+
+func (j *JiraConfig) validate(v *validator) {
+	if u, err := url.Parse(j.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
+		v.bad("jira.base_url %q: want https://your-site.atlassian.net or your Data Center URL", j.BaseURL)
 	}
+	if j.Cloud {
+		if j.Email == "" {
+			v.bad("jira.email is required on Cloud (with api_token_env)")
+		}
+		v.secret("jira.api_token_env", j.APITokenEnv, true)
+	} else {
+		v.secret("jira.pat_env", j.PATEnv, true)
+	}
+	v.secret("jira.webhook_secret_env", j.WebhookSecretEnv, false)
+}
+
+// validateRepositories checks each repository mapping: one tracker, a
+// section for it, no duplicates, a remote without a password.
+func (c *Config) validateRepositories(v *validator) {
 	if len(c.Repositories) == 0 {
-		bad("repositories is empty: map at least one GitHub repository or Jira project to a git remote")
+		v.bad("repositories is empty: map at least one GitHub repository or Jira project to a git remote")
 	}
 	seen := map[string]bool{}
 	for i, r := range c.Repositories {
 		where := fmt.Sprintf("repositories[%d]", i)
 		switch {
 		case (r.GitHub == "") == (r.Jira == ""):
-			bad("%s: set exactly one of github (owner/name) and jira (project key)", where)
+			v.bad("%s: set exactly one of github (owner/name) and jira (project key)", where)
 		case r.GitHub != "" && !ghRepoRE.MatchString(r.GitHub):
-			bad("%s: github %q is not owner/name", where, r.GitHub)
+			v.bad("%s: github %q is not owner/name", where, r.GitHub)
 		case r.GitHub != "" && c.GitHub == nil:
-			bad("%s: github repository %s but no github section", where, r.GitHub)
+			v.bad("%s: github repository %s but no github section", where, r.GitHub)
 		case r.Jira != "" && !jiraKeyRE.MatchString(r.Jira):
-			bad("%s: jira %q is not an upper-case project key", where, r.Jira)
+			v.bad("%s: jira %q is not an upper-case project key", where, r.Jira)
 		case r.Jira != "" && c.Jira == nil:
-			bad("%s: jira project %s but no jira section", where, r.Jira)
+			v.bad("%s: jira project %s but no jira section", where, r.Jira)
 		}
 		if k := strings.ToLower(r.Key()); seen[k] {
-			bad("%s: %s is configured twice", where, r.Key())
+			v.bad("%s: %s is configured twice", where, r.Key())
 		} else {
 			seen[k] = true
 		}
 		if r.Remote == "" {
-			bad("%s: remote is required (the git URL to mirror)", where)
+			v.bad("%s: remote is required (the git URL to mirror)", where)
 		} else if u, err := url.Parse(r.Remote); err == nil && u.User != nil {
 			if _, ok := u.User.Password(); ok {
-				bad("%s: the remote URL holds a password; use token_env", where)
+				v.bad("%s: the remote URL holds a password; use token_env", where)
 			}
 		}
-		secret(where+".token_env", r.TokenEnv, false)
+		v.secret(where+".token_env", r.TokenEnv, false)
 	}
-	for _, p := range c.Model.Prices {
-		if _, _, ok := strings.Cut(p, "/"); !ok {
-			bad("model.prices: %q is not in/out per million tokens, e.g. \"0.15/0.60\"", p)
-		}
-	}
-	secret("model.api_key_env", c.Model.APIKeyEnv, false)
-	return errors.Join(errs...)
 }
 
 // QueueURL returns the PostgreSQL URL of the queue, or "" for the embedded

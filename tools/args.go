@@ -16,7 +16,7 @@ import (
 // (case-sensitively) the names of in's fields, each at most once, with
 // values of the right types. A model that guesses a name ("path" for
 // "file") learns the right one. The returned string is a model-visible
-// problem, "" when fine; it quotes at most maxEcho bytes of the arguments.
+// problem, "" when fine; it quotes at most safefs.MaxEcho bytes of the arguments.
 func decodeArgs(name string, schema json.RawMessage, args json.RawMessage, in any) string {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {

@@ -5,7 +5,8 @@
 // .md files (grep.md, glob.md, read.md, graph.md, search.md), each with a
 // worked example. The search tool (NewSearch) runs over a Searcher, an
 // interface that retrieve's *Searcher satisfies: retrieve imports tools
-// (for Root), so tools holds the interface, not the type.
+// (for the query and answer types), so tools holds the interface, not the
+// type.
 //
 // Error contract: a Result with IsError is something the model did wrong or
 // should know (bad arguments, no such file, bad regex) and goes back to it; a
@@ -31,10 +32,10 @@
 // Result. Every file read on a model's behalf — read's files and directory
 // listings, the stats of grep and glob, the search tool's snippets, the
 // answer's citation checks — is opened beneath the root in one step through
-// Root (os.Root), never checked by name and reopened, so swapping a file for
-// a symlink mid-call leaks nothing; only regular files and directories are
-// opened (non-blocking, checked on the open descriptor), so a FIFO or device
-// cannot hang a call. Messages name repository-relative paths only, and
+// internal/safefs (os.Root), never checked by name and reopened, so
+// swapping a file for a symlink mid-call leaks nothing; only regular files
+// and directories are opened (non-blocking, checked on the open
+// descriptor), so a FIFO or device cannot hang a call. Messages name repository-relative paths only, and
 // quote a model's argument at most 200 bytes long. rg and fd do not follow
 // symlinks; the .git and .relay directories are never searched; .gitignore
 // is honoured (also outside a git work tree). File names that would be

@@ -2,64 +2,34 @@ package tools
 
 import (
 	"fmt"
-	"strconv"
+	"path/filepath"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/relayhq/relay/internal/safefs"
 )
 
-// maxEcho caps how much of a model's argument is quoted back in a message.
-const maxEcho = 200
+// How paths and arguments appear in the tools' output and messages; the
+// same forms safefs uses in the errors it returns (short names because
+// every tool calls them).
+var (
+	quoteArg    = safefs.Quote       // a model's argument, capped at safefs.MaxEcho bytes
+	displayPath = safefs.DisplayPath // a repository path, Go-quoted when not plain
+	unquotePath = safefs.UnquotePath // displayPath undone, for read's argument
+)
 
-// quoteArg quotes s for a message, keeping at most maxEcho bytes of it and
-// saying how long it was: a 1 MB argument is not echoed back in full.
-func quoteArg(s string) string {
-	if len(s) <= maxEcho {
-		return strconv.Quote(s)
+// checkPattern refuses glob/include patterns that could leave the root or
+// that no tool could use.
+func checkPattern(what, p string) string {
+	switch {
+	case strings.IndexByte(p, 0) >= 0:
+		return fmt.Sprintf("%s contains a NUL byte; pass a plain pattern", what)
+	case len(p) > MaxPatternBytes:
+		return fmt.Sprintf("%s is %d bytes long (limit %d); use a shorter pattern", what, len(p), MaxPatternBytes)
 	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
-}
-
-// displayPath prints a repository path so that it is unambiguous on a line
-// of tool output and can be passed back to read as printed.
-//
-// DESIGN: a plain path is printed as is. A path that is not valid UTF-8,
-// holds a newline, tab or other non-printable character, has leading or
-// trailing spaces, or starts with a double quote is printed as a Go-quoted
-// string ("a\nb.go", "caf\xe9.txt"); read unquotes an argument of that form
-// (unquotePath), so the pair round-trips. A plain path never starts with a
-// quote, so a quoted one cannot be mistaken for a name.
-func displayPath(p string) string {
-	if isPlainPath(p) {
-		return p
-	}
-	return strconv.Quote(p)
-}
-
-func isPlainPath(p string) bool {
-	if !utf8.ValidString(p) || strings.HasPrefix(p, `"`) || p != strings.TrimSpace(p) {
-		return false
-	}
-	for _, r := range p {
-		if !strconv.IsPrint(r) {
-			return false
+	for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
+		if seg == ".." {
+			return fmt.Sprintf("%s %s contains \"..\"; patterns are relative to the repository root and cannot leave it", what, quoteArg(p))
 		}
 	}
-	return true
-}
-
-// unquotePath undoes displayPath: a Go-quoted string is unquoted, anything
-// else is returned as is. ok reports whether p was quoted.
-func unquotePath(p string) (string, bool) {
-	if len(p) < 2 || p[0] != '"' || p[len(p)-1] != '"' {
-		return p, false
-	}
-	u, err := strconv.Unquote(p)
-	if err != nil {
-		return p, false
-	}
-	return u, true
+	return ""
 }

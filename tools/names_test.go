@@ -68,42 +68,8 @@ func TestOddFileNamesRoundTrip(t *testing.T) {
 	}
 }
 
-func TestDisplayPath(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{"a/b.go", "a/b.go"},
-		{"weird name/space.txt", "weird name/space.txt"},
-		{"é/ü.go", "é/ü.go"},
-		{"a\nb", `"a\nb"`},
-		{"x\x7f", `"x\x7f"`},
-		{"\xff", `"\xff"`},
-		{`"x"`, `"\"x\""`},
-		{"trail ", `"trail "`},
-		{"rtl\u202e.go", `"rtl\u202e.go"`},
-	} {
-		got := displayPath(tc.in)
-		if got != tc.want {
-			t.Errorf("displayPath(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-		if back, _ := unquotePath(got); back != tc.in {
-			t.Errorf("unquotePath(%s) = %q, want %q", got, back, tc.in)
-		}
-	}
-}
-
-func TestQuoteArg(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("é", 150) // 300 bytes
-	if got, want := quoteArg(long), `"`+strings.Repeat("é", 100)+`"… (300 bytes)`; got != want {
-		t.Errorf("quoteArg(300 bytes) = %s, want %s", got, want)
-	}
-	if got := quoteArg("short"); got != `"short"` {
-		t.Errorf("quoteArg(short) = %s", got)
-	}
-}
-
 // TestLongArgumentsNotEchoed: a megabyte-long argument is quoted back at
-// most maxEcho bytes long, whichever tool refuses it.
+// most safefs.MaxEcho bytes long, whichever tool refuses it.
 func TestLongArgumentsNotEchoed(t *testing.T) {
 	t.Parallel()
 	needTools(t)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 // Tool names, as a model calls them.
@@ -77,7 +78,7 @@ type Options struct {
 	// server). Nil: a new ProcLimit of MaxProcs.
 	Procs *ProcLimit
 
-	root *Root // opened by withDefaults; shared by the tools Default builds
+	root *safefs.Root // opened by withDefaults; shared by the tools Default builds
 }
 
 // withDefaults validates o and fills zero fields. root is returned absolute
@@ -103,7 +104,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	o.Root = real
 	if o.root == nil || o.root.Dir() != real {
-		if o.root, err = OpenRoot(real); err != nil {
+		if o.root, err = safefs.OpenRoot(real); err != nil {
 			return o, fmt.Errorf("tools: %w", err)
 		}
 	}

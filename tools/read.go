@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 //go:embed read.md
@@ -135,7 +137,7 @@ func (t *Read) argPath(p string) string {
 
 // openErrorResult turns a Root.Open failure into the model's answer.
 func openErrorResult(err error) (Result, error) {
-	var pe *PathError
+	var pe *safefs.PathError
 	if !errors.As(err, &pe) {
 		return Result{}, fmt.Errorf("read: %w", err)
 	}
@@ -270,7 +272,7 @@ const maxDirEntries = 50
 func (t *Read) dir(f *os.File, rel string) Result {
 	ents, err := f.ReadDir(-1)
 	if err != nil {
-		return Errorf("%s is a directory and cannot be listed: %v", displayPath(rel), errnoOf(err))
+		return Errorf("%s is a directory and cannot be listed: %v", displayPath(rel), safefs.Errno(err))
 	}
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 // TestSchemasGolden pins the schemas generated from the parameter structs
@@ -97,7 +98,7 @@ func checkDecode[P any](t *testing.T, args []byte) {
 	schema := SchemaFor[P]()
 	msg := decodeArgs("x", schema, args, &p)
 	if msg != "" {
-		if limit := len("invalid arguments for x: ") + 4*maxEcho + 200 + len(compactJSON(schema)); len(msg) > limit {
+		if limit := len("invalid arguments for x: ") + 4*safefs.MaxEcho + 200 + len(compactJSON(schema)); len(msg) > limit {
 			t.Fatalf("%T: a %d-byte refusal of %d bytes of input (limit %d): %.300q", p, len(msg), len(args), limit, msg)
 		}
 		return

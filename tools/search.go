@@ -57,7 +57,8 @@ type SearchAnswer struct {
 
 // Searcher is the search tool's backend; *retrieve.Searcher satisfies it.
 // The tool holds this interface rather than the retrieve type because
-// retrieve imports tools (for Root), and imports point one way.
+// retrieve imports tools (for SearchQuery and SearchAnswer), and imports
+// point one way.
 type Searcher interface {
 	SearchTool(ctx context.Context, q SearchQuery) (SearchAnswer, error)
 }

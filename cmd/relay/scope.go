@@ -17,15 +17,18 @@ import (
 
 func init() { commands = append(commands, newScopeCmd) }
 
+// scopeFlags are relay scope's flags.
+type scopeFlags struct {
+	f      llmFlags
+	file   string
+	format string
+	out    string
+	ref    string
+	post   bool
+}
+
 func newScopeCmd(g *globals) *cobra.Command {
-	var (
-		f      llmFlags
-		file   string
-		format string
-		out    string
-		ref    string
-		post   bool
-	)
+	var o scopeFlags
 	cmd := &cobra.Command{
 		Use:   "scope [issue text | -]",
 		Short: "Scope one issue: planner, retrievers and gap detector write a scoping report",
@@ -43,96 +46,105 @@ is documented in package agent). Progress and a token/cost summary go to stderr.
   gh issue view 42 --json body -q .body | relay scope -
   GITHUB_TOKEN=... relay scope --issue github:acme/shop#42 --post
   JIRA_URL=https://acme.atlassian.net JIRA_EMAIL=... JIRA_API_TOKEN=... relay scope --issue jira:SHOP-42`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "md" && format != "json" {
-				return usageErr(fmt.Errorf("--format %q: want md or json", format))
-			}
-			if post && ref == "" {
-				return usageErr(errors.New("--post needs --issue: it posts the report on that issue"))
-			}
-			var (
-				issue   string
-				tracked tracker.Issue
-				tr      tracker.Tracker
-				err     error
-			)
-			if ref != "" && (file != "" || len(args) > 0) {
-				return usageErr(errors.New("give the issue either with --issue or as text (arguments, --file, -), not both"))
-			} else if ref == "" {
-				if issue, err = readIssue(g.stdin, file, args); err != nil {
-					return err
-				}
-			}
-			root, err := g.repoRoot()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := f.runContext(cmd.Context())
-			defer cancel()
-			// The model settings are checked before the tracker is asked.
-			sess, err := f.newAgent(ctx, g, root, progressPrinter(g.stderr))
-			offline := errors.Is(err, errNoEndpoint)
-			if err != nil && !offline {
-				return err
-			}
-			if sess != nil {
-				defer sess.Close()
-			}
-			if ref != "" {
-				if tracked, tr, err = issueFromTracker(ctx, g, ref); err != nil {
-					return err
-				}
-				issue = tracked.Text()
-			}
-			// publish writes the report and, with --post, posts its markdown.
-			publish := func(body, markdown string, model bool) error {
-				if err := writeOutput(g, out, body); err != nil {
-					return err
-				}
-				if post {
-					return postReport(ctx, g, tr, tracked, root, markdown, model)
-				}
-				return nil
-			}
-			if offline {
-				res, err := offlineFallback(ctx, g, root, "scope", issue)
-				if err != nil {
-					return err
-				}
-				if format == "json" {
-					return publish(string(res.json), res.report, false)
-				}
-				return publish(res.markdown+"\n", res.report, false)
-			}
-			s, err := sess.runner.Scope(ctx, issue)
-			err = sess.explain(err)
-			if err != nil {
-				return err
-			}
-			var body string
-			if format == "json" {
-				b, err := scopingJSON(s)
-				if err != nil {
-					return err
-				}
-				body = string(b)
-			} else {
-				body = s.Markdown + "\n"
-			}
-			if err := publish(body, s.Markdown, true); err != nil {
-				return err
-			}
-			writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
-	f.register(cmd.Flags())
-	cmd.Flags().StringVar(&file, "file", "", "read the issue from FILE")
-	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
-	cmd.Flags().StringVar(&out, "out", "", "write the report to FILE instead of stdout")
-	cmd.Flags().StringVar(&ref, "issue", "", "fetch the issue from its tracker: github:owner/name#42 or jira:KEY-123")
-	cmd.Flags().BoolVar(&post, "post", false, "post the report on the --issue (or update the one relay posted before)")
+	o.f.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.file, "file", "", "read the issue from FILE")
+	cmd.Flags().StringVar(&o.format, "format", "md", "output format: md or json")
+	cmd.Flags().StringVar(&o.out, "out", "", "write the report to FILE instead of stdout")
+	cmd.Flags().StringVar(&o.ref, "issue", "", "fetch the issue from its tracker: github:owner/name#42 or jira:KEY-123")
+	cmd.Flags().BoolVar(&o.post, "post", false, "post the report on the --issue (or update the one relay posted before)")
 	return cmd
+}
+
+// run scopes the issue: with a model when one is configured, offline
+// (search only) otherwise.
+func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
+	if err := o.check(args); err != nil {
+		return err
+	}
+	var (
+		issue   string
+		tracked tracker.Issue
+		tr      tracker.Tracker
+		err     error
+	)
+	if o.ref == "" {
+		if issue, err = readIssue(g.stdin, o.file, args); err != nil {
+			return err
+		}
+	}
+	root, err := g.repoRoot()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.f.runContext(cmd.Context())
+	defer cancel()
+	// The model settings are checked before the tracker is asked.
+	sess, err := o.f.newAgent(ctx, g, root, progressPrinter(g.stderr))
+	offline := errors.Is(err, errNoEndpoint)
+	if err != nil && !offline {
+		return err
+	}
+	if sess != nil {
+		defer sess.Close()
+	}
+	if o.ref != "" {
+		if tracked, tr, err = issueFromTracker(ctx, g, o.ref); err != nil {
+			return err
+		}
+		issue = tracked.Text()
+	}
+	// publish writes the report and, with --post, posts its markdown.
+	publish := func(body, markdown string, model bool) error {
+		if err := writeOutput(g, o.out, body); err != nil {
+			return err
+		}
+		if o.post {
+			return postReport(ctx, g, tr, tracked, root, markdown, model)
+		}
+		return nil
+	}
+	if offline {
+		res, err := offlineFallback(ctx, g, root, "scope", issue)
+		if err != nil {
+			return err
+		}
+		if o.format == "json" {
+			return publish(string(res.json), res.report, false)
+		}
+		return publish(res.markdown+"\n", res.report, false)
+	}
+	s, err := sess.runner.Scope(ctx, issue)
+	if err = sess.explain(err); err != nil {
+		return err
+	}
+	body := s.Markdown + "\n"
+	if o.format == "json" {
+		b, err := scopingJSON(s)
+		if err != nil {
+			return err
+		}
+		body = string(b)
+	}
+	if err := publish(body, s.Markdown, true); err != nil {
+		return err
+	}
+	writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)
+	return nil
+}
+
+// check refuses flag combinations that cannot work, before anything runs.
+func (o *scopeFlags) check(args []string) error {
+	switch {
+	case o.format != "md" && o.format != "json":
+		return usageErr(fmt.Errorf("--format %q: want md or json", o.format))
+	case o.post && o.ref == "":
+		return usageErr(errors.New("--post needs --issue: it posts the report on that issue"))
+	case o.ref != "" && (o.file != "" || len(args) > 0):
+		return usageErr(errors.New("give the issue either with --issue or as text (arguments, --file, -), not both"))
+	}
+	return nil
 }
 
 // readIssue takes the issue from exactly one of: --file, "-" (stdin), args.

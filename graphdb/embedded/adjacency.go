@@ -92,11 +92,28 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 	if err := a.rankNodes(ctx, q); err != nil {
 		return nil, fmt.Errorf("build adjacency: %w", err)
 	}
+	edges, fileNames, err := a.readEdges(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("build adjacency: %w", err)
+	}
+	if len(fileNames) >= 1<<24 {
+		return nil, fmt.Errorf("build adjacency: %d distinct edge files exceed the index's range", len(fileNames))
+	}
+	fileRank := a.rankFiles(fileNames)
+	for d := range 2 {
+		a.dirs[d].Store(a.buildCSR(d, edges, fileRank))
+	}
+	return a, nil
+}
 
-	type raw struct{ src, dst, kind, file, line uint32 }
-	var edges []raw
+// flatEdge is one decoded edge: sids, kind code, index into the file names
+// readEdges returns, line.
+type flatEdge struct{ src, dst, kind, file, line uint32 }
+
+// readEdges decodes every edge set, interning the files edges are declared
+// in (fileNames, in order of first use).
+func (a *adjacency) readEdges(ctx context.Context, q *sql.Tx) (edges []flatEdge, fileNames []string, err error) {
 	fileIdx := map[string]uint32{}
-	var fileNames []string
 	intern := func(name string) uint32 {
 		if i, ok := fileIdx[name]; ok {
 			return i
@@ -108,16 +125,16 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 	}
 	rows, err := q.QueryContext(ctx, "SELECT f.path, e.data FROM edgesets e JOIN files f ON f.fid = e.fid")
 	if err != nil {
-		return nil, fmt.Errorf("build adjacency: %w", err)
+		return nil, nil, err
 	}
+	defer rows.Close()
 	var local []uint32 // the current set's file table → global index
 	bad := false
 	for rows.Next() {
 		var path string
 		var data sql.RawBytes
 		if err := rows.Scan(&path, &data); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("build adjacency: %w", err)
+			return nil, nil, err
 		}
 		local = local[:0]
 		err := decodeEdges(data, path, func(files []string, e rawEdge) {
@@ -130,25 +147,24 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 				bad = true // sids come from syms: only damage gets here
 				return
 			}
-			edges = append(edges, raw{src: e.src, dst: e.dst, kind: e.kind, file: local[e.file], line: uint32(e.line)})
+			edges = append(edges, flatEdge{src: e.src, dst: e.dst, kind: e.kind, file: local[e.file], line: uint32(e.line)})
 		})
 		if err == nil && bad {
 			err = fmt.Errorf("edge set: id out of range: %w", errRecord)
 		}
 		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("build adjacency: edges of %s: %w", path, err)
+			return nil, nil, fmt.Errorf("edges of %s: %w", path, err)
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("build adjacency: %w", err)
+		return nil, nil, err
 	}
-	if len(fileNames) >= 1<<24 {
-		return nil, fmt.Errorf("build adjacency: %d distinct edge files exceed the index's range", len(fileNames))
-	}
+	return edges, fileNames, nil
+}
 
-	// Rank file names.
+// rankFiles sorts the file names into a.files and returns each name's
+// rank there, by its index in fileNames.
+func (a *adjacency) rankFiles(fileNames []string) []uint32 {
 	order := make([]uint32, len(fileNames))
 	for i := range order {
 		order[i] = uint32(i)
@@ -160,39 +176,40 @@ func buildAdjacency(ctx context.Context, q *sql.Tx, gen int64) (*adjacency, erro
 		fileRank[i] = uint32(r)
 		a.files[r] = fileNames[i]
 	}
+	return fileRank
+}
 
-	// CSR per direction.
-	for d := range 2 {
-		off := make([]uint32, a.nsid+1)
-		for _, e := range edges {
-			near := e.src
-			if d == dirIn {
-				near = e.dst
-			}
-			off[near+1]++
+// buildCSR lays the edges out for direction d (dirOut: by source, dirIn:
+// by destination), each sid's segment sorted by a.compare.
+func (a *adjacency) buildCSR(d int, edges []flatEdge, fileRank []uint32) *csr {
+	off := make([]uint32, a.nsid+1)
+	for _, e := range edges {
+		near := e.src
+		if d == dirIn {
+			near = e.dst
 		}
-		for i := uint32(1); i <= a.nsid; i++ {
-			off[i] += off[i-1]
-		}
-		pos := slices.Clone(off[:a.nsid])
-		ents := make([]ent, len(edges))
-		for _, e := range edges {
-			near, far := e.src, e.dst
-			if d == dirIn {
-				near, far = e.dst, e.src
-			}
-			ents[pos[near]] = ent{far: far, meta: e.kind<<24 | fileRank[e.file], line: e.line}
-			pos[near]++
-		}
-		for sid := uint32(0); sid < a.nsid; sid++ {
-			seg := ents[off[sid]:off[sid+1]]
-			if len(seg) > 1 {
-				slices.SortFunc(seg, a.compare)
-			}
-		}
-		a.dirs[d].Store(&csr{off: off, ents: ents})
+		off[near+1]++
 	}
-	return a, nil
+	for i := uint32(1); i <= a.nsid; i++ {
+		off[i] += off[i-1]
+	}
+	pos := slices.Clone(off[:a.nsid])
+	ents := make([]ent, len(edges))
+	for _, e := range edges {
+		near, far := e.src, e.dst
+		if d == dirIn {
+			near, far = e.dst, e.src
+		}
+		ents[pos[near]] = ent{far: far, meta: e.kind<<24 | fileRank[e.file], line: e.line}
+		pos[near]++
+	}
+	for sid := uint32(0); sid < a.nsid; sid++ {
+		seg := ents[off[sid]:off[sid+1]]
+		if len(seg) > 1 {
+			slices.SortFunc(seg, a.compare)
+		}
+	}
+	return &csr{off: off, ents: ents}
 }
 
 // rankNodes reads the stored nodes in id order (the syms(id) index) and

@@ -145,10 +145,7 @@ func testTraverseAfterWrite(t *testing.T, s graphdb.Store) {
 }
 
 func testQuery(t *testing.T, s graphdb.Store) {
-	nodes := fixtureNodes()
-	res := func(id graphdb.NodeID, depth int, rel string, via graphdb.NodeID, file string, line int) graphdb.Result {
-		return graphdb.Result{Node: nodes[id], Depth: depth, Relation: rel, Via: via, File: file, Line: line}
-	}
+	res := queryResult(fixtureNodes())
 	tests := []struct {
 		op     graphdb.Op
 		target graphdb.NodeID
@@ -218,10 +215,21 @@ func testQuery(t *testing.T, s graphdb.Store) {
 	if _, err := graphdb.Query(t.Context(), s, graphdb.Op("friends"), idHelper, 1, 0); err == nil {
 		t.Error("Query with an unknown op succeeded")
 	}
+	testQueryDispatch(t, s)
+}
 
-	// Interface dispatch: d.go calls Handler.Serve, which Server.Serve
-	// implements, so D is a caller of Server.Serve and Server.Serve a
-	// possible callee of D.
+// queryResult returns a constructor of the Results Query gives for nodes.
+func queryResult(nodes map[graphdb.NodeID]graphdb.Node) func(id graphdb.NodeID, depth int, rel string, via graphdb.NodeID, file string, line int) graphdb.Result {
+	return func(id graphdb.NodeID, depth int, rel string, via graphdb.NodeID, file string, line int) graphdb.Result {
+		return graphdb.Result{Node: nodes[id], Depth: depth, Relation: rel, Via: via, File: file, Line: line}
+	}
+}
+
+// testQueryDispatch: d.go calls Handler.Serve, which Server.Serve
+// implements, so D is a caller of Server.Serve and Server.Serve a possible
+// callee of D. It adds d.go to s.
+func testQueryDispatch(t *testing.T, s graphdb.Store) {
+	res := queryResult(fixtureNodes())
 	d := node("go:ex/d.D", graphdb.KindFunction, "", "D", "ex/d.D", "d.go:D", "d.go", 3, 6)
 	write(t, s, func(ctx context.Context, tx graphdb.Tx) error {
 		return tx.ReplaceFile(ctx, graphdb.FileRecord{Path: "d.go", Language: "go"}, []graphdb.Node{d},

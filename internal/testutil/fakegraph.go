@@ -2,7 +2,8 @@
 // ([Golden], honouring -update), txtar fixtures ([WriteTxtar]), and graphs
 // in the in-memory graphdb/memstore store: [Graph] from nodes and edges,
 // [FakeIndex] from a Go tree parsed with go/parser (no go/packages, so it
-// is fast and needs no module).
+// is fast and needs no module); and the sandbox races that every reader of
+// repository files must survive ([SymlinkSwapRace], [FIFOSwapRace]).
 package testutil
 
 import (

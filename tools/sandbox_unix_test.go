@@ -3,15 +3,13 @@
 package tools
 
 import (
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // TestReadFIFO: a FIFO named like source must not hang read (opening it
@@ -25,7 +23,7 @@ func TestReadFIFO(t *testing.T) {
 	r := newRead(t, Options{Root: root})
 	start := time.Now()
 	res := callWithin(t, r, `{"file": "x.go"}`, time.Second)
-	want := "x.go is a named pipe (FIFO), not a regular file; only regular files and directories can be read"
+	want := "x.go is a FIFO, not a regular file; only regular files and directories can be read"
 	if !res.IsError || res.Content != want {
 		t.Errorf("got IsError=%v %q, want %q", res.IsError, res.Content, want)
 	}
@@ -39,29 +37,10 @@ func TestReadFIFO(t *testing.T) {
 func TestReadFIFOSwapRace(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	writeFile(t, root, "x.go", "package x\n")
-	if err := syscall.Mkfifo(filepath.Join(root, ".probe"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
 	r := newRead(t, Options{Root: root})
 	const tries = 300
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		x, tmp := filepath.Join(root, "x.go"), filepath.Join(root, ".swap")
-		for range tries {
-			syscall.Mkfifo(tmp, 0o644)
-			os.Rename(tmp, x)
-			os.WriteFile(tmp, []byte("package x\n"), 0o644)
-			os.Rename(tmp, x)
-			swaps.Add(1)
-		}
-	})
 	var fifo, regular int
-	for i := range tries {
-		for swaps.Load() < int64(i) {
-			runtime.Gosched()
-		}
+	swaps := testutil.FIFOSwapRace(t, root, "x.go", "package x\n", tries, func() {
 		res := callWithin(t, r, `{"file": "x.go"}`, 5*time.Second)
 		switch {
 		case res.Content == "1\tpackage x":
@@ -71,7 +50,6 @@ func TestReadFIFOSwapRace(t *testing.T) {
 		default:
 			t.Errorf("unexpected answer %q", res.Content)
 		}
-	}
-	wg.Wait()
-	t.Logf("%d reads during %d swap cycles: %d regular, %d refused as a FIFO", tries, swaps.Load(), regular, fifo)
+	})
+	t.Logf("%d reads during %d swap cycles: %d regular, %d refused as a FIFO", tries, swaps, regular, fifo)
 }

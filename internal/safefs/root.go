@@ -1,6 +1,7 @@
-package tools
+package safefs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,28 +14,9 @@ import (
 	"syscall"
 )
 
-// Root is a repository root through which files are read on a model's
-// behalf: read (files and directory listings), the stats grep and glob make,
-// the search tool's snippets and the answer's citation checks all go
-// through it. It is safe for concurrent use.
-//
-// DESIGN: a path is checked lexically first (NUL bytes, length, ".." or an
-// absolute path leaving the root), then opened beneath the root in one step
-// with os.Root, which resolves every component relative to an open
-// directory descriptor and refuses symlinks that leave it. Nothing is
-// checked by name and then reopened by name, so a file swapped for a
-// symlink to /etc/passwd between a check and an open cannot be read. The
-// one extra step is for symlinks whose target is an absolute path inside
-// the root (os.Root refuses all absolute targets): such a path is rewritten
-// to its repository-relative form by reading the links through the same
-// os.Root and opened again beneath the root — still never outside it.
-//
-// Files are opened non-blocking and the open descriptor is fstat-ed: only
-// regular files and directories are used, so a FIFO or device (even one
-// swapped in after a check) neither hangs a call nor is read.
-//
-// Errors are *PathError, whose messages name paths as the caller gave them
-// (capped) or relative to the root, never an absolute path outside it.
+// Root is a repository root through which files are read on someone else's
+// behalf. It is safe for concurrent use. Paths given to its methods are
+// relative to the root (or absolute inside it) and are checked by Rel.
 type Root struct {
 	dir  string // absolute, symlinks resolved
 	root *os.Root
@@ -46,31 +28,9 @@ const MaxPathBytes = 4095
 // maxLinkHops bounds the symlinks followed when rewriting absolute links.
 const maxLinkHops = 40
 
-// Sentinels wrapped by *PathError, for errors.Is.
-var (
-	// ErrOutside: the path leaves the repository, lexically or through a symlink.
-	ErrOutside = errors.New("path outside the repository")
-	// ErrNotRegular: the path names a FIFO, device, socket or other non-regular file.
-	ErrNotRegular = errors.New("not a regular file")
-	// ErrTooLarge: a file is larger than the caller's limit.
-	ErrTooLarge = errors.New("file too large")
-)
-
-// PathError is a refused or failed access to a repository path. Its message
-// is written for a model: it names the problem and what to do, with the path
-// as given (capped) or relative to the root. Err is fs.ErrNotExist,
-// ErrOutside, ErrNotRegular, ErrTooLarge or the system error.
-type PathError struct {
-	Path string // the path as given
-	Msg  string
-	Err  error
-}
-
-func (e *PathError) Error() string { return e.Msg }
-func (e *PathError) Unwrap() error { return e.Err }
-
 // OpenRoot opens dir (made absolute, symlinks resolved) as a Root. The
 // descriptor is released by Close, or when the Root is garbage collected.
+// Its errors name dir, which the caller chose.
 func OpenRoot(dir string) (*Root, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -103,7 +63,7 @@ func (r *Root) Rel(p string) (string, error) {
 	case p == "":
 		return "", &PathError{Path: p, Msg: "path is empty; pass a repository-relative path such as \"cmd/relay/main.go\"", Err: fs.ErrInvalid}
 	case len(p) > MaxPathBytes:
-		return "", &PathError{Path: p, Msg: fmt.Sprintf("path %s is %d bytes long (limit %d); pass a shorter repository-relative path", quoteArg(p), len(p), MaxPathBytes), Err: syscall.ENAMETOOLONG}
+		return "", &PathError{Path: p, Msg: fmt.Sprintf("path %s is %d bytes long (limit %d); pass a shorter repository-relative path", Quote(p), len(p), MaxPathBytes), Err: syscall.ENAMETOOLONG}
 	}
 	var joined string
 	if filepath.IsAbs(p) {
@@ -113,7 +73,7 @@ func (r *Root) Rel(p string) (string, error) {
 	}
 	rel, err := filepath.Rel(r.dir, joined)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", &PathError{Path: p, Msg: fmt.Sprintf("path %s is outside the repository; only paths inside the repository root can be used (pass a repository-relative path)", quoteArg(p)), Err: ErrOutside}
+		return "", &PathError{Path: p, Msg: fmt.Sprintf("path %s is outside the repository; only paths inside the repository root can be used (pass a repository-relative path)", Quote(p)), Err: ErrOutside}
 	}
 	return filepath.ToSlash(rel), nil
 }
@@ -145,7 +105,7 @@ func (r *Root) Open(p string) (*os.File, fs.FileInfo, error) {
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotRegular) {
-			return nil, nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %s, not a regular file; only regular files and directories can be read", displayPath(rel), fileKind(fi.Mode())), Err: ErrNotRegular}
+			return nil, nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %s, not a regular file; only regular files and directories can be read", DisplayPath(rel), Kind(fi.Mode())), Err: notRegular(fi.Mode())}
 		}
 		return nil, nil, err
 	}
@@ -153,32 +113,49 @@ func (r *Root) Open(p string) (*os.File, fs.FileInfo, error) {
 }
 
 // ReadFile returns the content of the regular file p, refusing one larger
-// than max bytes (max <= 0: no limit).
+// than max bytes (max <= 0: no limit), also one that grows past max while
+// it is read.
 func (r *Root) ReadFile(p string, max int64) ([]byte, error) {
 	f, fi, err := r.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rel := displayPath(r.relOr(p))
+	shown := func() string { return DisplayPath(r.relOr(p)) }
 	if fi.IsDir() {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is a directory, not a file", rel), Err: syscall.EISDIR}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is a directory, not a file", shown()), Err: syscall.EISDIR}
 	}
 	if max > 0 && fi.Size() > max {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %d bytes, larger than the %d-byte limit", rel, fi.Size(), max), Err: ErrTooLarge}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is %d bytes, larger than the %d-byte limit", shown(), fi.Size(), max), Err: ErrTooLarge}
 	}
-	var src io.Reader = f
-	if max > 0 {
-		src = io.LimitReader(f, max+1)
+	data, err := readAll(f, fi.Size(), max)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s grew past the %d-byte limit while being read", shown(), max), Err: ErrTooLarge}
 	}
-	data, err := io.ReadAll(src)
 	if err != nil {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be read: %v", rel, errnoOf(err)), Err: errnoOf(err)}
-	}
-	if max > 0 && int64(len(data)) > max {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s grew past the %d-byte limit while being read", rel, max), Err: ErrTooLarge}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be read: %v", shown(), Errno(err)), Err: Errno(err)}
 	}
 	return data, nil
+}
+
+// readAll reads f, size bytes when it was opened, to its end, or
+// ErrTooLarge once more than limit bytes (limit > 0) have come. The
+// buffer starts at size, so a file read whole is not copied as it grows.
+func readAll(f *os.File, size, limit int64) ([]byte, error) {
+	var src io.Reader = f
+	if limit > 0 {
+		src = io.LimitReader(f, limit+1)
+		size = min(size, limit)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(src); err != nil {
+		return nil, err
+	}
+	if limit > 0 && int64(buf.Len()) > limit {
+		return nil, ErrTooLarge
+	}
+	return buf.Bytes(), nil
 }
 
 // ReadDir lists the directory p beneath the root, sorted by name.
@@ -189,11 +166,11 @@ func (r *Root) ReadDir(p string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	if !fi.IsDir() {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is not a directory", displayPath(r.relOr(p))), Err: syscall.ENOTDIR}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s is not a directory", DisplayPath(r.relOr(p))), Err: syscall.ENOTDIR}
 	}
 	ents, err := f.ReadDir(-1)
 	if err != nil {
-		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be listed: %v", displayPath(r.relOr(p)), errnoOf(err)), Err: errnoOf(err)}
+		return nil, &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be listed: %v", DisplayPath(r.relOr(p)), Errno(err)), Err: Errno(err)}
 	}
 	sortDirEntries(ents)
 	return ents, nil
@@ -322,42 +299,21 @@ func (r *Root) pathError(p, rel string, err error) error {
 	if errors.As(err, &pe) {
 		return pe
 	}
-	shown := displayPath(rel)
-	switch errno := errnoOf(err); {
+	shown := DisplayPath(rel)
+	switch errno := Errno(err); {
 	case isEscape(err) || errors.Is(err, ErrOutside):
-		return &PathError{Path: p, Msg: fmt.Sprintf("path %s resolves through a symlink to a place outside the repository; it cannot be used", quoteArg(p)), Err: ErrOutside}
+		return &PathError{Path: p, Msg: fmt.Sprintf("path %s resolves through a symlink to a place outside the repository; it cannot be used", Quote(p)), Err: ErrOutside}
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return &PathError{Path: p, Msg: fmt.Sprintf("%s does not exist", shown), Err: fs.ErrNotExist}
 	case errors.Is(err, syscall.ELOOP):
-		return &PathError{Path: p, Msg: fmt.Sprintf("path %s goes through a symlink loop (too many levels of symbolic links); it cannot be used", quoteArg(p)), Err: syscall.ELOOP}
+		return &PathError{Path: p, Msg: fmt.Sprintf("path %s goes through a symlink loop (too many levels of symbolic links); it cannot be used", Quote(p)), Err: syscall.ELOOP}
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return &PathError{Path: p, Msg: fmt.Sprintf("path %s is too long (a name in it is over 255 bytes, or it has too many components); pass a shorter repository-relative path", quoteArg(p)), Err: syscall.ENAMETOOLONG}
+		return &PathError{Path: p, Msg: fmt.Sprintf("path %s is too long (a name in it is over 255 bytes, or it has too many components); pass a shorter repository-relative path", Quote(p)), Err: syscall.ENAMETOOLONG}
 	case errors.Is(err, fs.ErrPermission):
 		return &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be read: permission denied", shown), Err: fs.ErrPermission}
 	default:
 		return &PathError{Path: p, Msg: fmt.Sprintf("%s cannot be read: %v", shown, errno), Err: errno}
 	}
-}
-
-// errnoOf strips the *os.PathError (and its path) off err.
-func errnoOf(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
-}
-
-// isEscape reports os.Root's refusal of a path leaving the root; the
-// error it wraps is not exported, so it is recognised by its text (tests
-// pin it through the symlink-escape cases).
-func isEscape(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent"
 }
 
 // relOr returns p relative to the root, or p itself when it does not check.
@@ -368,40 +324,6 @@ func (r *Root) relOr(p string) string {
 	return p
 }
 
-// fileKind names a non-regular file's type for a message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return fmt.Sprintf("a special file (%s)", m.Type())
-}
-
 func sortDirEntries(ents []fs.DirEntry) {
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-}
-
-// checkPattern refuses glob/include patterns that could leave the root or
-// that no tool could use.
-func checkPattern(what, p string) string {
-	switch {
-	case strings.IndexByte(p, 0) >= 0:
-		return fmt.Sprintf("%s contains a NUL byte; pass a plain pattern", what)
-	case len(p) > MaxPatternBytes:
-		return fmt.Sprintf("%s is %d bytes long (limit %d); use a shorter pattern", what, len(p), MaxPatternBytes)
-	}
-	for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
-		if seg == ".." {
-			return fmt.Sprintf("%s %s contains \"..\"; patterns are relative to the repository root and cannot leave it", what, quoteArg(p))
-		}
-	}
-	return ""
 }

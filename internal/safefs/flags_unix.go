@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package safefs
 
 import "syscall"
 

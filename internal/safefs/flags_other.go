@@ -1,6 +1,6 @@
 //go:build !unix
 
-package tools
+package safefs
 
 // openFlags: no FIFOs to guard against where there is no Unix.
 const openFlags = 0

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package index
-
-// oNonblock is 0 where FIFOs cannot be opened by name.
-const oNonblock = 0
