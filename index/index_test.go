@@ -2,8 +2,10 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -154,7 +156,7 @@ func summaryText(s Summary) string {
 	if s.Python > 0 {
 		fmt.Fprintf(&b, "python files=%d modules=%d\n", s.Python, s.Modules)
 	}
-	for _, l := range sortedKeys(s.Languages) {
+	for _, l := range slices.Sorted(maps.Keys(s.Languages)) {
 		fmt.Fprintf(&b, "%s files=%d extracted=%d\n", l, s.Languages[l], s.Units[l])
 	}
 	for _, d := range s.Errors {
