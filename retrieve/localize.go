@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // SourceLanguages are the programming languages Build knows; localization
@@ -15,17 +16,31 @@ var SourceLanguages = []string{"go", "python", "typescript", "javascript", "java
 // Localize ranks the files and functions likely to need a change for a
 // problem statement, with the search pipeline restricted to
 // SourceLanguages: files from RankFilesFused, functions from the hits'
-// location names. o tunes the search (ablations); its Limit, fast path and
+// location names. The lexical rankers see the statement without URLs,
+// version strings and addresses (cleanIssueText); the named-file ranker
+// sees all of it. Test files come after every other file: a fix is made
+// in the code under test, and a report that quotes its test must not push
+// the test above that code. o tunes the search (ablations); its Limit, fast path and
 // language filter are set here.
 func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions) (files, functions []string, err error) {
 	o.Limit, o.NoFastPath, o.Filter = reportDepth, true, Filter{Languages: SourceLanguages}
-	res, err := s.Search(ctx, problem, o)
+	query := cleanIssueText(problem)
+	if strings.TrimSpace(query) == "" {
+		query = problem
+	}
+	res, err := s.Search(ctx, query, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, f := range s.RankFilesFused(problem, res.Hits, SourceLanguages) {
+	var tests []string
+	for _, f := range s.RankFilesFused(problem, query, res.Hits, SourceLanguages) {
+		if IsTestPath(f.Path) {
+			tests = append(tests, f.Path)
+			continue
+		}
 		files = append(files, f.Path)
 	}
+	files = append(files, tests...)
 	seen := map[string]bool{}
 	for _, h := range res.Hits {
 		if h.Loc != "" && !seen[h.Loc] && (h.Kind == ChunkFunction || h.Kind == ChunkMethod) {

@@ -104,7 +104,7 @@ func (s *Searcher) Report(ctx context.Context, question string, opts ReportOptio
 			rep.Terms = append(rep.Terms, t)
 		}
 	}
-	for i, f := range s.RankFilesFused(question, res.Hits, opts.Languages) {
+	for i, f := range s.RankFilesFused(question, question, res.Hits, opts.Languages) {
 		if i >= opts.Files {
 			break
 		}
@@ -152,12 +152,18 @@ func refLabel(r Ref) string {
 // aggregated from chunk hits when RankFilesFused combines them.
 const FileRankWeight = 1.0
 
+// NamedFileWeight weighs the files the text names outright (fileMentions)
+// in RankFilesFused.
+const NamedFileWeight = 1.0
+
 // RankFilesFused ranks files by fusing (RRF) the chunk hits aggregated per
-// file (RankFiles) with BM25 over whole files, restricted to files whose
-// language passes langs (nil: all). Whole-file BM25 sees a file's
+// file (RankFiles), BM25 over whole files for query and the files text
+// names outright (fileMentions; text is the full statement, query what the
+// lexical rankers saw of it), restricted to files whose language passes
+// langs (nil: all). Whole-file BM25 sees a file's
 // vocabulary at once; chunk hits see precise symbols. Together they beat
 // either alone on the dev set (see eval/testdata/eval_stats.txt).
-func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []ReportFile {
+func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string) []ReportFile {
 	agg := RankFiles(hits)
 	byPath := map[string]int{}
 	for i, f := range s.ix.Files {
@@ -191,9 +197,19 @@ func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []Re
 		f.Why = append(f.Why, fmt.Sprintf("whole-file BM25 (terms: %s)", strings.Join(h.matched, ", ")))
 		info[h.doc] = f
 	}
+	named := Ranking{Name: "named", Weight: NamedFileWeight}
+	for _, d := range s.fileMentions(text, keep) {
+		named.Docs = append(named.Docs, d)
+		if _, ok := info[d]; !ok {
+			info[d] = ReportFile{Path: s.ix.Files[d].Path}
+		}
+		f := info[d]
+		f.Why = append(f.Why, "named in the text (path, file name, qualified name or stack frame)")
+		info[d] = f
+	}
 	var out []ReportFile
 	penalize := !mentionsTests(query)
-	for _, fu := range FuseRRF(RRFK, aggRank, fileRank) {
+	for _, fu := range FuseRRF(RRFK, aggRank, fileRank, named) {
 		f := info[fu.Doc]
 		f.Score = fu.Score
 		if penalize && IsTestPath(f.Path) {
