@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -41,14 +42,40 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 		files = append(files, f.Path)
 	}
 	files = append(files, tests...)
-	seen := map[string]bool{}
-	for _, h := range res.Hits {
-		if h.Loc != "" && !seen[h.Loc] && (h.Kind == ChunkFunction || h.Kind == ChunkMethod) {
-			seen[h.Loc] = true
-			functions = append(functions, h.Loc)
-		}
+	return files, rankFunctions(res.Hits, files), nil
+}
+
+// rankFunctions orders the function and method hits by fusing (RRF) their
+// own order with the rank of their file in files: a function that matches
+// well in a file that matches well (or that the text names) comes first.
+func rankFunctions(hits []Hit, files []string) []string {
+	fileRank := map[string]int{}
+	for i, f := range files {
+		fileRank[f] = i + 1
 	}
-	return files, functions, nil
+	type fn struct {
+		loc   string
+		score float64
+	}
+	var fns []fn
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if h.Loc == "" || seen[h.Loc] || (h.Kind != ChunkFunction && h.Kind != ChunkMethod) {
+			continue
+		}
+		seen[h.Loc] = true
+		score := 1 / float64(RRFK+len(fns)+1)
+		if r, ok := fileRank[h.Path]; ok {
+			score += fileRankShare / float64(RRFK+r)
+		}
+		fns = append(fns, fn{h.Loc, score})
+	}
+	sort.SliceStable(fns, func(i, j int) bool { return fns[i].score > fns[j].score })
+	out := make([]string, len(fns))
+	for i, f := range fns {
+		out[i] = f.loc
+	}
+	return out
 }
 
 // FileBaseline is plain BM25 over whole files (no chunks, no field
@@ -90,3 +117,7 @@ func (fb *FileBaseline) Rank(problem string) []string {
 	}
 	return files
 }
+
+// fileRankShare weighs the file's rank against the function's own in
+// rankFunctions.
+const fileRankShare = 0.5
