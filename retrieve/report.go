@@ -152,6 +152,10 @@ func refLabel(r Ref) string {
 // aggregated from chunk hits when RankFilesFused combines them.
 const FileRankWeight = 1.0
 
+// TitleRankWeight weighs BM25 over whole files for the first line of a
+// text that has more (an issue's title) in RankFilesFused.
+const TitleRankWeight = 0.5
+
 // NamedFileWeight weighs the files the text names outright (fileMentions)
 // in RankFilesFused.
 const NamedFileWeight = 1.0
@@ -197,6 +201,15 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 		f.Why = append(f.Why, fmt.Sprintf("whole-file BM25 (terms: %s)", strings.Join(h.matched, ", ")))
 		info[h.doc] = f
 	}
+	titleRank := Ranking{Name: "title-bm25", Weight: TitleRankWeight}
+	if title, body, ok := strings.Cut(strings.TrimSpace(text), "\n"); ok && strings.TrimSpace(body) != "" {
+		for _, h := range s.ix.FileLex.search(s.ix.FileLex.expand(Tokenize(cleanIssueText(title))), keep, candidates) {
+			titleRank.Docs = append(titleRank.Docs, h.doc)
+			if _, ok := info[h.doc]; !ok {
+				info[h.doc] = ReportFile{Path: s.ix.Files[h.doc].Path}
+			}
+		}
+	}
 	named := Ranking{Name: "named", Weight: NamedFileWeight}
 	for _, d := range s.fileMentions(text, keep) {
 		named.Docs = append(named.Docs, d)
@@ -209,7 +222,7 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 	}
 	var out []ReportFile
 	penalize := !mentionsTests(query)
-	for _, fu := range FuseRRF(RRFK, aggRank, fileRank, named) {
+	for _, fu := range FuseRRF(RRFK, aggRank, fileRank, titleRank, named) {
 		f := info[fu.Doc]
 		f.Score = fu.Score
 		if penalize && IsTestPath(f.Path) {
