@@ -73,9 +73,10 @@ const maxNamedFiles = 3
 
 // Weights of a mention in fileMentions' score.
 const (
-	pathMentionWeight  = 2.0 // a path, file name, qualified name or frame
-	identMentionWeight = 1.0 // an identifier that is a file's name
-	titleMentionFactor = 2.0 // mentions in the first line (the title)
+	pathMentionWeight    = 2.0 // a path, file name, qualified name or frame
+	identMentionWeight   = 1.0 // an identifier that is a file's name
+	messageMentionWeight = 2.0 // a quoted message found literally in the file (issuemessage.go)
+	titleMentionFactor   = 2.0 // mentions in the first line (the title)
 )
 
 // fileNames indexes the index's files by what a text may call them.
@@ -158,6 +159,7 @@ func (s *Searcher) fileMentions(q string, keep func(int32) bool) []int32 {
 			factor = titleMentionFactor
 		}
 		s.pathMentions(text, names, func(docs []int32) { add(docs, pathMentionWeight*factor) })
+		s.messageFiles(text, keep, func(docs []int32) { add(docs, messageMentionWeight*factor) })
 		forEachIdent(text, func(w string) {
 			if !s.ubiquitous(w) {
 				add(names.byStem[w], identMentionWeight*factor)
