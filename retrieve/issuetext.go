@@ -36,9 +36,11 @@ var (
 	// pathRe matches slash-separated paths and bare file names with an
 	// extension; frameRe the Java/Kotlin frame "at pkg.Class.method(File.java:12)";
 	// dottedRe qualified names (pkg.Class, pkg.Class.method).
-	pathRe   = regexp.MustCompile(`[\w$@.-]*[\w$]/[\w$@./-]*[\w$]|[\w$-]+\.[A-Za-z]{1,6}\b`)
-	frameRe  = regexp.MustCompile(`\bat\s+([\w$]+(?:\.[\w$<>]+)+)\s*\(`)
-	dottedRe = regexp.MustCompile(`\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){1,}\b`)
+	pathRe  = regexp.MustCompile(`[\w$@.-]*[\w$]/[\w$@./-]*[\w$]|[\w$-]+\.[A-Za-z]{1,6}\b`)
+	frameRe = regexp.MustCompile(`\bat\s+([\w$]+(?:\.[\w$<>]+)+)\s*\(`)
+	// jsFrameRe matches a JavaScript frame "at fn (/path/file.js:12:3)".
+	jsFrameRe = regexp.MustCompile(`\bat\s+[^\n]*\(?[\w./\\-]+\.[cm]?[jt]sx?:\d+:\d+\)?`)
+	dottedRe  = regexp.MustCompile(`\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){1,}\b`)
 )
 
 // Issue-template noise: HTML comments (template instructions), images and

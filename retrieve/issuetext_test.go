@@ -121,3 +121,57 @@ func TestLocalizeTestsLast(t *testing.T) {
 		t.Errorf("files = %v, want storage/retry.go first and the test file after the code", files)
 	}
 }
+
+func TestNoisyTitle(t *testing.T) {
+	for _, tt := range []struct {
+		text, want string
+		noisy      bool
+	}{
+		{"Parser drops the last byte", "", false},
+		{"Use spaces for SQL sanitization.\n\nThis avoids breaking `set foo to $1`.", "", false},
+		{"Deep stubs fail\n\n```java\nwhen(x.y()).thenReturn(1);\n```", "Deep stubs fail", true},
+		{"NPE in parser\n\njava.lang.NullPointerException\n\tat com.acme.Parser.next(Parser.java:12)", "NPE in parser", true},
+		{"utc breaks\n\nTypeError: x is undefined\n    at Object.<anonymous> (/app/node_modules/dayjs/plugin/utc.js:1:2042)", "utc breaks", true},
+	} {
+		got, noisy := noisyTitle(tt.text)
+		if got != tt.want || noisy != tt.noisy {
+			t.Errorf("noisyTitle(%q) = %q, %v; want %q, %v", tt.text, got, noisy, tt.want, tt.noisy)
+		}
+	}
+}
+
+// TestTitleWeighted: terms of a title over a body weigh TitleWeight; a
+// one-line text is left alone (all of it is the title).
+func TestTitleWeighted(t *testing.T) {
+	terms := func() []queryTerm {
+		p, b := Tokenize("Parser")[0], Tokenize("buffer")[0]
+		return []queryTerm{{term: p, orig: p, weight: 1}, {term: b, orig: b, weight: 1}}
+	}
+	got := titleWeighted(terms(), "Parser fails\n\nthe buffer is full")
+	if got[0].weight != TitleWeight || got[1].weight != 1 {
+		t.Errorf("title over a body: %+v", got)
+	}
+	got = titleWeighted(terms(), "Parser fails when the buffer is full")
+	if got[0].weight != 1 || got[1].weight != 1 {
+		t.Errorf("one line: %+v", got)
+	}
+}
+
+// TestRankFunctions: with a share, a function in the top file overtakes
+// one ranked just above it in a file ranked low; without, the hit order
+// stays.
+func TestRankFunctions(t *testing.T) {
+	hits := []Hit{
+		{Chunk: Chunk{Path: "b.js", Loc: "b.js:f", Kind: ChunkFunction}},
+		{Chunk: Chunk{Path: "a.js", Loc: "a.js:g", Kind: ChunkFunction}},
+		{Chunk: Chunk{Path: "a.js", Loc: "a.js:g", Kind: ChunkFunction}},
+		{Chunk: Chunk{Path: "a.js", Kind: ChunkText}},
+	}
+	files := []string{"a.js", "c.js", "d.js", "e.js", "b.js"}
+	if d := cmp.Diff([]string{"a.js:g", "b.js:f"}, rankFunctions(hits, files, 0.5)); d != "" {
+		t.Errorf("share 0.5 (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"b.js:f", "a.js:g"}, rankFunctions(hits, files, 0)); d != "" {
+		t.Errorf("share 0 (-want +got):\n%s", d)
+	}
+}

@@ -42,13 +42,21 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 		files = append(files, f.Path)
 	}
 	files = append(files, tests...)
-	return files, rankFunctions(res.Hits, files), nil
+	share := 0.0
+	if _, noisy := noisyTitle(problem); noisy {
+		share = fileRankShare
+	}
+	return files, rankFunctions(res.Hits, files, share), nil
 }
 
 // rankFunctions orders the function and method hits by fusing (RRF) their
-// own order with the rank of their file in files: a function that matches
-// well in a file that matches well (or that the text names) comes first.
-func rankFunctions(hits []Hit, files []string) []string {
+// own order with the rank of their file in files, weighted by share: a
+// function that matches well in a file that matches well (or that the text
+// names) comes first. Localize fuses only for a noisy report (noisyTitle):
+// there the chunk ranking is least reliable and the file ranking has the
+// signals made for such text (named files, the title); a short, precise
+// statement keeps the chunk order (share 0).
+func rankFunctions(hits []Hit, files []string, share float64) []string {
 	fileRank := map[string]int{}
 	for i, f := range files {
 		fileRank[f] = i + 1
@@ -66,7 +74,7 @@ func rankFunctions(hits []Hit, files []string) []string {
 		seen[h.Loc] = true
 		score := 1 / float64(RRFK+len(fns)+1)
 		if r, ok := fileRank[h.Path]; ok {
-			score += fileRankShare / float64(RRFK+r)
+			score += share / float64(RRFK+r)
 		}
 		fns = append(fns, fn{h.Loc, score})
 	}
