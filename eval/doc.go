@@ -16,7 +16,9 @@
 // [MaterializeCheckouts] fills the checkouts from the module cache. Two
 // sets live in testdata: realset (real fixes of real Go projects, figures
 // in realset_stats.txt from TestRealSet) and devset (hand-written, figures
-// in eval_stats.txt from TestDevSet). Those files are golden:
+// in eval_stats.txt from TestDevSet); the real-issue set itself stays
+// outside the repository, its summary figures are in realissues_stats.txt
+// (TestRealIssues, RELAY_REALISSUES). Those files are golden:
 // [CompareFigures] fails a run that ranks any instance lower or lowers any
 // summary figure (see the DESIGN note in figures.go); -update records a
 // new run.
