@@ -91,11 +91,7 @@ type fileNames struct {
 // modulePath is p without its extension and without a trailing
 // "/index" (the module a folder's index file stands for).
 func modulePath(p string) string {
-	p = strings.TrimSuffix(p, path.Ext(p))
-	if strings.HasSuffix(p, "/index") {
-		p = strings.TrimSuffix(p, "/index")
-	}
-	return p
+	return strings.TrimSuffix(strings.TrimSuffix(p, path.Ext(p)), "/index")
 }
 
 // tail returns the last two segments of a slash path ("a/b/c" → "b/c"),
