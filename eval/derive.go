@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/udiff"
@@ -40,12 +41,28 @@ type Gold struct {
 // "path/file.go:Func" and "path/file.go:Recv.Method", as the graph writes
 // them.
 func GoldFromDiff(root string, diffs []udiff.FileDiff) (Gold, error) {
+	return GoldFromDiffGraph(context.Background(), root, diffs, nil)
+}
+
+// GoldFromDiffGraph is GoldFromDiff for every language: Go files as
+// GoldFromDiff reads them, and the source files of any other language
+// (retrieve's SourceLanguages, tests excluded) through the graph of the
+// checkout, graph, by mapping the changed lines to its function and method
+// nodes (see goldFromNodes). A file of a language graph has no functions
+// for is gold with its functions unknown (noted in Skipped). graph may be
+// nil: only Go source counts then, as in GoldFromDiff.
+func GoldFromDiffGraph(ctx context.Context, root string, diffs []udiff.FileDiff, graph graphdb.Reader) (Gold, error) {
 	var g Gold
 	for _, d := range diffs {
 		p := d.OldPath
 		switch {
 		case d.Status == udiff.StatusAdded || p == "":
 			g.Skipped = append(g.Skipped, d.Path()+": new file")
+			continue
+		case !strings.HasSuffix(p, ".go") && graph != nil:
+			if err := goldFromGraph(ctx, root, d, graph, &g); err != nil {
+				return Gold{}, err
+			}
 			continue
 		case !strings.HasSuffix(p, ".go"):
 			g.Skipped = append(g.Skipped, p+": not Go source")
@@ -75,7 +92,7 @@ func GoldFromDiff(root string, diffs []udiff.FileDiff) (Gold, error) {
 			continue
 		}
 		if d.Status != udiff.StatusDeleted {
-			if why := trivialChange(d.Hunks); why != "" {
+			if why := trivialChange(d.Hunks, isCodeLine); why != "" {
 				g.Skipped = append(g.Skipped, p+": "+why)
 				continue
 			}
@@ -157,11 +174,11 @@ var versionLine = regexp.MustCompile(`(?i)version\w*\s*(string\s*)?=\s*"v?\d+(\.
 
 // trivialChange says why a file's change is no fix ("" when it may be):
 // only comments and blank lines changed, or only a version constant.
-func trivialChange(hs []udiff.Hunk) string {
+func trivialChange(hs []udiff.Hunk, isCode func(string) bool) string {
 	code, versions := 0, 0
 	for _, h := range hs {
 		for _, l := range slices.Concat(h.DeletedText, h.AddedText) {
-			if !isCodeLine(l) {
+			if !isCode(l) {
 				continue
 			}
 			code++

@@ -8,10 +8,17 @@
 //
 // [GoldFromDiff] and [DeriveFromModules] derive an instance's gold files
 // and functions from the real fix ([DiffTrees] diffs two source trees);
+// [GoldFromDiffGraph] does it for every language the code graph indexes,
+// mapping changed lines to the innermost function or method node.
+// [RunRealIssues] runs a real-issue set (tracker issues with their merged
+// fixes, base trees as git bundles; `relay eval real`): cached checkouts,
+// derived gold functions, relay next to the baseline, per repository;
 // [MaterializeCheckouts] fills the checkouts from the module cache. Two
 // sets live in testdata: realset (real fixes of real Go projects, figures
 // in realset_stats.txt from TestRealSet) and devset (hand-written, figures
-// in eval_stats.txt from TestDevSet). Those files are golden:
+// in eval_stats.txt from TestDevSet); the real-issue set itself stays
+// outside the repository, its summary figures are in realissues_stats.txt
+// (TestRealIssues, RELAY_REALISSUES). Those files are golden:
 // [CompareFigures] fails a run that ranks any instance lower or lowers any
 // summary figure (see the DESIGN note in figures.go); -update records a
 // new run.

@@ -144,6 +144,7 @@ func reciprocalRank(gold, pred []string) float64 {
 // Summary aggregates results of one method, in percent (MRR in 0–1).
 type Summary struct {
 	Method      string          `json:"method"`
+	Group       string          `json:"group,omitempty"` // the instances' subset (a repository), "" for all
 	Instances   int             `json:"instances"`
 	Errors      int             `json:"errors"`
 	FileAll     map[int]float64 `json:"file_all_at"`
@@ -354,11 +355,25 @@ func evalOne(ctx context.Context, in Instance, root string, opts Options) []Inst
 	return out
 }
 
-// Table renders the summaries as a text table, one row per method.
+// label names a summary's row: the method, after its group when it has one
+// ("dayjs/relay").
+func (s Summary) label() string {
+	if s.Group != "" {
+		return s.Group + "/" + s.Method
+	}
+	return s.Method
+}
+
+// Table renders the summaries as a text table, one row per method (and
+// group).
 func (r Report) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-14s %5s %6s %6s %7s %6s %6s %7s %6s %6s %6s %6s %8s %8s %8s\n",
-		"method", "n", "f.all1", "f.all5", "f.all10", "f.any1", "f.any5", "f.any10", "fn.a5", "fn.a10", "fn.y5", "fn.y10", "file.mrr", "fn.mrr", "s/inst")
+	w := 14
+	for _, s := range r.Summaries {
+		w = max(w, len(s.label()))
+	}
+	fmt.Fprintf(&b, "%-*s %5s %6s %6s %7s %6s %6s %7s %6s %6s %6s %6s %8s %8s %8s\n",
+		w, "method", "n", "f.all1", "f.all5", "f.all10", "f.any1", "f.any5", "f.any10", "fn.a5", "fn.a10", "fn.y5", "fn.y10", "file.mrr", "fn.mrr", "s/inst")
 	for _, s := range r.Summaries {
 		fn := func(m map[int]float64, k int) string {
 			if s.FuncScored == 0 || s.Method == MethodBM25Files {
@@ -370,8 +385,8 @@ func (r Report) Table() string {
 		if s.FuncScored > 0 && s.Method != MethodBM25Files {
 			fnMRR = fmt.Sprintf("%.3f", s.FuncMRR)
 		}
-		fmt.Fprintf(&b, "%-14s %5d %6.1f %6.1f %7.1f %6.1f %6.1f %7.1f %6s %6s %6s %6s %8.3f %8s %8.3f\n",
-			s.Method, s.Instances, s.FileAll[1], s.FileAll[5], s.FileAll[10], s.FileAny[1], s.FileAny[5], s.FileAny[10],
+		fmt.Fprintf(&b, "%-*s %5d %6.1f %6.1f %7.1f %6.1f %6.1f %7.1f %6s %6s %6s %6s %8.3f %8s %8.3f\n",
+			w, s.label(), s.Instances, s.FileAll[1], s.FileAll[5], s.FileAll[10], s.FileAny[1], s.FileAny[5], s.FileAny[10],
 			fn(s.FuncAll, 5), fn(s.FuncAll, 10), fn(s.FuncAny, 5), fn(s.FuncAny, 10), s.FileMRR, fnMRR, s.MeanSeconds)
 		if s.Errors > 0 {
 			fmt.Fprintf(&b, "  (%d instance(s) failed and count as misses)\n", s.Errors)

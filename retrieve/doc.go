@@ -52,10 +52,19 @@
 //
 // # Reports and localization
 //
-// [ContextReport] ranks files (chunk hits fused with whole-file BM25) and
-// symbols with `path:line` snippets and the reasons for each, and says that
-// no model was used. [Searcher.Localize] predicts the files and functions
-// a problem statement is about (package eval scores it), [FileBaseline]
+// [ContextReport] ranks files (chunk hits fused with whole-file BM25, its
+// title's terms weighted up when the text has more lines, the title's own
+// whole-file BM25 when the rest is noisy — code blocks, stack traces — and
+// the files the text names) and symbols with `path:line` snippets and the reasons for
+// each, and says that no model was used. [Searcher.Localize] predicts the
+// files and functions a problem statement is about (package eval scores
+// it): real issue text is cleaned of URLs, versions, addresses and
+// issue-template noise before the lexical rankers see it; files named by
+// path, file name, qualified name, stack frame, class or folder name, or
+// holding a quoted message literally, rank of their own (issuetext.go,
+// issuemessage.go); test files come after the rest, and for a noisy
+// report functions are ordered by their own rank fused with their file's.
+// [FileBaseline]
 // is the plain BM25-over-files baseline it is compared with, and
 // [Searcher.Neighbours] finds the symbols similar to a set of anchors
 // (package review's semantic neighbours).

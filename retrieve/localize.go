@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strings"
 )
 
 // SourceLanguages are the programming languages Build knows; localization
@@ -15,25 +17,73 @@ var SourceLanguages = []string{"go", "python", "typescript", "javascript", "java
 // Localize ranks the files and functions likely to need a change for a
 // problem statement, with the search pipeline restricted to
 // SourceLanguages: files from RankFilesFused, functions from the hits'
-// location names. o tunes the search (ablations); its Limit, fast path and
+// location names. The lexical rankers see the statement without URLs,
+// version strings and addresses (cleanIssueText); the named-file ranker
+// sees all of it. Test files come after every other file: a fix is made
+// in the code under test, and a report that quotes its test must not push
+// the test above that code. o tunes the search (ablations); its Limit, fast path and
 // language filter are set here.
 func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions) (files, functions []string, err error) {
 	o.Limit, o.NoFastPath, o.Filter = reportDepth, true, Filter{Languages: SourceLanguages}
-	res, err := s.Search(ctx, problem, o)
+	query := cleanIssueText(problem)
+	if strings.TrimSpace(query) == "" {
+		query = problem
+	}
+	res, err := s.Search(ctx, query, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, f := range s.RankFilesFused(problem, res.Hits, SourceLanguages) {
+	var tests []string
+	for _, f := range s.RankFilesFused(problem, query, res.Hits, SourceLanguages) {
+		if IsTestPath(f.Path) {
+			tests = append(tests, f.Path)
+			continue
+		}
 		files = append(files, f.Path)
 	}
-	seen := map[string]bool{}
-	for _, h := range res.Hits {
-		if h.Loc != "" && !seen[h.Loc] && (h.Kind == ChunkFunction || h.Kind == ChunkMethod) {
-			seen[h.Loc] = true
-			functions = append(functions, h.Loc)
-		}
+	files = append(files, tests...)
+	share := 0.0
+	if _, noisy := noisyTitle(problem); noisy {
+		share = fileRankShare
 	}
-	return files, functions, nil
+	return files, rankFunctions(res.Hits, files, share), nil
+}
+
+// rankFunctions orders the function and method hits by fusing (RRF) their
+// own order with the rank of their file in files, weighted by share: a
+// function that matches well in a file that matches well (or that the text
+// names) comes first. Localize fuses only for a noisy report (noisyTitle):
+// there the chunk ranking is least reliable and the file ranking has the
+// signals made for such text (named files, the title); a short, precise
+// statement keeps the chunk order (share 0).
+func rankFunctions(hits []Hit, files []string, share float64) []string {
+	fileRank := map[string]int{}
+	for i, f := range files {
+		fileRank[f] = i + 1
+	}
+	type fn struct {
+		loc   string
+		score float64
+	}
+	var fns []fn
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if h.Loc == "" || seen[h.Loc] || (h.Kind != ChunkFunction && h.Kind != ChunkMethod) {
+			continue
+		}
+		seen[h.Loc] = true
+		score := 1 / float64(RRFK+len(fns)+1)
+		if r, ok := fileRank[h.Path]; ok {
+			score += share / float64(RRFK+r)
+		}
+		fns = append(fns, fn{h.Loc, score})
+	}
+	sort.SliceStable(fns, func(i, j int) bool { return fns[i].score > fns[j].score })
+	out := make([]string, len(fns))
+	for i, f := range fns {
+		out[i] = f.loc
+	}
+	return out
 }
 
 // FileBaseline is plain BM25 over whole files (no chunks, no field
@@ -75,3 +125,7 @@ func (fb *FileBaseline) Rank(problem string) []string {
 	}
 	return files
 }
+
+// fileRankShare weighs the file's rank against the function's own in
+// rankFunctions.
+const fileRankShare = 0.5

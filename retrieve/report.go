@@ -104,7 +104,7 @@ func (s *Searcher) Report(ctx context.Context, question string, opts ReportOptio
 			rep.Terms = append(rep.Terms, t)
 		}
 	}
-	for i, f := range s.RankFilesFused(question, res.Hits, opts.Languages) {
+	for i, f := range s.RankFilesFused(question, question, res.Hits, opts.Languages) {
 		if i >= opts.Files {
 			break
 		}
@@ -152,12 +152,31 @@ func refLabel(r Ref) string {
 // aggregated from chunk hits when RankFilesFused combines them.
 const FileRankWeight = 1.0
 
+// TitleWeight multiplies the weight of the query terms that occur in the
+// first line of a text that has more (an issue's title) in the whole-file
+// BM25 of RankFilesFused: a long, noisy body must not drown what the title
+// says. A one-line text has all its terms in the title, so its ranking does
+// not change.
+const TitleWeight = 2.0
+
+// TitleRankWeight weighs BM25 over whole files for the title alone in
+// RankFilesFused, when the body is noisy (noisyTitle).
+const TitleRankWeight = 0.5
+
+// NamedFileWeight weighs the files the text names outright (fileMentions)
+// in RankFilesFused.
+const NamedFileWeight = 1.0
+
 // RankFilesFused ranks files by fusing (RRF) the chunk hits aggregated per
-// file (RankFiles) with BM25 over whole files, restricted to files whose
-// language passes langs (nil: all). Whole-file BM25 sees a file's
+// file (RankFiles), BM25 over whole files for query (its title's terms
+// weighted up, titleWeighted), BM25 over whole files for the title alone
+// when the rest of text is noisy (noisyTitle) and the files text
+// names outright (fileMentions; text is the full statement, query what the
+// lexical rankers saw of it), restricted to files whose language passes
+// langs (nil: all). Whole-file BM25 sees a file's
 // vocabulary at once; chunk hits see precise symbols. Together they beat
 // either alone on the dev set (see eval/testdata/eval_stats.txt).
-func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []ReportFile {
+func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string) []ReportFile {
 	agg := RankFiles(hits)
 	byPath := map[string]int{}
 	for i, f := range s.ix.Files {
@@ -170,7 +189,7 @@ func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []Re
 			return slices.Contains(langs, l)
 		}
 	}
-	fl := s.ix.FileLex.search(s.ix.FileLex.expand(Tokenize(query)), keep, candidates)
+	fl := s.ix.FileLex.search(titleWeighted(s.ix.FileLex.expand(Tokenize(query)), text), keep, candidates)
 	aggRank := Ranking{Name: "chunks", Weight: 1}
 	info := map[int32]ReportFile{}
 	for _, f := range agg {
@@ -191,9 +210,28 @@ func (s *Searcher) RankFilesFused(query string, hits []Hit, langs []string) []Re
 		f.Why = append(f.Why, fmt.Sprintf("whole-file BM25 (terms: %s)", strings.Join(h.matched, ", ")))
 		info[h.doc] = f
 	}
+	titleRank := Ranking{Name: "title-bm25", Weight: TitleRankWeight}
+	if title, ok := noisyTitle(text); ok {
+		for _, h := range s.ix.FileLex.search(s.ix.FileLex.expand(Tokenize(cleanIssueText(title))), keep, candidates) {
+			titleRank.Docs = append(titleRank.Docs, h.doc)
+			if _, ok := info[h.doc]; !ok {
+				info[h.doc] = ReportFile{Path: s.ix.Files[h.doc].Path}
+			}
+		}
+	}
+	named := Ranking{Name: "named", Weight: NamedFileWeight}
+	for _, d := range s.fileMentions(text, keep) {
+		named.Docs = append(named.Docs, d)
+		if _, ok := info[d]; !ok {
+			info[d] = ReportFile{Path: s.ix.Files[d].Path}
+		}
+		f := info[d]
+		f.Why = append(f.Why, "named in the text (path, file name, qualified name or stack frame)")
+		info[d] = f
+	}
 	var out []ReportFile
 	penalize := !mentionsTests(query)
-	for _, fu := range FuseRRF(RRFK, aggRank, fileRank) {
+	for _, fu := range FuseRRF(RRFK, aggRank, fileRank, titleRank, named) {
 		f := info[fu.Doc]
 		f.Score = fu.Score
 		if penalize && IsTestPath(f.Path) {
@@ -297,4 +335,39 @@ func (r Report) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// titleWeighted multiplies by TitleWeight the weight of the terms that come
+// from a word of text's first line, when text has more than one line.
+func titleWeighted(terms []queryTerm, text string) []queryTerm {
+	title, body, ok := strings.Cut(strings.TrimSpace(text), "\n")
+	if !ok || strings.TrimSpace(body) == "" {
+		return terms
+	}
+	inTitle := map[string]bool{}
+	for _, t := range Tokenize(cleanIssueText(title)) {
+		inTitle[t] = true
+	}
+	for i := range terms {
+		if inTitle[terms[i].orig] {
+			terms[i].weight *= TitleWeight
+		}
+	}
+	return terms
+}
+
+// noisyTitle returns the first line of text when the rest is noisy: it
+// holds a fenced code block or a stack frame (a log, a trace, a program),
+// so that the title is the one clean statement of the problem and gets a
+// ranking of its own. A short explanation under a title (a changelog
+// entry) is no noise: there the title's terms are only weighted up.
+func noisyTitle(text string) (string, bool) {
+	title, body, ok := strings.Cut(strings.TrimSpace(text), "\n")
+	if !ok || strings.TrimSpace(title) == "" {
+		return "", false
+	}
+	if strings.Contains(body, "```") || frameRe.MatchString(body) || jsFrameRe.MatchString(body) {
+		return title, true
+	}
+	return "", false
 }

@@ -50,6 +50,8 @@ type Searcher struct {
 
 	filesOnce sync.Once
 	files     *safefs.Root // opened on first use; nil when the root cannot be opened
+
+	namesCache // the index's files by name, for fileMentions
 }
 
 // OpenOptions configure Open.

@@ -57,7 +57,7 @@ Example:
 	f.llm.register(fl)
 	fl.BoolVar(&f.baseline, "baseline", true, "also run the plain BM25-over-files baseline")
 	fl.BoolVar(&f.materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
-	cmd.AddCommand(newEvalDeriveCmd(g))
+	cmd.AddCommand(newEvalDeriveCmd(g), newEvalRealCmd(g))
 	return cmd
 }
 
@@ -152,7 +152,11 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); err != nil {
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); errors.Is(err, index.ErrNotGo) {
+		// No language relay builds a graph for: localize by search alone
+		// over the (empty) graph, as relay scope does.
+		g.log.Info("no code graph for this checkout; searching without it", "root", root)
+	} else if err != nil {
 		st.Close()
 		return nil, nil, err
 	}

@@ -7,10 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/relayhq/relay/eval"
 	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/eval"
+	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/udiff"
 )
 
 // deriveFlags are relay eval derive's flags.
@@ -28,9 +34,13 @@ func newEvalDeriveCmd(g *globals) *cobra.Command {
 		Use:   "derive (--module M --from V1 --to V2 | --repo DIR --diff FILE) [--id ID --statement TEXT]",
 		Short: "Build an eval instance from a real fix: gold files and functions from its diff",
 		Long: `Derive computes the gold answer of a localization instance from the fix itself:
-the Go source files the fix changes in the pre-fix tree and the functions and methods
+the source files the fix changes in the pre-fix tree and the functions and methods
 whose lines it deletes, modifies or inserts into (tests, testdata, vendor, generated
-and new files are left out and listed on stderr).
+and new files are left out and listed on stderr). Go files are parsed directly; for
+every other language relay indexes (TypeScript/JavaScript, Python, and any frontend
+added later) the checkout is indexed in memory and each changed line is given to the
+innermost function or method node of the graph holding it. A source file of a language
+the graph has nothing for is gold with its functions unknown.
 
 The fix is either the change between two versions of a Go module (both fetched with
 go mod download; the instance's checkout is the --from version) or a unified diff
@@ -103,7 +113,7 @@ func (f *deriveFlags) run(ctx context.Context, g *globals) error {
 	if byModule {
 		gold, err = eval.DeriveFromModules(ctx, f.module, f.from, f.to)
 	} else {
-		gold, err = deriveFromDiff(g, f.repo, f.diffFile)
+		gold, err = deriveFromDiff(ctx, g, f.repo, f.diffFile)
 	}
 	if err != nil {
 		return err
@@ -112,7 +122,7 @@ func (f *deriveFlags) run(ctx context.Context, g *globals) error {
 		fmt.Fprintf(g.stderr, "derive: skipped %s\n", s)
 	}
 	if len(gold.Files) == 0 {
-		return errors.New("the fix changes no Go source file of the pre-fix tree (only tests, docs, generated or new files): it cannot be a localization instance")
+		return errors.New("the fix changes no source file of the pre-fix tree (only tests, docs, generated or new files): it cannot be a localization instance")
 	}
 	if len(gold.Functions) == 0 && !f.allowNoFunctions {
 		fmt.Fprintln(g.stderr, "derive: warning: no function or method changed (only declarations outside functions); the instance scores files only")
@@ -133,7 +143,7 @@ func (f *deriveFlags) run(ctx context.Context, g *globals) error {
 	return enc.Encode(in)
 }
 
-func deriveFromDiff(g *globals, repo, diffFile string) (eval.Gold, error) {
+func deriveFromDiff(ctx context.Context, g *globals, repo, diffFile string) (eval.Gold, error) {
 	root, err := filepath.Abs(repo)
 	if err != nil {
 		return eval.Gold{}, err
@@ -145,5 +155,26 @@ func deriveFromDiff(g *globals, repo, diffFile string) (eval.Gold, error) {
 	if err != nil {
 		return eval.Gold{}, err
 	}
-	return eval.GoldFromDiff(root, diffs)
+	if !touchesOtherSource(diffs) {
+		return eval.GoldFromDiff(root, diffs)
+	}
+	// Functions of languages other than Go come from the code graph of the
+	// checkout: index it in memory (nothing is written to the checkout).
+	st := memstore.New()
+	defer st.Close()
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); err != nil && !errors.Is(err, index.ErrNotGo) {
+		return eval.Gold{}, fmt.Errorf("index %s for gold functions: %w", repo, err)
+	}
+	return eval.GoldFromDiffGraph(ctx, root, diffs, st)
+}
+
+// touchesOtherSource reports whether a diff changes a source file of a
+// language other than Go (one that needs the graph for gold functions).
+func touchesOtherSource(diffs []udiff.FileDiff) bool {
+	for _, d := range diffs {
+		if lang, ok := retrieve.LanguageOf(d.OldPath); ok && lang != "go" && slices.Contains(retrieve.SourceLanguages, lang) {
+			return true
+		}
+	}
+	return false
 }

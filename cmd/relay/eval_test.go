@@ -176,3 +176,22 @@ func TestEvalAgent(t *testing.T) {
 		t.Error("the planner was not asked the localization question")
 	}
 }
+
+// TestEvalRealErrors: relay eval real says what is missing.
+func TestEvalRealErrors(t *testing.T) {
+	set := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"eval", "real"}, 2, "needs --set DIR"},
+		{[]string{"eval", "real", "--set", filepath.Join(set, "nope")}, 2, "is not a directory"},
+		{[]string{"eval", "real", "--set", set, "--cache", t.TempDir()}, 1, "instances.jsonl"},
+	} {
+		code, _, stderr := relay(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.err) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.err)
+		}
+	}
+}

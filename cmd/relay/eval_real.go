@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/relayhq/relay/eval"
+	"github.com/relayhq/relay/graphdb"
+)
+
+// realFlags are relay eval real's flags.
+type realFlags struct {
+	set, cache, out string
+	repos           []string
+	asJSON          bool
+}
+
+func newEvalRealCmd(g *globals) *cobra.Command {
+	var f realFlags
+	cmd := &cobra.Command{
+		Use:   "real --set DIR [--repo NAME]... [--cache DIR] [--out DIR]",
+		Short: "Measure localization on real tracker issues with their merged fixes (git bundles of the base trees)",
+		Long: `Real runs the localization eval on a real-issue set: a folder holding instances.jsonl
+(instance_id, repo, bundle, ref, problem_statement, gold_files, patch: the issue text and
+the merged fix) and the git bundles holding each instance's base tree. Each base tree is
+checked out once into the cache (git archive of its branch), indexed (graph + search index,
+incremental on a rerun) and localized offline, next to plain BM25 over whole files.
+
+Gold files are the set's gold_files that are source code of the base tree (release notes,
+tests and files the fix adds are left out); gold functions are derived from the patch
+against the checkout's graph, as relay eval derive does, for every language relay indexes.
+A language without a graph frontend is scored on files only (its function columns say -);
+rerunning the command once its frontend exists gives the function figures.
+
+The table has one row per method over all instances, then one per repository and method.
+--out DIR also writes figures.txt, results.json (per-instance predictions and hits) and
+instances.jsonl (the instances as scored, with derived gold functions).
+
+Example:
+  relay eval real --set ../shared/realissues --repo dayjs --out /tmp/real-dayjs`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd.Context(), g) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.set, "set", "", "folder holding instances.jsonl and the git bundles")
+	fl.StringSliceVar(&f.repos, "repo", nil, `only instances of this repository ("dayjs" or "iamkun/dayjs"; repeatable)`)
+	fl.StringVar(&f.cache, "cache", "", "folder for the bare clones, checkouts and their indexes (default: the user cache folder, relay/realissues)")
+	fl.StringVar(&f.out, "out", "", "also write figures.txt, results.json and instances.jsonl here")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func (f *realFlags) run(ctx context.Context, g *globals) error {
+	if f.set == "" {
+		return usageErr(errors.New("eval real needs --set DIR, the folder holding instances.jsonl and the bundles"))
+	}
+	if fi, err := os.Stat(f.set); err != nil || !fi.IsDir() {
+		return usageErr(fmt.Errorf("--set %s is not a directory", f.set))
+	}
+	set, err := filepath.Abs(f.set)
+	if err != nil {
+		return err
+	}
+	cache := f.cache
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return usageErr(fmt.Errorf("no user cache folder (%v): pass --cache DIR", err))
+		}
+		cache = filepath.Join(dir, "relay", "realissues")
+	}
+	if cache, err = filepath.Abs(cache); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return fmt.Errorf("create --cache: %w", err)
+	}
+	rep, err := eval.RunRealIssues(ctx, eval.RealOptions{
+		Set: set, Cache: cache, Repos: f.repos,
+		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+			return prepareCheckout(ctx, g, root)
+		},
+		Progress: func(done, total int, r eval.InstanceResult) {
+			status := fmt.Sprintf("file rr %.2f", r.FileRR)
+			if r.Error != "" {
+				status = "error: " + r.Error
+			}
+			fmt.Fprintf(g.stderr, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if n := len(rep.Excluded); n > 0 {
+		fmt.Fprintf(g.stderr, "eval: %d instance(s) not scored (the fix changes no source file of the base tree, it only adds files)\n", n)
+	}
+	if f.out != "" {
+		if err := writeRealOut(f.out, rep); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprint(g.stdout, rep.Table())
+	return nil
+}
+
+// writeRealOut writes the figures, the per-instance results and the
+// instances as scored into dir.
+func writeRealOut(dir string, rep eval.RealReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create --out: %w", err)
+	}
+	res, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	var insts []byte
+	for _, in := range rep.Instances {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		insts = append(append(insts, b...), '\n')
+	}
+	for name, data := range map[string][]byte{
+		"figures.txt":     []byte(rep.Figures("relay eval real", true)),
+		"results.json":    res,
+		"instances.jsonl": insts,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package retrieve
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/graphdb/memstore"
+)
+
+func TestCleanIssueText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"see https://github.com/o/r/issues/12 for details", "see   for details"},
+		{"Day.js Version: v1.8.0 and 2.13.0-rc.1", "Day.js Version:   and  "},
+		{"at 0x7ffd1234 addr deadbeefcafe12 ts 1600000000", "at   addr   ts  "},
+		{"parseFlags fails on -x", "parseFlags fails on -x"},
+	} {
+		if got := cleanIssueText(tt.in); got != tt.want {
+			t.Errorf("cleanIssueText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// namedRepo is a small Java + JavaScript tree for TestFileMentions.
+var namedRepo = map[string]string{
+	"src/main/java/com/acme/core/JsonParser.java":          "package com.acme.core;\npublic class JsonParser { Acme a; }\n",
+	"src/main/java/com/acme/core/json/ReaderParser.java":   "package com.acme.core.json;\nclass ReaderParser extends JsonParser { Acme a; }\n",
+	"src/main/java/com/acme/core/util/TextBuffer.java":     "package com.acme.core.util;\nclass TextBuffer { Acme a; }\n",
+	"src/main/java/com/acme/core/Acme.java":                "package com.acme.core;\nclass Acme {}\n",
+	"src/test/java/com/acme/core/JsonParserTest.java":      "class JsonParserTest { Acme a; }\n",
+	"src/plugin/customParseFormat/index.js":                "export default () => {}\n",
+	"src/plugin/utc/index.js":                              "export default () => {}\n",
+	"src/locale/en.js":                                     "export default { name: 'en' }\n",
+	"src/index.js":                                         "export default {}\n",
+	"lib/a/index.js":                                       "x\n",
+	"lib/b/index.js":                                       "x\n",
+	"lib/c/index.js":                                       "x\n",
+	"lib/d/index.js":                                       "x\n",
+	"src/main/java/com/acme/core/sym/Canonicalizer.java":   "class Canonicalizer { Acme a; }\n",
+	"src/main/java/com/acme/core/sym/CanonicalizerB.java":  "class CanonicalizerB { Acme a; }\n",
+	"src/main/java/com/acme/core/base/ParserBase.java":     "class ParserBase { Acme a; }\n",
+	"src/main/java/com/acme/core/base/GeneratorBase.java":  "class GeneratorBase { Acme a; }\n",
+	"src/main/java/com/acme/core/base/ParserMinimal.java":  "class ParserMinimal { Acme a; }\n",
+	"src/main/java/com/acme/core/base/FactoryBuilder.java": "class FactoryBuilder { Acme a; }\n",
+}
+
+// TestFileMentions: stack frames, paths, import module paths, file names
+// and class or folder names in an issue text name files; the title counts
+// double; a name of the project that occurs in most files, an identifier
+// naming too many files and names of no file say nothing.
+func TestFileMentions(t *testing.T) {
+	root := t.TempDir()
+	for rel, data := range namedRepo {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := memstore.New()
+	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root, g, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(q string) []string {
+		var out []string
+		for _, d := range s.fileMentions(q, nil) {
+			out = append(out, s.ix.Files[d].Path)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name, q string
+		want    []string
+	}{
+		{"java frame", "Parser fails\n\njava.lang.IllegalStateException: boom\n\tat com.acme.core.json.ReaderParser._parse(ReaderParser.java:123)\n\tat java.base/java.lang.Thread.run(Thread.java:829)",
+			[]string{"src/main/java/com/acme/core/json/ReaderParser.java"}},
+		{"qualified name in prose", "Calling com.acme.core.util.TextBuffer.contentsAsString() twice",
+			[]string{"src/main/java/com/acme/core/util/TextBuffer.java"}},
+		{"class names, title first", "TextBuffer loses data\n\nWhen JsonParser reads a long string",
+			[]string{"src/main/java/com/acme/core/util/TextBuffer.java", "src/main/java/com/acme/core/JsonParser.java"}},
+		{"import module path and folder name", "utc plugin breaks\n\n```js\nimport utc from 'dayjs/plugin/utc'\ndayjs.extend(customParseFormat)\n```",
+			[]string{"src/plugin/utc/index.js", "src/plugin/customParseFormat/index.js"}},
+		{"js frame path", "TypeError\n\n    at Object.<anonymous> (/app/node_modules/dayjs/locale/en.js:1:20)",
+			[]string{"src/locale/en.js"}},
+		{"project name is ubiquitous", "Acme throws\n\nAcme fails in Acme", nil},
+		{"too many files", "lib index broken\n\nsee index.js", nil},
+		{"nothing named", "dates are off by one day", nil},
+	} {
+		if d := cmp.Diff(tt.want, names(tt.q)); d != "" {
+			t.Errorf("%s: fileMentions (-want +got):\n%s", tt.name, d)
+		}
+	}
+}
+
+// TestLocalizeTestsLast: a report that quotes its failing test still
+// ranks the code under test first, and every test file after every other
+// file.
+func TestLocalizeTestsLast(t *testing.T) {
+	_, _, s := testRepo(t, nil)
+	files, _, err := s.Localize(t.Context(), "TestRetry fails in store_test.go: computeDelay overflows after many retries (v2.3.1, https://example.com/x)", SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seenTest := false
+	for _, f := range files {
+		if IsTestPath(f) {
+			seenTest = true
+		} else if seenTest {
+			t.Fatalf("non-test file %s after a test file: %v", f, files)
+		}
+	}
+	if len(files) == 0 || files[0] != "storage/retry.go" || !seenTest {
+		t.Errorf("files = %v, want storage/retry.go first and the test file after the code", files)
+	}
+}
+
+func TestNoisyTitle(t *testing.T) {
+	for _, tt := range []struct {
+		text, want string
+		noisy      bool
+	}{
+		{"Parser drops the last byte", "", false},
+		{"Use spaces for SQL sanitization.\n\nThis avoids breaking `set foo to $1`.", "", false},
+		{"Deep stubs fail\n\n```java\nwhen(x.y()).thenReturn(1);\n```", "Deep stubs fail", true},
+		{"NPE in parser\n\njava.lang.NullPointerException\n\tat com.acme.Parser.next(Parser.java:12)", "NPE in parser", true},
+		{"utc breaks\n\nTypeError: x is undefined\n    at Object.<anonymous> (/app/node_modules/dayjs/plugin/utc.js:1:2042)", "utc breaks", true},
+	} {
+		got, noisy := noisyTitle(tt.text)
+		if got != tt.want || noisy != tt.noisy {
+			t.Errorf("noisyTitle(%q) = %q, %v; want %q, %v", tt.text, got, noisy, tt.want, tt.noisy)
+		}
+	}
+}
+
+// TestTitleWeighted: terms of a title over a body weigh TitleWeight; a
+// one-line text is left alone (all of it is the title).
+func TestTitleWeighted(t *testing.T) {
+	terms := func() []queryTerm {
+		p, b := Tokenize("Parser")[0], Tokenize("buffer")[0]
+		return []queryTerm{{term: p, orig: p, weight: 1}, {term: b, orig: b, weight: 1}}
+	}
+	got := titleWeighted(terms(), "Parser fails\n\nthe buffer is full")
+	if got[0].weight != TitleWeight || got[1].weight != 1 {
+		t.Errorf("title over a body: %+v", got)
+	}
+	got = titleWeighted(terms(), "Parser fails when the buffer is full")
+	if got[0].weight != 1 || got[1].weight != 1 {
+		t.Errorf("one line: %+v", got)
+	}
+}
+
+// TestRankFunctions: with a share, a function in the top file overtakes
+// one ranked just above it in a file ranked low; without, the hit order
+// stays.
+func TestRankFunctions(t *testing.T) {
+	hits := []Hit{
+		{Chunk: Chunk{Path: "b.js", Loc: "b.js:f", Kind: ChunkFunction}},
+		{Chunk: Chunk{Path: "a.js", Loc: "a.js:g", Kind: ChunkFunction}},
+		{Chunk: Chunk{Path: "a.js", Loc: "a.js:g", Kind: ChunkFunction}},
+		{Chunk: Chunk{Path: "a.js", Kind: ChunkText}},
+	}
+	files := []string{"a.js", "c.js", "d.js", "e.js", "b.js"}
+	if d := cmp.Diff([]string{"a.js:g", "b.js:f"}, rankFunctions(hits, files, 0.5)); d != "" {
+		t.Errorf("share 0.5 (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"b.js:f", "a.js:g"}, rankFunctions(hits, files, 0)); d != "" {
+		t.Errorf("share 0 (-want +got):\n%s", d)
+	}
+}
