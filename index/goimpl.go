@@ -102,6 +102,62 @@ func methodSets(pkg *types.Package) []methodSet {
 	return out
 }
 
+// methodSetAttrs returns the attributes of a named type's node that
+// describe its method set beyond its member nodes: for a concrete type T,
+// graphdb.AttrPointerMethods, the methods of *T's method set missing from
+// T's (pointer receivers, declared or promoted through an embedded field);
+// for an interface, graphdb.AttrEmbeddedMethods, the methods it gets from
+// embedded interfaces. Nil when there are none, and for aliases.
+func methodSetAttrs(obj types.Object) map[string]string {
+	tn, ok := obj.(*types.TypeName)
+	if !ok || tn.IsAlias() {
+		return nil
+	}
+	n, ok := tn.Type().(*types.Named)
+	if !ok {
+		return nil
+	}
+	var names []string
+	key := graphdb.AttrPointerMethods
+	switch u := n.Underlying().(type) {
+	case *types.Interface:
+		if u.NumEmbeddeds() == 0 {
+			return nil
+		}
+		key = graphdb.AttrEmbeddedMethods
+		declared := map[string]bool{}
+		for i := 0; i < u.NumExplicitMethods(); i++ {
+			declared[u.ExplicitMethod(i).Name()] = true
+		}
+		for i := 0; i < u.NumMethods(); i++ {
+			if m := u.Method(i).Name(); !declared[m] {
+				names = append(names, m)
+			}
+		}
+	case *types.Pointer:
+		return nil // no methods
+	default:
+		ptr := types.NewMethodSet(types.NewPointer(n))
+		if ptr.Len() == 0 {
+			return nil
+		}
+		val := types.NewMethodSet(n)
+		if val.Len() == ptr.Len() {
+			return nil // T's method set is a subset of *T's
+		}
+		for i := 0; i < ptr.Len(); i++ {
+			if m := ptr.At(i).Obj(); val.Lookup(m.Pkg(), m.Name()) == nil {
+				names = append(names, m.Name())
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	return map[string]string{key: strings.Join(names, ",")}
+}
+
 // freeParams returns methodSet.free for a generic interface's type
 // parameters: "" when there are none, else 'a' for each parameter whose
 // constraint is the empty interface, 'c' for the others.
