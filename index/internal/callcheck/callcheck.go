@@ -119,6 +119,28 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	keep := opts.Keep
+	if keep == 0 {
+		keep = 50
+	}
+	pkgs, err := load(ctx, root, opts)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Packages: len(pkgs), Excluded: map[string]int{}}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { rep.LoadErrors += len(p.Errors) })
+	inRepo := map[string]bool{}
+	for _, p := range pkgs {
+		inRepo[p.PkgPath] = true
+	}
+	ours := rep.ours(root, pkgs)
+	theirs := rep.theirs(root, pkgs, inRepo)
+	rep.compare(ours, theirs, keep)
+	return rep, nil
+}
+
+// load lists and type-checks the packages with syntax, as both sides need.
+func load(ctx context.Context, root string, opts Options) ([]*packages.Package, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = root
@@ -126,10 +148,6 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	pats := opts.Patterns
 	if len(pats) == 0 {
 		pats = []string{"./..."}
-	}
-	keep := opts.Keep
-	if keep == 0 {
-		keep = 50
 	}
 	cfg := &packages.Config{
 		Context: ctx,
@@ -142,15 +160,14 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	}
 	pkgs, err := packages.Load(cfg, pats...)
 	if err != nil {
-		return Report{}, fmt.Errorf("load packages: %w", err)
+		return nil, fmt.Errorf("load packages: %w", err)
 	}
-	rep := Report{Packages: len(pkgs), Excluded: map[string]int{}}
-	packages.Visit(pkgs, nil, func(p *packages.Package) { rep.LoadErrors += len(p.Errors) })
-	inRepo := map[string]bool{}
-	for _, p := range pkgs {
-		inRepo[p.PkgPath] = true
-	}
+	return pkgs, nil
+}
 
+// ours returns the indexer's compared edges as keys, counting the
+// excluded ones.
+func (rep *Report) ours(root string, pkgs []*packages.Package) map[string]bool {
 	ours := map[string]bool{}
 	for _, e := range index.ExtractCalls(root, pkgs) {
 		switch {
@@ -167,7 +184,12 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 			}
 		}
 	}
+	return ours
+}
 
+// theirs returns static's compared edges as keys, counting the excluded
+// ones, with the bodies static.CallGraph does not reach added.
+func (rep *Report) theirs(root string, pkgs []*packages.Package, inRepo map[string]bool) map[string]bool {
 	prog, _ := ssautil.AllPackages(pkgs, 0)
 	prog.Build()
 	theirs := map[string]bool{}
@@ -190,13 +212,18 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 			add(e.Caller.Func, e.Callee.Func, e.Site)
 		}
 	}
-	// static.CallGraph reaches closures only through static calls; a
-	// closure passed as a value (sort.Slice, callbacks, go statements of
-	// function values) is missing with its calls. Add the static calls
-	// (StaticCallee, static's own definition) of every such closure.
-	// Methods of generic types are not in static.CallGraph either (it
-	// starts from non-parameterized types); their generic bodies are added
-	// the same way.
+	rep.addUnreached(prog, inRepo, inGraph, add)
+	return theirs
+}
+
+// addUnreached adds to the reference the static calls of the functions
+// static.CallGraph does not reach. It reaches closures only through static
+// calls; a closure passed as a value (sort.Slice, callbacks, go statements
+// of function values) is missing with its calls. Add the static calls
+// (StaticCallee, static's own definition) of every such closure. Methods
+// of generic types are not in static.CallGraph either (it starts from
+// non-parameterized types); their generic bodies are added the same way.
+func (rep *Report) addUnreached(prog *ssa.Program, inRepo map[string]bool, inGraph map[*ssa.Function]bool, add func(caller, callee *ssa.Function, site ssa.CallInstruction)) {
 	addBody := func(fn *ssa.Function) {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -249,7 +276,10 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	for _, fn := range fns {
 		anon(fn)
 	}
+}
 
+// compare fills the counts, the figures and the first keep differences.
+func (rep *Report) compare(ours, theirs map[string]bool, keep int) {
 	rep.Ours, rep.Theirs = len(ours), len(theirs)
 	var extra, missing []string
 	for k := range ours {
@@ -274,7 +304,6 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	if rep.Theirs > 0 {
 		rep.Recall = float64(rep.Matched) / float64(rep.Theirs)
 	}
-	return rep, nil
 }
 
 func key(from, to, file string, line int) string {
