@@ -219,77 +219,21 @@ func writeType(b *strings.Builder, t types.Type, depth int) {
 		b.WriteByte(']')
 		writeType(b, t.Elem(), depth)
 	case *types.Chan:
-		switch t.Dir() {
-		case types.SendOnly:
-			b.WriteString("chan<- ")
-		case types.RecvOnly:
-			b.WriteString("<-chan ")
-		default:
-			b.WriteString("chan ")
-		}
+		b.WriteString(chanPrefix[t.Dir()])
 		writeType(b, t.Elem(), depth)
 	case *types.Signature:
 		b.WriteString("func")
 		writeSig(b, t, depth)
 	case *types.Named:
-		obj := t.Obj()
-		if obj.Pkg() != nil {
-			b.WriteString(obj.Pkg().Path() + ".")
-		}
-		b.WriteString(obj.Name())
-		if obj.Pkg() != nil && obj.Parent() != obj.Pkg().Scope() {
-			// A local type: its identity is its declaration.
-			b.WriteString("@" + strconv.Itoa(int(obj.Pos())))
-		}
-		if args := t.TypeArgs(); args != nil && args.Len() > 0 {
-			b.WriteByte('[')
-			for i := 0; i < args.Len(); i++ {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				writeType(b, args.At(i), depth)
-			}
-			b.WriteByte(']')
-		}
+		writeNamed(b, t, depth)
 	case *types.TypeParam:
 		// By position, not name: G[E] and I[T] correspond when their
 		// methods use their first type parameter alike (see methodSets).
 		b.WriteString("$" + strconv.Itoa(t.Index()))
 	case *types.Struct:
-		b.WriteString("struct{")
-		for i := 0; i < t.NumFields(); i++ {
-			f := t.Field(i)
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			if f.Embedded() {
-				b.WriteString("embed ")
-			}
-			b.WriteString(qualName(f.Pkg(), f.Name()) + " ")
-			writeType(b, f.Type(), depth)
-			if tag := t.Tag(i); tag != "" {
-				b.WriteString(" " + strconv.Quote(tag))
-			}
-		}
-		b.WriteByte('}')
+		writeStruct(b, t, depth)
 	case *types.Interface:
-		b.WriteString("interface{")
-		for i := 0; i < t.NumMethods(); i++ {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			m := t.Method(i)
-			b.WriteString(qualName(m.Pkg(), m.Name()))
-			writeSig(b, m.Type().(*types.Signature), depth)
-		}
-		for i := 0; i < t.NumEmbeddeds(); i++ {
-			if _, ok := t.EmbeddedType(i).Underlying().(*types.Interface); ok {
-				continue // its methods are already listed
-			}
-			b.WriteString("; ")
-			writeType(b, t.EmbeddedType(i), depth)
-		}
-		b.WriteByte('}')
+		writeInterface(b, t, depth)
 	case *types.Union:
 		for i := 0; i < t.Len(); i++ {
 			if i > 0 {
@@ -305,6 +249,74 @@ func writeType(b *strings.Builder, t types.Type, depth int) {
 	default:
 		b.WriteString(types.TypeString(t, nil))
 	}
+}
+
+// chanPrefix is how writeType prints a channel type before its element,
+// indexed by types.ChanDir.
+var chanPrefix = [...]string{types.SendRecv: "chan ", types.SendOnly: "chan<- ", types.RecvOnly: "<-chan "}
+
+// writeNamed prints a named type by package path and name, a local type
+// with its declaration's position (its identity), then its type arguments.
+func writeNamed(b *strings.Builder, t *types.Named, depth int) {
+	obj := t.Obj()
+	if obj.Pkg() != nil {
+		b.WriteString(obj.Pkg().Path() + ".")
+	}
+	b.WriteString(obj.Name())
+	if obj.Pkg() != nil && obj.Parent() != obj.Pkg().Scope() {
+		b.WriteString("@" + strconv.Itoa(int(obj.Pos())))
+	}
+	if args := t.TypeArgs(); args != nil && args.Len() > 0 {
+		b.WriteByte('[')
+		for i := 0; i < args.Len(); i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeType(b, args.At(i), depth)
+		}
+		b.WriteByte(']')
+	}
+}
+
+func writeStruct(b *strings.Builder, t *types.Struct, depth int) {
+	b.WriteString("struct{")
+	for i := 0; i < t.NumFields(); i++ {
+		f := t.Field(i)
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if f.Embedded() {
+			b.WriteString("embed ")
+		}
+		b.WriteString(qualName(f.Pkg(), f.Name()) + " ")
+		writeType(b, f.Type(), depth)
+		if tag := t.Tag(i); tag != "" {
+			b.WriteString(" " + strconv.Quote(tag))
+		}
+	}
+	b.WriteByte('}')
+}
+
+// writeInterface prints an interface's method set, then the embedded
+// elements that are no interfaces (type-set terms).
+func writeInterface(b *strings.Builder, t *types.Interface, depth int) {
+	b.WriteString("interface{")
+	for i := 0; i < t.NumMethods(); i++ {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		m := t.Method(i)
+		b.WriteString(qualName(m.Pkg(), m.Name()))
+		writeSig(b, m.Type().(*types.Signature), depth)
+	}
+	for i := 0; i < t.NumEmbeddeds(); i++ {
+		if _, ok := t.EmbeddedType(i).Underlying().(*types.Interface); ok {
+			continue // its methods are already listed
+		}
+		b.WriteString("; ")
+		writeType(b, t.EmbeddedType(i), depth)
+	}
+	b.WriteByte('}')
 }
 
 func writeSig(b *strings.Builder, sig *types.Signature, depth int) {
