@@ -120,30 +120,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 			r.inRepo[rec.Module] = true
 		}
 	}
-	// Which directories to (re)load first.
-	loadDirs := map[string]bool{} // rel dirs, incremental only
-	goDirs := map[string]bool{}
-	if !j.full {
-		for f := range j.changed {
-			loadDirs[path.Dir(f)] = true
-		}
-		for f := range j.deleted {
-			loadDirs[path.Dir(f)] = true
-		}
-		for rel := range j.tree.files {
-			goDirs[path.Dir(rel)] = true
-		}
-		testdata := j.tree.testdataDirs()
-		for dir := range loadDirs {
-			if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
-				delete(loadDirs, dir)
-				continue
-			}
-			if _, ok := j.tree.moduleOf(dir); !ok {
-				delete(loadDirs, dir)
-			}
-		}
-	}
+	loadDirs, goDirs := r.firstDirs()
 	// Later passes reload the packages that embed types whose method sets
 	// changed in the previous pass, until none does.
 	loaded := map[string]bool{}
@@ -179,8 +156,51 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		loadDirs = next
 	}
 
-	// Implements and the external interfaces, from every package's
-	// fingerprints and references.
+	if err := r.implements(ctx, &d); err != nil {
+		return d, err
+	}
+	d.phases["parse+typecheck"] = r.checkNS.Load()
+	d.phases["extract"] = r.extractNS.Load()
+	return d, nil
+}
+
+// firstDirs returns the directories (repo-relative) an incremental run
+// loads first, those of the changed and deleted files that hold Go files
+// of a module, and every directory holding Go files. Both are empty in a
+// full run.
+func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
+	j := r.j
+	loadDirs, goDirs = map[string]bool{}, map[string]bool{}
+	if j.full {
+		return loadDirs, goDirs
+	}
+	for f := range j.changed {
+		loadDirs[path.Dir(f)] = true
+	}
+	for f := range j.deleted {
+		loadDirs[path.Dir(f)] = true
+	}
+	for rel := range j.tree.files {
+		goDirs[path.Dir(rel)] = true
+	}
+	testdata := j.tree.testdataDirs()
+	for dir := range loadDirs {
+		if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
+			delete(loadDirs, dir)
+			continue
+		}
+		if _, ok := j.tree.moduleOf(dir); !ok {
+			delete(loadDirs, dir)
+		}
+	}
+	return loadDirs, goDirs
+}
+
+// implements computes the implements edges and the external interface
+// nodes from every package's fingerprints and references: fresh ones for
+// the packages loaded in this run, stored ones for the others.
+func (r *goRun) implements(ctx context.Context, d *done) error {
+	j := r.j
 	j.progress(Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
@@ -199,7 +219,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	for _, m := range mods {
 		n, ok, err := r.storedPkg(ctx, m)
 		if err != nil {
-			return d, err
+			return err
 		}
 		if ok {
 			sets = append(sets, decodeMethodSets(m, n.Attrs[attrMethodSets])...)
@@ -217,9 +237,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		edges: edges,
 	})
 	d.phases["implements"] = int64(time.Since(t3))
-	d.phases["parse+typecheck"] = r.checkNS.Load()
-	d.phases["extract"] = r.extractNS.Load()
-	return d, nil
+	return nil
 }
 
 // pass lists, rewrites, type-checks and extracts the packages of loadDirs
