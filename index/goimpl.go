@@ -26,12 +26,19 @@ type methodSet struct {
 	// is constrained and corresponds only to the candidate's type
 	// parameter of the same position. Empty for every other type.
 	free string
+	// ptr lists, comma-separated, the methods of a concrete type's method
+	// set that only *T has. Implements ignores it (it compares *T's), but
+	// it is encoded: a receiver turning from value to pointer changes no
+	// line, and the packages embedding the type must still be reloaded to
+	// update their go.pointer_methods.
+	ptr string
 }
 
 // attrMethodSets is the module-node attribute holding the fingerprints of
 // every named type of the package, one type per line:
-// "Name\tkind\tline\x1fline…", kind "c" for a concrete type, "i" followed
-// by methodSet.free for an interface.
+// "Name\tkind\tline\x1fline…", kind "c" for a concrete type ("c*" and
+// methodSet.ptr when only *T has some methods), "i" followed by
+// methodSet.free for an interface.
 const attrMethodSets = "go.methodsets"
 
 // attrEmbeds is the module-node attribute listing, comma-separated and
@@ -90,7 +97,7 @@ func methodSets(pkg *types.Package) []methodSet {
 		if mset.Len() == 0 {
 			continue
 		}
-		ms := methodSet{id: id}
+		ms := methodSet{id: id, ptr: strings.Join(pointerOnlyMethods(n, mset), ",")}
 		for i := 0; i < mset.Len(); i++ {
 			if fn, ok := mset.At(i).Obj().(*types.Func); ok {
 				ms.lines = append(ms.lines, methodLine(fn))
@@ -137,25 +144,32 @@ func methodSetAttrs(obj types.Object) map[string]string {
 	case *types.Pointer:
 		return nil // no methods
 	default:
-		ptr := types.NewMethodSet(types.NewPointer(n))
-		if ptr.Len() == 0 {
-			return nil
-		}
-		val := types.NewMethodSet(n)
-		if val.Len() == ptr.Len() {
-			return nil // T's method set is a subset of *T's
-		}
-		for i := 0; i < ptr.Len(); i++ {
-			if m := ptr.At(i).Obj(); val.Lookup(m.Pkg(), m.Name()) == nil {
-				names = append(names, m.Name())
-			}
-		}
+		names = pointerOnlyMethods(n, types.NewMethodSet(types.NewPointer(n)))
 	}
 	if len(names) == 0 {
 		return nil
 	}
 	sort.Strings(names)
 	return map[string]string{key: strings.Join(names, ",")}
+}
+
+// pointerOnlyMethods returns the names of the methods in ptr, the method
+// set of *T, that T's method set lacks, in ptr's order.
+func pointerOnlyMethods(t types.Type, ptr *types.MethodSet) []string {
+	if ptr.Len() == 0 {
+		return nil
+	}
+	val := types.NewMethodSet(t)
+	if val.Len() == ptr.Len() {
+		return nil // T's method set is a subset of *T's
+	}
+	var names []string
+	for i := 0; i < ptr.Len(); i++ {
+		if m := ptr.At(i).Obj(); val.Lookup(m.Pkg(), m.Name()) == nil {
+			names = append(names, m.Name())
+		}
+	}
+	return names
 }
 
 // freeParams returns methodSet.free for a generic interface's type
@@ -353,6 +367,8 @@ func encodeMethodSets(pkgPath string, sets []methodSet) string {
 		kind := "c"
 		if ms.iface {
 			kind = "i" + ms.free
+		} else if ms.ptr != "" {
+			kind = "c*" + ms.ptr
 		}
 		b.WriteString(strings.TrimPrefix(string(ms.id), prefix))
 		b.WriteString("\t" + kind + "\t")
@@ -376,6 +392,8 @@ func decodeMethodSets(pkgPath, s string) []methodSet {
 		}
 		if free, ok := strings.CutPrefix(parts[1], "i"); ok {
 			ms.iface, ms.free = true, free
+		} else if ptr, ok := strings.CutPrefix(parts[1], "c*"); ok {
+			ms.ptr = ptr
 		}
 		out = append(out, ms)
 	}

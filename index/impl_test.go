@@ -124,7 +124,9 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 // was encoded.
 func TestMethodSetsRoundTrip(t *testing.T) {
 	in := []methodSet{
-		{id: "go:p.T", lines: []string{"Get () (int)", "p.set (int)"}},
+		{id: "go:p.T", lines: []string{"Get () (int)", "p.set (int)"}, ptr: "p.set"},
+		{id: "go:p.V", lines: []string{"Get () (int)"}},
+		{id: "go:p.G", iface: true, lines: []string{"Push ($0)", "Key () ($1)"}, free: "ac"},
 		{id: "go:p.I", iface: true, lines: []string{"Get () (int)"}},
 	}
 	out := decodeMethodSets("p", encodeMethodSets("p", in))

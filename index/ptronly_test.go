@@ -30,8 +30,8 @@ func TestPointerOnlyPromoted(t *testing.T) {
 		want  []string
 	}{
 		{p + "Incer", []string{
-			"IncGetter implements",
 			"Counter implements (only *Counter: pointer receivers)",
+			"IncGetter implements",
 			"ByValue implements (only *ByValue: pointer receivers)",
 			"ByPtr implements",
 			"Deep implements (only *Deep: pointer receivers)",
