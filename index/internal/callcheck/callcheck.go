@@ -41,6 +41,10 @@
 // only extra edges (precision 0.9997, recall 1.0000).
 //
 // What remains is compared as (caller, callee, file, line) sets.
+//
+// With Options.Implements the implements edges are compared too, with
+// go/types as the reference (CompareImplements): every (named type,
+// interface) pair, generic interfaces through their instantiations.
 package callcheck
 
 import (
@@ -69,6 +73,9 @@ type Options struct {
 	Tests    bool     // include test packages
 	Env      []string // added to the environment of go list
 	Keep     int      // how many differing edges to keep in the report (default 50)
+	// Implements also compares the implements edges with go/types
+	// (CompareImplements) into Report.Implements.
+	Implements bool
 }
 
 // Report is the outcome of Compare.
@@ -90,6 +97,8 @@ type Report struct {
 	GenericMethodsAdded int
 	Extra               []string // indexer edges static lacks (first Keep)
 	Missing             []string // static edges the indexer lacks (first Keep)
+	// Implements is the comparison of implements edges (Options.Implements).
+	Implements *ImplReport
 }
 
 func (r Report) String() string {
@@ -109,6 +118,15 @@ func (r Report) String() string {
 	}
 	for _, e := range r.Missing {
 		fmt.Fprintf(&b, "missing %s\n", e)
+	}
+	if r.Implements != nil {
+		b.WriteString(r.Implements.String())
+		for _, e := range r.Implements.Extra {
+			fmt.Fprintf(&b, "implements extra   %s\n", e)
+		}
+		for _, e := range r.Implements.Missing {
+			fmt.Fprintf(&b, "implements missing %s\n", e)
+		}
 	}
 	return b.String()
 }
@@ -136,6 +154,10 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	ours := rep.ours(root, pkgs)
 	theirs := rep.theirs(root, pkgs, inRepo)
 	rep.compare(ours, theirs, keep)
+	if opts.Implements {
+		impl := CompareImplements(root, pkgs, keep)
+		rep.Implements = &impl
+	}
 	return rep, nil
 }
 
