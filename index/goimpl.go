@@ -575,7 +575,8 @@ func matchAt(p string, i int, l string, j int, free string, bind []string, rest 
 
 // typeEnds returns the offsets after l[j:] where a type text starting at j
 // could end: every offset past j at which brackets are balanced, stopping
-// at the first unmatched closing bracket.
+// at the first unmatched closing bracket or at a comma outside brackets
+// (a type never holds one: "int, int" is two parameters, not one type).
 func typeEnds(l string, j int) []int {
 	var ends []int
 	depth := 0
@@ -585,6 +586,10 @@ func typeEnds(l string, j int) []int {
 			depth++
 		case ')', ']', '}':
 			depth--
+		case ',':
+			if depth == 0 {
+				return ends
+			}
 		case '"': // a struct tag: skip to its closing quote
 			for e++; e < len(l) && l[e] != '"'; e++ {
 				if l[e] == '\\' {
