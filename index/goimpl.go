@@ -217,7 +217,9 @@ func writeType(b *strings.Builder, t types.Type, depth int) {
 	case *types.Alias:
 		writeType(b, types.Unalias(t), depth)
 	case *types.Basic:
-		b.WriteString(t.Name())
+		// By kind: byte and uint8 (rune and int32) are one type, but
+		// go/types keeps the spelling in Name.
+		b.WriteString(types.Typ[t.Kind()].Name())
 	case *types.Pointer:
 		b.WriteByte('*')
 		writeType(b, t.Elem(), depth)

@@ -93,38 +93,27 @@ type namedType struct {
 	t  *types.Named
 }
 
-// implUniverse returns the package-level named types (concrete and
-// interfaces, aliases skipped) of the packages, one package per path, and
-// the interfaces among them and outside them (extNames) that take part.
+// implUniverse returns the package-level named types of the packages the
+// indexer extracts (aliases, constraints and empty interfaces skipped) and
+// the interfaces among them, with those outside them named by extNames.
 func implUniverse(pkgs []*packages.Package, extNames []string) (cands, ifaces []namedType) {
-	wantExt := map[string]bool{}
+	// The external interfaces the indexer gives a node, found by name
+	// among the loaded dependencies.
+	byPath := map[string]*types.Package{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.Types != nil {
+			byPath[p.PkgPath] = p.Types
+		}
+	})
 	for _, q := range extNames {
-		wantExt[q] = true
-	}
-	seenExt := map[string]bool{}
-	addExt := func(n *types.Named) {
-		q := n.Obj().Name()
-		if n.Obj().Pkg() != nil {
-			q = n.Obj().Pkg().Path() + "." + q
+		var obj types.Object
+		if k := strings.LastIndexByte(q, '.'); k < 0 {
+			obj = types.Universe.Lookup(q)
+		} else if tp := byPath[q[:k]]; tp != nil {
+			obj = tp.Scope().Lookup(q[k+1:])
 		}
-		if wantExt[q] && !seenExt[q] {
-			seenExt[q] = true
+		if n, ok := types.Unalias(typeOf(obj)).(*types.Named); ok && types.IsInterface(n) {
 			ifaces = append(ifaces, namedType{"go:" + q, n})
-		}
-	}
-	addExt(types.Universe.Lookup("error").Type().(*types.Named))
-	seen := map[string]bool{}
-	for _, p := range pkgs {
-		if p.Types == nil || seen[p.ID] {
-			continue
-		}
-		seen[p.ID] = true
-		for _, obj := range p.TypesInfo.Uses {
-			if tn, ok := obj.(*types.TypeName); ok && !tn.IsAlias() {
-				if n, ok := tn.Type().(*types.Named); ok && types.IsInterface(n) {
-					addExt(n)
-				}
-			}
 		}
 	}
 	for _, p := range chosen(pkgs) {
@@ -149,6 +138,13 @@ func implUniverse(pkgs []*packages.Package, extNames []string) (cands, ifaces []
 		}
 	}
 	return cands, ifaces
+}
+
+func typeOf(obj types.Object) types.Type {
+	if obj == nil {
+		return nil
+	}
+	return obj.Type()
 }
 
 // methodNames is the set of method names of typ's method set.
