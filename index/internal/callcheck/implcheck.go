@@ -46,6 +46,7 @@ func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplRepo
 	}
 	cands, ifaces := implUniverse(pkgs, extNames)
 	theirs := map[string]bool{}
+	views := map[*packages.Package]map[string]*types.Package{}
 	for _, c := range cands {
 		ct := instantiatePos(c.t)
 		var typ types.Type = types.NewPointer(ct)
@@ -53,11 +54,14 @@ func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplRepo
 			typ = ct
 		}
 		have := methodNames(typ)
+		if views[c.pkg] == nil {
+			views[c.pkg] = view(c.pkg)
+		}
 		for _, i := range ifaces {
 			if i.id == c.id || !hasAll(have, i.t) {
 				continue
 			}
-			if implementsSome(typ, i.t) {
+			if implementsSome(typ, seenFrom(views[c.pkg], i.t)) {
 				theirs[c.id+" -> "+i.id] = true
 			}
 		}
@@ -89,8 +93,47 @@ func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplRepo
 }
 
 type namedType struct {
-	id string
-	t  *types.Named
+	id  string
+	t   *types.Named
+	pkg *packages.Package // where a candidate is declared
+}
+
+// view returns the packages p was type-checked against, by path: itself
+// and its transitive imports. With tests, go list gives a package under
+// test, and the packages importing it, variants of their own, each with
+// its own types; go/types compares a candidate with an interface only in
+// the variant the candidate sees, while the indexer (one node per path)
+// compares by path.
+func view(p *packages.Package) map[string]*types.Package {
+	m := map[string]*types.Package{}
+	var walk func(q *packages.Package)
+	walk = func(q *packages.Package) {
+		if q.Types == nil || m[q.PkgPath] != nil {
+			return
+		}
+		m[q.PkgPath] = q.Types
+		for _, imp := range q.Imports {
+			walk(imp)
+		}
+	}
+	walk(p)
+	return m
+}
+
+// seenFrom returns the interface n as declared in the variant of its
+// package that v holds, or n itself.
+func seenFrom(v map[string]*types.Package, n *types.Named) *types.Named {
+	if n.Obj().Pkg() == nil {
+		return n
+	}
+	tp := v[n.Obj().Pkg().Path()]
+	if tp == nil || tp == n.Obj().Pkg() {
+		return n
+	}
+	if m, ok := typeOf(tp.Scope().Lookup(n.Obj().Name())).(*types.Named); ok && types.IsInterface(m) {
+		return m
+	}
+	return n
 }
 
 // implUniverse returns the package-level named types of the packages the
@@ -113,7 +156,7 @@ func implUniverse(pkgs []*packages.Package, extNames []string) (cands, ifaces []
 			obj = tp.Scope().Lookup(q[k+1:])
 		}
 		if n, ok := types.Unalias(typeOf(obj)).(*types.Named); ok && types.IsInterface(n) {
-			ifaces = append(ifaces, namedType{"go:" + q, n})
+			ifaces = append(ifaces, namedType{id: "go:" + q, t: n})
 		}
 	}
 	for _, p := range chosen(pkgs) {
@@ -127,7 +170,7 @@ func implUniverse(pkgs []*packages.Package, extNames []string) (cands, ifaces []
 			if !ok {
 				continue
 			}
-			nt := namedType{"go:" + p.PkgPath + "." + name, n}
+			nt := namedType{"go:" + p.PkgPath + "." + name, n, p}
 			if it, ok := n.Underlying().(*types.Interface); ok {
 				if it.NumMethods() == 0 || !it.IsMethodSet() {
 					continue // constraints and empty interfaces take part in no edge
