@@ -38,6 +38,14 @@ func (r ImplReport) String() string {
 // its constrained ones with the candidate's type argument at the same
 // position: the correspondence the indexer documents (index.methodSets),
 // found here by brute force.
+//
+// With tests, go list compiles a package anew for each test that reaches
+// it, and go/types tells the copies' types apart; the indexer, one node per
+// package path, does not. Each pair is checked in the variants the
+// candidate sees (and in its plain package), so what remains extra are
+// pairs with no common view: a type declared only in one package's tests
+// against an interface of a package compiled for another's (6 of 6,627 on
+// GOROOT/src).
 func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplReport {
 	edges, extNames := index.ExtractImplements(root, pkgs)
 	ours := map[string]bool{}
@@ -47,21 +55,31 @@ func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplRepo
 	cands, ifaces := implUniverse(pkgs, extNames)
 	theirs := map[string]bool{}
 	views := map[*packages.Package]map[string]*types.Package{}
+	plain := plainPackages(pkgs)
 	for _, c := range cands {
-		ct := instantiatePos(c.t)
-		var typ types.Type = types.NewPointer(ct)
-		if types.IsInterface(c.t) {
-			typ = ct
-		}
+		typ := candidateType(c.t)
 		have := methodNames(typ)
 		if views[c.pkg] == nil {
 			views[c.pkg] = view(c.pkg)
+		}
+		// The same declaration in the plain package, when c comes from a
+		// test variant: interfaces of packages the variant does not import
+		// were checked against the plain package's types.
+		var alt types.Type
+		if pp := plain[c.pkg.PkgPath]; pp != nil && pp.Types != c.pkg.Types {
+			if n, ok := typeOf(pp.Types.Scope().Lookup(c.t.Obj().Name())).(*types.Named); ok {
+				alt = candidateType(n)
+				if views[pp] == nil {
+					views[pp] = view(pp)
+				}
+			}
 		}
 		for _, i := range ifaces {
 			if i.id == c.id || !hasAll(have, i.t) {
 				continue
 			}
-			if implementsSome(typ, seenFrom(views[c.pkg], i.t)) {
+			if implementsSome(typ, seenFrom(views[c.pkg], i.t)) ||
+				(alt != nil && implementsSome(alt, seenFrom(views[plain[c.pkg.PkgPath]], i.t))) {
 				theirs[c.id+" -> "+i.id] = true
 			}
 		}
@@ -96,6 +114,28 @@ type namedType struct {
 	id  string
 	t   *types.Named
 	pkg *packages.Package // where a candidate is declared
+}
+
+// candidateType is what a named type is checked as: *T instantiated with
+// posArgs for a concrete type, the interface itself for an interface.
+func candidateType(n *types.Named) types.Type {
+	t := instantiatePos(n)
+	if types.IsInterface(n) {
+		return t
+	}
+	return types.NewPointer(t)
+}
+
+// plainPackages returns the loaded packages that are no test variants, by
+// path.
+func plainPackages(pkgs []*packages.Package) map[string]*packages.Package {
+	out := map[string]*packages.Package{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.ID == p.PkgPath && p.Types != nil {
+			out[p.PkgPath] = p
+		}
+	})
+	return out
 }
 
 // view returns the packages p was type-checked against, by path: itself
