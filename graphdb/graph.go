@@ -120,6 +120,19 @@ const AttrExternal = "external"
 // (AttrExternal).
 func (n Node) External() bool { return n.Attrs[AttrExternal] != "" }
 
+// AttrPointerMethods is the Attrs key of a Go concrete type node T whose
+// method set lacks methods that *T's has (declared with a pointer receiver,
+// or promoted from an embedded type whose method has one): their names,
+// comma-separated and sorted. An interface needing one of them is
+// implemented by *T only.
+const AttrPointerMethods = "go.pointer_methods"
+
+// AttrEmbeddedMethods is the Attrs key of a Go interface node whose method
+// set has methods it does not declare itself (they come from embedded
+// interfaces and have no member node under it): their names,
+// comma-separated and sorted.
+const AttrEmbeddedMethods = "go.embedded_methods"
+
 // Edge is one directed relation. Calls carry the call site in File/Line; other
 // kinds may carry the declaring position.
 type Edge struct {

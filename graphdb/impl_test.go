@@ -11,7 +11,9 @@ import (
 
 // implGraph: interface I{M}; P implements it with a pointer receiver, V
 // with a value receiver; interface J{M; N} satisfies I; F calls I.M; a
-// placeholder without source shares P's qname.
+// placeholder without source shares P's qname. Interface L{N} and LE{L}
+// (N embedded); E has N with a pointer receiver, W embeds E (only *W has
+// N), X embeds *E (X has N).
 func implGraph(t *testing.T) graphdb.Store {
 	t.Helper()
 	st, err := embedded.Open(t.TempDir(), embedded.Options{})
@@ -30,7 +32,22 @@ func implGraph(t *testing.T) graphdb.Store {
 		n("J", "type", "interface", "J", "type J interface", 10), n("J.M", "member", "method", "M", "M()", 11),
 		n("J.N", "member", "method", "N", "N()", 12),
 		n("F", "function", "", "F", "func F(i I)", 14),
+		n("L", "type", "interface", "L", "type L interface", 16), n("L.N", "member", "method", "N", "N()", 16),
+		n("LE", "type", "interface", "LE", "type LE interface", 17),
+		n("E", "type", "struct", "E", "type E struct", 18), n("E.N", "member", "method", "N", "func (e *E) N()", 19),
+		n("W", "type", "struct", "W", "type W struct", 20), n("X", "type", "struct", "X", "type X struct", 21),
 	}
+	attr := func(id, key, val string) {
+		for i := range nodes {
+			if nodes[i].ID == graphdb.NodeID(id) {
+				nodes[i].Attrs = map[string]string{key: val}
+			}
+		}
+	}
+	attr("P", graphdb.AttrPointerMethods, "M")
+	attr("E", graphdb.AttrPointerMethods, "N")
+	attr("W", graphdb.AttrPointerMethods, "N")
+	attr("LE", graphdb.AttrEmbeddedMethods, "N")
 	placeholder := graphdb.Node{ID: "ext:p.P", Kind: graphdb.KindType, SubKind: "struct", Name: "P", QName: "p.P", Language: "go",
 		Attrs: map[string]string{graphdb.AttrExternal: "p"}}
 	edges := []graphdb.Edge{
@@ -39,6 +56,11 @@ func implGraph(t *testing.T) graphdb.Store {
 		{From: "J.N", To: "J", Kind: graphdb.EdgeParent},
 		{From: "P", To: "I", Kind: graphdb.EdgeImplements}, {From: "V", To: "I", Kind: graphdb.EdgeImplements},
 		{From: "J", To: "I", Kind: graphdb.EdgeImplements},
+		{From: "L.N", To: "L", Kind: graphdb.EdgeParent}, {From: "E.N", To: "E", Kind: graphdb.EdgeParent},
+		{From: "LE", To: "L", Kind: graphdb.EdgeInherits, File: "a.go", Line: 17}, {From: "LE", To: "L", Kind: graphdb.EdgeImplements},
+		{From: "E", To: "L", Kind: graphdb.EdgeImplements}, {From: "W", To: "L", Kind: graphdb.EdgeImplements},
+		{From: "X", To: "L", Kind: graphdb.EdgeImplements}, {From: "E", To: "LE", Kind: graphdb.EdgeImplements},
+		{From: "W", To: "LE", Kind: graphdb.EdgeImplements}, {From: "X", To: "LE", Kind: graphdb.EdgeImplements},
 		{From: "F", To: "I.M", Kind: graphdb.EdgeCalls, File: "a.go", Line: 15},
 	}
 	tx, err := st.Begin(t.Context())
@@ -68,6 +90,14 @@ func TestImplementations(t *testing.T) {
 	}{
 		{"pointer-only implementer is marked, interfaces listed", graphdb.OpImplementations, "I", []row{
 			{"P", 1, "implements (only *P: pointer receivers)"}, {"V", 1, "implements"}, {"J", 1, "implements"},
+		}},
+		{"a pointer receiver promoted by embedding E makes W pointer-only, not X (embeds *E)", graphdb.OpImplementations, "L", []row{
+			{"LE", 1, "implements"}, {"E", 1, "implements (only *E: pointer receivers)"},
+			{"W", 1, "implements (only *W: pointer receivers)"}, {"X", 1, "implements"},
+		}},
+		{"a method the interface embeds counts", graphdb.OpImplementations, "LE", []row{
+			{"E", 1, "implements (only *E: pointer receivers)"},
+			{"W", 1, "implements (only *W: pointer receivers)"}, {"X", 1, "implements"},
 		}},
 		{"an interface satisfying I is no dispatch target", graphdb.OpCallees, "F", []row{
 			{"I.M", 1, "called by"}, {"P.M", 1, "may dispatch to (via p.I.M)"}, {"V.M", 1, "may dispatch to (via p.I.M)"},

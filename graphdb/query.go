@@ -301,29 +301,32 @@ func SortResults(rs []Result) {
 }
 
 // pointerOnly reports whether only the pointer type *T implements iface:
-// T is a concrete Go type and one of the interface's methods is declared
-// on T with a pointer receiver (its signature "func (x *T) M…"). Methods
-// T gets by embedding are not members of T, so a pointer receiver
-// promoted from an embedded type goes unnoticed.
+// T is a concrete Go type and one of the interface's methods, declared or
+// embedded (AttrEmbeddedMethods), is among those T's method set lacks and
+// *T's has (AttrPointerMethods, computed by the indexer from go/types
+// method sets, so methods promoted through embedding count).
 func pointerOnly(ctx context.Context, r Reader, t Node, iface NodeID) (bool, error) {
-	if t.Kind != KindType || t.SubKind == "interface" || t.Language != "go" {
+	if t.Kind != KindType || t.SubKind == "interface" || t.Language != "go" || t.Attrs[AttrPointerMethods] == "" {
 		return false, nil
+	}
+	ptr := strings.Split(t.Attrs[AttrPointerMethods], ",")
+	in, err := r.Node(ctx, iface)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, name := range strings.Split(in.Attrs[AttrEmbeddedMethods], ",") {
+		if name != "" && slices.Contains(ptr, name) {
+			return true, nil
+		}
 	}
 	ims, err := r.Neighbors(ctx, iface, EdgeParent, Inbound, 0)
 	if err != nil {
 		return false, err
 	}
-	want := map[string]bool{}
 	for _, e := range ims {
-		if n, err := r.Node(ctx, e.From); err == nil {
-			want[n.Name] = true
-		}
-	}
-	ms, err := r.Neighbors(ctx, t.ID, EdgeParent, Inbound, 0)
-	if err != nil {
-		return false, err
-	}
-	for _, e := range ms {
 		m, err := r.Node(ctx, e.From)
 		if errors.Is(err, ErrNotFound) {
 			continue
@@ -331,11 +334,7 @@ func pointerOnly(ctx context.Context, r Reader, t Node, iface NodeID) (bool, err
 		if err != nil {
 			return false, err
 		}
-		if m.SubKind != "method" || !want[m.Name] {
-			continue
-		}
-		recv, ok := strings.CutPrefix(m.Signature, "func (")
-		if i := strings.IndexByte(recv, ')'); ok && i >= 0 && strings.Contains(recv[:i], "*") {
+		if m.SubKind == "method" && slices.Contains(ptr, m.Name) {
 			return true, nil
 		}
 	}

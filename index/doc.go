@@ -134,8 +134,17 @@
 // Empty interfaces and constraint interfaces take part in no implements
 // edge. Interfaces whose method set includes another's get an edge to it
 // (io.ReadWriter → io.Reader). Generic types take part through their
-// generic declaration, type parameters compared by position (see
-// methodSets). Tests check the result against types.Implements.
+// generic declaration: a type implementing one instantiation of a generic
+// interface (IntList with Push(int) and Pusher[int]) gets an edge to the
+// generic interface's node, the interface's unconstrained type parameters
+// matching whatever types the candidate's methods have at their place
+// (see methodSets). Tests check the result against types.Implements.
+// Whether only *T implements an interface is told by the nodes: a type
+// node lists in Attrs["go.pointer_methods"] the methods of *T's method set
+// missing from T's, from go/types method sets (so pointer receivers
+// promoted through embedded fields count), and an interface node lists in
+// Attrs["go.embedded_methods"] the methods it gets from the interfaces it
+// embeds (graphdb.AttrPointerMethods, graphdb.AttrEmbeddedMethods).
 //
 // DESIGN: external interface nodes are facts about the whole repository
 // too (kept exactly while some package references them), so they belong to

@@ -3,6 +3,7 @@ package index
 import (
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -203,10 +204,17 @@ func externalNodes(es []extIface) ([]graphdb.Node, []graphdb.Edge, []methodSet) 
 		})
 		sets = append(sets, methodSet{id: id, iface: true, lines: e.lines})
 		bySig := map[string]string{}
+		var embedded []string // e.sigs is sorted by name
 		for _, s := range e.sigs {
 			if i := strings.IndexByte(s, '('); i > 0 {
 				bySig[s[:i]] = s
+				if !slices.Contains(e.explicit, s[:i]) {
+					embedded = append(embedded, s[:i])
+				}
 			}
+		}
+		if len(embedded) > 0 {
+			attrs[graphdb.AttrEmbeddedMethods] = strings.Join(embedded, ",")
 		}
 		for _, m := range e.explicit {
 			mid := graphdb.NodeID(string(id) + "." + m)

@@ -275,7 +275,7 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 	id := x.add(graphdb.Node{
 		ID: symID(qn), Kind: graphdb.KindType, SubKind: sub, Name: name, QName: qn, Loc: x.sf.rel + ":" + name,
 		StartLine: x.line(start), EndLine: x.line(ts.End()), Signature: typeSignature(ts),
-		Doc: docLine(doc), Exported: ast.IsExported(name),
+		Doc: docLine(doc), Exported: ast.IsExported(name), Attrs: methodSetAttrs(x.info.Defs[ts.Name]),
 	})
 	x.edge(id, fid, graphdb.EdgeParent, 0)
 	switch t := ts.Type.(type) {

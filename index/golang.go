@@ -120,30 +120,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 			r.inRepo[rec.Module] = true
 		}
 	}
-	// Which directories to (re)load first.
-	loadDirs := map[string]bool{} // rel dirs, incremental only
-	goDirs := map[string]bool{}
-	if !j.full {
-		for f := range j.changed {
-			loadDirs[path.Dir(f)] = true
-		}
-		for f := range j.deleted {
-			loadDirs[path.Dir(f)] = true
-		}
-		for rel := range j.tree.files {
-			goDirs[path.Dir(rel)] = true
-		}
-		testdata := j.tree.testdataDirs()
-		for dir := range loadDirs {
-			if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
-				delete(loadDirs, dir)
-				continue
-			}
-			if _, ok := j.tree.moduleOf(dir); !ok {
-				delete(loadDirs, dir)
-			}
-		}
-	}
+	loadDirs, goDirs := r.firstDirs()
 	// Later passes reload the packages that embed types whose method sets
 	// changed in the previous pass, until none does.
 	loaded := map[string]bool{}
@@ -179,8 +156,51 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		loadDirs = next
 	}
 
-	// Implements and the external interfaces, from every package's
-	// fingerprints and references.
+	if err := r.implements(ctx, &d); err != nil {
+		return d, err
+	}
+	d.phases["parse+typecheck"] = r.checkNS.Load()
+	d.phases["extract"] = r.extractNS.Load()
+	return d, nil
+}
+
+// firstDirs returns the directories (repo-relative) an incremental run
+// loads first, those of the changed and deleted files that hold Go files
+// of a module, and every directory holding Go files. Both are empty in a
+// full run.
+func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
+	j := r.j
+	loadDirs, goDirs = map[string]bool{}, map[string]bool{}
+	if j.full {
+		return loadDirs, goDirs
+	}
+	for f := range j.changed {
+		loadDirs[path.Dir(f)] = true
+	}
+	for f := range j.deleted {
+		loadDirs[path.Dir(f)] = true
+	}
+	for rel := range j.tree.files {
+		goDirs[path.Dir(rel)] = true
+	}
+	testdata := j.tree.testdataDirs()
+	for dir := range loadDirs {
+		if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
+			delete(loadDirs, dir)
+			continue
+		}
+		if _, ok := j.tree.moduleOf(dir); !ok {
+			delete(loadDirs, dir)
+		}
+	}
+	return loadDirs, goDirs
+}
+
+// implements computes the implements edges and the external interface
+// nodes from every package's fingerprints and references: fresh ones for
+// the packages loaded in this run, stored ones for the others.
+func (r *goRun) implements(ctx context.Context, d *done) error {
+	j := r.j
 	j.progress(Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
@@ -199,7 +219,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	for _, m := range mods {
 		n, ok, err := r.storedPkg(ctx, m)
 		if err != nil {
-			return d, err
+			return err
 		}
 		if ok {
 			sets = append(sets, decodeMethodSets(m, n.Attrs[attrMethodSets])...)
@@ -217,9 +237,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		edges: edges,
 	})
 	d.phases["implements"] = int64(time.Since(t3))
-	d.phases["parse+typecheck"] = r.checkNS.Load()
-	d.phases["extract"] = r.extractNS.Load()
-	return d, nil
+	return nil
 }
 
 // pass lists, rewrites, type-checks and extracts the packages of loadDirs
@@ -240,10 +258,46 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 		testHookListed(j.tree.root)
 	}
 
-	// Files the packages claim: extracted files and files excluded by
-	// build constraints (kept as file nodes so the next run sees them).
-	claimed := map[string]bool{}
-	var ignored []string
+	claimed, ignored := r.claim(roots)
+	if err := r.rewriteOwners(loadDirs, first); err != nil {
+		return nil, err
+	}
+
+	// Type-check and extract.
+	t1 := time.Now()
+	if err := r.check(ctx, roots); err != nil {
+		return nil, err
+	}
+	d.phases["check"] += int64(time.Since(t1))
+	roots = r.dropFailed(roots, claimed)
+	d.packages += len(roots)
+
+	// Files no package claims: testdata, directories outside any module,
+	// files go list could not place. Syntax only.
+	var loose []string
+	for rel := range j.tree.files {
+		if claimed[rel] {
+			continue
+		}
+		if j.full || (first && j.changed[rel]) || loadDirs[path.Dir(rel)] {
+			loose = append(loose, rel)
+		}
+	}
+	sort.Strings(loose)
+	t2 := time.Now()
+	if err := r.looseFiles(ctx, loose, ignored); err != nil {
+		return nil, err
+	}
+	d.phases["loose"] += int64(time.Since(t2))
+	return roots, nil
+}
+
+// claim returns the files the listed packages claim (repo-relative) and,
+// sorted, those among them excluded by build constraints: extracted files,
+// and excluded files kept as file nodes so the next run sees them. It
+// marks the packages as in the repository and reloaded.
+func (r *goRun) claim(roots []*gpkg) (claimed map[string]bool, ignored []string) {
+	claimed = map[string]bool{}
 	for _, p := range roots {
 		for _, f := range p.meta.GoFiles {
 			if rel, ok := r.rel(f); ok {
@@ -255,15 +309,21 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 	}
 	for _, p := range roots {
 		for _, f := range p.meta.IgnoredFiles {
-			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && j.tree.files[rel] != nil {
+			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && r.j.tree.files[rel] != nil {
 				claimed[rel] = true
 				ignored = append(ignored, rel)
 			}
 		}
 	}
+	sort.Strings(ignored)
+	return claimed, ignored
+}
 
-	// Stored owners this pass rewrites: they are deleted first so that ids
-	// may move between them.
+// rewriteOwners deletes the stored owners this pass rewrites, with the
+// module owners of their packages, first, so that ids may move between
+// them.
+func (r *goRun) rewriteOwners(loadDirs map[string]bool, first bool) error {
+	j := r.j
 	var rewrite []string
 	for p, rec := range j.stored {
 		if r.rewritten[p] {
@@ -283,18 +343,13 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 		}
 	}
 	sort.Strings(rewrite)
-	if err := j.rewrite(rewrite); err != nil {
-		return nil, err
-	}
+	return j.rewrite(rewrite)
+}
 
-	// Type-check and extract.
-	t1 := time.Now()
-	if err := r.check(ctx, roots); err != nil {
-		return nil, err
-	}
-	d.phases["check"] += int64(time.Since(t1))
-	// Testdata packages that did not type-check go to the syntax-only
-	// path below with the files no package claims.
+// dropFailed returns the roots without the testdata packages that did not
+// type-check: their files go to the syntax-only path with the files no
+// package claims (they are removed from claimed).
+func (r *goRun) dropFailed(roots []*gpkg, claimed map[string]bool) []*gpkg {
 	kept := roots[:0]
 	for _, p := range roots {
 		if !p.failed {
@@ -309,28 +364,7 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 		delete(r.inRepo, p.meta.PkgPath)
 		delete(r.reloaded, p.meta.PkgPath)
 	}
-	roots = kept
-	d.packages += len(roots)
-
-	// Files no package claims: testdata, directories outside any module,
-	// files go list could not place. Syntax only.
-	var loose []string
-	for rel := range j.tree.files {
-		if claimed[rel] {
-			continue
-		}
-		if j.full || (first && j.changed[rel]) || loadDirs[path.Dir(rel)] {
-			loose = append(loose, rel)
-		}
-	}
-	sort.Strings(loose)
-	sort.Strings(ignored)
-	t2 := time.Now()
-	if err := r.looseFiles(ctx, loose, ignored); err != nil {
-		return nil, err
-	}
-	d.phases["loose"] += int64(time.Since(t2))
-	return roots, nil
+	return kept
 }
 
 // storedPkg returns the stored module node of a package (cached).
@@ -499,6 +533,16 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 // list runs the go list groups and returns the root packages to extract,
 // with the whole dependency graph linked.
 func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
+	results, err := r.goList(ctx, groups)
+	if err != nil {
+		return nil, err
+	}
+	return r.link(results), nil
+}
+
+// goList runs the go list groups in parallel and returns their packages,
+// group by group.
+func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.Package, error) {
 	results := make([][]*packages.Package, len(groups))
 	overlay := r.overlay()
 	release := acquireGoShim(r.log)
@@ -534,6 +578,15 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	return results, nil
+}
+
+// link converts the listed packages into gpkgs, the variants of one
+// package that list the same files shared, and returns the roots sorted by
+// path: the packages with a file inside the repository, test variants in
+// place of their plain packages, without generated test mains and
+// testdata packages that do not build.
+func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 	byKey := map[string]*gpkg{}
 	byPtr := map[*packages.Package]*gpkg{}
 	var conv func(p *packages.Package) *gpkg
@@ -603,7 +656,7 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 		}
 	}
 	sort.Slice(roots, func(i, j int) bool { return roots[i].meta.PkgPath < roots[j].meta.PkgPath })
-	return roots, nil
+	return roots
 }
 
 // packageErrors reports go list errors (missing imports, bad package

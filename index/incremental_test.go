@@ -153,6 +153,16 @@ func TestIncremental(t *testing.T) {
 			mustContain:  "edge implements go:example.com/iface/other.Labeled -> go:example.com/iface/shape.Volumer",
 		},
 		{
+			name: "embedded type's receiver turns pointer: the embedding package is reloaded",
+			repo: "ptrpromoted",
+			edit: func(t *testing.T, root string) {
+				writeFile(t, root, "c/c.go", strings.Replace(readFile(t, root, "c/c.go"),
+					"func (c Counter) Get()", "func (c *Counter) Get()", 1))
+			},
+			wantPackages: 2,
+			mustContain:  `sig="type ByValue struct" doc="ByValue embeds c.Counter." flags=exported lang=go go.pointer_methods="Get,Inc"`,
+		},
+		{
 			name: "embedded package edited without method-set change: embedders stay",
 			repo: "iface",
 			edit: func(t *testing.T, root string) {

@@ -17,8 +17,10 @@ import (
 // another version is re-indexed from scratch. go-2: calls in package-level
 // variable initialisers (synthetic "#vars" callers). go-4: references
 // edges, implements edges of generic types and between interfaces,
-// testdata packages that type-check indexed as packages.
-const FormatVersion = "go-4"
+// testdata packages that type-check indexed as packages. go-5: implements
+// edges to generic interfaces through their instantiations, the
+// go.pointer_methods and go.embedded_methods node attributes.
+const FormatVersion = "go-5"
 
 // Meta keys written by Run.
 const (

@@ -17,20 +17,7 @@ import (
 // benchmark writes to) and asks the graph questions the tools ask: it
 // checks the indexer and the store together, including an incremental run.
 func TestEmbeddedEndToEnd(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("..", "callcheck", "testdata", "sample.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := writeSample(t)
 	st, err := embedded.Open(filepath.Join(t.TempDir(), "store"), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +50,11 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 			"example.com/shop/pricing.Percent", "example.com/shop/pricing.Flat"}}, // by line
 		{graphdb.OpImplementations, "service.Notifier", []string{"example.com/shop/service.LogNotifier"}},
 		{graphdb.OpInheritors, "model.Base", []string{"example.com/shop/model.Item", "example.com/shop/model.Order"}},
+		// Through instantiations: Table[K, V] pushes V, Ints pushes int,
+		// Named gets Push(string) from the embedded Ring[string].
+		{graphdb.OpImplementations, "queue.Pusher", []string{
+			"example.com/shop/queue.Queue", "example.com/shop/queue.IntPusher", "example.com/shop/queue.Ring",
+			"example.com/shop/queue.Ints", "example.com/shop/queue.Named", "example.com/shop/queue.Table"}},
 	}
 	for _, tt := range tests {
 		n, err := graphdb.Resolve(ctx, st, tt.target)
@@ -94,12 +86,38 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 		t.Errorf("resolve by location name: %v %v", n.QName, err)
 	}
 
-	// Incremental: a new caller of Tax appears, nothing else is reloaded.
+	incrementalTax(t, st, root)
+}
+
+// writeSample writes callcheck's sample repository into a new directory.
+func writeSample(t *testing.T) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("..", "callcheck", "testdata", "sample.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// incrementalTax adds a caller of pricing.Tax to the indexed sample: one
+// package is reloaded, the caller appears, a further run has nothing to do.
+func incrementalTax(t *testing.T, st graphdb.Store, root string) {
+	ctx := t.Context()
 	p := filepath.Join(root, "pricing", "extra.go")
 	if err := os.WriteFile(p, []byte("package pricing\n\nfunc Gross(c int) int { return Tax(c) }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err = index.Run(ctx, st, index.Options{Root: root})
+	sum, err := index.Run(ctx, st, index.Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +129,11 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"example.com/shop/pricing.Gross", "example.com/shop/pricing.Quote", "example.com/shop/pricing.TestBest"}, names(rs)); diff != "" {
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Node.QName)
+	}
+	if diff := cmp.Diff([]string{"example.com/shop/pricing.Gross", "example.com/shop/pricing.Quote", "example.com/shop/pricing.TestBest"}, names); diff != "" {
 		t.Errorf("callers of Tax after the edit (-want +got):\n%s", diff)
 	}
 	again, err := index.Run(ctx, st, index.Options{Root: root})

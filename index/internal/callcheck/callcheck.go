@@ -41,6 +41,10 @@
 // only extra edges (precision 0.9997, recall 1.0000).
 //
 // What remains is compared as (caller, callee, file, line) sets.
+//
+// With Options.Implements the implements edges are compared too, with
+// go/types as the reference (CompareImplements): every (named type,
+// interface) pair, generic interfaces through their instantiations.
 package callcheck
 
 import (
@@ -69,6 +73,9 @@ type Options struct {
 	Tests    bool     // include test packages
 	Env      []string // added to the environment of go list
 	Keep     int      // how many differing edges to keep in the report (default 50)
+	// Implements also compares the implements edges with go/types
+	// (CompareImplements) into Report.Implements.
+	Implements bool
 }
 
 // Report is the outcome of Compare.
@@ -90,6 +97,8 @@ type Report struct {
 	GenericMethodsAdded int
 	Extra               []string // indexer edges static lacks (first Keep)
 	Missing             []string // static edges the indexer lacks (first Keep)
+	// Implements is the comparison of implements edges (Options.Implements).
+	Implements *ImplReport
 }
 
 func (r Report) String() string {
@@ -110,6 +119,15 @@ func (r Report) String() string {
 	for _, e := range r.Missing {
 		fmt.Fprintf(&b, "missing %s\n", e)
 	}
+	if r.Implements != nil {
+		b.WriteString(r.Implements.String())
+		for _, e := range r.Implements.Extra {
+			fmt.Fprintf(&b, "implements extra   %s\n", e)
+		}
+		for _, e := range r.Implements.Missing {
+			fmt.Fprintf(&b, "implements missing %s\n", e)
+		}
+	}
 	return b.String()
 }
 
@@ -119,6 +137,32 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	keep := opts.Keep
+	if keep == 0 {
+		keep = 50
+	}
+	pkgs, err := load(ctx, root, opts)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Packages: len(pkgs), Excluded: map[string]int{}}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { rep.LoadErrors += len(p.Errors) })
+	inRepo := map[string]bool{}
+	for _, p := range pkgs {
+		inRepo[p.PkgPath] = true
+	}
+	ours := rep.ours(root, pkgs)
+	theirs := rep.theirs(root, pkgs, inRepo)
+	rep.compare(ours, theirs, keep)
+	if opts.Implements {
+		impl := CompareImplements(root, pkgs, keep)
+		rep.Implements = &impl
+	}
+	return rep, nil
+}
+
+// load lists and type-checks the packages with syntax, as both sides need.
+func load(ctx context.Context, root string, opts Options) ([]*packages.Package, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = root
@@ -126,10 +170,6 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	pats := opts.Patterns
 	if len(pats) == 0 {
 		pats = []string{"./..."}
-	}
-	keep := opts.Keep
-	if keep == 0 {
-		keep = 50
 	}
 	cfg := &packages.Config{
 		Context: ctx,
@@ -142,15 +182,14 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	}
 	pkgs, err := packages.Load(cfg, pats...)
 	if err != nil {
-		return Report{}, fmt.Errorf("load packages: %w", err)
+		return nil, fmt.Errorf("load packages: %w", err)
 	}
-	rep := Report{Packages: len(pkgs), Excluded: map[string]int{}}
-	packages.Visit(pkgs, nil, func(p *packages.Package) { rep.LoadErrors += len(p.Errors) })
-	inRepo := map[string]bool{}
-	for _, p := range pkgs {
-		inRepo[p.PkgPath] = true
-	}
+	return pkgs, nil
+}
 
+// ours returns the indexer's compared edges as keys, counting the
+// excluded ones.
+func (rep *Report) ours(root string, pkgs []*packages.Package) map[string]bool {
 	ours := map[string]bool{}
 	for _, e := range index.ExtractCalls(root, pkgs) {
 		switch {
@@ -167,7 +206,12 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 			}
 		}
 	}
+	return ours
+}
 
+// theirs returns static's compared edges as keys, counting the excluded
+// ones, with the bodies static.CallGraph does not reach added.
+func (rep *Report) theirs(root string, pkgs []*packages.Package, inRepo map[string]bool) map[string]bool {
 	prog, _ := ssautil.AllPackages(pkgs, 0)
 	prog.Build()
 	theirs := map[string]bool{}
@@ -190,13 +234,18 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 			add(e.Caller.Func, e.Callee.Func, e.Site)
 		}
 	}
-	// static.CallGraph reaches closures only through static calls; a
-	// closure passed as a value (sort.Slice, callbacks, go statements of
-	// function values) is missing with its calls. Add the static calls
-	// (StaticCallee, static's own definition) of every such closure.
-	// Methods of generic types are not in static.CallGraph either (it
-	// starts from non-parameterized types); their generic bodies are added
-	// the same way.
+	rep.addUnreached(prog, inRepo, inGraph, add)
+	return theirs
+}
+
+// addUnreached adds to the reference the static calls of the functions
+// static.CallGraph does not reach. It reaches closures only through static
+// calls; a closure passed as a value (sort.Slice, callbacks, go statements
+// of function values) is missing with its calls. Add the static calls
+// (StaticCallee, static's own definition) of every such closure. Methods
+// of generic types are not in static.CallGraph either (it starts from
+// non-parameterized types); their generic bodies are added the same way.
+func (rep *Report) addUnreached(prog *ssa.Program, inRepo map[string]bool, inGraph map[*ssa.Function]bool, add func(caller, callee *ssa.Function, site ssa.CallInstruction)) {
 	addBody := func(fn *ssa.Function) {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -249,7 +298,10 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	for _, fn := range fns {
 		anon(fn)
 	}
+}
 
+// compare fills the counts, the figures and the first keep differences.
+func (rep *Report) compare(ours, theirs map[string]bool, keep int) {
 	rep.Ours, rep.Theirs = len(ours), len(theirs)
 	var extra, missing []string
 	for k := range ours {
@@ -274,7 +326,6 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	if rep.Theirs > 0 {
 		rep.Recall = float64(rep.Matched) / float64(rep.Theirs)
 	}
-	return rep, nil
 }
 
 func key(from, to, file string, line int) string {

@@ -28,7 +28,7 @@ func TestSample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := Compare(t.Context(), Options{Root: root, Tests: true, Env: []string{"GOWORK=off"}})
+	rep, err := Compare(t.Context(), Options{Root: root, Tests: true, Env: []string{"GOWORK=off"}, Implements: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +44,12 @@ func TestSample(t *testing.T) {
 	}
 	if rep.VarInits < 3 {
 		t.Errorf("%d variable-initialiser edges compared, want at least 3 (a call, a closure called in place, a closure value)", rep.VarInits)
+	}
+	// queue's generic interfaces: Ring, Ints, Named, Table, IntPusher and
+	// Queue implement Pusher through instantiations, Entry implements
+	// Keyer; the comparison must hold them all.
+	if im := rep.Implements; im == nil || im.Theirs < 15 || im.Precision != 1 || im.Recall != 1 {
+		t.Errorf("implements: %+v, want at least 15 pairs, precision and recall 1", im)
 	}
 	for _, reason := range []string{
 		"ours: interface dispatch",

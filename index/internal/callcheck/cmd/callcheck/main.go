@@ -1,5 +1,6 @@
 // Command callcheck prints how the indexer's static call edges compare
-// with golang.org/x/tools/go/callgraph/static on a repository (see package
+// with golang.org/x/tools/go/callgraph/static on a repository, and its
+// implements edges with go/types (-implements, on by default; see package
 // index/internal/callcheck for what is compared). On the Go standard
 // library:
 //
@@ -23,10 +24,11 @@ func main() {
 	root := flag.String("root", ".", "repository (module) root")
 	tests := flag.Bool("tests", false, "include test packages")
 	keep := flag.Int("keep", 30, "differing edges to print on each side")
+	impl := flag.Bool("implements", true, "also compare implements edges with go/types")
 	flag.Parse()
 	pats := flag.Args()
 	start := time.Now()
-	rep, err := callcheck.Compare(context.Background(), callcheck.Options{Root: *root, Patterns: pats, Tests: *tests, Keep: *keep})
+	rep, err := callcheck.Compare(context.Background(), callcheck.Options{Root: *root, Patterns: pats, Tests: *tests, Keep: *keep, Implements: *impl})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "callcheck:", err)
 		os.Exit(1)
