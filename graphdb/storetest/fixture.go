@@ -48,7 +48,7 @@ func fixture() []owner {
 	server := node(idServer, graphdb.KindType, "struct", "Server", "ex/a.Server", "a.go:Server", "a.go", 3, 10)
 	server.Exported = true
 	server.Doc = "Server serves."
-	server.Attrs = map[string]string{"go.methodset": "Serve", "go.size": "24"}
+	server.Attrs = map[string]string{"go.methodset": "Serve", "go.size": "24", graphdb.AttrPointerMethods: "Serve"}
 	serve := node(idServe, graphdb.KindMember, "method", "Serve", "ex/a.Server.Serve", "a.go:Server.Serve", "a.go", 12, 20)
 	serve.Exported = true
 	serve.Signature = "func (s *Server) Serve() error"
