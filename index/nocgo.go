@@ -28,4 +28,7 @@ func (p *pyFrontend) index(_ context.Context, j *job, _ func(fileResult)) (done,
 	return done{}, nil
 }
 
-func init() { registerTS(nil, noCgo) }
+func init() {
+	registerTS(nil, noCgo)
+	registerJava(nil, noCgo)
+}
