@@ -10,7 +10,7 @@ import (
 // TestJavaGolden is TestGolden for the Java repositories alone, for quick
 // runs (-run Java).
 func TestJavaGolden(t *testing.T) {
-	for _, name := range []string{"java_basic"} {
+	for _, name := range []string{"java_basic", "java_mixed"} {
 		t.Run(name, func(t *testing.T) {
 			root := extractTxtar(t, name)
 			st := openStore(t)
