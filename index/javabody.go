@@ -66,14 +66,14 @@ func (w *javaWalker) resolveBody(b javaBody) {
 	w.scopes = nil
 	w.push()
 	if b.implicit {
-		w.implicitSuper(line(b.n))
+		w.implicitSuper(javaNameLine(b.n))
 		return
 	}
 	if b.m != nil {
 		w.params(b.n.Parent(), b.m)
 	}
 	if b.ctor && !javaHasCtorCall(b.n) {
-		w.implicitSuper(line(b.n.Parent()))
+		w.implicitSuper(line(b.n)) // javac places it at the body
 	}
 	if b.n.Kind() == "enum_constant" {
 		w.enumConstant(b.n)
@@ -109,6 +109,15 @@ func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
 			i++
 		}
 	}
+}
+
+// javaNameLine is the line of a declaration's name, where javac places
+// the implicit default constructor.
+func javaNameLine(n *sitter.Node) int {
+	if nm := n.ChildByFieldName("name"); nm != nil {
+		return line(nm)
+	}
+	return line(n)
 }
 
 func javaHasCtorCall(body *sitter.Node) bool {

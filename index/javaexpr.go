@@ -169,7 +169,7 @@ func (w *javaWalker) localBody(n *sitter.Node, t *javaType) {
 		w.cls, w.m = t, b.m
 		w.push()
 		if b.implicit {
-			w.implicitSuper(line(b.n))
+			w.implicitSuper(javaNameLine(b.n))
 			w.pop()
 			continue
 		}
@@ -177,7 +177,7 @@ func (w *javaWalker) localBody(n *sitter.Node, t *javaType) {
 			w.params(b.n.Parent(), b.m)
 		}
 		if b.ctor && !javaHasCtorCall(b.n) {
-			w.implicitSuper(line(b.n.Parent()))
+			w.implicitSuper(line(b.n))
 		}
 		w.walk(b.n)
 		w.pop()

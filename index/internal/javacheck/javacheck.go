@@ -33,6 +33,7 @@ import (
 
 // Options says what to compare.
 type Options struct {
+	Root      string   // the indexed tree (to read the source lines)
 	Javap     string   // the javap binary
 	Module    string   // read the classes from this runtime-image module (java.base)
 	Classpath string   // or from this directory
@@ -42,15 +43,17 @@ type Options struct {
 // Score counts call sites.
 type Score struct {
 	Truth, Relay, Hit int
+	Near              int // hits on nearby lines (nearLines)
 	Unmapped          int // instructions whose callee relay has no node for
+	Implicit          int // instructions for no call written in the source (implicit)
 }
 
 func (s Score) Precision() float64 { return float64(s.Hit) / float64(max(s.Relay, 1)) }
 func (s Score) Recall() float64    { return float64(s.Hit) / float64(max(s.Truth, 1)) }
 
 func (s Score) String() string {
-	return fmt.Sprintf("truth %d relay %d hit %d: precision %.4f recall %.4f (unmapped %d)",
-		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.Unmapped)
+	return fmt.Sprintf("truth %d relay %d hit %d (%d on a nearby line): precision %.4f recall %.4f (left out: %d implicit, %d unmapped)",
+		s.Truth, s.Relay, s.Hit, s.Near, s.Precision(), s.Recall(), s.Implicit, s.Unmapped)
 }
 
 // Result is the score with the differences.
@@ -71,13 +74,19 @@ type graph struct {
 	types   map[string]graphdb.Node           // by QName
 	members map[graphdb.NodeID][]graphdb.Node // by parent type
 	supers  map[graphdb.NodeID][]graphdb.NodeID
-	calls   map[string]bool // "file:line -> to"
-	files   map[string]bool // files with calls
+	calls   map[call]bool
+}
+
+// call is one of relay's calls edges.
+type call struct {
+	file string
+	line int
+	to   graphdb.NodeID
 }
 
 func load(ctx context.Context, st Store) (*graph, error) {
 	g := &graph{types: map[string]graphdb.Node{}, members: map[graphdb.NodeID][]graphdb.Node{},
-		supers: map[graphdb.NodeID][]graphdb.NodeID{}, calls: map[string]bool{}, files: map[string]bool{}}
+		supers: map[graphdb.NodeID][]graphdb.NodeID{}, calls: map[call]bool{}}
 	nodes := map[graphdb.NodeID]graphdb.Node{}
 	err := st.ScanNodes(ctx, func(_ string, n graphdb.Node) error {
 		if n.Language != "java" {
@@ -102,8 +111,7 @@ func load(ctx context.Context, st Store) (*graph, error) {
 			g.supers[e.From] = append(g.supers[e.From], e.To)
 		case graphdb.EdgeCalls:
 			if _, ok := nodes[e.From]; ok {
-				g.calls[fmt.Sprintf("%s:%d -> %s", e.File, e.Line, e.To)] = true
-				g.files[e.File] = true
+				g.calls[call{e.File, e.Line, e.To}] = true
 			}
 		}
 		return nil
@@ -133,7 +141,8 @@ func Check(ctx context.Context, st Store, o Options) (Result, error) {
 		return Result{}, err
 	}
 	var r Result
-	truth := map[string]bool{}
+	src := newSources(o.Root)
+	truth := map[site]map[int]bool{} // (file, callee) → lines
 	covered := map[string]bool{}
 	for _, in := range ins {
 		covered[in.file] = true
@@ -147,30 +156,106 @@ func Check(ctx context.Context, st Store, o Options) (Result, error) {
 			r.Unmapped = append(r.Unmapped, fmt.Sprintf("%s:%d %s.%s(%s) from %s", in.file, in.line, in.owner, in.name, strings.Join(in.params, ","), in.caller))
 			continue
 		}
-		truth[fmt.Sprintf("%s:%d -> %s", in.file, in.line, to)] = true
-	}
-	for k := range truth {
-		r.Truth++
-		if g.calls[k] {
-			r.Hit++
-		} else {
-			r.Misses = append(r.Misses, k)
-		}
-	}
-	for k := range g.calls {
-		file := k[:strings.LastIndexByte(k[:strings.Index(k, " -> ")], ':')]
-		if !covered[file] {
+		if src.implicit(in) {
+			r.Implicit++
 			continue
 		}
-		r.Relay++
-		if !truth[k] {
-			r.Wrong = append(r.Wrong, k)
+		k := site{in.file, to}
+		if truth[k] == nil {
+			truth[k] = map[int]bool{}
 		}
+		truth[k][in.line] = true
 	}
+	ours := map[site]map[int]bool{}
+	for e := range g.calls {
+		if !covered[e.file] {
+			continue
+		}
+		k := site{e.file, e.to}
+		if ours[k] == nil {
+			ours[k] = map[int]bool{}
+		}
+		ours[k][e.line] = true
+	}
+	r.match(truth, ours)
 	sort.Strings(r.Misses)
 	sort.Strings(r.Wrong)
 	sort.Strings(r.Unmapped)
 	return r, nil
+}
+
+// site is a callee called from a file.
+type site struct {
+	file string
+	to   graphdb.NodeID
+}
+
+// nearLines is how far apart relay's line and javac's may be for one call:
+// javac gives a constructor call (new C(…)) the line of its statement or of
+// the last call among its arguments, relay the line of `new`.
+const nearLines = 6
+
+// match counts the call sites both sides have: same file, callee and line,
+// then, among those left, the same file and callee on lines at most
+// nearLines apart (nearest first).
+func (r *Result) match(truth, ours map[site]map[int]bool) {
+	for k, tl := range truth {
+		r.Truth += len(tl)
+		ol := ours[k]
+		r.Relay += len(ol)
+		var restT, restO []int
+		for l := range tl {
+			if ol[l] {
+				r.Hit++
+			} else {
+				restT = append(restT, l)
+			}
+		}
+		for l := range ol {
+			if !tl[l] {
+				restO = append(restO, l)
+			}
+		}
+		sort.Ints(restT)
+		sort.Ints(restO)
+		used := map[int]bool{}
+		for _, t := range restT {
+			best := -1
+			for i, o := range restO {
+				if !used[i] && abs(o-t) <= nearLines && (best < 0 || abs(o-t) < abs(restO[best]-t)) {
+					best = i
+				}
+			}
+			if best < 0 {
+				r.Misses = append(r.Misses, fmt.Sprintf("%s:%d -> %s", k.file, t, k.to))
+				continue
+			}
+			used[best] = true
+			r.Hit++
+			r.Near++
+		}
+		for i, o := range restO {
+			if !used[i] {
+				r.Wrong = append(r.Wrong, fmt.Sprintf("%s:%d -> %s", k.file, o, k.to))
+			}
+		}
+	}
+	for k, ol := range ours {
+		if truth[k] != nil {
+			continue
+		}
+		for l := range ol {
+			r.Relay++
+			r.Wrong = append(r.Wrong, fmt.Sprintf("%s:%d -> %s", k.file, l, k.to))
+		}
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // anonymous reports whether a binary name is an anonymous or local class
@@ -277,11 +362,12 @@ func pick(ms []graphdb.Node, params []string) (graphdb.NodeID, bool) {
 	return best, bestScore >= 0
 }
 
-// paramsOf reads the parameter list of an overloaded method's QName.
+// paramsOf reads the parameter types of a method: the suffix of an
+// overloaded method's QName, else its signature.
 func paramsOf(m graphdb.Node) ([]string, bool) {
 	q := m.QName
 	if !strings.HasSuffix(q, ")") {
-		return nil, false
+		return sigParams(m.Signature)
 	}
 	i := strings.LastIndexByte(q, '(')
 	if i < 0 {
@@ -300,4 +386,75 @@ func typeVar(p string) bool {
 	p = strings.TrimSuffix(p, "[]")
 	p = strings.TrimSuffix(p, "[]")
 	return len(p) <= 2 && len(p) > 0 && p[0] >= 'A' && p[0] <= 'Z'
+}
+
+// sigParams reads the parameter types of a method's signature
+// ("public int f(final List<String> xs, int... n)" → List, int[]).
+func sigParams(sig string) ([]string, bool) {
+	i := strings.IndexByte(sig, '(')
+	if i < 0 {
+		return nil, false
+	}
+	depth, start := 0, i+1
+	var parts []string
+	for k := i + 1; k < len(sig); k++ {
+		switch sig[k] {
+		case '<', '(':
+			depth++
+		case '>':
+			depth--
+		case ')':
+			if depth == 0 {
+				parts = append(parts, sig[start:k])
+				return simpleParams(parts), true
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, sig[start:k])
+				start = k + 1
+			}
+		}
+	}
+	return nil, false
+}
+
+func simpleParams(parts []string) []string {
+	out := []string{}
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		var b strings.Builder
+		depth := 0
+		for _, r := range p {
+			switch {
+			case r == '<':
+				depth++
+			case r == '>':
+				depth--
+			case depth == 0:
+				b.WriteRune(r)
+			}
+		}
+		f := strings.Fields(strings.ReplaceAll(b.String(), "...", "[] "))
+		var typ []string
+		for _, w := range f {
+			if strings.HasPrefix(w, "@") || w == "final" {
+				continue
+			}
+			typ = append(typ, w)
+		}
+		if len(typ) == 0 {
+			continue
+		}
+		t := typ[0]
+		for _, w := range typ[1 : len(typ)-1] {
+			t += w // "int []" or "int[] []"
+		}
+		name, dims := strings.TrimRight(t, "[]"), strings.Count(t, "[")
+		out = append(out, name[strings.LastIndexByte(name, '.')+1:]+strings.Repeat("[]", dims))
+	}
+	return out
 }

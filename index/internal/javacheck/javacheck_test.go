@@ -104,7 +104,7 @@ func TestFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := check(t, root, Options{Javap: javap, Classpath: out, Classes: classes})
+	r := check(t, root, Options{Root: root, Javap: javap, Classpath: out, Classes: classes})
 	t.Logf("fixture: %s", r.Score)
 	if r.Truth < 30 {
 		t.Fatalf("only %d call sites in the truth: the fixture is too small to measure", r.Truth)
@@ -139,7 +139,7 @@ func TestJavaBase(t *testing.T) {
 		t.Fatalf("jimage list: %v", err)
 	}
 	classes := moduleClasses(list, "java.base")
-	r := check(t, root, Options{Javap: javap, Module: "java.base", Classes: classes})
+	r := check(t, root, Options{Root: root, Javap: javap, Module: "java.base", Classes: classes})
 	t.Logf("java.base (%d classes): %s", len(classes), r.Score)
 	if r.Precision() < 0.95 || r.Recall() < 0.90 {
 		t.Errorf("precision %.4f recall %.4f, want >= 0.95 and >= 0.90", r.Precision(), r.Recall())

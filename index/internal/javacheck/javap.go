@@ -20,6 +20,7 @@ type invoke struct {
 	name   string // <init> for constructors
 	params []string
 	caller string // owner.method of the calling method, for messages
+	ctor   bool   // the calling method is a constructor
 }
 
 var (
@@ -131,6 +132,7 @@ func parseJavap(r io.Reader) ([]invoke, error) {
 				if ok {
 					in.file = sourceOf(class, src)
 					in.caller = class + " " + strings.TrimSpace(method)
+					in.ctor = strings.Contains(method, " "+class+"(") || strings.HasPrefix(strings.TrimSpace(method), class+"(")
 					pend = append(pend, pending{pc, in})
 				}
 			} else if m := reLine.FindStringSubmatch(l); m != nil {
@@ -182,6 +184,9 @@ func parseTarget(s, class string) (invoke, bool) {
 		return invoke{}, false
 	}
 	ref, desc := s[:colon], s[colon+1:]
+	if strings.HasPrefix(ref, "\"[") {
+		return invoke{}, false // a method of an array (clone)
+	}
 	owner, name := class, ref
 	if i := strings.LastIndexByte(ref, '.'); i >= 0 && !strings.HasSuffix(ref[:i], "\"") {
 		owner, name = strings.ReplaceAll(ref[:i], "/", "."), ref[i+1:]
