@@ -15,6 +15,7 @@ type javaTable struct {
 	byName map[string][]javaMethodRef
 	mu     sync.Mutex
 	memo   map[javaMemoKey]*javaType
+	sups   map[*javaType][]*javaType // supers of the repository's named types
 }
 
 type javaMemoKey struct {
@@ -30,7 +31,7 @@ type javaMethodRef struct {
 
 func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
-		memo: map[javaMemoKey]*javaType{}}
+		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}}
 	for _, rel := range sortedKeys(scopes) {
 		sc := scopes[rel]
 		t.pkgs[sc.Pkg] = true
@@ -214,6 +215,29 @@ func (l *javaLookup) enclosing(t *javaType) *javaType {
 // supers returns t's superclass (first) and superinterfaces in the
 // repository; enums extend java.lang.Enum and records java.lang.Record.
 func (l *javaLookup) supers(t *javaType) []*javaType {
+	if t.ID == "" {
+		return l.computeSupers(t)
+	}
+	l.tab.mu.Lock()
+	out, ok := l.tab.sups[t]
+	l.tab.mu.Unlock()
+	if ok {
+		for _, s := range out {
+			l.use(s)
+		}
+		if t.Super != "" || len(t.Ifaces) > 0 {
+			l.use(t) // its supertypes were resolved in its file's context
+		}
+		return out
+	}
+	out = l.computeSupers(t)
+	l.tab.mu.Lock()
+	l.tab.sups[t] = out
+	l.tab.mu.Unlock()
+	return out
+}
+
+func (l *javaLookup) computeSupers(t *javaType) []*javaType {
 	var out []*javaType
 	ctx := l.enclosing(t)
 	if t.ID == "" {

@@ -450,8 +450,8 @@ func simpleParams(parts []string) []string {
 			continue
 		}
 		t := typ[0]
-		for _, w := range typ[1 : len(typ)-1] {
-			t += w // "int []" or "int[] []"
+		for i := 1; i < len(typ)-1; i++ {
+			t += typ[i] // "int []" or "int[] []"
 		}
 		name, dims := strings.TrimRight(t, "[]"), strings.Count(t, "[")
 		out = append(out, name[strings.LastIndexByte(name, '.')+1:]+strings.Repeat("[]", dims))
