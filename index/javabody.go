@@ -27,6 +27,9 @@ type javaWalker struct {
 	m      *javaMethod
 	scopes []map[string]javaVal
 	anon   int
+	// types memoises typeOf by node within one body: a chain a.b().c()
+	// would otherwise resolve its inner calls once per link.
+	types map[uintptr]javaVal
 }
 
 func (w *javaWalker) push() { w.scopes = append(w.scopes, map[string]javaVal{}) }
@@ -64,6 +67,7 @@ func (w *javaWalker) declType(written string) javaVal {
 func (w *javaWalker) resolveBody(b javaBody) {
 	w.from, w.cls, w.m = b.from, b.cls, b.m
 	w.scopes = nil
+	w.types = map[uintptr]javaVal{}
 	w.push()
 	if b.implicit {
 		w.implicitSuper(javaNameLine(b.n))

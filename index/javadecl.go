@@ -117,7 +117,7 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 	for _, jm := range ms {
 		x.addMethod(jm, t, local, count[jm.m.Name] > 1)
 	}
-	if count["<init>"] == 0 && (t.Kind == "class" || t.Kind == "enum") && !t.anon {
+	if count["<init>"] == 0 && (t.Kind == "class" || t.Kind == "enum" || t.Kind == "record") && !t.anon {
 		x.f.bodies = append(x.f.bodies, javaBody{from: t.ID, cls: t, n: st, implicit: true})
 	}
 	if t.Kind == "record" {

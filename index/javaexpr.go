@@ -222,6 +222,15 @@ func (w *javaWalker) typeOf(n *sitter.Node) javaVal {
 	if n == nil {
 		return javaVal{}
 	}
+	if v, ok := w.types[n.Id()]; ok {
+		return v
+	}
+	v := w.typeOfNode(n)
+	w.types[n.Id()] = v
+	return v
+}
+
+func (w *javaWalker) typeOfNode(n *sitter.Node) javaVal {
 	switch n.Kind() {
 	case "identifier":
 		return w.ident(w.x.text(n))

@@ -68,8 +68,14 @@ func (l *javaLookup) use(t *javaType) *javaType {
 // the file level) of file sc; nil for primitives, type variables and types
 // outside the repository.
 func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *javaType {
-	name, _ := javaErase(written)
-	if name == "" || javaPrimitives[name] || sc == nil {
+	if sc == nil || javaPrimitives[written] {
+		return nil
+	}
+	name := written
+	if strings.ContainsAny(written, "<>[]@. \t\n") {
+		name, _ = javaErase(written)
+	}
+	if name == "" || javaPrimitives[name] {
 		return nil
 	}
 	cq := ""

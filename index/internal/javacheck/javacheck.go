@@ -359,6 +359,13 @@ func pick(ms []graphdb.Node, params []string) (graphdb.NodeID, bool) {
 			best, bestScore = m.ID, score
 		}
 	}
+	if bestScore < 0 && len(ms) == 1 {
+		// A signature-polymorphic method (VarHandle.get(Object...)): the
+		// descriptor is the call's, not the declaration's.
+		if ps, ok := paramsOf(ms[0]); ok && len(ps) == 1 && ps[0] == "Object[]" && strings.Contains(ms[0].Signature, "native") {
+			return ms[0].ID, true
+		}
+	}
 	return best, bestScore >= 0
 }
 

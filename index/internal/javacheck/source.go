@@ -45,11 +45,18 @@ func (s *sources) implicit(in invoke) bool {
 	if s.root == "" || in.name == "<init>" && (in.ctor || strings.HasPrefix(in.caller, in.owner+" ")) {
 		return false // super(…), or an enum's constants made by the enum itself
 	}
-	name := in.name
-	if name == "<init>" {
-		name = in.owner[strings.LastIndexAny(in.owner, ".$")+1:]
+	if in.name != "<init>" {
+		return !hasIdent(s.line(in.file, in.line), in.name)
 	}
-	return !hasIdent(s.line(in.file, in.line), name)
+	// javac gives new C(…) the line of its statement or of the last call
+	// among its arguments: look for C up to nearLines before.
+	name := in.owner[strings.LastIndexAny(in.owner, ".$")+1:]
+	for l := in.line; l >= max(in.line-nearLines, 1); l-- {
+		if hasIdent(s.line(in.file, l), name) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasIdent reports whether line holds name as a whole identifier.
