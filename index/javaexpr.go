@@ -374,13 +374,13 @@ func (w *javaWalker) ident(name string) javaVal {
 			return javaVal{}
 		}
 	}
+	if len(name) == 0 || name[0] < 'A' || name[0] > 'Z' {
+		return javaVal{} // not a type by convention: a package name, or unknown
+	}
 	if t := w.l.resolve(w.sc, w.cls, name); t != nil {
 		return javaVal{t: t, known: true, static: true}
 	}
-	if len(name) > 0 && name[0] >= 'A' && name[0] <= 'Z' {
-		return javaVal{known: w.l.importedOrLang(w.sc, name), static: true}
-	}
-	return javaVal{}
+	return javaVal{known: w.l.importedOrLang(w.sc, name), static: true}
 }
 
 // fieldAccess types a.b: a field of a's type, a member type, a qualified

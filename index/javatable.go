@@ -16,6 +16,7 @@ type javaTable struct {
 	mu     sync.Mutex
 	memo   map[javaMemoKey]*javaType
 	sups   map[*javaType][]*javaType // supers of the repository's named types
+	roots  map[string]bool           // first segments of the repository's packages
 }
 
 type javaMemoKey struct {
@@ -31,10 +32,12 @@ type javaMethodRef struct {
 
 func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
-		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}}
+		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, roots: map[string]bool{}}
 	for _, rel := range sortedKeys(scopes) {
 		sc := scopes[rel]
 		t.pkgs[sc.Pkg] = true
+		root, _, _ := strings.Cut(sc.Pkg, ".")
+		t.roots[root] = true
 		for _, ty := range sc.Types {
 			if _, dup := t.types[ty.Q]; !dup {
 				t.types[ty.Q] = ty
@@ -106,7 +109,10 @@ func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *java
 // known reports whether an unresolved name is accounted for: a qualified
 // name outside the repository's packages, or an import of one.
 func (l *javaLookup) known(sc *javaScope, name string) bool {
-	first, _, _ := strings.Cut(name, ".")
+	first, _, dotted := strings.Cut(name, ".")
+	if dotted && !l.tab.roots[first] && first != "" && first[0] >= 'a' && first[0] <= 'z' {
+		return true // a qualified name in a package tree the repository has nothing of
+	}
 	if q, ok := sc.Imports[first]; ok {
 		return !l.tab.pkgs[q[:max(strings.LastIndexByte(q, '.'), 0)]]
 	}
