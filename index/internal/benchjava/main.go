@@ -5,7 +5,7 @@
 // works on a copy of the sources. CPU seconds are printed next to wall
 // seconds because the figures are taken on a shared machine.
 //
-//	go run ./index/internal/benchjava [-src src.zip|DIR]
+//	go run ./index/internal/benchjava [-src src.zip|DIR] [-cpuprofile FILE]
 //
 // Internal mode (used by the parent): -step ROOT STORE.
 package main
@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -30,6 +31,7 @@ import (
 
 func main() {
 	step := flag.Bool("step", false, "internal: index ROOT into STORE once and print one line")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the cold step's CPU profile to this file")
 	src := flag.String("src", "/usr/lib/jvm/openjdk-17/src.zip", "the JDK's src.zip (its java.base module is used) or a source directory")
 	flag.Parse()
 	if err := run(*step, *src, flag.Args()); err != nil {
@@ -37,6 +39,8 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+var cpuProfile string
 
 func cpu(ru syscall.Rusage) float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
@@ -49,6 +53,17 @@ func run(step bool, src string, args []string) error {
 			return err
 		}
 		defer st.Close()
+		if cpuProfile != "" {
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
 		t := time.Now()
 		sum, err := index.Run(context.Background(), st, index.Options{Root: args[0]})
 		if err != nil {
@@ -82,7 +97,11 @@ func run(step bool, src string, args []string) error {
 		return err
 	}
 	stepRun := func(name string) error {
-		out, err := exec.Command(self, "-step", root, filepath.Join(dir, "store")).CombinedOutput()
+		args := []string{"-step", root, filepath.Join(dir, "store")}
+		if cpuProfile != "" && name == "cold" {
+			args = append([]string{"-cpuprofile", cpuProfile}, args...)
+		}
+		out, err := exec.Command(self, args...).CombinedOutput()
 		fmt.Printf("%-8s %s", name, out)
 		return err
 	}
