@@ -28,7 +28,9 @@ func (p *pyFrontend) index(_ context.Context, j *job, _ func(fileResult)) (done,
 	return done{}, nil
 }
 
+// Registered in the order the cgo build's init functions run (java.go
+// before ts.go), so that messages list the languages alike.
 func init() {
-	registerTS(nil, noCgo)
 	registerJava(nil, noCgo)
+	registerTS(nil, noCgo)
 }
