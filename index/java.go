@@ -45,6 +45,7 @@ type javaStored struct {
 	scope   *javaScope
 	deps    []string
 	unres   bool
+	dup     bool
 	surface string
 }
 
@@ -194,6 +195,50 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 	if l.unres {
 		n.Attrs[javaAttrUnres] = "1"
 	}
+	if javaRenameDuplicates(f, tab) {
+		f.res.nodes[f.fileN].Attrs[javaAttrDup] = "1"
+	}
+}
+
+// javaRenameDuplicates gives the nodes of the types a file declares that
+// another file declares too (the same qualified name twice in a
+// repository: two source sets, a copied class) ids of their own,
+// "<id>@<path>", since ids are unique across files. The first file in
+// path order keeps the plain ids, and name resolution finds its types.
+// It reports whether the file has such a type.
+func javaRenameDuplicates(f *javaFile, tab *javaTable) bool {
+	dup := false
+	var prefixes []string
+	for _, t := range tab.dups[f.rel] {
+		dup = true
+		if owner := tab.types[t]; owner != nil && owner.scope != nil && owner.scope.file != f.rel {
+			prefixes = append(prefixes, string(javaID(t)))
+		}
+	}
+	if len(prefixes) == 0 {
+		return dup
+	}
+	renamed := map[graphdb.NodeID]graphdb.NodeID{}
+	for i := range f.res.nodes {
+		id := string(f.res.nodes[i].ID)
+		for _, p := range prefixes {
+			if rest, ok := strings.CutPrefix(id, p); ok && (rest == "" || rest[0] == '.' || rest[0] == '(' || rest[0] == '#') {
+				nid := graphdb.NodeID(id + "@" + f.rel)
+				renamed[f.res.nodes[i].ID] = nid
+				f.res.nodes[i].ID = nid
+				break
+			}
+		}
+	}
+	for i, e := range f.res.edges {
+		if to, ok := renamed[e.From]; ok {
+			f.res.edges[i].From = to
+		}
+		if to, ok := renamed[e.To]; ok {
+			f.res.edges[i].To = to
+		}
+	}
+	return true
 }
 
 // javaLinkUse writes the edge of a declared type that lies in the
@@ -274,7 +319,7 @@ func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]
 			var st *javaStored
 			if err == nil {
 				if sc, ok := decodeJavaScope(rel, n.Attrs[javaAttrScope]); ok {
-					st = &javaStored{scope: sc, deps: splitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface]}
+					st = &javaStored{scope: sc, deps: splitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1"}
 				}
 			}
 			mu.Lock()
@@ -309,13 +354,22 @@ func (p *javaFrontend) dependents(j *job, stored map[string]*javaStored, files [
 			changed[f.rel] = true
 		}
 	}
+	fresh := map[string]bool{}
+	for _, f := range files {
+		for _, t := range f.scope.Types {
+			fresh[t.Q] = true
+		}
+	}
 	var out []string
 	for rel, st := range stored {
 		if parsed[rel] {
 			delete(stored, rel)
 			continue
 		}
-		dep := added && st.unres
+		dep := added && st.unres || len(j.deleted) > 0 && st.dup
+		for _, t := range st.scope.Types {
+			dep = dep || fresh[t.Q] // a parsed file may now take or give up the plain ids
+		}
 		for _, d := range st.deps {
 			dep = dep || changed[d]
 		}

@@ -99,3 +99,55 @@ func TestJavaIncremental(t *testing.T) {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
 }
+
+// TestJavaDuplicateTypes: two files declaring the same class (two source
+// sets) index without clashing ids — the first in path order keeps the
+// plain ids, the other's carry its path — and deleting or adding one of
+// them moves the plain ids as a full index would.
+func TestJavaDuplicateTypes(t *testing.T) {
+	root := t.TempDir()
+	src := "package p;\n\nclass A {\n    void m() {\n        n();\n    }\n\n    void n() {}\n}\n"
+	write := func(rel string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/src/p/A.java")
+	write("b/src/p/A.java")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	got := dump(t, st)
+	for _, w := range []string{
+		"edge calls java:p.A.m -> java:p.A.n @a/src/p/A.java:5",
+		"edge calls java:p.A.m@b/src/p/A.java -> java:p.A.n@b/src/p/A.java @b/src/p/A.java:5",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("dump lacks %q:\n%s", w, got)
+		}
+	}
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   string
+	}{
+		{"delete the first", func() { os.Remove(filepath.Join(root, "a", "src", "p", "A.java")) }, "edge calls java:p.A.m -> java:p.A.n @b/src/p/A.java:5"},
+		{"add it back", func() { write("a/src/p/A.java") }, "edge calls java:p.A.m@b/src/p/A.java -> java:p.A.n@b/src/p/A.java @b/src/p/A.java:5"},
+	} {
+		step.change()
+		runIndex(t, st, root, false)
+		got := dump(t, st)
+		fresh := openStore(t)
+		runIndex(t, fresh, root, true)
+		if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", step.name, diff)
+		}
+		if !strings.Contains(got, step.want) {
+			t.Errorf("%s: dump lacks %q:\n%s", step.name, step.want, got)
+		}
+	}
+}

@@ -71,6 +71,7 @@ const (
 	javaAttrSurface = "java.surface" // fingerprint of java.scope
 	javaAttrDeps    = "java.deps"    // files its resolution read, one per line
 	javaAttrUnres   = "java.unres"   // "1": a type name did not resolve
+	javaAttrDup     = "java.dup"     // "1": a type of the file is declared by another file too
 )
 
 func newJavaScope(file string) *javaScope {

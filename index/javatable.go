@@ -17,6 +17,7 @@ type javaTable struct {
 	memo   map[javaMemoKey]*javaType
 	sups   map[*javaType][]*javaType // supers of the repository's named types
 	roots  map[string]bool           // first segments of the repository's packages
+	dups   map[string][]string       // file → its types that another file declares too
 }
 
 type javaMemoKey struct {
@@ -32,15 +33,20 @@ type javaMethodRef struct {
 
 func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
-		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, roots: map[string]bool{}}
+		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, roots: map[string]bool{}, dups: map[string][]string{}}
 	for _, rel := range sortedKeys(scopes) {
 		sc := scopes[rel]
 		t.pkgs[sc.Pkg] = true
 		root, _, _ := strings.Cut(sc.Pkg, ".")
 		t.roots[root] = true
 		for _, ty := range sc.Types {
-			if _, dup := t.types[ty.Q]; !dup {
+			if first, dup := t.types[ty.Q]; !dup {
 				t.types[ty.Q] = ty
+			} else if first.scope != sc {
+				t.dups[rel] = append(t.dups[rel], ty.Q)
+				if f := first.scope.file; len(t.dups[f]) == 0 || t.dups[f][len(t.dups[f])-1] != ty.Q {
+					t.dups[f] = append(t.dups[f], ty.Q)
+				}
 			}
 			for _, m := range ty.Methods {
 				if m.ID != "" && m.Name != "<init>" {
