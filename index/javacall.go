@@ -13,6 +13,7 @@ type javaVal struct {
 	dims   int       // array dimensions
 	static bool      // the expression names a type (static access)
 	known  bool      // the type is evident, possibly outside the repository
+	ext    bool      // the value comes from outside the repository, its type not evident
 	targs  []string  // type arguments as written (List<Foo>: [Foo])
 	tctx   *javaType // the context they were written in
 	tsc    *javaScope

@@ -23,7 +23,7 @@ func (w *javaWalker) invocation(n *sitter.Node) {
 		w.calls(ts, line(nm))
 		return
 	}
-	if recv.known {
+	if recv.known || recv.ext {
 		return // a receiver outside the repository
 	}
 	w.byName(w.x.text(nm), len(args), line(nm))
@@ -72,7 +72,7 @@ func (w *javaWalker) targets(n *sitter.Node, args []javaVal) ([]javaMethodRef, j
 				}
 			}
 		}
-		return nil, javaVal{known: len(w.sc.Static[name]) > 0}, false
+		return nil, javaVal{known: w.externalScope(name)}, false
 	}
 	var recv javaVal
 	if obj.Kind() == "super" {
@@ -248,6 +248,9 @@ func (w *javaWalker) typeOfNode(n *sitter.Node) javaVal {
 		if ok && len(ts) == 1 {
 			return w.l.retVal(ts[0], recv)
 		}
+		if !ok && (recv.known || recv.ext) {
+			return javaVal{ext: true} // a method from outside the repository
+		}
 	case "object_creation_expression", "cast_expression":
 		return w.declType(w.x.text(n.ChildByFieldName("type")))
 	case "array_creation_expression":
@@ -374,7 +377,7 @@ func (w *javaWalker) ident(name string) javaVal {
 			return javaVal{}
 		}
 	}
-	if len(name) == 0 || name[0] < 'A' || name[0] > 'Z' {
+	if len(name) == 0 || name[0] >= 'a' && name[0] <= 'z' {
 		return javaVal{} // not a type by convention: a package name, or unknown
 	}
 	if t := w.l.resolve(w.sc, w.cls, name); t != nil {
@@ -424,4 +427,25 @@ func (w *javaWalker) fieldAccess(n *sitter.Node) javaVal {
 		}
 	}
 	return javaVal{known: true}
+}
+
+// externalScope reports whether an unqualified call of name that the
+// repository does not declare comes from outside it: a static import of
+// it, a static on-demand import of a class outside the repository, or an
+// enclosing class with a supertype outside it.
+func (w *javaWalker) externalScope(name string) bool {
+	if len(w.sc.Static[name]) > 0 {
+		return true
+	}
+	for _, q := range w.sc.SDemand {
+		if w.l.tab.types[q] == nil {
+			return true
+		}
+	}
+	for c := w.cls; c != nil; c = w.l.enclosing(c) {
+		if w.l.externalSuper(c, 0) {
+			return true
+		}
+	}
+	return false
 }

@@ -344,3 +344,25 @@ func (l *javaLookup) field(t *javaType, n string) (*javaField, *javaType) {
 	}
 	return walk(t, 0)
 }
+
+// externalSuper reports whether t or one of its supertypes in the
+// repository names a supertype outside it.
+func (l *javaLookup) externalSuper(t *javaType, depth int) bool {
+	if depth > 12 {
+		return false
+	}
+	written := append([]string(nil), t.Ifaces...)
+	if t.Super != "" {
+		written = append(written, t.Super)
+	}
+	sups := l.supers(t)
+	if len(sups) < len(written) {
+		return true
+	}
+	for _, s := range sups {
+		if l.externalSuper(s, depth+1) {
+			return true
+		}
+	}
+	return false
+}
