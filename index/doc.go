@@ -359,8 +359,13 @@
 // repository's methods of that name and arity become calls_by_name
 // candidates, when there are at most javaMaxByName (8) of them; an
 // overload the arguments do not single out (say, an argument of unknown
-// type) makes every remaining overload a candidate. A receiver of a type
-// outside the repository gives none.
+// type) makes every remaining overload a candidate. A call that evidently
+// goes outside the repository gives none: a receiver of a type outside it
+// or the result of a method outside it, an unqualified call in a file with
+// a static on-demand import of a class outside it or in a class with a
+// supertype outside it. Two files declaring the same class (two source
+// sets): the first in path order has the plain ids and is the one names
+// resolve to; the other's ids end in "@<path>" (file Attrs java.dup).
 //
 // Incremental runs: see the DESIGN note on javaFrontend.index. A file is
 // re-resolved when its content changed, when a file its resolution read
