@@ -30,6 +30,9 @@ type javaWalker struct {
 	// types memoises typeOf by node within one body: a chain a.b().c()
 	// would otherwise resolve its inner calls once per link.
 	types map[uintptr]javaVal
+	// lambdas holds the parameter types of lambdas passed to a method
+	// whose parameter is a functional interface (javalambda.go).
+	lambdas map[uintptr][]javaVal
 }
 
 func (w *javaWalker) push() { w.scopes = append(w.scopes, map[string]javaVal{}) }
@@ -68,6 +71,7 @@ func (w *javaWalker) resolveBody(b javaBody) {
 	w.from, w.cls, w.m = b.from, b.cls, b.m
 	w.scopes = nil
 	w.types = map[uintptr]javaVal{}
+	w.lambdas = nil
 	w.push()
 	if b.implicit {
 		w.implicitSuper(javaNameLine(b.n))
@@ -241,14 +245,21 @@ func (w *javaWalker) binders(n *sitter.Node) {
 		if ps == nil {
 			return
 		}
+		inferred := w.lambdas[n.Id()] // from the callee's functional interface
+		at := func(i int) javaVal {
+			if i < len(inferred) {
+				return inferred[i]
+			}
+			return javaVal{}
+		}
 		if ps.Kind() == "identifier" {
-			w.declare(w.x.text(ps), javaVal{})
+			w.declare(w.x.text(ps), at(0))
 			return
 		}
-		for _, p := range children(ps) {
+		for i, p := range children(ps) {
 			switch p.Kind() {
 			case "identifier":
-				w.declare(w.x.text(p), javaVal{})
+				w.declare(w.x.text(p), at(i))
 			case "formal_parameter":
 				w.declare(w.x.text(p.ChildByFieldName("name")), w.declType(w.x.text(p.ChildByFieldName("type"))))
 			}

@@ -17,9 +17,12 @@ func (w *javaWalker) invocation(n *sitter.Node) {
 	if nm == nil {
 		return
 	}
-	_, args := w.args(n)
+	argNodes, args := w.args(n)
 	ts, recv, found := w.targets(n, args)
 	if found {
+		if len(ts) == 1 {
+			w.lambdaParams(ts[0], argNodes, recv)
+		}
 		w.calls(ts, line(nm))
 		return
 	}
