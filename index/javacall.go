@@ -251,7 +251,7 @@ func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []stri
 	}
 	t := l.resolve(sc, ctx, w)
 	v := javaVal{t: t, dims: dims, known: true, targs: javaTypeArgs(w), tctx: ctx, tsc: sc}
-	if t == nil && strings.Contains(name, ".") == false && !l.importedOrLang(sc, name) {
+	if t == nil && !strings.Contains(name, ".") && !l.importedOrLang(sc, name) {
 		v.known = l.known(sc, name)
 	}
 	if t == nil && (name == "String" || name == "java.lang.String") {
