@@ -31,7 +31,7 @@ import (
 
 func main() {
 	step := flag.Bool("step", false, "internal: index ROOT into STORE once and print one line")
-	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the cold step's CPU profile to this file")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write each step's CPU profile to this file with the step's name appended (.cold, .one-file)")
 	src := flag.String("src", "/usr/lib/jvm/openjdk-17/src.zip", "the JDK's src.zip (its java.base module is used) or a source directory")
 	flag.Parse()
 	if err := run(*step, *src, flag.Args()); err != nil {
@@ -98,8 +98,8 @@ func run(step bool, src string, args []string) error {
 	}
 	stepRun := func(name string) error {
 		args := []string{"-step", root, filepath.Join(dir, "store")}
-		if cpuProfile != "" && name == "cold" {
-			args = append([]string{"-cpuprofile", cpuProfile}, args...)
+		if cpuProfile != "" {
+			args = append([]string{"-cpuprofile", cpuProfile + "." + name}, args...)
 		}
 		out, err := exec.Command(self, args...).CombinedOutput()
 		fmt.Printf("%-8s %s", name, out)
