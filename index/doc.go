@@ -351,8 +351,11 @@
 // and enum constants call the chosen constructor, or the class when it
 // declares none; a constructor without this(…)/super(…) calls its
 // superclass's no-argument constructor (a class without constructors
-// does so from the class node), as javac compiles it. Lambda parameters
-// without types are of unknown type.
+// does so from the class node), as javac compiles it. A lambda's
+// untyped parameters take the parameter types of the abstract method of
+// the functional interface the chosen callee declares for it, when that
+// interface is the repository's (type variables through the type
+// arguments and the receiver's); otherwise they are of unknown type.
 //
 // Calls that do not resolve are not invented. When the receiver's type is
 // not evident (an untyped lambda parameter, an unresolved name), the
