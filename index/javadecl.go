@@ -39,8 +39,8 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: graphdb.EdgeInherits, written: t.Super, ctx: ctx, line: line(sc)})
 	}
 	kind := graphdb.EdgeImplements
-	if t.Kind == "interface" {
-		kind = graphdb.EdgeInherits
+	if t.Kind == "interface" || t.Kind == "annotation" {
+		kind = graphdb.EdgeInherits // an interface extends its superinterfaces
 	}
 	for _, w := range t.Ifaces {
 		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: kind, written: w, ctx: ctx, line: line(st)})
