@@ -28,4 +28,9 @@ func (p *pyFrontend) index(_ context.Context, j *job, _ func(fileResult)) (done,
 	return done{}, nil
 }
 
-func init() { registerTS(nil, noCgo) }
+// Registered in the order the cgo build's init functions run (java.go
+// before ts.go), so that messages list the languages alike.
+func init() {
+	registerJava(nil, noCgo)
+	registerTS(nil, noCgo)
+}

@@ -1,0 +1,382 @@
+//go:build cgo
+
+package index
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+func init() {
+	registerJava(func(log *slog.Logger) frontend { return &javaFrontend{log: log} }, "")
+}
+
+// javaFrontend indexes Java with tree-sitter (javaparse.go, javadecl.go:
+// declarations; javatable.go, javacall.go: types, overloads; javabody.go,
+// javaexpr.go: calls).
+type javaFrontend struct {
+	log *slog.Logger
+}
+
+func (p *javaFrontend) language() string { return "java" }
+
+func newJavaParser() *sitter.Parser {
+	ps := sitter.NewParser()
+	if err := ps.SetLanguage(sitter.NewLanguage(tsjava.Language())); err != nil {
+		panic(fmt.Sprintf("tree-sitter java: %v", err)) // the grammar and the runtime are pinned together
+	}
+	return ps
+}
+
+// javaStored is what an unchanged file's node holds.
+type javaStored struct {
+	scope   *javaScope
+	deps    []string
+	unres   bool
+	dup     bool
+	surface string
+}
+
+// DESIGN: a Java run has two passes. The first parses the changed files
+// for their declarations (javaScope); unchanged files contribute the scope
+// stored on their file node (java.scope). With every scope known, the
+// second pass parses again the files to resolve — the changed ones and
+// their dependents — and resolves their calls and declared types. A
+// dependent is a stored file whose resolution read (java.deps) a file
+// whose surface (java.surface, the fingerprint of its scope) changed or
+// that was deleted, or, when files were added or deleted, a file in which
+// a type name did not resolve (java.unres). Parsing twice costs less than
+// keeping every tree alive across the passes.
+func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
+	d := done{phases: map[string]int64{}}
+	if !j.full && len(j.deleted) == 0 && len(j.changed) == 0 && j.stored[javaPkgOwner].Hash == j.configHash {
+		return d, nil
+	}
+	t0 := time.Now()
+	parse := map[string]bool{}
+	for rel := range j.files {
+		if j.full || j.changed[rel] {
+			parse[rel] = true
+		}
+	}
+	stored := map[string]*javaStored{}
+	if !j.full {
+		var err error
+		if stored, err = p.loadStored(ctx, j, parse); err != nil {
+			return d, err
+		}
+	}
+	d.phases["java.load"] = int64(time.Since(t0))
+	t0 = time.Now()
+	rels := sortedKeys(parse)
+	decls, err := parseEach(ctx, j, rels, 0, len(rels), newJavaParser, (*sitter.Parser).Close,
+		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(j, ps, rel, nil, false) })
+	if err != nil {
+		return d, err
+	}
+	scopes := map[string]*javaScope{}
+	for rel, st := range stored {
+		scopes[rel] = st.scope
+	}
+	for _, f := range decls {
+		scopes[f.rel] = f.scope
+	}
+	resolve := rels
+	if !j.full {
+		more := p.dependents(j, stored, decls)
+		resolve = append(append([]string(nil), rels...), more...)
+		sort.Strings(resolve)
+		p.log.Debug("java incremental", "parsed", len(rels), "dependents", len(more))
+	}
+	d.phases["java.declare"] = int64(time.Since(t0))
+
+	t0 = time.Now()
+	tab := newJavaTable(scopes)
+	var rewrite []string
+	for _, rel := range resolve {
+		if _, ok := j.stored[rel]; ok {
+			rewrite = append(rewrite, rel)
+		}
+	}
+	if err := j.rewrite(rewrite); err != nil {
+		return d, err
+	}
+	files, err := parseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newJavaParser, (*sitter.Parser).Close,
+		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(j, ps, rel, tab, true) })
+	if err != nil {
+		return d, err
+	}
+	for _, f := range files {
+		f.res.sortResult()
+		emit(f.res)
+	}
+	d.global = append(d.global, javaPackages(j, scopes))
+	d.phases["java.resolve"] = int64(time.Since(t0))
+	d.packages = len(files)
+	return d, ctx.Err()
+}
+
+// parseFile reads and parses one file: its declarations, and with tab its
+// resolved edges (reporting its syntax errors then, once); nil when it
+// vanished.
+func (p *javaFrontend) parseFile(j *job, ps *sitter.Parser, rel string, tab *javaTable, report bool) *javaFile {
+	data, err := j.tree.rf.read(rel)
+	if err != nil {
+		if report {
+			j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+		}
+		return nil
+	}
+	t := ps.Parse(data, nil)
+	defer t.Close()
+	f := extractJava(rel, data, t.RootNode())
+	if tab == nil {
+		return f
+	}
+	for _, e := range f.res.rec.Errors {
+		pos, msg, _ := strings.Cut(e, ": ")
+		j.diag(Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
+	}
+	javaResolveFile(f, data, tab)
+	return f
+}
+
+// javaResolveFile links a parsed file against the table: declared types,
+// imports and calls; it stores the file's scope, surface and dependencies
+// on its file node.
+func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
+	f.scope.link()
+	// The table holds the scope from the first pass: resolve against it so
+	// that member lookups find the same types.
+	if sc := tab.scopeOf(f.scope); sc != nil {
+		f.scope = sc
+	}
+	l := &javaLookup{tab: tab, deps: map[string]bool{}}
+	x := &javaExtractor{src: src, f: f}
+	for _, u := range f.uses {
+		javaLinkUse(l, f, u)
+	}
+	for _, im := range f.imps {
+		pkg := im.name
+		if im.static || !im.demand {
+			pkg = pkg[:max(strings.LastIndexByte(pkg, '.'), 0)]
+		}
+		for pkg != "" && !tab.pkgs[pkg] && tab.types[pkg] != nil {
+			pkg = pkg[:max(strings.LastIndexByte(pkg, '.'), 0)]
+		}
+		if tab.pkgs[pkg] && pkg != f.scope.Pkg {
+			f.res.edges = append(f.res.edges, graphdb.Edge{From: fileID(f.rel), To: javaModuleID(pkg), Kind: graphdb.EdgeImports, File: f.rel, Line: im.line})
+		}
+	}
+	w := &javaWalker{x: x, l: l, sc: f.scope}
+	for _, b := range f.bodies {
+		b.cls = tab.typeIn(f.scope, b.cls)
+		w.resolveBody(b)
+	}
+	js, surface := f.scope.encode()
+	delete(l.deps, f.rel)
+	n := &f.res.nodes[f.fileN]
+	n.Attrs = map[string]string{javaAttrScope: js, javaAttrSurface: surface}
+	if len(l.deps) > 0 {
+		n.Attrs[javaAttrDeps] = strings.Join(sortedKeys(l.deps), "\n")
+	}
+	if l.unres {
+		n.Attrs[javaAttrUnres] = "1"
+	}
+	if javaRenameDuplicates(f, tab) {
+		f.res.nodes[f.fileN].Attrs[javaAttrDup] = "1"
+	}
+}
+
+// javaRenameDuplicates gives the nodes of the types a file declares that
+// another file declares too (the same qualified name twice in a
+// repository: two source sets, a copied class) ids of their own,
+// "<id>@<path>", since ids are unique across files. The first file in
+// path order keeps the plain ids, and name resolution finds its types.
+// It reports whether the file has such a type.
+func javaRenameDuplicates(f *javaFile, tab *javaTable) bool {
+	dup := false
+	var prefixes []string
+	for _, t := range tab.dups[f.rel] {
+		dup = true
+		if owner := tab.types[t]; owner != nil && owner.scope != nil && owner.scope.file != f.rel {
+			prefixes = append(prefixes, string(javaID(t)))
+		}
+	}
+	if len(prefixes) == 0 {
+		return dup
+	}
+	renamed := map[graphdb.NodeID]graphdb.NodeID{}
+	for i := range f.res.nodes {
+		id := string(f.res.nodes[i].ID)
+		for _, p := range prefixes {
+			if rest, ok := strings.CutPrefix(id, p); ok && (rest == "" || rest[0] == '.' || rest[0] == '(' || rest[0] == '#') {
+				nid := graphdb.NodeID(id + "@" + f.rel)
+				renamed[f.res.nodes[i].ID] = nid
+				f.res.nodes[i].ID = nid
+				break
+			}
+		}
+	}
+	for i, e := range f.res.edges {
+		if to, ok := renamed[e.From]; ok {
+			f.res.edges[i].From = to
+		}
+		if to, ok := renamed[e.To]; ok {
+			f.res.edges[i].To = to
+		}
+	}
+	return true
+}
+
+// javaLinkUse writes the edge of a declared type that lies in the
+// repository.
+func javaLinkUse(l *javaLookup, f *javaFile, u javaTypeUse) {
+	ctx := u.ctx
+	if ctx != nil {
+		ctx = l.tab.typeIn(f.scope, ctx)
+	}
+	t := l.resolve(f.scope, ctx, u.written)
+	if t == nil || t.ID == "" {
+		return
+	}
+	e := graphdb.Edge{From: u.from, To: t.ID, Kind: u.kind, File: f.rel, Line: u.line}
+	if u.reverse {
+		e.From, e.To = t.ID, u.from
+	}
+	f.res.edges = append(f.res.edges, e)
+}
+
+// scopeOf returns the table's scope for the file of sc.
+func (t *javaTable) scopeOf(sc *javaScope) *javaScope {
+	for _, ty := range sc.Types {
+		if tt := t.types[ty.Q]; tt != nil && tt.scope != nil && tt.scope.file == sc.file {
+			return tt.scope
+		}
+	}
+	return nil
+}
+
+// typeIn maps a type of a freshly extracted scope to the table's copy.
+func (t *javaTable) typeIn(sc *javaScope, ty *javaType) *javaType {
+	if ty == nil || ty.ID == "" {
+		return ty
+	}
+	if tt := t.types[ty.Q]; tt != nil && tt.scope == sc {
+		return tt
+	}
+	return ty
+}
+
+// javaPackages builds the pseudo-owner of the package nodes: one module
+// node per package, placed in the directory of its first file.
+func javaPackages(j *job, scopes map[string]*javaScope) fileResult {
+	res := fileResult{rec: graphdb.FileRecord{Path: javaPkgOwner, Hash: j.configHash, Language: "java"}}
+	first := map[string]string{}
+	for _, rel := range sortedKeys(scopes) {
+		if _, ok := first[scopes[rel].Pkg]; !ok {
+			first[scopes[rel].Pkg] = rel
+		}
+	}
+	for _, pkg := range sortedKeys(first) {
+		name, q := pkg[strings.LastIndexByte(pkg, '.')+1:], pkg
+		if pkg == "" {
+			name = "(default package)"
+		}
+		dir := path.Dir(first[pkg])
+		res.nodes = append(res.nodes, graphdb.Node{ID: javaModuleID(pkg), Kind: graphdb.KindModule, SubKind: "package",
+			Name: name, QName: q, Loc: dir, File: dir, Language: "java", Signature: "package " + pkg, Exported: true,
+			Test: javaIsTest(first[pkg]), Testdata: isTestdata(first[pkg])})
+	}
+	return res
+}
+
+// loadStored decodes the stored scopes of the files not parsed; a file
+// whose node is missing or unreadable is parsed instead.
+func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]bool) (map[string]*javaStored, error) {
+	out := map[string]*javaStored{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.workers)
+	for rel := range j.files {
+		if _, ok := j.stored[rel]; !ok {
+			continue
+		}
+		g.Go(func() error {
+			n, err := j.reader.Node(gctx, fileID(rel))
+			var st *javaStored
+			if err == nil {
+				if sc, ok := decodeJavaScope(rel, n.Attrs[javaAttrScope]); ok {
+					st = &javaStored{scope: sc, deps: splitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1"}
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if st == nil {
+				parse[rel] = true
+			} else {
+				out[rel] = st
+			}
+			return gctx.Err()
+		})
+	}
+	return out, g.Wait()
+}
+
+// dependents lists the stored files to re-resolve after files were parsed,
+// and drops the parsed ones from stored (their fresh scopes replace them).
+func (p *javaFrontend) dependents(j *job, stored map[string]*javaStored, files []*javaFile) []string {
+	changed := map[string]bool{}
+	for rel := range j.deleted {
+		changed[rel] = true
+	}
+	added := len(j.deleted) > 0
+	parsed := map[string]bool{}
+	for _, f := range files {
+		parsed[f.rel] = true
+		if _, ok := j.stored[f.rel]; !ok {
+			added = true
+		}
+		old, ok := stored[f.rel]
+		if _, s := f.scope.encode(); !ok || old.surface != s {
+			changed[f.rel] = true
+		}
+	}
+	fresh := map[string]bool{}
+	for _, f := range files {
+		for _, t := range f.scope.Types {
+			fresh[t.Q] = true
+		}
+	}
+	var out []string
+	for rel, st := range stored {
+		if parsed[rel] {
+			delete(stored, rel)
+			continue
+		}
+		dep := added && st.unres || len(j.deleted) > 0 && st.dup
+		for _, t := range st.scope.Types {
+			dep = dep || fresh[t.Q] // a parsed file may now take or give up the plain ids
+		}
+		for _, d := range st.deps {
+			dep = dep || changed[d]
+		}
+		if dep {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

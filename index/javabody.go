@@ -1,0 +1,354 @@
+//go:build cgo
+
+package index
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// javaMaxByName caps the by-name candidates of one unresolved call: a
+// name matching more methods than this says nothing useful.
+const javaMaxByName = 8
+
+// javaWalker resolves the calls of one body (javaBody) and emits its
+// calls and calls_by_name edges. Nested, local and anonymous classes and
+// lambdas inside the body are walked as part of it: their calls belong to
+// the enclosing method.
+type javaWalker struct {
+	x      *javaExtractor
+	l      *javaLookup
+	sc     *javaScope
+	from   graphdb.NodeID
+	cls    *javaType
+	m      *javaMethod
+	scopes []map[string]javaVal
+	anon   int
+	// types memoises typeOf by node within one body: a chain a.b().c()
+	// would otherwise resolve its inner calls once per link.
+	types map[uintptr]javaVal
+	// lambdas holds the parameter types of lambdas passed to a method
+	// whose parameter is a functional interface (javalambda.go).
+	lambdas map[uintptr][]javaVal
+}
+
+func (w *javaWalker) push() { w.scopes = append(w.scopes, map[string]javaVal{}) }
+func (w *javaWalker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
+
+func (w *javaWalker) declare(name string, v javaVal) {
+	if name != "" && len(w.scopes) > 0 {
+		w.scopes[len(w.scopes)-1][name] = v
+	}
+}
+
+func (w *javaWalker) local(name string) (javaVal, bool) {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if v, ok := w.scopes[i][name]; ok {
+			return v, true
+		}
+	}
+	return javaVal{}, false
+}
+
+// declType is the value of a declared type in the walker's context.
+func (w *javaWalker) declType(written string) javaVal {
+	if v, ok := w.local(strings.TrimSpace(written)); ok && v.static {
+		v.static = false // a local class
+		return v
+	}
+	var mtps []string
+	if w.m != nil {
+		mtps = w.m.TParams
+	}
+	return w.l.typeVal(w.sc, w.cls, written, mtps, javaVal{})
+}
+
+// resolveBody walks one body.
+func (w *javaWalker) resolveBody(b javaBody) {
+	w.from, w.cls, w.m = b.from, b.cls, b.m
+	w.scopes = nil
+	w.types = map[uintptr]javaVal{}
+	w.lambdas = nil
+	w.push()
+	if b.implicit {
+		w.implicitSuper(javaNameLine(b.n))
+		return
+	}
+	if b.m != nil {
+		w.params(b.n.Parent(), b.m)
+	}
+	if b.ctor && !javaHasCtorCall(b.n) {
+		w.implicitSuper(line(b.n)) // javac places it at the body
+	}
+	if b.n.Kind() == "enum_constant" {
+		w.enumConstant(b.n)
+	} else {
+		w.walk(b.n)
+	}
+}
+
+// params declares a method's parameters.
+func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
+	ps := decl.ChildByFieldName("parameters")
+	if ps == nil {
+		return
+	}
+	i := 0
+	for _, p := range children(ps) {
+		switch p.Kind() {
+		case "formal_parameter":
+			if i < len(m.Params) {
+				w.declare(w.x.text(p.ChildByFieldName("name")), w.declType(m.Params[i]))
+			}
+			i++
+		case "spread_parameter":
+			v := javaVal{}
+			if i < len(m.Params) {
+				v = w.declType(m.Params[i])
+			}
+			for _, c := range children(p) {
+				if c.Kind() == "variable_declarator" {
+					w.declare(w.x.text(c.ChildByFieldName("name")), v)
+				}
+			}
+			i++
+		}
+	}
+}
+
+// javaNameLine is the line of a declaration's name, where javac places
+// the implicit default constructor.
+func javaNameLine(n *sitter.Node) int {
+	if nm := n.ChildByFieldName("name"); nm != nil {
+		return line(nm)
+	}
+	return line(n)
+}
+
+func javaHasCtorCall(body *sitter.Node) bool {
+	for _, c := range children(body) {
+		if c.Kind() == "explicit_constructor_invocation" {
+			return true
+		}
+	}
+	return false
+}
+
+// implicitSuper records the call of the superclass's no-argument
+// constructor that a constructor without this(…)/super(…) makes.
+func (w *javaWalker) implicitSuper(ln int) {
+	if w.cls.Kind != "class" && w.cls.Kind != "enum" && w.cls.Kind != "record" || w.cls.Q == "java.lang.Object" {
+		return
+	}
+	sup := w.l.supers(w.cls)
+	if len(sup) == 0 || sup[0].Kind == "interface" {
+		return
+	}
+	args := []javaVal(nil)
+	if w.cls.Kind == "enum" {
+		args = []javaVal{{prim: "String", known: true}, {prim: "int", known: true}}
+	}
+	w.ctorCall(sup[0], args, ln)
+}
+
+// ctorCall records a call of t's constructor chosen by args: the class
+// itself when it declares none.
+func (w *javaWalker) ctorCall(t *javaType, args []javaVal, ln int) {
+	if t == nil || t.ID == "" {
+		return
+	}
+	hasCtor := false
+	for _, m := range t.Methods {
+		hasCtor = hasCtor || m.Name == "<init>" && m.ID != ""
+	}
+	if !hasCtor {
+		w.edge(graphdb.EdgeCalls, t.ID, ln)
+		return
+	}
+	w.calls(w.l.choose(w.l.findMethods(t, "<init>", len(args)), args), ln)
+}
+
+// calls records the chosen targets: one is a call, several (overloads
+// the arguments do not tell apart) are by-name candidates.
+func (w *javaWalker) calls(ts []javaMethodRef, ln int) {
+	if len(ts) == 1 {
+		if ts[0].m.ID != "" {
+			w.edge(graphdb.EdgeCalls, ts[0].m.ID, ln)
+		}
+		return
+	}
+	if len(ts) > javaMaxByName {
+		return
+	}
+	for _, t := range ts {
+		if t.m.ID != "" {
+			w.edge(graphdb.EdgeCallsByName, t.m.ID, ln)
+		}
+	}
+}
+
+func (w *javaWalker) edge(kind graphdb.EdgeKind, to graphdb.NodeID, ln int) {
+	if w.from == "" || to == "" {
+		return
+	}
+	w.x.f.res.edges = append(w.x.f.res.edges, graphdb.Edge{From: w.from, To: to, Kind: kind, File: w.x.f.rel, Line: ln})
+}
+
+// walk visits n's subtree in source order.
+func (w *javaWalker) walk(n *sitter.Node) {
+	switch n.Kind() {
+	case "method_invocation":
+		w.invocation(n)
+	case "object_creation_expression":
+		w.creation(n)
+		return
+	case "explicit_constructor_invocation":
+		w.explicitCtor(n)
+	case "local_variable_declaration", "field_declaration":
+		w.localVars(n)
+		return
+	case "block", "for_statement", "lambda_expression", "catch_clause", "try_with_resources_statement",
+		"switch_block_statement_group", "switch_rule", "constructor_body":
+		w.push()
+		defer w.pop()
+		w.binders(n)
+	case "enhanced_for_statement":
+		w.push()
+		defer w.pop()
+		w.forEach(n)
+		return
+	case "instanceof_expression":
+		if nm := n.ChildByFieldName("name"); nm != nil {
+			w.declare(w.x.text(nm), w.declType(w.x.text(n.ChildByFieldName("right"))))
+		}
+	case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration":
+		w.localClass(n)
+		return
+	case "class_body":
+		return // anonymous class bodies are walked by creation
+	}
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if c := n.NamedChild(i); c != nil {
+			w.walk(c)
+		}
+	}
+}
+
+// binders declares what a lambda or catch clause binds.
+func (w *javaWalker) binders(n *sitter.Node) {
+	switch n.Kind() {
+	case "lambda_expression":
+		ps := n.ChildByFieldName("parameters")
+		if ps == nil {
+			return
+		}
+		inferred := w.lambdas[n.Id()] // from the callee's functional interface
+		at := func(i int) javaVal {
+			if i < len(inferred) {
+				return inferred[i]
+			}
+			return javaVal{}
+		}
+		if ps.Kind() == "identifier" {
+			w.declare(w.x.text(ps), at(0))
+			return
+		}
+		for i, p := range children(ps) {
+			switch p.Kind() {
+			case "identifier":
+				w.declare(w.x.text(p), at(i))
+			case "formal_parameter":
+				w.declare(w.x.text(p.ChildByFieldName("name")), w.declType(w.x.text(p.ChildByFieldName("type"))))
+			}
+		}
+	case "catch_clause":
+		for _, c := range children(n) {
+			if c.Kind() != "catch_formal_parameter" {
+				continue
+			}
+			v := javaVal{}
+			for _, ct := range children(c) {
+				if ct.Kind() == "catch_type" {
+					if ts := children(ct); len(ts) == 1 {
+						v = w.declType(w.x.text(ts[0]))
+					}
+				}
+			}
+			w.declare(w.x.text(c.ChildByFieldName("name")), v)
+		}
+	}
+}
+
+// localVars walks a local variable (or resource) declaration's
+// initialisers and declares its names.
+func (w *javaWalker) localVars(n *sitter.Node) {
+	typ := w.x.text(n.ChildByFieldName("type"))
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		d := n.NamedChild(i)
+		if d.Kind() != "variable_declarator" {
+			if d.Kind() != "modifiers" {
+				w.walk(d)
+			}
+			continue
+		}
+		v := d.ChildByFieldName("value")
+		if v != nil {
+			w.walk(v)
+		}
+		var val javaVal
+		switch {
+		case typ == "var" && v != nil:
+			val = w.typeOf(v)
+		case typ != "var":
+			dims := ""
+			if dn := d.ChildByFieldName("dimensions"); dn != nil {
+				dims = w.x.text(dn)
+			}
+			val = w.declType(typ + dims)
+		}
+		w.declare(w.x.text(d.ChildByFieldName("name")), val)
+	}
+}
+
+func (w *javaWalker) forEach(n *sitter.Node) {
+	v := n.ChildByFieldName("value")
+	if v != nil {
+		w.walk(v)
+	}
+	typ := w.x.text(n.ChildByFieldName("type"))
+	var val javaVal
+	if typ == "var" {
+		if a := w.typeOf(v); a.dims > 0 {
+			a.dims--
+			val = a
+		}
+	} else {
+		val = w.declType(typ)
+	}
+	w.declare(w.x.text(n.ChildByFieldName("name")), val)
+	if b := n.ChildByFieldName("body"); b != nil {
+		w.walk(b)
+	}
+}
+
+// args returns the argument expressions of a call and walks them.
+func (w *javaWalker) args(n *sitter.Node) ([]*sitter.Node, []javaVal) {
+	al := n.ChildByFieldName("arguments")
+	if al == nil {
+		return nil, nil
+	}
+	var ns []*sitter.Node
+	for _, c := range children(al) {
+		if k := c.Kind(); k != "line_comment" && k != "block_comment" {
+			ns = append(ns, c)
+		}
+	}
+	vals := make([]javaVal, len(ns))
+	for i, a := range ns {
+		vals[i] = w.typeOf(a)
+	}
+	return ns, vals
+}

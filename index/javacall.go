@@ -1,0 +1,275 @@
+//go:build cgo
+
+package index
+
+import (
+	"strings"
+)
+
+// javaVal is the static type of an expression as far as it is evident.
+type javaVal struct {
+	t      *javaType // a type of the repository
+	prim   string    // a primitive, "String" (a literal, String outside the repository), "null"
+	dims   int       // array dimensions
+	static bool      // the expression names a type (static access)
+	known  bool      // the type is evident, possibly outside the repository
+	ext    bool      // the value comes from outside the repository, its type not evident
+	targs  []string  // type arguments as written (List<Foo>: [Foo])
+	tctx   *javaType // the context they were written in
+	tsc    *javaScope
+}
+
+// findMethods collects the methods named name of t and its supertypes
+// that take nargs arguments; an override hides what it overrides.
+func (l *javaLookup) findMethods(t *javaType, name string, nargs int) []javaMethodRef {
+	var out []javaMethodRef
+	seen := map[*javaType]bool{}
+	sigs := map[string]bool{}
+	queue := []*javaType{t}
+	for len(queue) > 0 && len(seen) < 64 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil || seen[c] {
+			continue
+		}
+		seen[c] = true
+		for _, m := range c.Methods {
+			if m.Name != name || !javaArity(m, nargs) {
+				continue
+			}
+			key := javaParamKey(m.Params)
+			if sigs[key] {
+				continue
+			}
+			sigs[key] = true
+			out = append(out, javaMethodRef{c, m})
+		}
+		if name != "<init>" {
+			queue = append(queue, l.supers(c)...)
+		}
+	}
+	return out
+}
+
+func javaArity(m *javaMethod, n int) bool {
+	if m.Varargs {
+		return n >= len(m.Params)-1
+	}
+	return n == len(m.Params)
+}
+
+// choose picks the overload the arguments select: the applicable methods
+// by arity, then by the argument types that are evident; a non-varargs
+// method beats a varargs one. Several left: ambiguous (all returned).
+func (l *javaLookup) choose(cands []javaMethodRef, args []javaVal) []javaMethodRef {
+	if len(cands) <= 1 {
+		return cands
+	}
+	best, bestScore := []javaMethodRef(nil), -1
+	for _, c := range cands {
+		s := l.score(c, args)
+		if s < 0 {
+			continue
+		}
+		if !c.m.Varargs || len(c.m.Params) == len(args) {
+			s += 1000 // fixed arity first (JLS 15.12.2 phases 1 and 2)
+		}
+		switch {
+		case s > bestScore:
+			best, bestScore = []javaMethodRef{c}, s
+		case s == bestScore:
+			best = append(best, c)
+		}
+	}
+	if len(best) == 0 {
+		return cands
+	}
+	return best
+}
+
+// score rates how well args fit c's parameters: -1 not applicable.
+func (l *javaLookup) score(c javaMethodRef, args []javaVal) int {
+	total := 0
+	for i, a := range args {
+		var p string
+		switch {
+		case i < len(c.m.Params)-1 || !c.m.Varargs && i < len(c.m.Params):
+			p = c.m.Params[i]
+		case c.m.Varargs && len(args) == len(c.m.Params) && a.dims > 0:
+			p = c.m.Params[len(c.m.Params)-1]
+		default:
+			p = strings.TrimSuffix(c.m.Params[len(c.m.Params)-1], "...")
+		}
+		s := l.paramMatch(c, p, a)
+		if s < 0 {
+			return -1
+		}
+		total += s
+	}
+	return total
+}
+
+var javaBoxes = map[string]string{"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
+	"boolean": "Boolean", "float": "Float", "double": "Double"}
+
+// javaWidens lists the primitive widening conversions.
+var javaWidens = map[string]string{"byte": "short int long float double", "short": "int long float double",
+	"char": "int long float double", "int": "long float double", "long": "float double", "float": "double"}
+
+// paramMatch rates one argument against one parameter type as written:
+// 3 exact, 2 subtype or widening, 1 boxing or unknown parameter, 0 the
+// argument's type is not evident, -1 it does not fit.
+func (l *javaLookup) paramMatch(c javaMethodRef, p string, a javaVal) int {
+	name, dims := javaErase(p)
+	simple := javaSimple(name)
+	if javaIsTypeParam(c, name) {
+		if dims > 0 && a.known && a.dims < dims && a.prim != "null" {
+			return -1
+		}
+		return 1
+	}
+	if !a.known {
+		return 0
+	}
+	if a.prim == "null" {
+		if dims == 0 && javaPrimitives[name] {
+			return -1
+		}
+		return 1
+	}
+	if a.dims != dims {
+		if dims == 0 && (simple == "Object" || simple == "Cloneable" || simple == "Serializable") {
+			return 1
+		}
+		return -1
+	}
+	if a.prim != "" && a.prim != "String" {
+		switch {
+		case javaPrimitives[name]:
+			if name == a.prim {
+				return 3
+			}
+			if strings.Contains(javaWidens[a.prim], name) {
+				return 2
+			}
+			return -1
+		case dims > 0:
+			return -1
+		case simple == javaBoxes[a.prim] || simple == "Object" || simple == "Number" || simple == "Comparable" || simple == "Serializable":
+			return 1
+		}
+		return -1
+	}
+	if javaPrimitives[name] {
+		if a.t != nil && a.t.Q == "java.lang."+javaBoxes[name] {
+			return 1
+		}
+		return -1
+	}
+	pt := l.resolve(c.t.scope, c.t, p)
+	if pt == nil {
+		switch {
+		case simple == "Object":
+			return 2
+		case a.prim == "String" && simple == "String":
+			return 3
+		case a.prim == "String" && simple == "CharSequence":
+			return 2
+		}
+		return 1
+	}
+	if a.t == nil {
+		if a.prim == "String" {
+			return -1 // String is outside the repository, pt inside
+		}
+		return 0
+	}
+	if a.t == pt {
+		return 3
+	}
+	if l.isSubtype(a.t, pt) {
+		return 2
+	}
+	return -1
+}
+
+// javaIsTypeParam reports whether a parameter type names a type variable
+// of the method or its class.
+func javaIsTypeParam(c javaMethodRef, name string) bool {
+	for _, tp := range c.m.TParams {
+		if tp == name {
+			return true
+		}
+	}
+	for t := c.t; t != nil; t = t.outer {
+		for _, tp := range t.TParams {
+			if tp == name {
+				return true
+			}
+		}
+		if t.outer == nil {
+			break
+		}
+	}
+	return false
+}
+
+// retVal is the type of a call of c on a receiver of type recv.
+func (l *javaLookup) retVal(c javaMethodRef, recv javaVal) javaVal {
+	if c.m.Name == "<init>" {
+		return javaVal{t: c.t, known: true}
+	}
+	return l.typeVal(c.t.scope, c.t, c.m.Ret, c.m.TParams, recv)
+}
+
+// typeVal is the value of a type as written in ctx, substituting the
+// class's type variables with the receiver's type arguments.
+func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []string, recv javaVal) javaVal {
+	name, dims := javaErase(w)
+	if name == "" || name == "void" {
+		return javaVal{}
+	}
+	if javaPrimitives[name] {
+		return javaVal{prim: name, dims: dims, known: true}
+	}
+	for _, tp := range mtps {
+		if tp == name {
+			return javaVal{}
+		}
+	}
+	if ctx != nil {
+		for i, tp := range ctx.TParams {
+			if tp == name {
+				if i < len(recv.targs) && recv.tsc != nil {
+					v := l.typeVal(recv.tsc, recv.tctx, recv.targs[i], nil, javaVal{})
+					v.dims += dims
+					return v
+				}
+				return javaVal{}
+			}
+		}
+	}
+	t := l.resolve(sc, ctx, w)
+	v := javaVal{t: t, dims: dims, known: true, targs: javaTypeArgs(w), tctx: ctx, tsc: sc}
+	if t == nil && !strings.Contains(name, ".") && !l.importedOrLang(sc, name) {
+		v.known = l.known(sc, name)
+	}
+	if t == nil && (name == "String" || name == "java.lang.String") {
+		v.prim = "String"
+	}
+	return v
+}
+
+// importedOrLang reports whether a simple type name outside the repository
+// is evident: imported by name, or a java.lang type that is commonly used.
+func (l *javaLookup) importedOrLang(sc *javaScope, name string) bool {
+	if _, ok := sc.Imports[name]; ok {
+		return true
+	}
+	switch name {
+	case "String", "Object", "Integer", "Long", "Boolean", "Character", "Byte", "Short", "Double", "Float",
+		"StringBuilder", "Class", "Thread", "Throwable", "Exception", "RuntimeException", "Error", "Math", "System":
+		return true
+	}
+	return false
+}

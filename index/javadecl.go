@@ -1,0 +1,334 @@
+//go:build cgo
+
+package index
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+var javaKinds = map[string]string{"class_declaration": "class", "interface_declaration": "interface",
+	"enum_declaration": "enum", "record_declaration": "record", "annotation_type_declaration": "annotation"}
+
+// typeDecl extracts a named member or top-level type: its node, members
+// and nested types. owner is the file (top level) or enclosing type node.
+func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb.NodeID) *javaType {
+	name := x.text(st.ChildByFieldName("name"))
+	if name == "" {
+		return nil
+	}
+	t := x.typeShape(st, name, outer)
+	if outer != nil {
+		t.Q, t.Outer = outer.Q+"."+name, outer.Q
+	} else {
+		t.Q = javaJoin(x.f.scope.Pkg, name)
+	}
+	m := x.mods(st)
+	t.Static = m.static || outer != nil && outer.Kind != "class" || t.Kind != "class"
+	t.ID = x.add(graphdb.Node{ID: javaID(t.Q), Kind: graphdb.KindType, SubKind: t.Kind, Name: name, QName: t.Q,
+		Loc: x.locName(t.Q), StartLine: line(st), EndLine: endLine(st), Signature: x.signature(st), Doc: x.doc(st),
+		Exported: m.public || outer != nil && outer.Kind == "interface"})
+	x.parent(t.ID, owner)
+	x.f.scope.Types = append(x.f.scope.Types, t)
+	x.annotate(t.ID, outer, m)
+	ctx := outer
+	if sc := st.ChildByFieldName("superclass"); sc != nil && sc.NamedChildCount() > 0 {
+		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: graphdb.EdgeInherits, written: t.Super, ctx: ctx, line: line(sc)})
+	}
+	kind := graphdb.EdgeImplements
+	if t.Kind == "interface" || t.Kind == "annotation" {
+		kind = graphdb.EdgeInherits // an interface extends its superinterfaces
+	}
+	for _, w := range t.Ifaces {
+		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: kind, written: w, ctx: ctx, line: line(st)})
+	}
+	x.members(st, t, false)
+	return t
+}
+
+// typeShape reads a type declaration's kind, supertypes and type
+// parameters.
+func (x *javaExtractor) typeShape(st *sitter.Node, name string, outer *javaType) *javaType {
+	t := &javaType{Kind: javaKinds[st.Kind()], TParams: x.typeParams(st), Fields: map[string]*javaField{}, scope: x.f.scope}
+	if t.Kind == "" {
+		t.Kind = "class"
+	}
+	if sc := st.ChildByFieldName("superclass"); sc != nil && sc.NamedChildCount() > 0 {
+		t.Super = x.text(sc.NamedChild(0))
+	}
+	ifs := st.ChildByFieldName("interfaces")
+	if t.Kind == "interface" {
+		for _, c := range children(st) {
+			if c.Kind() == "extends_interfaces" {
+				ifs = c
+			}
+		}
+	}
+	for _, c := range x.typeList(ifs) {
+		t.Ifaces = append(t.Ifaces, x.text(c))
+	}
+	if t.Kind == "annotation" {
+		t.Ifaces = append(t.Ifaces, "java.lang.annotation.Annotation")
+	}
+	return t
+}
+
+// javaMember is a member declaration before its name is decided.
+type javaMember struct {
+	n      *sitter.Node
+	m      *javaMethod
+	mods   javaMods
+	params []*sitter.Node
+}
+
+// members extracts the members of t's body. local: t is a local or
+// anonymous class, whose members are no nodes (their code belongs to the
+// enclosing method).
+func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
+	body := st.ChildByFieldName("body")
+	if st.Kind() == "class_body" {
+		body = st
+	}
+	if body == nil {
+		return
+	}
+	var decls []*sitter.Node
+	for _, c := range children(body) {
+		if c.Kind() == "enum_body_declarations" {
+			decls = append(decls, children(c)...)
+		} else {
+			decls = append(decls, c)
+		}
+	}
+	if t.Kind == "record" {
+		x.recordComponents(st, t, local)
+	}
+	var ms []javaMember
+	count := map[string]int{}
+	for _, c := range decls {
+		if jm, ok := x.method(c, t); ok {
+			ms = append(ms, jm)
+			count[jm.m.Name]++
+		}
+	}
+	for _, jm := range ms {
+		x.addMethod(jm, t, local, count[jm.m.Name] > 1)
+	}
+	if count["<init>"] == 0 && (t.Kind == "class" || t.Kind == "enum" || t.Kind == "record") && !t.anon {
+		x.f.bodies = append(x.f.bodies, javaBody{from: t.ID, cls: t, n: st, implicit: true})
+	}
+	if t.Kind == "record" {
+		x.recordAccessors(st, t)
+	}
+	for _, c := range decls {
+		switch c.Kind() {
+		case "field_declaration", "constant_declaration":
+			x.fields(c, t, local)
+		case "enum_constant":
+			x.enumConstant(c, t, local)
+		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
+			if !local {
+				x.typeDecl(c, t, t.ID)
+			}
+		case "static_initializer", "block":
+			if !local {
+				b := c
+				if c.Kind() == "static_initializer" && c.NamedChildCount() > 0 {
+					b = c.NamedChild(0)
+				}
+				x.f.bodies = append(x.f.bodies, javaBody{from: t.ID, cls: t, n: b})
+			}
+		}
+	}
+}
+
+// method reads a method, constructor or annotation element declaration.
+func (x *javaExtractor) method(c *sitter.Node, t *javaType) (javaMember, bool) {
+	jm := javaMember{n: c, mods: x.mods(c)}
+	switch c.Kind() {
+	case "method_declaration", "annotation_type_element_declaration":
+		jm.m = &javaMethod{Name: x.text(c.ChildByFieldName("name")), Ret: x.text(c.ChildByFieldName("type"))}
+		if d := c.ChildByFieldName("dimensions"); d != nil {
+			jm.m.Ret += x.text(d)
+		}
+	case "constructor_declaration", "compact_constructor_declaration":
+		jm.m = &javaMethod{Name: "<init>"}
+	default:
+		return jm, false
+	}
+	jm.m.TParams = x.typeParams(c)
+	jm.m.Static = jm.mods.static
+	jm.m.Abstract = jm.mods.abstract || t.Kind == "interface" && c.ChildByFieldName("body") == nil
+	if c.Kind() == "compact_constructor_declaration" {
+		if ps := t.recordParams; ps != nil {
+			jm.m.Params = ps
+		}
+		return jm, true
+	}
+	if ps := c.ChildByFieldName("parameters"); ps != nil {
+		for _, p := range children(ps) {
+			switch p.Kind() {
+			case "formal_parameter":
+				w := x.text(p.ChildByFieldName("type"))
+				if d := p.ChildByFieldName("dimensions"); d != nil {
+					w += x.text(d)
+				}
+				jm.m.Params = append(jm.m.Params, w)
+				jm.params = append(jm.params, p)
+			case "spread_parameter":
+				for _, pc := range children(p) {
+					if pc.Kind() != "modifiers" && pc.Kind() != "variable_declarator" {
+						jm.m.Params = append(jm.m.Params, x.text(pc)+"...")
+						break
+					}
+				}
+				jm.m.Varargs = true
+				jm.params = append(jm.params, p)
+			}
+		}
+	}
+	return jm, jm.m.Name != ""
+}
+
+// javaParamKey is the overload suffix of a method: its parameter types,
+// erased to simple names ("(int,String[])").
+func javaParamKey(params []string) string {
+	parts := make([]string, len(params))
+	for i, p := range params {
+		n, dims := javaErase(p)
+		parts[i] = javaSimple(n) + strings.Repeat("[]", dims)
+	}
+	return "(" + strings.Join(parts, ",") + ")"
+}
+
+// addMethod makes a method's node (unless local) and records it in t.
+// Overloaded methods (several of one name in t, constructors included)
+// carry their parameter types in QName and Loc: C.m(int,String).
+func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded bool) {
+	m := jm.m
+	t.Methods = append(t.Methods, m)
+	if local {
+		if body := jm.n.ChildByFieldName("body"); body != nil {
+			x.f.bodies = append(x.f.bodies, javaBody{cls: t, m: m, n: body, ctor: m.Name == "<init>"})
+		}
+		return
+	}
+	name, sub := m.Name, "method"
+	if name == "<init>" {
+		name, sub = javaSimple(t.Q), "constructor"
+	}
+	q := t.Q + "." + name
+	if overloaded {
+		q += javaParamKey(m.Params)
+	}
+	m.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: sub, Name: name, QName: q,
+		Loc: x.locName(q), StartLine: line(jm.n), EndLine: endLine(jm.n), Signature: x.signature(jm.n), Doc: x.doc(jm.n),
+		Exported: jm.mods.public || t.Kind == "interface" && !jm.mods.private})
+	x.parent(m.ID, t.ID)
+	x.annotate(m.ID, t, jm.mods)
+	if m.Ret != "" {
+		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeReturns, written: m.Ret, ctx: t, line: line(jm.n)})
+	}
+	for i, p := range jm.params {
+		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: line(p), reverse: true})
+	}
+	if body := jm.n.ChildByFieldName("body"); body != nil {
+		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, n: body, ctor: m.Name == "<init>"})
+	}
+}
+
+// fields extracts a field declaration's variables.
+func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
+	mods := x.mods(c)
+	typ := x.text(c.ChildByFieldName("type"))
+	for i := uint(0); i < c.NamedChildCount(); i++ {
+		d := c.NamedChild(i)
+		if c.FieldNameForNamedChild(uint32(i)) != "declarator" {
+			continue
+		}
+		name := x.text(d.ChildByFieldName("name"))
+		w := typ
+		if dims := d.ChildByFieldName("dimensions"); dims != nil {
+			w += x.text(dims)
+		}
+		f := &javaField{Type: w, Static: mods.static || t.Kind == "interface"}
+		t.Fields[name] = f
+		from := graphdb.NodeID("")
+		if !local {
+			q := t.Q + "." + name
+			f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
+				Loc: x.locName(q), StartLine: line(d), EndLine: endLine(d), Signature: strings.Join(strings.Fields(typ+" "+name), " "),
+				Doc: x.doc(c), Exported: mods.public || t.Kind == "interface"})
+			x.parent(f.ID, t.ID)
+			x.annotate(f.ID, t, mods)
+			from = f.ID
+		}
+		if v := d.ChildByFieldName("value"); v != nil {
+			x.f.bodies = append(x.f.bodies, javaBody{from: from, cls: t, n: v})
+		}
+	}
+}
+
+// enumConstant extracts an enum constant: a static field of the enum whose
+// arguments call the enum's constructor.
+func (x *javaExtractor) enumConstant(c *sitter.Node, t *javaType, local bool) {
+	name := x.text(c.ChildByFieldName("name"))
+	f := &javaField{Type: javaSimple(t.Q), Static: true}
+	t.Fields[name] = f
+	if local {
+		return
+	}
+	q := t.Q + "." + name
+	f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
+		Loc: x.locName(q), StartLine: line(c), EndLine: endLine(c), Signature: name, Doc: x.doc(c), Exported: true})
+	x.parent(f.ID, t.ID)
+	x.f.bodies = append(x.f.bodies, javaBody{from: f.ID, cls: t, n: c})
+}
+
+// recordComponents makes a record's components fields and accessors.
+func (x *javaExtractor) recordComponents(st *sitter.Node, t *javaType, local bool) {
+	ps := st.ChildByFieldName("parameters")
+	if ps == nil {
+		return
+	}
+	for _, p := range children(ps) {
+		if p.Kind() != "formal_parameter" {
+			continue
+		}
+		name, typ := x.text(p.ChildByFieldName("name")), x.text(p.ChildByFieldName("type"))
+		t.recordParams = append(t.recordParams, typ)
+		f := &javaField{Type: typ}
+		t.Fields[name] = f
+		if !local {
+			q := t.Q + "." + name
+			f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
+				Loc: x.locName(q), StartLine: line(p), EndLine: endLine(p), Signature: typ + " " + name})
+			x.parent(f.ID, t.ID)
+		}
+	}
+}
+
+// recordAccessors adds the implicit accessors of a record's components
+// (no nodes: they have no declaration) and its canonical constructor when
+// none is declared.
+func (x *javaExtractor) recordAccessors(st *sitter.Node, t *javaType) {
+	has := map[string]bool{}
+	for _, m := range t.Methods {
+		if len(m.Params) == 0 {
+			has[m.Name] = true
+		}
+	}
+	ps := st.ChildByFieldName("parameters")
+	if ps == nil {
+		return
+	}
+	for _, p := range children(ps) {
+		name := x.text(p.ChildByFieldName("name"))
+		if p.Kind() == "formal_parameter" && !has[name] {
+			t.Methods = append(t.Methods, &javaMethod{Name: name, Ret: x.text(p.ChildByFieldName("type"))})
+		}
+	}
+}

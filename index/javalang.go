@@ -1,0 +1,29 @@
+package index
+
+import (
+	"log/slog"
+	"strings"
+)
+
+// JavaFormatVersion is the format of the Java records (language "java"),
+// kept in Meta "index.java.version"; a change re-indexes Java only.
+const JavaFormatVersion = "java-1"
+
+func javaIsSource(_, base string) bool {
+	return strings.HasSuffix(base, ".java") && len(base) > len(".java")
+}
+
+// javaPkgOwner is the pseudo-owner of the package (module) nodes, which
+// no one file owns; its Hash is the (empty) configuration fingerprint, so
+// that an unchanged tree is no work.
+const javaPkgOwner = "@java/packages"
+
+// registerJava registers the Java language; newFE is nil when this build
+// cannot index it (why says so).
+func registerJava(newFE func(*slog.Logger) frontend, why string) {
+	fileLangs = append(fileLangs, fileLang{
+		name: "java", title: "Java", version: JavaFormatVersion, files: ".java files",
+		source: javaIsSource, config: func(_, _ string) bool { return false },
+		configOwner: javaPkgOwner, newFrontend: newFE, unavailable: why,
+	})
+}

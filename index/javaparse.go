@@ -1,0 +1,289 @@
+//go:build cgo
+
+package index
+
+import (
+	"path"
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// javaFile is what the extraction of one Java file yields: its owner
+// (nodes and parent edges; the other edges come from resolution), its
+// scope, and the work resolution does while the tree is alive.
+type javaFile struct {
+	rel    string
+	res    fileResult
+	scope  *javaScope
+	bodies []javaBody    // code whose calls to resolve
+	uses   []javaTypeUse // declared types to link
+	imps   []javaImport
+	fileN  int // index of the file node in res.nodes
+}
+
+// javaBody is code attributed to one node: a method or constructor body,
+// a field initialiser, an initialiser block, an enum constant's arguments.
+type javaBody struct {
+	from graphdb.NodeID
+	cls  *javaType
+	m    *javaMethod // nil outside methods
+	n    *sitter.Node
+	ctor bool // a constructor body without this(…)/super(…): calls super()
+	// implicit: the default constructor of a class that declares none
+	// (n is the class): its super() call belongs to the class node.
+	implicit bool
+}
+
+// javaTypeUse is a type as written that an edge points at: the supertype
+// of an inherits/implements edge, a return type, a parameter type, an
+// annotation.
+type javaTypeUse struct {
+	from    graphdb.NodeID
+	kind    graphdb.EdgeKind
+	written string
+	ctx     *javaType
+	line    int
+	reverse bool // param_of: the type is the edge's From
+}
+
+type javaImport struct {
+	name   string // qualified, without .*
+	static bool
+	demand bool
+	line   int
+}
+
+type javaExtractor struct {
+	src  []byte
+	f    *javaFile
+	ids  idCounts
+	test bool
+}
+
+// javaIsTest reports whether rel is a test file: under a src/test tree or
+// named *Test.java, *Tests.java or Test*.java.
+func javaIsTest(rel string) bool {
+	base := strings.TrimSuffix(path.Base(rel), ".java")
+	if strings.HasSuffix(base, "Test") || strings.HasSuffix(base, "Tests") || strings.HasPrefix(base, "Test") && len(base) > 4 {
+		return true
+	}
+	return strings.Contains("/"+rel, "/src/test/")
+}
+
+// extractJava builds the javaFile of one parsed file.
+func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
+	f := &javaFile{rel: rel, scope: newJavaScope(rel)}
+	x := &javaExtractor{src: src, f: f, ids: idCounts{}, test: javaIsTest(rel)}
+	for _, st := range children(root) {
+		if st.Kind() == "package_declaration" {
+			for _, c := range children(st) {
+				if c.Kind() == "identifier" || c.Kind() == "scoped_identifier" {
+					f.scope.Pkg = x.text(c)
+				}
+			}
+		}
+	}
+	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "java", Module: f.scope.Pkg, Size: int64(len(src))}
+	fid := fileID(rel)
+	f.fileN = len(f.res.nodes)
+	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: max(countLines(src), 1)})
+	x.parent(fid, javaModuleID(f.scope.Pkg))
+	for _, st := range children(root) {
+		switch st.Kind() {
+		case "import_declaration":
+			x.importDecl(st)
+		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
+			x.typeDecl(st, nil, fid)
+		}
+	}
+	if root.HasError() {
+		f.res.rec.Errors = append(f.res.rec.Errors, syntaxErrors(root)...)
+	}
+	return f
+}
+
+func (x *javaExtractor) text(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Utf8Text(x.src)
+}
+
+func (x *javaExtractor) add(n graphdb.Node) graphdb.NodeID {
+	n.ID = x.ids.unique(n.ID)
+	n.Language, n.File = "java", x.f.rel
+	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
+	x.f.res.nodes = append(x.f.res.nodes, n)
+	return n.ID
+}
+
+func (x *javaExtractor) parent(from, to graphdb.NodeID) {
+	x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+}
+
+func (x *javaExtractor) importDecl(st *sitter.Node) {
+	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(x.text(st)), ";"))
+	s = strings.TrimSpace(strings.TrimPrefix(s, "import"))
+	im := javaImport{line: line(st)}
+	if rest, ok := strings.CutPrefix(s, "static"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n') {
+		im.static, s = true, rest
+	}
+	s = strings.Join(strings.Fields(s), "")
+	if strings.HasSuffix(s, ".*") {
+		im.demand, s = true, strings.TrimSuffix(s, ".*")
+	}
+	if s == "" || strings.ContainsAny(s, "/(") {
+		return
+	}
+	im.name = s
+	x.f.imps = append(x.f.imps, im)
+	sc := x.f.scope
+	switch {
+	case im.static && im.demand:
+		sc.SDemand = append(sc.SDemand, s)
+	case im.static:
+		i := strings.LastIndexByte(s, '.')
+		if i > 0 {
+			sc.Static[s[i+1:]] = append(sc.Static[s[i+1:]], s[:i])
+		}
+	case im.demand:
+		sc.Demand = append(sc.Demand, s)
+	default:
+		sc.Imports[javaSimple(s)] = s
+	}
+}
+
+// modifiers returns a declaration's modifiers node (nil when none).
+func modifiersOf(n *sitter.Node) *sitter.Node {
+	for _, c := range children(n) {
+		if c.Kind() == "modifiers" {
+			return c
+		}
+	}
+	return nil
+}
+
+// javaMods is what a declaration's modifiers say.
+type javaMods struct {
+	static, public, abstract, private bool
+	annots                            []*sitter.Node
+}
+
+func (x *javaExtractor) mods(n *sitter.Node) javaMods {
+	var m javaMods
+	mn := modifiersOf(n)
+	if mn == nil {
+		return m
+	}
+	for i := uint(0); i < mn.ChildCount(); i++ {
+		c := mn.Child(i)
+		switch c.Kind() {
+		case "static":
+			m.static = true
+		case "public", "protected":
+			m.public = true
+		case "private":
+			m.private = true
+		case "abstract":
+			m.abstract = true
+		case "marker_annotation", "annotation":
+			m.annots = append(m.annots, c)
+		}
+	}
+	return m
+}
+
+// annotate records decorated_by uses for a declaration's annotations.
+func (x *javaExtractor) annotate(id graphdb.NodeID, ctx *javaType, m javaMods) {
+	for _, a := range m.annots {
+		x.f.uses = append(x.f.uses, javaTypeUse{from: id, kind: graphdb.EdgeDecoratedBy, written: x.text(a.ChildByFieldName("name")), ctx: ctx, line: line(a)})
+	}
+}
+
+// doc returns the first line of the Javadoc comment right before st.
+func (x *javaExtractor) doc(st *sitter.Node) string {
+	prev := st.PrevNamedSibling()
+	if prev == nil || prev.Kind() != "block_comment" || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
+		return ""
+	}
+	s := x.text(prev)
+	if !strings.HasPrefix(s, "/**") {
+		return ""
+	}
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "/**"), "*/")
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "*"))
+		if l != "" && !strings.HasPrefix(l, "@") {
+			return l
+		}
+	}
+	return ""
+}
+
+// signature is a declaration's header without its body and modifiers'
+// annotations, whitespace collapsed, at most 200 bytes.
+func (x *javaExtractor) signature(def *sitter.Node) string {
+	start, end := def.StartByte(), def.EndByte()
+	if mn := modifiersOf(def); mn != nil {
+		for i := uint(0); i < mn.ChildCount(); i++ {
+			c := mn.Child(i)
+			if k := c.Kind(); k != "marker_annotation" && k != "annotation" && k != "line_comment" && k != "block_comment" {
+				break
+			}
+			start = c.EndByte()
+		}
+	}
+	if b := def.ChildByFieldName("body"); b != nil {
+		end = b.StartByte()
+	}
+	s := strings.Join(strings.Fields(string(x.src[start:end])), " ")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(s, ";"))
+}
+
+// typeParams returns the names of a declaration's type parameters.
+func (x *javaExtractor) typeParams(n *sitter.Node) []string {
+	tp := n.ChildByFieldName("type_parameters")
+	if tp == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range children(tp) {
+		if p.Kind() == "type_parameter" {
+			for _, c := range children(p) {
+				if c.Kind() == "type_identifier" || c.Kind() == "identifier" {
+					out = append(out, x.text(c))
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// typeList returns the types of a super_interfaces/extends_interfaces
+// node.
+func (x *javaExtractor) typeList(n *sitter.Node) []*sitter.Node {
+	if n == nil {
+		return nil
+	}
+	for _, c := range children(n) {
+		if c.Kind() == "type_list" {
+			return children(c)
+		}
+	}
+	return nil
+}
+
+// locName is the location name of a member of t: "path:Outer.Inner.m".
+func (x *javaExtractor) locName(q string) string {
+	if p := x.f.scope.Pkg; p != "" {
+		q = strings.TrimPrefix(q, p+".")
+	}
+	return x.f.rel + ":" + q
+}

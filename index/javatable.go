@@ -1,0 +1,368 @@
+//go:build cgo
+
+package index
+
+import (
+	"strings"
+	"sync"
+)
+
+// javaTable resolves type names across the repository's Java files. It is
+// shared by the resolving goroutines: lookups are memoised under a lock.
+type javaTable struct {
+	types  map[string]*javaType // by Q
+	pkgs   map[string]bool      // packages declared in the repository
+	byName map[string][]javaMethodRef
+	mu     sync.Mutex
+	memo   map[javaMemoKey]*javaType
+	sups   map[*javaType][]*javaType // supers of the repository's named types
+	roots  map[string]bool           // first segments of the repository's packages
+	dups   map[string][]string       // file → its types that another file declares too
+}
+
+type javaMemoKey struct {
+	file, ctx, name string
+}
+
+// javaMethodRef is a method with its declaring type, for by-name
+// candidates.
+type javaMethodRef struct {
+	t *javaType
+	m *javaMethod
+}
+
+func newJavaTable(scopes map[string]*javaScope) *javaTable {
+	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
+		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, roots: map[string]bool{}, dups: map[string][]string{}}
+	for _, rel := range sortedKeys(scopes) {
+		sc := scopes[rel]
+		t.pkgs[sc.Pkg] = true
+		root, _, _ := strings.Cut(sc.Pkg, ".")
+		t.roots[root] = true
+		for _, ty := range sc.Types {
+			if first, dup := t.types[ty.Q]; !dup {
+				t.types[ty.Q] = ty
+			} else if first.scope != sc {
+				t.dups[rel] = append(t.dups[rel], ty.Q)
+				if f := first.scope.file; len(t.dups[f]) == 0 || t.dups[f][len(t.dups[f])-1] != ty.Q {
+					t.dups[f] = append(t.dups[f], ty.Q)
+				}
+			}
+			for _, m := range ty.Methods {
+				if m.ID != "" && m.Name != "<init>" {
+					t.byName[m.Name] = append(t.byName[m.Name], javaMethodRef{ty, m})
+				}
+			}
+		}
+	}
+	return t
+}
+
+// javaLookup resolves type names for one file, recording the files it
+// reads (deps) and whether a name stayed unresolved.
+type javaLookup struct {
+	tab   *javaTable
+	deps  map[string]bool
+	unres bool
+}
+
+func (l *javaLookup) use(t *javaType) *javaType {
+	if t != nil && t.scope != nil && l.deps != nil {
+		l.deps[t.scope.file] = true
+	}
+	return t
+}
+
+// resolve resolves a type as written in the context of type ctx (nil:
+// the file level) of file sc; nil for primitives, type variables and types
+// outside the repository.
+func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *javaType {
+	if sc == nil || javaPrimitives[written] {
+		return nil
+	}
+	name := written
+	if strings.ContainsAny(written, "<>[]@. \t\n") {
+		name, _ = javaErase(written)
+	}
+	if name == "" || javaPrimitives[name] {
+		return nil
+	}
+	cq := ""
+	if ctx != nil {
+		cq = ctx.Q
+	}
+	key := javaMemoKey{sc.file, cq, name}
+	if ctx != nil && ctx.ID == "" {
+		key.ctx = "" // local classes are not shared: do not memoise through them
+	}
+	l.tab.mu.Lock()
+	t, ok := l.tab.memo[key]
+	l.tab.mu.Unlock()
+	if !ok || ctx != nil && ctx.ID == "" {
+		t = l.resolveName(sc, ctx, name)
+		if ctx == nil || ctx.ID != "" {
+			l.tab.mu.Lock()
+			l.tab.memo[key] = t
+			l.tab.mu.Unlock()
+		}
+	}
+	if t == nil && !l.known(sc, name) {
+		l.unres = true
+	}
+	return l.use(t)
+}
+
+// known reports whether an unresolved name is accounted for: a qualified
+// name outside the repository's packages, or an import of one.
+func (l *javaLookup) known(sc *javaScope, name string) bool {
+	first, _, dotted := strings.Cut(name, ".")
+	if dotted && !l.tab.roots[first] && first != "" && first[0] >= 'a' && first[0] <= 'z' {
+		return true // a qualified name in a package tree the repository has nothing of
+	}
+	if q, ok := sc.Imports[first]; ok {
+		return !l.tab.pkgs[q[:max(strings.LastIndexByte(q, '.'), 0)]]
+	}
+	return false
+}
+
+func (l *javaLookup) resolveName(sc *javaScope, ctx *javaType, name string) *javaType {
+	first, rest, dotted := strings.Cut(name, ".")
+	t := l.simple(sc, ctx, first)
+	if !dotted {
+		return t
+	}
+	if t != nil {
+		return l.nested(t, rest)
+	}
+	// A qualified name: the longest prefix that is a type.
+	parts := strings.Split(name, ".")
+	for i := len(parts); i > 0; i-- {
+		if t := l.tab.types[strings.Join(parts[:i], ".")]; t != nil {
+			if i == len(parts) {
+				return t
+			}
+			return l.nested(t, strings.Join(parts[i:], "."))
+		}
+	}
+	return nil
+}
+
+// nested follows member type names below t.
+func (l *javaLookup) nested(t *javaType, rest string) *javaType {
+	for _, p := range strings.Split(rest, ".") {
+		if t = l.memberType(t, p, 0); t == nil {
+			return nil
+		}
+	}
+	return t
+}
+
+// memberType finds member type n of t or of its supertypes.
+func (l *javaLookup) memberType(t *javaType, n string, depth int) *javaType {
+	if t == nil || depth > 12 {
+		return nil
+	}
+	if m := l.tab.types[t.Q+"."+n]; m != nil {
+		return m
+	}
+	for _, s := range l.supers(t) {
+		if m := l.memberType(s, n, depth+1); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// simple resolves a simple type name: type variables, member types of the
+// enclosing classes, the file's and package's types, imports, on-demand
+// imports, java.lang.
+func (l *javaLookup) simple(sc *javaScope, ctx *javaType, n string) *javaType {
+	for c := ctx; c != nil; c = l.enclosing(c) {
+		for _, tp := range c.TParams {
+			if tp == n {
+				return nil
+			}
+		}
+		if javaSimple(c.Q) == n && c.ID != "" {
+			return c
+		}
+		if m := l.memberType(c, n, 0); m != nil {
+			return m
+		}
+	}
+	if q, ok := sc.Imports[n]; ok {
+		return l.tab.types[q]
+	}
+	if t := l.tab.types[javaJoin(sc.Pkg, n)]; t != nil {
+		return t
+	}
+	for _, d := range sc.Demand {
+		if t := l.tab.types[d+"."+n]; t != nil {
+			return t
+		}
+		if dt := l.tab.types[d]; dt != nil {
+			if m := l.memberType(dt, n, 0); m != nil {
+				return m
+			}
+		}
+	}
+	if t := l.tab.types["java.lang."+n]; t != nil {
+		return t
+	}
+	return l.tab.types[n]
+}
+
+func javaJoin(pkg, n string) string {
+	if pkg == "" {
+		return n
+	}
+	return pkg + "." + n
+}
+
+// enclosing is the type lexically enclosing t.
+func (l *javaLookup) enclosing(t *javaType) *javaType {
+	if t.outer != nil {
+		return t.outer
+	}
+	if t.Outer == "" {
+		return nil
+	}
+	return l.tab.types[t.Outer]
+}
+
+// supers returns t's superclass (first) and superinterfaces in the
+// repository; enums extend java.lang.Enum and records java.lang.Record.
+func (l *javaLookup) supers(t *javaType) []*javaType {
+	if t.ID == "" {
+		return l.computeSupers(t)
+	}
+	l.tab.mu.Lock()
+	out, ok := l.tab.sups[t]
+	l.tab.mu.Unlock()
+	if ok {
+		for _, s := range out {
+			l.use(s)
+		}
+		if t.Super != "" || len(t.Ifaces) > 0 {
+			l.use(t) // its supertypes were resolved in its file's context
+		}
+		return out
+	}
+	out = l.computeSupers(t)
+	l.tab.mu.Lock()
+	l.tab.sups[t] = out
+	l.tab.mu.Unlock()
+	return out
+}
+
+func (l *javaLookup) computeSupers(t *javaType) []*javaType {
+	var out []*javaType
+	ctx := l.enclosing(t)
+	if t.ID == "" {
+		ctx = t.outer
+	}
+	add := func(w string) {
+		if s := l.resolveSuper(t, ctx, w); s != nil && s != t {
+			out = append(out, s)
+		}
+	}
+	switch {
+	case t.Super != "":
+		add(t.Super)
+	case t.Kind == "enum":
+		out = append(out, l.use(l.tab.types["java.lang.Enum"]))
+	case t.Kind == "record":
+		out = append(out, l.use(l.tab.types["java.lang.Record"]))
+	case t.Kind == "class" && t.Q != "java.lang.Object":
+		out = append(out, l.use(l.tab.types["java.lang.Object"]))
+	}
+	for _, w := range t.Ifaces {
+		add(w)
+	}
+	return nonNilTypes(out)
+}
+
+// resolveSuper resolves a supertype name: in the enclosing context, as
+// member types of t itself are not in scope of its own header.
+func (l *javaLookup) resolveSuper(t, ctx *javaType, w string) *javaType {
+	if t.scope == nil {
+		return nil
+	}
+	return l.resolve(t.scope, ctx, w)
+}
+
+func nonNilTypes(ts []*javaType) []*javaType {
+	out := ts[:0]
+	for _, t := range ts {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// isSubtype reports whether a is b or inherits from it.
+func (l *javaLookup) isSubtype(a, b *javaType) bool {
+	seen := map[*javaType]bool{}
+	var walk func(t *javaType, depth int) bool
+	walk = func(t *javaType, depth int) bool {
+		if t == b {
+			return true
+		}
+		if seen[t] || depth > 24 {
+			return false
+		}
+		seen[t] = true
+		for _, s := range l.supers(t) {
+			if walk(s, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(a, 0)
+}
+
+// field finds field n of t or its supertypes.
+func (l *javaLookup) field(t *javaType, n string) (*javaField, *javaType) {
+	seen := map[*javaType]bool{}
+	var walk func(t *javaType, depth int) (*javaField, *javaType)
+	walk = func(t *javaType, depth int) (*javaField, *javaType) {
+		if t == nil || seen[t] || depth > 24 {
+			return nil, nil
+		}
+		seen[t] = true
+		if f := t.Fields[n]; f != nil {
+			return f, t
+		}
+		for _, s := range l.supers(t) {
+			if f, o := walk(s, depth+1); f != nil {
+				return f, o
+			}
+		}
+		return nil, nil
+	}
+	return walk(t, 0)
+}
+
+// externalSuper reports whether t or one of its supertypes in the
+// repository names a supertype outside it.
+func (l *javaLookup) externalSuper(t *javaType, depth int) bool {
+	if depth > 12 {
+		return false
+	}
+	written := append([]string(nil), t.Ifaces...)
+	if t.Super != "" {
+		written = append(written, t.Super)
+	}
+	sups := l.supers(t)
+	if len(sups) < len(written) {
+		return true
+	}
+	for _, s := range sups {
+		if l.externalSuper(s, depth+1) {
+			return true
+		}
+	}
+	return false
+}
