@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,7 @@ func TestBatchNoLeaks(t *testing.T) {
 	relayAgent(t, m.env(), "", append(args[:len(args):len(args)], "--out", filepath.Join(t.TempDir(), "warm"))...)
 	m.srv.Forget()
 	g0, fd0, heap0 := settle(t, -1, -1)
+	fds0 := fdTargets()
 
 	// No GC during the batch: finalizers would close leaked files and hide them.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -204,7 +206,7 @@ func TestBatchNoLeaks(t *testing.T) {
 		t.Errorf("goroutines leaked: %d before, %d after\n%s", g0, g1, buf[:runtime.Stack(buf, true)])
 	}
 	if fd1 > fd0 {
-		t.Errorf("file descriptors leaked: %d before, %d after", fd0, fd1)
+		t.Errorf("file descriptors leaked: %d before, %d after; new: %v", fd0, fd1, newFDs(fds0, fdTargets()))
 	}
 	if growth := int64(heap1) - int64(heap0); growth > 2<<20 {
 		t.Errorf("heap grew by %d KiB over 100 tickets", growth>>10)
@@ -238,6 +240,30 @@ func openFDs(t *testing.T) int {
 		t.Skipf("cannot count file descriptors: %v", err)
 	}
 	return len(entries)
+}
+
+// fdTargets maps each open file descriptor to what it refers to.
+func fdTargets() map[string]string {
+	out := map[string]string{}
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		target, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		out[e.Name()] = target
+	}
+	return out
+}
+
+// newFDs lists the descriptors of after that before did not have (or that
+// now refer to something else), as "fd → target".
+func newFDs(before, after map[string]string) []string {
+	var out []string
+	for fd, target := range after {
+		if before[fd] != target {
+			out = append(out, fd+" → "+target)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func tail(s string, n int) string {
