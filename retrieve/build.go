@@ -144,7 +144,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
-	results, err := chunkFiles(ctx, fsys, r, paths, graphHash, old)
+	results, blocks, err := chunkFiles(ctx, fsys, r, paths, graphHash, old, opts.Embedder != nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
@@ -166,7 +166,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
 		return old, st, nil
 	}
-	ix, st := assemble(paths, results, old)
+	ix, st := assemble(paths, results, blocks, old)
 	if opts.Embedder != nil {
 		if err := embedChunks(ctx, ix, old, results, opts.Embedder, log, &st); err != nil {
 			return nil, BuildStats{}, err
@@ -206,16 +206,16 @@ func previousIndex(dir string, log *slog.Logger) *diskIndex {
 type chunkedFile struct {
 	key    string
 	chunks []Chunk
-	texts  []chunkText
-	whole  string   // the file's text for the file-level index (capped)
-	lines  []string // for reused files: texts are made only if the index is rebuilt
+	texts  []chunkText // dropped once tokenized
+	whole  string      // the file's text for the file-level index (capped); dropped once tokenized
+	lines  []string    // kept when the texts are needed again (embeddings)
 	reused bool
 	skip   bool
 	note   string // why a walked file could not be read
 }
 
 // text returns the indexable text of chunk j, making it from the file's
-// lines for a reused file.
+// lines when it is not at hand.
 func (res *chunkedFile) text(j int) chunkText {
 	if res.texts != nil {
 		return res.texts[j]
@@ -223,31 +223,84 @@ func (res *chunkedFile) text(j int) chunkText {
 	return textOf(res.chunks[j], res.lines)
 }
 
-// chunkFiles reads and chunks every path in parallel, in paths order.
-func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex) ([]chunkedFile, error) {
+// chunkBlock is a run of consecutive walked files, read, chunked and
+// tokenized by one goroutine: its counters number chunks and files from 0
+// at the block's first file, and assemble shifts them into place.
+type chunkBlock struct {
+	first, end int          // paths[first:end]
+	chunks     *termCounter // chunk postings, block-relative chunk numbers
+	files      *termCounter // whole-file postings, block-relative file numbers
+}
+
+// blockSize is how many files one goroutine takes at a time: enough blocks
+// to keep every core busy to the end, few enough that merging their
+// vocabularies stays cheap.
+func blockSize(files, workers int) int {
+	return min(max(files/(16*workers), 16), 512)
+}
+
+// importable reports whether the previous index's postings can be taken
+// over for the files that did not change.
+func importable(old *diskIndex) bool {
+	return old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files)
+}
+
+// chunkFiles reads, chunks and tokenizes every path, in blocks of
+// consecutive files spread over the cores; results are in paths order. The
+// chunks of a file whose content and graph record did not change are taken
+// from old, and so are its postings (assemble imports them) when old's are
+// usable. keepLines keeps each file's lines for the embeddings.
+func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) ([]chunkedFile, []*chunkBlock, error) {
 	oldFiles := map[string]fileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
 			oldFiles[f.Path] = f
 		}
 	}
+	imports := importable(old)
 	results := make([]chunkedFile, len(paths))
+	workers := runtime.GOMAXPROCS(0)
+	size := blockSize(len(paths), workers)
+	var blocks []*chunkBlock
+	for first := 0; first < len(paths); first += size {
+		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), chunks: newTermCounter(), files: newTermCounter()})
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, rel := range paths {
+	g.SetLimit(workers)
+	for _, b := range blocks {
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+			var chunkNo, fileNo int32
+			for i := b.first; i < b.end; i++ {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				res, err := chunkOne(gctx, fsys, r, paths[i], graphHash, old, oldFiles)
+				if err != nil {
+					return err
+				}
+				if !res.skip {
+					if !res.reused || !imports {
+						for j := range res.chunks {
+							b.chunks.addDoc(chunkNo+int32(j), res.text(j))
+						}
+						b.files.addDoc(fileNo, chunkText{path: paths[i], body: res.whole})
+					}
+					chunkNo += int32(len(res.chunks))
+					fileNo++
+				}
+				res.texts, res.whole = nil, ""
+				if !keepLines {
+					res.lines = nil
+				}
+				results[i] = res
 			}
-			res, err := chunkOne(gctx, fsys, r, rel, graphHash, old, oldFiles)
-			results[i] = res
-			return err
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return results, nil
+	return results, blocks, nil
 }
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
@@ -262,13 +315,13 @@ func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, 
 		return res, nil
 	}
 	lang, _ := LanguageOf(rel)
-	ls := lines.Split(string(data))
-	key := hashString(string(data)) + "/" + graphHash[rel]
-	res := chunkedFile{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
+	text := string(data)
+	ls := lines.Split(text)
+	key := hashString(text) + "/" + graphHash[rel]
+	res := chunkedFile{key: key, whole: text[:min(len(text), maxFileIndexBytes)], lines: ls}
 	if of, ok := oldFiles[rel]; ok && of.Key == key {
 		res.chunks = old.Chunks[of.First : of.First+of.Count]
 		res.reused = true
-		res.lines = ls
 		return res, nil
 	}
 	var nodes []graphdb.Node
@@ -288,16 +341,17 @@ func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, 
 }
 
 // assemble builds the index from the chunked files: chunk and file
-// entries, and the chunk and whole-file BM25 indexes. Unchanged files
-// import their postings from the previous index instead of being tokenized
-// again: remap takes old chunk and file numbers to new ones (−1: dropped).
-func assemble(paths []string, results []chunkedFile, old *diskIndex) (*diskIndex, BuildStats) {
+// entries, and the chunk and whole-file BM25 indexes from the blocks'
+// postings. Unchanged files import their postings from the previous index
+// instead of being tokenized again: remap takes old chunk and file numbers
+// to new ones (−1: dropped).
+func assemble(paths []string, results []chunkedFile, blocks []*chunkBlock, old *diskIndex) (*diskIndex, BuildStats) {
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
 	lb := newLexBuilder()
 	flb := newLexBuilder()
 	var remap, fileRemap []int32
 	oldFileIdx := map[string]int{}
-	if old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files) {
+	if importable(old) {
 		remap = make([]int32, len(old.Chunks))
 		fileRemap = make([]int32, len(old.Files))
 		for i := range remap {
@@ -311,7 +365,14 @@ func assemble(paths []string, results []chunkedFile, old *diskIndex) (*diskIndex
 		}
 	}
 	var st BuildStats
+	bi := 0
 	for i := range results {
+		if bi < len(blocks) && blocks[bi].first == i {
+			lb.merge(blocks[bi].chunks, int32(len(ix.Chunks)))
+			flb.merge(blocks[bi].files, int32(len(ix.Files)))
+			blocks[bi] = nil // its postings now belong to lb and flb
+			bi++
+		}
 		res := &results[i]
 		if res.skip {
 			continue
@@ -330,12 +391,7 @@ func assemble(paths []string, results []chunkedFile, old *diskIndex) (*diskIndex
 				remap[int(old.Files[of].First)+j] = first + int32(j)
 			}
 			fileRemap[of] = fileNo
-			continue
 		}
-		for j := range res.chunks {
-			lb.addDoc(first+int32(j), res.text(j))
-		}
-		flb.addDoc(fileNo, chunkText{path: paths[i], body: res.whole})
 	}
 	if remap != nil {
 		lb.importDocs(old.Lex, remap)
