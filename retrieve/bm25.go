@@ -43,12 +43,15 @@ type posting struct {
 }
 
 // lexBuilder accumulates raw postings; docs may arrive in any order (new
-// chunks are tokenized, by one termCounter per block of files, unchanged
-// ones imported from the previous index) and finish sorts and encodes them.
+// chunks are tokenized per block of files, see fileCounter, unchanged ones
+// imported from the previous index) and finish sorts and encodes them.
 type lexBuilder struct {
 	post   map[string][]posting
 	docLen []float32
-	own    *termCounter // what add and addDoc tokenize
+	// What add and addDoc tokenize, merged by finish.
+	vocab *vocab
+	own   *docCounter
+	ids   []int32
 }
 
 func newLexBuilder() *lexBuilder {
@@ -58,12 +61,19 @@ func newLexBuilder() *lexBuilder {
 // add indexes t as the next document.
 func (b *lexBuilder) add(t chunkText) { b.addDoc(int32(len(b.docLen)), t) }
 
-// addDoc tokenizes t as document doc.
+// addDoc tokenizes t as document doc: a term's frequency is its weighted
+// count over the fields (BM25F), and so is the document's length.
 func (b *lexBuilder) addDoc(doc int32, t chunkText) {
 	if b.own == nil {
-		b.own = newTermCounter()
+		b.vocab, b.own = newVocab(), &docCounter{}
 	}
-	b.own.addDoc(doc, t)
+	b.ids = b.vocab.appendIDs(b.ids[:0], t.name)
+	b.own.count(b.ids, weightName)
+	b.ids = b.vocab.appendPathIDs(b.ids[:0], t.path)
+	b.own.count(b.ids, weightPath)
+	b.ids = b.vocab.appendIDs(b.ids[:0], t.body)
+	b.own.count(b.ids, weightBody)
+	b.own.end(doc)
 	b.setLen(doc, b.own.docLen[doc])
 }
 
@@ -74,88 +84,30 @@ func (b *lexBuilder) setLen(doc int32, l float32) {
 	b.docLen[doc] = l
 }
 
-// merge adds the documents c counted, renumbered by base (c's document d
-// becomes base+d). c's postings are handed over, not copied.
-func (b *lexBuilder) merge(c *termCounter, base int32) {
+// merge adds the documents c counted over terms, renumbered by base (c's
+// document d becomes base+d). c's postings are handed over, not copied.
+func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
 	for d, l := range c.docLen {
 		if l != 0 { // a document c did not count (an imported one) stays as it is
 			b.setLen(base+int32(d), l)
 		}
 	}
-	for id, term := range c.terms {
-		ps := c.post[id]
+	for id, ps := range c.post {
+		if len(ps) == 0 {
+			continue
+		}
 		if base != 0 {
 			for i := range ps {
 				ps[i].doc += base
 			}
 		}
+		term := terms[id]
 		if cur, ok := b.post[term]; ok {
 			b.post[term] = append(cur, ps...)
 		} else {
 			b.post[term] = ps
 		}
 	}
-}
-
-// termCounter tokenizes documents into postings with its own vocabulary,
-// so that blocks of files are tokenized in parallel, each by one counter,
-// and merged once per distinct term instead of once per term and document.
-// Terms are copied out of the texts (a posting key must not pin a file's
-// text in memory).
-type termCounter struct {
-	tk      tokenizer
-	ids     map[string]int32
-	terms   []string    // by id
-	post    [][]posting // by id, documents in the order they were added
-	acc     []float64   // by id: the current document's weighted frequency
-	touched []int32     // ids counted in the current document
-	docLen  []float32   // by document
-	weight  float64     // of the field being tokenized
-	length  float64     // of the current document
-	count   func([]byte)
-}
-
-func newTermCounter() *termCounter {
-	c := &termCounter{ids: map[string]int32{}}
-	c.count = func(t []byte) {
-		id, ok := c.ids[string(t)]
-		if !ok {
-			s := string(t)
-			id = int32(len(c.terms))
-			c.ids[s] = id
-			c.terms = append(c.terms, s)
-			c.post = append(c.post, nil)
-			c.acc = append(c.acc, 0)
-		}
-		if c.acc[id] == 0 {
-			c.touched = append(c.touched, id)
-		}
-		c.acc[id] += c.weight
-		c.length += c.weight
-	}
-	return c
-}
-
-// addDoc tokenizes t as document doc: each term's frequency is the
-// weighted sum over the fields it occurs in (BM25F), and so is the length.
-func (c *termCounter) addDoc(doc int32, t chunkText) {
-	c.length = 0
-	c.weight = weightName
-	c.tk.terms(t.name, c.count)
-	c.weight = weightPath
-	c.tk.pathTerms(t.path, c.count)
-	c.weight = weightBody
-	c.tk.terms(t.body, c.count)
-	for _, id := range c.touched {
-		// Quantize as the encoding does, so imported and fresh postings agree.
-		c.post[id] = append(c.post[id], posting{doc: doc, tf: float32(math.Round(c.acc[id]*tfScale)) / tfScale})
-		c.acc[id] = 0
-	}
-	c.touched = c.touched[:0]
-	for int(doc) >= len(c.docLen) {
-		c.docLen = append(c.docLen, 0)
-	}
-	c.docLen[doc] = float32(c.length)
 }
 
 // importDocs copies the postings and lengths of old's documents into b,
@@ -178,9 +130,8 @@ func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
 
 func (b *lexBuilder) finish() *lexIndex {
 	if b.own != nil {
-		own := b.own
-		b.own = nil
-		b.merge(own, 0)
+		b.merge(b.vocab.terms, b.own, 0)
+		b.vocab, b.own = nil, nil
 	}
 	ix := &lexIndex{DocLen: b.docLen}
 	for t, ps := range b.post {

@@ -206,20 +206,15 @@ func previousIndex(dir string, log *slog.Logger) *diskIndex {
 type chunkedFile struct {
 	key    string
 	chunks []Chunk
-	texts  []chunkText // dropped once tokenized
-	whole  string      // the file's text for the file-level index (capped); dropped once tokenized
-	lines  []string    // kept when the texts are needed again (embeddings)
+	text   string   // the file's text; dropped once tokenized
+	lines  []string // lines.Split(text); kept when the chunks' texts are needed again (embeddings)
 	reused bool
 	skip   bool
 	note   string // why a walked file could not be read
 }
 
-// text returns the indexable text of chunk j, making it from the file's
-// lines when it is not at hand.
-func (res *chunkedFile) text(j int) chunkText {
-	if res.texts != nil {
-		return res.texts[j]
-	}
+// chunkText returns the indexable text of chunk j.
+func (res *chunkedFile) chunkText(j int) chunkText {
 	return textOf(res.chunks[j], res.lines)
 }
 
@@ -227,9 +222,8 @@ func (res *chunkedFile) text(j int) chunkText {
 // tokenized by one goroutine: its counters number chunks and files from 0
 // at the block's first file, and assemble shifts them into place.
 type chunkBlock struct {
-	first, end int          // paths[first:end]
-	chunks     *termCounter // chunk postings, block-relative chunk numbers
-	files      *termCounter // whole-file postings, block-relative file numbers
+	first, end int // paths[first:end]
+	count      *fileCounter
 }
 
 // blockSize is how many files one goroutine takes at a time: enough blocks
@@ -263,32 +257,30 @@ func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []st
 	size := blockSize(len(paths), workers)
 	var blocks []*chunkBlock
 	for first := 0; first < len(paths); first += size {
-		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), chunks: newTermCounter(), files: newTermCounter()})
+		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter()})
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for _, b := range blocks {
 		g.Go(func() error {
 			var chunkNo, fileNo int32
+			var buf []byte
 			for i := b.first; i < b.end; i++ {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				res, err := chunkOne(gctx, fsys, r, paths[i], graphHash, old, oldFiles)
+				res, err := chunkOne(gctx, fsys, r, paths[i], graphHash, old, oldFiles, &buf)
 				if err != nil {
 					return err
 				}
 				if !res.skip {
 					if !res.reused || !imports {
-						for j := range res.chunks {
-							b.chunks.addDoc(chunkNo+int32(j), res.text(j))
-						}
-						b.files.addDoc(fileNo, chunkText{path: paths[i], body: res.whole})
+						b.count.add(paths[i], res.text, res.lines, res.chunks, chunkNo, fileNo)
 					}
 					chunkNo += int32(len(res.chunks))
 					fileNo++
 				}
-				res.texts, res.whole = nil, ""
+				res.text = ""
 				if !keepLines {
 					res.lines = nil
 				}
@@ -305,7 +297,7 @@ func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []st
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
 // the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry) (chunkedFile, error) {
+func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
 	data, err := readRepoFile(fsys, rel)
 	if err != nil || len(data) > MaxFileSize || isBinary(data) {
 		res := chunkedFile{skip: true}
@@ -318,7 +310,7 @@ func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, 
 	text := string(data)
 	ls := lines.Split(text)
 	key := hashString(text) + "/" + graphHash[rel]
-	res := chunkedFile{key: key, whole: text[:min(len(text), maxFileIndexBytes)], lines: ls}
+	res := chunkedFile{key: key, text: text, lines: ls}
 	if of, ok := oldFiles[rel]; ok && of.Key == key {
 		res.chunks = old.Chunks[of.First : of.First+of.Count]
 		res.reused = true
@@ -332,10 +324,8 @@ func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, 
 		}
 	}
 	res.chunks = chunkFile(rel, lang, ls, nodes)
-	res.texts = make([]chunkText, len(res.chunks))
 	for j, c := range res.chunks {
-		res.texts[j] = textOf(c, ls)
-		res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
+		res.chunks[j].Hash, *buf = chunkHash(c, ls, *buf)
 	}
 	return res, nil
 }
@@ -368,8 +358,9 @@ func assemble(paths []string, results []chunkedFile, blocks []*chunkBlock, old *
 	bi := 0
 	for i := range results {
 		if bi < len(blocks) && blocks[bi].first == i {
-			lb.merge(blocks[bi].chunks, int32(len(ix.Chunks)))
-			flb.merge(blocks[bi].files, int32(len(ix.Files)))
+			fc := blocks[bi].count
+			lb.merge(fc.v.terms, &fc.chunks, int32(len(ix.Chunks)))
+			flb.merge(fc.v.terms, &fc.files, int32(len(ix.Files)))
 			blocks[bi] = nil // its postings now belong to lb and flb
 			bi++
 		}
@@ -442,7 +433,7 @@ func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile,
 				continue
 			}
 			queued[c.Hash] = true
-			todo = append(todo, res.text(j).embedText(c))
+			todo = append(todo, res.chunkText(j).embedText(c))
 			todoHash = append(todoHash, c.Hash)
 		}
 	}
