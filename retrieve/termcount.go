@@ -19,17 +19,26 @@ import (
 // texts. The postings of a block number its chunks and files from 0, and
 // assemble shifts them into place (lexBuilder.merge).
 
-// vocab numbers the terms of one block of files.
+// vocab numbers the terms of one block of files. It also remembers the
+// terms of each distinct word it met: identifiers repeat, and a word seen
+// before costs one lookup instead of being lower-cased, split, stemmed
+// and looked up term by term.
 type vocab struct {
-	tk    tokenizer
-	ids   map[string]int32
-	terms []string // by id; copies, so that a term does not pin a file's text
-	out   []int32  // where add appends
-	add   func([]byte)
+	tk      tokenizer
+	ids     map[string]int32
+	terms   []string // by id; copies, so that a term does not pin a file's text
+	words   map[string]wordTerms
+	wordIDs []int32 // the term ids of the words, wordTerms index it
+	out     []int32 // where add appends
+	add     func([]byte)
+	word    func(string)
 }
 
+// wordTerms locates a word's term ids in vocab.wordIDs.
+type wordTerms struct{ off, n int32 }
+
 func newVocab() *vocab {
-	v := &vocab{ids: map[string]int32{}}
+	v := &vocab{ids: map[string]int32{}, words: map[string]wordTerms{}}
 	v.add = func(t []byte) {
 		id, ok := v.ids[string(t)]
 		if !ok {
@@ -40,13 +49,26 @@ func newVocab() *vocab {
 		}
 		v.out = append(v.out, id)
 	}
+	v.word = func(w string) {
+		if e, ok := v.words[w]; ok {
+			v.out = append(v.out, v.wordIDs[e.off:e.off+e.n]...)
+			return
+		}
+		if len(w) > maxWordLen {
+			return // no terms; and such runs are data, rarely repeated
+		}
+		start := len(v.out)
+		v.tk.wordTerms(w, v.add)
+		v.words[strings.Clone(w)] = wordTerms{off: int32(len(v.wordIDs)), n: int32(len(v.out) - start)}
+		v.wordIDs = append(v.wordIDs, v.out[start:]...)
+	}
 	return v
 }
 
 // appendIDs appends the ids of Tokenize(text) to dst.
 func (v *vocab) appendIDs(dst []int32, text string) []int32 {
 	v.out = dst
-	v.tk.terms(text, v.add)
+	forEachWord(text, v.word)
 	dst, v.out = v.out, nil
 	return dst
 }
