@@ -1,9 +1,11 @@
 package retrieve
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -107,4 +109,90 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 	if diff := cmp.Diff(wantFiles.finish(), gotFiles.finish(), opt); diff != "" {
 		t.Errorf("file index (-texts +lines):\n%.3000s", diff)
 	}
+}
+
+// TestBuildIncrementalBlocks checks, on a repository of many blocks of
+// files (chunkBlock), that an incremental build after one file changed,
+// one was removed and one added equals a full rebuild: the changed files'
+// postings, counted in their blocks, and the others', imported from the
+// previous index, land on the same chunk and file numbers.
+func TestBuildIncrementalBlocks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goFile := func(pkg string, i int, body string) string {
+		return fmt.Sprintf("package %s\n\n// Handle%d serves request number %d.\nfunc Handle%d() int {\n\t%s\n\treturn %d\n}\n\n// Store%d keeps things.\ntype Store%d struct{ n int }\n", pkg, i, i, i, body, i, i, i)
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	for i := range 120 {
+		pkg := fmt.Sprintf("p%d", i/10)
+		write(fmt.Sprintf("%s/f%d.go", pkg, i), goFile(pkg, i, "x := 1\n\t_ = x"))
+		if i%10 == 0 {
+			write(fmt.Sprintf("%s/README.md", pkg), fmt.Sprintf("# Package %s\n\nIt handles requests.\n\n## Details\n\nMore text about %s.\nAnd more.\nAnd more.\n", pkg, pkg))
+		}
+	}
+	ctx := t.Context()
+	first, err := Build(ctx, root, testutil.FakeIndex(t, root), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(paths(t, root)); blockSize(n, runtime.GOMAXPROCS(0)) >= n/3 {
+		t.Fatalf("%d files make fewer than 3 blocks", n)
+	}
+	write("p5/f55.go", goFile("p5", 55, "retryBudget := 7\n\t_ = retryBudget"))
+	write("p11/f999.go", goFile("p11", 999, "added := true\n\t_ = added"))
+	if err := os.Remove(filepath.Join(root, "p3/f31.go")); err != nil {
+		t.Fatal(err)
+	}
+	g := testutil.FakeIndex(t, root)
+	st, err := Build(ctx, root, g, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := BuildStats{Files: first.Files, Changed: 2, Reused: first.Files - 2, Removed: 1}
+	got := BuildStats{Files: st.Files, Changed: st.Changed, Reused: st.Reused, Removed: st.Removed}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("incremental build (-want +got):\n%s", diff)
+	}
+	incr, err := readIndex(filepath.Join(root, ".relay", IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullDir := t.TempDir()
+	if _, err := Build(ctx, root, g, BuildOptions{Dir: fullDir, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := readIndex(filepath.Join(fullDir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
+		t.Errorf("incremental index differs from a full build (-full +incremental):\n%.4000s", diff)
+	}
+	s, err := Open(root, g, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(ctx, "retryBudget", SearchOptions{})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "p5/f55.go" {
+		t.Errorf("changed file not found by its new text: %v %v", locs(res.Hits, 3), err)
+	}
+}
+
+func paths(t *testing.T, root string) []string {
+	t.Helper()
+	ps, err := walkFiles(root, filepath.Join(root, ".relay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
