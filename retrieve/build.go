@@ -144,10 +144,11 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
-	results, blocks, err := chunkFiles(ctx, fsys, r, paths, graphHash, old, opts.Embedder != nil)
+	ch, err := chunkFiles(ctx, fsys, r, paths, graphHash, old, opts.Embedder != nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
+	results := ch.files
 	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
 	for i, r := range results {
 		skipped[i], reused[i] = r.skip, r.reused
@@ -166,7 +167,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
 		return old, st, nil
 	}
-	ix, st := assemble(paths, results, blocks, old)
+	ix, st := assemble(paths, ch, old)
 	if opts.Embedder != nil {
 		if err := embedChunks(ctx, ix, old, results, opts.Embedder, log, &st); err != nil {
 			return nil, BuildStats{}, err
@@ -220,10 +221,11 @@ func (res *chunkedFile) chunkText(j int) chunkText {
 
 // chunkBlock is a run of consecutive walked files, read, chunked and
 // tokenized by one goroutine: its counters number chunks and files from 0
-// at the block's first file, and assemble shifts them into place.
+// at the block's first file, and the merge shifts them into place.
 type chunkBlock struct {
 	first, end int // paths[first:end]
 	count      *fileCounter
+	done       chan struct{} // closed when the goroutine is through
 }
 
 // blockSize is how many files one goroutine takes at a time: enough blocks
@@ -239,12 +241,21 @@ func importable(old *diskIndex) bool {
 	return old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files)
 }
 
+// chunked is what chunkFiles returns: the files in paths order, and the
+// chunk and whole-file postings of those it tokenized, numbered as
+// assemble numbers chunks and files.
+type chunked struct {
+	files     []chunkedFile
+	lex, flex *lexBuilder
+}
+
 // chunkFiles reads, chunks and tokenizes every path, in blocks of
-// consecutive files spread over the cores; results are in paths order. The
-// chunks of a file whose content and graph record did not change are taken
-// from old, and so are its postings (assemble imports them) when old's are
-// usable. keepLines keeps each file's lines for the embeddings.
-func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) ([]chunkedFile, []*chunkBlock, error) {
+// consecutive files spread over the cores, and merges each block's
+// postings as soon as the blocks before it are merged. The chunks of a
+// file whose content and graph record did not change are taken from old,
+// and so are its postings (assemble imports them) when old's are usable.
+// keepLines keeps each file's lines for the embeddings.
+func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) (chunked, error) {
 	oldFiles := map[string]fileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
@@ -252,17 +263,23 @@ func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []st
 		}
 	}
 	imports := importable(old)
-	results := make([]chunkedFile, len(paths))
+	out := chunked{files: make([]chunkedFile, len(paths)), lex: newLexBuilder(), flex: newLexBuilder()}
 	workers := runtime.GOMAXPROCS(0)
 	size := blockSize(len(paths), workers)
 	var blocks []*chunkBlock
 	for first := 0; first < len(paths); first += size {
-		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter()})
+		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter(), done: make(chan struct{})})
 	}
+	merged := make(chan struct{})
+	go func() {
+		defer close(merged)
+		out.mergeBlocks(blocks)
+	}()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for _, b := range blocks {
 		g.Go(func() error {
+			defer close(b.done)
 			var chunkNo, fileNo int32
 			var buf []byte
 			for i := b.first; i < b.end; i++ {
@@ -284,15 +301,36 @@ func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []st
 				if !keepLines {
 					res.lines = nil
 				}
-				results[i] = res
+				out.files[i] = res
 			}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
+	err := g.Wait()
+	<-merged
+	if err != nil {
+		return chunked{}, err
 	}
-	return results, blocks, nil
+	return out, nil
+}
+
+// mergeBlocks merges the blocks' postings in order, each once it is done,
+// at the chunk and file numbers its first file gets (those of the files
+// before it that were not skipped).
+func (c *chunked) mergeBlocks(blocks []*chunkBlock) {
+	var chunkBase, fileBase int32
+	for _, b := range blocks {
+		<-b.done
+		c.lex.merge(b.count.v.terms, &b.count.chunks, chunkBase)
+		c.flex.merge(b.count.v.terms, &b.count.files, fileBase)
+		b.count = nil // its postings now belong to lex and flex
+		for i := b.first; i < b.end; i++ {
+			if res := &c.files[i]; !res.skip {
+				chunkBase += int32(len(res.chunks))
+				fileBase++
+			}
+		}
+	}
 }
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
@@ -331,14 +369,13 @@ func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, 
 }
 
 // assemble builds the index from the chunked files: chunk and file
-// entries, and the chunk and whole-file BM25 indexes from the blocks'
+// entries, and the chunk and whole-file BM25 indexes from the merged
 // postings. Unchanged files import their postings from the previous index
 // instead of being tokenized again: remap takes old chunk and file numbers
 // to new ones (−1: dropped).
-func assemble(paths []string, results []chunkedFile, blocks []*chunkBlock, old *diskIndex) (*diskIndex, BuildStats) {
+func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStats) {
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
-	lb := newLexBuilder()
-	flb := newLexBuilder()
+	results, lb, flb := ch.files, ch.lex, ch.flex
 	var remap, fileRemap []int32
 	oldFileIdx := map[string]int{}
 	if importable(old) {
@@ -355,15 +392,7 @@ func assemble(paths []string, results []chunkedFile, blocks []*chunkBlock, old *
 		}
 	}
 	var st BuildStats
-	bi := 0
 	for i := range results {
-		if bi < len(blocks) && blocks[bi].first == i {
-			fc := blocks[bi].count
-			lb.merge(fc.v.terms, &fc.chunks, int32(len(ix.Chunks)))
-			flb.merge(fc.v.terms, &fc.files, int32(len(ix.Files)))
-			blocks[bi] = nil // its postings now belong to lb and flb
-			bi++
-		}
 		res := &results[i]
 		if res.skip {
 			continue

@@ -96,14 +96,14 @@ func TestFuseRRF(t *testing.T) {
 			if diff := cmp.Diff(tt.want, docs); diff != "" {
 				t.Errorf("order (-want +got):\n%s", diff)
 			}
-			if len(got) > 0 && !close(got[0].Score, tt.top) {
+			if len(got) > 0 && !near(got[0].Score, tt.top) {
 				t.Errorf("top score = %v, want %v", got[0].Score, tt.top)
 			}
 		})
 	}
 }
 
-func close(a, b float64) bool {
+func near(a, b float64) bool {
 	d := a - b
 	return d < 1e-12 && d > -1e-12
 }
