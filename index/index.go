@@ -47,6 +47,14 @@ type Options struct {
 	// ListTimeout bounds each `go list` run (0: DefaultListTimeout); one
 	// that runs longer is stopped with its children and the run fails.
 	ListTimeout time.Duration
+	// Written, when set, receives each owner the run writes with its
+	// nodes (and each owner it deletes, with none), once the transaction
+	// accepted it, from one goroutine, in write order; the nodes are the
+	// callee's to keep. Nothing is visible
+	// in the store before Run returns: a run that fails wrote nothing.
+	// (relay index hands them to the search index of a new store, which
+	// then need not read them back.)
+	Written func(owner graphdb.FileRecord, nodes []graphdb.Node)
 }
 
 // DefaultListTimeout is the default Options.ListTimeout: far above what
@@ -437,7 +445,7 @@ func (r *runner) unchanged(ctx context.Context) (Summary, error) {
 // write runs the frontends in order, streaming their owners into tx
 // through one writer goroutine; the owners in r.gone are deleted first.
 func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
-	w := startWriter(ctx, tx)
+	w := startWriter(ctx, tx, r.opts.Written)
 	rewrite := func(paths []string) error {
 		if len(paths) > 0 {
 			w.send(writeOp{del: true, deletes: paths})
@@ -595,12 +603,13 @@ type txWriter struct {
 	ops     chan writeOp
 	done    chan struct{}
 	err     error
-	dur     time.Duration // inside the store
-	written []string      // owners written
+	dur     time.Duration                            // inside the store
+	written []string                                 // owners written
+	onWrite func(graphdb.FileRecord, []graphdb.Node) // Options.Written
 }
 
-func startWriter(ctx context.Context, tx graphdb.Tx) *txWriter {
-	w := &txWriter{tx: tx, ops: make(chan writeOp, 64), done: make(chan struct{})}
+func startWriter(ctx context.Context, tx graphdb.Tx, onWrite func(graphdb.FileRecord, []graphdb.Node)) *txWriter {
+	w := &txWriter{tx: tx, ops: make(chan writeOp, 64), done: make(chan struct{}), onWrite: onWrite}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	go w.loop()
 	return w
@@ -620,12 +629,17 @@ func (w *txWriter) loop() {
 					w.cancel()
 					break
 				}
+				if w.onWrite != nil {
+					w.onWrite(graphdb.FileRecord{Path: p}, nil)
+				}
 			}
 		} else {
 			fr := op.res
 			if err := w.tx.ReplaceFile(w.ctx, fr.rec, fr.nodes, fr.edges); err != nil {
 				w.err = fmt.Errorf("write %s: %w", fr.rec.Path, err)
 				w.cancel()
+			} else if w.onWrite != nil {
+				w.onWrite(fr.rec, fr.nodes)
 			}
 			w.written = append(w.written, fr.rec.Path)
 		}

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -40,6 +43,65 @@ type BuildOptions struct {
 	// Force ignores the previous index and rebuilds everything.
 	Force bool
 	Log   *slog.Logger
+	// Symbols, when set, holds every node of the graph as the graph
+	// indexer wrote them (relay index of a new store collects them): Build
+	// then takes a file's symbols from it instead of querying the graph
+	// once per file.
+	Symbols *Symbols
+}
+
+// Symbols collects the nodes a graph indexer writes that the search index
+// cuts chunks from (functions, methods, types), keeping only the fields a
+// chunk uses. Its Written method is an index.Options.Written.
+type Symbols struct {
+	owners map[string][]graphdb.Node
+}
+
+// NewSymbols returns an empty collection.
+func NewSymbols() *Symbols { return &Symbols{owners: map[string][]graphdb.Node{}} }
+
+// Written records the nodes of an owner written (replacing what it had),
+// or drops them when nodes is empty (an owner deleted). It is not safe for
+// concurrent use.
+func (s *Symbols) Written(owner graphdb.FileRecord, nodes []graphdb.Node) {
+	var keep []graphdb.Node
+	for _, n := range nodes {
+		if chunkKind(n) == "" {
+			continue
+		}
+		n.Attrs = nil // only Synthetic reads them, and synthetic nodes are left out
+		keep = append(keep, n)
+	}
+	if len(keep) == 0 {
+		delete(s.owners, owner.Path)
+		return
+	}
+	s.owners[owner.Path] = keep
+}
+
+// byFile groups the nodes by the file that declares them, each file's in
+// the order of FindSymbols (start line, qualified name, id), which
+// chunkFile keeps among symbols that start on the same line under the
+// same name.
+func (s *Symbols) byFile() map[string][]graphdb.Node {
+	out := map[string][]graphdb.Node{}
+	for _, ns := range s.owners {
+		for _, n := range ns {
+			out[n.File] = append(out[n.File], n)
+		}
+	}
+	for _, ns := range out {
+		slices.SortFunc(ns, func(a, b graphdb.Node) int {
+			if c := cmp.Compare(a.StartLine, b.StartLine); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.QName, b.QName); c != 0 {
+				return c
+			}
+			return strings.Compare(string(a.ID), string(b.ID))
+		})
+	}
+	return out
 }
 
 // BuildStats says what Build did.
@@ -144,7 +206,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
-	ch, err := chunkFiles(ctx, fsys, r, paths, graphHash, old, opts.Embedder != nil)
+	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
@@ -219,6 +281,22 @@ func (res *chunkedFile) chunkText(j int) chunkText {
 	return textOf(res.chunks[j], res.lines)
 }
 
+// symbolsOf returns the graph nodes declared in a file, in the order of
+// FindSymbols; nodes that make no chunk may be left out.
+type symbolsOf func(ctx context.Context, rel string) ([]graphdb.Node, error)
+
+// symbolSource answers symbolsOf from the nodes collected, or else with
+// one graph query per file.
+func symbolSource(r graphdb.Reader, given *Symbols) symbolsOf {
+	if given == nil {
+		return func(ctx context.Context, rel string) ([]graphdb.Node, error) {
+			return r.FindSymbols(ctx, graphdb.SymbolQuery{File: rel})
+		}
+	}
+	byFile := given.byFile()
+	return func(_ context.Context, rel string) ([]graphdb.Node, error) { return byFile[rel], nil }
+}
+
 // chunkBlock is a run of consecutive walked files, read, chunked and
 // tokenized by one goroutine: its counters number chunks and files from 0
 // at the block's first file, and the merge shifts them into place.
@@ -255,7 +333,7 @@ type chunked struct {
 // file whose content and graph record did not change are taken from old,
 // and so are its postings (assemble imports them) when old's are usable.
 // keepLines keeps each file's lines for the embeddings.
-func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) (chunked, error) {
+func chunkFiles(ctx context.Context, fsys *os.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) (chunked, error) {
 	oldFiles := map[string]fileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
@@ -286,7 +364,7 @@ func chunkFiles(ctx context.Context, fsys *os.Root, r graphdb.Reader, paths []st
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				res, err := chunkOne(gctx, fsys, r, paths[i], graphHash, old, oldFiles, &buf)
+				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, &buf)
 				if err != nil {
 					return err
 				}
@@ -335,7 +413,7 @@ func (c *chunked) mergeBlocks(blocks []*chunkBlock) {
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
 // the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
+func chunkOne(ctx context.Context, fsys *os.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
 	data, err := readRepoFile(fsys, rel)
 	if err != nil || len(data) > MaxFileSize || isBinary(data) {
 		res := chunkedFile{skip: true}
@@ -356,7 +434,7 @@ func chunkOne(ctx context.Context, fsys *os.Root, r graphdb.Reader, rel string, 
 	}
 	var nodes []graphdb.Node
 	if _, ok := graphHash[rel]; ok {
-		nodes, err = r.FindSymbols(ctx, graphdb.SymbolQuery{File: rel})
+		nodes, err = syms(ctx, rel)
 		if err != nil {
 			return chunkedFile{}, fmt.Errorf("symbols of %s: %w", rel, err)
 		}

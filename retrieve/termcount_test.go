@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/testutil"
 )
@@ -195,4 +197,50 @@ func paths(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return ps
+}
+
+// TestBuildFromWrittenSymbols checks that the search index built from the
+// nodes the graph indexer handed over as it wrote them (Symbols, what
+// relay index does for a new store) equals the one built by querying the
+// graph for each file.
+func TestBuildFromWrittenSymbols(t *testing.T) {
+	t.Parallel()
+	root := testutil.WriteTxtar(t, "testdata/repo.txtar")
+	g := memstore.New()
+	syms := NewSymbols()
+	ctx := t.Context()
+	if _, err := index.Run(ctx, g, index.Options{Root: root, Written: syms.Written}); err != nil {
+		t.Fatal(err)
+	}
+	if len(syms.owners) == 0 {
+		t.Fatal("no symbols handed over")
+	}
+	queried, given := t.TempDir(), t.TempDir()
+	if _, err := Build(ctx, root, g, BuildOptions{Dir: queried}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Build(ctx, root, g, BuildOptions{Dir: given, Symbols: syms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readIndex(filepath.Join(queried, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readIndex(filepath.Join(given, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	symbolChunks := 0
+	for _, c := range got.Chunks {
+		if c.NodeID != "" {
+			symbolChunks++
+		}
+	}
+	if symbolChunks < 10 || st.Chunks != len(got.Chunks) {
+		t.Fatalf("%d chunks from symbols of %d", symbolChunks, st.Chunks)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
+		t.Errorf("index from handed-over symbols differs (-queried +given):\n%.4000s", diff)
+	}
 }
