@@ -276,8 +276,8 @@ type chunkedFile struct {
 	note   string // why a walked file could not be read
 }
 
-// chunkText returns the indexable text of chunk j.
-func (res *chunkedFile) chunkText(j int) chunkText {
+// indexText returns the indexable text of chunk j (for the embeddings).
+func (res *chunkedFile) indexText(j int) chunkText {
 	return textOf(res.chunks[j], res.lines)
 }
 
@@ -540,7 +540,7 @@ func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile,
 				continue
 			}
 			queued[c.Hash] = true
-			todo = append(todo, res.chunkText(j).embedText(c))
+			todo = append(todo, res.indexText(j).embedText(c))
 			todoHash = append(todoHash, c.Hash)
 		}
 	}

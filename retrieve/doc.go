@@ -26,7 +26,10 @@
 // only computed for new chunk hashes. The build reads, chunks and
 // tokenizes files in blocks on every core; each file is tokenized once,
 // line by line, and its chunks and whole-file document are counted from
-// its lines' terms (see the DESIGN note in termcount.go). [Open] only reads, and refuses an index
+// its lines' terms (see the DESIGN note in termcount.go). The symbols come
+// from the graph, one query per file, or, for `relay index` of a new
+// store, from the nodes the graph indexer handed over as it wrote them
+// ([Symbols]). [Open] only reads, and refuses an index
 // that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
 // the next Build rebuilds; [OpenInMemory] builds the index without writing
 // anything, for a read-only directory.
