@@ -4,7 +4,10 @@
 // Run is the entry point. It scans the root, compares content hashes with
 // the store's FileRecords, re-extracts what changed and writes everything in
 // ONE transaction (an interrupted run leaves the previous graph usable).
-// A run with no change loads nothing and writes nothing.
+// A run with no change loads nothing and writes nothing. Its steps are the
+// methods of runner (index.go): scan, plan (what each frontend re-extracts,
+// which owners go), write (one goroutine owns the transaction), commit and
+// summarize.
 //
 // # Go
 //

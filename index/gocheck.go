@@ -187,6 +187,8 @@ type importerFunc func(path string) (*types.Package, error)
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
 // checkOne parses and type-checks one package and, for a root, extracts it.
+// A dependency is checked without function bodies, and taken from the
+// cache of dependency packages when another run already checked it.
 func (r *goRun) checkOne(p *gpkg) {
 	start := time.Now()
 	defer func() {
@@ -201,10 +203,48 @@ func (r *goRun) checkOne(p *gpkg) {
 			return
 		}
 	}
-	var files []*ast.File
-	var srcs []*srcFile
-	cgo := false
-	fileErrs := map[string][]string{} // rel → errors
+	src := r.parseFiles(p)
+	var info *types.Info
+	if p.root {
+		info = &types.Info{
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+		}
+	}
+	conf := r.typesConfig(p, src)
+	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, src.files, info)
+	if p.key != "" {
+		tpkg = depCacheAdd(p.key, tpkg)
+	}
+	p.tpkg = tpkg
+	r.checkNS.Add(int64(time.Since(start)))
+	if !p.root || p.failed {
+		return
+	}
+	if len(src.srcs) == 0 {
+		return // every file vanished: nothing to own the package
+	}
+	r.extractRoot(p, tpkg, info, src)
+}
+
+// pkgSources is one package's parsed files.
+type pkgSources struct {
+	files []*ast.File  // what the type checker reads
+	srcs  []*srcFile   // of a root, the files inside the repository: what it owns
+	cgo   bool         // a file imports "C"
+	errs  fileMessages // type errors by file, added by typesConfig's handler
+}
+
+// fileMessages are "line:col: msg" errors by repository-relative file.
+type fileMessages map[string][]string
+
+// parseFiles parses (or takes from the shared cache) the files of p. For a
+// root, files inside the repository become srcFiles with their syntax
+// errors (reported, except in testdata, which the syntax-only path
+// indexes), and unreadable ones are noted.
+func (r *goRun) parseFiles(p *gpkg) *pkgSources {
+	src := &pkgSources{errs: fileMessages{}}
 	for _, f := range p.meta.GoFiles {
 		e := r.parse(f)
 		rel, inRepo := r.rel(f)
@@ -217,27 +257,36 @@ func (r *goRun) checkOne(p *gpkg) {
 		if e.file == nil {
 			continue
 		}
-		files = append(files, e.file)
+		src.files = append(src.files, e.file)
 		for _, imp := range e.file.Imports {
-			cgo = cgo || imp.Path.Value == `"C"`
+			src.cgo = src.cgo || imp.Path.Value == `"C"`
 		}
-		if p.root && inRepo {
-			sf := &srcFile{
-				rel: rel, ast: e.file, hash: e.hash, size: e.size, lines: e.lines,
-				test: strings.HasSuffix(rel, "_test.go"), generated: e.generated, testdata: isTestdata(rel),
-			}
-			for _, msg := range e.errs {
-				if p.testdata {
-					p.failed = true // reported by the syntax-only path
-					continue
-				}
-				sf.errors = append(sf.errors, trimFilePrefix(msg, f, rel))
-				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
-			}
-			srcs = append(srcs, sf)
+		if !p.root || !inRepo {
+			continue
 		}
+		sf := &srcFile{
+			rel: rel, ast: e.file, hash: e.hash, size: e.size, lines: e.lines,
+			test: strings.HasSuffix(rel, "_test.go"), generated: e.generated, testdata: isTestdata(rel),
+		}
+		for _, msg := range e.errs {
+			if p.testdata {
+				p.failed = true // reported by the syntax-only path
+				continue
+			}
+			sf.errors = append(sf.errors, trimFilePrefix(msg, f, rel))
+			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
+		}
+		src.srcs = append(src.srcs, sf)
 	}
-	conf := types.Config{
+	return src
+}
+
+// typesConfig is the type checker's configuration for p: imports resolve
+// to the packages go list named, already checked; a dependency is checked
+// without bodies and its errors ignored; a root's errors are reported and
+// kept by file in src.errs.
+func (r *goRun) typesConfig(p *gpkg, src *pkgSources) types.Config {
+	return types.Config{
 		Importer: importerFunc(func(path string) (*types.Package, error) {
 			if path == "unsafe" {
 				return types.Unsafe, nil
@@ -255,94 +304,50 @@ func (r *goRun) checkOne(p *gpkg) {
 		IgnoreFuncBodies: !p.root,
 		Sizes:            r.sizes,
 		Error: func(err error) {
-			if !p.root {
-				return
+			if p.root {
+				r.typeError(p, src, err)
 			}
-			if p.testdata {
-				p.failed = true // testdata is often broken on purpose: indexed from syntax, not reported
-				return
-			}
-			var te types.Error
-			if !errors.As(err, &te) {
-				r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
-				return
-			}
-			if cgo && strings.Contains(te.Msg, "invalid type") {
-				// C types are opaque without running cgo (FakeImportC):
-				// errors about them are artifacts of indexing, not of the code.
-				return
-			}
-			pos := te.Fset.PositionFor(te.Pos, false)
-			rel, _ := r.rel(pos.Filename)
-			where := fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
-			msg := strings.TrimSpace(te.Msg) // continuation lines ("\tother declaration of X") start with a tab
-			fileErrs[rel] = append(fileErrs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, msg))
-			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
 		},
 	}
-	var info *types.Info
-	if p.root {
-		info = &types.Info{
-			Defs:       map[*ast.Ident]types.Object{},
-			Uses:       map[*ast.Ident]types.Object{},
-			Selections: map[*ast.SelectorExpr]*types.Selection{},
-		}
-	}
-	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, files, info)
-	if p.key != "" {
-		tpkg = depCacheAdd(p.key, tpkg)
-	}
-	p.tpkg = tpkg
-	r.checkNS.Add(int64(time.Since(start)))
-	if !p.root || p.failed {
+}
+
+// typeError reports one type error of root p.
+func (r *goRun) typeError(p *gpkg, src *pkgSources, err error) {
+	if p.testdata {
+		p.failed = true // testdata is often broken on purpose: indexed from syntax, not reported
 		return
 	}
-	if len(srcs) == 0 {
-		return // every file vanished: nothing to own the package
+	var te types.Error
+	if !errors.As(err, &te) {
+		r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
+		return
 	}
+	if src.cgo && strings.Contains(te.Msg, "invalid type") {
+		// C types are opaque without running cgo (FakeImportC):
+		// errors about them are artifacts of indexing, not of the code.
+		return
+	}
+	pos := te.Fset.PositionFor(te.Pos, false)
+	rel, _ := r.rel(pos.Filename)
+	where := fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
+	msg := strings.TrimSpace(te.Msg) // continuation lines ("\tother declaration of X") start with a tab
+	src.errs[rel] = append(src.errs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, msg))
+	r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
+}
+
+// extractRoot extracts a checked root package: its files' owners and the
+// package owner (its module node), emitted for writing, and its method
+// sets and external interfaces, kept for the implements pass.
+func (r *goRun) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, src *pkgSources) {
 	t1 := time.Now()
-	for _, sf := range srcs {
-		sf.errors = append(sf.errors, fileErrs[sf.rel]...)
+	for _, sf := range src.srcs {
+		sf.errors = append(sf.errors, src.errs[sf.rel]...)
 	}
 	x := &goExtractor{fset: r.fset, pkg: tpkg, info: info, inRepo: r.isRepo}
-	x.extract(srcs)
+	x.extract(src.srcs)
 	exts := x.externals()
 	sets := methodSets(tpkg)
-	mod := graphdb.Node{
-		ID: pkgID(tpkg.Path()), Kind: graphdb.KindModule, SubKind: "package", Name: tpkg.Name(),
-		QName: tpkg.Path(), Language: "go", Signature: "package " + tpkg.Name(),
-		Exported: true, Attrs: map[string]string{},
-	}
-	if len(srcs) > 0 {
-		mod.File = dirOf(srcs[0].rel)
-		mod.Loc = mod.File
-	}
-	allTest := len(srcs) > 0
-	for _, sf := range srcs {
-		allTest = allTest && sf.test
-		if mod.Doc == "" && sf.ast.Doc != nil && !sf.test {
-			mod.Doc = docLine(sf.ast.Doc)
-		}
-	}
-	mod.Test = allTest
-	mod.Testdata = p.testdata
-	if len(sets) > 0 {
-		mod.Attrs[attrMethodSets] = encodeMethodSets(tpkg.Path(), sets)
-	}
-	if len(exts) > 0 {
-		mod.Attrs[attrExtIfaces] = encodeExternals(exts)
-	}
-	if len(x.embeds) > 0 {
-		var es []string
-		for e := range x.embeds {
-			es = append(es, e)
-		}
-		sort.Strings(es)
-		mod.Attrs[attrEmbeds] = strings.Join(es, ",")
-	}
-	if len(mod.Attrs) == 0 {
-		mod.Attrs = nil
-	}
+	mod := packageNode(tpkg, src.srcs, p.testdata, sets, exts, x.embeds)
 	r.extractNS.Add(int64(time.Since(t1)))
 	owner := fileResult{rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, nodes: []graphdb.Node{mod}}
 	r.emit(owner)
@@ -358,6 +363,46 @@ func (r *goRun) checkOne(p *gpkg) {
 	n := r.doneRoots
 	r.mu.Unlock()
 	r.j.progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
+}
+
+// packageNode is the module node of a Go package (srcs: its files, at
+// least one): its doc, whether it is test-only or testdata, and in Attrs
+// its method sets, the external interfaces it uses and its embed patterns.
+func packageNode(tpkg *types.Package, srcs []*srcFile, testdata bool, sets []methodSet, exts []extIface, embeds map[string]bool) graphdb.Node {
+	mod := graphdb.Node{
+		ID: pkgID(tpkg.Path()), Kind: graphdb.KindModule, SubKind: "package", Name: tpkg.Name(),
+		QName: tpkg.Path(), Language: "go", Signature: "package " + tpkg.Name(),
+		Exported: true, Attrs: map[string]string{},
+	}
+	mod.File = dirOf(srcs[0].rel)
+	mod.Loc = mod.File
+	allTest := true
+	for _, sf := range srcs {
+		allTest = allTest && sf.test
+		if mod.Doc == "" && sf.ast.Doc != nil && !sf.test {
+			mod.Doc = docLine(sf.ast.Doc)
+		}
+	}
+	mod.Test = allTest
+	mod.Testdata = testdata
+	if len(sets) > 0 {
+		mod.Attrs[attrMethodSets] = encodeMethodSets(tpkg.Path(), sets)
+	}
+	if len(exts) > 0 {
+		mod.Attrs[attrExtIfaces] = encodeExternals(exts)
+	}
+	if len(embeds) > 0 {
+		var es []string
+		for e := range embeds {
+			es = append(es, e)
+		}
+		sort.Strings(es)
+		mod.Attrs[attrEmbeds] = strings.Join(es, ",")
+	}
+	if len(mod.Attrs) == 0 {
+		mod.Attrs = nil
+	}
+	return mod
 }
 
 func (r *goRun) isRepo(pkgPath string) bool { return r.inRepo[pkgPath] }

@@ -49,6 +49,14 @@ type Options struct {
 	// ListTimeout bounds each `go list` run (0: DefaultListTimeout); one
 	// that runs longer is stopped with its children and the run fails.
 	ListTimeout time.Duration
+	// Written, when set, receives each owner the run writes with its
+	// nodes (and each owner it deletes, with none), once the transaction
+	// accepted it, from one goroutine, in write order; the nodes are the
+	// callee's to keep. Nothing is visible
+	// in the store before Run returns: a run that fails wrote nothing.
+	// (relay index hands them to the search index of a new store, which
+	// then need not read them back.)
+	Written func(owner graphdb.FileRecord, nodes []graphdb.Node)
 }
 
 // DefaultListTimeout is the default Options.ListTimeout: far above what
@@ -155,201 +163,27 @@ func (d Diagnostic) String() string {
 // cancelled leaves the previous graph untouched. A second run re-extracts
 // only the packages whose files changed (by content hash); a run with no
 // change loads nothing and writes nothing.
+//
+// Its steps (methods of runner): scan the tree, plan what each frontend
+// re-extracts and which owners go, write through one transaction, commit
+// with the format versions, and summarize.
 func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
-	start := time.Now()
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	root, err := checkRoot(opts.Root)
+	r, err := newRunner(st, opts)
 	if err != nil {
 		return Summary{}, err
 	}
-	workers := defaultWorkers(opts.Workers)
-	sum := Summary{Phases: map[string]time.Duration{}}
-	var diagMu sync.Mutex
-	diag := func(d Diagnostic) {
-		diagMu.Lock()
-		sum.Errors = append(sum.Errors, d)
-		diagMu.Unlock()
+	defer r.prog.close()
+	if err := r.scan(ctx); err != nil {
+		return Summary{}, err
 	}
-
-	// Progress goes through one goroutine.
-	progCh := make(chan Progress, 64)
-	progDone := make(chan struct{})
-	go func() {
-		defer close(progDone)
-		for p := range progCh {
-			if opts.Progress != nil {
-				opts.Progress(p)
-			}
-		}
-	}()
-	progClosed := false
-	closeProgress := func() {
-		if !progClosed {
-			progClosed = true
-			close(progCh)
-			<-progDone
-		}
-	}
-	defer closeProgress()
-	progress := func(p Progress) { progCh <- p }
-
-	t0 := time.Now()
-	tree, err := scan(ctx, root, workers)
+	defer r.tree.rf.close()
+	work, err := r.plan(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
-	defer tree.rf.close()
-	note := func(d Diagnostic) {
-		diagMu.Lock()
-		sum.Notes = append(sum.Notes, d)
-		diagMu.Unlock()
-	}
-	for _, n := range tree.notes {
-		note(n)
-	}
-	sum.Phases["scan"] = time.Since(t0)
-	progress(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
-
-	records, err := st.Files(ctx)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read stored files: %w", err)
-	}
-	version, err := st.Meta(ctx, MetaVersion)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read index version: %w", err)
-	}
-	config, err := st.Meta(ctx, MetaConfig)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read index config: %w", err)
-	}
-	full := opts.Full || version != FormatVersion || config != tree.config
-	if !opts.Full && full && version != "" {
-		log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != tree.config)
-	}
-
-	pyVersion, err := st.Meta(ctx, MetaPyVersion)
-	if err != nil {
-		return Summary{}, fmt.Errorf("read index version: %w", err)
-	}
-	pyFull := opts.Full || pyVersion != PyFormatVersion
-	listTimeout := opts.ListTimeout
-	if listTimeout <= 0 {
-		listTimeout = DefaultListTimeout
-	}
-	goFE := &goFrontend{log: log, listTimeout: listTimeout}
-	pyFE := &pyFrontend{log: log}
-	newJob := func(fe frontend, files map[string]*diskFile, full bool) *job {
-		j := &job{
-			tree: tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-			full: full, workers: workers, reader: st, progress: progress, diag: diag, note: note,
-		}
-		for _, rec := range records {
-			if rec.Language == fe.language() {
-				j.stored[rec.Path] = rec
-			}
-		}
-		for rel, df := range files {
-			if df.err != nil {
-				note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
-				delete(files, rel)
-				continue
-			}
-			if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
-				j.changed[rel] = true
-			}
-		}
-		for p, rec := range j.stored {
-			if !rec.IsPseudo() && files[p] == nil {
-				j.deleted[p] = true
-			}
-		}
-		return j
-	}
-	goJob := newJob(goFE, tree.files, full)
-	pyJob := newJob(pyFE, tree.py, pyFull)
-	var gone []string
-	type step struct {
-		fe frontend
-		j  *job
-	}
-	var steps []step
-	langs, err := planLangs(ctx, st, tree, opts.Full, log, note)
-	if err != nil {
-		return Summary{}, err
-	}
-	sum.Languages = map[string]int{}
-	sum.Units = map[string]int{}
-	if tree.hasGo() {
-		steps = append(steps, step{goFE, goJob})
-		for p := range goJob.deleted {
-			gone = append(gone, p)
-		}
-	} else {
-		// No Go left: drop every Go owner, pseudo-owners included.
-		for p := range goJob.stored {
-			gone = append(gone, p)
-		}
-	}
-	if len(tree.py) > 0 {
-		steps = append(steps, step{pyFE, pyJob})
-		for p := range pyJob.deleted {
-			gone = append(gone, p)
-		}
-	} else {
-		for p := range pyJob.stored {
-			gone = append(gone, p)
-		}
-	}
-	for i := range langs {
-		lr := &langs[i]
-		if lr.fe == nil {
-			continue // unavailable in this build: the stored records stay
-		}
-		lr.j = newJob(lr.fe, tree.langs[lr.idx], lr.full)
-		if len(tree.langs[lr.idx]) == 0 {
-			for p := range lr.j.stored {
-				gone = append(gone, p)
-			}
-			continue
-		}
-		lr.j.configs = tree.langConfigs[lr.idx]
-		lr.j.configHash = configHash(tree, lr.idx)
-		steps = append(steps, step{lr.fe, lr.j})
-		for p := range lr.j.deleted {
-			gone = append(gone, p)
-		}
-	}
-	sort.Strings(gone)
-	work := len(gone) > 0 || full && tree.hasGo() || pyFull && len(tree.py) > 0
-	for _, lr := range langs {
-		if lr.fe == nil {
-			continue // noted by planLangs
-		}
-		sum.Files += len(tree.langs[lr.idx])
-		if len(tree.langs[lr.idx]) > 0 {
-			sum.Languages[lr.l.title] = len(tree.langs[lr.idx])
-			work = work || lr.full || lr.j.stored[lr.l.configOwner].Hash != lr.j.configHash
-		}
-	}
-	for _, s := range steps {
-		work = work || len(s.j.changed) > 0
-	}
-	sum.Files += len(tree.files) + len(tree.py)
 	if !work {
-		sum.Unchanged = true
-		sum.Notes = uniqueNotes(sum.Notes)
-		if sum.Stats, err = st.Stats(ctx); err != nil {
-			return Summary{}, fmt.Errorf("read stats: %w", err)
-		}
-		sum.Duration = time.Since(start)
-		log.Debug("index unchanged", "files", sum.Files, "dur", sum.Duration)
-		return sum, nil
+		return r.unchanged(ctx)
 	}
-	log.Debug("index plan", "full", full, "go_changed", len(goJob.changed), "py_changed", len(pyJob.changed), "deleted", len(gone))
-
 	tx, err := st.Begin(ctx)
 	if err != nil {
 		return Summary{}, fmt.Errorf("begin index transaction: %w", err)
@@ -360,152 +194,476 @@ func Run(ctx context.Context, st graphdb.Store, opts Options) (Summary, error) {
 			_ = tx.Rollback()
 		}
 	}()
+	if err := r.write(ctx, tx); err != nil {
+		return Summary{}, err
+	}
+	if err := r.commit(ctx, tx); err != nil {
+		return Summary{}, err
+	}
+	committed = true
+	return r.summarize(ctx)
+}
 
-	// One writer goroutine owns the transaction: every write, deletions
-	// included, goes through it in order.
-	var writeDur time.Duration
-	var written []string
-	var writeErr error
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type writeOp struct {
-		res     fileResult
-		del     bool     // a deletion batch instead of res
-		deletes []string // for del
+// runner carries one Run through its steps.
+type runner struct {
+	st      graphdb.Store
+	opts    Options
+	log     *slog.Logger
+	root    string
+	workers int
+	start   time.Time
+	prog    *progressPump
+
+	mu  sync.Mutex // guards sum.Errors and sum.Notes, added from many goroutines
+	sum Summary
+
+	tree   *tree
+	full   bool // Go runs in full
+	pyFull bool // Python runs in full
+	goJob  *job
+	pyJob  *job
+	langs  []langRun
+	steps  []runStep // the frontends that run, in order
+	gone   []string  // owners deleted before anything is written, sorted
+
+	results  []done   // by steps
+	written  []string // owners written
+	writeDur time.Duration
+}
+
+// runStep is one frontend with its job.
+type runStep struct {
+	fe frontend
+	j  *job
+}
+
+func newRunner(st graphdb.Store, opts Options) (*runner, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	ops := make(chan writeOp, 64)
-	wdone := make(chan struct{})
-	go func() {
-		defer close(wdone)
-		for op := range ops {
-			if writeErr != nil {
-				continue
-			}
-			t := time.Now()
-			if op.del {
-				for _, p := range op.deletes {
-					if err := tx.DeleteFile(wctx, p); err != nil {
-						writeErr = fmt.Errorf("delete %s: %w", p, err)
-						cancel()
-						break
-					}
-				}
-			} else {
-				fr := op.res
-				if err := tx.ReplaceFile(wctx, fr.rec, fr.nodes, fr.edges); err != nil {
-					writeErr = fmt.Errorf("write %s: %w", fr.rec.Path, err)
-					cancel()
-				}
-				written = append(written, fr.rec.Path)
-			}
-			writeDur += time.Since(t)
-		}
-	}()
-	send := func(op writeOp) {
-		select {
-		case ops <- op:
-		case <-wctx.Done():
+	root, err := checkRoot(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{
+		st: st, opts: opts, log: log, root: root, workers: defaultWorkers(opts.Workers), start: time.Now(),
+		prog: startProgress(opts.Progress), sum: Summary{Phases: map[string]time.Duration{}},
+	}, nil
+}
+
+// diag records a list, parse or type error (Summary.Errors).
+func (r *runner) diag(d Diagnostic) {
+	r.mu.Lock()
+	r.sum.Errors = append(r.sum.Errors, d)
+	r.mu.Unlock()
+}
+
+// note records a file not indexed (Summary.Notes).
+func (r *runner) note(d Diagnostic) {
+	r.mu.Lock()
+	r.sum.Notes = append(r.sum.Notes, d)
+	r.mu.Unlock()
+}
+
+// scan walks the repository.
+func (r *runner) scan(ctx context.Context) error {
+	t0 := time.Now()
+	tree, err := scan(ctx, r.root, r.workers)
+	if err != nil {
+		return err
+	}
+	r.tree = tree
+	for _, n := range tree.notes {
+		r.note(n)
+	}
+	r.sum.Phases["scan"] = time.Since(t0)
+	r.prog.send(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
+	return nil
+}
+
+// plan compares the tree with the store's records and versions: it makes
+// each language's job (changed and deleted files), the frontends to run and
+// the owners to delete, and reports whether there is anything to do.
+func (r *runner) plan(ctx context.Context) (work bool, err error) {
+	records, err := r.st.Files(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read stored files: %w", err)
+	}
+	version, err := r.st.Meta(ctx, MetaVersion)
+	if err != nil {
+		return false, fmt.Errorf("read index version: %w", err)
+	}
+	config, err := r.st.Meta(ctx, MetaConfig)
+	if err != nil {
+		return false, fmt.Errorf("read index config: %w", err)
+	}
+	r.full = r.opts.Full || version != FormatVersion || config != r.tree.config
+	if !r.opts.Full && r.full && version != "" {
+		r.log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != r.tree.config)
+	}
+	pyVersion, err := r.st.Meta(ctx, MetaPyVersion)
+	if err != nil {
+		return false, fmt.Errorf("read index version: %w", err)
+	}
+	r.pyFull = r.opts.Full || pyVersion != PyFormatVersion
+	listTimeout := r.opts.ListTimeout
+	if listTimeout <= 0 {
+		listTimeout = DefaultListTimeout
+	}
+	goFE := &goFrontend{log: r.log, listTimeout: listTimeout}
+	pyFE := &pyFrontend{log: r.log}
+	r.goJob = r.newJob(records, goFE, r.tree.files, r.full)
+	r.pyJob = r.newJob(records, pyFE, r.tree.py, r.pyFull)
+	if r.langs, err = planLangs(ctx, r.st, r.tree, r.opts.Full, r.log, r.note); err != nil {
+		return false, err
+	}
+	r.planSteps(records, goFE, pyFE)
+	work = r.countFiles()
+	for _, s := range r.steps {
+		work = work || len(s.j.changed) > 0
+	}
+	r.log.Debug("index plan", "full", r.full, "go_changed", len(r.goJob.changed), "py_changed", len(r.pyJob.changed), "deleted", len(r.gone))
+	return work, nil
+}
+
+// newJob makes the job of frontend fe over files (this language's files on
+// disk): files that cannot be read are noted and dropped, a file whose
+// hash differs from its record (or every file, when full) is changed, a
+// record whose file is gone is deleted.
+func (r *runner) newJob(records []graphdb.FileRecord, fe frontend, files map[string]*diskFile, full bool) *job {
+	j := &job{
+		tree: r.tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
+		full: full, workers: r.workers, reader: r.st, progress: r.prog.send, diag: r.diag, note: r.note,
+	}
+	for _, rec := range records {
+		if rec.Language == fe.language() {
+			j.stored[rec.Path] = rec
 		}
 	}
-	emit := func(fr fileResult) { send(writeOp{res: fr}) }
+	for rel, df := range files {
+		if df.err != nil {
+			r.note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
+			delete(files, rel)
+			continue
+		}
+		if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
+			j.changed[rel] = true
+		}
+	}
+	for p, rec := range j.stored {
+		if !rec.IsPseudo() && files[p] == nil {
+			j.deleted[p] = true
+		}
+	}
+	return j
+}
+
+// planSteps lists the frontends that run (Go, Python, then the registered
+// languages present) and the owners to delete: the deleted files of each,
+// and every record of a language no longer in the tree.
+func (r *runner) planSteps(records []graphdb.FileRecord, goFE, pyFE frontend) {
+	var gone []string
+	if r.tree.hasGo() {
+		r.steps = append(r.steps, runStep{goFE, r.goJob})
+		for p := range r.goJob.deleted {
+			gone = append(gone, p)
+		}
+	} else {
+		// No Go left: drop every Go owner, pseudo-owners included.
+		for p := range r.goJob.stored {
+			gone = append(gone, p)
+		}
+	}
+	if len(r.tree.py) > 0 {
+		r.steps = append(r.steps, runStep{pyFE, r.pyJob})
+		for p := range r.pyJob.deleted {
+			gone = append(gone, p)
+		}
+	} else {
+		for p := range r.pyJob.stored {
+			gone = append(gone, p)
+		}
+	}
+	for i := range r.langs {
+		lr := &r.langs[i]
+		if lr.fe == nil {
+			continue // unavailable in this build: the stored records stay
+		}
+		lr.j = r.newJob(records, lr.fe, r.tree.langs[lr.idx], lr.full)
+		if len(r.tree.langs[lr.idx]) == 0 {
+			for p := range lr.j.stored {
+				gone = append(gone, p)
+			}
+			continue
+		}
+		lr.j.configs = r.tree.langConfigs[lr.idx]
+		lr.j.configHash = configHash(r.tree, lr.idx)
+		r.steps = append(r.steps, runStep{lr.fe, lr.j})
+		for p := range lr.j.deleted {
+			gone = append(gone, p)
+		}
+	}
+	sort.Strings(gone)
+	r.gone = gone
+}
+
+// countFiles fills Summary.Files and Languages, and reports whether the
+// run has work besides changed files: owners to delete, a language whose
+// format or configuration changed.
+func (r *runner) countFiles() (work bool) {
+	t := r.tree
+	work = len(r.gone) > 0 || r.full && t.hasGo() || r.pyFull && len(t.py) > 0
+	r.sum.Languages = map[string]int{}
+	r.sum.Units = map[string]int{}
+	for _, lr := range r.langs {
+		if lr.fe == nil {
+			continue // noted by planLangs
+		}
+		r.sum.Files += len(t.langs[lr.idx])
+		if len(t.langs[lr.idx]) > 0 {
+			r.sum.Languages[lr.l.title] = len(t.langs[lr.idx])
+			work = work || lr.full || lr.j.stored[lr.l.configOwner].Hash != lr.j.configHash
+		}
+	}
+	r.sum.Files += len(t.files) + len(t.py)
+	return work
+}
+
+// unchanged is the summary of a run with nothing to do.
+func (r *runner) unchanged(ctx context.Context) (Summary, error) {
+	sum := r.sum
+	sum.Unchanged = true
+	sum.Notes = uniqueNotes(sum.Notes)
+	var err error
+	if sum.Stats, err = r.st.Stats(ctx); err != nil {
+		return Summary{}, fmt.Errorf("read stats: %w", err)
+	}
+	sum.Duration = time.Since(r.start)
+	r.log.Debug("index unchanged", "files", sum.Files, "dur", sum.Duration)
+	return sum, nil
+}
+
+// write runs the frontends in order, streaming their owners into tx
+// through one writer goroutine; the owners in r.gone are deleted first.
+func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
+	w := startWriter(ctx, tx, r.opts.Written)
 	rewrite := func(paths []string) error {
 		if len(paths) > 0 {
-			send(writeOp{del: true, deletes: paths})
+			w.send(writeOp{del: true, deletes: paths})
 		}
-		return wctx.Err()
+		return w.ctx.Err()
 	}
-	send(writeOp{del: true, deletes: gone})
-
+	w.send(writeOp{del: true, deletes: r.gone})
 	var ferr error
-	var results []done
-	for _, s := range steps {
+	for _, s := range r.steps {
 		s.j.rewrite = rewrite
-		res, err := s.fe.index(wctx, s.j, emit)
+		res, err := s.fe.index(w.ctx, s.j, w.emit)
 		for _, g := range res.global {
-			emit(g)
+			w.emit(g)
 		}
 		if len(res.remove) > 0 {
-			send(writeOp{del: true, deletes: res.remove})
+			w.send(writeOp{del: true, deletes: res.remove})
 		}
-		results = append(results, res)
+		r.results = append(r.results, res)
 		if err != nil {
 			ferr = fmt.Errorf("index %s: %w", s.fe.language(), err)
 			break
 		}
 	}
-	close(ops)
-	<-wdone
-	if writeErr != nil {
-		return Summary{}, writeErr
+	if err := w.finish(); err != nil {
+		return err
 	}
+	r.written, r.writeDur = w.written, w.dur
 	if ferr != nil {
-		return Summary{}, ferr
+		return ferr
 	}
-	if err := ctx.Err(); err != nil {
-		return Summary{}, err
-	}
+	return ctx.Err()
+}
+
+// commit records the format versions and the configuration hash, and
+// commits tx.
+func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
 	if err := tx.SetMeta(ctx, MetaVersion, FormatVersion); err != nil {
-		return Summary{}, fmt.Errorf("write index version: %w", err)
+		return fmt.Errorf("write index version: %w", err)
 	}
-	if err := tx.SetMeta(ctx, MetaConfig, tree.config); err != nil {
-		return Summary{}, fmt.Errorf("write index config: %w", err)
+	if err := tx.SetMeta(ctx, MetaConfig, r.tree.config); err != nil {
+		return fmt.Errorf("write index config: %w", err)
 	}
 	if err := tx.SetMeta(ctx, MetaPyVersion, PyFormatVersion); err != nil {
-		return Summary{}, fmt.Errorf("write index version: %w", err)
+		return fmt.Errorf("write index version: %w", err)
 	}
-	for _, lr := range langs {
+	for _, lr := range r.langs {
 		if lr.fe == nil {
 			continue
 		}
 		if err := tx.SetMeta(ctx, langMetaKey(lr.l), lr.l.version); err != nil {
-			return Summary{}, fmt.Errorf("write index version: %w", err)
+			return fmt.Errorf("write index version: %w", err)
 		}
 	}
-	progress(Progress{Phase: "commit"})
+	r.prog.send(Progress{Phase: "commit"})
 	tc := time.Now()
 	if err := tx.Commit(); err != nil {
-		return Summary{}, fmt.Errorf("commit index: %w", err)
+		return fmt.Errorf("commit index: %w", err)
 	}
-	committed = true
-	sum.Phases["commit"] = time.Since(tc)
-	sum.Phases["write"] = writeDur
-	for i, res := range results {
+	r.sum.Phases["commit"] = time.Since(tc)
+	r.sum.Phases["write"] = r.writeDur
+	return nil
+}
+
+// summarize completes the Summary of a run that committed.
+func (r *runner) summarize(ctx context.Context) (Summary, error) {
+	sum, tree := r.sum, r.tree
+	for i, res := range r.results {
 		for k, v := range res.phases {
 			sum.Phases[k] += time.Duration(v)
 		}
-		switch lang := steps[i].fe.language(); {
+		switch lang := r.steps[i].fe.language(); {
 		case lang == "python":
 			sum.Modules = res.packages
 		case lang == "go":
 			sum.Packages = res.packages
 		default:
-			for _, lr := range langs {
+			for _, lr := range r.langs {
 				if lr.l.name == lang {
 					sum.Units[lr.l.title] = res.packages
 				}
 			}
 		}
 	}
-	for _, p := range written {
+	for _, p := range r.written {
 		if tree.files[p] != nil || tree.py[p] != nil || inLangs(tree, p) {
 			sum.Changed++
 		}
 	}
-	sum.Deleted = len(goJob.deleted) + len(pyJob.deleted)
-	for _, lr := range langs {
+	sum.Deleted = len(r.goJob.deleted) + len(r.pyJob.deleted)
+	for _, lr := range r.langs {
 		if lr.j != nil {
 			sum.Deleted += len(lr.j.deleted)
 		}
 	}
 	sum.Python = len(tree.py)
-	if sum.Stats, err = st.Stats(ctx); err != nil {
+	var err error
+	if sum.Stats, err = r.st.Stats(ctx); err != nil {
 		return Summary{}, fmt.Errorf("read stats: %w", err)
 	}
 	sortDiagnostics(sum.Errors)
 	sum.Notes = uniqueNotes(sum.Notes)
-	sum.Duration = time.Since(start)
-	closeProgress()
-	log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
+	sum.Duration = time.Since(r.start)
+	r.prog.close()
+	r.log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
 		"errors", len(sum.Errors), "dur", sum.Duration)
 	return sum, nil
+}
+
+// progressPump hands progress to Options.Progress from one goroutine.
+type progressPump struct {
+	ch     chan Progress
+	done   chan struct{}
+	closed bool
+}
+
+func startProgress(fn func(Progress)) *progressPump {
+	p := &progressPump{ch: make(chan Progress, 64), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for ev := range p.ch {
+			if fn != nil {
+				fn(ev)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progressPump) send(ev Progress) { p.ch <- ev }
+
+// close waits until every event sent was handed over; only Run's
+// goroutine calls it, after the frontends are done.
+func (p *progressPump) close() {
+	if !p.closed {
+		p.closed = true
+		close(p.ch)
+		<-p.done
+	}
+}
+
+// writeOp is one write of the run: an owner, or a batch of deletions.
+type writeOp struct {
+	res     fileResult
+	del     bool     // a deletion batch instead of res
+	deletes []string // for del
+}
+
+// txWriter is the one goroutine that owns the transaction: every write,
+// deletions included, goes through it in order. Its first error cancels
+// ctx, which stops the frontends.
+type txWriter struct {
+	tx      graphdb.Tx
+	ctx     context.Context
+	cancel  context.CancelFunc
+	ops     chan writeOp
+	done    chan struct{}
+	err     error
+	dur     time.Duration                            // inside the store
+	written []string                                 // owners written
+	onWrite func(graphdb.FileRecord, []graphdb.Node) // Options.Written
+}
+
+func startWriter(ctx context.Context, tx graphdb.Tx, onWrite func(graphdb.FileRecord, []graphdb.Node)) *txWriter {
+	w := &txWriter{tx: tx, ops: make(chan writeOp, 64), done: make(chan struct{}), onWrite: onWrite}
+	w.ctx, w.cancel = context.WithCancel(ctx)
+	go w.loop()
+	return w
+}
+
+func (w *txWriter) loop() {
+	defer close(w.done)
+	for op := range w.ops {
+		if w.err != nil {
+			continue
+		}
+		t := time.Now()
+		if op.del {
+			for _, p := range op.deletes {
+				if err := w.tx.DeleteFile(w.ctx, p); err != nil {
+					w.err = fmt.Errorf("delete %s: %w", p, err)
+					w.cancel()
+					break
+				}
+				if w.onWrite != nil {
+					w.onWrite(graphdb.FileRecord{Path: p}, nil)
+				}
+			}
+		} else {
+			fr := op.res
+			if err := w.tx.ReplaceFile(w.ctx, fr.rec, fr.nodes, fr.edges); err != nil {
+				w.err = fmt.Errorf("write %s: %w", fr.rec.Path, err)
+				w.cancel()
+			} else if w.onWrite != nil {
+				w.onWrite(fr.rec, fr.nodes)
+			}
+			w.written = append(w.written, fr.rec.Path)
+		}
+		w.dur += time.Since(t)
+	}
+}
+
+// send queues op, unless the run was cancelled or a write failed.
+func (w *txWriter) send(op writeOp) {
+	select {
+	case w.ops <- op:
+	case <-w.ctx.Done():
+	}
+}
+
+// emit queues one owner; frontends call it from many goroutines.
+func (w *txWriter) emit(fr fileResult) { w.send(writeOp{res: fr}) }
+
+// finish waits for the queued writes and returns the first error.
+func (w *txWriter) finish() error {
+	close(w.ops)
+	<-w.done
+	w.cancel()
+	return w.err
 }

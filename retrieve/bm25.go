@@ -3,6 +3,7 @@ package retrieve
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -43,38 +44,52 @@ type posting struct {
 }
 
 // lexBuilder accumulates raw postings; docs may arrive in any order (new
-// chunks are tokenized, unchanged ones imported from the previous index)
-// and finish sorts and encodes them.
+// chunks are tokenized per block of files, see fileCounter, unchanged ones
+// imported from the previous index) and finish sorts and encodes them.
 type lexBuilder struct {
-	post   map[string][]posting
+	ids    map[string]int32 // term → index in terms and post
+	terms  []string
+	post   [][]posting
 	docLen []float32
+	// What add and addDoc tokenize, merged by finish.
+	vocab   *vocab
+	own     *docCounter
+	scratch []int32
 }
 
 func newLexBuilder() *lexBuilder {
-	return &lexBuilder{post: map[string][]posting{}}
+	return &lexBuilder{ids: map[string]int32{}}
+}
+
+// termIndex returns the index of term t in b.terms and b.post, adding it.
+func (b *lexBuilder) termIndex(t string) int32 {
+	id, ok := b.ids[t]
+	if !ok {
+		id = int32(len(b.terms))
+		b.ids[t] = id
+		b.terms = append(b.terms, t)
+		b.post = append(b.post, nil)
+	}
+	return id
 }
 
 // add indexes t as the next document.
 func (b *lexBuilder) add(t chunkText) { b.addDoc(int32(len(b.docLen)), t) }
 
-// addDoc tokenizes t as document doc.
+// addDoc tokenizes t as document doc: a term's frequency is its weighted
+// count over the fields (BM25F), and so is the document's length.
 func (b *lexBuilder) addDoc(doc int32, t chunkText) {
-	tf := map[string]float64{}
-	length := 0.0
-	for _, f := range []struct {
-		terms []string
-		w     float64
-	}{{Tokenize(t.name), weightName}, {TokenizePath(t.path), weightPath}, {Tokenize(t.body), weightBody}} {
-		for _, term := range f.terms {
-			tf[term] += f.w
-			length += f.w
-		}
+	if b.own == nil {
+		b.vocab, b.own = newVocab(), &docCounter{}
 	}
-	b.setLen(doc, float32(length))
-	for term, v := range tf {
-		// Quantize as the encoding does, so imported and fresh postings agree.
-		b.post[term] = append(b.post[term], posting{doc: doc, tf: float32(math.Round(v*tfScale)) / tfScale})
-	}
+	b.scratch = b.vocab.appendIDs(b.scratch[:0], t.name)
+	b.own.count(b.scratch, weightName)
+	b.scratch = b.vocab.appendPathIDs(b.scratch[:0], t.path)
+	b.own.count(b.scratch, weightPath)
+	b.scratch = b.vocab.appendIDs(b.scratch[:0], t.body)
+	b.own.count(b.scratch, weightBody)
+	b.own.end(doc)
+	b.setLen(doc, b.own.docLen[doc])
 }
 
 func (b *lexBuilder) setLen(doc int32, l float32) {
@@ -82,6 +97,31 @@ func (b *lexBuilder) setLen(doc int32, l float32) {
 		b.docLen = append(b.docLen, 0)
 	}
 	b.docLen[doc] = l
+}
+
+// merge adds the documents c counted over terms, renumbered by base (c's
+// document d becomes base+d). c's postings are handed over, not copied.
+func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
+	for d, l := range c.docLen {
+		if l != 0 { // a document c did not count (an imported one) stays as it is
+			b.setLen(base+int32(d), l)
+		}
+	}
+	for id, ps := range c.post {
+		if len(ps) == 0 {
+			continue
+		}
+		if base != 0 {
+			for i := range ps {
+				ps[i].doc += base
+			}
+		}
+		if i := b.termIndex(terms[id]); b.post[i] == nil {
+			b.post[i] = ps
+		} else {
+			b.post[i] = append(b.post[i], ps...)
+		}
+	}
 }
 
 // importDocs copies the postings and lengths of old's documents into b,
@@ -94,41 +134,59 @@ func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
 		}
 	}
 	for id, term := range old.Terms {
+		i := int32(-1)
 		for _, p := range old.postings(int32(id)) {
 			if nd := remap[p.doc]; nd >= 0 {
-				b.post[term] = append(b.post[term], posting{doc: nd, tf: p.tf})
+				if i < 0 {
+					i = b.termIndex(term)
+				}
+				b.post[i] = append(b.post[i], posting{doc: nd, tf: p.tf})
 			}
 		}
 	}
 }
 
+// finish sorts the terms and encodes each term's postings, sorted by
+// document, as a varint blob: the terms are split among the cores.
 func (b *lexBuilder) finish() *lexIndex {
+	if b.own != nil {
+		b.merge(b.vocab.terms, b.own, 0)
+		b.vocab, b.own = nil, nil
+	}
 	ix := &lexIndex{DocLen: b.docLen}
-	for t, ps := range b.post {
+	order := make([]int32, 0, len(b.terms))
+	for i, ps := range b.post {
 		if len(ps) > 0 {
-			ix.Terms = append(ix.Terms, t)
+			order = append(order, int32(i))
 		}
 	}
-	sort.Strings(ix.Terms)
-	ix.Blobs = make([][]byte, len(ix.Terms))
-	ix.DF = make([]int32, len(ix.Terms))
-	var buf [2 * binary.MaxVarintLen32]byte
-	for i, t := range ix.Terms {
-		ps := b.post[t]
-		if !slices.IsSortedFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) }) {
-			slices.SortFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) })
-		}
-		blob := make([]byte, 0, len(ps)*3)
-		prev := int32(0)
-		for _, p := range ps {
-			n := binary.PutUvarint(buf[:], uint64(p.doc-prev))
-			n += binary.PutUvarint(buf[n:], uint64(math.Round(float64(p.tf)*tfScale)))
-			blob = append(blob, buf[:n]...)
-			prev = p.doc
-		}
-		ix.Blobs[i] = blob
-		ix.DF[i] = int32(len(ps))
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.terms[x], b.terms[y]) })
+	ix.Terms = make([]string, len(order))
+	ix.Blobs = make([][]byte, len(order))
+	ix.DF = make([]int32, len(order))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf [2 * binary.MaxVarintLen32]byte
+			for k := w * len(order) / workers; k < (w+1)*len(order)/workers; k++ {
+				ps := b.post[order[k]]
+				if !slices.IsSortedFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) }) {
+					slices.SortFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) })
+				}
+				blob := make([]byte, 0, len(ps)*3)
+				prev := int32(0)
+				for _, p := range ps {
+					n := binary.PutUvarint(buf[:], uint64(p.doc-prev))
+					n += binary.PutUvarint(buf[n:], uint64(math.Round(float64(p.tf)*tfScale)))
+					blob = append(blob, buf[:n]...)
+					prev = p.doc
+				}
+				ix.Terms[k], ix.Blobs[k], ix.DF[k] = b.terms[order[k]], blob, int32(len(ps))
+			}
+		})
 	}
+	wg.Wait()
 	total := 0.0
 	for _, l := range b.docLen {
 		total += float64(l)

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -41,6 +44,65 @@ type BuildOptions struct {
 	// Force ignores the previous index and rebuilds everything.
 	Force bool
 	Log   *slog.Logger
+	// Symbols, when set, holds every node of the graph as the graph
+	// indexer wrote them (relay index of a new store collects them): Build
+	// then takes a file's symbols from it instead of querying the graph
+	// once per file.
+	Symbols *Symbols
+}
+
+// Symbols collects the nodes a graph indexer writes that the search index
+// cuts chunks from (functions, methods, types), keeping only the fields a
+// chunk uses. Its Written method is an index.Options.Written.
+type Symbols struct {
+	owners map[string][]graphdb.Node
+}
+
+// NewSymbols returns an empty collection.
+func NewSymbols() *Symbols { return &Symbols{owners: map[string][]graphdb.Node{}} }
+
+// Written records the nodes of an owner written (replacing what it had),
+// or drops them when nodes is empty (an owner deleted). It is not safe for
+// concurrent use.
+func (s *Symbols) Written(owner graphdb.FileRecord, nodes []graphdb.Node) {
+	var keep []graphdb.Node
+	for _, n := range nodes {
+		if chunkKind(n) == "" {
+			continue
+		}
+		n.Attrs = nil // only Synthetic reads them, and synthetic nodes are left out
+		keep = append(keep, n)
+	}
+	if len(keep) == 0 {
+		delete(s.owners, owner.Path)
+		return
+	}
+	s.owners[owner.Path] = keep
+}
+
+// byFile groups the nodes by the file that declares them, each file's in
+// the order of FindSymbols (start line, qualified name, id), which
+// chunkFile keeps among symbols that start on the same line under the
+// same name.
+func (s *Symbols) byFile() map[string][]graphdb.Node {
+	out := map[string][]graphdb.Node{}
+	for _, ns := range s.owners {
+		for _, n := range ns {
+			out[n.File] = append(out[n.File], n)
+		}
+	}
+	for _, ns := range out {
+		slices.SortFunc(ns, func(a, b graphdb.Node) int {
+			if c := cmp.Compare(a.StartLine, b.StartLine); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.QName, b.QName); c != 0 {
+				return c
+			}
+			return strings.Compare(string(a.ID), string(b.ID))
+		})
+	}
+	return out
 }
 
 // BuildStats says what Build did.
@@ -145,10 +207,11 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
-	results, err := chunkFiles(ctx, fsys, r, paths, graphHash, old)
+	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
+	results := ch.files
 	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
 	for i, r := range results {
 		skipped[i], reused[i] = r.skip, r.reused
@@ -167,7 +230,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
 		return old, st, nil
 	}
-	ix, st := assemble(paths, results, old)
+	ix, st := assemble(paths, ch, old)
 	if opts.Embedder != nil {
 		if err := embedChunks(ctx, ix, old, results, opts.Embedder, log, &st); err != nil {
 			return nil, BuildStats{}, err
@@ -207,53 +270,151 @@ func previousIndex(dir string, log *slog.Logger) *diskIndex {
 type chunkedFile struct {
 	key    string
 	chunks []Chunk
-	texts  []chunkText
-	whole  string   // the file's text for the file-level index (capped)
-	lines  []string // for reused files: texts are made only if the index is rebuilt
+	text   string   // the file's text; dropped once tokenized
+	lines  []string // lines.Split(text); kept when the chunks' texts are needed again (embeddings)
 	reused bool
 	skip   bool
 	note   string // why a walked file could not be read
 }
 
-// text returns the indexable text of chunk j, making it from the file's
-// lines for a reused file.
-func (res *chunkedFile) text(j int) chunkText {
-	if res.texts != nil {
-		return res.texts[j]
-	}
+// indexText returns the indexable text of chunk j (for the embeddings).
+func (res *chunkedFile) indexText(j int) chunkText {
 	return textOf(res.chunks[j], res.lines)
 }
 
-// chunkFiles reads and chunks every path in parallel, in paths order.
-func chunkFiles(ctx context.Context, fsys *safefs.Root, r graphdb.Reader, paths []string, graphHash map[string]string, old *diskIndex) ([]chunkedFile, error) {
+// symbolsOf returns the graph nodes declared in a file, in the order of
+// FindSymbols; nodes that make no chunk may be left out.
+type symbolsOf func(ctx context.Context, rel string) ([]graphdb.Node, error)
+
+// symbolSource answers symbolsOf from the nodes collected, or else with
+// one graph query per file.
+func symbolSource(r graphdb.Reader, given *Symbols) symbolsOf {
+	if given == nil {
+		return func(ctx context.Context, rel string) ([]graphdb.Node, error) {
+			return r.FindSymbols(ctx, graphdb.SymbolQuery{File: rel})
+		}
+	}
+	byFile := given.byFile()
+	return func(_ context.Context, rel string) ([]graphdb.Node, error) { return byFile[rel], nil }
+}
+
+// chunkBlock is a run of consecutive walked files, read, chunked and
+// tokenized by one goroutine: its counters number chunks and files from 0
+// at the block's first file, and the merge shifts them into place.
+type chunkBlock struct {
+	first, end int // paths[first:end]
+	count      *fileCounter
+	done       chan struct{} // closed when the goroutine is through
+}
+
+// blockSize is how many files one goroutine takes at a time: enough blocks
+// to keep every core busy to the end, few enough that merging their
+// vocabularies stays cheap.
+func blockSize(files, workers int) int {
+	return min(max(files/(16*workers), 16), 512)
+}
+
+// importable reports whether the previous index's postings can be taken
+// over for the files that did not change.
+func importable(old *diskIndex) bool {
+	return old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files)
+}
+
+// chunked is what chunkFiles returns: the files in paths order, and the
+// chunk and whole-file postings of those it tokenized, numbered as
+// assemble numbers chunks and files.
+type chunked struct {
+	files     []chunkedFile
+	lex, flex *lexBuilder
+}
+
+// chunkFiles reads, chunks and tokenizes every path, in blocks of
+// consecutive files spread over the cores, and merges each block's
+// postings as soon as the blocks before it are merged. The chunks of a
+// file whose content and graph record did not change are taken from old,
+// and so are its postings (assemble imports them) when old's are usable.
+// keepLines keeps each file's lines for the embeddings.
+func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) (chunked, error) {
 	oldFiles := map[string]fileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
 			oldFiles[f.Path] = f
 		}
 	}
-	results := make([]chunkedFile, len(paths))
+	imports := importable(old)
+	out := chunked{files: make([]chunkedFile, len(paths)), lex: newLexBuilder(), flex: newLexBuilder()}
+	workers := runtime.GOMAXPROCS(0)
+	size := blockSize(len(paths), workers)
+	var blocks []*chunkBlock
+	for first := 0; first < len(paths); first += size {
+		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter(), done: make(chan struct{})})
+	}
+	merged := make(chan struct{})
+	go func() {
+		defer close(merged)
+		out.mergeBlocks(blocks)
+	}()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, rel := range paths {
+	g.SetLimit(workers)
+	for _, b := range blocks {
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+			defer close(b.done)
+			var chunkNo, fileNo int32
+			var buf []byte
+			for i := b.first; i < b.end; i++ {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, &buf)
+				if err != nil {
+					return err
+				}
+				if !res.skip {
+					if !res.reused || !imports {
+						b.count.add(paths[i], res.text, res.lines, res.chunks, chunkNo, fileNo)
+					}
+					chunkNo += int32(len(res.chunks))
+					fileNo++
+				}
+				res.text = ""
+				if !keepLines {
+					res.lines = nil
+				}
+				out.files[i] = res
 			}
-			res, err := chunkOne(gctx, fsys, r, rel, graphHash, old, oldFiles)
-			results[i] = res
-			return err
+			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	err := g.Wait()
+	<-merged
+	if err != nil {
+		return chunked{}, err
 	}
-	return results, nil
+	return out, nil
+}
+
+// mergeBlocks merges the blocks' postings in order, each once it is done,
+// at the chunk and file numbers its first file gets (those of the files
+// before it that were not skipped).
+func (c *chunked) mergeBlocks(blocks []*chunkBlock) {
+	var chunkBase, fileBase int32
+	for _, b := range blocks {
+		<-b.done
+		c.lex.merge(b.count.v.terms, &b.count.chunks, chunkBase)
+		c.flex.merge(b.count.v.terms, &b.count.files, fileBase)
+		b.count = nil // its postings now belong to lex and flex
+		for i := b.first; i < b.end; i++ {
+			if res := &c.files[i]; !res.skip {
+				chunkBase += int32(len(res.chunks))
+				fileBase++
+			}
+		}
+	}
 }
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
 // the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *safefs.Root, r graphdb.Reader, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry) (chunkedFile, error) {
+func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
 	data, err := fsys.ReadFile(rel, MaxFileSize)
 	if err != nil || isBinary(data) {
 		res := chunkedFile{skip: true}
@@ -265,42 +426,40 @@ func chunkOne(ctx context.Context, fsys *safefs.Root, r graphdb.Reader, rel stri
 		return res, nil
 	}
 	lang, _ := LanguageOf(rel)
-	ls := lines.Split(string(data))
-	key := hashString(string(data)) + "/" + graphHash[rel]
-	res := chunkedFile{key: key, whole: string(data[:min(len(data), maxFileIndexBytes)])}
+	text := string(data)
+	ls := lines.Split(text)
+	key := hashString(text) + "/" + graphHash[rel]
+	res := chunkedFile{key: key, text: text, lines: ls}
 	if of, ok := oldFiles[rel]; ok && of.Key == key {
 		res.chunks = old.Chunks[of.First : of.First+of.Count]
 		res.reused = true
-		res.lines = ls
 		return res, nil
 	}
 	var nodes []graphdb.Node
 	if _, ok := graphHash[rel]; ok {
-		nodes, err = r.FindSymbols(ctx, graphdb.SymbolQuery{File: rel})
+		nodes, err = syms(ctx, rel)
 		if err != nil {
 			return chunkedFile{}, fmt.Errorf("symbols of %s: %w", rel, err)
 		}
 	}
 	res.chunks = chunkFile(rel, lang, ls, nodes)
-	res.texts = make([]chunkText, len(res.chunks))
 	for j, c := range res.chunks {
-		res.texts[j] = textOf(c, ls)
-		res.chunks[j].Hash = hashString(res.texts[j].embedText(c))
+		res.chunks[j].Hash, *buf = chunkHash(c, ls, *buf)
 	}
 	return res, nil
 }
 
 // assemble builds the index from the chunked files: chunk and file
-// entries, and the chunk and whole-file BM25 indexes. Unchanged files
-// import their postings from the previous index instead of being tokenized
-// again: remap takes old chunk and file numbers to new ones (−1: dropped).
-func assemble(paths []string, results []chunkedFile, old *diskIndex) (*diskIndex, BuildStats) {
+// entries, and the chunk and whole-file BM25 indexes from the merged
+// postings. Unchanged files import their postings from the previous index
+// instead of being tokenized again: remap takes old chunk and file numbers
+// to new ones (−1: dropped).
+func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStats) {
 	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
-	lb := newLexBuilder()
-	flb := newLexBuilder()
+	results, lb, flb := ch.files, ch.lex, ch.flex
 	var remap, fileRemap []int32
 	oldFileIdx := map[string]int{}
-	if old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files) {
+	if importable(old) {
 		remap = make([]int32, len(old.Chunks))
 		fileRemap = make([]int32, len(old.Files))
 		for i := range remap {
@@ -333,12 +492,7 @@ func assemble(paths []string, results []chunkedFile, old *diskIndex) (*diskIndex
 				remap[int(old.Files[of].First)+j] = first + int32(j)
 			}
 			fileRemap[of] = fileNo
-			continue
 		}
-		for j := range res.chunks {
-			lb.addDoc(first+int32(j), res.text(j))
-		}
-		flb.addDoc(fileNo, chunkText{path: paths[i], body: res.whole})
 	}
 	if remap != nil {
 		lb.importDocs(old.Lex, remap)
@@ -389,7 +543,7 @@ func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile,
 				continue
 			}
 			queued[c.Hash] = true
-			todo = append(todo, res.text(j).embedText(c))
+			todo = append(todo, res.indexText(j).embedText(c))
 			todoHash = append(todoHash, c.Hash)
 		}
 	}

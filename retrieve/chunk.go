@@ -83,17 +83,8 @@ func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 	var out []Chunk
 	covered := make([]bool, len(lines)+2)
 	for _, n := range nodes {
-		kind := ""
-		switch {
-		case n.Synthetic():
-			continue // no declaration; its lines may span other symbols
-		case n.Kind == graphdb.KindFunction:
-			kind = ChunkFunction
-		case n.Kind == graphdb.KindMember && n.SubKind != "field":
-			kind = ChunkMethod
-		case n.Kind == graphdb.KindType:
-			kind = ChunkType
-		default:
+		kind := chunkKind(n)
+		if kind == "" {
 			continue
 		}
 		if n.StartLine <= 0 || n.StartLine > len(lines) {
@@ -137,6 +128,23 @@ func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// chunkKind is the kind of chunk node n makes, "" for none: functions,
+// methods and types; not fields, modules, variables, nor synthetic nodes,
+// which have no declaration and whose lines may span other symbols.
+func chunkKind(n graphdb.Node) string {
+	switch {
+	case n.Synthetic():
+		return ""
+	case n.Kind == graphdb.KindFunction:
+		return ChunkFunction
+	case n.Kind == graphdb.KindMember && n.SubKind != "field":
+		return ChunkMethod
+	case n.Kind == graphdb.KindType:
+		return ChunkType
+	}
+	return ""
 }
 
 // windows cuts lines[start..end] (1-based, inclusive) into overlapping text

@@ -22,8 +22,14 @@
 // directory: <root>/.relay, or the --store/--state directory), a
 // checksummed header and a gob payload, written to a temp file and renamed,
 // so an interrupted build keeps the previous one. Files whose content and
-// graph record did not change reuse their chunks; vectors are only
-// computed for new chunk hashes. [Open] only reads, and refuses an index
+// graph record did not change reuse their chunks and postings; vectors are
+// only computed for new chunk hashes. The build reads, chunks and
+// tokenizes files in blocks on every core; each file is tokenized once,
+// line by line, and its chunks and whole-file document are counted from
+// its lines' terms (see the DESIGN note in termcount.go). The symbols come
+// from the graph, one query per file, or, for `relay index` of a new
+// store, from the nodes the graph indexer handed over as it wrote them
+// ([Symbols]). [Open] only reads, and refuses an index
 // that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
 // the next Build rebuilds; [OpenInMemory] builds the index without writing
 // anything, for a read-only directory.

@@ -38,9 +38,8 @@ var stopWords = map[string]bool{
 // Terms may repeat; callers count them.
 func Tokenize(text string) []string {
 	var out []string
-	forEachWord(text, func(w string) {
-		out = appendWordTerms(out, w)
-	})
+	var tk tokenizer
+	tk.terms(text, func(t []byte) { out = append(out, string(t)) })
 	return out
 }
 
@@ -48,15 +47,185 @@ func Tokenize(text string) []string {
 // directory and the file name are tokenized like identifiers, and the file
 // name is also kept whole ("store_test.go").
 func TokenizePath(p string) []string {
-	out := Tokenize(p)
+	var out []string
+	var tk tokenizer
+	tk.pathTerms(p, func(t []byte) { out = append(out, string(t)) })
+	return out
+}
+
+// tokenizer produces the terms of Tokenize without allocating for ASCII
+// words: terms are handed to the callback as bytes of its buffer, valid
+// only during the call (a caller that keeps one copies it, which a map
+// lookup by string(b) does not). Indexing the standard library tokenizes
+// some 100 MB of text, and this is where the search index spends its time.
+// A tokenizer is not safe for concurrent use; its zero value is ready.
+type tokenizer struct {
+	buf [maxWordLen]byte
+}
+
+// terms calls fn with each term of text, in Tokenize's order.
+func (tk *tokenizer) terms(text string, fn func([]byte)) {
+	forEachWord(text, func(w string) { tk.wordTerms(w, fn) })
+}
+
+// pathTerms calls fn with each term of TokenizePath(p), in order.
+func (tk *tokenizer) pathTerms(p string, fn func([]byte)) {
+	tk.terms(p, fn)
 	base := p
 	if i := strings.LastIndexByte(base, '/'); i >= 0 {
 		base = base[i+1:]
 	}
 	if base != "" && strings.ContainsRune(base, '.') {
-		out = append(out, strings.ToLower(base))
+		fn([]byte(strings.ToLower(base)))
 	}
-	return out
+}
+
+// wordTerms calls fn with the terms of one word: the ASCII fast path
+// lower-cases into the buffer and splits, stems and filters in place; any
+// other word goes through the general (rune) path.
+func (tk *tokenizer) wordTerms(w string, fn func([]byte)) {
+	if len(w) > maxWordLen {
+		return
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			for _, t := range appendWordTerms(nil, w) {
+				fn([]byte(t))
+			}
+			return
+		}
+	}
+	lower := tk.buf[:len(w)]
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	var parts [maxWordLen][2]uint8 // [start, end) of each part; a part is at least one byte
+	n := splitASCII(w, &parts)
+	if n <= 1 {
+		if keepBytes(lower) {
+			if t := stemBytes(lower); keepBytes(t) {
+				fn(t)
+			}
+		}
+		return
+	}
+	if keepBytes(lower) {
+		fn(lower)
+	}
+	for _, p := range parts[:n] {
+		part := lower[p[0]:p[1]]
+		if isDigitBytes(part) {
+			continue
+		}
+		// Stemming may write into the part (ies → y); the whole word was
+		// already handed over, and parts do not overlap.
+		if t := stemBytes(part); keepBytes(t) {
+			fn(t)
+		}
+	}
+}
+
+// splitASCII is splitIdent for an ASCII word, recording the parts' byte
+// ranges in parts; it returns how many there are.
+func splitASCII(w string, parts *[maxWordLen][2]uint8) int {
+	n, start := 0, 0
+	flush := func(end int) {
+		if end > start {
+			parts[n] = [2]uint8{uint8(start), uint8(end)}
+			n++
+		}
+		start = end
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c == '_' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := w[i-1]
+		switch {
+		case isUpperASCII(c) && isLowerASCII(prev):
+			flush(i)
+		case isUpperASCII(c) && isUpperASCII(prev) && i+1 < len(w) && isLowerASCII(w[i+1]):
+			flush(i)
+		case isDigitASCII(c) != isDigitASCII(prev) && prev != '_':
+			flush(i)
+		}
+	}
+	flush(len(w))
+	return n
+}
+
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }
+
+// longestStopWord bounds the stop-list lookup: longer terms are kept
+// without one.
+const longestStopWord = 6
+
+func keepBytes(t []byte) bool {
+	return len(t) >= 2 && (len(t) > longestStopWord || !stopWords[string(t)])
+}
+
+func isDigitBytes(t []byte) bool {
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(t) > 0
+}
+
+// stemBytes is stem on a lower-case ASCII term, in place: it returns a
+// prefix of t, into which it may write (ies → y).
+func stemBytes(t []byte) []byte {
+	if len(t) < 4 {
+		return t
+	}
+	for _, c := range t {
+		if c < 'a' || c > 'z' {
+			return t
+		}
+	}
+	n := len(t)
+	switch {
+	case hasSuffix(t, "ies") && n > 4:
+		t[n-3] = 'y'
+		t = t[:n-2]
+	case hasSuffix(t, "ing") && n > 5:
+		t = undoubleBytes(t[:n-3])
+	case hasSuffix(t, "ed") && n > 4:
+		t = undoubleBytes(t[:n-2])
+	case hasSuffix(t, "es") && n > 4 && !hasSuffix(t, "ses"):
+		t = t[:n-1]
+	case hasSuffix(t, "s") && !hasSuffix(t, "ss") && !hasSuffix(t, "us") && !hasSuffix(t, "is"):
+		t = t[:n-1]
+	}
+	if hasSuffix(t, "e") && len(t) > 4 {
+		t = t[:len(t)-1]
+	}
+	return t
+}
+
+func hasSuffix(t []byte, s string) bool {
+	return len(t) >= len(s) && string(t[len(t)-len(s):]) == s
+}
+
+func undoubleBytes(t []byte) []byte {
+	n := len(t)
+	if n >= 3 && t[n-1] == t[n-2] && !strings.ContainsRune("lsz", rune(t[n-1])) && !strings.ContainsRune("aeiou", rune(t[n-1])) {
+		return t[:n-1]
+	}
+	return t
 }
 
 // forEachWord calls fn for each maximal run of letters, digits and '_'.

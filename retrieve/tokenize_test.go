@@ -1,6 +1,10 @@
 package retrieve
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,14 +96,63 @@ func TestFuseRRF(t *testing.T) {
 			if diff := cmp.Diff(tt.want, docs); diff != "" {
 				t.Errorf("order (-want +got):\n%s", diff)
 			}
-			if len(got) > 0 && !close(got[0].Score, tt.top) {
+			if len(got) > 0 && !near(got[0].Score, tt.top) {
 				t.Errorf("top score = %v, want %v", got[0].Score, tt.top)
 			}
 		})
 	}
 }
 
-func close(a, b float64) bool {
+func near(a, b float64) bool {
 	d := a - b
 	return d < 1e-12 && d > -1e-12
+}
+
+// generalTokenize is Tokenize through the general (rune) path only: the
+// definition the ASCII fast path must agree with.
+func generalTokenize(text string) []string {
+	var out []string
+	forEachWord(text, func(w string) { out = appendWordTerms(out, w) })
+	return out
+}
+
+// TestTokenizeFastPathAgrees checks that the allocation-free ASCII path
+// yields exactly the terms of the general path, on every Go and markdown
+// file of this module (the figures of the eval goldens depend on it) and
+// on words that exercise each stemming and splitting rule.
+func TestTokenizeFastPathAgrees(t *testing.T) {
+	t.Parallel()
+	words := "ies policies retries studies ties running called stopped fixes passes buses status analysis " +
+		"HTTPServer ServeHTTP parseURL2 __init__ XMLHttpRequest ERR_CONN_RESET utf8DecodeRune 1h30m e4012 0x5e1f " +
+		"a_b A1b2C3 ABC abc_ _abc__def x2 RETURN Should should return func FUNC Func_Return ed eds seed sing singing " +
+		"größeMax straßeName Éclair fooÜber naïve_value"
+	// Words of the longest length indexed: one part per byte.
+	texts := []string{words, strings.Repeat("a1", maxWordLen/2), strings.Repeat("aB", maxWordLen/2), strings.Repeat("_x", maxWordLen/2)}
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, ".md")) {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		texts = append(texts, string(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		if diff := cmp.Diff(generalTokenize(text), Tokenize(text)); diff != "" {
+			t.Fatalf("fast path differs on %.80q (-general +fast):\n%s", text, diff)
+		}
+	}
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"HTTPServer parses", "retries_ies", "utf8DecodeRune größe", "x__Y__z9", "aaaS"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if diff := cmp.Diff(generalTokenize(s), Tokenize(s)); diff != "" {
+			t.Errorf("Tokenize(%q) (-general +fast):\n%s", s, diff)
+		}
+	})
 }

@@ -123,7 +123,15 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	}
 	defer func() { st.Close() }()
 	g.reportRebuilt(st)
-	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout)
+	// Into a new store, every node is written by this run: the search index
+	// takes them as they are written instead of reading them back.
+	var syms *retrieve.Symbols
+	var written func(graphdb.FileRecord, []graphdb.Node)
+	if fresh {
+		syms = retrieve.NewSymbols()
+		written = syms.Written
+	}
+	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout, written)
 	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
 		// Damage the open did not catch (the store was not sealed: a
 		// writer died) surfaced mid-run: keep the damaged file aside and
@@ -134,7 +142,8 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 			return rerr
 		}
 		st = rebuilt
-		sum, err = g.runIndex(ctx, st, root, true, r.listTimeout)
+		syms = nil
+		sum, err = g.runIndex(ctx, st, root, true, r.listTimeout, nil)
 	}
 	if err != nil {
 		if fresh {
@@ -151,39 +160,60 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		return fmt.Errorf("index %s: %w", root, err)
 	}
 	printSummary(r.out, root, sum, r.maxErrors)
-	// Build the traversal index now, so the next command's first query
-	// does not pay for it.
-	if w, ok := st.(interface{ Warm(context.Context) error }); ok && !sum.Unchanged {
-		if err := w.Warm(ctx); err != nil {
-			if ctx.Err() != nil {
-				return errInterrupted("the code graph is indexed; the search index was not updated")
-			}
-			return fmt.Errorf("the code graph is indexed, but preparing its traversal index failed: %w", err)
-		}
-	}
-	// The search index is derived from the committed graph and the files;
-	// it is written atomically, so a failure here leaves the previous one
-	// (and the new graph) usable.
-	state, err := g.prepareStateDir(root)
-	if err != nil {
-		return fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
-	}
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log})
-	if err != nil {
+	// The traversal index is built now, so that the next command's first
+	// query does not pay for it, while the search index is built: both
+	// only read the committed graph.
+	warm := warmAsync(ctx, st, !sum.Unchanged)
+	bs, err := g.buildSearch(ctx, root, st, r, syms)
+	if werr := warm(); werr != nil {
 		if ctx.Err() != nil {
-			return errInterrupted("the code graph is indexed; the previous search index is intact")
+			return errInterrupted("the code graph is indexed; the search index was not updated")
 		}
-		return fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
+		return fmt.Errorf("the code graph is indexed, but preparing its traversal index failed: %w", werr)
+	}
+	if err != nil {
+		return err
 	}
 	printBuildStats(r.out, bs)
 	printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
 	return nil
 }
 
-// runIndex is one index.Run with progress on stderr.
-func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, listTimeout time.Duration) (index.Summary, error) {
+// warmAsync starts building the store's traversal index (when the store
+// has one and do is set) and returns the wait for it.
+func warmAsync(ctx context.Context, st graphdb.Store, do bool) (wait func() error) {
+	w, ok := st.(interface{ Warm(context.Context) error })
+	if !ok || !do {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Warm(ctx) }()
+	return func() error { return <-done }
+}
+
+// buildSearch builds the search index, derived from the committed graph
+// and the files; it is written atomically, so a failure leaves the
+// previous one (and the new graph) usable.
+func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store, r indexRun, symbols *retrieve.Symbols) (retrieve.BuildStats, error) {
+	state, err := g.prepareStateDir(root)
+	if err != nil {
+		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
+	}
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols})
+	if err != nil {
+		if ctx.Err() != nil {
+			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the previous search index is intact")
+		}
+		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
+	}
+	return bs, nil
+}
+
+// runIndex is one index.Run with progress on stderr; written, when set,
+// receives the owners written (index.Options.Written).
+func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, listTimeout time.Duration, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: listTimeout})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: listTimeout, Written: written})
 	prog.done()
 	return sum, err
 }
