@@ -158,7 +158,7 @@
 //
 // Python is parsed with tree-sitter (cgo; one parser per worker), a file at
 // a time, then names are resolved across the repository's modules
-// (python.go, pyparse.go, pyresolve.go). Files are *.py below the root;
+// (python.go, pyparse.go, pyresolve.go, pytypes.go, pybyname.go). Files are *.py below the root;
 // directories starting with "." , site-packages, dist-packages,
 // __pycache__ and virtual environments (a pyvenv.cfg) are skipped.
 // Directories starting with "_" are walked for Python (the go command
@@ -222,6 +222,15 @@
 // methods their decorators (py.decorators, builtins such as property
 // left out) and whether they return their argument or a nested wrapper
 // (py.identity).
+// A call that resolves neither by name nor by type, written `v.m()` on a
+// receiver of unknown type (a parameter or local, a module variable, the
+// result of a function of unknown return type, or self/cls when no class
+// in the MRO defines m, as in mixins), gets calls_by_name edges (never
+// calls) to the repository's methods named m (pybyname.go), at most 8: a
+// name more classes define gets none. Plain names, external imports,
+// receivers of a known class or module and dunder names get none.
+// By-name edges of unchanged files are not recomputed in incremental runs
+// when another module gains or loses a method of that name.
 // index/internal/pyrightcheck measures the edges against Pyright.
 //
 // Incremental runs: see the DESIGN note on pyFrontend.index. Changed files

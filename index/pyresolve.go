@@ -217,6 +217,9 @@ type pyTable struct {
 	fns      map[graphdb.NodeID]pyFnRef
 	replaced map[graphdb.NodeID]bool
 	props    map[string]bool // names of the repository's properties: attribute reads that may call a getter
+	// byNameIdx: method name → the repository's methods of that name
+	// (pybyname.go)
+	byNameIdx map[string][]graphdb.NodeID
 }
 
 // pyFnRef is a function's decorator facts and its module.
@@ -525,11 +528,17 @@ func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.No
 func (t *pyTable) link(f *pyFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
 	for _, r := range f.refs {
-		for _, to := range t.resolve(r) {
+		ids := t.resolve(r)
+		for _, to := range ids {
 			if r.kind == graphdb.EdgeCalls && t.isReplaced(to) {
 				continue // the call reaches what the decorator returned
 			}
 			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+		}
+		if len(ids) == 0 {
+			for _, to := range t.byName(r) {
+				add(graphdb.Edge{From: r.from, To: to, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+			}
 		}
 	}
 	for _, n := range f.res.nodes {
