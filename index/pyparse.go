@@ -45,7 +45,8 @@ type pyRef struct {
 	// implicit: a dunder method a construct calls (with, for, operators,
 	// len()); resolved only through the value's type
 	implicit bool
-	prop     bool // an attribute read: a call of the getter when it is a property
+	prop     bool    // an attribute read: a call of the getter when it is a property
+	args     []pyArg // a call's arguments that may be function values (pyvalues.go)
 }
 
 // pyDecl is what shadows module names inside one top-level function or
@@ -57,6 +58,8 @@ type pyDecl struct {
 	types   map[string]string // local name → vexpr (pytypes.go)
 	returns []string          // vexprs of the function's own return statements ("" for none)
 	nested  map[string]bool   // functions defined in it
+	params  map[string]bool   // the function's own parameters
+	pcalls  []pyParamCall     // calls of a parameter (pyvalues.go)
 }
 
 // pyExtractor walks one tree.
@@ -273,7 +276,7 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	x.decorators(decs, id, "")
 	d := x.function(def, id, "", nil)
 	ret := x.returnType(def, d)
-	fn := x.fnInfo(def, decs, d)
+	fn := x.fnInfo(def, decs, d, false)
 	if len(fn.decos) > 0 {
 		ret = "" // a decorator may replace the function and its result
 	}
@@ -327,7 +330,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				x.decorators(decs, id, cls.qname)
 				d := x.function(def, id, cls.qname, cls)
 				ret := x.returnType(def, d)
-				fn := x.fnInfo(def, decs, d)
+				fn := x.fnInfo(def, decs, d, true)
 				if len(fn.decos) > 0 {
 					ret = ""
 				}
@@ -340,7 +343,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 					if n.Attrs["py.method"] == "property" {
 						cls.props[name] = true
 					}
-					if len(fn.decos) > 0 {
+					if len(fn.decos) > 0 || len(fn.pcalls) > 0 {
 						cls.fns[name] = fn
 					}
 				}
@@ -421,6 +424,10 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 		attrs = cls.attrs
 	}
 	x.locals(def, d, true, attrs)
+	d.params = map[string]bool{}
+	for _, p := range x.paramList(def, class != "") { // not self or cls
+		d.params[strings.TrimPrefix(p, "*")] = true
+	}
 	if p := pyField(def, "parameters"); p != nil {
 		x.refs(p, id, class, d) // default values
 	}
@@ -516,6 +523,8 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[stri
 			if l := pyField(n, "left"); l != nil && l.Kind() == "identifier" {
 				if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
 					ty = "e:" + v[2:]
+				} else if strings.HasPrefix(v, "l:") {
+					ty = "e:" + v
 				}
 				bindType(d.types, x.text(l), ty)
 			}
@@ -567,10 +576,15 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	kind := n.Kind()
 	if kind == "call" {
 		if e := x.dotted(pyField(n, "function")); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module})
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module,
+				args: x.callArgs(pyField(n, "arguments"))})
+			if d != nil && d.params[e] {
+				d.pcalls = append(d.pcalls, pyParamCall{param: e, line: line(n)})
+			}
 		}
 	}
 	x.implicit(n, kind, owner, class, d)
+	x.valueRefs(n, kind, owner, class, d)
 	if kind == "attribute" {
 		if p := n.Parent(); p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
 			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
@@ -587,8 +601,10 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	}
 }
 
-// dotted renders identifier and attribute chains ("a.b.c") and
-// super()/super(C, self) attributes ("super().m"); "" for anything else.
+// dotted renders identifier and attribute chains ("a.b.c"),
+// super()/super(C, self) attributes ("super().m"), and calls and
+// subscripts of such chains ("get()", "get()()", "HANDLERS[]",
+// "self.fns[]()"); "" for anything else.
 func (x *pyExtractor) dotted(n *sitter.Node) string {
 	if n == nil {
 		return ""
@@ -596,6 +612,14 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 	switch n.Kind() {
 	case "identifier":
 		return x.text(n)
+	case "call", "subscript":
+		field, suffix := "function", "()"
+		if n.Kind() == "subscript" {
+			field, suffix = "value", "[]"
+		}
+		if e := x.dotted(pyField(n, field)); e != "" && !strings.HasPrefix(e, "super()") {
+			return e + suffix
+		}
 	case "attribute":
 		obj, attr := pyField(n, "object"), pyField(n, "attribute")
 		if attr == nil || obj == nil {

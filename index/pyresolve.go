@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -39,6 +40,12 @@ type pySym struct {
 type pyFnInfo struct {
 	decos    []string
 	identity bool // returns its first parameter or a function nested in it (a wrapper)
+	// params are the parameters a caller's arguments bind (self/cls of
+	// methods left out; "*name" for keyword-only ones) and pcalls the
+	// calls of parameters in the body; set only when pcalls is not empty
+	// (pyvalues.go)
+	params []string
+	pcalls []pyParamCall
 }
 
 // pyClass is a module-level class.
@@ -81,6 +88,8 @@ func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass, ret strin
 const (
 	pyAttrDecorators = "py.decorators" // decorators that may replace it, one a line
 	pyAttrIdentity   = "py.identity"   // "1": returns its first parameter or a nested function
+	pyAttrParams     = "py.params"     // parameters a call binds, one a line (when py.pcalls is set)
+	pyAttrPcalls     = "py.pcalls"     // calls of a parameter: "param\tline" per line
 )
 
 func (f pyFnInfo) attrs(set func(k, v string)) {
@@ -88,10 +97,37 @@ func (f pyFnInfo) attrs(set func(k, v string)) {
 	if f.identity {
 		set(pyAttrIdentity, "1")
 	}
+	if len(f.pcalls) > 0 {
+		set(pyAttrParams, strings.Join(f.params, "\n"))
+		var pc []string
+		for _, c := range f.pcalls {
+			pc = append(pc, fmt.Sprintf("%s\t%d", c.param, c.line))
+		}
+		set(pyAttrPcalls, strings.Join(pc, "\n"))
+	}
+}
+
+// key renders f for the surface fingerprint.
+func (f pyFnInfo) key() string {
+	k := fmt.Sprintf("{%v %v}", f.decos, f.identity)
+	if len(f.pcalls) > 0 {
+		k += fmt.Sprintf(" %v %v", f.params, f.pcalls)
+	}
+	return k
 }
 
 func fnInfoOf(n graphdb.Node) pyFnInfo {
-	return pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
+	f := pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
+	for _, l := range splitLines(n.Attrs[pyAttrPcalls]) {
+		p, ln, _ := strings.Cut(l, "\t")
+		if k, err := strconv.Atoi(ln); err == nil {
+			f.pcalls = append(f.pcalls, pyParamCall{param: p, line: k})
+		}
+	}
+	if len(f.pcalls) > 0 {
+		f.params = splitLines(n.Attrs[pyAttrParams])
+	}
+	return f
 }
 
 // Module-node Attrs of Python modules.
@@ -121,11 +157,11 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	h := sha256.New()
 	for _, name := range sortedKeys(s.defs) {
 		sym := s.defs[name]
-		fmt.Fprintf(h, "d %s %s %s %v\n", name, sym.id, sym.ret, sym.fn)
+		fmt.Fprintf(h, "d %s %s %s %s\n", name, sym.id, sym.ret, sym.fn.key())
 		if sym.cls != nil {
 			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
 			for _, m := range sortedKeys(sym.cls.methods) {
-				fmt.Fprintf(h, "m %s %s %s %v %v\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m])
+				fmt.Fprintf(h, "m %s %s %s %v %s\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m].key())
 			}
 			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
 		}
@@ -201,7 +237,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 				if n.Attrs["py.method"] == "property" {
 					cls.props[mname] = true
 				}
-				if f := fnInfoOf(n); len(f.decos) > 0 {
+				if f := fnInfoOf(n); len(f.decos) > 0 || len(f.pcalls) > 0 {
 					cls.fns[mname] = f
 				}
 			}
@@ -451,6 +487,9 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 // through the types of values (pytypes.go) for calls; none when it does
 // not resolve inside the repository.
 func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
+	if r.kind == graphdb.EdgeReferences {
+		return t.valueTargets(r)
+	}
 	if r.implicit || r.prop {
 		i := strings.LastIndexByte(r.expr, '.')
 		if r.prop && !t.props[r.expr[i+1:]] {
@@ -534,6 +573,9 @@ func (t *pyTable) link(f *pyFile) {
 				continue // the call reaches what the decorator returned
 			}
 			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+		}
+		if r.kind == graphdb.EdgeCalls {
+			t.flow(r, ids, add)
 		}
 		if len(ids) == 0 {
 			for _, to := range t.byName(r) {

@@ -20,7 +20,9 @@ import (
 //	        "[]T", whose elements are T)
 //	v:E     the value of the dotted expression E, whose parts may be calls:
 //	        "Order()", "make_order()", "o", "self.repo.get()"
-//	e:E     an element of the iterable E (`for x in xs`)
+//	e:E     an element of the iterable E (`for x in xs`); E may be an l:
+//	l:E1,E2 a list, tuple, set or dict literal whose elements (values) are
+//	        one of E1, E2 (pyvalues.go)
 //	u:X|Y   one of the vexprs X, Y: a name bound more than once, or
 //	        `a if c else b`, `a or b`; it resolves when the alternatives
 //	        that resolve agree (as Pyright reports calls on the known part
@@ -211,6 +213,8 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 		if n.NamedChildCount() == 1 {
 			return x.valueType(n.NamedChild(0))
 		}
+	case "list", "tuple", "set", "dictionary":
+		return x.containerType(n)
 	}
 	if n.Kind() == "call" {
 		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super()") {
@@ -236,6 +240,19 @@ func portable(d *pyDecl, ty string, depth int) string {
 			alts = append(alts, portable(d, a, depth))
 		}
 		return pyUnion(alts...)
+	}
+	if strings.HasPrefix(ty, "l:") || strings.HasPrefix(ty, "e:l:") {
+		items, _ := strings.CutPrefix(ty, "e:")
+		var alts []string
+		for _, a := range strings.Split(items[2:], ",") {
+			if p := portable(d, a, depth); p != pyUnknown && !strings.HasPrefix(p, "u:") {
+				alts = append(alts, p)
+			}
+		}
+		if len(alts) == 0 {
+			return pyUnknown
+		}
+		return ty[:len(ty)-len(items)] + "l:" + strings.Join(alts, ",")
 	}
 	e := ty[2:]
 	head, _, _ := strings.Cut(e, ".")
@@ -355,6 +372,12 @@ type pyVal struct {
 	retCtx  pyCtx
 	elem    string
 	elemCtx pyCtx
+	// a container literal: its element vexprs ("E1,E2"), where to
+	// evaluate them, and the container method read from it (get, values…)
+	items    string
+	itemsCtx pyCtx
+	method   string
+	alts     []pyVal // one of several values: the elements of a container
 }
 
 // pyMemoKey names an evaluation outside functions (module variables,
@@ -393,6 +416,8 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 		return pyVal{}, false
 	}
 	switch ty[0] {
+	case 'l':
+		return pyVal{items: ty[2:], itemsCtx: c}, true
 	case 'a':
 		if strings.HasPrefix(ty, "a:[]") {
 			return pyVal{elem: ty[4:], elemCtx: c}, true
@@ -413,17 +438,24 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 			case !ok:
 			case !found:
 				out, found = v, true
-			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod:
+			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod ||
+				v.items != "" || out.items != "" || len(v.alts) > 0 || len(out.alts) > 0:
 				return pyVal{}, false // alternatives disagree
 			}
 		}
 		return out, found
 	case 'e':
-		v, ok := t.evalExpr(c, ty[2:], depth+1)
-		if !ok || v.elem == "" {
+		var v pyVal
+		var ok bool
+		if strings.HasPrefix(ty, "e:l:") {
+			v, ok = t.evalType(c, ty[2:], depth+1)
+		} else {
+			v, ok = t.evalExpr(c, ty[2:], depth+1)
+		}
+		if !ok || v.method != "" {
 			return pyVal{}, false
 		}
-		return t.evalType(v.elemCtx, "a:"+v.elem, depth+1)
+		return t.elements(v, depth)
 	}
 	return pyVal{}, false
 }
@@ -434,26 +466,40 @@ func (t *pyTable) evalExpr(c pyCtx, e string, depth int) (pyVal, bool) {
 		return pyVal{}, false
 	}
 	parts := strings.Split(e, ".")
-	v, ok := t.head(c, parts[0], depth)
+	base, ops := pySuffixes(parts[0])
+	v, ok := t.name(c, base, depth)
+	v, ok = t.apply(v, ok, ops, depth)
 	for _, p := range parts[1:] {
 		if !ok {
 			return pyVal{}, false
 		}
-		call := strings.HasSuffix(p, "()")
-		v, ok = t.attr(v, strings.TrimSuffix(p, "()"), depth)
-		if ok && call {
-			v, ok = t.call(v, depth)
-		}
+		base, ops := pySuffixes(p)
+		v, ok = t.attr(v, base, depth)
+		v, ok = t.apply(v, ok, ops, depth)
 	}
 	return v, ok
 }
 
-func (t *pyTable) head(c pyCtx, name string, depth int) (pyVal, bool) {
-	call := strings.HasSuffix(name, "()")
-	name = strings.TrimSuffix(name, "()")
-	v, ok := t.name(c, name, depth)
-	if ok && call {
-		return t.call(v, depth)
+// pySuffixes splits a part of a dotted expression into its name and the
+// calls "()" and subscripts "[]" applied to it ("get()[]" → "get", "()[]").
+func pySuffixes(p string) (name, ops string) {
+	i := len(p)
+	for i >= 2 && (p[i-2:i] == "()" || p[i-2:i] == "[]") {
+		i -= 2
+	}
+	return p[:i], p[i:]
+}
+
+// apply applies the calls and subscripts ops to v, in order.
+func (t *pyTable) apply(v pyVal, ok bool, ops string, depth int) (pyVal, bool) {
+	for ; ok && ops != ""; ops = ops[2:] {
+		if ops[:2] == "()" {
+			v, ok = t.call(v, depth)
+		} else if v.method == "" {
+			v, ok = t.elements(v, depth)
+		} else {
+			ok = false
+		}
 	}
 	return v, ok
 }
@@ -529,6 +575,11 @@ func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
 		return pyVal{}, false
 	}
 	switch {
+	case v.items != "" && v.method == "":
+		if pyContainerMethods[name] {
+			v.method = name
+			return v, true
+		}
 	case v.mod != nil:
 		return t.name(pyCtx{scope: v.mod}, name, depth+1)
 	case v.cls != nil:
@@ -552,6 +603,12 @@ func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
 // return value.
 func (t *pyTable) call(v pyVal, depth int) (pyVal, bool) {
 	switch {
+	case v.method == "get" || v.method == "pop":
+		v.method = ""
+		return t.elements(v, depth)
+	case v.method != "":
+		v.method = ""
+		return v, true // values(), copy(): the elements again
 	case v.cls != nil && !v.inst:
 		return pyVal{cls: v.cls, inst: true}, true
 	case v.fn != "" && v.ret != "" && v.retCtx.scope != nil:
@@ -569,19 +626,10 @@ func (t *pyTable) typedTargets(r pyRef) []graphdb.NodeID {
 		return nil
 	}
 	v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
-	switch {
-	case !ok:
+	if !ok {
 		return nil
-	case v.fn != "":
-		return []graphdb.NodeID{v.fn}
-	case v.cls != nil && !v.inst:
-		return t.construct(v.cls)
-	case v.cls != nil:
-		if id, _, ok := t.methodOf(v.cls, "__call__", false); ok {
-			return []graphdb.NodeID{id}
-		}
 	}
-	return nil
+	return t.callTargets(v)
 }
 
 // construct is what calling class c calls: __new__ when defined, __init__
@@ -686,17 +734,24 @@ var pyKeeps = map[string]bool{
 
 // fnInfo is what extraction knows of whether calls of def reach its body:
 // its decorators other than pyKeeps, and whether it returns its first
-// parameter unchanged or a function nested in it.
-func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl) pyFnInfo {
+// parameter unchanged or a function nested in it; and the calls of its
+// parameters, which calls passing it functions resolve (method: def is a
+// method, whose first parameter the call does not bind unless static).
+func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl, method bool) pyFnInfo {
 	var f pyFnInfo
+	static := false
 	for _, dec := range decs {
 		e := x.decoratorExpr(dec)
+		static = static || e == "staticmethod"
 		if e == "" || dec.NamedChildCount() > 0 && dec.NamedChild(0).Kind() == "call" {
 			continue // @factory(args): what it returns is not followed
 		}
 		if !pyKeeps[e[strings.LastIndexByte(e, '.')+1:]] {
 			f.decos = append(f.decos, e)
 		}
+	}
+	if len(d.pcalls) > 0 {
+		f.pcalls, f.params = d.pcalls, x.paramList(def, method && !static)
 	}
 	if p := pyField(def, "parameters"); p != nil && p.NamedChildCount() > 0 && len(d.returns) > 0 {
 		first := p.NamedChild(0)
