@@ -43,15 +43,26 @@ type Options struct {
 // Score counts one direction's edges.
 type Score struct {
 	Truth, Relay, Hit int // reference edges, relay edges, relay edges the reference has
-	Misses, Wrong     []string
+	// ByValue: relay edges the reference lacks whose every call site does
+	// not name the callee (a call of an alias, a parameter, a container
+	// element or a returned function). Pyright's call hierarchy names the
+	// declaration of the called name only, so it cannot report them.
+	ByValue       int
+	Misses, Wrong []string
 }
 
 func (s Score) Precision() float64 { return float64(s.Hit) / float64(max(s.Relay, 1)) }
 func (s Score) Recall() float64    { return float64(s.Hit) / float64(max(s.Truth, 1)) }
 
+// PrecisionNamed is the precision over the relay edges with a site that
+// names the callee: ByValue edges left out.
+func (s Score) PrecisionNamed() float64 {
+	return float64(s.Hit) / float64(max(s.Relay-s.ByValue, 1))
+}
+
 func (s Score) String() string {
-	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f",
-		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall())
+	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f; %d relay-only at value sites, precision without them %.4f",
+		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.ByValue, s.PrecisionNamed())
 }
 
 // Result is the comparison of a sample.
@@ -147,10 +158,11 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	ids := map[graphdb.NodeID]string{}
+	ids := map[graphdb.NodeID]graphdb.Node{}
 	for _, d := range all {
-		ids[d.node.ID] = d.node.Loc
+		ids[d.node.ID] = d.node
 	}
+	names := siteNames(root)
 	c, err := startLSP(ctx, o.Dir)
 	if err != nil {
 		return res, err
@@ -211,7 +223,7 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		relay, err := relayEdges(ctx, st, d.node.ID, graphdb.Outbound, ids)
+		relay, err := relayEdges(ctx, st, d.node, graphdb.Outbound, ids, names)
 		if err != nil {
 			return res, err
 		}
@@ -229,7 +241,7 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 				callers[f.node.Loc] = true
 			}
 		}
-		relayIn, err := relayEdges(ctx, st, d.node.ID, graphdb.Inbound, ids)
+		relayIn, err := relayEdges(ctx, st, d.node, graphdb.Inbound, ids, names)
 		if err != nil {
 			return res, err
 		}
@@ -284,37 +296,70 @@ func enclosing(from item, key func(item) (def, bool), byKey map[string]def) (def
 	return best, found
 }
 
-// relayEdges is relay's calls of (or to) id whose other end is a def.
-func relayEdges(ctx context.Context, st graphdb.Reader, id graphdb.NodeID, dir graphdb.Direction, ids map[graphdb.NodeID]string) (map[string]bool, error) {
-	es, err := st.Neighbors(ctx, id, graphdb.EdgeCalls, dir, 0)
+// relayEdges is relay's calls of (or to) n whose other end is a def, by
+// the other end's location name: true when a call site names the callee
+// (names reports whether a site line calls a name), false when every site
+// calls it through a value.
+func relayEdges(ctx context.Context, st graphdb.Reader, n graphdb.Node, dir graphdb.Direction, ids map[graphdb.NodeID]graphdb.Node, names func(file string, line int, name string) bool) (map[string]bool, error) {
+	es, err := st.Neighbors(ctx, n.ID, graphdb.EdgeCalls, dir, 0)
 	if err != nil {
-		return nil, fmt.Errorf("calls of %s: %w", id, err)
+		return nil, fmt.Errorf("calls of %s: %w", n.ID, err)
 	}
 	out := map[string]bool{}
 	for _, e := range es {
-		other := e.To
+		other, callee := e.To, ids[e.To]
 		if dir == graphdb.Inbound {
-			other = e.From
+			other, callee = e.From, n
 		}
-		if loc, ok := ids[other]; ok {
-			out[loc] = true
+		if o, ok := ids[other]; ok {
+			out[o.Loc] = out[o.Loc] || names(e.File, e.Line, callee.Name)
 		}
 	}
 	return out, nil
 }
 
+// siteNames returns a test of whether line (1-based) of a file under
+// root calls name by name ("name(", an attribute ".name", which a property
+// read or a method call is, a decorator "@…name"); files are read once.
+func siteNames(root string) func(file string, line int, name string) bool {
+	files := map[string][]string{}
+	res := map[string]*regexp.Regexp{}
+	return func(file string, line int, name string) bool {
+		lines, ok := files[file]
+		if !ok {
+			data, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+			lines = strings.Split(string(data), "\n")
+			files[file] = lines
+		}
+		if name == "" || line < 1 || line > len(lines) {
+			return true // unknown: count it as named
+		}
+		re, ok := res[name]
+		if !ok {
+			q := regexp.QuoteMeta(name)
+			re = regexp.MustCompile(`(^|[^A-Za-z0-9_])` + q + `\s*(\(|$)|\.` + q + `\b|@.*` + q)
+			res[name] = re
+		}
+		return re.MatchString(lines[line-1])
+	}
+}
+
 func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
 	s.Truth += len(truth)
 	s.Relay += len(relay)
-	for loc := range relay {
-		if truth[loc] {
+	for loc, named := range relay {
+		switch {
+		case truth[loc]:
 			s.Hit++
-		} else {
+		case !named:
+			s.ByValue++
+			s.Wrong = append(s.Wrong, from+arrow+loc)
+		default:
 			s.Wrong = append(s.Wrong, from+arrow+loc)
 		}
 	}
 	for loc := range truth {
-		if !relay[loc] {
+		if _, ok := relay[loc]; !ok {
 			s.Misses = append(s.Misses, from+arrow+loc)
 		}
 	}
