@@ -439,131 +439,147 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 // loop targets, with/except aliases, nested definitions, imports), nested
 // functions included, minus names declared global or nonlocal.
 func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[string]string) {
-	var globals []string
-	var bind func(t *sitter.Node)
-	bind = func(t *sitter.Node) {
-		if t == nil {
-			return
-		}
-		switch t.Kind() {
-		case "identifier":
-			d.locals[x.text(t)] = true
-		case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "as_pattern_target":
-			for _, c := range children(t) {
-				bind(c)
-			}
-		}
-	}
-	var walk func(n *sitter.Node, top bool)
-	nested := 0 // depth of nested definitions: their returns are not the function's
-	walk = func(n *sitter.Node, top bool) {
-		kind := n.Kind()
-		if !top && (kind == "function_definition" || kind == "class_definition") {
-			nested++
-			defer func() { nested-- }()
-		}
-		switch kind {
-		case "return_statement":
-			if nested == 0 {
-				v := ""
-				if n.NamedChildCount() > 0 {
-					v = x.valueType(n.NamedChild(0))
-				}
-				d.returns = append(d.returns, v)
-			}
-		case "function_definition", "class_definition":
-			if !top {
-				bind(pyField(n, "name"))
-				if kind == "function_definition" && pyField(n, "name") != nil {
-					if d.nested == nil {
-						d.nested = map[string]bool{}
-					}
-					d.nested[x.text(pyField(n, "name"))] = true
-				}
-				if kind == "class_definition" {
-					break
-				}
-			}
-			if p := pyField(n, "parameters"); p != nil {
-				for _, c := range children(p) {
-					switch c.Kind() {
-					case "identifier":
-						bind(c)
-						bindType(d.types, x.text(c), pyUnknown)
-					case "default_parameter", "typed_default_parameter":
-						bind(pyField(c, "name"))
-						bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
-					case "typed_parameter":
-						for _, cc := range children(c) {
-							if cc.Kind() == "identifier" {
-								bind(cc)
-								bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
-								break
-							}
-						}
-					default: // *args, **kwargs
-						for _, cc := range children(c) {
-							if cc.Kind() == "identifier" {
-								bind(cc)
-								bindType(d.types, x.text(cc), pyUnknown)
-								break
-							}
-						}
-					}
-				}
-			}
-		case "lambda":
-			return // its parameters are its own
-		case "assignment", "augmented_assignment":
-			bind(pyField(n, "left"))
-			x.assignTypes(n, d, d.types, attrs)
-		case "for_statement", "for_in_clause":
-			bind(pyField(n, "left"))
-			ty := pyUnknown
-			if l := pyField(n, "left"); l != nil && l.Kind() == "identifier" {
-				if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
-					ty = "e:" + v[2:]
-				} else if strings.HasPrefix(v, "l:") {
-					ty = "e:" + v
-				}
-				bindType(d.types, x.text(l), ty)
-			}
-		case "named_expression":
-			bind(pyField(n, "name"))
-			if nm := pyField(n, "name"); nm != nil {
-				bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
-			}
-		case "as_pattern", "with_item":
-			if a := pyField(n, "alias"); a != nil {
-				bind(a)
-				x.withAliasType(n, a, d)
-			}
-		case "except_clause":
-			for _, c := range children(n) {
-				if c.Kind() == "as_pattern" {
-					bind(pyField(c, "alias"))
-				}
-			}
-		case "global_statement", "nonlocal_statement":
-			for _, c := range children(n) {
-				globals = append(globals, x.text(c))
-			}
-		case "import_statement", "import_from_statement":
-			x.importStmt(n, d)
-			return
-		}
-		for _, c := range children(n) {
-			walk(c, false)
-		}
-	}
-	walk(n, top)
-	for _, g := range globals {
+	l := &pyLocals{x: x, d: d, attrs: attrs}
+	l.walk(n, top)
+	for _, g := range l.globals {
 		delete(d.locals, g)
 		delete(d.types, g)
 	}
 	for name := range d.types {
 		if !d.locals[name] {
 			delete(d.types, name) // an import rebinds it
+		}
+	}
+}
+
+// pyLocals is one walk of locals.
+type pyLocals struct {
+	x       *pyExtractor
+	d       *pyDecl
+	attrs   map[string]string // self.x types, for methods
+	globals []string
+	nested  int // depth of nested definitions: their returns are not the function's
+}
+
+func (l *pyLocals) bind(t *sitter.Node) {
+	if t == nil {
+		return
+	}
+	switch t.Kind() {
+	case "identifier":
+		l.d.locals[l.x.text(t)] = true
+	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "as_pattern_target":
+		for _, c := range children(t) {
+			l.bind(c)
+		}
+	}
+}
+
+func (l *pyLocals) walk(n *sitter.Node, top bool) {
+	x, d := l.x, l.d
+	kind := n.Kind()
+	if !top && (kind == "function_definition" || kind == "class_definition") {
+		l.nested++
+		defer func() { l.nested-- }()
+	}
+	switch kind {
+	case "return_statement":
+		if l.nested == 0 {
+			v := ""
+			if n.NamedChildCount() > 0 {
+				v = x.valueType(n.NamedChild(0))
+			}
+			d.returns = append(d.returns, v)
+		}
+	case "function_definition", "class_definition":
+		if !top {
+			l.bind(pyField(n, "name"))
+			if kind == "function_definition" && pyField(n, "name") != nil {
+				if d.nested == nil {
+					d.nested = map[string]bool{}
+				}
+				d.nested[x.text(pyField(n, "name"))] = true
+			}
+			if kind == "class_definition" {
+				break
+			}
+		}
+		l.params(pyField(n, "parameters"))
+	case "lambda":
+		return // its parameters are its own
+	case "assignment", "augmented_assignment":
+		l.bind(pyField(n, "left"))
+		x.assignTypes(n, d, d.types, l.attrs)
+	case "for_statement", "for_in_clause":
+		l.bind(pyField(n, "left"))
+		if left := pyField(n, "left"); left != nil && left.Kind() == "identifier" {
+			ty := pyUnknown
+			if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
+				ty = "e:" + v[2:]
+			} else if strings.HasPrefix(v, "l:") {
+				ty = "e:" + v
+			}
+			bindType(d.types, x.text(left), ty)
+		}
+	case "named_expression":
+		l.bind(pyField(n, "name"))
+		if nm := pyField(n, "name"); nm != nil {
+			bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
+		}
+	case "as_pattern", "with_item":
+		if a := pyField(n, "alias"); a != nil {
+			l.bind(a)
+			x.withAliasType(n, a, d)
+		}
+	case "except_clause":
+		for _, c := range children(n) {
+			if c.Kind() == "as_pattern" {
+				l.bind(pyField(c, "alias"))
+			}
+		}
+	case "global_statement", "nonlocal_statement":
+		for _, c := range children(n) {
+			l.globals = append(l.globals, x.text(c))
+		}
+	case "import_statement", "import_from_statement":
+		x.importStmt(n, d)
+		return
+	}
+	for _, c := range children(n) {
+		l.walk(c, false)
+	}
+}
+
+// params binds a definition's parameters with their annotated types.
+func (l *pyLocals) params(p *sitter.Node) {
+	if p == nil {
+		return
+	}
+	x, d := l.x, l.d
+	for _, c := range children(p) {
+		switch c.Kind() {
+		case "identifier":
+			l.bind(c)
+			bindType(d.types, x.text(c), pyUnknown)
+		case "default_parameter", "typed_default_parameter":
+			l.bind(pyField(c, "name"))
+			bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
+		case "typed_parameter":
+			for _, cc := range children(c) {
+				if cc.Kind() == "identifier" {
+					l.bind(cc)
+					bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
+					break
+				}
+			}
+		default: // *args, **kwargs
+			for _, cc := range children(c) {
+				if cc.Kind() == "identifier" {
+					l.bind(cc)
+					bindType(d.types, x.text(cc), pyUnknown)
+					break
+				}
+			}
 		}
 	}
 }
