@@ -152,3 +152,27 @@ func TestPythonValuesIncremental(t *testing.T) {
 		},
 	})
 }
+
+// TestPythonRootPackageIncremental: a module imported relatively from the
+// root package (from . import console) re-resolves its importers when it
+// changes.
+func TestPythonRootPackageIncremental(t *testing.T) {
+	root := extractTxtar(t, "py_rootpkg")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	write := func(data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, "console.py"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Console becomes a function returning an Other: show's call of print
+	// must now reach Other.print, which only re-resolving jupyter.py finds.
+	checkPyIncremental(t, st, root, []pyStep{{
+		name: "the class becomes a factory",
+		change: func() {
+			write("class Other:\n    def print(self, x):\n        return x\n\n\ndef Console():\n    return Other()\n")
+		},
+		want: []string{"edge calls py:jupyter.show -> py:console.Other.print @jupyter.py:8"},
+	}})
+}

@@ -743,7 +743,13 @@ func (x *pyExtractor) relative(n *sitter.Node) string {
 		return ""
 	}
 	pkg = pkg[:len(pkg)-(dots-1)]
-	return joinDots(strings.Join(pkg, "."), rest)
+	if base := joinDots(strings.Join(pkg, "."), rest); base != "" {
+		return base
+	}
+	// `from . import x` at the top: the repository root is the package
+	// (its __init__.py is module "__init__", its modules are named without
+	// a prefix); pyTable.abs falls back from __init__.x to module x.
+	return "__init__"
 }
 
 func joinDots(a, b string) string {

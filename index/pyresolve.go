@@ -336,7 +336,9 @@ func (t *pyTable) lookup(s *pyScope, parts []string, depth int) (pyTarget, bool)
 }
 
 // abs resolves an absolute dotted name: the longest prefix that is a
-// module, then the rest in that module's scope.
+// module, then the rest in that module's scope. A name in the root package
+// ("__init__.x", from a relative import at the top) that __init__.py does
+// not bind is the root-level module x.
 func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
 	for i := len(parts); i >= 1; i-- {
 		ms := t.mods[strings.Join(parts[:i], ".")]
@@ -346,7 +348,13 @@ func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
 		if i == len(parts) {
 			return pyTarget{id: pyModuleID(ms.module), module: true}, true
 		}
-		return t.lookup(ms, parts[i:], depth)
+		if r, ok := t.lookup(ms, parts[i:], depth); ok || parts[0] != "__init__" {
+			return r, ok
+		}
+		break
+	}
+	if len(parts) > 1 && parts[0] == "__init__" {
+		return t.abs(parts[1:], depth+1)
 	}
 	return pyTarget{}, false
 }
@@ -620,6 +628,9 @@ func (t *pyTable) link(f *pyFile) {
 		// else base.
 		n, linked := len(st.mods), false
 		for _, m := range st.mods[:n-1] {
+			if t.mods[m] == nil && strings.HasPrefix(m, "__init__.") {
+				m = m[len("__init__."):] // the root package's module (pyTable.abs)
+			}
 			if t.mods[m] != nil {
 				edge(m, st.line)
 				linked = true

@@ -295,6 +295,9 @@ func (p *pyFrontend) link(j *job, files []*pyFile, stored map[string]*pyScope, e
 // after the modules in changed changed.
 func pyDepends(deps []string, changed map[string]bool) bool {
 	for _, dep := range deps {
+		if d, ok := strings.CutPrefix(dep, "__init__."); ok && pyDepends([]string{d}, changed) {
+			return true // a relative import at the root (pyTable.abs)
+		}
 		for m := dep; ; {
 			if changed[m] {
 				return true

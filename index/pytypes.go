@@ -560,10 +560,16 @@ func (t *pyTable) absVal(parts []string, depth int) (pyVal, bool) {
 		v, ok := pyVal{mod: ms}, true
 		for _, p := range parts[i:] {
 			if v, ok = t.attr(v, p, depth); !ok {
-				return pyVal{}, false
+				break
 			}
 		}
-		return v, true
+		if ok || parts[0] != "__init__" {
+			return v, ok
+		}
+		break
+	}
+	if len(parts) > 1 && parts[0] == "__init__" && depth <= pyMaxDepth {
+		return t.absVal(parts[1:], depth+1) // as pyTable.abs
 	}
 	return pyVal{}, false
 }
