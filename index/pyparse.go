@@ -632,6 +632,11 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 		field, suffix := "function", "()"
 		if n.Kind() == "subscript" {
 			field, suffix = "value", "[]"
+			for _, c := range children(n)[1:] {
+				if c.Kind() == "slice" {
+					suffix = "" // xs[1:] is a container like xs
+				}
+			}
 		}
 		if e := x.dotted(pyField(n, field)); e != "" && !strings.HasPrefix(e, "super()") {
 			return e + suffix

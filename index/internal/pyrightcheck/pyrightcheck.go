@@ -353,7 +353,7 @@ func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
 			s.Hit++
 		case !named:
 			s.ByValue++
-			s.Wrong = append(s.Wrong, from+arrow+loc)
+			s.Wrong = append(s.Wrong, from+arrow+loc+" [value site]")
 		default:
 			s.Wrong = append(s.Wrong, from+arrow+loc)
 		}
