@@ -38,6 +38,10 @@ type Options struct {
 	Dir      string // where node_modules/pyright is installed
 	Sample   int    // functions whose callees are compared
 	Incoming int    // of those, functions whose callers are compared too
+	// Budget, when positive, stops sampling once it has passed (Pyright
+	// on a large workspace answers slowly); Result.Functions says how
+	// many were compared.
+	Budget time.Duration
 }
 
 // Score counts one direction's edges.
@@ -67,8 +71,9 @@ func (s Score) String() string {
 
 // Result is the comparison of a sample.
 type Result struct {
-	Functions        int // sampled functions Pyright prepared a call hierarchy for
-	Unprepared       int // sampled functions it did not
+	Functions        int  // sampled functions Pyright prepared a call hierarchy for
+	Unprepared       int  // sampled functions it did not
+	OutOfTime        bool // Options.Budget ended the sample early
 	Callees, Callers Score
 }
 
@@ -194,10 +199,15 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		return d, ok
 	}
 	step := max(1, len(all)/max(o.Sample, 1))
+	start := time.Now()
 	for i := 0; i < len(all) && res.Functions < o.Sample; i += step {
 		d := all[i]
 		if err := ctx.Err(); err != nil {
 			return res, err
+		}
+		if o.Budget > 0 && time.Since(start) > o.Budget {
+			res.OutOfTime = true
+			break
 		}
 		uri := rootURI + "/" + (&url.URL{Path: d.node.File}).EscapedPath()
 		// Pyright answers nothing until it has read the workspace: retry.

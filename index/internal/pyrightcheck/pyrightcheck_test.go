@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
@@ -31,7 +32,7 @@ func needPyright(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, root string, sample, incoming int) Result {
+func run(t *testing.T, root string, sample, incoming int, budget time.Duration) Result {
 	t.Helper()
 	st, err := embedded.Open(filepath.Join(t.TempDir(), "graph"), embedded.Options{})
 	if err != nil {
@@ -41,11 +42,11 @@ func run(t *testing.T, root string, sample, incoming int) Result {
 	if _, err := index.Run(t.Context(), st, index.Options{Root: root}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Check(t.Context(), st, Options{Root: root, Dir: ".", Sample: sample, Incoming: incoming})
+	res, err := Check(t.Context(), st, Options{Root: root, Dir: ".", Sample: sample, Incoming: incoming, Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d functions (%d not prepared)\ncallees: %v\ncallers: %v", res.Functions, res.Unprepared, res.Callees, res.Callers)
+	t.Logf("%d functions (%d not prepared, out of time: %v)\ncallees: %v\ncallers: %v", res.Functions, res.Unprepared, res.OutOfTime, res.Callees, res.Callers)
 	for _, s := range []Score{res.Callees, res.Callers} {
 		for _, m := range s.Misses {
 			t.Logf("miss  %s", m)
@@ -128,7 +129,7 @@ func TestFixture(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res := run(t, root, 1000, 1000)
+			res := run(t, root, 1000, 1000, 0)
 			if res.Functions < tc.min {
 				t.Errorf("Pyright prepared %d functions, want at least %d", res.Functions, tc.min)
 			}
@@ -158,7 +159,8 @@ func TestFixture(t *testing.T) {
 //	RELAY_PYRIGHTCHECK_SRC=stdlib go test ./index/internal/pyrightcheck -run Repo -v
 //
 // RELAY_PYRIGHTCHECK_SAMPLE (default 300) and RELAY_PYRIGHTCHECK_INCOMING
-// (default 100) size the sample. The library is copied to a temporary
+// (default 100) size the sample; RELAY_PYRIGHTCHECK_BUDGET (a duration,
+// e.g. 12m) stops sampling when it has passed and scores what was done. The library is copied to a temporary
 // directory first; it can take minutes.
 func TestRepo(t *testing.T) {
 	src := os.Getenv("RELAY_PYRIGHTCHECK_SRC")
@@ -187,7 +189,8 @@ func TestRepo(t *testing.T) {
 		}
 		return def
 	}
-	res := run(t, root, num("RELAY_PYRIGHTCHECK_SAMPLE", 300), num("RELAY_PYRIGHTCHECK_INCOMING", 100))
+	budget, _ := time.ParseDuration(os.Getenv("RELAY_PYRIGHTCHECK_BUDGET"))
+	res := run(t, root, num("RELAY_PYRIGHTCHECK_SAMPLE", 300), num("RELAY_PYRIGHTCHECK_INCOMING", 100), budget)
 	for name, s := range map[string]Score{"callees": res.Callees, "callers": res.Callers} {
 		if s.Precision() < 0.95 || s.Recall() < 0.80 {
 			t.Errorf("%s: %v, want precision ≥ 0.95 and recall ≥ 0.80", name, s)
