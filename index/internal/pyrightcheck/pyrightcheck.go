@@ -42,6 +42,7 @@ type Options struct {
 	// on a large workspace answers slowly); Result.Functions says how
 	// many were compared.
 	Budget time.Duration
+	Log    func(msg string) // progress, one line per function; nil: none
 }
 
 // Score counts one direction's edges.
@@ -229,6 +230,9 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 			continue // Pyright did not take the file (a syntax error it rejects)
 		}
 		res.Functions++
+		if o.Log != nil {
+			o.Log(fmt.Sprintf("%d %s (%s)", res.Functions, d.node.Loc, time.Since(start).Round(time.Second)))
+		}
 		truth, err := outgoing(c, items[0], key)
 		if err != nil {
 			return res, err
