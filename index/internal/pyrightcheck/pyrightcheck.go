@@ -43,6 +43,13 @@ type Options struct {
 	// many were compared.
 	Budget time.Duration
 	Log    func(msg string) // progress, one line per function; nil: none
+	// Typeshed, for a copy of the standard library: Pyright resolves an
+	// import of a stdlib module to its bundled typeshed stub, not to the
+	// copy, so its call hierarchy cannot name a function in another file
+	// of a stubbed module. Then only calls whose other end is in the
+	// sampled function's own file, or in a module typeshed has no stub
+	// for (test, idlelib, ...), are compared, on both sides.
+	Typeshed bool
 }
 
 // Score counts one direction's edges.
@@ -199,6 +206,12 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		d, ok := byKey[fmt.Sprintf("%s:%d", p, it.SelectionRange.Start.Line)]
 		return d, ok
 	}
+	var stubbed map[string]bool
+	if o.Typeshed {
+		if stubbed, err = typeshedModules(o.Dir); err != nil {
+			return res, err
+		}
+	}
 	step := max(1, len(all)/max(o.Sample, 1))
 	start := time.Now()
 	for i := 0; i < len(all) && res.Functions < o.Sample; i += step {
@@ -241,7 +254,7 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		res.Callees.add(d.node.Loc, truth, relay, " -> ")
+		res.Callees.add(d.node.Loc, keep(truth, d.node.File, stubbed), keep(relay, d.node.File, stubbed), " -> ")
 		if res.Functions > o.Incoming {
 			continue
 		}
@@ -259,7 +272,7 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		res.Callers.add(d.node.Loc, callers, relayIn, " <- ")
+		res.Callers.add(d.node.Loc, keep(callers, d.node.File, stubbed), keep(relayIn, d.node.File, stubbed), " <- ")
 	}
 	return res, nil
 }
@@ -386,4 +399,36 @@ func fileURI(p string) string {
 // dunder reports whether name is a special method (__x__).
 func dunder(name string) bool {
 	return len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")
+}
+
+// typeshedModules lists the top-level modules Pyright's bundled typeshed
+// has stdlib stubs for.
+func typeshedModules(dir string) (map[string]bool, error) {
+	es, err := os.ReadDir(filepath.Join(dir, "node_modules", "pyright", "dist", "typeshed-fallback", "stdlib"))
+	if err != nil {
+		return nil, fmt.Errorf("typeshed stubs: %w", err)
+	}
+	out := map[string]bool{}
+	for _, e := range es {
+		out[strings.TrimSuffix(e.Name(), ".pyi")] = true
+	}
+	return out, nil
+}
+
+// keep drops from m (location names "path:Name") the functions in another
+// file than file whose top-level module is stubbed; m itself when stubbed
+// is nil.
+func keep[V any](m map[string]V, file string, stubbed map[string]bool) map[string]V {
+	if stubbed == nil {
+		return m
+	}
+	out := map[string]V{}
+	for loc, v := range m {
+		f, _, _ := strings.Cut(loc, ":")
+		top, _, _ := strings.Cut(strings.TrimSuffix(f, ".py"), "/")
+		if f == file || !stubbed[top] {
+			out[loc] = v
+		}
+	}
+	return out
 }
