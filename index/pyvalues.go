@@ -200,6 +200,13 @@ func (t *pyTable) flow(r pyRef, ids []graphdb.NodeID, add func(graphdb.Edge)) {
 		return
 	}
 	s := t.mods[r.module]
+	if i := strings.LastIndexByte(r.expr, '.'); i > 0 && !strings.HasPrefix(r.expr, "super()") {
+		// Cls.m(obj, f): whether the first argument is self depends on m's
+		// kind (instance, class or static method); not followed.
+		if v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr[:i], 0); ok && v.cls != nil && !v.inst {
+			return
+		}
+	}
 	for _, id := range ids {
 		f, ok := t.fns[id]
 		if !ok || len(f.info.pcalls) == 0 || t.mods[f.module] == nil {
