@@ -24,7 +24,9 @@ import (
 //     apply → helper at apply's call of f. The file of the call site owns
 //     that edge; it is re-resolved when apply's module changes its
 //     surface, which includes py.pcalls. A parameter passed on to a
-//     further call is not followed (one level).
+//     further call is not followed (one level), nor are calls of a method
+//     through its class (Cls.m(obj, f)), where the first argument's role
+//     depends on the method's kind.
 //   - Returned: a function's inferred return vexpr may be a function
 //     (`def get(): return helper`), so get()() and `h = get(); h()` call
 //     helper.
