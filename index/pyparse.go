@@ -267,6 +267,8 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		}
 		x.classBody(pyField(def, "body"), cls)
 		x.setAttr(idx, pyAttrAttrs, typedAttrs(cls.attrs))
+		cls.fields = x.namedTupleFields(def, cls.baseExprs)
+		x.setAttr(idx, pyAttrFields, strings.Join(cls.fields, "\n"))
 		return
 	}
 	n.Kind = graphdb.KindFunction
@@ -512,14 +514,14 @@ func (l *pyLocals) walk(n *sitter.Node, top bool) {
 		x.assignTypes(n, d, d.types, l.attrs)
 	case "for_statement", "for_in_clause":
 		l.bind(pyField(n, "left"))
-		if left := pyField(n, "left"); left != nil && left.Kind() == "identifier" {
+		if left := pyField(n, "left"); left != nil {
 			ty := pyUnknown
 			if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
 				ty = "e:" + v[2:]
 			} else if strings.HasPrefix(v, "l:") {
 				ty = "e:" + v
 			}
-			bindType(d.types, x.text(left), ty)
+			x.bindTarget(d.types, left, ty)
 		}
 	case "named_expression":
 		l.bind(pyField(n, "name"))

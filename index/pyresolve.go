@@ -62,6 +62,7 @@ type pyClass struct {
 	order     []*pyClass        // method resolution order, computed once
 	props     map[string]bool   // methods decorated with @property
 	fns       map[string]pyFnInfo
+	fields    []string // a NamedTuple's fields in order (py.fields): what unpacking yields
 }
 
 func newPyClass(qname string) *pyClass {
@@ -139,6 +140,7 @@ const (
 	pyAttrVars    = "py.vars"    // module variable → vexpr, "name\tvexpr" per line
 	pyAttrAttrs   = "py.attrs"   // on classes: attribute → vexpr
 	pyAttrRet     = "py.ret"     // on functions and methods: return vexpr
+	pyAttrFields  = "py.fields"  // on NamedTuple classes: the fields in order, one a line
 )
 
 // attrs encodes the scope into module-node Attrs and sets surface/deps.
@@ -164,6 +166,9 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 				fmt.Fprintf(h, "m %s %s %s %v %s\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m].key())
 			}
 			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
+			if len(sym.cls.fields) > 0 {
+				fmt.Fprintf(h, "f %s\n", strings.Join(sym.cls.fields, ","))
+			}
 		}
 	}
 	fmt.Fprintf(h, "i %s\ns %s\nv %q\n", strings.Join(imp, ","), strings.Join(s.stars, ","), typedAttrs(s.vars))
@@ -216,6 +221,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			if n.Kind == graphdb.KindType {
 				cls = newPyClass(n.QName)
 				cls.id, cls.baseExprs, cls.attrs = n.ID, splitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[pyAttrAttrs])
+				cls.fields = splitLines(n.Attrs[pyAttrFields])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
 				}

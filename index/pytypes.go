@@ -3,6 +3,7 @@
 package index
 
 import (
+	"strconv"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -23,6 +24,8 @@ import (
 //	e:E     an element of the iterable E (`for x in xs`); E may be an l:
 //	l:E1,E2 a list, tuple, set or dict literal whose elements (values) are
 //	        one of E1, E2 (pyvalues.go)
+//	f:I:X   the I-th field of the NamedTuple instance X yields when unpacked
+//	        (`for text, style in segments`, `a, b = seg`)
 //	u:X|Y   one of the vexprs X, Y: a name bound more than once, or
 //	        `a if c else b`, `a or b`; it resolves when the alternatives
 //	        that resolve agree (as Pyright reports calls on the known part
@@ -241,6 +244,13 @@ func portable(d *pyDecl, ty string, depth int) string {
 		}
 		return pyUnion(alts...)
 	}
+	if strings.HasPrefix(ty, "f:") {
+		i, inner, _ := strings.Cut(ty[2:], ":")
+		if p := portable(d, inner, depth); p != pyUnknown && !strings.HasPrefix(p, "u:") {
+			return "f:" + i + ":" + p
+		}
+		return pyUnknown
+	}
 	if strings.HasPrefix(ty, "l:") || strings.HasPrefix(ty, "e:l:") {
 		items, _ := strings.CutPrefix(ty, "e:")
 		var alts []string
@@ -323,11 +333,7 @@ func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[st
 			bindType(attrs, x.text(pyField(left, "attribute")), portable(d, ty, 0))
 		}
 	default:
-		for _, c := range children(left) {
-			if c.Kind() == "identifier" {
-				bindType(names, x.text(c), pyUnknown)
-			}
-		}
+		x.bindTarget(names, left, ty)
 	}
 }
 
@@ -418,6 +424,22 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 	switch ty[0] {
 	case 'l':
 		return pyVal{items: ty[2:], itemsCtx: c}, true
+	case 'f':
+		i, inner, _ := strings.Cut(ty[2:], ":")
+		k, err := strconv.Atoi(i)
+		v, ok := t.evalType(c, inner, depth+1)
+		if err != nil || !ok || !v.inst || v.cls == nil {
+			return pyVal{}, false
+		}
+		for _, cls := range t.mro(v.cls) {
+			if len(cls.fields) > 0 {
+				if k >= len(cls.fields) {
+					return pyVal{}, false
+				}
+				return t.attr(v, cls.fields[k], depth+1)
+			}
+		}
+		return pyVal{}, false
 	case 'a':
 		if strings.HasPrefix(ty, "a:[]") {
 			return pyVal{elem: ty[4:], elemCtx: c}, true
@@ -774,4 +796,62 @@ func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl, m
 		}
 	}
 	return f
+}
+
+// bindTarget binds the names of an assignment or loop target to ty: a
+// plain name to ty, the names of a flat tuple or list pattern to the
+// fields ty unpacks into ("f:I:ty", resolved when ty is a NamedTuple
+// instance), anything else to unknown.
+func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty string) {
+	switch left.Kind() {
+	case "identifier":
+		bindType(names, x.text(left), ty)
+		return
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
+		for _, c := range children(left) {
+			if c.Kind() == "list_splat_pattern" || c.Kind() == "list_splat" {
+				ty = pyUnknown // a, *rest, b: positions after the splat are unknown
+			}
+		}
+		for i, c := range children(left) {
+			if c.Kind() != "identifier" {
+				continue
+			}
+			if ty == "" || ty == pyUnknown || strings.HasPrefix(ty, "u:") || strings.HasPrefix(ty, "l:") {
+				bindType(names, x.text(c), pyUnknown)
+			} else {
+				bindType(names, x.text(c), "f:"+strconv.Itoa(i)+":"+ty)
+			}
+		}
+		return
+	}
+	for _, c := range children(left) {
+		if c.Kind() == "identifier" {
+			bindType(names, x.text(c), pyUnknown)
+		}
+	}
+}
+
+// namedTupleFields lists the fields of a class deriving from NamedTuple
+// (annotated names of its body, in order); nil for other classes.
+func (x *pyExtractor) namedTupleFields(def *sitter.Node, bases []string) []string {
+	named := false
+	for _, b := range bases {
+		named = named || b == "NamedTuple" || strings.HasSuffix(b, ".NamedTuple")
+	}
+	body := pyField(def, "body")
+	if !named || body == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range children(body) {
+		if st.Kind() != "expression_statement" || st.NamedChildCount() == 0 {
+			continue
+		}
+		a := st.NamedChild(0)
+		if a.Kind() == "assignment" && pyField(a, "type") != nil && pyField(a, "left") != nil && pyField(a, "left").Kind() == "identifier" {
+			out = append(out, x.text(pyField(a, "left")))
+		}
+	}
+	return out
 }
