@@ -68,6 +68,10 @@ type pyExtractor struct {
 	f    *pyFile
 	ids  idCounts
 	test bool
+	// inMain: walking `if __name__ == "__main__":`, which runs after every
+	// definition of the module, so its imports do not rebind what the
+	// definitions' annotations name
+	inMain bool
 }
 
 // pyIsTest reports whether rel is a test file: test_*.py, *_test.py,
@@ -198,6 +202,10 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 			"elif_clause", "else_clause", "except_clause", "finally_clause", "block":
 			// Declarations under module-level control flow are module
 			// level too; the conditions are module code.
+			if st.Kind() == "if_statement" && x.isMainCheck(pyField(st, "condition")) {
+				x.inMain = true
+				defer func() { x.inMain = false }()
+			}
 			for _, c := range children(st) {
 				switch c.Kind() {
 				case "block", "elif_clause", "else_clause", "except_clause", "finally_clause":
@@ -217,6 +225,15 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 			x.refs(st, owner, "", nil)
 		}
 	}
+}
+
+// isMainCheck reports whether cond is `__name__ == "__main__"`.
+func (x *pyExtractor) isMainCheck(cond *sitter.Node) bool {
+	if cond == nil {
+		return false
+	}
+	t := strings.Join(strings.Fields(x.text(cond)), "")
+	return t == `__name__=="__main__"` || t == `__name__=='__main__'`
 }
 
 // unwrap splits a decorated_definition into its decorators and definition.
@@ -673,6 +690,9 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 		if d != nil {
 			d.imports[local] = target
 			delete(d.locals, local)
+			return
+		}
+		if _, bound := x.f.scope.imports[local]; bound && x.inMain {
 			return
 		}
 		x.f.scope.imports[local] = target
