@@ -158,7 +158,8 @@
 //
 // Python is parsed with tree-sitter (cgo; one parser per worker), a file at
 // a time, then names are resolved across the repository's modules
-// (python.go, pyparse.go, pyresolve.go, pytypes.go, pyvalues.go, pybyname.go). Files are *.py below the root;
+// (python.go, pyparse.go, pyimport.go, pyresolve.go, pytypes.go, pyimplicit.go,
+// pyvalues.go, pybyname.go). Files are *.py below the root;
 // directories starting with "." , site-packages, dist-packages,
 // __pycache__ and virtual environments (a pyvenv.cfg) are skipped.
 // Directories starting with "_" are walked for Python (the go command
