@@ -14,7 +14,7 @@
 // so that implements and calls edges can point at them.
 //
 // Backends implement [Store] and must pass the conformance suite in
-// graphdb/storetest. Graph operations ([Query], [BlastRadius]) and target
+// graphdb/storetest. Graph operations ([Query], [ByName], [BlastRadius]) and target
 // resolution ([Resolve]) are written once here, against [Reader], so the
 // embedded store and ArangoDB answer them identically; a backend that can do a
 // traversal faster natively implements [Traverser] (one start) and

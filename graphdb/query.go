@@ -87,6 +87,8 @@ type Result struct {
 // Node.QName). Callers and callees include the target itself when it calls
 // itself (RelRecursive); callers end with the sites where a function uses
 // the target as a value (RelReferenced, by site, after every depth).
+// Calls matched by name only (EdgeCallsByName) are not in the answer:
+// ByName lists them apart.
 func Query(ctx context.Context, r Reader, op Op, target NodeID, depth, limit int) ([]Result, error) {
 	steps := op.steps()
 	if steps == nil {
@@ -164,6 +166,60 @@ const (
 	// at the site; listed after the callers, one result per site.
 	RelReferenced = "referenced as a value"
 )
+
+// Relations of ByName's results.
+const (
+	RelCallerByName = "possible caller by name only (not type-checked)"
+	RelCalleeByName = "possible callee by name only (not type-checked)"
+)
+
+// ByName lists what only a name match relates to target (EdgeCallsByName,
+// recorded by frontends for calls they could not resolve by type): for
+// OpCallers the functions whose unresolved calls name it, for OpCallees
+// what target's unresolved calls may reach; nil for other operations. It
+// is kept out of Query, whose answer is the exact one that review context,
+// retrieval and blast radius build on: a by-name match is a lead to
+// check, not a call. One result per node at its first site, sorted by
+// site; nodes in exact (Query's answer) and target itself are left out,
+// so the list holds only further candidates.
+func ByName(ctx context.Context, r Reader, op Op, target NodeID, exact []Result) ([]Result, error) {
+	dir, rel := Inbound, RelCallerByName
+	switch op {
+	case OpCallers:
+	case OpCallees:
+		dir, rel = Outbound, RelCalleeByName
+	default:
+		return nil, nil
+	}
+	es, err := r.Neighbors(ctx, target, EdgeCallsByName, dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[NodeID]bool{target: true}
+	for _, res := range exact {
+		seen[res.Node.ID] = true
+	}
+	var out []Result
+	for _, e := range es { // sorted by site (Reader contract)
+		id := e.From
+		if dir == Outbound {
+			id = e.To
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		n, err := r.Node(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Result{Node: n, Depth: 1, Relation: rel, Via: target, File: e.File, Line: e.Line})
+	}
+	return out, nil
+}
 
 // selfCall returns the target as its own caller when it calls itself
 // directly, at its first self-call site.

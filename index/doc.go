@@ -170,7 +170,8 @@
 //
 // Python is parsed with tree-sitter (cgo; one parser per worker), a file at
 // a time, then names are resolved across the repository's modules
-// (python.go, pyparse.go, pyresolve.go). Files are *.py below the root;
+// (python.go, pyparse.go, pyimport.go, pyresolve.go, pytypes.go, pyimplicit.go,
+// pyvalues.go, pybyname.go). Files are *.py below the root;
 // directories starting with "." , site-packages, dist-packages,
 // __pycache__ and virtual environments (a pyvenv.cfg) are skipped.
 // Directories starting with "_" are walked for Python (the go command
@@ -239,6 +240,30 @@
 // methods their decorators (py.decorators, builtins such as property
 // left out) and whether they return their argument or a nested wrapper
 // (py.identity).
+// Functions used as values (pyvalues.go): a call passing a function to
+// a parameter the callee calls (`apply(helper, 1)` with `def apply(f, x):
+// return f(x)`, by position or keyword, one call level, across modules)
+// adds the call apply → helper at apply's call of f, owned by the passing
+// file; a function returned (`get()()`, `h = get(); h()`) and the
+// elements of list, tuple, set and dict literals (`HANDLERS[k]()`,
+// `HANDLERS.get(k)()`, `for fn in fns: fn()`) are called through their
+// values; a slice of a container is the container. A function named
+// where a value is used (argument, assigned, returned or yielded value,
+// container element, default) gets a references edge from the enclosing
+// function, class or module at that site. Functions record the
+// parameters they call in Attrs py.params and py.pcalls.
+// Relative imports at the top of a repository whose root is a package
+// (an __init__.py at the root) resolve: `from . import x` is the root
+// package's x, else the root-level module x.
+// A call that resolves neither by name nor by type, written `v.m()` on a
+// receiver of unknown type (a parameter or local, a module variable, the
+// result of a function of unknown return type, or self/cls when no class
+// in the MRO defines m, as in mixins), gets calls_by_name edges (never
+// calls) to the repository's methods named m (pybyname.go), at most 8: a
+// name more classes define gets none. Plain names, external imports,
+// receivers of a known class or module and dunder names get none.
+// By-name edges of unchanged files are not recomputed in incremental runs
+// when another module gains or loses a method of that name.
 // index/internal/pyrightcheck measures the edges against Pyright.
 //
 // Incremental runs: see the DESIGN note on pyFrontend.index. Changed files

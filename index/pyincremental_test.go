@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/graphdb"
 )
 
 // TestPythonIncremental edits, deletes, renames and adds Python files and
@@ -26,12 +28,7 @@ func TestPythonIncremental(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	steps := []struct {
-		name    string
-		change  func()
-		want    []string // lines the dump must hold
-		notWant []string
-	}{
+	steps := []pyStep{
 		{
 			name: "edit body only",
 			change: func() {
@@ -78,6 +75,22 @@ func TestPythonIncremental(t *testing.T) {
 			notWant: []string{"py:shop.extra."},
 		},
 	}
+	checkPyIncremental(t, st, root, steps)
+}
+
+// pyStep is one change of a Python incremental test.
+type pyStep struct {
+	name    string
+	change  func()
+	want    []string // lines the dump must hold
+	notWant []string
+}
+
+// checkPyIncremental applies each step, indexes incrementally and checks
+// the graph equals a full index of the same tree and holds what the step
+// wants; at the end a run without change must rewrite nothing.
+func checkPyIncremental(t *testing.T, st graphdb.Store, root string, steps []pyStep) {
+	t.Helper()
 	for _, s := range steps {
 		s.change()
 		sum := runIndex(t, st, root, false)
@@ -104,4 +117,62 @@ func TestPythonIncremental(t *testing.T) {
 	if sum := runIndex(t, st, root, false); !sum.Unchanged {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
+}
+
+// TestPythonValuesIncremental: the calls a function's parameter makes are
+// resolved at the call sites passing it functions, in other files; when
+// the function stops calling its parameter, those files are re-resolved
+// and the edges they owned go.
+func TestPythonValuesIncremental(t *testing.T) {
+	root := extractTxtar(t, "py_values")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	funcs := filepath.Join(root, "app", "funcs.py")
+	orig, err := os.ReadFile(funcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(data string) {
+		t.Helper()
+		if err := os.WriteFile(funcs, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const passed = "edge calls py:app.funcs.apply -> py:app.funcs.other @app/funcs.py:10" // from runner.main
+	checkPyIncremental(t, st, root, []pyStep{
+		{
+			name:    "the callee stops calling its parameter",
+			change:  func() { write(strings.Replace(string(orig), "    return f(x)\n", "    return x\n", 1)) },
+			notWant: []string{passed},
+		},
+		{
+			name:   "and calls it again",
+			change: func() { write(string(orig)) },
+			want:   []string{passed},
+		},
+	})
+}
+
+// TestPythonRootPackageIncremental: a module imported relatively from the
+// root package (from . import console) re-resolves its importers when it
+// changes.
+func TestPythonRootPackageIncremental(t *testing.T) {
+	root := extractTxtar(t, "py_rootpkg")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	write := func(data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, "console.py"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Console becomes a function returning an Other: show's call of print
+	// must now reach Other.print, which only re-resolving jupyter.py finds.
+	checkPyIncremental(t, st, root, []pyStep{{
+		name: "the class becomes a factory",
+		change: func() {
+			write("class Other:\n    def print(self, x):\n        return x\n\n\ndef Console():\n    return Other()\n")
+		},
+		want: []string{"edge calls py:jupyter.show -> py:console.Other.print @jupyter.py:8"},
+	}})
 }

@@ -45,7 +45,8 @@ type pyRef struct {
 	// implicit: a dunder method a construct calls (with, for, operators,
 	// len()); resolved only through the value's type
 	implicit bool
-	prop     bool // an attribute read: a call of the getter when it is a property
+	prop     bool    // an attribute read: a call of the getter when it is a property
+	args     []pyArg // a call's arguments that may be function values (pyvalues.go)
 }
 
 // pyDecl is what shadows module names inside one top-level function or
@@ -57,6 +58,8 @@ type pyDecl struct {
 	types   map[string]string // local name → vexpr (pytypes.go)
 	returns []string          // vexprs of the function's own return statements ("" for none)
 	nested  map[string]bool   // functions defined in it
+	params  map[string]bool   // the function's own parameters
+	pcalls  []pyParamCall     // calls of a parameter (pyvalues.go)
 }
 
 // pyExtractor walks one tree.
@@ -65,6 +68,10 @@ type pyExtractor struct {
 	f    *pyFile
 	ids  idCounts
 	test bool
+	// inMain: walking `if __name__ == "__main__":`, which runs after every
+	// definition of the module, so its imports do not rebind what the
+	// definitions' annotations name
+	inMain bool
 }
 
 // pyIsTest reports whether rel is a test file: test_*.py, *_test.py,
@@ -195,6 +202,10 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 			"elif_clause", "else_clause", "except_clause", "finally_clause", "block":
 			// Declarations under module-level control flow are module
 			// level too; the conditions are module code.
+			if st.Kind() == "if_statement" && x.isMainCheck(pyField(st, "condition")) {
+				x.inMain = true
+				defer func() { x.inMain = false }()
+			}
 			for _, c := range children(st) {
 				switch c.Kind() {
 				case "block", "elif_clause", "else_clause", "except_clause", "finally_clause":
@@ -214,6 +225,15 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 			x.refs(st, owner, "", nil)
 		}
 	}
+}
+
+// isMainCheck reports whether cond is `__name__ == "__main__"`.
+func (x *pyExtractor) isMainCheck(cond *sitter.Node) bool {
+	if cond == nil {
+		return false
+	}
+	t := strings.Join(strings.Fields(x.text(cond)), "")
+	return t == `__name__=="__main__"` || t == `__name__=='__main__'`
 }
 
 // unwrap splits a decorated_definition into its decorators and definition.
@@ -264,6 +284,8 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		}
 		x.classBody(pyField(def, "body"), cls)
 		x.setAttr(idx, pyAttrAttrs, typedAttrs(cls.attrs))
+		cls.fields = x.namedTupleFields(def, cls.baseExprs)
+		x.setAttr(idx, pyAttrFields, strings.Join(cls.fields, "\n"))
 		return
 	}
 	n.Kind = graphdb.KindFunction
@@ -273,7 +295,7 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	x.decorators(decs, id, "")
 	d := x.function(def, id, "", nil)
 	ret := x.returnType(def, d)
-	fn := x.fnInfo(def, decs, d)
+	fn := x.fnInfo(def, decs, d, false)
 	if len(fn.decos) > 0 {
 		ret = "" // a decorator may replace the function and its result
 	}
@@ -327,7 +349,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				x.decorators(decs, id, cls.qname)
 				d := x.function(def, id, cls.qname, cls)
 				ret := x.returnType(def, d)
-				fn := x.fnInfo(def, decs, d)
+				fn := x.fnInfo(def, decs, d, true)
 				if len(fn.decos) > 0 {
 					ret = ""
 				}
@@ -340,7 +362,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 					if n.Attrs["py.method"] == "property" {
 						cls.props[name] = true
 					}
-					if len(fn.decos) > 0 {
+					if len(fn.decos) > 0 || len(fn.pcalls) > 0 {
 						cls.fns[name] = fn
 					}
 				}
@@ -421,6 +443,10 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 		attrs = cls.attrs
 	}
 	x.locals(def, d, true, attrs)
+	d.params = map[string]bool{}
+	for _, p := range x.paramList(def, class != "") { // not self or cls
+		d.params[strings.TrimPrefix(p, "*")] = true
+	}
 	if p := pyField(def, "parameters"); p != nil {
 		x.refs(p, id, class, d) // default values
 	}
@@ -432,129 +458,147 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 // loop targets, with/except aliases, nested definitions, imports), nested
 // functions included, minus names declared global or nonlocal.
 func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[string]string) {
-	var globals []string
-	var bind func(t *sitter.Node)
-	bind = func(t *sitter.Node) {
-		if t == nil {
-			return
-		}
-		switch t.Kind() {
-		case "identifier":
-			d.locals[x.text(t)] = true
-		case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "as_pattern_target":
-			for _, c := range children(t) {
-				bind(c)
-			}
-		}
-	}
-	var walk func(n *sitter.Node, top bool)
-	nested := 0 // depth of nested definitions: their returns are not the function's
-	walk = func(n *sitter.Node, top bool) {
-		kind := n.Kind()
-		if !top && (kind == "function_definition" || kind == "class_definition") {
-			nested++
-			defer func() { nested-- }()
-		}
-		switch kind {
-		case "return_statement":
-			if nested == 0 {
-				v := ""
-				if n.NamedChildCount() > 0 {
-					v = x.valueType(n.NamedChild(0))
-				}
-				d.returns = append(d.returns, v)
-			}
-		case "function_definition", "class_definition":
-			if !top {
-				bind(pyField(n, "name"))
-				if kind == "function_definition" && pyField(n, "name") != nil {
-					if d.nested == nil {
-						d.nested = map[string]bool{}
-					}
-					d.nested[x.text(pyField(n, "name"))] = true
-				}
-				if kind == "class_definition" {
-					break
-				}
-			}
-			if p := pyField(n, "parameters"); p != nil {
-				for _, c := range children(p) {
-					switch c.Kind() {
-					case "identifier":
-						bind(c)
-						bindType(d.types, x.text(c), pyUnknown)
-					case "default_parameter", "typed_default_parameter":
-						bind(pyField(c, "name"))
-						bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
-					case "typed_parameter":
-						for _, cc := range children(c) {
-							if cc.Kind() == "identifier" {
-								bind(cc)
-								bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
-								break
-							}
-						}
-					default: // *args, **kwargs
-						for _, cc := range children(c) {
-							if cc.Kind() == "identifier" {
-								bind(cc)
-								bindType(d.types, x.text(cc), pyUnknown)
-								break
-							}
-						}
-					}
-				}
-			}
-		case "lambda":
-			return // its parameters are its own
-		case "assignment", "augmented_assignment":
-			bind(pyField(n, "left"))
-			x.assignTypes(n, d, d.types, attrs)
-		case "for_statement", "for_in_clause":
-			bind(pyField(n, "left"))
-			ty := pyUnknown
-			if l := pyField(n, "left"); l != nil && l.Kind() == "identifier" {
-				if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
-					ty = "e:" + v[2:]
-				}
-				bindType(d.types, x.text(l), ty)
-			}
-		case "named_expression":
-			bind(pyField(n, "name"))
-			if nm := pyField(n, "name"); nm != nil {
-				bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
-			}
-		case "as_pattern", "with_item":
-			if a := pyField(n, "alias"); a != nil {
-				bind(a)
-				x.withAliasType(n, a, d)
-			}
-		case "except_clause":
-			for _, c := range children(n) {
-				if c.Kind() == "as_pattern" {
-					bind(pyField(c, "alias"))
-				}
-			}
-		case "global_statement", "nonlocal_statement":
-			for _, c := range children(n) {
-				globals = append(globals, x.text(c))
-			}
-		case "import_statement", "import_from_statement":
-			x.importStmt(n, d)
-			return
-		}
-		for _, c := range children(n) {
-			walk(c, false)
-		}
-	}
-	walk(n, top)
-	for _, g := range globals {
+	l := &pyLocals{x: x, d: d, attrs: attrs}
+	l.walk(n, top)
+	for _, g := range l.globals {
 		delete(d.locals, g)
 		delete(d.types, g)
 	}
 	for name := range d.types {
 		if !d.locals[name] {
 			delete(d.types, name) // an import rebinds it
+		}
+	}
+}
+
+// pyLocals is one walk of locals.
+type pyLocals struct {
+	x       *pyExtractor
+	d       *pyDecl
+	attrs   map[string]string // self.x types, for methods
+	globals []string
+	nested  int // depth of nested definitions: their returns are not the function's
+}
+
+func (l *pyLocals) bind(t *sitter.Node) {
+	if t == nil {
+		return
+	}
+	switch t.Kind() {
+	case "identifier":
+		l.d.locals[l.x.text(t)] = true
+	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "as_pattern_target":
+		for _, c := range children(t) {
+			l.bind(c)
+		}
+	}
+}
+
+func (l *pyLocals) walk(n *sitter.Node, top bool) {
+	x, d := l.x, l.d
+	kind := n.Kind()
+	if !top && (kind == "function_definition" || kind == "class_definition") {
+		l.nested++
+		defer func() { l.nested-- }()
+	}
+	switch kind {
+	case "return_statement":
+		if l.nested == 0 {
+			v := ""
+			if n.NamedChildCount() > 0 {
+				v = x.valueType(n.NamedChild(0))
+			}
+			d.returns = append(d.returns, v)
+		}
+	case "function_definition", "class_definition":
+		if !top {
+			l.bind(pyField(n, "name"))
+			if kind == "function_definition" && pyField(n, "name") != nil {
+				if d.nested == nil {
+					d.nested = map[string]bool{}
+				}
+				d.nested[x.text(pyField(n, "name"))] = true
+			}
+			if kind == "class_definition" {
+				break
+			}
+		}
+		l.params(pyField(n, "parameters"))
+	case "lambda":
+		return // its parameters are its own
+	case "assignment", "augmented_assignment":
+		l.bind(pyField(n, "left"))
+		x.assignTypes(n, d, d.types, l.attrs)
+	case "for_statement", "for_in_clause":
+		l.bind(pyField(n, "left"))
+		if left := pyField(n, "left"); left != nil {
+			ty := pyUnknown
+			if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
+				ty = "e:" + v[2:]
+			} else if strings.HasPrefix(v, "l:") {
+				ty = "e:" + v
+			}
+			x.bindTarget(d.types, left, ty)
+		}
+	case "named_expression":
+		l.bind(pyField(n, "name"))
+		if nm := pyField(n, "name"); nm != nil {
+			bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
+		}
+	case "as_pattern", "with_item":
+		if a := pyField(n, "alias"); a != nil {
+			l.bind(a)
+			x.withAliasType(n, a, d)
+		}
+	case "except_clause":
+		for _, c := range children(n) {
+			if c.Kind() == "as_pattern" {
+				l.bind(pyField(c, "alias"))
+			}
+		}
+	case "global_statement", "nonlocal_statement":
+		for _, c := range children(n) {
+			l.globals = append(l.globals, x.text(c))
+		}
+	case "import_statement", "import_from_statement":
+		x.importStmt(n, d)
+		return
+	}
+	for _, c := range children(n) {
+		l.walk(c, false)
+	}
+}
+
+// params binds a definition's parameters with their annotated types.
+func (l *pyLocals) params(p *sitter.Node) {
+	if p == nil {
+		return
+	}
+	x, d := l.x, l.d
+	for _, c := range children(p) {
+		switch c.Kind() {
+		case "identifier":
+			l.bind(c)
+			bindType(d.types, x.text(c), pyUnknown)
+		case "default_parameter", "typed_default_parameter":
+			l.bind(pyField(c, "name"))
+			bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
+		case "typed_parameter":
+			for _, cc := range children(c) {
+				if cc.Kind() == "identifier" {
+					l.bind(cc)
+					bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
+					break
+				}
+			}
+		default: // *args, **kwargs
+			for _, cc := range children(c) {
+				if cc.Kind() == "identifier" {
+					l.bind(cc)
+					bindType(d.types, x.text(cc), pyUnknown)
+					break
+				}
+			}
 		}
 	}
 }
@@ -567,10 +611,15 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	kind := n.Kind()
 	if kind == "call" {
 		if e := x.dotted(pyField(n, "function")); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module})
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module,
+				args: x.callArgs(pyField(n, "arguments"))})
+			if d != nil && d.params[e] {
+				d.pcalls = append(d.pcalls, pyParamCall{param: e, line: line(n)})
+			}
 		}
 	}
 	x.implicit(n, kind, owner, class, d)
+	x.valueRefs(n, kind, owner, class, d)
 	if kind == "attribute" {
 		if p := n.Parent(); p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
 			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
@@ -587,8 +636,10 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	}
 }
 
-// dotted renders identifier and attribute chains ("a.b.c") and
-// super()/super(C, self) attributes ("super().m"); "" for anything else.
+// dotted renders identifier and attribute chains ("a.b.c"),
+// super()/super(C, self) attributes ("super().m"), and calls and
+// subscripts of such chains ("get()", "get()()", "HANDLERS[]",
+// "self.fns[]()"); "" for anything else.
 func (x *pyExtractor) dotted(n *sitter.Node) string {
 	if n == nil {
 		return ""
@@ -596,6 +647,19 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 	switch n.Kind() {
 	case "identifier":
 		return x.text(n)
+	case "call", "subscript":
+		field, suffix := "function", "()"
+		if n.Kind() == "subscript" {
+			field, suffix = "value", "[]"
+			for _, c := range children(n)[1:] {
+				if c.Kind() == "slice" {
+					suffix = "" // xs[1:] is a container like xs
+				}
+			}
+		}
+		if e := x.dotted(pyField(n, field)); e != "" && !strings.HasPrefix(e, "super()") {
+			return e + suffix
+		}
 	case "attribute":
 		obj, attr := pyField(n, "object"), pyField(n, "attribute")
 		if attr == nil || obj == nil {
@@ -617,103 +681,6 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 		}
 	}
 	return ""
-}
-
-// importStmt records an import statement: its bindings (module scope when
-// d is nil, else d's) and the modules it names.
-func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
-	bindTo := func(local, target string) {
-		if d != nil {
-			d.imports[local] = target
-			delete(d.locals, local)
-			return
-		}
-		x.f.scope.imports[local] = target
-	}
-	stmt := pyImportStmt{line: line(st)}
-	switch st.Kind() {
-	case "import_statement":
-		for _, c := range children(st) {
-			switch c.Kind() {
-			case "dotted_name":
-				m := x.text(c)
-				bindTo(strings.SplitN(m, ".", 2)[0], strings.SplitN(m, ".", 2)[0])
-				stmt.mods = append(stmt.mods, m)
-			case "aliased_import":
-				m := x.text(pyField(c, "name"))
-				bindTo(x.text(pyField(c, "alias")), m)
-				stmt.mods = append(stmt.mods, m)
-			}
-		}
-	case "import_from_statement":
-		stmt.from = true
-		mn := pyField(st, "module_name")
-		if mn == nil {
-			return
-		}
-		base := x.text(mn)
-		if mn.Kind() == "relative_import" {
-			base = x.relative(mn)
-			if base == "" {
-				return
-			}
-		}
-		for _, c := range children(st) {
-			if c.Equals(*mn) {
-				continue
-			}
-			switch c.Kind() {
-			case "dotted_name":
-				nm := x.text(c)
-				bindTo(nm, joinDots(base, nm))
-				stmt.mods = append(stmt.mods, joinDots(base, nm))
-			case "aliased_import":
-				nm := x.text(pyField(c, "name"))
-				bindTo(x.text(pyField(c, "alias")), joinDots(base, nm))
-				stmt.mods = append(stmt.mods, joinDots(base, nm))
-			case "wildcard_import":
-				if d == nil {
-					x.f.scope.stars = append(x.f.scope.stars, base)
-				}
-			}
-		}
-		stmt.mods = append(stmt.mods, base)
-	default:
-		return
-	}
-	x.f.imports = append(x.f.imports, stmt)
-}
-
-// relative resolves `from ..x import` against the file's module.
-func (x *pyExtractor) relative(n *sitter.Node) string {
-	dots, rest := 0, ""
-	for _, c := range children(n) {
-		switch c.Kind() {
-		case "import_prefix":
-			dots = strings.Count(x.text(c), ".")
-		case "dotted_name":
-			rest = x.text(c)
-		}
-	}
-	pkg := strings.Split(x.f.module, ".")
-	if !x.f.isPkg {
-		pkg = pkg[:len(pkg)-1]
-	}
-	if dots-1 > len(pkg) {
-		return ""
-	}
-	pkg = pkg[:len(pkg)-(dots-1)]
-	return joinDots(strings.Join(pkg, "."), rest)
-}
-
-func joinDots(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "." + b
 }
 
 // sortedKeys returns m's keys in order.

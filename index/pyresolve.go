@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -39,6 +40,12 @@ type pySym struct {
 type pyFnInfo struct {
 	decos    []string
 	identity bool // returns its first parameter or a function nested in it (a wrapper)
+	// params are the parameters a caller's arguments bind (self/cls of
+	// methods left out; "*name" for keyword-only ones) and pcalls the
+	// calls of parameters in the body; set only when pcalls is not empty
+	// (pyvalues.go)
+	params []string
+	pcalls []pyParamCall
 }
 
 // pyClass is a module-level class.
@@ -55,6 +62,7 @@ type pyClass struct {
 	order     []*pyClass        // method resolution order, computed once
 	props     map[string]bool   // methods decorated with @property
 	fns       map[string]pyFnInfo
+	fields    []string // a NamedTuple's fields in order (py.fields): what unpacking yields
 }
 
 func newPyClass(qname string) *pyClass {
@@ -81,6 +89,8 @@ func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass, ret strin
 const (
 	pyAttrDecorators = "py.decorators" // decorators that may replace it, one a line
 	pyAttrIdentity   = "py.identity"   // "1": returns its first parameter or a nested function
+	pyAttrParams     = "py.params"     // parameters a call binds, one a line (when py.pcalls is set)
+	pyAttrPcalls     = "py.pcalls"     // calls of a parameter: "param\tline" per line
 )
 
 func (f pyFnInfo) attrs(set func(k, v string)) {
@@ -88,10 +98,37 @@ func (f pyFnInfo) attrs(set func(k, v string)) {
 	if f.identity {
 		set(pyAttrIdentity, "1")
 	}
+	if len(f.pcalls) > 0 {
+		set(pyAttrParams, strings.Join(f.params, "\n"))
+		var pc []string
+		for _, c := range f.pcalls {
+			pc = append(pc, fmt.Sprintf("%s\t%d", c.param, c.line))
+		}
+		set(pyAttrPcalls, strings.Join(pc, "\n"))
+	}
+}
+
+// key renders f for the surface fingerprint.
+func (f pyFnInfo) key() string {
+	k := fmt.Sprintf("{%v %v}", f.decos, f.identity)
+	if len(f.pcalls) > 0 {
+		k += fmt.Sprintf(" %v %v", f.params, f.pcalls)
+	}
+	return k
 }
 
 func fnInfoOf(n graphdb.Node) pyFnInfo {
-	return pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
+	f := pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
+	for _, l := range splitLines(n.Attrs[pyAttrPcalls]) {
+		p, ln, _ := strings.Cut(l, "\t")
+		if k, err := strconv.Atoi(ln); err == nil {
+			f.pcalls = append(f.pcalls, pyParamCall{param: p, line: k})
+		}
+	}
+	if len(f.pcalls) > 0 {
+		f.params = splitLines(n.Attrs[pyAttrParams])
+	}
+	return f
 }
 
 // Module-node Attrs of Python modules.
@@ -103,6 +140,7 @@ const (
 	pyAttrVars    = "py.vars"    // module variable → vexpr, "name\tvexpr" per line
 	pyAttrAttrs   = "py.attrs"   // on classes: attribute → vexpr
 	pyAttrRet     = "py.ret"     // on functions and methods: return vexpr
+	pyAttrFields  = "py.fields"  // on NamedTuple classes: the fields in order, one a line
 )
 
 // attrs encodes the scope into module-node Attrs and sets surface/deps.
@@ -121,13 +159,16 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	h := sha256.New()
 	for _, name := range sortedKeys(s.defs) {
 		sym := s.defs[name]
-		fmt.Fprintf(h, "d %s %s %s %v\n", name, sym.id, sym.ret, sym.fn)
+		fmt.Fprintf(h, "d %s %s %s %s\n", name, sym.id, sym.ret, sym.fn.key())
 		if sym.cls != nil {
 			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
 			for _, m := range sortedKeys(sym.cls.methods) {
-				fmt.Fprintf(h, "m %s %s %s %v %v\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m])
+				fmt.Fprintf(h, "m %s %s %s %v %s\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m].key())
 			}
 			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
+			if len(sym.cls.fields) > 0 {
+				fmt.Fprintf(h, "f %s\n", strings.Join(sym.cls.fields, ","))
+			}
 		}
 	}
 	fmt.Fprintf(h, "i %s\ns %s\nv %q\n", strings.Join(imp, ","), strings.Join(s.stars, ","), typedAttrs(s.vars))
@@ -180,6 +221,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			if n.Kind == graphdb.KindType {
 				cls = newPyClass(n.QName)
 				cls.id, cls.baseExprs, cls.attrs = n.ID, splitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[pyAttrAttrs])
+				cls.fields = splitLines(n.Attrs[pyAttrFields])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
 				}
@@ -201,7 +243,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 				if n.Attrs["py.method"] == "property" {
 					cls.props[mname] = true
 				}
-				if f := fnInfoOf(n); len(f.decos) > 0 {
+				if f := fnInfoOf(n); len(f.decos) > 0 || len(f.pcalls) > 0 {
 					cls.fns[mname] = f
 				}
 			}
@@ -217,6 +259,9 @@ type pyTable struct {
 	fns      map[graphdb.NodeID]pyFnRef
 	replaced map[graphdb.NodeID]bool
 	props    map[string]bool // names of the repository's properties: attribute reads that may call a getter
+	// byNameIdx: method name → the repository's methods of that name
+	// (pybyname.go)
+	byNameIdx map[string][]graphdb.NodeID
 }
 
 // pyFnRef is a function's decorator facts and its module.
@@ -297,7 +342,9 @@ func (t *pyTable) lookup(s *pyScope, parts []string, depth int) (pyTarget, bool)
 }
 
 // abs resolves an absolute dotted name: the longest prefix that is a
-// module, then the rest in that module's scope.
+// module, then the rest in that module's scope. A name in the root package
+// ("__init__.x", from a relative import at the top) that __init__.py does
+// not bind is the root-level module x.
 func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
 	for i := len(parts); i >= 1; i-- {
 		ms := t.mods[strings.Join(parts[:i], ".")]
@@ -307,7 +354,13 @@ func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
 		if i == len(parts) {
 			return pyTarget{id: pyModuleID(ms.module), module: true}, true
 		}
-		return t.lookup(ms, parts[i:], depth)
+		if r, ok := t.lookup(ms, parts[i:], depth); ok || parts[0] != "__init__" {
+			return r, ok
+		}
+		break
+	}
+	if len(parts) > 1 && parts[0] == "__init__" {
+		return t.abs(parts[1:], depth+1)
 	}
 	return pyTarget{}, false
 }
@@ -448,6 +501,9 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 // through the types of values (pytypes.go) for calls; none when it does
 // not resolve inside the repository.
 func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
+	if r.kind == graphdb.EdgeReferences {
+		return t.valueTargets(r)
+	}
 	if r.implicit || r.prop {
 		i := strings.LastIndexByte(r.expr, '.')
 		if r.prop && !t.props[r.expr[i+1:]] {
@@ -525,11 +581,20 @@ func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.No
 func (t *pyTable) link(f *pyFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
 	for _, r := range f.refs {
-		for _, to := range t.resolve(r) {
+		ids := t.resolve(r)
+		for _, to := range ids {
 			if r.kind == graphdb.EdgeCalls && t.isReplaced(to) {
 				continue // the call reaches what the decorator returned
 			}
 			add(graphdb.Edge{From: r.from, To: to, Kind: r.kind, File: f.rel, Line: r.line})
+		}
+		if r.kind == graphdb.EdgeCalls {
+			t.flow(r, ids, add)
+		}
+		if len(ids) == 0 {
+			for _, to := range t.byName(r) {
+				add(graphdb.Edge{From: r.from, To: to, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+			}
 		}
 	}
 	for _, n := range f.res.nodes {
@@ -569,6 +634,9 @@ func (t *pyTable) link(f *pyFile) {
 		// else base.
 		n, linked := len(st.mods), false
 		for _, m := range st.mods[:n-1] {
+			if t.mods[m] == nil && strings.HasPrefix(m, "__init__.") {
+				m = m[len("__init__."):] // the root package's module (pyTable.abs)
+			}
 			if t.mods[m] != nil {
 				edge(m, st.line)
 				linked = true

@@ -157,88 +157,115 @@ func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 			parse[rel] = true
 		}
 	}
-	table := &pyTable{mods: map[string]*pyScope{}}
-	stored := map[string]*pyScope{}
-	oldSurface := map[string]string{}
-	changedMods := map[string]bool{}
-	for rel := range j.deleted {
-		changedMods[j.stored[rel].Module] = true
-	}
 	t0 := time.Now()
+	stored, oldSurface := map[string]*pyScope{}, map[string]string{}
 	if !j.full {
-		var mu sync.Mutex
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(j.workers)
-		for rel := range j.files {
-			g.Go(func() error {
-				if parse[rel] {
-					rec, ok := j.stored[rel]
-					if !ok {
-						return nil
-					}
-					n, err := j.reader.Node(gctx, pyModuleID(rec.Module))
-					if err == nil {
-						mu.Lock()
-						oldSurface[rel] = n.Attrs[pyAttrSurface]
-						mu.Unlock()
-					}
-					return nil
-				}
-				nodes, err := j.reader.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
-				if err != nil {
-					return fmt.Errorf("read stored nodes of %s: %w", rel, err)
-				}
-				sc, ok := storedScope(mods[rel].name, rel, nodes)
-				mu.Lock()
-				if ok {
-					stored[rel] = sc
-				} else {
-					parse[rel] = true
-				}
-				mu.Unlock()
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
+		var err error
+		if stored, oldSurface, err = p.loadStored(ctx, j, mods, parse); err != nil {
 			return d, err
 		}
 	}
 	d.phases["py.load"] = int64(time.Since(t0))
 
 	t0 = time.Now()
-	rels := sortedKeys(parse)
-	files, err := p.parseAll(ctx, j, rels, mods, 0, len(rels))
+	files, err := p.parseChanged(ctx, j, mods, parse, stored, oldSurface)
 	if err != nil {
 		return d, err
-	}
-	if !j.full {
-		for _, f := range files {
-			old, ok := oldSurface[f.rel]
-			if !ok || old != f.scope.surface || j.stored[f.rel].Module != f.module {
-				changedMods[f.module] = true
-				if m := j.stored[f.rel].Module; m != "" {
-					changedMods[m] = true
-				}
-			}
-		}
-		var deps []string
-		for rel, sc := range stored {
-			if pyDepends(sc.deps, changedMods) {
-				deps = append(deps, rel)
-				delete(stored, rel)
-			}
-		}
-		sort.Strings(deps)
-		more, err := p.parseAll(ctx, j, deps, mods, len(rels), len(rels)+len(deps))
-		if err != nil {
-			return d, err
-		}
-		files = append(files, more...)
-		p.log.Debug("python incremental", "parsed", len(rels), "dependents", len(deps), "changed_modules", len(changedMods))
 	}
 	d.phases["py.parse"] = int64(time.Since(t0))
 
 	t0 = time.Now()
+	if err := p.link(j, files, stored, emit); err != nil {
+		return d, err
+	}
+	d.phases["py.resolve"] = int64(time.Since(t0))
+	d.packages = len(files)
+	return d, ctx.Err()
+}
+
+// loadStored rebuilds the scopes of the files not to parse from their
+// stored nodes (a file whose module node is missing joins parse) and reads
+// the stored surface of the files to parse.
+func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool) (stored map[string]*pyScope, oldSurface map[string]string, err error) {
+	stored, oldSurface = map[string]*pyScope{}, map[string]string{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.workers)
+	for rel := range j.files {
+		g.Go(func() error {
+			if parse[rel] {
+				rec, ok := j.stored[rel]
+				if !ok {
+					return nil
+				}
+				n, err := j.reader.Node(gctx, pyModuleID(rec.Module))
+				if err == nil {
+					mu.Lock()
+					oldSurface[rel] = n.Attrs[pyAttrSurface]
+					mu.Unlock()
+				}
+				return nil
+			}
+			nodes, err := j.reader.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
+			if err != nil {
+				return fmt.Errorf("read stored nodes of %s: %w", rel, err)
+			}
+			sc, ok := storedScope(mods[rel].name, rel, nodes)
+			mu.Lock()
+			if ok {
+				stored[rel] = sc
+			} else {
+				parse[rel] = true
+			}
+			mu.Unlock()
+			return nil
+		})
+	}
+	return stored, oldSurface, g.Wait()
+}
+
+// parseChanged parses the files in parse and, in incremental runs, the
+// stored files importing a module whose surface changed (removed from
+// stored).
+func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool, stored map[string]*pyScope, oldSurface map[string]string) ([]*pyFile, error) {
+	rels := sortedKeys(parse)
+	files, err := p.parseAll(ctx, j, rels, mods, 0, len(rels))
+	if err != nil || j.full {
+		return files, err
+	}
+	changedMods := map[string]bool{}
+	for rel := range j.deleted {
+		changedMods[j.stored[rel].Module] = true
+	}
+	for _, f := range files {
+		old, ok := oldSurface[f.rel]
+		if !ok || old != f.scope.surface || j.stored[f.rel].Module != f.module {
+			changedMods[f.module] = true
+			if m := j.stored[f.rel].Module; m != "" {
+				changedMods[m] = true
+			}
+		}
+	}
+	var deps []string
+	for rel, sc := range stored {
+		if pyDepends(sc.deps, changedMods) {
+			deps = append(deps, rel)
+			delete(stored, rel)
+		}
+	}
+	sort.Strings(deps)
+	more, err := p.parseAll(ctx, j, deps, mods, len(rels), len(rels)+len(deps))
+	if err != nil {
+		return nil, err
+	}
+	p.log.Debug("python incremental", "parsed", len(rels), "dependents", len(deps), "changed_modules", len(changedMods))
+	return append(files, more...), nil
+}
+
+// link resolves the parsed files against every module's scope and emits
+// them in path order, after clearing the stored records they replace.
+func (p *pyFrontend) link(j *job, files []*pyFile, stored map[string]*pyScope, emit func(fileResult)) error {
+	table := &pyTable{mods: map[string]*pyScope{}}
 	for _, sc := range stored {
 		table.add(sc)
 	}
@@ -253,7 +280,7 @@ func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	}
 	sort.Strings(rewrite)
 	if err := j.rewrite(rewrite); err != nil {
-		return d, err
+		return err
 	}
 	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
 	for _, f := range files {
@@ -261,15 +288,16 @@ func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 		f.res.sortResult()
 		emit(f.res)
 	}
-	d.phases["py.resolve"] = int64(time.Since(t0))
-	d.packages = len(files)
-	return d, ctx.Err()
+	return nil
 }
 
 // pyDepends reports whether a module importing deps must be re-resolved
 // after the modules in changed changed.
 func pyDepends(deps []string, changed map[string]bool) bool {
 	for _, dep := range deps {
+		if d, ok := strings.CutPrefix(dep, "__init__."); ok && pyDepends([]string{d}, changed) {
+			return true // a relative import at the root (pyTable.abs)
+		}
 		for m := dep; ; {
 			if changed[m] {
 				return true

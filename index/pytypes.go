@@ -3,6 +3,7 @@
 package index
 
 import (
+	"strconv"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -20,7 +21,11 @@ import (
 //	        "[]T", whose elements are T)
 //	v:E     the value of the dotted expression E, whose parts may be calls:
 //	        "Order()", "make_order()", "o", "self.repo.get()"
-//	e:E     an element of the iterable E (`for x in xs`)
+//	e:E     an element of the iterable E (`for x in xs`); E may be an l:
+//	l:E1,E2 a list, tuple, set or dict literal whose elements (values) are
+//	        one of E1, E2 (pyvalues.go)
+//	f:I:X   the I-th field of the NamedTuple instance X yields when unpacked
+//	        (`for text, style in segments`, `a, b = seg`)
 //	u:X|Y   one of the vexprs X, Y: a name bound more than once, or
 //	        `a if c else b`, `a or b`; it resolves when the alternatives
 //	        that resolve agree (as Pyright reports calls on the known part
@@ -211,6 +216,8 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 		if n.NamedChildCount() == 1 {
 			return x.valueType(n.NamedChild(0))
 		}
+	case "list", "tuple", "set", "dictionary":
+		return x.containerType(n)
 	}
 	if n.Kind() == "call" {
 		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super()") {
@@ -236,6 +243,26 @@ func portable(d *pyDecl, ty string, depth int) string {
 			alts = append(alts, portable(d, a, depth))
 		}
 		return pyUnion(alts...)
+	}
+	if strings.HasPrefix(ty, "f:") {
+		i, inner, _ := strings.Cut(ty[2:], ":")
+		if p := portable(d, inner, depth); p != pyUnknown && !strings.HasPrefix(p, "u:") {
+			return "f:" + i + ":" + p
+		}
+		return pyUnknown
+	}
+	if strings.HasPrefix(ty, "l:") || strings.HasPrefix(ty, "e:l:") {
+		items, _ := strings.CutPrefix(ty, "e:")
+		var alts []string
+		for _, a := range strings.Split(items[2:], ",") {
+			if p := portable(d, a, depth); p != pyUnknown && !strings.HasPrefix(p, "u:") {
+				alts = append(alts, p)
+			}
+		}
+		if len(alts) == 0 {
+			return pyUnknown
+		}
+		return ty[:len(ty)-len(items)] + "l:" + strings.Join(alts, ",")
 	}
 	e := ty[2:]
 	head, _, _ := strings.Cut(e, ".")
@@ -306,11 +333,7 @@ func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[st
 			bindType(attrs, x.text(pyField(left, "attribute")), portable(d, ty, 0))
 		}
 	default:
-		for _, c := range children(left) {
-			if c.Kind() == "identifier" {
-				bindType(names, x.text(c), pyUnknown)
-			}
-		}
+		x.bindTarget(names, left, ty)
 	}
 }
 
@@ -355,6 +378,12 @@ type pyVal struct {
 	retCtx  pyCtx
 	elem    string
 	elemCtx pyCtx
+	// a container literal: its element vexprs ("E1,E2"), where to
+	// evaluate them, and the container method read from it (get, values…)
+	items    string
+	itemsCtx pyCtx
+	method   string
+	alts     []pyVal // one of several values: the elements of a container
 }
 
 // pyMemoKey names an evaluation outside functions (module variables,
@@ -393,6 +422,24 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 		return pyVal{}, false
 	}
 	switch ty[0] {
+	case 'l':
+		return pyVal{items: ty[2:], itemsCtx: c}, true
+	case 'f':
+		i, inner, _ := strings.Cut(ty[2:], ":")
+		k, err := strconv.Atoi(i)
+		v, ok := t.evalType(c, inner, depth+1)
+		if err != nil || !ok || !v.inst || v.cls == nil {
+			return pyVal{}, false
+		}
+		for _, cls := range t.mro(v.cls) {
+			if len(cls.fields) > 0 {
+				if k >= len(cls.fields) {
+					return pyVal{}, false
+				}
+				return t.attr(v, cls.fields[k], depth+1)
+			}
+		}
+		return pyVal{}, false
 	case 'a':
 		if strings.HasPrefix(ty, "a:[]") {
 			return pyVal{elem: ty[4:], elemCtx: c}, true
@@ -413,17 +460,24 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 			case !ok:
 			case !found:
 				out, found = v, true
-			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod:
+			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod ||
+				v.items != "" || out.items != "" || len(v.alts) > 0 || len(out.alts) > 0:
 				return pyVal{}, false // alternatives disagree
 			}
 		}
 		return out, found
 	case 'e':
-		v, ok := t.evalExpr(c, ty[2:], depth+1)
-		if !ok || v.elem == "" {
+		var v pyVal
+		var ok bool
+		if strings.HasPrefix(ty, "e:l:") {
+			v, ok = t.evalType(c, ty[2:], depth+1)
+		} else {
+			v, ok = t.evalExpr(c, ty[2:], depth+1)
+		}
+		if !ok || v.method != "" {
 			return pyVal{}, false
 		}
-		return t.evalType(v.elemCtx, "a:"+v.elem, depth+1)
+		return t.elements(v, depth)
 	}
 	return pyVal{}, false
 }
@@ -434,26 +488,40 @@ func (t *pyTable) evalExpr(c pyCtx, e string, depth int) (pyVal, bool) {
 		return pyVal{}, false
 	}
 	parts := strings.Split(e, ".")
-	v, ok := t.head(c, parts[0], depth)
+	base, ops := pySuffixes(parts[0])
+	v, ok := t.name(c, base, depth)
+	v, ok = t.apply(v, ok, ops, depth)
 	for _, p := range parts[1:] {
 		if !ok {
 			return pyVal{}, false
 		}
-		call := strings.HasSuffix(p, "()")
-		v, ok = t.attr(v, strings.TrimSuffix(p, "()"), depth)
-		if ok && call {
-			v, ok = t.call(v, depth)
-		}
+		base, ops := pySuffixes(p)
+		v, ok = t.attr(v, base, depth)
+		v, ok = t.apply(v, ok, ops, depth)
 	}
 	return v, ok
 }
 
-func (t *pyTable) head(c pyCtx, name string, depth int) (pyVal, bool) {
-	call := strings.HasSuffix(name, "()")
-	name = strings.TrimSuffix(name, "()")
-	v, ok := t.name(c, name, depth)
-	if ok && call {
-		return t.call(v, depth)
+// pySuffixes splits a part of a dotted expression into its name and the
+// calls "()" and subscripts "[]" applied to it ("get()[]" → "get", "()[]").
+func pySuffixes(p string) (name, ops string) {
+	i := len(p)
+	for i >= 2 && (p[i-2:i] == "()" || p[i-2:i] == "[]") {
+		i -= 2
+	}
+	return p[:i], p[i:]
+}
+
+// apply applies the calls and subscripts ops to v, in order.
+func (t *pyTable) apply(v pyVal, ok bool, ops string, depth int) (pyVal, bool) {
+	for ; ok && ops != ""; ops = ops[2:] {
+		if ops[:2] == "()" {
+			v, ok = t.call(v, depth)
+		} else if v.method == "" {
+			v, ok = t.elements(v, depth)
+		} else {
+			ok = false
+		}
 	}
 	return v, ok
 }
@@ -514,10 +582,16 @@ func (t *pyTable) absVal(parts []string, depth int) (pyVal, bool) {
 		v, ok := pyVal{mod: ms}, true
 		for _, p := range parts[i:] {
 			if v, ok = t.attr(v, p, depth); !ok {
-				return pyVal{}, false
+				break
 			}
 		}
-		return v, true
+		if ok || parts[0] != "__init__" {
+			return v, ok
+		}
+		break
+	}
+	if len(parts) > 1 && parts[0] == "__init__" && depth <= pyMaxDepth {
+		return t.absVal(parts[1:], depth+1) // as pyTable.abs
 	}
 	return pyVal{}, false
 }
@@ -529,6 +603,11 @@ func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
 		return pyVal{}, false
 	}
 	switch {
+	case v.items != "" && v.method == "":
+		if pyContainerMethods[name] {
+			v.method = name
+			return v, true
+		}
 	case v.mod != nil:
 		return t.name(pyCtx{scope: v.mod}, name, depth+1)
 	case v.cls != nil:
@@ -552,6 +631,12 @@ func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
 // return value.
 func (t *pyTable) call(v pyVal, depth int) (pyVal, bool) {
 	switch {
+	case v.method == "get" || v.method == "pop":
+		v.method = ""
+		return t.elements(v, depth)
+	case v.method != "":
+		v.method = ""
+		return v, true // values(), copy(): the elements again
 	case v.cls != nil && !v.inst:
 		return pyVal{cls: v.cls, inst: true}, true
 	case v.fn != "" && v.ret != "" && v.retCtx.scope != nil:
@@ -569,19 +654,10 @@ func (t *pyTable) typedTargets(r pyRef) []graphdb.NodeID {
 		return nil
 	}
 	v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
-	switch {
-	case !ok:
+	if !ok {
 		return nil
-	case v.fn != "":
-		return []graphdb.NodeID{v.fn}
-	case v.cls != nil && !v.inst:
-		return t.construct(v.cls)
-	case v.cls != nil:
-		if id, _, ok := t.methodOf(v.cls, "__call__", false); ok {
-			return []graphdb.NodeID{id}
-		}
 	}
-	return nil
+	return t.callTargets(v)
 }
 
 // construct is what calling class c calls: __new__ when defined, __init__
@@ -600,83 +676,6 @@ func (t *pyTable) construct(c *pyClass) []graphdb.NodeID {
 	return out
 }
 
-// pyBinaryDunders maps binary operators to the method of the left operand
-// they call.
-var pyBinaryDunders = map[string]string{
-	"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
-	"%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
-	"^": "__xor__", "<<": "__lshift__", ">>": "__rshift__",
-}
-
-// pyBuiltinDunders maps builtins of one argument to the method they call.
-var pyBuiltinDunders = map[string]string{
-	"len": "__len__", "iter": "__iter__", "next": "__next__", "repr": "__repr__",
-	"str": "__str__", "hash": "__hash__", "bool": "__bool__", "abs": "__abs__",
-}
-
-// implicit records the dunder methods a construct calls on a value
-// (`with v`, `for x in v`, `k in v`, `v + w`, `v[k]`, len(v), ...); they
-// resolve only when the value's class is known and defines the method.
-func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *pyDecl) {
-	add := func(v *sitter.Node, methods ...string) {
-		ty := x.valueType(v)
-		if !strings.HasPrefix(ty, "v:") {
-			return
-		}
-		for _, m := range methods {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: line(v),
-				class: class, decl: d, module: x.f.module, implicit: true})
-		}
-	}
-	switch kind {
-	case "with_item":
-		if v := pyField(n, "value"); v != nil {
-			if v.Kind() == "as_pattern" && v.NamedChildCount() > 0 {
-				v = v.NamedChild(0)
-			}
-			add(v, "__enter__", "__exit__")
-		}
-	case "for_statement", "for_in_clause":
-		add(pyField(n, "right"), "__iter__")
-	case "binary_operator":
-		if op := pyField(n, "operator"); op != nil && pyBinaryDunders[x.text(op)] != "" {
-			add(pyField(n, "left"), pyBinaryDunders[x.text(op)])
-		}
-	case "comparison_operator":
-		cs := children(n)
-		for i := uint(0); i < n.ChildCount(); i++ {
-			if c := n.Child(i); c != nil && !c.IsNamed() && x.text(c) == "in" && len(cs) == 2 {
-				add(cs[1], "__contains__")
-			}
-		}
-	case "subscript":
-		add(pyField(n, "value"), "__getitem__")
-	case "call":
-		f, args := pyField(n, "function"), pyField(n, "arguments")
-		if f != nil && f.Kind() == "identifier" && pyBuiltinDunders[x.text(f)] != "" && args != nil && args.NamedChildCount() == 1 {
-			add(args.NamedChild(0), pyBuiltinDunders[x.text(f)])
-		}
-	}
-}
-
-// withAliasType types the target of `with E as name`: what E.__enter__()
-// returns.
-func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
-	if alias.Kind() == "as_pattern_target" && alias.NamedChildCount() == 1 {
-		alias = alias.NamedChild(0)
-	}
-	if alias.Kind() != "identifier" {
-		return
-	}
-	ty := pyUnknown
-	if p := as.Parent(); p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
-		if v := x.valueType(as.NamedChild(0)); strings.HasPrefix(v, "v:") {
-			ty = v + ".__enter__()"
-		}
-	}
-	bindType(d.types, x.text(alias), ty)
-}
-
 // pyKeeps are decorators, by their last name, known to leave a function
 // callable as written (or, for property, called through attribute reads).
 var pyKeeps = map[string]bool{
@@ -686,17 +685,24 @@ var pyKeeps = map[string]bool{
 
 // fnInfo is what extraction knows of whether calls of def reach its body:
 // its decorators other than pyKeeps, and whether it returns its first
-// parameter unchanged or a function nested in it.
-func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl) pyFnInfo {
+// parameter unchanged or a function nested in it; and the calls of its
+// parameters, which calls passing it functions resolve (method: def is a
+// method, whose first parameter the call does not bind unless static).
+func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl, method bool) pyFnInfo {
 	var f pyFnInfo
+	static := false
 	for _, dec := range decs {
 		e := x.decoratorExpr(dec)
+		static = static || e == "staticmethod"
 		if e == "" || dec.NamedChildCount() > 0 && dec.NamedChild(0).Kind() == "call" {
 			continue // @factory(args): what it returns is not followed
 		}
 		if !pyKeeps[e[strings.LastIndexByte(e, '.')+1:]] {
 			f.decos = append(f.decos, e)
 		}
+	}
+	if len(d.pcalls) > 0 {
+		f.pcalls, f.params = d.pcalls, x.paramList(def, method && !static)
 	}
 	if p := pyField(def, "parameters"); p != nil && p.NamedChildCount() > 0 && len(d.returns) > 0 {
 		first := p.NamedChild(0)
@@ -713,4 +719,62 @@ func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl) p
 		}
 	}
 	return f
+}
+
+// bindTarget binds the names of an assignment or loop target to ty: a
+// plain name to ty, the names of a flat tuple or list pattern to the
+// fields ty unpacks into ("f:I:ty", resolved when ty is a NamedTuple
+// instance), anything else to unknown.
+func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty string) {
+	switch left.Kind() {
+	case "identifier":
+		bindType(names, x.text(left), ty)
+		return
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
+		for _, c := range children(left) {
+			if c.Kind() == "list_splat_pattern" || c.Kind() == "list_splat" {
+				ty = pyUnknown // a, *rest, b: positions after the splat are unknown
+			}
+		}
+		for i, c := range children(left) {
+			if c.Kind() != "identifier" {
+				continue
+			}
+			if ty == "" || ty == pyUnknown || strings.HasPrefix(ty, "u:") || strings.HasPrefix(ty, "l:") {
+				bindType(names, x.text(c), pyUnknown)
+			} else {
+				bindType(names, x.text(c), "f:"+strconv.Itoa(i)+":"+ty)
+			}
+		}
+		return
+	}
+	for _, c := range children(left) {
+		if c.Kind() == "identifier" {
+			bindType(names, x.text(c), pyUnknown)
+		}
+	}
+}
+
+// namedTupleFields lists the fields of a class deriving from NamedTuple
+// (annotated names of its body, in order); nil for other classes.
+func (x *pyExtractor) namedTupleFields(def *sitter.Node, bases []string) []string {
+	named := false
+	for _, b := range bases {
+		named = named || b == "NamedTuple" || strings.HasSuffix(b, ".NamedTuple")
+	}
+	body := pyField(def, "body")
+	if !named || body == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range children(body) {
+		if st.Kind() != "expression_statement" || st.NamedChildCount() == 0 {
+			continue
+		}
+		a := st.NamedChild(0)
+		if a.Kind() == "assignment" && pyField(a, "type") != nil && pyField(a, "left") != nil && pyField(a, "left").Kind() == "identifier" {
+			out = append(out, x.text(pyField(a, "left")))
+		}
+	}
+	return out
 }

@@ -36,7 +36,8 @@ type GraphMeta struct {
 	Results   int    `json:"results"`
 	Shown     int    `json:"shown"`
 	Truncated int    `json:"truncated"`
-	Risk      int    `json:"risk,omitempty"` // blast_radius only
+	Risk      int    `json:"risk,omitempty"`    // blast_radius only
+	ByName    int    `json:"by_name,omitempty"` // callers/callees by name only, beside Results
 }
 
 // GraphInputError is a problem with what was asked of the graph (unknown
@@ -60,7 +61,10 @@ type GraphAnswer struct {
 	Target    graphdb.Node     // the resolved target
 	Depth     int              // effective depth
 	Results   []graphdb.Result // the six operations
-	Blast     *graphdb.Blast   // blast_radius only
+	// ByName: callers or callees by name only (graphdb.ByName), listed
+	// after the exact answer; callers and callees only.
+	ByName []graphdb.Result
+	Blast  *graphdb.Blast // blast_radius only
 }
 
 // ParseGraphOp accepts the six operations and blast_radius (also spelled
@@ -118,6 +122,9 @@ func AnswerGraph(ctx context.Context, r graphdb.Reader, operation, target string
 	if err != nil {
 		return GraphAnswer{}, fmt.Errorf("%s of %s: %w", op, n.QName, err)
 	}
+	if a.ByName, err = graphdb.ByName(ctx, r, gop, n.ID, a.Results); err != nil {
+		return GraphAnswer{}, fmt.Errorf("%s of %s by name: %w", op, n.QName, err)
+	}
 	return a, nil
 }
 
@@ -160,7 +167,56 @@ func (a GraphAnswer) Text(limit int) string {
 	if a.Blast != nil {
 		return FormatBlast(a.Target.QName, *a.Blast, limit)
 	}
-	return FormatGraph(graphdb.Op(a.Operation), a.Target.QName, a.Depth, a.Results, limit)
+	rs := a.Results
+	if len(a.ByName) > 0 {
+		rs = append(append([]graphdb.Result(nil), a.Results...), a.ByName...)
+	}
+	return FormatGraph(graphdb.Op(a.Operation), a.Target.QName, a.Depth, rs, limit)
+}
+
+// isByName reports whether r is a by-name-only result (graphdb.ByName).
+func isByName(r graphdb.Result) bool {
+	return r.Relation == graphdb.RelCallerByName || r.Relation == graphdb.RelCalleeByName
+}
+
+// maxByNameShown is how many by-name candidates the footer names.
+const maxByNameShown = 5
+
+// byNameFooter is the line after the exact answer naming what only a
+// name match relates to the target, so a reader knows where the exact
+// answer ends: "3 further possible callers by name only (not
+// type-checked): a at x.py:4, b at y.py:9, c at z.py:1".
+func byNameFooter(op graphdb.Op, rs []graphdb.Result, further bool) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ", len(rs))
+	if further {
+		b.WriteString("further ")
+	}
+	b.WriteString("possible ")
+	noun := "caller"
+	if op == graphdb.OpCallees {
+		noun = "callee"
+	}
+	b.WriteString(noun)
+	if len(rs) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" by name only (not type-checked):")
+	for i, r := range rs {
+		if i == maxByNameShown {
+			fmt.Fprintf(&b, " and %d more", len(rs)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s at %s:%d", r.Node.QName, r.File, r.Line)
+	}
+	b.WriteString(". Calls whose receiver's type is unknown and whose name matches; read the sites to check.\n")
+	return b.String()
 }
 
 var opTitles = map[graphdb.Op]string{
@@ -184,10 +240,19 @@ func FormatGraph(op graphdb.Op, target string, depth int, results []graphdb.Resu
 		title = string(op)
 	}
 	var b strings.Builder
+	// By-name results come last (GraphAnswer.Text): a footer, not entries.
+	cut := len(results)
+	for cut > 0 && isByName(results[cut-1]) {
+		cut--
+	}
+	results, byName := results[:cut], results[cut:]
 	if len(results) == 0 {
 		fmt.Fprintf(&b, "No %s of %s found (depth %d).", strings.ToLower(title), target, depth)
 		if op == graphdb.OpCallers {
 			b.WriteString(" Calls through function values or reflection, and calls from code outside the repository, are not in the graph; grep for the name to find them.")
+		}
+		if f := byNameFooter(op, byName, false); f != "" {
+			b.WriteString("\n" + strings.TrimSuffix(f, "\n"))
 		}
 		return b.String()
 	}
@@ -220,6 +285,7 @@ func FormatGraph(op graphdb.Op, target string, depth int, results []graphdb.Resu
 	if more := len(results) - shown; more > 0 {
 		fmt.Fprintf(&b, "truncated: %d more results, narrow with a smaller depth or a more specific target.\n", more)
 	}
+	b.WriteString(byNameFooter(op, byName, true))
 	b.WriteString("Use read to fetch full code for any of these files.")
 	return b.String()
 }

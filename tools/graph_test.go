@@ -51,6 +51,11 @@ func testGraph() *memstore.Store {
 	edge("net/http.NewServer", "net/http.Server", graphdb.EdgeReturns, srv, 400)
 	edge("net/http.Server", "net/http.Run", graphdb.EdgeParamOf, srv, 500)
 	edge("net/http.loggingServer", "net/http.Server", graphdb.EdgeInherits, "net/http/log.go", 6)
+	// Calls resolved by name only: listed after the exact answer, never
+	// as callers (TestServe, an exact caller, is not listed again).
+	edge("example.com/app.main", "net/rpc.Server.Serve", graphdb.EdgeCallsByName, "app/main.go", 7)
+	edge("net/http.Run", "net/http.Server.Serve", graphdb.EdgeCallsByName, srv, 502)
+	edge("net/http.TestServe", "net/http.Server.Serve", graphdb.EdgeCallsByName, "net/http/server_test.go", 13)
 	return storeOf(nodes, edges)
 }
 
@@ -90,6 +95,7 @@ func TestGraphTool(t *testing.T) {
 		{"inheritors", `{"operation": "inheritors", "target": "net/http/server.go:Server"}`, false},
 		{"blast_radius", `{"operation": "blast-radius", "target": "net/http.Server.Serve"}`, false},
 		{"no_results", `{"operation": "callers", "target": "example.com/app.main"}`, false},
+		{"callers_by_name_only", `{"operation": "callers", "target": "net/rpc.Server.Serve"}`, false},
 		{"ambiguous", `{"operation": "callers", "target": "Server.Serve"}`, true},
 		{"not_found", `{"operation": "callers", "target": "pkg.Serve"}`, true},
 		{"not_found_no_candidates", `{"operation": "callers", "target": "Nothing"}`, true},
@@ -120,11 +126,12 @@ Depth 1:
 1. net/http.Server.ListenAndServe (net/http/server.go:200) method — calls at net/http/server.go:210
 2. net/http.TestServe (net/http/server_test.go:10) function — calls at net/http/server_test.go:12
 truncated: 2 more results, narrow with a smaller depth or a more specific target.
+1 further possible caller by name only (not type-checked): net/http.Run at net/http/server.go:502. Calls whose receiver's type is unknown and whose name matches; read the sites to check.
 Use read to fetch full code for any of these files.`
 	if diff := cmp.Diff(want, res.Content); diff != "" {
 		t.Errorf("content (-want +got):\n%s", diff)
 	}
-	wantMeta := &GraphMeta{Operation: "callers", Target: "net/http.Server.Serve", Depth: 5, Results: 4, Shown: 2, Truncated: 2}
+	wantMeta := &GraphMeta{Operation: "callers", Target: "net/http.Server.Serve", Depth: 5, Results: 4, Shown: 2, Truncated: 2, ByName: 1}
 	if diff := cmp.Diff(wantMeta, res.Meta); diff != "" {
 		t.Errorf("meta (-want +got):\n%s", diff)
 	}
@@ -217,5 +224,49 @@ Referenced as a value (not called there):
 Use read to fetch full code for any of these files.`
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+// TestFormatGraphByName: by-name results end the answer as one footer
+// line naming at most maxByNameShown of them, after the exact callers and
+// the truncation note; they are neither numbered nor counted by limit.
+func TestFormatGraphByName(t *testing.T) {
+	t.Parallel()
+	fn := func(q, file string, line int) graphdb.Node {
+		return graphdb.Node{ID: graphdb.NodeID("py:" + q), Kind: graphdb.KindFunction, QName: q, File: file, StartLine: line}
+	}
+	f, g := fn("m.f", "m.py", 1), fn("m.g", "m.py", 10)
+	results := []graphdb.Result{{Node: g, Depth: 1, Relation: "calls", Via: f.ID, File: "m.py", Line: 11}}
+	var byName []graphdb.Result
+	for i := range 7 {
+		n := fn(fmt.Sprintf("n.h%d", i), "n.py", 10*i+1)
+		byName = append(byName, graphdb.Result{Node: n, Depth: 1, Relation: graphdb.RelCallerByName, Via: f.ID, File: "n.py", Line: 10*i + 2})
+	}
+	tests := []struct {
+		name    string
+		op      graphdb.Op
+		results []graphdb.Result
+		limit   int
+		want    string
+	}{
+		{"callers", graphdb.OpCallers, append(append([]graphdb.Result(nil), results...), byName[:2]...), 0, `Callers of m.f (depth 1):
+1. m.g (m.py:10) function — calls at m.py:11
+2 further possible callers by name only (not type-checked): n.h0 at n.py:2, n.h1 at n.py:12. Calls whose receiver's type is unknown and whose name matches; read the sites to check.
+Use read to fetch full code for any of these files.`},
+		{"limit counts exact only", graphdb.OpCallers, append(append([]graphdb.Result(nil), results...), byName...), 1, `Callers of m.f (depth 1):
+1. m.g (m.py:10) function — calls at m.py:11
+7 further possible callers by name only (not type-checked): n.h0 at n.py:2, n.h1 at n.py:12, n.h2 at n.py:22, n.h3 at n.py:32, n.h4 at n.py:42 and 2 more. Calls whose receiver's type is unknown and whose name matches; read the sites to check.
+Use read to fetch full code for any of these files.`},
+		{"by name only", graphdb.OpCallers, byName[:1], 0, `No callers of m.f found (depth 1). Calls through function values or reflection, and calls from code outside the repository, are not in the graph; grep for the name to find them.
+1 possible caller by name only (not type-checked): n.h0 at n.py:2. Calls whose receiver's type is unknown and whose name matches; read the sites to check.`},
+		{"callees", graphdb.OpCallees, []graphdb.Result{{Node: g, Depth: 1, Relation: graphdb.RelCalleeByName, Via: f.ID, File: "m.py", Line: 3}}, 0, `No callees of m.f found (depth 1).
+1 possible callee by name only (not type-checked): m.g at m.py:3. Calls whose receiver's type is unknown and whose name matches; read the sites to check.`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, FormatGraph(tc.op, "m.f", 1, tc.results, tc.limit)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
 	}
 }

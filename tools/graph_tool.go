@@ -18,6 +18,10 @@ import (
 //   - depth: the depth actually traversed
 //   - results: one entry per related node, sorted by (depth, file, line)
 //   - total: len(results) before truncation; truncated: how many were cut
+//   - by_name: callers or callees by name only, not type-checked
+//     (relation "possible caller by name only (not type-checked)" or
+//     "possible callee …": the frontend could not resolve the call by type
+//     and the name matches); not counted in total or truncated
 //   - risk, affected_files, tests: blast_radius only
 type GraphJSON struct {
 	Operation string          `json:"operation"`
@@ -26,6 +30,7 @@ type GraphJSON struct {
 	Results   []GraphItemJSON `json:"results"`
 	Total     int             `json:"total"`
 	Truncated int             `json:"truncated,omitempty"`
+	ByName    []GraphItemJSON `json:"by_name,omitempty"`
 	Risk      *int            `json:"risk,omitempty"`
 	Files     []string        `json:"affected_files,omitempty"`
 	Tests     []GraphItemJSON `json:"tests,omitempty"`
@@ -76,13 +81,22 @@ func (a GraphAnswer) JSON(limit int) GraphJSON {
 		out.Truncated = len(rs) - limit
 		rs = rs[:limit]
 	}
-	for _, r := range rs {
+	item := func(r graphdb.Result) GraphItemJSON {
 		it := nodeJSON(r.Node)
 		it.Relation, it.Depth, it.SiteFile, it.SiteLine = r.Relation, r.Depth, r.File, r.Line
 		if r.Depth > 1 {
 			it.Via = names[r.Via]
 		}
-		out.Results = append(out.Results, it)
+		return it
+	}
+	for _, r := range rs {
+		out.Results = append(out.Results, item(r))
+	}
+	for i, r := range a.ByName {
+		if limit > 0 && i >= limit {
+			break
+		}
+		out.ByName = append(out.ByName, item(r))
 	}
 	return out
 }
@@ -155,6 +169,7 @@ func (g *Graph) Run(ctx context.Context, p GraphParams) (Result, error) {
 		meta.Risk = a.Blast.Risk
 	} else {
 		meta.Results = len(a.Results)
+		meta.ByName = len(a.ByName)
 	}
 	meta.Shown = min(meta.Results, g.opts.GraphLimit)
 	meta.Truncated = meta.Results - meta.Shown

@@ -38,26 +38,50 @@ type Options struct {
 	Dir      string // where node_modules/pyright is installed
 	Sample   int    // functions whose callees are compared
 	Incoming int    // of those, functions whose callers are compared too
+	// Budget, when positive, stops sampling once it has passed (Pyright
+	// on a large workspace answers slowly); Result.Functions says how
+	// many were compared.
+	Budget time.Duration
+	Log    func(msg string) // progress, one line per function; nil: none
+	// Typeshed, for a copy of the standard library: Pyright resolves an
+	// import of a stdlib module to its bundled typeshed stub, not to the
+	// copy, so its call hierarchy cannot name a function in another file
+	// of a stubbed module. Then only calls whose other end is in the
+	// sampled function's own file, or in a module typeshed has no stub
+	// for (test, idlelib, ...), are compared, on both sides.
+	Typeshed bool
 }
 
 // Score counts one direction's edges.
 type Score struct {
 	Truth, Relay, Hit int // reference edges, relay edges, relay edges the reference has
-	Misses, Wrong     []string
+	// ByValue: relay edges the reference lacks whose every call site does
+	// not name the callee (a call of an alias, a parameter, a container
+	// element or a returned function). Pyright's call hierarchy names the
+	// declaration of the called name only, so it cannot report them.
+	ByValue       int
+	Misses, Wrong []string
 }
 
 func (s Score) Precision() float64 { return float64(s.Hit) / float64(max(s.Relay, 1)) }
 func (s Score) Recall() float64    { return float64(s.Hit) / float64(max(s.Truth, 1)) }
 
+// PrecisionNamed is the precision over the relay edges with a site that
+// names the callee: ByValue edges left out.
+func (s Score) PrecisionNamed() float64 {
+	return float64(s.Hit) / float64(max(s.Relay-s.ByValue, 1))
+}
+
 func (s Score) String() string {
-	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f",
-		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall())
+	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f; %d relay-only at value sites, precision without them %.4f",
+		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.ByValue, s.PrecisionNamed())
 }
 
 // Result is the comparison of a sample.
 type Result struct {
-	Functions        int // sampled functions Pyright prepared a call hierarchy for
-	Unprepared       int // sampled functions it did not
+	Functions        int  // sampled functions Pyright prepared a call hierarchy for
+	Unprepared       int  // sampled functions it did not
+	OutOfTime        bool // Options.Budget ended the sample early
 	Callees, Callers Score
 }
 
@@ -147,10 +171,11 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	ids := map[graphdb.NodeID]string{}
+	ids := map[graphdb.NodeID]graphdb.Node{}
 	for _, d := range all {
-		ids[d.node.ID] = d.node.Loc
+		ids[d.node.ID] = d.node
 	}
+	names := siteNames(root)
 	c, err := startLSP(ctx, o.Dir)
 	if err != nil {
 		return res, err
@@ -181,11 +206,22 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 		d, ok := byKey[fmt.Sprintf("%s:%d", p, it.SelectionRange.Start.Line)]
 		return d, ok
 	}
+	var stubbed map[string]bool
+	if o.Typeshed {
+		if stubbed, err = typeshedModules(o.Dir); err != nil {
+			return res, err
+		}
+	}
 	step := max(1, len(all)/max(o.Sample, 1))
+	start := time.Now()
 	for i := 0; i < len(all) && res.Functions < o.Sample; i += step {
 		d := all[i]
 		if err := ctx.Err(); err != nil {
 			return res, err
+		}
+		if o.Budget > 0 && time.Since(start) > o.Budget {
+			res.OutOfTime = true
+			break
 		}
 		uri := rootURI + "/" + (&url.URL{Path: d.node.File}).EscapedPath()
 		// Pyright answers nothing until it has read the workspace: retry.
@@ -207,15 +243,18 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 			continue // Pyright did not take the file (a syntax error it rejects)
 		}
 		res.Functions++
+		if o.Log != nil {
+			o.Log(fmt.Sprintf("%d %s (%s)", res.Functions, d.node.Loc, time.Since(start).Round(time.Second)))
+		}
 		truth, err := outgoing(c, items[0], key)
 		if err != nil {
 			return res, err
 		}
-		relay, err := relayEdges(ctx, st, d.node.ID, graphdb.Outbound, ids)
+		relay, err := relayEdges(ctx, st, d.node, graphdb.Outbound, ids, names)
 		if err != nil {
 			return res, err
 		}
-		res.Callees.add(d.node.Loc, truth, relay, " -> ")
+		res.Callees.add(d.node.Loc, keep(truth, d.node.File, stubbed), keep(relay, d.node.File, stubbed), " -> ")
 		if res.Functions > o.Incoming {
 			continue
 		}
@@ -229,11 +268,11 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 				callers[f.node.Loc] = true
 			}
 		}
-		relayIn, err := relayEdges(ctx, st, d.node.ID, graphdb.Inbound, ids)
+		relayIn, err := relayEdges(ctx, st, d.node, graphdb.Inbound, ids, names)
 		if err != nil {
 			return res, err
 		}
-		res.Callers.add(d.node.Loc, callers, relayIn, " <- ")
+		res.Callers.add(d.node.Loc, keep(callers, d.node.File, stubbed), keep(relayIn, d.node.File, stubbed), " <- ")
 	}
 	return res, nil
 }
@@ -284,37 +323,70 @@ func enclosing(from item, key func(item) (def, bool), byKey map[string]def) (def
 	return best, found
 }
 
-// relayEdges is relay's calls of (or to) id whose other end is a def.
-func relayEdges(ctx context.Context, st graphdb.Reader, id graphdb.NodeID, dir graphdb.Direction, ids map[graphdb.NodeID]string) (map[string]bool, error) {
-	es, err := st.Neighbors(ctx, id, graphdb.EdgeCalls, dir, 0)
+// relayEdges is relay's calls of (or to) n whose other end is a def, by
+// the other end's location name: true when a call site names the callee
+// (names reports whether a site line calls a name), false when every site
+// calls it through a value.
+func relayEdges(ctx context.Context, st graphdb.Reader, n graphdb.Node, dir graphdb.Direction, ids map[graphdb.NodeID]graphdb.Node, names func(file string, line int, name string) bool) (map[string]bool, error) {
+	es, err := st.Neighbors(ctx, n.ID, graphdb.EdgeCalls, dir, 0)
 	if err != nil {
-		return nil, fmt.Errorf("calls of %s: %w", id, err)
+		return nil, fmt.Errorf("calls of %s: %w", n.ID, err)
 	}
 	out := map[string]bool{}
 	for _, e := range es {
-		other := e.To
+		other, callee := e.To, ids[e.To]
 		if dir == graphdb.Inbound {
-			other = e.From
+			other, callee = e.From, n
 		}
-		if loc, ok := ids[other]; ok {
-			out[loc] = true
+		if o, ok := ids[other]; ok {
+			out[o.Loc] = out[o.Loc] || names(e.File, e.Line, callee.Name)
 		}
 	}
 	return out, nil
 }
 
+// siteNames returns a test of whether line (1-based) of a file under
+// root calls name by name ("name(", an attribute ".name", which a property
+// read or a method call is, a decorator "@…name"); files are read once.
+func siteNames(root string) func(file string, line int, name string) bool {
+	files := map[string][]string{}
+	res := map[string]*regexp.Regexp{}
+	return func(file string, line int, name string) bool {
+		lines, ok := files[file]
+		if !ok {
+			data, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+			lines = strings.Split(string(data), "\n")
+			files[file] = lines
+		}
+		if name == "" || line < 1 || line > len(lines) {
+			return true // unknown: count it as named
+		}
+		re, ok := res[name]
+		if !ok {
+			q := regexp.QuoteMeta(name)
+			re = regexp.MustCompile(`(^|[^A-Za-z0-9_])` + q + `\s*(\(|$)|\.` + q + `\b|@.*` + q)
+			res[name] = re
+		}
+		return re.MatchString(lines[line-1])
+	}
+}
+
 func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
 	s.Truth += len(truth)
 	s.Relay += len(relay)
-	for loc := range relay {
-		if truth[loc] {
+	for loc, named := range relay {
+		switch {
+		case truth[loc]:
 			s.Hit++
-		} else {
+		case !named:
+			s.ByValue++
+			s.Wrong = append(s.Wrong, from+arrow+loc+" [value site]")
+		default:
 			s.Wrong = append(s.Wrong, from+arrow+loc)
 		}
 	}
 	for loc := range truth {
-		if !relay[loc] {
+		if _, ok := relay[loc]; !ok {
 			s.Misses = append(s.Misses, from+arrow+loc)
 		}
 	}
@@ -327,4 +399,36 @@ func fileURI(p string) string {
 // dunder reports whether name is a special method (__x__).
 func dunder(name string) bool {
 	return len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")
+}
+
+// typeshedModules lists the top-level modules Pyright's bundled typeshed
+// has stdlib stubs for.
+func typeshedModules(dir string) (map[string]bool, error) {
+	es, err := os.ReadDir(filepath.Join(dir, "node_modules", "pyright", "dist", "typeshed-fallback", "stdlib"))
+	if err != nil {
+		return nil, fmt.Errorf("typeshed stubs: %w", err)
+	}
+	out := map[string]bool{}
+	for _, e := range es {
+		out[strings.TrimSuffix(e.Name(), ".pyi")] = true
+	}
+	return out, nil
+}
+
+// keep drops from m (location names "path:Name") the functions in another
+// file than file whose top-level module is stubbed; m itself when stubbed
+// is nil.
+func keep[V any](m map[string]V, file string, stubbed map[string]bool) map[string]V {
+	if stubbed == nil {
+		return m
+	}
+	out := map[string]V{}
+	for loc, v := range m {
+		f, _, _ := strings.Cut(loc, ":")
+		top, _, _ := strings.Cut(strings.TrimSuffix(f, ".py"), "/")
+		if f == file || !stubbed[top] {
+			out[loc] = v
+		}
+	}
+	return out
 }

@@ -1,0 +1,88 @@
+//go:build cgo
+
+package index
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/relayhq/relay/graphdb"
+)
+
+// pyBinaryDunders maps binary operators to the method of the left operand
+// they call.
+var pyBinaryDunders = map[string]string{
+	"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
+	"%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
+	"^": "__xor__", "<<": "__lshift__", ">>": "__rshift__",
+}
+
+// pyBuiltinDunders maps builtins of one argument to the method they call.
+var pyBuiltinDunders = map[string]string{
+	"len": "__len__", "iter": "__iter__", "next": "__next__", "repr": "__repr__",
+	"str": "__str__", "hash": "__hash__", "bool": "__bool__", "abs": "__abs__",
+}
+
+// implicit records the dunder methods a construct calls on a value
+// (`with v`, `for x in v`, `k in v`, `v + w`, `v[k]`, len(v), ...); they
+// resolve only when the value's class is known and defines the method.
+func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *pyDecl) {
+	add := func(v *sitter.Node, methods ...string) {
+		ty := x.valueType(v)
+		if !strings.HasPrefix(ty, "v:") {
+			return
+		}
+		for _, m := range methods {
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: line(v),
+				class: class, decl: d, module: x.f.module, implicit: true})
+		}
+	}
+	switch kind {
+	case "with_item":
+		if v := pyField(n, "value"); v != nil {
+			if v.Kind() == "as_pattern" && v.NamedChildCount() > 0 {
+				v = v.NamedChild(0)
+			}
+			add(v, "__enter__", "__exit__")
+		}
+	case "for_statement", "for_in_clause":
+		add(pyField(n, "right"), "__iter__")
+	case "binary_operator":
+		if op := pyField(n, "operator"); op != nil && pyBinaryDunders[x.text(op)] != "" {
+			add(pyField(n, "left"), pyBinaryDunders[x.text(op)])
+		}
+	case "comparison_operator":
+		cs := children(n)
+		for i := uint(0); i < n.ChildCount(); i++ {
+			if c := n.Child(i); c != nil && !c.IsNamed() && x.text(c) == "in" && len(cs) == 2 {
+				add(cs[1], "__contains__")
+			}
+		}
+	case "subscript":
+		add(pyField(n, "value"), "__getitem__")
+	case "call":
+		f, args := pyField(n, "function"), pyField(n, "arguments")
+		if f != nil && f.Kind() == "identifier" && pyBuiltinDunders[x.text(f)] != "" && args != nil && args.NamedChildCount() == 1 {
+			add(args.NamedChild(0), pyBuiltinDunders[x.text(f)])
+		}
+	}
+}
+
+// withAliasType types the target of `with E as name`: what E.__enter__()
+// returns.
+func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
+	if alias.Kind() == "as_pattern_target" && alias.NamedChildCount() == 1 {
+		alias = alias.NamedChild(0)
+	}
+	if alias.Kind() != "identifier" {
+		return
+	}
+	ty := pyUnknown
+	if p := as.Parent(); p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
+		if v := x.valueType(as.NamedChild(0)); strings.HasPrefix(v, "v:") {
+			ty = v + ".__enter__()"
+		}
+	}
+	bindType(d.types, x.text(alias), ty)
+}
