@@ -45,6 +45,33 @@ type CallEdge struct {
 // mains are skipped, files outside root are ignored. Every package passed
 // counts as part of the repository.
 func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
+	var out []CallEdge
+	eachExtracted(root, pkgs, func(_ *packages.Package, x *goExtractor) {
+		for _, c := range x.calls {
+			out = append(out, CallEdge{From: c.edge.From, To: c.edge.To, File: c.edge.File, Line: c.edge.Line, Ref: c.ref, Iface: c.iface})
+		}
+	})
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		return a.To < b.To
+	})
+	return out
+}
+
+// eachExtracted runs the indexer's extraction over each package of pkgs as
+// Run chooses them (a test variant replaces its plain package, generated
+// test mains are skipped, files outside root are ignored; every package
+// passed counts as part of the repository) and hands each extractor to fn.
+func eachExtracted(root string, pkgs []*packages.Package, fn func(*packages.Package, *goExtractor)) {
 	root, _ = filepath.Abs(root)
 	inRepo := map[string]bool{}
 	variant := map[string]bool{}
@@ -54,7 +81,6 @@ func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
 			variant[p.PkgPath] = true
 		}
 	}
-	var out []CallEdge
 	for _, p := range pkgs {
 		if (strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " [")) || (p.ID == p.PkgPath && variant[p.PkgPath]) {
 			continue
@@ -74,24 +100,8 @@ func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
 		sort.Slice(srcs, func(i, j int) bool { return srcs[i].rel < srcs[j].rel })
 		x := &goExtractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
 		x.extract(srcs)
-		for _, c := range x.calls {
-			out = append(out, CallEdge{From: c.edge.From, To: c.edge.To, File: c.edge.File, Line: c.edge.Line, Ref: c.ref, Iface: c.iface})
-		}
+		fn(p, x)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.From != b.From {
-			return a.From < b.From
-		}
-		return a.To < b.To
-	})
-	return out
 }
 
 // VarInitID returns the id of the synthetic function that owns the calls
