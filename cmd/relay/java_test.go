@@ -49,7 +49,8 @@ const javaCartDiff = `--- a/src/main/java/shop/cart/Discount.java
 `
 
 // TestIndexJava indexes a small Java repository and answers graph
-// callers, the graph tool's blast radius and a review of a diff on it.
+// callers, the graph tool's blast radius, a review of a diff and an
+// offline scope on it.
 func TestIndexJava(t *testing.T) {
 	t.Parallel()
 	repo := javaRepo(t)
@@ -80,6 +81,17 @@ func TestIndexJava(t *testing.T) {
 	for _, want := range []string{"Files: `src/main/java/shop/cart/Discount.java` (modified, +1 −1)", "Blast radius: risk", "apply", "### Direct callers", "total", "### Transitive callers", "checkout"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("review lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	// Offline scope (no model) ranks the Java symbols the issue is about.
+	code, stdout, stderr = relay(t, "", "scope", "--repo", repo, "The bulk discount is applied to cart totals of exactly 100 cents")
+	if code != 0 {
+		t.Fatalf("relay scope = %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"# Context report (offline)", "src/main/java/shop/cart/Discount.java", "Discount.apply"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("offline scope lacks %q:\n%.3000s", want, stdout)
 		}
 	}
 }
