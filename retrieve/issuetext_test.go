@@ -232,3 +232,31 @@ func TestRankFunctionsCommonNames(t *testing.T) {
 		t.Errorf("rankFunctions without common names (-want +got):\n%s", d)
 	}
 }
+
+// TestWithWindowMembers reproduces dayjs issue 1502 ("Implement ordinal in
+// Bulgarian translation") in small: the window over bg.js's locale object
+// matches `ordinal`, so the member `locale.ordinal` it holds follows it into
+// the function ranking; `locale.meridiem`, whose name the window did not
+// match, and the function outside the window do not.
+func TestWithWindowMembers(t *testing.T) {
+	t.Parallel()
+	chunks := []Chunk{
+		{Path: "src/locale/bg.js", Kind: ChunkText, Name: "lines 1-40", StartLine: 1, EndLine: 40},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/bg.js:locale.ordinal", StartLine: 12, EndLine: 20},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "locale.meridiem", Loc: "src/locale/bg.js:locale.meridiem", StartLine: 21, EndLine: 22},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "ordinal", Loc: "src/locale/bg.js:ordinal", StartLine: 42, EndLine: 44},
+		{Path: "src/plugin/calendar/index.js", Kind: ChunkFunction, Name: "default", Loc: "src/plugin/calendar/index.js:default", StartLine: 1, EndLine: 30},
+	}
+	s := &Searcher{ix: &diskIndex{Chunks: chunks, Files: []fileEntry{
+		{Path: "src/locale/bg.js", First: 0, Count: 4},
+		{Path: "src/plugin/calendar/index.js", First: 4, Count: 1},
+	}}}
+	hits := []Hit{{Chunk: chunks[0], Matched: []string{"ordinal", "bulgarian"}}, {Chunk: chunks[4], Matched: []string{"current"}}}
+	want := []string{"src/locale/bg.js:locale.ordinal", "src/plugin/calendar/index.js:default"}
+	if d := cmp.Diff(want, rankFunctions(s.withWindowMembers(hits), nil, 0, nil)); d != "" {
+		t.Errorf("functions (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want[1:], rankFunctions(hits, nil, 0, nil)); d != "" {
+		t.Errorf("functions without the window's members (-want +got):\n%s", d)
+	}
+}

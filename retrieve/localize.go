@@ -46,7 +46,52 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 	if _, noisy := noisyTitle(problem); noisy {
 		share = fileRankShare
 	}
-	return files, rankFunctions(res.Hits, files, share, s.commonNames()), nil
+	return files, rankFunctions(s.withWindowMembers(res.Hits), files, share, s.commonNames()), nil
+}
+
+// withWindowMembers puts after each text-window hit the object-literal
+// members (objectMember) whose lines the window holds and whose own name
+// the window matched: the window carries the member's text, so when it
+// matches `ordinal` in a locale file, `locale.ordinal` of that file is the
+// function the text is about, even though the one-line member chunk ranks
+// below the hundred others of that name.
+func (s *Searcher) withWindowMembers(hits []Hit) []Hit {
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, h)
+		if h.Kind != ChunkText || len(h.Matched) == 0 {
+			continue
+		}
+		matched := map[string]bool{}
+		for _, m := range h.Matched {
+			matched[m] = true
+		}
+		for _, f := range s.ix.Files {
+			if f.Path != h.Path {
+				continue
+			}
+			for d := f.First; d < f.First+f.Count; d++ {
+				c := s.ix.Chunks[d]
+				if (c.Kind == ChunkFunction || c.Kind == ChunkMethod) && c.StartLine >= h.StartLine && c.EndLine <= h.EndLine &&
+					namesMatched(c.Name, matched) {
+					out = append(out, Hit{Chunk: c, Score: h.Score, Why: []string{"a member of the object the window " + h.Name + " holds"}})
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// namesMatched reports whether a term of the last segment of name
+// ("ordinal" of "locale.ordinal") is among matched.
+func namesMatched(name string, matched map[string]bool) bool {
+	for _, t := range Tokenize(name[strings.LastIndexByte(name, '.')+1:]) {
+		if matched[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // commonShare is the share of the files that define functions which must
