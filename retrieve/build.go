@@ -30,8 +30,9 @@ const maxFileIndexBytes = 64 << 10
 
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
 // an index of another version is rebuilt from scratch. 7: the checksummed
-// header (indexfile.go).
-const formatVersion = 7
+// header (indexfile.go); 8: object-literal members leave their lines to
+// the text windows (objectMember).
+const formatVersion = 8
 
 // BuildOptions configure Build.
 type BuildOptions struct {

@@ -92,8 +92,10 @@ func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 		}
 		end := min(max(n.EndLine, n.StartLine), len(lines))
 		start := docStart(lines, n.StartLine)
-		for i := start; i <= end; i++ {
-			covered[i] = true
+		if !objectMember(n) {
+			for i := start; i <= end; i++ {
+				covered[i] = true
+			}
 		}
 		out = append(out, Chunk{
 			Path: rel, Language: lang, Kind: kind, Name: n.Name, QName: n.QName, Loc: n.Loc,
@@ -128,6 +130,18 @@ func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// objectMember reports whether n is a function-valued property of an
+// object literal (`const locale = { ordinal: n => …, formats: {…} }`, a
+// function node of sub-kind "method"). It is a chunk of its own but leaves
+// its lines to the text windows over the object: the object's other
+// properties (names, format strings, tables) are text no symbol holds, and
+// a one-line member would cut them into short windows, which BM25's length
+// normalisation ranks above the code a report is about — three chunks for
+// each of a hundred near-identical locale files instead of one.
+func objectMember(n graphdb.Node) bool {
+	return n.Kind == graphdb.KindFunction && n.SubKind == "method"
 }
 
 // chunkKind is the kind of chunk node n makes, "" for none: functions,

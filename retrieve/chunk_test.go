@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +25,40 @@ func TestChunkFileSkipsSynthetic(t *testing.T) {
 		got = append(got, c.Kind+" "+c.Name)
 	}
 	want := []string{"text lines 1-4", "function f"} // lines 6-7: too short for a window
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks (-want +got):\n%s", diff)
+	}
+}
+
+// TestChunkFileObjectMembers checks that a function-valued property of an
+// object literal (a dayjs locale's `ordinal: n => n`) is a chunk of its own
+// but does not cut the object's text into windows around it: the file
+// keeps one window over the whole object, as before members were nodes.
+func TestChunkFileObjectMembers(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		"import dayjs from 'dayjs'",
+		"const locale = {",
+		"  name: 'en-ie',",
+		"  weekStart: 1,",
+		"  ordinal: n => n,",
+		"  formats: {",
+		"    LT: 'HH:mm',",
+		"    LTS: 'HH:mm:ss'",
+		"  }",
+		"}",
+		"export default locale",
+	}
+	nodes := []graphdb.Node{
+		{ID: "ts:en-ie.locale.ordinal", Kind: graphdb.KindFunction, SubKind: "method", Name: "ordinal", Loc: "en-ie.js:locale.ordinal", StartLine: 5, EndLine: 5},
+		{ID: "ts:en-ie.f", Kind: graphdb.KindFunction, Name: "f", Loc: "en-ie.js:f", StartLine: 11, EndLine: 11},
+	}
+	var got []string
+	for _, c := range chunkFile("en-ie.js", "javascript", lines, nodes) {
+		got = append(got, fmt.Sprintf("%s %s %d-%d", c.Kind, c.Name, c.StartLine, c.EndLine))
+	}
+	// Line 11 is a (top-level) function: it still covers its line.
+	want := []string{"text lines 1-10 1-10", "function ordinal 5-5", "function f 11-11"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("chunks (-want +got):\n%s", diff)
 	}

@@ -14,7 +14,9 @@
 // text file into chunks ([Chunk]): functions, methods and types from the
 // graph (doc comment, signature, body by line range, capped), markdown
 // sections split at headings, and windows of 50 lines over everything else
-// (config, SQL, YAML, the lines of a source file no symbol covers). Each
+// (config, SQL, YAML, the lines of a source file no symbol covers; a
+// function-valued property of an object literal is a chunk of its own but
+// leaves its lines to the window over the object). Each
 // chunk carries language, path, kind, name, parent and its graph node. The
 // index — chunks, a BM25F inverted index over chunks (name ×3, path ×1.5,
 // body ×1), a BM25 index over whole files, and embeddings cached by chunk
@@ -69,7 +71,10 @@
 // path, file name, qualified name, stack frame, class or folder name, or
 // holding a quoted message literally, rank of their own (issuetext.go,
 // issuemessage.go); test files come after the rest, and for a noisy
-// report functions are ordered by their own rank fused with their file's.
+// report functions are ordered by their own rank fused with their file's;
+// of a name most files define (each locale's `locale.ordinal`) only the
+// first function takes a place, and a window that matches the name of an
+// object member it holds brings that member in after it.
 // [FileBaseline]
 // is the plain BM25-over-files baseline it is compared with, and
 // [Searcher.Neighbours] finds the symbols similar to a set of anchors

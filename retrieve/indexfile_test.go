@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func TestIndexDamage(t *testing.T) {
 		{"other version", func(_ *testing.T, _ string, d []byte) []byte {
 			binary.BigEndian.PutUint32(d[8:], 6)
 			return d
-		}, ErrNoIndex, "was written by another relay version (format 6; this relay reads format 7)"},
+		}, ErrNoIndex, "was written by another relay version (format 6; this relay reads format " + strconv.Itoa(formatVersion) + ")"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -168,10 +168,95 @@ func TestRankFunctions(t *testing.T) {
 		{Chunk: Chunk{Path: "a.js", Kind: ChunkText}},
 	}
 	files := []string{"a.js", "c.js", "d.js", "e.js", "b.js"}
-	if d := cmp.Diff([]string{"a.js:g", "b.js:f"}, rankFunctions(hits, files, 0.5)); d != "" {
+	if d := cmp.Diff([]string{"a.js:g", "b.js:f"}, rankFunctions(hits, files, 0.5, nil)); d != "" {
 		t.Errorf("share 0.5 (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"b.js:f", "a.js:g"}, rankFunctions(hits, files, 0)); d != "" {
+	if d := cmp.Diff([]string{"b.js:f", "a.js:g"}, rankFunctions(hits, files, 0, nil)); d != "" {
 		t.Errorf("share 0 (-want +got):\n%s", d)
+	}
+}
+
+// TestRankFunctionsCommonNames reproduces dayjs issue 602 in small: the
+// one-line `locale.ordinal` of many sibling locale files match a report
+// about `.locale()` before the plugin function it is about. Only the first
+// of a common name keeps its place; the others follow every other
+// function. A name that fewer than half of the files define (the
+// plugins' `default`) keeps every place.
+func TestRankFunctionsCommonNames(t *testing.T) {
+	t.Parallel()
+	var chunks []Chunk
+	fn := func(path, name string) Chunk {
+		return Chunk{Path: path, Loc: path + ":" + name, Kind: ChunkFunction}
+	}
+	for _, l := range []string{"en", "en-au", "en-ca", "en-gb", "en-ie", "en-nz", "fr", "de"} {
+		chunks = append(chunks, fn("src/locale/"+l+".js", "locale.ordinal"))
+	}
+	for _, p := range []string{"localeData", "utc", "badMutable"} {
+		chunks = append(chunks, fn("src/plugin/"+p+"/index.js", "default"))
+	}
+	chunks = append(chunks, fn("src/index.js", "Dayjs.isSame"), Chunk{Path: "README.md", Kind: ChunkSection})
+	s := &Searcher{ix: &diskIndex{Chunks: chunks}}
+	if d := cmp.Diff(map[string]bool{"locale.ordinal": true}, s.commonNames()); d != "" {
+		t.Fatalf("commonNames (-want +got):\n%s", d)
+	}
+	order := []int{0, 8, 1, 2, 9, 3, 11, 10}
+	var hits []Hit
+	for _, i := range order {
+		hits = append(hits, Hit{Chunk: chunks[i]})
+	}
+	want := []string{
+		"src/locale/en.js:locale.ordinal",
+		"src/plugin/localeData/index.js:default",
+		"src/plugin/utc/index.js:default",
+		"src/index.js:Dayjs.isSame",
+		"src/plugin/badMutable/index.js:default",
+		"src/locale/en-au.js:locale.ordinal",
+		"src/locale/en-ca.js:locale.ordinal",
+		"src/locale/en-gb.js:locale.ordinal",
+	}
+	if d := cmp.Diff(want, rankFunctions(hits, nil, 0, s.commonNames())); d != "" {
+		t.Errorf("rankFunctions (-want +got):\n%s", d)
+	}
+	// Without the common names, the locales take three of the first four places.
+	plain := []string{
+		"src/locale/en.js:locale.ordinal",
+		"src/plugin/localeData/index.js:default",
+		"src/locale/en-au.js:locale.ordinal",
+		"src/locale/en-ca.js:locale.ordinal",
+		"src/plugin/utc/index.js:default",
+		"src/locale/en-gb.js:locale.ordinal",
+		"src/index.js:Dayjs.isSame",
+		"src/plugin/badMutable/index.js:default",
+	}
+	if d := cmp.Diff(plain, rankFunctions(hits, nil, 0, nil)); d != "" {
+		t.Errorf("rankFunctions without common names (-want +got):\n%s", d)
+	}
+}
+
+// TestWithWindowMembers reproduces dayjs issue 1502 ("Implement ordinal in
+// Bulgarian translation") in small: the window over bg.js's locale object
+// matches `ordinal`, so the member `locale.ordinal` it holds follows it into
+// the function ranking; `locale.meridiem`, whose name the window did not
+// match, and the function outside the window do not.
+func TestWithWindowMembers(t *testing.T) {
+	t.Parallel()
+	chunks := []Chunk{
+		{Path: "src/locale/bg.js", Kind: ChunkText, Name: "lines 1-40", StartLine: 1, EndLine: 40},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/bg.js:locale.ordinal", StartLine: 12, EndLine: 20},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "locale.meridiem", Loc: "src/locale/bg.js:locale.meridiem", StartLine: 21, EndLine: 22},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "ordinal", Loc: "src/locale/bg.js:ordinal", StartLine: 42, EndLine: 44},
+		{Path: "src/plugin/calendar/index.js", Kind: ChunkFunction, Name: "default", Loc: "src/plugin/calendar/index.js:default", StartLine: 1, EndLine: 30},
+	}
+	s := &Searcher{ix: &diskIndex{Chunks: chunks, Files: []fileEntry{
+		{Path: "src/locale/bg.js", First: 0, Count: 4},
+		{Path: "src/plugin/calendar/index.js", First: 4, Count: 1},
+	}}}
+	hits := []Hit{{Chunk: chunks[0], Matched: []string{"ordinal", "bulgarian"}}, {Chunk: chunks[4], Matched: []string{"current"}}}
+	want := []string{"src/locale/bg.js:locale.ordinal", "src/plugin/calendar/index.js:default"}
+	if d := cmp.Diff(want, rankFunctions(s.withWindowMembers(hits), nil, 0, nil)); d != "" {
+		t.Errorf("functions (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want[1:], rankFunctions(hits, nil, 0, nil)); d != "" {
+		t.Errorf("functions without the window's members (-want +got):\n%s", d)
 	}
 }

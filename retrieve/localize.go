@@ -46,7 +46,92 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 	if _, noisy := noisyTitle(problem); noisy {
 		share = fileRankShare
 	}
-	return files, rankFunctions(res.Hits, files, share), nil
+	return files, rankFunctions(s.withWindowMembers(res.Hits), files, share, s.commonNames()), nil
+}
+
+// withWindowMembers puts after each text-window hit the object-literal
+// members (objectMember) whose lines the window holds and whose own name
+// the window matched: the window carries the member's text, so when it
+// matches `ordinal` in a locale file, `locale.ordinal` of that file is the
+// function the text is about, even though the one-line member chunk ranks
+// below the hundred others of that name.
+func (s *Searcher) withWindowMembers(hits []Hit) []Hit {
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, h)
+		if h.Kind != ChunkText || len(h.Matched) == 0 {
+			continue
+		}
+		matched := map[string]bool{}
+		for _, m := range h.Matched {
+			matched[m] = true
+		}
+		for _, f := range s.ix.Files {
+			if f.Path != h.Path {
+				continue
+			}
+			for d := f.First; d < f.First+f.Count; d++ {
+				c := s.ix.Chunks[d]
+				if (c.Kind == ChunkFunction || c.Kind == ChunkMethod) && c.StartLine >= h.StartLine && c.EndLine <= h.EndLine &&
+					namesMatched(c.Name, matched) {
+					out = append(out, Hit{Chunk: c, Score: h.Score, Why: []string{"a member of the object the window " + h.Name + " holds"}})
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// namesMatched reports whether a term of the last segment of name
+// ("ordinal" of "locale.ordinal") is among matched.
+func namesMatched(name string, matched map[string]bool) bool {
+	for _, t := range Tokenize(name[strings.LastIndexByte(name, '.')+1:]) {
+		if matched[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// commonShare is the share of the files that define functions which must
+// all define a function of one name for that name to be a convention
+// (every locale file of dayjs has its `locale.ordinal`) rather than a
+// function of its own.
+const commonShare = 0.5
+
+// minCommonFiles keeps a name of a handful of files out of commonNames: in
+// a small repository two files sharing a name is no convention.
+const minCommonFiles = 4
+
+// commonNames returns the function and method names (a location name
+// without its path: "locale.ordinal", "Type.Method") that more than
+// commonShare of the files defining functions define, built on first use.
+func (s *Searcher) commonNames() map[string]bool {
+	s.commonOnce.Do(func() {
+		byName := map[string]int{}
+		seen := map[string]bool{} // "path\x00name"
+		files := map[string]bool{}
+		for _, c := range s.ix.Chunks {
+			if c.Kind != ChunkFunction && c.Kind != ChunkMethod {
+				continue
+			}
+			name, ok := strings.CutPrefix(c.Loc, c.Path+":")
+			if !ok || seen[c.Path+"\x00"+name] {
+				continue
+			}
+			seen[c.Path+"\x00"+name] = true
+			files[c.Path] = true
+			byName[name]++
+		}
+		s.common = map[string]bool{}
+		for name, n := range byName {
+			if n >= minCommonFiles && float64(n) > commonShare*float64(len(files)) {
+				s.common[name] = true
+			}
+		}
+	})
+	return s.common
 }
 
 // rankFunctions orders the function and method hits by fusing (RRF) their
@@ -56,7 +141,13 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 // there the chunk ranking is least reliable and the file ranking has the
 // signals made for such text (named files, the title); a short, precise
 // statement keeps the chunk order (share 0).
-func rankFunctions(hits []Hit, files []string, share float64) []string {
+//
+// Of a common name (see commonNames) only the first function takes a
+// place; the others of that name come after every other function, in their
+// order: near-identical members of sibling files (a hundred locales'
+// `locale.ordinal`) match a report equally well, and each taking a place
+// would push the function the report is about out of the top.
+func rankFunctions(hits []Hit, files []string, share float64, common map[string]bool) []string {
 	fileRank := map[string]int{}
 	for i, f := range files {
 		fileRank[f] = i + 1
@@ -66,12 +157,20 @@ func rankFunctions(hits []Hit, files []string, share float64) []string {
 		score float64
 	}
 	var fns []fn
-	seen := map[string]bool{}
+	var later []string
+	seen, named := map[string]bool{}, map[string]bool{}
 	for _, h := range hits {
 		if h.Loc == "" || seen[h.Loc] || (h.Kind != ChunkFunction && h.Kind != ChunkMethod) {
 			continue
 		}
 		seen[h.Loc] = true
+		if name, _ := strings.CutPrefix(h.Loc, h.Path+":"); common[name] {
+			if named[name] {
+				later = append(later, h.Loc)
+				continue
+			}
+			named[name] = true
+		}
 		score := 1 / float64(RRFK+len(fns)+1)
 		if r, ok := fileRank[h.Path]; ok {
 			score += share / float64(RRFK+r)
@@ -79,11 +178,11 @@ func rankFunctions(hits []Hit, files []string, share float64) []string {
 		fns = append(fns, fn{h.Loc, score})
 	}
 	sort.SliceStable(fns, func(i, j int) bool { return fns[i].score > fns[j].score })
-	out := make([]string, len(fns))
-	for i, f := range fns {
-		out[i] = f.loc
+	out := make([]string, 0, len(fns)+len(later))
+	for _, f := range fns {
+		out = append(out, f.loc)
 	}
-	return out
+	return append(out, later...)
 }
 
 // FileBaseline is plain BM25 over whole files (no chunks, no field

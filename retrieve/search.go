@@ -52,6 +52,9 @@ type Searcher struct {
 	files     *safefs.Root // opened on first use; nil when the root cannot be opened
 
 	namesCache // the index's files by name, for fileMentions
+
+	commonOnce sync.Once
+	common     map[string]bool // commonNames, built on first use
 }
 
 // OpenOptions configure Open.
