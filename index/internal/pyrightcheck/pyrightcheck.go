@@ -20,6 +20,7 @@ package pyrightcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -43,6 +44,11 @@ type Options struct {
 	// many were compared.
 	Budget time.Duration
 	Log    func(msg string) // progress, one line per function; nil: none
+	// RequestBudget, when positive, cancels an incomingCalls request that
+	// has not answered within it (Pyright searches every file of the
+	// workspace for references); that function's callers are then not
+	// compared, on either side, and Result.CallersCancelled counts it.
+	RequestBudget time.Duration
 	// Typeshed, for a copy of the standard library: Pyright resolves an
 	// import of a stdlib module to its bundled typeshed stub, not to the
 	// copy, so its call hierarchy cannot name a function in another file
@@ -55,6 +61,8 @@ type Options struct {
 // Score counts one direction's edges.
 type Score struct {
 	Truth, Relay, Hit int // reference edges, relay edges, relay edges the reference has
+	// Functions: compared functions with an edge on either side.
+	Functions int
 	// ByValue: relay edges the reference lacks whose every call site does
 	// not name the callee (a call of an alias, a parameter, a container
 	// element or a returned function). Pyright's call hierarchy names the
@@ -73,8 +81,8 @@ func (s Score) PrecisionNamed() float64 {
 }
 
 func (s Score) String() string {
-	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f; %d relay-only at value sites, precision without them %.4f",
-		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.ByValue, s.PrecisionNamed())
+	return fmt.Sprintf("%d functions with edges: reference %d, relay %d, common %d, precision %.4f, recall %.4f; %d relay-only at value sites, precision without them %.4f",
+		s.Functions, s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.ByValue, s.PrecisionNamed())
 }
 
 // Result is the comparison of a sample.
@@ -82,6 +90,7 @@ type Result struct {
 	Functions        int  // sampled functions Pyright prepared a call hierarchy for
 	Unprepared       int  // sampled functions it did not
 	OutOfTime        bool // Options.Budget ended the sample early
+	CallersCancelled int  // functions whose incomingCalls ran past Options.RequestBudget
 	Callees, Callers Score
 }
 
@@ -298,7 +307,12 @@ func (s *session) compare(ctx context.Context, d def, it item, incoming bool, re
 		return nil
 	}
 	var ins []inCall
-	if err := s.c.call("callHierarchy/incomingCalls", map[string]any{"item": it}, &ins); err != nil {
+	err = s.c.callWithin("callHierarchy/incomingCalls", map[string]any{"item": it}, &ins, s.o.RequestBudget)
+	if errors.Is(err, errCancelled) {
+		res.CallersCancelled++
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 	callers := map[string]bool{}
@@ -410,6 +424,9 @@ func siteNames(root string) func(file string, line int, name string) bool {
 }
 
 func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
+	if len(truth)+len(relay) > 0 {
+		s.Functions++
+	}
 	s.Truth += len(truth)
 	s.Relay += len(relay)
 	for loc, named := range relay {

@@ -33,7 +33,7 @@ func needPyright(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, root string, sample, incoming int, budget time.Duration, typeshed bool) Result {
+func run(t *testing.T, root string, sample, incoming int, budget, reqBudget time.Duration, typeshed bool) Result {
 	t.Helper()
 	st, err := embedded.Open(filepath.Join(t.TempDir(), "graph"), embedded.Options{})
 	if err != nil {
@@ -43,7 +43,7 @@ func run(t *testing.T, root string, sample, incoming int, budget time.Duration, 
 	if _, err := index.Run(t.Context(), st, index.Options{Root: root}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Check(t.Context(), st, Options{Root: root, Dir: ".", Sample: sample, Incoming: incoming, Budget: budget, Typeshed: typeshed,
+	res, err := Check(t.Context(), st, Options{Root: root, Dir: ".", Sample: sample, Incoming: incoming, Budget: budget, RequestBudget: reqBudget, Typeshed: typeshed,
 		Log: func(msg string) {
 			if budget > 0 {
 				t.Log(msg)
@@ -52,7 +52,8 @@ func run(t *testing.T, root string, sample, incoming int, budget time.Duration, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d functions (%d not prepared, out of time: %v)\ncallees: %v\ncallers: %v", res.Functions, res.Unprepared, res.OutOfTime, res.Callees, res.Callers)
+	t.Logf("%d functions (%d not prepared, out of time: %v, %d incomingCalls past the request budget)\ncallees: %v\ncallers: %v",
+		res.Functions, res.Unprepared, res.OutOfTime, res.CallersCancelled, res.Callees, res.Callers)
 	for _, s := range []Score{res.Callees, res.Callers} {
 		for _, m := range s.Misses {
 			t.Logf("miss  %s", m)
@@ -135,7 +136,7 @@ func TestFixture(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res := run(t, root, 1000, 1000, 0, false)
+			res := run(t, root, 1000, 1000, 0, 0, false)
 			if res.Functions < tc.min {
 				t.Errorf("Pyright prepared %d functions, want at least %d", res.Functions, tc.min)
 			}
@@ -166,7 +167,9 @@ func TestFixture(t *testing.T) {
 //
 // RELAY_PYRIGHTCHECK_SAMPLE (default 300) and RELAY_PYRIGHTCHECK_INCOMING
 // (default 100) size the sample; RELAY_PYRIGHTCHECK_BUDGET (a duration,
-// e.g. 12m) stops sampling when it has passed and scores what was done.
+// e.g. 12m) stops sampling when it has passed and scores what was done;
+// RELAY_PYRIGHTCHECK_REQUEST_BUDGET (e.g. 30s) cancels an incomingCalls
+// that has not answered by then and leaves that function's callers out.
 // On the standard library only calls Pyright resolves from the sources
 // count (Options.Typeshed). Incoming calls search every file of the
 // workspace for references: Pyright's first incomingCalls over the 1,790
@@ -202,7 +205,8 @@ func TestRepo(t *testing.T) {
 		return def
 	}
 	budget, _ := time.ParseDuration(os.Getenv("RELAY_PYRIGHTCHECK_BUDGET"))
-	res := run(t, root, num("RELAY_PYRIGHTCHECK_SAMPLE", 300), num("RELAY_PYRIGHTCHECK_INCOMING", 100), budget, stdlib)
+	reqBudget, _ := time.ParseDuration(os.Getenv("RELAY_PYRIGHTCHECK_REQUEST_BUDGET"))
+	res := run(t, root, num("RELAY_PYRIGHTCHECK_SAMPLE", 300), num("RELAY_PYRIGHTCHECK_INCOMING", 100), budget, reqBudget, stdlib)
 	for name, s := range map[string]Score{"callees": res.Callees, "callers": res.Callers} {
 		if s.Truth+s.Relay > 0 && (s.Precision() < 0.95 || s.Recall() < 0.80) {
 			t.Errorf("%s: %v, want precision ≥ 0.95 and recall ≥ 0.80", name, s)
