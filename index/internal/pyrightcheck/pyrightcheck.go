@@ -15,7 +15,11 @@
 // the same by adding the outgoing calls of the nested definitions Pyright
 // reports inside a sampled function. Functions are compared by location
 // name (path:Class.method), so a property's getter and setter, which
-// Pyright reports together for one access, count once.
+// Pyright reports together for one access, count once. incomingCalls
+// searches the whole workspace for references and can take minutes on a
+// large one: Options.RequestBudget cancels it through Pyright's
+// file-based cancellation (lsp.go), and the test can bound the workspace
+// to some packages of a source (RELAY_PYRIGHTCHECK_PACKAGES).
 package pyrightcheck
 
 import (
