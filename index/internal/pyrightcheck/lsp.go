@@ -66,14 +66,15 @@ func startLSP(ctx context.Context, dir string) (*lsp, error) {
 	cmd := exec.CommandContext(ctx, "node", "node_modules/pyright/langserver.index.js", "--stdio", "--cancellationReceive=file:"+name)
 	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("pyright stdin: %w", err)
+	var out io.ReadCloser
+	if err == nil {
+		out, err = cmd.StdoutPipe()
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("pyright stdout: %w", err)
+	if err == nil {
+		err = cmd.Start()
 	}
-	if err := cmd.Start(); err != nil {
+	if err != nil {
+		_ = os.RemoveAll(cancelDir)
 		return nil, fmt.Errorf("start pyright: %w", err)
 	}
 	return &lsp{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), cancelDir: cancelDir}, nil
