@@ -15,11 +15,16 @@
 // the same by adding the outgoing calls of the nested definitions Pyright
 // reports inside a sampled function. Functions are compared by location
 // name (path:Class.method), so a property's getter and setter, which
-// Pyright reports together for one access, count once.
+// Pyright reports together for one access, count once. incomingCalls
+// searches the whole workspace for references and can take minutes on a
+// large one: Options.RequestBudget cancels it through Pyright's
+// file-based cancellation (lsp.go), and the test can bound the workspace
+// to some packages of a source (RELAY_PYRIGHTCHECK_PACKAGES).
 package pyrightcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -43,6 +48,11 @@ type Options struct {
 	// many were compared.
 	Budget time.Duration
 	Log    func(msg string) // progress, one line per function; nil: none
+	// RequestBudget, when positive, cancels an incomingCalls request that
+	// has not answered within it (Pyright searches every file of the
+	// workspace for references); that function's callers are then not
+	// compared, on either side, and Result.CallersCancelled counts it.
+	RequestBudget time.Duration
 	// Typeshed, for a copy of the standard library: Pyright resolves an
 	// import of a stdlib module to its bundled typeshed stub, not to the
 	// copy, so its call hierarchy cannot name a function in another file
@@ -55,6 +65,8 @@ type Options struct {
 // Score counts one direction's edges.
 type Score struct {
 	Truth, Relay, Hit int // reference edges, relay edges, relay edges the reference has
+	// Functions: compared functions with an edge on either side.
+	Functions int
 	// ByValue: relay edges the reference lacks whose every call site does
 	// not name the callee (a call of an alias, a parameter, a container
 	// element or a returned function). Pyright's call hierarchy names the
@@ -73,8 +85,8 @@ func (s Score) PrecisionNamed() float64 {
 }
 
 func (s Score) String() string {
-	return fmt.Sprintf("reference %d, relay %d, common %d, precision %.4f, recall %.4f; %d relay-only at value sites, precision without them %.4f",
-		s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.ByValue, s.PrecisionNamed())
+	return fmt.Sprintf("%d functions with edges: reference %d, relay %d, common %d, precision %.4f, recall %.4f; %d relay-only at value sites, precision without them %.4f",
+		s.Functions, s.Truth, s.Relay, s.Hit, s.Precision(), s.Recall(), s.ByValue, s.PrecisionNamed())
 }
 
 // Result is the comparison of a sample.
@@ -82,6 +94,7 @@ type Result struct {
 	Functions        int  // sampled functions Pyright prepared a call hierarchy for
 	Unprepared       int  // sampled functions it did not
 	OutOfTime        bool // Options.Budget ended the sample early
+	CallersCancelled int  // functions whose incomingCalls ran past Options.RequestBudget
 	Callees, Callers Score
 }
 
@@ -163,59 +176,15 @@ type inCall struct {
 // root and compares a sample.
 func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 	var res Result
-	root, err := filepath.Abs(o.Root)
+	s, err := newSession(ctx, st, o)
 	if err != nil {
 		return res, err
 	}
-	byKey, all, err := defs(ctx, st, root)
-	if err != nil {
-		return res, err
-	}
-	ids := map[graphdb.NodeID]graphdb.Node{}
-	for _, d := range all {
-		ids[d.node.ID] = d.node
-	}
-	names := siteNames(root)
-	c, err := startLSP(ctx, o.Dir)
-	if err != nil {
-		return res, err
-	}
-	defer c.close()
-	rootURI := fileURI(root)
-	init := map[string]any{
-		"processId": nil, "rootUri": rootURI,
-		"capabilities":     map[string]any{"textDocument": map[string]any{"callHierarchy": map[string]any{}}},
-		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": "root"}},
-	}
-	if err := c.call("initialize", init, nil); err != nil {
-		return res, err
-	}
-	if err := c.notify("initialized", map[string]any{}); err != nil {
-		return res, err
-	}
-	// key maps a Pyright item to the relay def at its name, if any.
-	key := func(it item) (def, bool) {
-		p, ok := strings.CutPrefix(it.URI, rootURI+"/")
-		if !ok {
-			return def{}, false
-		}
-		p, err := url.PathUnescape(p)
-		if err != nil {
-			return def{}, false
-		}
-		d, ok := byKey[fmt.Sprintf("%s:%d", p, it.SelectionRange.Start.Line)]
-		return d, ok
-	}
-	var stubbed map[string]bool
-	if o.Typeshed {
-		if stubbed, err = typeshedModules(o.Dir); err != nil {
-			return res, err
-		}
-	}
-	step := max(1, len(all)/max(o.Sample, 1))
+	defer s.c.close()
+	step := max(1, len(s.all)/max(o.Sample, 1))
 	start := time.Now()
-	for i := 0; i < len(all) && res.Functions < o.Sample; i += step {
-		d := all[i]
+	for i := 0; i < len(s.all) && res.Functions < o.Sample; i += step {
+		d := s.all[i]
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -223,58 +192,145 @@ func Check(ctx context.Context, st graphdb.Reader, o Options) (Result, error) {
 			res.OutOfTime = true
 			break
 		}
-		uri := rootURI + "/" + (&url.URL{Path: d.node.File}).EscapedPath()
-		// Pyright answers nothing until it has read the workspace: retry.
-		var items []item
-		for try := 0; try < 4 && len(items) == 0; try++ {
-			if try > 0 {
-				time.Sleep(time.Duration(try) * 500 * time.Millisecond)
-			}
-			err := c.call("textDocument/prepareCallHierarchy", map[string]any{
-				"textDocument": map[string]any{"uri": uri},
-				"position":     position{d.line, d.col},
-			}, &items)
-			if err != nil {
-				return res, err
-			}
+		items, err := s.prepare(d)
+		if err != nil {
+			return res, err
 		}
 		if len(items) == 0 {
 			res.Unprepared++
 			continue // Pyright did not take the file (a syntax error it rejects)
 		}
 		res.Functions++
+		if err := s.compare(ctx, d, items[0], res.Functions <= o.Incoming, &res); err != nil {
+			return res, err
+		}
 		if o.Log != nil {
 			o.Log(fmt.Sprintf("%d %s (%s)", res.Functions, d.node.Loc, time.Since(start).Round(time.Second)))
 		}
-		truth, err := outgoing(c, items[0], key)
-		if err != nil {
-			return res, err
-		}
-		relay, err := relayEdges(ctx, st, d.node, graphdb.Outbound, ids, names)
-		if err != nil {
-			return res, err
-		}
-		res.Callees.add(d.node.Loc, keep(truth, d.node.File, stubbed), keep(relay, d.node.File, stubbed), " -> ")
-		if res.Functions > o.Incoming {
-			continue
-		}
-		var ins []inCall
-		if err := c.call("callHierarchy/incomingCalls", map[string]any{"item": items[0]}, &ins); err != nil {
-			return res, err
-		}
-		callers := map[string]bool{}
-		for _, in := range ins {
-			if f, ok := enclosing(in.From, key, byKey); ok {
-				callers[f.node.Loc] = true
-			}
-		}
-		relayIn, err := relayEdges(ctx, st, d.node, graphdb.Inbound, ids, names)
-		if err != nil {
-			return res, err
-		}
-		res.Callers.add(d.node.Loc, keep(callers, d.node.File, stubbed), keep(relayIn, d.node.File, stubbed), " <- ")
 	}
 	return res, nil
+}
+
+// session is a running Pyright on the root and relay's defs there.
+type session struct {
+	st      graphdb.Reader
+	o       Options
+	c       *lsp
+	rootURI string
+	byKey   map[string]def // by "path:line" of the name
+	all     []def          // by node id
+	ids     map[graphdb.NodeID]graphdb.Node
+	names   func(file string, line int, name string) bool
+	stubbed map[string]bool // Options.Typeshed: modules with stubs
+}
+
+// newSession reads relay's defs and starts and initializes Pyright.
+func newSession(ctx context.Context, st graphdb.Reader, o Options) (*session, error) {
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{st: st, o: o, rootURI: fileURI(root), ids: map[graphdb.NodeID]graphdb.Node{}, names: siteNames(root)}
+	if s.byKey, s.all, err = defs(ctx, st, root); err != nil {
+		return nil, err
+	}
+	for _, d := range s.all {
+		s.ids[d.node.ID] = d.node
+	}
+	if o.Typeshed {
+		if s.stubbed, err = typeshedModules(o.Dir); err != nil {
+			return nil, err
+		}
+	}
+	if s.c, err = startLSP(ctx, o.Dir); err != nil {
+		return nil, err
+	}
+	init := map[string]any{
+		"processId": nil, "rootUri": s.rootURI,
+		"capabilities":     map[string]any{"textDocument": map[string]any{"callHierarchy": map[string]any{}}},
+		"workspaceFolders": []map[string]any{{"uri": s.rootURI, "name": "root"}},
+	}
+	err = s.c.call("initialize", init, nil)
+	if err == nil {
+		err = s.c.notify("initialized", map[string]any{})
+	}
+	if err != nil {
+		s.c.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// key maps a Pyright item to the relay def at its name, if any.
+func (s *session) key(it item) (def, bool) {
+	p, ok := strings.CutPrefix(it.URI, s.rootURI+"/")
+	if !ok {
+		return def{}, false
+	}
+	p, err := url.PathUnescape(p)
+	if err != nil {
+		return def{}, false
+	}
+	d, ok := s.byKey[fmt.Sprintf("%s:%d", p, it.SelectionRange.Start.Line)]
+	return d, ok
+}
+
+// prepare asks Pyright for the call hierarchy item of d; none when
+// Pyright does not take the file.
+func (s *session) prepare(d def) ([]item, error) {
+	uri := s.rootURI + "/" + (&url.URL{Path: d.node.File}).EscapedPath()
+	// Pyright answers nothing until it has read the workspace: retry.
+	var items []item
+	for try := 0; try < 4 && len(items) == 0; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 500 * time.Millisecond)
+		}
+		err := s.c.call("textDocument/prepareCallHierarchy", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"position":     position{d.line, d.col},
+		}, &items)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// compare scores d's callees, and its callers when incoming, into res.
+func (s *session) compare(ctx context.Context, d def, it item, incoming bool, res *Result) error {
+	truth, err := outgoing(s.c, it, s.key)
+	if err != nil {
+		return err
+	}
+	relay, err := relayEdges(ctx, s.st, d.node, graphdb.Outbound, s.ids, s.names)
+	if err != nil {
+		return err
+	}
+	res.Callees.add(d.node.Loc, keep(truth, d.node.File, s.stubbed), keep(relay, d.node.File, s.stubbed), " -> ")
+	if !incoming {
+		return nil
+	}
+	var ins []inCall
+	err = s.c.callWithin("callHierarchy/incomingCalls", map[string]any{"item": it}, &ins, s.o.RequestBudget)
+	if errors.Is(err, errCancelled) {
+		res.CallersCancelled++
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	callers := map[string]bool{}
+	for _, in := range ins {
+		if f, ok := enclosing(in.From, s.key, s.byKey); ok {
+			callers[f.node.Loc] = true
+		}
+	}
+	relayIn, err := relayEdges(ctx, s.st, d.node, graphdb.Inbound, s.ids, s.names)
+	if err != nil {
+		return err
+	}
+	res.Callers.add(d.node.Loc, keep(callers, d.node.File, s.stubbed), keep(relayIn, d.node.File, s.stubbed), " <- ")
+	return nil
 }
 
 // outgoing is Pyright's callees of it that are relay defs, with the calls
@@ -372,6 +428,9 @@ func siteNames(root string) func(file string, line int, name string) bool {
 }
 
 func (s *Score) add(from string, truth, relay map[string]bool, arrow string) {
+	if len(truth)+len(relay) > 0 {
+		s.Functions++
+	}
 	s.Truth += len(truth)
 	s.Relay += len(relay)
 	for loc, named := range relay {
