@@ -216,7 +216,8 @@
 // chains through modules (pkg.mod.f(), Class.method()), star imports and
 // re-exports (a package's __init__ importing a name); self.m()/cls.m() in a
 // class to m in the class or the nearest base defining it (depth-first,
-// left to right); super().m() to the bases' m; a class call to its
+// left to right); super().m() to the bases' m, super(C, self).m() to the first m after C in the class's
+// method resolution order (nothing for any other first argument); a class call to its
 // __new__ and __init__ (inherited included), else to the class. Calls the
 // names alone do not resolve are resolved through the types of values
 // (pytypes.go): constructors (o = Order(); o.pay()), annotations on

@@ -637,7 +637,7 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 }
 
 // dotted renders identifier and attribute chains ("a.b.c"),
-// super()/super(C, self) attributes ("super().m"), and calls and
+// super()/super(C, self) attributes ("super().m", "super(C).m"), and calls and
 // subscripts of such chains ("get()", "get()()", "HANDLERS[]",
 // "self.fns[]()"); "" for anything else.
 func (x *pyExtractor) dotted(n *sitter.Node) string {
@@ -657,7 +657,7 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 				}
 			}
 		}
-		if e := x.dotted(pyField(n, field)); e != "" && !strings.HasPrefix(e, "super()") {
+		if e := x.dotted(pyField(n, field)); e != "" && !strings.HasPrefix(e, "super(") {
 			return e + suffix
 		}
 	case "attribute":
@@ -668,19 +668,41 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 		if obj.Kind() == "call" {
 			f := pyField(obj, "function")
 			if f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
-				return "super()." + x.text(attr)
+				return x.superOf(obj) + "." + x.text(attr)
 			}
 			// make().m: the call's value, resolved through its type
-			if fe := x.dotted(f); fe != "" && !strings.HasPrefix(fe, "super()") {
+			if fe := x.dotted(f); fe != "" && !strings.HasPrefix(fe, "super(") {
 				return fe + "()." + x.text(attr)
 			}
 			return ""
 		}
-		if o := x.dotted(obj); o != "" && !strings.HasPrefix(o, "super()") {
+		if o := x.dotted(obj); o != "" && !strings.HasPrefix(o, "super(") {
 			return o + "." + x.text(attr)
 		}
 	}
 	return ""
+}
+
+// superOf renders a super call: "super()" without arguments, "super(C)"
+// for super(C, obj) with C a plain name (the lookup starts after C in the
+// method resolution order), and "super(?)" for any other argument list,
+// which resolves to nothing rather than to a guess.
+func (x *pyExtractor) superOf(call *sitter.Node) string {
+	var args []*sitter.Node
+	if al := pyField(call, "arguments"); al != nil {
+		for _, c := range children(al) {
+			if c.IsNamed() && c.Kind() != "comment" {
+				args = append(args, c)
+			}
+		}
+	}
+	switch {
+	case len(args) == 0:
+		return "super()"
+	case len(args) == 2 && args[0].Kind() == "identifier":
+		return "super(" + x.text(args[0]) + ")"
+	}
+	return "super(?)"
 }
 
 // sortedKeys returns m's keys in order.

@@ -543,7 +543,10 @@ func (t *pyTable) resolveName(r pyRef) []graphdb.NodeID {
 			return nil
 		}
 	}
-	if parts[0] == "super()" || r.class != "" && (parts[0] == "self" || parts[0] == "cls") {
+	if r.class != "" && len(parts) == 2 && strings.HasPrefix(parts[0], "super(") {
+		return t.superNamed(r, strings.TrimSuffix(strings.TrimPrefix(parts[0], "super("), ")"), parts[1])
+	}
+	if strings.HasPrefix(parts[0], "super(") || r.class != "" && (parts[0] == "self" || parts[0] == "cls") {
 		return nil
 	}
 	var tg pyTarget
@@ -567,6 +570,29 @@ func (t *pyTable) resolveName(r pyRef) []graphdb.NodeID {
 		return t.construct(tg.cls)
 	}
 	return []graphdb.NodeID{tg.id}
+}
+
+// superNamed resolves super(C, self).name inside class r.class: the
+// lookup runs along the enclosing class's method resolution order,
+// starting after C (matched by its class name). Nothing when C is not a
+// plain name in that order
+// (super(?)), or no later class defines name.
+func (t *pyTable) superNamed(r pyRef, cname, name string) []graphdb.NodeID {
+	c := t.classOf(r.module, r.class)
+	if c == nil || cname == "?" {
+		return nil
+	}
+	after := false
+	for _, k := range t.mro(c) {
+		if after {
+			if id, ok := k.methods[name]; ok {
+				return []graphdb.NodeID{id}
+			}
+			continue
+		}
+		after = k.qname == cname || strings.HasSuffix(k.qname, "."+cname)
+	}
+	return nil
 }
 
 func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.NodeID {

@@ -220,12 +220,12 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 		return x.containerType(n)
 	}
 	if n.Kind() == "call" {
-		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super()") {
+		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super(") {
 			return "v:" + e + "()"
 		}
 		return pyUnknown
 	}
-	if e := x.dotted(n); e != "" && !strings.HasPrefix(e, "super()") {
+	if e := x.dotted(n); e != "" && !strings.HasPrefix(e, "super(") {
 		return "v:" + e
 	}
 	return pyUnknown

@@ -143,7 +143,7 @@ func (x *pyExtractor) valueRefs(n *sitter.Node, kind string, owner graphdb.NodeI
 		if v == nil || v.Kind() != "identifier" && v.Kind() != "attribute" {
 			return
 		}
-		if e := x.dotted(v); e != "" && !strings.HasPrefix(e, "super()") {
+		if e := x.dotted(v); e != "" && !strings.HasPrefix(e, "super(") {
 			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeReferences, expr: e, line: line(v), class: class, decl: d, module: x.f.module})
 		}
 	}
@@ -202,7 +202,7 @@ func (t *pyTable) flow(r pyRef, ids []graphdb.NodeID, add func(graphdb.Edge)) {
 		return
 	}
 	s := t.mods[r.module]
-	if i := strings.LastIndexByte(r.expr, '.'); i > 0 && !strings.HasPrefix(r.expr, "super()") {
+	if i := strings.LastIndexByte(r.expr, '.'); i > 0 && !strings.HasPrefix(r.expr, "super(") {
 		// Cls.m(obj, f): whether the first argument is self depends on m's
 		// kind (instance, class or static method); not followed.
 		if v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr[:i], 0); ok && v.cls != nil && !v.inst {
