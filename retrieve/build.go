@@ -384,7 +384,7 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 				if b.ahead != nil {
 					pre = &b.ahead.files[i-b.first]
 				}
-				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, &buf)
+				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, pre, &buf)
 				if err != nil {
 					return err
 				}
@@ -441,8 +441,10 @@ func (c *chunked) mergeBlocks(blocks []*chunkBlock) {
 }
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
-// the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
+// the previous index when its content and graph record are unchanged. The
+// content hash of a file read ahead (pre) is not taken again when its text
+// is the same.
+func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, pre *readFile, buf *[]byte) (chunkedFile, error) {
 	data, err := fsys.ReadFile(rel, MaxFileSize)
 	if err != nil || isBinary(data) {
 		res := chunkedFile{skip: true}
@@ -454,7 +456,11 @@ func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string
 		return res, nil
 	}
 	text := string(data)
-	return cutFile(ctx, syms, rel, text, hashString(text), graphHash, old, oldFiles, buf)
+	hash := pre.sameHash(text)
+	if hash == "" {
+		hash = hashString(text)
+	}
+	return cutFile(ctx, syms, rel, text, hash, graphHash, old, oldFiles, buf)
 }
 
 // cutFile cuts a file's text, whose hashString is hash, into chunks, or

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"hash/maphash"
 	"runtime"
 	"slices"
 	"sync"
@@ -22,7 +23,7 @@ import (
 // prefetchBudget caps what a Prefetch holds (file text and line term ids):
 // the standard library's text files hold about 110 MB of text and 150 MB
 // of line data, read while the graph indexer is at its peak memory.
-const prefetchBudget = 32 << 20
+const prefetchBudget = 128 << 20
 
 // Prefetch reads and tokenizes a tree's text files in the background for
 // a Build that follows (BuildOptions.Prefetch). Stop it when it is not
@@ -49,7 +50,21 @@ type readBlock struct {
 // reads has the same hash.
 type readFile struct {
 	hash  string // hashString of the text tokenized; "" when none was
+	sum   uint64 // maphash of it, to tell cheaply that the text is the same
 	lines lineTerms
+}
+
+// readSeed seeds readFile.sum.
+var readSeed = maphash.MakeSeed()
+
+// sameHash returns f's hash when text is what f tokenized (its maphash
+// matches: a file changed between the two reads is caught but for a
+// chance of 2⁻⁶⁴), else "".
+func (f *readFile) sameHash(text string) string {
+	if f == nil || f.hash == "" || maphash.String(readSeed, text) != f.sum {
+		return ""
+	}
+	return f.hash
 }
 
 // StartPrefetch walks root (leaving out the index directory dir, as Build
@@ -101,7 +116,7 @@ func (p *Prefetch) read(fsys *safefs.Root) {
 			// Only tokenized, and the terms are copies: no need to copy
 			// the bytes into a string.
 			text := unsafe.String(unsafe.SliceData(data), len(data))
-			f.hash = hashString(text)
+			f.hash, f.sum = hashString(text), maphash.String(readSeed, text)
 			sc := &b.count.scratch
 			*sc = b.count.v.tokenizeLines(text, lineTerms{ids: sc.ids[:0], end: sc.end[:0], start: sc.start[:0]})
 			// Exact copies: the scratch's spare capacity would be held too.

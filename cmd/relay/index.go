@@ -136,6 +136,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		if state, err := g.stateDir(root); err == nil {
 			ahead = retrieve.StartPrefetch(root, state)
 			defer ahead.Stop()
+			defer limitHeapWhileReadingAhead()()
 		}
 	}
 	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout, written)
