@@ -132,7 +132,8 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		syms = retrieve.NewSymbols()
 		written = syms.Written
 		// The files are read and tokenized for the search index while
-		// the graph is indexed (retrieve.StartPrefetch).
+		// the graph is indexed, in a core the graph indexer leaves idle
+		// part of the time (retrieve.StartPrefetch).
 		if state, err := g.stateDir(root); err == nil {
 			ahead = retrieve.StartPrefetch(root, state)
 			defer ahead.Stop()
