@@ -211,9 +211,9 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
-	var ahead []*readBlock
-	if old == nil {
-		ahead = opts.Prefetch.take(paths, runtime.GOMAXPROCS(0))
+	ahead := opts.Prefetch.take(paths, runtime.GOMAXPROCS(0))
+	if old != nil {
+		ahead = nil // read ahead for a build that reuses nothing
 	}
 	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, ahead, opts.Embedder != nil)
 	if err != nil {

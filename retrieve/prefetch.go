@@ -149,18 +149,19 @@ func (p *Prefetch) Stop() {
 }
 
 // take stops the reading ahead and returns the blocks read, when they
-// were laid out for paths and workers (else nil); once only.
+// were laid out for paths and workers (else nil); once only. What was read
+// is let go either way.
 func (p *Prefetch) take(paths []string, workers int) []*readBlock {
 	if p == nil {
 		return nil
 	}
 	p.Stop()
+	blocks := p.blocks
+	p.blocks = nil // not held through the build when unused
 	if p.taken || p.workers != workers || !slices.Equal(p.paths, paths) {
 		return nil
 	}
 	p.taken = true
-	blocks := p.blocks
-	p.blocks = nil
 	return blocks
 }
 
