@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -211,64 +210,4 @@ func BenchmarkBuildOneChanged(b *testing.B) {
 			b.Fatalf("changed = %d, want 1", st.Changed)
 		}
 	}
-}
-
-// BenchmarkBuildPrefetched measures a cold Build of the standard library
-// after its files were read ahead (Prefetch, what relay index does while
-// the graph is indexed) with no budget, the default budget and all of
-// them: wall and CPU (cpu-s/op, the process's user+sys during Build) left
-// for after the graph. RELAY_BENCH_STORE names the embedded store of a
-// `relay index` of GOROOT/src; unset, the benchmark is skipped.
-//
-//	RELAY_BENCH_STORE=/tmp/stdstore go test ./retrieve -run '^$' -bench BuildPrefetched -benchtime 3x
-func BenchmarkBuildPrefetched(b *testing.B) {
-	store := os.Getenv("RELAY_BENCH_STORE")
-	if store == "" {
-		b.Skip("RELAY_BENCH_STORE unset")
-	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Fatalf("go env GOROOT: %v", err)
-	}
-	root := filepath.Join(strings.TrimSpace(string(out)), "src")
-	g, err := embedded.Open(store, embedded.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	for _, bc := range []struct {
-		name   string
-		budget int // <0: no Prefetch
-	}{{"none", -1}, {"default", prefetchBudget}, {"all", 1 << 40}} {
-		b.Run(bc.name, func(b *testing.B) {
-			var cpu time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				dir := b.TempDir()
-				var p *Prefetch
-				if bc.budget >= 0 {
-					p = startPrefetch(root, dir, bc.budget)
-					<-p.done
-				}
-				before := cpuTime(b)
-				b.StartTimer()
-				if _, err := Build(context.Background(), root, g, BuildOptions{Dir: dir, Prefetch: p}); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				cpu += cpuTime(b) - before
-				b.StartTimer()
-			}
-			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-		})
-	}
-}
-
-// cpuTime is the process's user+sys CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

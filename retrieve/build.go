@@ -49,10 +49,6 @@ type BuildOptions struct {
 	// then takes a file's symbols from it instead of querying the graph
 	// once per file.
 	Symbols *Symbols
-	// Prefetch, when set, holds files read and tokenized ahead while the
-	// graph was indexed (StartPrefetch); Build stops it and uses what it
-	// read when nothing of a previous index is reused.
-	Prefetch *Prefetch
 }
 
 // Symbols collects the nodes a graph indexer writes that the search index
@@ -211,11 +207,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
-	ahead := opts.Prefetch.take(paths, runtime.GOMAXPROCS(0))
-	if old != nil {
-		ahead = nil // read ahead for a build that reuses nothing
-	}
-	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, ahead, opts.Embedder != nil)
+	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
@@ -312,7 +304,6 @@ func symbolSource(r graphdb.Reader, given *Symbols) symbolsOf {
 type chunkBlock struct {
 	first, end int // paths[first:end]
 	count      *fileCounter
-	ahead      *readBlock    // the files read ahead, or nil
 	done       chan struct{} // closed when the goroutine is through
 }
 
@@ -342,9 +333,8 @@ type chunked struct {
 // postings as soon as the blocks before it are merged. The chunks of a
 // file whose content and graph record did not change are taken from old,
 // and so are its postings (assemble imports them) when old's are usable.
-// ahead are the first blocks read ahead (Prefetch), in the same layout.
 // keepLines keeps each file's lines for the embeddings.
-func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskIndex, ahead []*readBlock, keepLines bool) (chunked, error) {
+func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) (chunked, error) {
 	oldFiles := map[string]fileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
@@ -357,12 +347,7 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 	size := blockSize(len(paths), workers)
 	var blocks []*chunkBlock
 	for first := 0; first < len(paths); first += size {
-		b := &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter(), done: make(chan struct{})}
-		if k := len(blocks); k < len(ahead) {
-			b.ahead = ahead[k]
-			b.count = b.ahead.count
-		}
-		blocks = append(blocks, b)
+		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter(), done: make(chan struct{})})
 	}
 	merged := make(chan struct{})
 	go func() {
@@ -380,27 +365,14 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				var pre *readFile
-				if b.ahead != nil {
-					pre = &b.ahead.files[i-b.first]
-				}
-				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, pre, &buf)
+				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, &buf)
 				if err != nil {
 					return err
 				}
-				switch {
-				case res.skip:
-				case pre != nil && pre.hash != "" && strings.HasPrefix(res.key, pre.hash+"/"):
-					// Read ahead only without a previous index (no reuse),
-					// and the text did not change since.
-					b.count.addLines(paths[i], res.text, res.lines, pre.lines, res.chunks, chunkNo, fileNo)
-				case !res.reused || !imports:
-					b.count.add(paths[i], res.text, res.lines, res.chunks, chunkNo, fileNo)
-				}
-				if pre != nil {
-					*pre = readFile{}
-				}
 				if !res.skip {
+					if !res.reused || !imports {
+						b.count.add(paths[i], res.text, res.lines, res.chunks, chunkNo, fileNo)
+					}
 					chunkNo += int32(len(res.chunks))
 					fileNo++
 				}
@@ -441,10 +413,8 @@ func (c *chunked) mergeBlocks(blocks []*chunkBlock) {
 }
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
-// the previous index when its content and graph record are unchanged. The
-// content hash of a file read ahead (pre) is not taken again when its text
-// is the same.
-func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, pre *readFile, buf *[]byte) (chunkedFile, error) {
+// the previous index when its content and graph record are unchanged.
+func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
 	data, err := fsys.ReadFile(rel, MaxFileSize)
 	if err != nil || isBinary(data) {
 		res := chunkedFile{skip: true}
@@ -455,20 +425,10 @@ func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string
 		}
 		return res, nil
 	}
-	text := string(data)
-	hash := pre.sameHash(text)
-	if hash == "" {
-		hash = hashString(text)
-	}
-	return cutFile(ctx, syms, rel, text, hash, graphHash, old, oldFiles, buf)
-}
-
-// cutFile cuts a file's text, whose hashString is hash, into chunks, or
-// takes them from the previous index when its key did not change.
-func cutFile(ctx context.Context, syms symbolsOf, rel, text, hash string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
 	lang, _ := LanguageOf(rel)
+	text := string(data)
 	ls := lines.Split(text)
-	key := hash + "/" + graphHash[rel]
+	key := hashString(text) + "/" + graphHash[rel]
 	res := chunkedFile{key: key, text: text, lines: ls}
 	if of, ok := oldFiles[rel]; ok && of.Key == key {
 		res.chunks = old.Chunks[of.First : of.First+of.Count]
@@ -477,8 +437,8 @@ func cutFile(ctx context.Context, syms symbolsOf, rel, text, hash string, graphH
 	}
 	var nodes []graphdb.Node
 	if _, ok := graphHash[rel]; ok {
-		var err error
-		if nodes, err = syms(ctx, rel); err != nil {
+		nodes, err = syms(ctx, rel)
+		if err != nil {
 			return chunkedFile{}, fmt.Errorf("symbols of %s: %w", rel, err)
 		}
 	}

@@ -29,9 +29,7 @@
 // its lines' terms (see the DESIGN note in termcount.go). The symbols come
 // from the graph, one query per file, or, for `relay index` of a new
 // store, from the nodes the graph indexer handed over as it wrote them
-// ([Symbols]); that run also reads the files and tokenizes their lines
-// while the graph is indexed ([Prefetch]; the DESIGN note in prefetch.go).
-// [Open] only reads, and refuses an index
+// ([Symbols]). [Open] only reads, and refuses an index
 // that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
 // the next Build rebuilds; [OpenInMemory] builds the index without writing
 // anything, for a read-only directory.

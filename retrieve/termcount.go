@@ -127,38 +127,11 @@ type fileCounter struct {
 	chunks docCounter // block-relative chunk numbers
 	files  docCounter // block-relative file numbers
 	// Scratch, reused from file to file.
-	scratch lineTerms // a file's lines, unless they were tokenized ahead (Prefetch)
-	lt      lineTerms // the lines of the file being counted
-	pathIDs []int32
-	ids     []int32
-}
-
-// lineTerms are the term ids of a file's lines, in a block's vocab.
-type lineTerms struct {
-	ids   []int32 // the term ids of every line, in order
-	end   []int32 // ids[end[k-1]:end[k]] are line k's (0-based)
-	start []int32 // byte offset of line k in the text
-}
-
-// tokenizeLines appends the term ids of text's lines (split at '\n') to
-// lt. The line ends count from the ids lt held on entry, so that files can
-// share a block's slices: a file's lines are lt's slices from the lengths
-// they had on entry.
-func (v *vocab) tokenizeLines(text string, lt lineTerms) lineTerms {
-	base := int32(len(lt.ids))
-	for s := 0; s < len(text); {
-		e := strings.IndexByte(text[s:], '\n')
-		if e < 0 {
-			e = len(text)
-		} else {
-			e += s
-		}
-		lt.start = append(lt.start, int32(s))
-		lt.ids = v.appendIDs(lt.ids, text[s:e])
-		lt.end = append(lt.end, int32(len(lt.ids))-base)
-		s = e + 1
-	}
-	return lt
+	lineIDs   []int32 // the term ids of every line, in order
+	lineEnd   []int32 // lineIDs[lineEnd[k-1]:lineEnd[k]] are line k's (0-based)
+	lineStart []int   // byte offset of line k in the text
+	pathIDs   []int32
+	ids       []int32
 }
 
 func newFileCounter() *fileCounter { return &fileCounter{v: newVocab()} }
@@ -168,16 +141,20 @@ func newFileCounter() *fileCounter { return &fileCounter{v: newVocab()} }
 // lines.Split(text), as the chunks were cut from. The terms are those of
 // textOf for each chunk and of chunkText{path, text[:cap]} for the file.
 func (fc *fileCounter) add(rel, text string, ls []string, chunks []Chunk, chunkNo, fileNo int32) {
-	sc := &fc.scratch
-	*sc = fc.v.tokenizeLines(text, lineTerms{ids: sc.ids[:0], end: sc.end[:0], start: sc.start[:0]})
-	fc.addLines(rel, text, ls, *sc, chunks, chunkNo, fileNo)
-}
-
-// addLines is add with the file's lines already tokenized into fc's vocab.
-func (fc *fileCounter) addLines(rel, text string, ls []string, lt lineTerms, chunks []Chunk, chunkNo, fileNo int32) {
 	v := fc.v
-	fc.lt = lt
-	defer func() { fc.lt = lineTerms{} }()
+	fc.lineIDs, fc.lineEnd, fc.lineStart = fc.lineIDs[:0], fc.lineEnd[:0], fc.lineStart[:0]
+	for s := 0; s < len(text); {
+		e := strings.IndexByte(text[s:], '\n')
+		if e < 0 {
+			e = len(text)
+		} else {
+			e += s
+		}
+		fc.lineStart = append(fc.lineStart, s)
+		fc.lineIDs = v.appendIDs(fc.lineIDs, text[s:e])
+		fc.lineEnd = append(fc.lineEnd, int32(len(fc.lineIDs)))
+		s = e + 1
+	}
 	fc.pathIDs = v.appendPathIDs(fc.pathIDs[:0], rel)
 	for j, c := range chunks {
 		fc.countChunk(c, ls)
@@ -185,8 +162,7 @@ func (fc *fileCounter) addLines(rel, text string, ls []string, lt lineTerms, chu
 	}
 	fc.files.count(fc.pathIDs, weightPath)
 	cut := min(len(text), maxFileIndexBytes)
-	for k, s32 := range fc.lt.start {
-		s := int(s32)
+	for k, s := range fc.lineStart {
 		if s >= cut {
 			break
 		}
@@ -227,9 +203,9 @@ func (fc *fileCounter) countChunk(c Chunk, ls []string) {
 func (fc *fileCounter) line(k int) []int32 {
 	start := int32(0)
 	if k > 0 {
-		start = fc.lt.end[k-1]
+		start = fc.lineEnd[k-1]
 	}
-	return fc.lt.ids[start:fc.lt.end[k]]
+	return fc.lineIDs[start:fc.lineEnd[k]]
 }
 
 // lineLen is the length of the line starting at s, without its newline.

@@ -127,18 +127,9 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	// takes them as they are written instead of reading them back.
 	var syms *retrieve.Symbols
 	var written func(graphdb.FileRecord, []graphdb.Node)
-	var ahead *retrieve.Prefetch
 	if fresh {
 		syms = retrieve.NewSymbols()
 		written = syms.Written
-		// The files are read and tokenized for the search index while
-		// the graph is indexed, in a core the graph indexer leaves idle
-		// part of the time (retrieve.StartPrefetch).
-		if state, err := g.stateDir(root); err == nil {
-			ahead = retrieve.StartPrefetch(root, state)
-			defer ahead.Stop()
-			defer limitHeapWhileReadingAhead()()
-		}
 	}
 	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout, written)
 	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
@@ -152,8 +143,6 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		}
 		st = rebuilt
 		syms = nil
-		ahead.Stop()
-		ahead = nil
 		sum, err = g.runIndex(ctx, st, root, true, r.listTimeout, nil)
 	}
 	if err != nil {
@@ -175,7 +164,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	// query does not pay for it, while the search index is built: both
 	// only read the committed graph.
 	warm := warmAsync(ctx, st, !sum.Unchanged)
-	bs, err := g.buildSearch(ctx, root, st, r, syms, ahead)
+	bs, err := g.buildSearch(ctx, root, st, r, syms)
 	if werr := warm(); werr != nil {
 		if ctx.Err() != nil {
 			return errInterrupted("the code graph is indexed; the search index was not updated")
@@ -205,12 +194,12 @@ func warmAsync(ctx context.Context, st graphdb.Store, do bool) (wait func() erro
 // buildSearch builds the search index, derived from the committed graph
 // and the files; it is written atomically, so a failure leaves the
 // previous one (and the new graph) usable.
-func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store, r indexRun, symbols *retrieve.Symbols, ahead *retrieve.Prefetch) (retrieve.BuildStats, error) {
+func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store, r indexRun, symbols *retrieve.Symbols) (retrieve.BuildStats, error) {
 	state, err := g.prepareStateDir(root)
 	if err != nil {
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
 	}
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols, Prefetch: ahead})
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols})
 	if err != nil {
 		if ctx.Err() != nil {
 			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the previous search index is intact")

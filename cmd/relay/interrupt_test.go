@@ -270,9 +270,8 @@ func TestIndexNotIndexedSummary(t *testing.T) {
 }
 
 // TestIndexInterruptedFresh: Ctrl-C during the first `relay index` of a
-// repository, while the search index's files are being read ahead
-// (retrieve.StartPrefetch) and go list blocks, leaves no store behind; the
-// next run indexes from scratch and its search index finds the code.
+// repository, while go list blocks, leaves no store behind; the next run
+// indexes from scratch and its search index finds the code.
 func TestIndexInterruptedFresh(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("checks processes through /proc")
