@@ -268,3 +268,53 @@ func TestIndexNotIndexedSummary(t *testing.T) {
 		t.Errorf("graph finds the outside function Hidden:\n%s", got)
 	}
 }
+
+// TestIndexInterruptedFresh: Ctrl-C during the first `relay index` of a
+// repository, while go list blocks, leaves no store behind; the next run
+// indexes from scratch and its search index finds the code.
+func TestIndexInterruptedFresh(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("checks processes through /proc")
+	}
+	t.Parallel()
+	bin := buildRelay(t)
+	repo := tinyRepo(t)
+	blockGoList(t, repo)
+	cmd, stderr, read := startBlockedIndex(t, bin, repo)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { <-read; exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("relay index did not stop within 10 s of SIGINT; stderr:\n%s", stderr)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit status %d, want 130; stderr:\n%s", code, stderr)
+	}
+	if want := "nothing was indexed"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".relay")); !os.IsNotExist(err) {
+		t.Errorf("the interrupted first run left its store behind (stat: %v)", err)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(procsIn(repo)) == 0 }) {
+		left := procsIn(repo)
+		killProcs(left)
+		t.Errorf("processes still running in the repository after the interrupt: %q", left)
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "blocked")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.CommandContext(t.Context(), bin, "index", "--repo", repo).CombinedOutput(); err != nil {
+		t.Fatalf("index after the interrupted run: %v\n%s", err, out)
+	}
+	out, err := exec.CommandContext(t.Context(), bin, "search", "says hello", "--repo", repo).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "greet/greet.go") {
+		t.Errorf("search after re-indexing: %v\n%s", err, out)
+	}
+}
