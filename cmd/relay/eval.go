@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -97,13 +98,7 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
 			return prepareCheckout(ctx, g, root)
 		},
-		Progress: func(done, total int, r eval.InstanceResult) {
-			status := fmt.Sprintf("file rr %.2f", r.FileRR)
-			if r.Error != "" {
-				status = "error: " + r.Error
-			}
-			fmt.Fprintf(g.stderr, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
-		},
+		Progress: evalProgress(g.stderr),
 	})
 	if err != nil {
 		return err
@@ -165,4 +160,16 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 		return nil, nil, err
 	}
 	return st, st.Close, nil
+}
+
+// evalProgress prints one line per finished instance: its file reciprocal
+// rank or its error, and the time indexing and retrieval took.
+func evalProgress(w io.Writer) func(done, total int, r eval.InstanceResult) {
+	return func(done, total int, r eval.InstanceResult) {
+		status := fmt.Sprintf("file rr %.2f", r.FileRR)
+		if r.Error != "" {
+			status = "error: " + r.Error
+		}
+		fmt.Fprintf(w, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
+	}
 }

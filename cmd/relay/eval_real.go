@@ -86,13 +86,7 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
 			return prepareCheckout(ctx, g, root)
 		},
-		Progress: func(done, total int, r eval.InstanceResult) {
-			status := fmt.Sprintf("file rr %.2f", r.FileRR)
-			if r.Error != "" {
-				status = "error: " + r.Error
-			}
-			fmt.Fprintf(g.stderr, "eval: [%d/%d] %s %s (index %.1fs, retrieve %.3fs)\n", done, total, r.ID, status, r.Index, r.Seconds)
-		},
+		Progress: evalProgress(g.stderr),
 	})
 	if err != nil {
 		return err
