@@ -205,22 +205,7 @@ func (x *javaExtractor) annotate(id graphdb.NodeID, ctx *javaType, m javaMods) {
 
 // doc returns the first line of the Javadoc comment right before st.
 func (x *javaExtractor) doc(st *sitter.Node) string {
-	prev := st.PrevNamedSibling()
-	if prev == nil || prev.Kind() != "block_comment" || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
-		return ""
-	}
-	s := x.text(prev)
-	if !strings.HasPrefix(s, "/**") {
-		return ""
-	}
-	s = strings.TrimSuffix(strings.TrimPrefix(s, "/**"), "*/")
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "*"))
-		if l != "" && !strings.HasPrefix(l, "@") {
-			return l
-		}
-	}
-	return ""
+	return docComment(st, x.src, "block_comment")
 }
 
 // signature is a declaration's header without its body and modifiers'

@@ -4,6 +4,7 @@ package index
 
 import (
 	"fmt"
+	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
@@ -37,4 +38,26 @@ func syntaxErrors(root *sitter.Node) []string {
 	}
 	walk(root)
 	return errs
+}
+
+// docComment returns the first text line of the /** … */ comment (a node
+// of kind commentKind) right before st, tags (@param …) skipped; "" when
+// there is none. The Java and TypeScript/JavaScript frontends share it.
+func docComment(st *sitter.Node, src []byte, commentKind string) string {
+	prev := st.PrevNamedSibling()
+	if prev == nil || prev.Kind() != commentKind || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
+		return ""
+	}
+	s := prev.Utf8Text(src)
+	if !strings.HasPrefix(s, "/**") {
+		return ""
+	}
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "/**"), "*/")
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "*"))
+		if l != "" && !strings.HasPrefix(l, "@") {
+			return l
+		}
+	}
+	return ""
 }

@@ -155,22 +155,7 @@ func (x *tsExtractor) text(n *sitter.Node) string {
 
 // doc returns the first line of the JSDoc comment right before st.
 func (x *tsExtractor) doc(st *sitter.Node) string {
-	prev := st.PrevNamedSibling()
-	if prev == nil || prev.Kind() != "comment" || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
-		return ""
-	}
-	s := x.text(prev)
-	if !strings.HasPrefix(s, "/**") {
-		return ""
-	}
-	s = strings.TrimSuffix(strings.TrimPrefix(s, "/**"), "*/")
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "*"))
-		if l != "" && !strings.HasPrefix(l, "@") {
-			return l
-		}
-	}
-	return ""
+	return docComment(st, x.src, "comment")
 }
 
 // signature is a declaration's header without its body, whitespace
