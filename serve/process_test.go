@@ -305,13 +305,15 @@ func deliver(t testing.TB, base func() string, payloads []testPayload, sent func
 	return failed
 }
 
-// processConfig is the configuration of the helper processes: short job
-// timeout and lease so that a killed worker's jobs come back within the
-// test.
+// processConfig is the configuration of the helper processes: a lease
+// short enough that a killed worker's jobs come back within the test, and
+// a job timeout long enough that a job on a loaded machine (two cores,
+// the race detector, other tests) is not timed out and run again, which
+// would be one more report edit than the kill explains.
 func processConfig(t *testing.T, repos testRepos) *Config {
 	cfg := testConfig(t, repos)
-	cfg.JobTimeout = 5 * time.Second
-	cfg.RescueAfter = 6 * time.Second
+	cfg.JobTimeout = 10 * time.Second
+	cfg.RescueAfter = 11 * time.Second
 	cfg.RetryBackoff = 100 * time.Millisecond
 	cfg.MaxAttempts = 10
 	return cfg
