@@ -136,6 +136,29 @@ type fileCounter struct {
 
 func newFileCounter() *fileCounter { return &fileCounter{v: newVocab()} }
 
+// reset empties fc for another block once its postings were merged,
+// keeping the capacity of its maps and slices: a block's vocabulary grows
+// to tens of thousands of terms and words, and growing it again from
+// empty in every block was a good part of the build's allocations. The
+// posting slices themselves belong to the lexBuilder after the merge and
+// are dropped, not reused.
+func (fc *fileCounter) reset() {
+	v := fc.v
+	clear(v.ids)
+	clear(v.words)
+	clear(v.terms) // so that they do not pin strings the merge let go
+	v.terms, v.wordIDs, v.out = v.terms[:0], v.wordIDs[:0], nil
+	fc.chunks.reset()
+	fc.files.reset()
+}
+
+// reset empties c, keeping the capacity of its slices.
+func (c *docCounter) reset() {
+	clear(c.post)
+	clear(c.acc) // zero already unless a block stopped inside a document
+	c.post, c.acc, c.docLen, c.touched, c.length = c.post[:0], c.acc[:0], c.docLen[:0], c.touched[:0], 0
+}
+
 // add counts one file: its chunks as documents chunkNo, chunkNo+1, … and
 // its text (capped at maxFileIndexBytes) as document fileNo. ls is
 // lines.Split(text), as the chunks were cut from. The terms are those of
