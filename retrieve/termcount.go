@@ -155,7 +155,7 @@ func (fc *fileCounter) reset() {
 // reset empties c, keeping the capacity of its slices.
 func (c *docCounter) reset() {
 	clear(c.post)
-	clear(c.acc) // zero already unless a block stopped inside a document
+	// acc needs no clearing: count appends zeros as it grows it again.
 	c.post, c.acc, c.docLen, c.touched, c.length = c.post[:0], c.acc[:0], c.docLen[:0], c.touched[:0], 0
 }
 
