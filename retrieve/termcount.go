@@ -109,6 +109,11 @@ func (c *docCounter) count(ids []int32, w float64) {
 // end records the current document as doc.
 func (c *docCounter) end(doc int32) {
 	for _, id := range c.touched {
+		if c.post[id] == nil {
+			// Most terms of a block that occur twice occur more often:
+			// room for 4 (32 bytes) saves growing through 1 and 2.
+			c.post[id] = make([]posting, 0, 4)
+		}
 		// Quantize as the encoding does, so imported and fresh postings agree.
 		c.post[id] = append(c.post[id], posting{doc: doc, tf: float32(math.Round(c.acc[id]*tfScale)) / tfScale})
 		c.acc[id] = 0
