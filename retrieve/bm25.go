@@ -102,7 +102,6 @@ func (b *lexBuilder) setLen(doc int32, l float32) {
 // merge adds the documents c counted over terms, renumbered by base (c's
 // document d becomes base+d). c's postings are handed over, not copied.
 func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
-	c.settle()
 	for d, l := range c.docLen {
 		if l != 0 { // a document c did not count (an imported one) stays as it is
 			b.setLen(base+int32(d), l)

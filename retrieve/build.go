@@ -388,9 +388,6 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 				}
 				out.files[i] = res
 			}
-			// Here rather than in the merge, which runs on one core.
-			b.count.chunks.settle()
-			b.count.files.settle()
 			return nil
 		})
 	}

@@ -84,17 +84,11 @@ func (v *vocab) appendPathIDs(dst []int32, p string) []int32 {
 // docCounter turns documents, given as term ids of one vocab, into
 // postings: count each field, then end the document.
 type docCounter struct {
-	post   [][]posting // by term id, documents in the order they ended; see settle
-	docLen []float32   // by document
-	// Postings not yet in post: end appends to one array instead of
-	// growing a slice per term (most of a block's allocations), and
-	// settle sorts them into post in one allocation.
-	flat    []posting
-	flatID  []int32   // flat[k]'s term id
-	n       []int32   // by term id: its postings in flat
-	acc     []float64 // by term id: the current document's weighted frequency
-	touched []int32   // ids counted in the current document
-	length  float64   // of the current document
+	post    [][]posting // by term id, documents in the order they ended
+	docLen  []float32   // by document
+	acc     []float64   // by term id: the current document's weighted frequency
+	touched []int32     // ids counted in the current document
+	length  float64     // of the current document
 }
 
 // count adds the terms ids, of a field of weight w, to the current document.
@@ -103,7 +97,6 @@ func (c *docCounter) count(ids []int32, w float64) {
 		for int(id) >= len(c.acc) {
 			c.acc = append(c.acc, 0)
 			c.post = append(c.post, nil)
-			c.n = append(c.n, 0)
 		}
 		if c.acc[id] == 0 {
 			c.touched = append(c.touched, id)
@@ -116,10 +109,13 @@ func (c *docCounter) count(ids []int32, w float64) {
 // end records the current document as doc.
 func (c *docCounter) end(doc int32) {
 	for _, id := range c.touched {
+		if c.post[id] == nil {
+			// Most terms of a block that occur twice occur more often:
+			// room for 4 (32 bytes) saves growing through 1 and 2.
+			c.post[id] = make([]posting, 0, 4)
+		}
 		// Quantize as the encoding does, so imported and fresh postings agree.
-		c.flat = append(c.flat, posting{doc: doc, tf: float32(math.Round(c.acc[id]*tfScale)) / tfScale})
-		c.flatID = append(c.flatID, id)
-		c.n[id]++
+		c.post[id] = append(c.post[id], posting{doc: doc, tf: float32(math.Round(c.acc[id]*tfScale)) / tfScale})
 		c.acc[id] = 0
 	}
 	c.touched = c.touched[:0]
@@ -164,42 +160,8 @@ func (fc *fileCounter) reset() {
 // reset empties c, keeping the capacity of its slices.
 func (c *docCounter) reset() {
 	clear(c.post)
-	// acc and n need no clearing: count appends zeros as it grows them again.
-	c.post, c.acc, c.n, c.docLen, c.touched, c.length = c.post[:0], c.acc[:0], c.n[:0], c.docLen[:0], c.touched[:0], 0
-	c.flat, c.flatID = c.flat[:0], c.flatID[:0]
-}
-
-// settle moves the postings ended since the last settle into post, each
-// term's in the order they ended, all of them in one new array: each
-// term's slice is capped at its length, so a lexBuilder that takes it
-// over and appends copies it rather than writing over the next term's.
-func (c *docCounter) settle() {
-	if len(c.flat) == 0 {
-		return
-	}
-	all := make([]posting, len(c.flat))
-	pos := int32(0)
-	for id, k := range c.n { // n becomes each term's start in all
-		c.n[id] = pos
-		pos += k
-	}
-	for k, id := range c.flatID {
-		all[c.n[id]] = c.flat[k]
-		c.n[id]++ // its end, once all its postings are placed
-	}
-	prev := int32(0)
-	for id, end := range c.n {
-		if end > prev {
-			if seg := all[prev:end:end]; c.post[id] == nil {
-				c.post[id] = seg
-			} else {
-				c.post[id] = append(c.post[id], seg...)
-			}
-			prev = end
-		}
-		c.n[id] = 0
-	}
-	c.flat, c.flatID = c.flat[:0], c.flatID[:0]
+	// acc needs no clearing: count appends zeros as it grows it again.
+	c.post, c.acc, c.docLen, c.touched, c.length = c.post[:0], c.acc[:0], c.docLen[:0], c.touched[:0], 0
 }
 
 // add counts one file: its chunks as documents chunkNo, chunkNo+1, … and
