@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -348,18 +349,22 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 	size := blockSize(len(paths), workers)
 	var blocks []*chunkBlock
 	for first := 0; first < len(paths); first += size {
-		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), count: newFileCounter(), done: make(chan struct{})})
+		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), done: make(chan struct{})})
 	}
+	// A block's counter goes back to the pool once merged, and a later
+	// block starts from its grown maps and slices.
+	counters := sync.Pool{New: func() any { return newFileCounter() }}
 	merged := make(chan struct{})
 	go func() {
 		defer close(merged)
-		out.mergeBlocks(blocks)
+		out.mergeBlocks(blocks, &counters)
 	}()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for _, b := range blocks {
 		g.Go(func() error {
 			defer close(b.done)
+			b.count = counters.Get().(*fileCounter)
 			var chunkNo, fileNo int32
 			var buf []byte
 			for i := b.first; i < b.end; i++ {
@@ -397,13 +402,15 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 // mergeBlocks merges the blocks' postings in order, each once it is done,
 // at the chunk and file numbers its first file gets (those of the files
 // before it that were not skipped).
-func (c *chunked) mergeBlocks(blocks []*chunkBlock) {
+func (c *chunked) mergeBlocks(blocks []*chunkBlock, counters *sync.Pool) {
 	var chunkBase, fileBase int32
 	for _, b := range blocks {
 		<-b.done
 		c.lex.merge(b.count.v.terms, &b.count.chunks, chunkBase)
 		c.flex.merge(b.count.v.terms, &b.count.files, fileBase)
-		b.count = nil // its postings now belong to lex and flex
+		b.count.reset() // its postings now belong to lex and flex
+		counters.Put(b.count)
+		b.count = nil
 		for i := b.first; i < b.end; i++ {
 			if res := &c.files[i]; !res.skip {
 				chunkBase += int32(len(res.chunks))

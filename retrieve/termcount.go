@@ -109,6 +109,11 @@ func (c *docCounter) count(ids []int32, w float64) {
 // end records the current document as doc.
 func (c *docCounter) end(doc int32) {
 	for _, id := range c.touched {
+		if c.post[id] == nil {
+			// Most terms of a block that occur twice occur more often:
+			// room for 4 (32 bytes) saves growing through 1 and 2.
+			c.post[id] = make([]posting, 0, 4)
+		}
 		// Quantize as the encoding does, so imported and fresh postings agree.
 		c.post[id] = append(c.post[id], posting{doc: doc, tf: float32(math.Round(c.acc[id]*tfScale)) / tfScale})
 		c.acc[id] = 0
@@ -135,6 +140,29 @@ type fileCounter struct {
 }
 
 func newFileCounter() *fileCounter { return &fileCounter{v: newVocab()} }
+
+// reset empties fc for another block once its postings were merged,
+// keeping the capacity of its maps and slices: a block's vocabulary grows
+// to tens of thousands of terms and words, and growing it again from
+// empty in every block was a good part of the build's allocations. The
+// posting slices themselves belong to the lexBuilder after the merge and
+// are dropped, not reused.
+func (fc *fileCounter) reset() {
+	v := fc.v
+	clear(v.ids)
+	clear(v.words)
+	clear(v.terms) // so that they do not pin strings the merge let go
+	v.terms, v.wordIDs, v.out = v.terms[:0], v.wordIDs[:0], nil
+	fc.chunks.reset()
+	fc.files.reset()
+}
+
+// reset empties c, keeping the capacity of its slices.
+func (c *docCounter) reset() {
+	clear(c.post)
+	// acc needs no clearing: count appends zeros as it grows it again.
+	c.post, c.acc, c.docLen, c.touched, c.length = c.post[:0], c.acc[:0], c.docLen[:0], c.touched[:0], 0
+}
 
 // add counts one file: its chunks as documents chunkNo, chunkNo+1, … and
 // its text (capped at maxFileIndexBytes) as document fileNo. ls is

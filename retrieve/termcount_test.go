@@ -77,6 +77,15 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 
 	want, wantFiles := newLexBuilder(), newLexBuilder()
 	got, gotFiles := newLexBuilder(), newLexBuilder()
+	// reused counts the same blocks with one counter, merged and reset
+	// after each block as chunkFiles does with its pool; it starts dirty,
+	// as a counter whose block stopped inside a document.
+	reused, reusedFiles := newLexBuilder(), newLexBuilder()
+	one := newFileCounter()
+	one.chunks.count(one.v.appendIDs(nil, "stale words left over"), weightBody)
+	one.files.count(one.v.appendIDs(nil, "stale"), weightBody)
+	one.reset()
+	oneBlock := 0
 	var chunkNo, fileNo int32
 	blocks := []*fileCounter{newFileCounter(), newFileCounter(), newFileCounter()}
 	var blockChunk, blockFile [3]int32 // each block's first chunk and file
@@ -97,18 +106,36 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 			blockChunk[b], blockFile[b] = chunkNo, fileNo
 		}
 		blocks[b].add(f.rel, f.text, ls, chunks, chunkNo-blockChunk[b], fileNo-blockFile[b])
+		if b != oneBlock {
+			reused.merge(one.v.terms, &one.chunks, blockChunk[oneBlock])
+			reusedFiles.merge(one.v.terms, &one.files, blockFile[oneBlock])
+			one.reset()
+			oneBlock = b
+		}
+		one.add(f.rel, f.text, ls, chunks, chunkNo-blockChunk[b], fileNo-blockFile[b])
 		chunkNo += int32(len(chunks))
 		fileNo++
 	}
+	reused.merge(one.v.terms, &one.chunks, blockChunk[oneBlock])
+	reusedFiles.merge(one.v.terms, &one.files, blockFile[oneBlock])
 	for b, fc := range blocks {
 		got.merge(fc.v.terms, &fc.chunks, blockChunk[b])
 		gotFiles.merge(fc.v.terms, &fc.files, blockFile[b])
 	}
 	opt := cmpopts.IgnoreUnexported(lexIndex{})
-	if diff := cmp.Diff(want.finish(), got.finish(), opt); diff != "" {
+	// finish takes the builders' postings apart, so compare the reused
+	// counter's first.
+	gotIx, gotFilesIx := got.finish(), gotFiles.finish()
+	if diff := cmp.Diff(gotIx, reused.finish(), opt); diff != "" {
+		t.Errorf("chunk index (-fresh counters +one counter reset between blocks):\n%.3000s", diff)
+	}
+	if diff := cmp.Diff(gotFilesIx, reusedFiles.finish(), opt); diff != "" {
+		t.Errorf("file index (-fresh counters +one counter reset between blocks):\n%.3000s", diff)
+	}
+	if diff := cmp.Diff(want.finish(), gotIx, opt); diff != "" {
 		t.Errorf("chunk index (-texts +lines):\n%.3000s", diff)
 	}
-	if diff := cmp.Diff(wantFiles.finish(), gotFiles.finish(), opt); diff != "" {
+	if diff := cmp.Diff(wantFiles.finish(), gotFilesIx, opt); diff != "" {
 		t.Errorf("file index (-texts +lines):\n%.3000s", diff)
 	}
 }
