@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/testutil"
 )
@@ -57,6 +58,36 @@ func runIndex(t *testing.T, st graphdb.Store, root string, full bool) Summary {
 		t.Fatalf("Run: %v", err)
 	}
 	return sum
+}
+
+// matchesFullIndex returns the dump of st (just indexed incrementally) and
+// reports, under step's name, where it differs from a fresh full index of
+// the same tree.
+func matchesFullIndex(t *testing.T, step string, st graphdb.Store, root string) string {
+	t.Helper()
+	got := dump(t, st)
+	fresh := openStore(t)
+	runIndex(t, fresh, root, true)
+	if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+		t.Errorf("%s: incremental graph differs from a full index (-full +incremental):\n%s", step, diff)
+	}
+	return got
+}
+
+// dumpHolds reports, under step's name, each of want the dump lacks and
+// each of notWant it still holds; empty strings are skipped.
+func dumpHolds(t *testing.T, step, got string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if w != "" && !strings.Contains(got, w) {
+			t.Errorf("%s: dump lacks %q", step, w)
+		}
+	}
+	for _, w := range notWant {
+		if w != "" && strings.Contains(got, w) {
+			t.Errorf("%s: dump still holds %q", step, w)
+		}
+	}
 }
 
 // dump renders everything the store holds for the repository as sorted
