@@ -260,3 +260,51 @@ func TestWithWindowMembers(t *testing.T) {
 		t.Errorf("functions without the window's members (-want +got):\n%s", d)
 	}
 }
+
+// TestWithWindowMembersByPath: windows of several files, in hit order
+// unlike the index's file order, each get the members of their own file
+// only (the lookup by path, not a scan that stops at the first file); a
+// window of a file the index does not list gets none.
+func TestWithWindowMembersByPath(t *testing.T) {
+	t.Parallel()
+	chunks := []Chunk{
+		{Path: "src/locale/bg.js", Kind: ChunkText, Name: "lines 1-40", StartLine: 1, EndLine: 40},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/bg.js:locale.ordinal", StartLine: 12, EndLine: 20},
+		{Path: "src/locale/de.js", Kind: ChunkText, Name: "lines 1-30", StartLine: 1, EndLine: 30},
+		{Path: "src/locale/de.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/de.js:locale.ordinal", StartLine: 5, EndLine: 9},
+		{Path: "src/locale/fr.js", Kind: ChunkText, Name: "lines 1-30", StartLine: 1, EndLine: 30},
+		{Path: "src/locale/fr.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/fr.js:locale.ordinal", StartLine: 31, EndLine: 33},
+	}
+	s := &Searcher{ix: &diskIndex{Chunks: chunks, Files: []fileEntry{
+		{Path: "src/locale/bg.js", First: 0, Count: 2},
+		{Path: "src/locale/de.js", First: 2, Count: 2},
+		{Path: "src/locale/fr.js", First: 4, Count: 2},
+	}}}
+	hits := []Hit{
+		{Chunk: chunks[2], Matched: []string{"ordinal"}},
+		{Chunk: Chunk{Path: "src/locale/gone.js", Kind: ChunkText, Name: "lines 1-9", StartLine: 1, EndLine: 9}, Matched: []string{"ordinal"}},
+		{Chunk: chunks[4], Matched: []string{"ordinal"}}, // fr.js's member lies outside the window
+		{Chunk: chunks[0], Matched: []string{"ordinal"}},
+	}
+	var got []string
+	for _, h := range s.withWindowMembers(hits) {
+		got = append(got, h.Path+" "+h.Name)
+	}
+	want := []string{
+		"src/locale/de.js lines 1-30", "src/locale/de.js locale.ordinal",
+		"src/locale/gone.js lines 1-9",
+		"src/locale/fr.js lines 1-30",
+		"src/locale/bg.js lines 1-40", "src/locale/bg.js locale.ordinal",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("hits (-want +got):\n%s", d)
+	}
+	for i, f := range s.ix.Files {
+		if d, ok := s.fileOf(f.Path); !ok || int(d) != i {
+			t.Errorf("fileOf(%s) = %d, %v; want %d", f.Path, d, ok, i)
+		}
+	}
+	if _, ok := s.fileOf("src/locale/gone.js"); ok {
+		t.Error("fileOf found a file the index does not list")
+	}
+}
