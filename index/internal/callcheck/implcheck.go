@@ -3,7 +3,6 @@ package callcheck
 import (
 	"fmt"
 	"go/types"
-	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -15,10 +14,7 @@ import (
 // ImplReport compares the indexer's implements edges with go/types.
 type ImplReport struct {
 	Types, Interfaces int // named types and interfaces compared
-	Ours, Theirs      int
-	Matched           int
-	Precision, Recall float64
-	Extra, Missing    []string // first Keep
+	Tally                 // the indexer's pairs (Ours) against go/types' (Theirs)
 }
 
 func (r ImplReport) String() string {
@@ -84,30 +80,7 @@ func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplRepo
 			}
 		}
 	}
-	rep := ImplReport{Types: len(cands), Interfaces: len(ifaces), Ours: len(ours), Theirs: len(theirs)}
-	var extra, missing []string
-	for k := range ours {
-		if theirs[k] {
-			rep.Matched++
-		} else {
-			extra = append(extra, k)
-		}
-	}
-	for k := range theirs {
-		if !ours[k] {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(extra)
-	sort.Strings(missing)
-	rep.Extra, rep.Missing = extra[:min(len(extra), keep)], missing[:min(len(missing), keep)]
-	if rep.Ours > 0 {
-		rep.Precision = float64(rep.Matched) / float64(rep.Ours)
-	}
-	if rep.Theirs > 0 {
-		rep.Recall = float64(rep.Matched) / float64(rep.Theirs)
-	}
-	return rep
+	return ImplReport{Types: len(cands), Interfaces: len(ifaces), Tally: tally(ours, theirs, keep)}
 }
 
 type namedType struct {
