@@ -1,13 +1,12 @@
 package retrieve
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 func TestCleanIssueText(t *testing.T) {
@@ -51,24 +50,7 @@ var namedRepo = map[string]string{
 // double; a name of the project that occurs in most files, an identifier
 // naming too many files and names of no file say nothing.
 func TestFileMentions(t *testing.T) {
-	root := t.TempDir()
-	for rel, data := range namedRepo {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g := memstore.New()
-	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(root, g, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openFiles(t, namedRepo)
 	names := func(q string) []string {
 		var out []string
 		for _, d := range s.fileMentions(q, nil) {
@@ -307,4 +289,23 @@ func TestWithWindowMembersByPath(t *testing.T) {
 	if _, ok := s.fileOf("src/locale/gone.js"); ok {
 		t.Error("fileOf found a file the index does not list")
 	}
+}
+
+// openFiles writes files (slash-separated path → content) into a new
+// repository, builds its search index over an empty graph and opens it.
+func openFiles(t *testing.T, files map[string]string) *Searcher {
+	t.Helper()
+	root := t.TempDir()
+	for rel, data := range files {
+		testutil.WriteFile(t, root, rel, data)
+	}
+	g := memstore.New()
+	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root, g, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
