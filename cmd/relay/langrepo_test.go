@@ -9,7 +9,7 @@ import (
 
 // writeRepo writes files (slash-separated path → content) into a fresh
 // temporary directory and returns it.
-func writeRepo(t *testing.T, files map[string]string) string {
+func writeRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	repo := t.TempDir()
 	for rel, data := range files {
