@@ -1,9 +1,7 @@
 package eval
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +14,6 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/retrieve"
 )
 
@@ -33,43 +30,20 @@ type Instance struct {
 	Repo string `json:"repo,omitempty"`
 }
 
-// LoadInstances reads JSON lines of Instance; errors name the line.
+// LoadInstances reads JSON lines of Instance (blank lines skipped, lines
+// of any length); errors name the line and what it lacks.
 func LoadInstances(r io.Reader) ([]Instance, error) {
-	var out []Instance
-	seen := map[string]int{}
-	err := lines.Each(r, func(n int, line []byte) error {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
+	return loadJSONL(r, `{"instance_id", "problem_statement", "gold_files", "gold_functions"}`,
+		func(in *Instance) string { return in.ID },
+		func(in *Instance) error {
+			switch {
+			case strings.TrimSpace(in.Problem) == "":
+				return errors.New("problem_statement is empty (give the issue's text)")
+			case len(in.GoldFiles) == 0:
+				return errors.New("gold_files is empty (list the files the fix changes)")
+			}
 			return nil
-		}
-		var in Instance
-		if err := json.Unmarshal(line, &in); err != nil {
-			return fmt.Errorf("line %d: %v (want {\"instance_id\", \"problem_statement\", \"gold_files\", \"gold_functions\"})", n, err)
-		}
-		switch {
-		case in.ID == "":
-			return fmt.Errorf("line %d: instance_id is empty", n)
-		case strings.ContainsAny(in.ID, `/\`) || in.ID == "." || in.ID == "..":
-			return fmt.Errorf("line %d: instance_id %q must be a plain directory name", n, in.ID)
-		case strings.TrimSpace(in.Problem) == "":
-			return fmt.Errorf("line %d (%s): problem_statement is empty", n, in.ID)
-		case len(in.GoldFiles) == 0:
-			return fmt.Errorf("line %d (%s): gold_files is empty", n, in.ID)
-		}
-		if prev, dup := seen[in.ID]; dup {
-			return fmt.Errorf("line %d: instance_id %q repeats line %d", n, in.ID, prev)
-		}
-		seen[in.ID] = n
-		out = append(out, in)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no instances found: expected one JSON object per line")
-	}
-	return out, nil
+		})
 }
 
 // Prediction is a ranked localization: files and functions, best first.

@@ -3,7 +3,6 @@ package eval
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/udiff"
 )
@@ -48,42 +46,22 @@ type RealIssue struct {
 	Patch      string   `json:"patch"`
 }
 
-// LoadRealIssues reads RealIssue lines; errors name the line.
+// LoadRealIssues reads RealIssue lines (blank lines skipped, lines of
+// any length); errors name the line and what it lacks.
 func LoadRealIssues(r io.Reader) ([]RealIssue, error) {
-	var out []RealIssue
-	seen := map[string]bool{}
-	err := lines.Each(r, func(n int, line []byte) error {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
+	return loadJSONL(r, `{"instance_id", "repo", "bundle", "ref", "problem_statement", "gold_files", "patch"}`,
+		func(ri *RealIssue) string { return ri.ID },
+		func(ri *RealIssue) error {
+			switch {
+			case ri.Bundle == "" || ri.Ref == "" || strings.ContainsAny(ri.Bundle, `/\`) || strings.HasPrefix(ri.Ref, "-"):
+				return errors.New("needs a bundle file name in the set's folder and its branch (ref)")
+			case strings.TrimSpace(ri.Problem) == "":
+				return errors.New("problem_statement is empty (give the issue's text)")
+			case ri.Patch == "":
+				return errors.New("patch is empty (give the merged fix as a unified diff)")
+			}
 			return nil
-		}
-		var ri RealIssue
-		if err := json.Unmarshal(line, &ri); err != nil {
-			return fmt.Errorf("line %d: %v (want {\"instance_id\", \"repo\", \"bundle\", \"ref\", \"problem_statement\", \"gold_files\", \"patch\"})", n, err)
-		}
-		switch {
-		case ri.ID == "" || strings.ContainsAny(ri.ID, `/\`) || ri.ID == "." || ri.ID == "..":
-			return fmt.Errorf("line %d: instance_id %q must be a plain directory name", n, ri.ID)
-		case ri.Bundle == "" || ri.Ref == "" || strings.ContainsAny(ri.Bundle, `/\`) || strings.HasPrefix(ri.Ref, "-"):
-			return fmt.Errorf("line %d (%s): needs a bundle file name in the set's folder and its branch (ref)", n, ri.ID)
-		case strings.TrimSpace(ri.Problem) == "":
-			return fmt.Errorf("line %d (%s): problem_statement is empty", n, ri.ID)
-		case ri.Patch == "":
-			return fmt.Errorf("line %d (%s): patch is empty", n, ri.ID)
-		case seen[ri.ID]:
-			return fmt.Errorf("line %d: instance_id %q repeats", n, ri.ID)
-		}
-		seen[ri.ID] = true
-		out = append(out, ri)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no instances found: expected one JSON object per line")
-	}
-	return out, nil
+		})
 }
 
 // RepoName is the short name of the issue's repository ("dayjs" for

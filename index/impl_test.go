@@ -4,11 +4,12 @@ import (
 	"go/types"
 	"os"
 	"sort"
-	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/relayhq/relay/index/internal/implsearch"
 )
 
 // TestImplementsMatchesGoTypes checks the fingerprint-based implements
@@ -20,7 +21,7 @@ import (
 // against every instantiation of a generic interface I whose
 // unconstrained arguments are types found in G's method signatures and
 // whose constrained ones are the arguments at the same position
-// (implementsSome), by brute force rather than by the indexer's matching.
+// (implsearch.ImplementsSome), by brute force rather than by the indexer's matching.
 func TestImplementsMatchesGoTypes(t *testing.T) {
 	repos := []string{"extiface", "iface", "embedding", "generics", "genimpl", "geninst", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
 	for _, repo := range repos {
@@ -88,7 +89,7 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 			var want, got []string
 			for _, c := range concrete {
 				for _, i := range ifaces {
-					if implementsSome(t, types.NewPointer(instantiate(t, c.t)), i.t) {
+					if implsearch.ImplementsSome(types.NewPointer(instantiate(t, c.t)), i.t) {
 						want = append(want, c.id+" -> "+i.id)
 					}
 				}
@@ -96,7 +97,7 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 			// Interfaces satisfying other interfaces.
 			for _, a := range ifaces {
 				for _, i := range ifaces {
-					if a.id != i.id && implementsSome(t, instantiate(t, a.t), i.t) {
+					if a.id != i.id && implsearch.ImplementsSome(instantiate(t, a.t), i.t) {
 						want = append(want, a.id+" -> "+i.id)
 					}
 				}
@@ -144,124 +145,12 @@ func TestMethodSetsRoundTrip(t *testing.T) {
 
 func cfgEnv() []string { return os.Environ() }
 
-// instantiate returns n itself when it is not generic, else n instantiated
-// with the distinct types A0, A1… (no constraint check: the indexer's
-// positional correspondence is what is compared).
+// instantiate is implsearch.Instantiate, failing the test on an error.
 func instantiate(t *testing.T, n *types.Named) types.Type {
-	tps := n.TypeParams()
-	if tps.Len() == 0 {
-		return n
-	}
-	args := make([]types.Type, tps.Len())
-	for i := range args {
-		args[i] = posArgs[i]
-	}
-	inst, err := types.Instantiate(nil, n, args, false)
+	t.Helper()
+	typ, err := implsearch.Instantiate(n)
 	if err != nil {
-		t.Fatalf("instantiate %s: %v", n, err)
+		t.Fatal(err)
 	}
-	return inst
+	return typ
 }
-
-// implementsSome reports whether t implements iface, or, when iface is
-// generic, one of its instantiations: each type parameter constrained by
-// the empty interface ranges over every type occurring in t's method
-// signatures (the only types that can make a method identical), each
-// constrained one is posArgs at its position.
-func implementsSome(t *testing.T, typ types.Type, iface *types.Named) bool {
-	tps := iface.TypeParams()
-	if tps.Len() == 0 {
-		return types.Implements(typ, iface.Underlying().(*types.Interface))
-	}
-	comps := sigComponents(typ)
-	choices := make([][]types.Type, tps.Len())
-	for k := range choices {
-		if it, ok := tps.At(k).Constraint().Underlying().(*types.Interface); ok && it.Empty() {
-			choices[k] = comps
-		} else {
-			choices[k] = []types.Type{posArgs[k]}
-		}
-	}
-	args := make([]types.Type, tps.Len())
-	var try func(k int) bool
-	try = func(k int) bool {
-		if k == len(args) {
-			inst, err := types.Instantiate(nil, iface, args, false)
-			if err != nil {
-				t.Fatalf("instantiate %s: %v", iface, err)
-			}
-			return types.Implements(typ, inst.Underlying().(*types.Interface))
-		}
-		for _, c := range choices[k] {
-			args[k] = c
-			if try(k + 1) {
-				return true
-			}
-		}
-		return false
-	}
-	return try(0)
-}
-
-// sigComponents returns, without duplicates, every type occurring in the
-// method signatures of typ's method set: parameter and result types and
-// the types they are built from.
-func sigComponents(typ types.Type) []types.Type {
-	var out []types.Type
-	var walk func(t types.Type, depth int)
-	walk = func(t types.Type, depth int) {
-		if depth > 8 {
-			return
-		}
-		for _, o := range out {
-			if types.Identical(o, t) {
-				return
-			}
-		}
-		out = append(out, t)
-		switch t := t.(type) {
-		case *types.Pointer:
-			walk(t.Elem(), depth+1)
-		case *types.Slice:
-			walk(t.Elem(), depth+1)
-		case *types.Array:
-			walk(t.Elem(), depth+1)
-		case *types.Chan:
-			walk(t.Elem(), depth+1)
-		case *types.Map:
-			walk(t.Key(), depth+1)
-			walk(t.Elem(), depth+1)
-		case *types.Signature:
-			walkTuple(t.Params(), func(t types.Type) { walk(t, depth+1) })
-			walkTuple(t.Results(), func(t types.Type) { walk(t, depth+1) })
-		case *types.Named:
-			for i := 0; i < t.TypeArgs().Len(); i++ {
-				walk(t.TypeArgs().At(i), depth+1)
-			}
-		}
-	}
-	ms := types.NewMethodSet(typ)
-	for i := 0; i < ms.Len(); i++ {
-		sig := ms.At(i).Obj().Type().(*types.Signature)
-		walkTuple(sig.Params(), func(t types.Type) { walk(t, 0) })
-		walkTuple(sig.Results(), func(t types.Type) { walk(t, 0) })
-	}
-	return out
-}
-
-func walkTuple(tup *types.Tuple, f func(types.Type)) {
-	for i := 0; i < tup.Len(); i++ {
-		f(tup.At(i).Type())
-	}
-}
-
-// posArgs are distinct named types standing for type arguments by position.
-var posArgs = func() []types.Type {
-	pkg := types.NewPackage("example.com/args", "args")
-	var out []types.Type
-	for i := range 8 {
-		tn := types.NewTypeName(0, pkg, "A"+strconv.Itoa(i), nil)
-		out = append(out, types.NewNamed(tn, types.Typ[types.Int], nil))
-	}
-	return out
-}()

@@ -3,14 +3,11 @@ package index
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/relayhq/relay/graphdb"
@@ -26,21 +23,7 @@ func extractTxtar(t testing.TB, name string) string {
 	if strings.HasSuffix(name, ".txtar") {
 		file = name // a path
 	}
-	ar, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return testutil.WriteTxtar(t, file)
 }
 
 // openStore returns an empty store. The package's tests use an in-memory

@@ -1,13 +1,9 @@
 package retrieve
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/relayhq/relay/graphdb/memstore"
 )
 
 // TestMessageFiles: a message the report quotes is found in the file that
@@ -22,24 +18,7 @@ func TestMessageFiles(t *testing.T) {
 		"src/B.java":     "class B { /* the value of the field is not checked here */ }\n",
 		"src/C.java":     "class C { /* the value of the field is not checked here */ }\n",
 	}
-	root := t.TempDir()
-	for rel, data := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g := memstore.New()
-	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(root, g, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openFiles(t, files)
 	for _, tt := range []struct {
 		name, text string
 		want       []string

@@ -1,13 +1,12 @@
 package retrieve
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 func TestCleanIssueText(t *testing.T) {
@@ -51,24 +50,7 @@ var namedRepo = map[string]string{
 // double; a name of the project that occurs in most files, an identifier
 // naming too many files and names of no file say nothing.
 func TestFileMentions(t *testing.T) {
-	root := t.TempDir()
-	for rel, data := range namedRepo {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g := memstore.New()
-	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(root, g, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openFiles(t, namedRepo)
 	names := func(q string) []string {
 		var out []string
 		for _, d := range s.fileMentions(q, nil) {
@@ -259,4 +241,71 @@ func TestWithWindowMembers(t *testing.T) {
 	if d := cmp.Diff(want[1:], rankFunctions(hits, nil, 0, nil)); d != "" {
 		t.Errorf("functions without the window's members (-want +got):\n%s", d)
 	}
+}
+
+// TestWithWindowMembersByPath: windows of several files, in hit order
+// unlike the index's file order, each get the members of their own file
+// only (the lookup by path, not a scan that stops at the first file); a
+// window of a file the index does not list gets none.
+func TestWithWindowMembersByPath(t *testing.T) {
+	t.Parallel()
+	chunks := []Chunk{
+		{Path: "src/locale/bg.js", Kind: ChunkText, Name: "lines 1-40", StartLine: 1, EndLine: 40},
+		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/bg.js:locale.ordinal", StartLine: 12, EndLine: 20},
+		{Path: "src/locale/de.js", Kind: ChunkText, Name: "lines 1-30", StartLine: 1, EndLine: 30},
+		{Path: "src/locale/de.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/de.js:locale.ordinal", StartLine: 5, EndLine: 9},
+		{Path: "src/locale/fr.js", Kind: ChunkText, Name: "lines 1-30", StartLine: 1, EndLine: 30},
+		{Path: "src/locale/fr.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/fr.js:locale.ordinal", StartLine: 31, EndLine: 33},
+	}
+	s := &Searcher{ix: &diskIndex{Chunks: chunks, Files: []fileEntry{
+		{Path: "src/locale/bg.js", First: 0, Count: 2},
+		{Path: "src/locale/de.js", First: 2, Count: 2},
+		{Path: "src/locale/fr.js", First: 4, Count: 2},
+	}}}
+	hits := []Hit{
+		{Chunk: chunks[2], Matched: []string{"ordinal"}},
+		{Chunk: Chunk{Path: "src/locale/gone.js", Kind: ChunkText, Name: "lines 1-9", StartLine: 1, EndLine: 9}, Matched: []string{"ordinal"}},
+		{Chunk: chunks[4], Matched: []string{"ordinal"}}, // fr.js's member lies outside the window
+		{Chunk: chunks[0], Matched: []string{"ordinal"}},
+	}
+	var got []string
+	for _, h := range s.withWindowMembers(hits) {
+		got = append(got, h.Path+" "+h.Name)
+	}
+	want := []string{
+		"src/locale/de.js lines 1-30", "src/locale/de.js locale.ordinal",
+		"src/locale/gone.js lines 1-9",
+		"src/locale/fr.js lines 1-30",
+		"src/locale/bg.js lines 1-40", "src/locale/bg.js locale.ordinal",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("hits (-want +got):\n%s", d)
+	}
+	for i, f := range s.ix.Files {
+		if d, ok := s.fileOf(f.Path); !ok || int(d) != i {
+			t.Errorf("fileOf(%s) = %d, %v; want %d", f.Path, d, ok, i)
+		}
+	}
+	if _, ok := s.fileOf("src/locale/gone.js"); ok {
+		t.Error("fileOf found a file the index does not list")
+	}
+}
+
+// openFiles writes files (slash-separated path → content) into a new
+// repository, builds its search index over an empty graph and opens it.
+func openFiles(t *testing.T, files map[string]string) *Searcher {
+	t.Helper()
+	root := t.TempDir()
+	for rel, data := range files {
+		testutil.WriteFile(t, root, rel, data)
+	}
+	g := memstore.New()
+	if _, err := Build(t.Context(), root, g, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root, g, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -66,18 +66,17 @@ func (s *Searcher) withWindowMembers(hits []Hit) []Hit {
 		for _, m := range h.Matched {
 			matched[m] = true
 		}
-		for _, f := range s.ix.Files {
-			if f.Path != h.Path {
-				continue
+		fi, ok := s.fileOf(h.Path)
+		if !ok {
+			continue
+		}
+		f := s.ix.Files[fi]
+		for d := f.First; d < f.First+f.Count; d++ {
+			c := s.ix.Chunks[d]
+			if (c.Kind == ChunkFunction || c.Kind == ChunkMethod) && c.StartLine >= h.StartLine && c.EndLine <= h.EndLine &&
+				namesMatched(c.Name, matched) {
+				out = append(out, Hit{Chunk: c, Score: h.Score, Why: []string{"a member of the object the window " + h.Name + " holds"}})
 			}
-			for d := f.First; d < f.First+f.Count; d++ {
-				c := s.ix.Chunks[d]
-				if (c.Kind == ChunkFunction || c.Kind == ChunkMethod) && c.StartLine >= h.StartLine && c.EndLine <= h.EndLine &&
-					namesMatched(c.Name, matched) {
-					out = append(out, Hit{Chunk: c, Score: h.Score, Why: []string{"a member of the object the window " + h.Name + " holds"}})
-				}
-			}
-			break
 		}
 	}
 	return out

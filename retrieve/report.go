@@ -178,10 +178,6 @@ const NamedFileWeight = 1.0
 // either alone on the dev set (see eval/testdata/eval_stats.txt).
 func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string) []ReportFile {
 	agg := RankFiles(hits)
-	byPath := map[string]int{}
-	for i, f := range s.ix.Files {
-		byPath[f.Path] = i
-	}
 	var keep func(int32) bool
 	if len(langs) > 0 {
 		keep = func(d int32) bool {
@@ -193,12 +189,12 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 	aggRank := Ranking{Name: "chunks", Weight: 1}
 	info := map[int32]ReportFile{}
 	for _, f := range agg {
-		d, ok := byPath[f.Path]
+		d, ok := s.fileOf(f.Path)
 		if !ok {
 			continue
 		}
-		aggRank.Docs = append(aggRank.Docs, int32(d))
-		info[int32(d)] = f
+		aggRank.Docs = append(aggRank.Docs, d)
+		info[d] = f
 	}
 	fileRank := Ranking{Name: "file-bm25", Weight: FileRankWeight}
 	for _, h := range fl {

@@ -55,6 +55,26 @@ type Searcher struct {
 
 	commonOnce sync.Once
 	common     map[string]bool // commonNames, built on first use
+
+	pathsOnce sync.Once
+	byPath    map[string]int32 // fileOf: index into ix.Files by path, built on first use
+}
+
+// fileOf returns the index into the index's file list of the file at path
+// (slash-separated, relative to the root, as indexed). Paths are unique in
+// the list; the map is built on first use, so that a per-hit lookup costs
+// no scan of every file.
+func (s *Searcher) fileOf(path string) (int32, bool) {
+	s.pathsOnce.Do(func() {
+		s.byPath = make(map[string]int32, len(s.ix.Files))
+		for i, f := range s.ix.Files {
+			if _, dup := s.byPath[f.Path]; !dup {
+				s.byPath[f.Path] = int32(i)
+			}
+		}
+	})
+	d, ok := s.byPath[path]
+	return d, ok
 }
 
 // OpenOptions configure Open.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // TestLinksOutsideRepositoryNotIndexed: a file or a directory that is a
@@ -18,24 +20,15 @@ func TestLinksOutsideRepositoryNotIndexed(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	root := t.TempDir()
-	write := func(dir, rel, body string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	link := func(target, rel string) {
 		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(rel))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(out, "secret.go", "package p\n\n// Zanzibar is outside the repository.\nfunc Zanzibar() {}\n")
-	write(out, "dir/notes.md", "# Zanzibar\n\nOutside the repository.\n")
-	write(root, "a.go", "package p\n\n// Invoice rounds to cents.\nfunc Invoice() {}\n")
-	write(root, "docs/guide.md", "# Guide\n\nInvoices are rounded.\n")
+	testutil.WriteFile(t, out, "secret.go", "package p\n\n// Zanzibar is outside the repository.\nfunc Zanzibar() {}\n")
+	testutil.WriteFile(t, out, "dir/notes.md", "# Zanzibar\n\nOutside the repository.\n")
+	testutil.WriteFile(t, root, "a.go", "package p\n\n// Invoice rounds to cents.\nfunc Invoice() {}\n")
+	testutil.WriteFile(t, root, "docs/guide.md", "# Guide\n\nInvoices are rounded.\n")
 	link(filepath.Join(out, "secret.go"), "secret.go")
 	link(filepath.Join(out, "dir"), "external")
 	link(filepath.Join(out, "secret.go"), "docs/secret.bin") // no known language: not noted

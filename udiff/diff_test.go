@@ -9,16 +9,16 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-func TestParseDiff(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		diff string
-		want []FileDiff
-	}{
-		{
-			name: "modified with context and no newline at EOF",
-			diff: `commit message lines are skipped
+// parseCases are TestParseDiff's diffs and what Parse makes of them; the
+// fuzz corpus starts from their diffs too (diffSeeds).
+var parseCases = []struct {
+	name string
+	diff string
+	want []FileDiff
+}{
+	{
+		name: "modified with context and no newline at EOF",
+		diff: `commit message lines are skipped
 diff --git a/storage/retry.go b/storage/retry.go
 index 1111111..2222222 100644
 --- a/storage/retry.go
@@ -36,14 +36,14 @@ index 1111111..2222222 100644
 +	return true
 \ No newline at end of file
 `,
-			want: []FileDiff{{OldPath: "storage/retry.go", NewPath: "storage/retry.go", Status: StatusModified, Hunks: []Hunk{
-				{OldStart: 10, OldLines: 4, NewStart: 10, NewLines: 5, Section: "func RetryWithBackoff(attempts int, fn func() error) error {", Added: []int{11, 12}, Deleted: []int{11}},
-				{OldStart: 30, OldLines: 1, NewStart: 31, NewLines: 1, Section: "func isTransient(err error) bool {", Added: []int{31}, Deleted: []int{30}, NoNewlineOld: true, NoNewlineNew: true},
-			}}},
-		},
-		{
-			name: "new, deleted, renamed and binary files",
-			diff: `diff --git a/new.go b/new.go
+		want: []FileDiff{{OldPath: "storage/retry.go", NewPath: "storage/retry.go", Status: StatusModified, Hunks: []Hunk{
+			{OldStart: 10, OldLines: 4, NewStart: 10, NewLines: 5, Section: "func RetryWithBackoff(attempts int, fn func() error) error {", Added: []int{11, 12}, Deleted: []int{11}},
+			{OldStart: 30, OldLines: 1, NewStart: 31, NewLines: 1, Section: "func isTransient(err error) bool {", Added: []int{31}, Deleted: []int{30}, NoNewlineOld: true, NoNewlineNew: true},
+		}}},
+	},
+	{
+		name: "new, deleted, renamed and binary files",
+		diff: `diff --git a/new.go b/new.go
 new file mode 100644
 index 0000000..3333333
 --- /dev/null
@@ -67,16 +67,16 @@ diff --git a/logo.png b/logo.png
 index 5555555..6666666 100644
 Binary files a/logo.png and b/logo.png differ
 `,
-			want: []FileDiff{
-				{NewPath: "new.go", Status: StatusAdded, Hunks: []Hunk{{OldStart: 0, OldLines: 0, NewStart: 1, NewLines: 2, Added: []int{1, 2}, Inserted: []int{1}}}},
-				{OldPath: "old.go", Status: StatusDeleted, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 0, NewLines: 0, Deleted: []int{1, 2}}}},
-				{OldPath: "a/x.go", NewPath: "b/y.go", Status: StatusRenamed},
-				{OldPath: "logo.png", NewPath: "logo.png", Status: StatusModified, Binary: true},
-			},
+		want: []FileDiff{
+			{NewPath: "new.go", Status: StatusAdded, Hunks: []Hunk{{OldStart: 0, OldLines: 0, NewStart: 1, NewLines: 2, Added: []int{1, 2}, Inserted: []int{1}}}},
+			{OldPath: "old.go", Status: StatusDeleted, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 0, NewLines: 0, Deleted: []int{1, 2}}}},
+			{OldPath: "a/x.go", NewPath: "b/y.go", Status: StatusRenamed},
+			{OldPath: "logo.png", NewPath: "logo.png", Status: StatusModified, Binary: true},
 		},
-		{
-			name: "plain diff -u with timestamps and a rename with edits",
-			diff: `--- config.yaml	2024-01-01 10:00:00
+	},
+	{
+		name: "plain diff -u with timestamps and a rename with edits",
+		diff: `--- config.yaml	2024-01-01 10:00:00
 +++ config.yaml	2024-01-02 10:00:00
 @@ -1,2 +1,2 @@
  listen: :8080
@@ -89,14 +89,14 @@ Binary files a/logo.png and b/logo.png differ
 +y
 +z
 `,
-			want: []FileDiff{
-				{OldPath: "config.yaml", NewPath: "config.yaml", Status: StatusModified, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Added: []int{2}, Deleted: []int{2}}}},
-				{OldPath: "docs/old.md", NewPath: "docs/new.md", Status: StatusRenamed, Hunks: []Hunk{{OldStart: 3, OldLines: 1, NewStart: 3, NewLines: 2, Added: []int{3, 4}, Deleted: []int{3}}}},
-			},
+		want: []FileDiff{
+			{OldPath: "config.yaml", NewPath: "config.yaml", Status: StatusModified, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Added: []int{2}, Deleted: []int{2}}}},
+			{OldPath: "docs/old.md", NewPath: "docs/new.md", Status: StatusRenamed, Hunks: []Hunk{{OldStart: 3, OldLines: 1, NewStart: 3, NewLines: 2, Added: []int{3, 4}, Deleted: []int{3}}}},
 		},
-		{
-			name: "pure insertions: inside a hunk and a zero-length old range",
-			diff: `--- a/m.go
+	},
+	{
+		name: "pure insertions: inside a hunk and a zero-length old range",
+		diff: `--- a/m.go
 +++ b/m.go
 @@ -4,2 +4,4 @@ func F() {
  	a()
@@ -106,24 +106,27 @@ Binary files a/logo.png and b/logo.png differ
 @@ -9,0 +12 @@ func G() {
 +	d()
 `,
-			want: []FileDiff{{OldPath: "m.go", NewPath: "m.go", Status: StatusModified, Hunks: []Hunk{
-				{OldStart: 4, OldLines: 2, NewStart: 4, NewLines: 4, Section: "func F() {", Added: []int{5, 6}, Inserted: []int{5}},
-				{OldStart: 9, OldLines: 0, NewStart: 12, NewLines: 1, Section: "func G() {", Added: []int{12}, Inserted: []int{10}},
-			}}},
-		},
-		{
-			name: "deleted line that looks like a header, blank context line",
-			diff: `--- a/notes.md
+		want: []FileDiff{{OldPath: "m.go", NewPath: "m.go", Status: StatusModified, Hunks: []Hunk{
+			{OldStart: 4, OldLines: 2, NewStart: 4, NewLines: 4, Section: "func F() {", Added: []int{5, 6}, Inserted: []int{5}},
+			{OldStart: 9, OldLines: 0, NewStart: 12, NewLines: 1, Section: "func G() {", Added: []int{12}, Inserted: []int{10}},
+		}}},
+	},
+	{
+		name: "deleted line that looks like a header, blank context line",
+		diff: `--- a/notes.md
 +++ b/notes.md
 @@ -1,3 +1,2 @@
 --- a list item
  
  end
 `,
-			want: []FileDiff{{OldPath: "notes.md", NewPath: "notes.md", Status: StatusModified, Hunks: []Hunk{{OldStart: 1, OldLines: 3, NewStart: 1, NewLines: 2, Deleted: []int{1}}}}},
-		},
-	}
-	for _, tt := range tests {
+		want: []FileDiff{{OldPath: "notes.md", NewPath: "notes.md", Status: StatusModified, Hunks: []Hunk{{OldStart: 1, OldLines: 3, NewStart: 1, NewLines: 2, Deleted: []int{1}}}}},
+	},
+}
+
+func TestParseDiff(t *testing.T) {
+	t.Parallel()
+	for _, tt := range parseCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := Parse(strings.NewReader(tt.diff))

@@ -10,30 +10,15 @@ import (
 	"testing"
 )
 
-// diffSeeds are the fuzz corpus's starting points: real git output, plain
-// diff -u, binary patches, renames and copies, quoted names, no-newline
-// markers, CRLF, and the empty input.
-var diffSeeds = []string{
+// diffSeeds are the fuzz corpus's starting points: the diffs of
+// TestParseDiff's cases (real git output, plain diff -u, no-newline
+// markers, pure insertions), and here new and deleted files without index
+// lines, binary patches, copies, quoted names, CRLF, mode changes, broken
+// and huge hunk headers and the empty input.
+var diffSeeds = append(caseDiffs(), []string{
 	"",
 	"\n",
 	"just a commit message\n",
-	`diff --git a/storage/retry.go b/storage/retry.go
-index 1111111..2222222 100644
---- a/storage/retry.go
-+++ b/storage/retry.go
-@@ -10,4 +10,5 @@ func RetryWithBackoff(attempts int, fn func() error) error {
- 	var err error
--	for i := 0; i < attempts; i++ {
-+	for i := range attempts {
-+		log.Printf("attempt %d", i)
- 		if err = fn(); err == nil {
- 		}
-@@ -30 +31 @@ func isTransient(err error) bool {
--	return false
-\ No newline at end of file
-+	return true
-\ No newline at end of file
-`,
 	`diff --git a/new.go b/new.go
 new file mode 100644
 --- /dev/null
@@ -57,9 +42,6 @@ index 5555555..6666666 100644
 Binary files a/logo.png and b/logo.png differ
 `,
 	"diff --git a/bin.dat b/bin.dat\nindex 1..2 100644\nGIT binary patch\nliteral 10\nRcmZ?wbhEHbRA6CX0RR6000\n\nliteral 0\nHcmV?d00001\n\n",
-	"--- config.yaml\t2024-01-01 10:00:00\n+++ config.yaml\t2024-01-02 10:00:00\n@@ -1,2 +1,2 @@\n listen: :8080\n-replicas: 2\n+replicas: 3\n--- docs/old.md\n+++ docs/new.md\n@@ -3 +3,2 @@\n-x\n+y\n+z\n",
-	"--- a/m.go\n+++ b/m.go\n@@ -4,2 +4,4 @@ func F() {\n \ta()\n+\tb()\n+\tc()\n }\n@@ -9,0 +12 @@ func G() {\n+\td()\n",
-	"--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,2 @@\n--- a list item\n \n end\n",
 	"diff --git \"a/with space\\tand tab.go\" \"b/with space\\tand tab.go\"\n--- \"a/with space\\tand tab.go\"\n+++ \"b/with space\\tand tab.go\"\n@@ -1 +1 @@\n-a\n+b\n",
 	"diff --git a/x.go b/x.go\r\n--- a/x.go\r\n+++ b/x.go\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+c\r\n",
 	"diff --git a/m.sh b/m.sh\nold mode 100644\nnew mode 100755\n",
@@ -68,6 +50,15 @@ Binary files a/logo.png and b/logo.png differ
 	"@@ -1 +1 @@\n",
 	"--- a/x\n+++ b/x\n@@ -99999999999999999999,1 +1,1 @@\n-a\n+b\n",
 	"--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n",
+}...)
+
+// caseDiffs returns the diffs of parseCases.
+func caseDiffs() []string {
+	var out []string
+	for _, c := range parseCases {
+		out = append(out, c.diff)
+	}
+	return out
 }
 
 func FuzzParseDiff(f *testing.F) {

@@ -19,8 +19,7 @@ import (
 // param_of, parent, imports; one doc comment holds XML-special characters.
 func exportRepo(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	root := writeRepo(t, map[string]string{
 		"go.mod": "module example.com/exp\n\ngo 1.22\n",
 		"shape/shape.go": `// Package shape has <shapes> & "areas".
 package shape
@@ -62,16 +61,7 @@ func main() {
 	println(shape.Total([]shape.Shape{s, shape.New(3)}))
 }
 `,
-	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if code, _, stderr := relay(t, "", "index", "--repo", root); code != 0 {
 		t.Fatalf("index: %d %s", code, stderr)
 	}

@@ -1,11 +1,6 @@
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestIndexPython indexes a small Python repository and answers graph
 // callers and inheritors on it; a call resolved by name only ends the
@@ -13,32 +8,15 @@ import (
 // callee calls is called by the callee and referenced where it is passed.
 func TestIndexPython(t *testing.T) {
 	t.Parallel()
-	repo := t.TempDir()
-	files := map[string]string{
+	repo := writeRepo(t, map[string]string{
 		"app/__init__.py": "",
 		"app/base.py":     "class Handler:\n    def handle(self, x):\n        return self.check(x)\n\n    def check(self, x):\n        return x\n",
 		"app/json_handler.py": "from .base import Handler\n\n\nclass JSONHandler(Handler):\n    def handle(self, x):\n" +
 			"        return super().handle(x)\n\n\ndef serve(x):\n    return JSONHandler().handle(x)\n",
 		"app/use.py": "def run(h):\n    return h.check(1)  # h's class is unknown\n\n\n" +
 			"def register(cb):\n    return cb(2)\n\n\ndef setup():\n    return register(run)\n",
-	}
-	for rel, data := range files {
-		p := filepath.Join(repo, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	code, stdout, stderr := relay(t, "", "index", "--repo", repo)
-	if code != 0 || !strings.Contains(stdout, "Python: 4 files") {
-		t.Fatalf("relay index = %d:\n%s\n%s", code, stdout, stderr)
-	}
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
+	})
+	checkLanguage(t, langRun{repo: repo, indexed: []string{"Python: 4 files"}, graph: []cliWant{
 		{[]string{"graph", "callers", "Handler.handle"}, "app.json_handler.JSONHandler.handle (app/json_handler.py:5)"},
 		{[]string{"graph", "callers", "Handler.check"}, "app.base.Handler.handle (app/base.py:2)"},
 		{[]string{"graph", "inheritors", "app.base.Handler"}, "app.json_handler.JSONHandler (app/json_handler.py:4) class"},
@@ -50,10 +28,5 @@ func TestIndexPython(t *testing.T) {
 		{[]string{"graph", "callers", "app.use.run"}, "1. app.use.register (app/use.py:5) function — calls at app/use.py:6\n" +
 			"2. app.use.setup (app/use.py:9) function — referenced as a value at app/use.py:10"},
 		{[]string{"graph", "callers", "Handler.check", "--json"}, `"relation": "possible caller by name only (not type-checked)"`},
-	} {
-		code, stdout, stderr := relay(t, "", append(tt.args, "--repo", repo)...)
-		if code != 0 || !strings.Contains(stdout, tt.want) {
-			t.Errorf("relay %s = %d, want %q in:\n%s\n%s", strings.Join(tt.args, " "), code, tt.want, stdout, stderr)
-		}
-	}
+	}})
 }

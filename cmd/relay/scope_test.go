@@ -21,21 +21,10 @@ import (
 // agentRepo writes a small checkout; notify/sms.go has 6 lines.
 func agentRepo(t testing.TB) string {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	return writeRepo(t, map[string]string{
 		"go.mod":        "module example.com/sample\n\ngo 1.22\n",
 		"notify/sms.go": "package notify\n\n// Send sends one SMS and retries when the provider is slow.\nfunc Send(to, body string) error {\n\treturn nil\n}\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	})
 }
 
 const cmdValidScope = `{"summary":"SMS are resent when the provider is slow.","established":["Send retries at notify/sms.go:4"],"unknowns":["the retry timeout"],

@@ -14,8 +14,7 @@ import (
 // indexes it with relay index.
 func retrievalRepo(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	root := writeRepo(t, map[string]string{
 		"go.mod": "module example.com/shop\n\ngo 1.22\n",
 		"cart/cart.go": `package cart
 
@@ -59,16 +58,7 @@ func Checkout(c *Cart) (int, error) {
 `,
 		"README.md":   "# Shop\n\n## Discounts\n\nOrders above one hundred get ten percent off.\n",
 		"config.yaml": "currency: EUR\ndiscount_threshold: 100\ndiscount_percent: 10\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {
 		t.Fatalf("relay index: exit %d: %s", code, stderr)
 	}

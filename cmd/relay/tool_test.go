@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,22 +21,11 @@ func needRgFd(t testing.TB) {
 // calls greet.Greet.
 func tinyRepo(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	return writeRepo(t, map[string]string{
 		"go.mod":         "module example.com/demo\n\ngo 1.22\n",
 		"main.go":        "package main\n\nimport \"example.com/demo/greet\"\n\nfunc main() {\n\tprintln(greet.Twice(\"x\"))\n}\n",
 		"greet/greet.go": "package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"hello \" + name\n}\n\n// Twice greets twice.\nfunc Twice(n string) string {\n\treturn Greet(n) + Greet(n)\n}\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	})
 }
 
 // relay runs one in-process relay invocation.

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // TestEmbeddedEndToEnd indexes a sample into the embedded store (what this
@@ -92,21 +92,7 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 // writeSample writes callcheck's sample repository into a new directory.
 func writeSample(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "callcheck", "testdata", "sample.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return testutil.WriteTxtar(t, filepath.Join("..", "callcheck", "testdata", "sample.txtar"))
 }
 
 // incrementalTax adds a caller of pricing.Tax to the indexed sample: one

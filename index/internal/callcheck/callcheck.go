@@ -82,21 +82,18 @@ type Options struct {
 type Report struct {
 	Packages   int
 	LoadErrors int
-	Ours       int // indexer edges compared
-	Theirs     int // static edges compared
-	Matched    int
-	VarInits   int     // indexer edges from variable-initialiser callers compared
-	Precision  float64 // Matched / Ours
-	Recall     float64 // Matched / Theirs
-	Excluded   map[string]int
+	// Tally compares the indexer's edges (Ours) with static's (Theirs);
+	// Extra are indexer edges static lacks, Missing static edges the
+	// indexer lacks.
+	Tally
+	VarInits int // indexer edges from variable-initialiser callers compared
+	Excluded map[string]int
 	// ClosuresAdded counts closures static.CallGraph does not reach (only
 	// passed as values) whose static calls were added to the reference.
 	ClosuresAdded int
 	// GenericMethodsAdded counts methods of generic types (absent from
 	// static.CallGraph) whose static calls were added to the reference.
 	GenericMethodsAdded int
-	Extra               []string // indexer edges static lacks (first Keep)
-	Missing             []string // static edges the indexer lacks (first Keep)
 	// Implements is the comparison of implements edges (Options.Implements).
 	Implements *ImplReport
 }
@@ -153,7 +150,7 @@ func Compare(ctx context.Context, opts Options) (Report, error) {
 	}
 	ours := rep.ours(root, pkgs)
 	theirs := rep.theirs(root, pkgs, inRepo)
-	rep.compare(ours, theirs, keep)
+	rep.Tally = tally(ours, theirs, keep)
 	if opts.Implements {
 		impl := CompareImplements(root, pkgs, keep)
 		rep.Implements = &impl
@@ -300,13 +297,23 @@ func (rep *Report) addUnreached(prog *ssa.Program, inRepo map[string]bool, inGra
 	}
 }
 
-// compare fills the counts, the figures and the first keep differences.
-func (rep *Report) compare(ours, theirs map[string]bool, keep int) {
-	rep.Ours, rep.Theirs = len(ours), len(theirs)
+// Tally is the comparison of two edge sets, each edge a key: ours (the
+// indexer's) and theirs (the reference's).
+type Tally struct {
+	Ours, Theirs      int // edges compared on each side
+	Matched           int
+	Precision, Recall float64  // Matched / Ours, Matched / Theirs
+	Extra, Missing    []string // ours only, theirs only: the first Keep, sorted
+}
+
+// tally compares ours with theirs, keeping the first keep differences of
+// each side.
+func tally(ours, theirs map[string]bool, keep int) Tally {
+	t := Tally{Ours: len(ours), Theirs: len(theirs)}
 	var extra, missing []string
 	for k := range ours {
 		if theirs[k] {
-			rep.Matched++
+			t.Matched++
 		} else {
 			extra = append(extra, k)
 		}
@@ -318,14 +325,15 @@ func (rep *Report) compare(ours, theirs map[string]bool, keep int) {
 	}
 	sort.Strings(extra)
 	sort.Strings(missing)
-	rep.Extra = extra[:min(len(extra), keep)]
-	rep.Missing = missing[:min(len(missing), keep)]
-	if rep.Ours > 0 {
-		rep.Precision = float64(rep.Matched) / float64(rep.Ours)
+	t.Extra = extra[:min(len(extra), keep)]
+	t.Missing = missing[:min(len(missing), keep)]
+	if t.Ours > 0 {
+		t.Precision = float64(t.Matched) / float64(t.Ours)
 	}
-	if rep.Theirs > 0 {
-		rep.Recall = float64(rep.Matched) / float64(rep.Theirs)
+	if t.Theirs > 0 {
+		t.Recall = float64(t.Matched) / float64(t.Theirs)
 	}
+	return t
 }
 
 func key(from, to, file string, line int) string {

@@ -1,11 +1,10 @@
 package callcheck
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // TestSample compares the indexer's call edges with callgraph/static on a
@@ -14,20 +13,7 @@ import (
 // out of the comparison and why; the test checks that each of those cases
 // actually occurs in the sample, so the exclusions are exercised.
 func TestSample(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "sample.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := testutil.WriteTxtar(t, filepath.Join("testdata", "sample.txtar"))
 	rep, err := Compare(t.Context(), Options{Root: root, Tests: true, Env: []string{"GOWORK=off"}, Implements: true})
 	if err != nil {
 		t.Fatal(err)

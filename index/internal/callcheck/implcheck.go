@@ -3,22 +3,18 @@ package callcheck
 import (
 	"fmt"
 	"go/types"
-	"sort"
-	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/internal/implsearch"
 )
 
 // ImplReport compares the indexer's implements edges with go/types.
 type ImplReport struct {
 	Types, Interfaces int // named types and interfaces compared
-	Ours, Theirs      int
-	Matched           int
-	Precision, Recall float64
-	Extra, Missing    []string // first Keep
+	Tally                 // the indexer's pairs (Ours) against go/types' (Theirs)
 }
 
 func (r ImplReport) String() string {
@@ -37,7 +33,7 @@ func (r ImplReport) String() string {
 // tried with every type occurring in the candidate's method signatures and
 // its constrained ones with the candidate's type argument at the same
 // position: the correspondence the indexer documents (index.methodSets),
-// found here by brute force.
+// found here by brute force (implsearch).
 //
 // With tests, go list compiles a package anew for each test that reaches
 // it, and go/types tells the copies' types apart; the indexer, one node per
@@ -78,36 +74,13 @@ func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplRepo
 			if i.id == c.id || !hasAll(have, i.t) {
 				continue
 			}
-			if implementsSome(typ, seenFrom(views[c.pkg], i.t)) ||
-				(alt != nil && implementsSome(alt, seenFrom(views[plain[c.pkg.PkgPath]], i.t))) {
+			if implsearch.ImplementsSome(typ, seenFrom(views[c.pkg], i.t)) ||
+				(alt != nil && implsearch.ImplementsSome(alt, seenFrom(views[plain[c.pkg.PkgPath]], i.t))) {
 				theirs[c.id+" -> "+i.id] = true
 			}
 		}
 	}
-	rep := ImplReport{Types: len(cands), Interfaces: len(ifaces), Ours: len(ours), Theirs: len(theirs)}
-	var extra, missing []string
-	for k := range ours {
-		if theirs[k] {
-			rep.Matched++
-		} else {
-			extra = append(extra, k)
-		}
-	}
-	for k := range theirs {
-		if !ours[k] {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(extra)
-	sort.Strings(missing)
-	rep.Extra, rep.Missing = extra[:min(len(extra), keep)], missing[:min(len(missing), keep)]
-	if rep.Ours > 0 {
-		rep.Precision = float64(rep.Matched) / float64(rep.Ours)
-	}
-	if rep.Theirs > 0 {
-		rep.Recall = float64(rep.Matched) / float64(rep.Theirs)
-	}
-	return rep
+	return ImplReport{Types: len(cands), Interfaces: len(ifaces), Tally: tally(ours, theirs, keep)}
 }
 
 type namedType struct {
@@ -117,7 +90,7 @@ type namedType struct {
 }
 
 // candidateType is what a named type is checked as: *T instantiated with
-// posArgs for a concrete type, the interface itself for an interface.
+// implsearch.PosArgs for a concrete type, the interface itself for an interface.
 func candidateType(n *types.Named) types.Type {
 	t := instantiatePos(n)
 	if types.IsInterface(n) {
@@ -275,117 +248,12 @@ func chosen(pkgs []*packages.Package) []*packages.Package {
 	return out
 }
 
-// implementsSome reports whether typ implements iface, or, when iface is
-// generic, one of its instantiations: each type parameter constrained by
-// the empty interface ranges over every type occurring in typ's method
-// signatures (the only types that can make a method identical), each
-// constrained one is posArgs at its position.
-func implementsSome(typ types.Type, iface *types.Named) bool {
-	tps := iface.TypeParams()
-	if tps.Len() == 0 {
-		return types.Implements(typ, iface.Underlying().(*types.Interface))
-	}
-	comps := sigComponents(typ)
-	choices := make([][]types.Type, tps.Len())
-	for k := range choices {
-		if it, ok := tps.At(k).Constraint().Underlying().(*types.Interface); ok && it.Empty() {
-			choices[k] = comps
-		} else {
-			choices[k] = []types.Type{posArgs[k%len(posArgs)]}
-		}
-	}
-	args := make([]types.Type, tps.Len())
-	var try func(k int) bool
-	try = func(k int) bool {
-		if k == len(args) {
-			inst, err := types.Instantiate(nil, iface, args, false)
-			return err == nil && types.Implements(typ, inst.Underlying().(*types.Interface))
-		}
-		for _, c := range choices[k] {
-			args[k] = c
-			if try(k + 1) {
-				return true
-			}
-		}
-		return false
-	}
-	return try(0)
-}
-
-// sigComponents returns, without duplicates, every type occurring in the
-// method signatures of typ's method set: parameter and result types and
-// the types they are built from.
-func sigComponents(typ types.Type) []types.Type {
-	var out []types.Type
-	var walk func(t types.Type, depth int)
-	walk = func(t types.Type, depth int) {
-		if depth > 8 {
-			return
-		}
-		for _, o := range out {
-			if types.Identical(o, t) {
-				return
-			}
-		}
-		out = append(out, t)
-		switch t := t.(type) {
-		case *types.Pointer:
-			walk(t.Elem(), depth+1)
-		case *types.Slice:
-			walk(t.Elem(), depth+1)
-		case *types.Array:
-			walk(t.Elem(), depth+1)
-		case *types.Chan:
-			walk(t.Elem(), depth+1)
-		case *types.Map:
-			walk(t.Key(), depth+1)
-			walk(t.Elem(), depth+1)
-		case *types.Signature:
-			for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
-				for i := 0; i < tup.Len(); i++ {
-					walk(tup.At(i).Type(), depth+1)
-				}
-			}
-		case *types.Named:
-			for i := 0; i < t.TypeArgs().Len(); i++ {
-				walk(t.TypeArgs().At(i), depth+1)
-			}
-		}
-	}
-	ms := types.NewMethodSet(typ)
-	for i := 0; i < ms.Len(); i++ {
-		walk(ms.At(i).Obj().Type(), 0)
-	}
-	return out
-}
-
-// instantiatePos returns n itself when it is not generic, else n
-// instantiated with the distinct types posArgs by position (no constraint
-// check: the correspondence by position is what is compared).
+// instantiatePos returns n instantiated with implsearch.PosArgs, or n
+// itself when go/types refuses.
 func instantiatePos(n *types.Named) types.Type {
-	tps := n.TypeParams()
-	if tps.Len() == 0 {
-		return n
-	}
-	args := make([]types.Type, tps.Len())
-	for i := range args {
-		args[i] = posArgs[i%len(posArgs)]
-	}
-	inst, err := types.Instantiate(nil, n, args, false)
+	t, err := implsearch.Instantiate(n)
 	if err != nil {
 		return n
 	}
-	return inst
+	return t
 }
-
-// posArgs are distinct named types standing for type arguments by
-// position.
-var posArgs = func() []types.Type {
-	pkg := types.NewPackage("example.com/args", "args")
-	var out []types.Type
-	for i := range 8 {
-		tn := types.NewTypeName(0, pkg, "A"+strconv.Itoa(i), nil)
-		out = append(out, types.NewNamed(tn, types.Typ[types.Int], nil))
-	}
-	return out
-}()

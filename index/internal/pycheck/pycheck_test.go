@@ -6,7 +6,6 @@
 package pycheck
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,21 +13,20 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
+// needPython returns python3's path, skipping (failing under CI) when it
+// is missing.
 func needPython(t *testing.T) string {
 	t.Helper()
+	testutil.Need(t, "install python3", "python3")
 	p, err := exec.LookPath("python3")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is required under CI")
-		}
-		t.Skip("python3 not installed")
+		t.Fatal(err)
 	}
 	return p
 }
@@ -139,18 +137,7 @@ func check(t *testing.T, python, root string) score {
 // reference edges.
 func TestFixture(t *testing.T) {
 	python := needPython(t)
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "py_basic.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, bytes.TrimPrefix(f.Data, nil), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := testutil.WriteTxtar(t, filepath.Join("..", "..", "testdata", "py_basic.txtar"))
 	s := check(t, python, root)
 	if s.truth == 0 || s.hit != s.relay || s.found != s.truth {
 		t.Errorf("%s\nwrong: %v\nmissed: %v", s, s.wrong, s.misses)

@@ -1,6 +1,7 @@
 package pyrightcheck
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,10 +12,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // needPyright skips when Node.js or the pyright package (scripts/setup.sh)
@@ -26,10 +27,7 @@ func needPyright(t *testing.T) {
 		_, err = os.Stat(filepath.Join("node_modules", "pyright", "langserver.index.js"))
 	}
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("pyright is required under CI (run scripts/setup.sh): %v", err)
-		}
-		t.Skipf("pyright not installed (run scripts/setup.sh): %v", err)
+		testutil.Missing(t, fmt.Sprintf("pyright not installed (%v)", err), "run scripts/setup.sh")
 	}
 }
 
@@ -122,20 +120,7 @@ func TestFixture(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", tc.name+".txtar"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			root := t.TempDir()
-			for _, f := range ar.Files {
-				p := filepath.Join(root, filepath.FromSlash(f.Name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			root := testutil.WriteTxtar(t, filepath.Join("..", "..", "testdata", tc.name+".txtar"))
 			res := run(t, root, 1000, 1000, 0, 0, false)
 			if res.Functions < tc.min {
 				t.Errorf("Pyright prepared %d functions, want at least %d", res.Functions, tc.min)

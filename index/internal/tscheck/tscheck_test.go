@@ -32,6 +32,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // need returns node's path, skipping (failing under CI) when Node.js or the
@@ -51,10 +52,8 @@ func need(t *testing.T) string {
 		}
 	}
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Node.js and the npm packages of index/internal/tscheck are required under CI (run scripts/setup.sh): %v", err)
-		}
-		t.Skipf("Node.js or the npm packages of index/internal/tscheck are missing (run scripts/setup.sh, or npm ci in index/internal/tscheck after package.json changed): %v", err)
+		testutil.Missing(t, fmt.Sprintf("Node.js or the npm packages of index/internal/tscheck are missing (%v)", err),
+			"run scripts/setup.sh, or npm ci in index/internal/tscheck after package.json changed")
 	}
 	return node
 }
