@@ -241,7 +241,11 @@ func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []stri
 		for i, tp := range ctx.TParams {
 			if tp == name {
 				if i < len(recv.targs) && recv.tsc != nil {
-					v := l.typeVal(recv.tsc, recv.tctx, recv.targs[i], nil, javaVal{})
+					a := javaUpperBound(recv.targs[i])
+					if a == "" {
+						return javaVal{}
+					}
+					v := l.typeVal(recv.tsc, recv.tctx, a, nil, javaVal{})
 					v.dims += dims
 					return v
 				}
@@ -251,6 +255,9 @@ func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []stri
 	}
 	t := l.resolve(sc, ctx, w)
 	v := javaVal{t: t, dims: dims, known: true, targs: javaTypeArgs(w), tctx: ctx, tsc: sc}
+	if sc == javaJDKScope && len(v.targs) > 0 {
+		substJDK(&v, ctx, mtps, recv)
+	}
 	if t == nil && !strings.Contains(name, ".") && !l.importedOrLang(sc, name) {
 		v.known = l.known(sc, name)
 	}

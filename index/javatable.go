@@ -35,6 +35,7 @@ type javaMethodRef struct {
 func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
 		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, supUnres: map[*javaType]bool{}, roots: map[string]bool{}, dups: map[string][]string{}}
+	defer t.addJDK()
 	for _, rel := range sortedKeys(scopes) {
 		sc := scopes[rel]
 		t.pkgs[sc.Pkg] = true
@@ -59,6 +60,15 @@ func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	return t
 }
 
+// addJDK adds the JDK table's types that the repository does not declare.
+func (t *javaTable) addJDK() {
+	for _, ty := range javaJDKTypes() {
+		if _, ok := t.types[ty.Q]; !ok {
+			t.types[ty.Q] = ty
+		}
+	}
+}
+
 // javaLookup resolves type names for one file, recording the files it
 // reads (deps) and whether a name stayed unresolved.
 type javaLookup struct {
@@ -68,7 +78,7 @@ type javaLookup struct {
 }
 
 func (l *javaLookup) use(t *javaType) *javaType {
-	if t != nil && t.scope != nil && l.deps != nil {
+	if t != nil && t.scope != nil && t.scope != javaJDKScope && l.deps != nil {
 		l.deps[t.scope.file] = true
 	}
 	return t
@@ -107,7 +117,7 @@ func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *java
 			l.tab.mu.Unlock()
 		}
 	}
-	if t == nil && !l.known(sc, name) {
+	if t == nil && sc != javaJDKScope && !l.known(sc, name) {
 		l.unres = true
 	}
 	return l.use(t)
@@ -358,6 +368,9 @@ func (l *javaLookup) field(t *javaType, n string) (*javaField, *javaType) {
 // externalSuper reports whether t or one of its supertypes in the
 // repository names a supertype outside it.
 func (l *javaLookup) externalSuper(t *javaType, depth int) bool {
+	if t.scope == javaJDKScope {
+		return true
+	}
 	if depth > 12 {
 		return false
 	}
