@@ -63,11 +63,16 @@ func parseJavaJDK(text string) []*javaType {
 // becomes the receiver's type argument (then the arguments are read in
 // the receiver's context; the table's other names are qualified, so they
 // read the same there), each of the method's (mtps, inferred by javac)
-// becomes "?".
-func substJDK(v *javaVal, ctx *javaType, mtps []string, recv javaVal) {
+// becomes its inferred type (inferred: a qualified name) or "?".
+func substJDK(v *javaVal, ctx *javaType, mtps []string, recv javaVal, inferred map[string]string) {
+	fromArgs, fromRecv := false, false
 	bound := func(name string) (string, bool) {
 		for _, tp := range mtps {
 			if tp == name {
+				if q, ok := inferred[name]; ok {
+					fromArgs = true
+					return q, true
+				}
 				return "?", true
 			}
 		}
@@ -77,6 +82,7 @@ func substJDK(v *javaVal, ctx *javaType, mtps []string, recv javaVal) {
 		for i, tp := range ctx.TParams {
 			if tp == name {
 				if i < len(recv.targs) && recv.tsc != nil {
+					fromRecv = true
 					return recv.targs[i], true
 				}
 				return "?", true
@@ -84,13 +90,11 @@ func substJDK(v *javaVal, ctx *javaType, mtps []string, recv javaVal) {
 		}
 		return "", false
 	}
-	fromRecv := false
 	out := make([]string, len(v.targs))
 	for i, a := range v.targs {
 		var b strings.Builder
 		for _, tok := range javaTokens(a) {
 			if r, ok := bound(tok); ok {
-				fromRecv = fromRecv || r != "?"
 				tok = r
 			}
 			b.WriteString(tok)
@@ -100,6 +104,8 @@ func substJDK(v *javaVal, ctx *javaType, mtps []string, recv javaVal) {
 	v.targs = out
 	if fromRecv {
 		v.tctx, v.tsc = recv.tctx, recv.tsc
+	} else if fromArgs {
+		v.tctx, v.tsc = nil, javaJDKScope
 	}
 }
 
