@@ -20,6 +20,11 @@
 // enum values/valueOf, compiler-made methods) are counted as unmapped and
 // left out. Bridge methods and the enum methods the compiler writes are
 // skipped; invokedynamic (lambdas, string concatenation) has no callee.
+// Calls javac writes that no source text names (the callee's name is not
+// on the line: iterators of enhanced for, close() of try-with-resources,
+// boxing, StringBuilder concatenation) are left out of the main score,
+// together with relay's edges that match them, and counted in
+// Result.All, which scores every call site.
 package javacheck
 
 import (
