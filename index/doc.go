@@ -417,9 +417,21 @@
 // superclass's no-argument constructor (a class without constructors
 // does so from the class node), as javac compiles it. A lambda's
 // untyped parameters take the parameter types of the abstract method of
-// the functional interface the chosen callee declares for it, when that
-// interface is the repository's (type variables through the type
-// arguments and the receiver's); otherwise they are of unknown type.
+// the functional interface the chosen callee declares for it (type
+// variables through the type arguments and the receiver's); otherwise
+// they are of unknown type. The JDK's collections, streams, Optional,
+// Comparator and functional interfaces come from a signature table when
+// the repository does not declare them (javajdk.txt, generated from javap
+// by index/internal/jdktable): list.forEach(x -> x.m()), map.forEach,
+// stream().filter(…).findFirst().get() and list.get(0) are typed; a
+// generic method's own type variables (Stream.map's R, which javac
+// infers) stay unknown, and the table's methods have no nodes and make
+// no edges. The calls javac writes without a name in the source are
+// recorded where the callee is the repository's: the iterator() of an
+// enhanced for (hasNext() and next() when the repository declares
+// java.util.Iterator, as javac calls them through it) on the line of the
+// iterated value, and the close() of each try-with-resources resource on
+// the resource's line.
 //
 // Calls that do not resolve are not invented. When the receiver's type is
 // not evident (an untyped lambda parameter, an unresolved name), the

@@ -220,6 +220,9 @@ func (w *javaWalker) walk(n *sitter.Node) {
 		defer w.pop()
 		w.forEach(n)
 		return
+	case "resource":
+		w.resource(n)
+		return
 	case "instanceof_expression":
 		if nm := n.ChildByFieldName("name"); nm != nil {
 			w.declare(w.x.text(nm), w.declType(w.x.text(n.ChildByFieldName("right"))))
@@ -313,25 +316,94 @@ func (w *javaWalker) localVars(n *sitter.Node) {
 	}
 }
 
+// forEach walks an enhanced for and records the calls javac makes for
+// it over an Iterable of the repository: iterator() on the value, then
+// hasNext() and next() on the iterator, all on the value's line (where
+// javac puts them). The loop variable of `var` takes next()'s type.
 func (w *javaWalker) forEach(n *sitter.Node) {
 	v := n.ChildByFieldName("value")
+	var a javaVal
 	if v != nil {
 		w.walk(v)
+		a = w.typeOf(v)
+	}
+	elem := javaVal{}
+	if a.dims > 0 {
+		elem = a
+		elem.dims--
+	} else if v != nil {
+		elem = w.iterate(a, line(v))
 	}
 	typ := w.x.text(n.ChildByFieldName("type"))
-	var val javaVal
-	if typ == "var" {
-		if a := w.typeOf(v); a.dims > 0 {
-			a.dims--
-			val = a
-		}
-	} else {
+	val := elem
+	if typ != "var" {
 		val = w.declType(typ)
 	}
 	w.declare(w.x.text(n.ChildByFieldName("name")), val)
 	if b := n.ChildByFieldName("body"); b != nil {
 		w.walk(b)
 	}
+}
+
+// iterate records the implicit iterator(), hasNext() and next() calls of
+// an enhanced for over a value of type a and returns the element type.
+// javac calls hasNext() and next() through java.util.Iterator whatever
+// type iterator() declares, so those are recorded only when the
+// repository declares Iterator itself (the JDK's own sources); the
+// element type comes from the declared iterator type's next().
+func (w *javaWalker) iterate(a javaVal, ln int) javaVal {
+	it := w.implicitCall(a, "iterator", ln, true)
+	if iter := w.l.tab.types["java.util.Iterator"]; iter != nil && it.t != nil && w.l.isSubtype(it.t, iter) {
+		viaIter := javaVal{t: w.l.use(iter), known: true, targs: it.targs, tctx: it.tctx, tsc: it.tsc}
+		if it.t != iter {
+			viaIter.targs = nil // the type arguments are it.t's, not Iterator's
+		}
+		w.implicitCall(viaIter, "hasNext", ln, true)
+		w.implicitCall(viaIter, "next", ln, true)
+	}
+	return w.implicitCall(it, "next", ln, false)
+}
+
+// implicitCall records the call of the no-argument method name that javac
+// makes on a value of type recv, when the overload is evident, and
+// returns the call's type.
+func (w *javaWalker) implicitCall(recv javaVal, name string, ln int, record bool) javaVal {
+	if recv.t == nil || recv.dims > 0 || recv.static {
+		return javaVal{}
+	}
+	ts := w.l.findMethods(recv.t, name, 0)
+	if len(ts) != 1 {
+		return javaVal{}
+	}
+	if record {
+		w.calls(ts, ln)
+	}
+	return w.l.retVal(ts[0], recv)
+}
+
+// resource declares a try-with-resources resource and records the close()
+// javac calls on it; javac gives that call the line of the try block's
+// end and of the resource, relay the resource's line.
+func (w *javaWalker) resource(n *sitter.Node) {
+	var val javaVal
+	if nm := n.ChildByFieldName("name"); nm != nil {
+		v := n.ChildByFieldName("value")
+		if v != nil {
+			w.walk(v)
+		}
+		typ := w.x.text(n.ChildByFieldName("type"))
+		if typ == "var" && v != nil {
+			val = w.typeOf(v)
+		} else if typ != "var" {
+			val = w.declType(typ)
+		}
+		w.declare(w.x.text(nm), val)
+	} else if n.NamedChildCount() > 0 {
+		e := n.NamedChild(n.NamedChildCount() - 1) // an effectively final variable or field (Java 9)
+		w.walk(e)
+		val = w.typeOf(e)
+	}
+	w.implicitCall(val, "close", line(n), true)
 }
 
 // args returns the argument expressions of a call and walks them.

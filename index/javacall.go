@@ -3,6 +3,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -222,6 +223,66 @@ func (l *javaLookup) retVal(c javaMethodRef, recv javaVal) javaVal {
 	return l.typeVal(c.t.scope, c.t, c.m.Ret, c.m.TParams, recv)
 }
 
+// retValArgs is retVal with the method's own type variables that its
+// parameters name whole inferred from the arguments (inferred): <T> T
+// requireNonNull(T) of a Foo is a Foo, Optional.ofNullable(foo) an
+// Optional<Foo>.
+func (l *javaLookup) retValArgs(c javaMethodRef, recv javaVal, args []javaVal) javaVal {
+	b := l.inferred(c, args)
+	if len(b) == 0 {
+		return l.retVal(c, recv)
+	}
+	name, dims := javaErase(c.m.Ret)
+	if a, ok := b[name]; ok && dims == 0 && !strings.Contains(c.m.Ret, "<") {
+		return a
+	}
+	v := l.retVal(c, recv)
+	if c.t.scope == javaJDKScope && v.t != nil && dims == 0 {
+		bound := map[string]string{}
+		for n, a := range b {
+			if a.t.ID != "" || a.t.scope == javaJDKScope {
+				bound[n] = a.t.Q // a qualified name reads the same in any context
+			}
+		}
+		v.targs = javaTypeArgs(c.m.Ret)
+		v.tctx, v.tsc = c.t, javaJDKScope
+		substJDK(&v, c.t, c.m.TParams, recv, bound)
+	}
+	return v
+}
+
+// inferred binds the method's own type variables that a parameter names
+// whole (T, or T of T... for each variable argument) to the arguments'
+// type when every such argument has the same evident reference type, as
+// javac infers them from the arguments when no target type intervenes.
+func (l *javaLookup) inferred(c javaMethodRef, args []javaVal) map[string]javaVal {
+	if len(c.m.TParams) == 0 || len(c.m.Params) == 0 {
+		return nil
+	}
+	out, bad := map[string]javaVal{}, map[string]bool{}
+	for i, a := range args {
+		p := strings.TrimSpace(c.m.Params[min(i, len(c.m.Params)-1)])
+		if c.m.Varargs && i >= len(c.m.Params)-1 {
+			if len(args) == len(c.m.Params) && a.dims > 0 {
+				continue // an array passed as the variable arguments
+			}
+			p = strings.TrimSuffix(p, "...")
+		}
+		if !slices.Contains(c.m.TParams, p) {
+			continue
+		}
+		if prev, ok := out[p]; a.t == nil || a.dims > 0 || a.static || ok && prev.t != a.t {
+			bad[p] = true
+			continue
+		}
+		out[p] = a
+	}
+	for n := range bad {
+		delete(out, n)
+	}
+	return out
+}
+
 // typeVal is the value of a type as written in ctx, substituting the
 // class's type variables with the receiver's type arguments.
 func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []string, recv javaVal) javaVal {
@@ -241,7 +302,11 @@ func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []stri
 		for i, tp := range ctx.TParams {
 			if tp == name {
 				if i < len(recv.targs) && recv.tsc != nil {
-					v := l.typeVal(recv.tsc, recv.tctx, recv.targs[i], nil, javaVal{})
+					a := javaUpperBound(recv.targs[i])
+					if a == "" {
+						return javaVal{}
+					}
+					v := l.typeVal(recv.tsc, recv.tctx, a, nil, javaVal{})
 					v.dims += dims
 					return v
 				}
@@ -251,6 +316,9 @@ func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []stri
 	}
 	t := l.resolve(sc, ctx, w)
 	v := javaVal{t: t, dims: dims, known: true, targs: javaTypeArgs(w), tctx: ctx, tsc: sc}
+	if sc == javaJDKScope && len(v.targs) > 0 {
+		substJDK(&v, ctx, mtps, recv, nil)
+	}
 	if t == nil && !strings.Contains(name, ".") && !l.importedOrLang(sc, name) {
 		v.known = l.known(sc, name)
 	}

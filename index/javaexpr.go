@@ -249,7 +249,7 @@ func (w *javaWalker) typeOfNode(n *sitter.Node) javaVal {
 		_, args := w.args(n)
 		ts, recv, ok := w.targets(n, args)
 		if ok && len(ts) == 1 {
-			return w.l.retVal(ts[0], recv)
+			return w.l.retValArgs(ts[0], recv, args)
 		}
 		if !ok && (recv.known || recv.ext) {
 			return javaVal{ext: true} // a method from outside the repository

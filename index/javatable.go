@@ -10,14 +10,15 @@ import (
 // javaTable resolves type names across the repository's Java files. It is
 // shared by the resolving goroutines: lookups are memoised under a lock.
 type javaTable struct {
-	types  map[string]*javaType // by Q
-	pkgs   map[string]bool      // packages declared in the repository
-	byName map[string][]javaMethodRef
-	mu     sync.Mutex
-	memo   map[javaMemoKey]*javaType
-	sups   map[*javaType][]*javaType // supers of the repository's named types
-	roots  map[string]bool           // first segments of the repository's packages
-	dups   map[string][]string       // file → its types that another file declares too
+	types    map[string]*javaType // by Q
+	pkgs     map[string]bool      // packages declared in the repository
+	byName   map[string][]javaMethodRef
+	mu       sync.Mutex
+	memo     map[javaMemoKey]*javaType
+	sups     map[*javaType][]*javaType // supers of the repository's named types
+	supUnres map[*javaType]bool        // those whose supertype names did not all resolve
+	roots    map[string]bool           // first segments of the repository's packages
+	dups     map[string][]string       // file → its types that another file declares too
 }
 
 type javaMemoKey struct {
@@ -33,7 +34,8 @@ type javaMethodRef struct {
 
 func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
-		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, roots: map[string]bool{}, dups: map[string][]string{}}
+		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, supUnres: map[*javaType]bool{}, roots: map[string]bool{}, dups: map[string][]string{}}
+	defer t.addJDK()
 	for _, rel := range sortedKeys(scopes) {
 		sc := scopes[rel]
 		t.pkgs[sc.Pkg] = true
@@ -58,6 +60,15 @@ func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	return t
 }
 
+// addJDK adds the JDK table's types that the repository does not declare.
+func (t *javaTable) addJDK() {
+	for _, ty := range javaJDKTypes() {
+		if _, ok := t.types[ty.Q]; !ok {
+			t.types[ty.Q] = ty
+		}
+	}
+}
+
 // javaLookup resolves type names for one file, recording the files it
 // reads (deps) and whether a name stayed unresolved.
 type javaLookup struct {
@@ -67,7 +78,7 @@ type javaLookup struct {
 }
 
 func (l *javaLookup) use(t *javaType) *javaType {
-	if t != nil && t.scope != nil && l.deps != nil {
+	if t != nil && t.scope != nil && t.scope != javaJDKScope && l.deps != nil {
 		l.deps[t.scope.file] = true
 	}
 	return t
@@ -106,7 +117,7 @@ func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *java
 			l.tab.mu.Unlock()
 		}
 	}
-	if t == nil && !l.known(sc, name) {
+	if t == nil && sc != javaJDKScope && !l.known(sc, name) {
 		l.unres = true
 	}
 	return l.use(t)
@@ -238,6 +249,7 @@ func (l *javaLookup) supers(t *javaType) []*javaType {
 	}
 	l.tab.mu.Lock()
 	out, ok := l.tab.sups[t]
+	unres := l.tab.supUnres[t]
 	l.tab.mu.Unlock()
 	if ok {
 		for _, s := range out {
@@ -246,11 +258,19 @@ func (l *javaLookup) supers(t *javaType) []*javaType {
 		if t.Super != "" || len(t.Ifaces) > 0 {
 			l.use(t) // its supertypes were resolved in its file's context
 		}
+		// Whichever file computed them first, every file that reads
+		// them learns of an unresolved name (deterministic java.unres).
+		l.unres = l.unres || unres
 		return out
 	}
+	saved := l.unres
+	l.unres = false
 	out = l.computeSupers(t)
+	unres = l.unres
+	l.unres = saved || unres
 	l.tab.mu.Lock()
 	l.tab.sups[t] = out
+	l.tab.supUnres[t] = unres
 	l.tab.mu.Unlock()
 	return out
 }
@@ -348,6 +368,9 @@ func (l *javaLookup) field(t *javaType, n string) (*javaField, *javaType) {
 // externalSuper reports whether t or one of its supertypes in the
 // repository names a supertype outside it.
 func (l *javaLookup) externalSuper(t *javaType, depth int) bool {
+	if t.scope == javaJDKScope {
+		return true
+	}
 	if depth > 12 {
 		return false
 	}

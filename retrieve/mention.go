@@ -81,6 +81,7 @@ func (s *Searcher) mentionRanking(ctx context.Context, q string, keep func(int32
 		if err != nil {
 			return nil, err
 		}
+		nodes = typesNotConstructors(nodes)
 		if len(nodes) > maxMentionMatches {
 			continue
 		}
@@ -94,4 +95,31 @@ func (s *Searcher) mentionRanking(ctx context.Context, q string, keep func(int32
 		}
 	}
 	return out, nil
+}
+
+// typesNotConstructors drops the constructors named after a type the
+// mention also names (Java names a constructor after its class): a report
+// that names a class is about the class, and each of its constructors
+// taking a place of its own pushed the methods the text is about down
+// (and a class with a dozen constructors made the mention look ambiguous).
+// A constructor the text is about still comes through BM25.
+func typesNotConstructors(nodes []graphdb.Node) []graphdb.Node {
+	types := map[string]bool{}
+	for _, n := range nodes {
+		if n.Kind == graphdb.KindType {
+			types[n.QName] = true
+		}
+	}
+	if len(types) == 0 {
+		return nodes
+	}
+	out := nodes[:0:0]
+	for _, n := range nodes {
+		q, _, _ := strings.Cut(n.QName, "(") // overloads carry their parameter types
+		if n.SubKind == "constructor" && types[q[:max(strings.LastIndexByte(q, '.'), 0)]] {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -20,6 +20,11 @@
 // enum values/valueOf, compiler-made methods) are counted as unmapped and
 // left out. Bridge methods and the enum methods the compiler writes are
 // skipped; invokedynamic (lambdas, string concatenation) has no callee.
+// Calls javac writes that no source text names (the callee's name is not
+// on the line: iterators of enhanced for, close() of try-with-resources,
+// boxing, StringBuilder concatenation) are left out of the main score,
+// together with relay's edges that match them, and counted in
+// Result.All, which scores every call site.
 package javacheck
 
 import (
@@ -59,9 +64,15 @@ func (s Score) String() string {
 // Result is the score with the differences.
 type Result struct {
 	Score
-	Misses   []string // in the truth, not in relay
-	Wrong    []string // in relay, not in the truth
-	Unmapped []string
+	// All counts javac's implicit calls too (Implicit is 0 there): the
+	// iterator calls of enhanced for and the close() of try-with-resources
+	// are in the graph, the others (string concatenation, boxing, assert,
+	// switch on strings and enums) are misses.
+	All       Score
+	AllMisses []string // the call sites relay lacks, implicit ones included
+	Misses    []string // in the truth, not in relay
+	Wrong     []string // in relay, not in the truth
+	Unmapped  []string
 }
 
 // Store is what Check reads.
@@ -143,6 +154,7 @@ func Check(ctx context.Context, st Store, o Options) (Result, error) {
 	var r Result
 	src := newSources(o.Root)
 	truth := map[site]map[int]bool{} // (file, callee) → lines
+	implicit := map[site]map[int]bool{}
 	covered := map[string]bool{}
 	for _, in := range ins {
 		covered[in.file] = true
@@ -156,15 +168,13 @@ func Check(ctx context.Context, st Store, o Options) (Result, error) {
 			r.Unmapped = append(r.Unmapped, fmt.Sprintf("%s:%d %s.%s(%s) from %s", in.file, in.line, in.owner, in.name, strings.Join(in.params, ","), in.caller))
 			continue
 		}
+		k := site{in.file, to}
 		if src.implicit(in) {
 			r.Implicit++
+			addSite(implicit, k, in.line)
 			continue
 		}
-		k := site{in.file, to}
-		if truth[k] == nil {
-			truth[k] = map[int]bool{}
-		}
-		truth[k][in.line] = true
+		addSite(truth, k, in.line)
 	}
 	ours := map[site]map[int]bool{}
 	for e := range g.calls {
@@ -177,11 +187,49 @@ func Check(ctx context.Context, st Store, o Options) (Result, error) {
 		}
 		ours[k][e.line] = true
 	}
-	r.match(truth, ours)
+	var all Result
+	implicitOnly := map[site]map[int]bool{}
+	for k, ls := range implicit {
+		for l := range ls {
+			if !truth[k][l] {
+				addSite(implicitOnly, k, l)
+			}
+		}
+	}
+	implicitHits := all.match(union(truth, implicit), ours, implicitOnly)
+	r.All, r.AllMisses = all.Score, all.Misses
+	sort.Strings(r.AllMisses)
+	// The explicit score leaves out relay's edges that match an implicit
+	// call site (same callee, same or a nearby line), as it leaves out the
+	// sites themselves.
+	for _, h := range implicitHits {
+		delete(ours[h.site], h.line)
+	}
+	r.match(truth, ours, nil)
 	sort.Strings(r.Misses)
 	sort.Strings(r.Wrong)
 	sort.Strings(r.Unmapped)
 	return r, nil
+}
+
+func addSite(m map[site]map[int]bool, k site, line int) {
+	if m[k] == nil {
+		m[k] = map[int]bool{}
+	}
+	m[k][line] = true
+}
+
+// union returns the call sites of a and b.
+func union(a, b map[site]map[int]bool) map[site]map[int]bool {
+	out := map[site]map[int]bool{}
+	for _, m := range []map[site]map[int]bool{a, b} {
+		for k, ls := range m {
+			for l := range ls {
+				addSite(out, k, l)
+			}
+		}
+	}
+	return out
 }
 
 // site is a callee called from a file.
@@ -197,8 +245,16 @@ const nearLines = 6
 
 // match counts the call sites both sides have: same file, callee and line,
 // then, among those left, the same file and callee on lines at most
-// nearLines apart (nearest first).
-func (r *Result) match(truth, ours map[site]map[int]bool) {
+// nearLines apart (nearest first). It returns relay's edges that matched
+// a line of only (javac's implicit calls) rather than of the rest of the
+// truth.
+func (r *Result) match(truth, ours, only map[site]map[int]bool) []siteLine {
+	var out []siteLine
+	hit := func(k site, t, o int) {
+		if only[k][t] {
+			out = append(out, siteLine{k, o})
+		}
+	}
 	for k, tl := range truth {
 		r.Truth += len(tl)
 		ol := ours[k]
@@ -207,6 +263,7 @@ func (r *Result) match(truth, ours map[site]map[int]bool) {
 		for l := range tl {
 			if ol[l] {
 				r.Hit++
+				hit(k, l, l)
 			} else {
 				restT = append(restT, l)
 			}
@@ -233,6 +290,7 @@ func (r *Result) match(truth, ours map[site]map[int]bool) {
 			used[best] = true
 			r.Hit++
 			r.Near++
+			hit(k, t, restO[best])
 		}
 		for i, o := range restO {
 			if !used[i] {
@@ -249,6 +307,13 @@ func (r *Result) match(truth, ours map[site]map[int]bool) {
 			r.Wrong = append(r.Wrong, fmt.Sprintf("%s:%d -> %s", k.file, l, k.to))
 		}
 	}
+	return out
+}
+
+// siteLine is one of relay's edges: a call site and its line.
+type siteLine struct {
+	site site
+	line int
 }
 
 func abs(n int) int {
