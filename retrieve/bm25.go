@@ -101,7 +101,10 @@ func (b *lexBuilder) setLen(doc int32, l float32) {
 
 // merge adds the documents c counted over terms, renumbered by base (c's
 // document d becomes base+d). c's postings are handed over, not copied.
-func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
+// ids, when not nil, remembers for each of terms 1 + its index in b (0:
+// not looked up yet): a vocabulary that goes on from block to block looks
+// each of its terms up in b once, not once per block.
+func (b *lexBuilder) merge(terms []string, c *docCounter, base int32, ids *[]int32) {
 	for d, l := range c.docLen {
 		if l != 0 { // a document c did not count (an imported one) stays as it is
 			b.setLen(base+int32(d), l)
@@ -116,12 +119,29 @@ func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
 				ps[i].doc += base
 			}
 		}
-		if i := b.termIndex(terms[id]); b.post[i] == nil {
+		if i := b.cachedIndex(terms, id, ids); b.post[i] == nil {
 			b.post[i] = ps
 		} else {
 			b.post[i] = append(b.post[i], ps...)
 		}
 	}
+}
+
+// cachedIndex is termIndex(terms[id]) through the cache ids (see merge).
+func (b *lexBuilder) cachedIndex(terms []string, id int, ids *[]int32) int32 {
+	if ids == nil {
+		return b.termIndex(terms[id])
+	}
+	if id < len(*ids) {
+		if i := (*ids)[id]; i != 0 {
+			return i - 1
+		}
+	} else {
+		*ids = append(*ids, make([]int32, len(terms)-len(*ids))...)
+	}
+	i := b.termIndex(terms[id])
+	(*ids)[id] = i + 1
+	return i
 }
 
 // importDocs copies the postings and lengths of old's documents into b,
@@ -150,7 +170,7 @@ func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
 // document, as a varint blob: the terms are split among the cores.
 func (b *lexBuilder) finish() *lexIndex {
 	if b.own != nil {
-		b.merge(b.vocab.terms, b.own, 0)
+		b.merge(b.vocab.terms, b.own, 0, nil)
 		b.vocab, b.own = nil, nil
 	}
 	ix := &lexIndex{DocLen: b.docLen}
