@@ -348,7 +348,8 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 		}
 	}
 	imports := importable(old)
-	out := chunked{files: make([]chunkedFile, len(paths)), lex: newLexBuilder(), flex: newLexBuilder()}
+	lex := newLexBuilders(2)
+	out := chunked{files: make([]chunkedFile, len(paths)), lex: lex[0], flex: lex[1]}
 	workers := runtime.GOMAXPROCS(0)
 	size := blockSize(len(paths), workers)
 	var blocks []*chunkBlock
@@ -356,7 +357,9 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), done: make(chan struct{})})
 	}
 	// A block's counter goes back once merged, and a later block goes on
-	// with its vocabulary (fileCounter.mergeInto).
+	// with its vocabulary (fileCounter.mergeInto). One more counter than
+	// workers lets a block start while the one before it is being merged;
+	// more would only hold more vocabularies.
 	counters := make(chan *fileCounter, len(blocks))
 	merged := make(chan struct{})
 	go func() {
@@ -365,14 +368,23 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 	}()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
+	made := 0
 	for _, b := range blocks {
+		// Counters are handed out in block order, here: a later block
+		// holding the last one while an earlier one waits would stall
+		// the merge, which takes the blocks in order.
+		select {
+		case b.count = <-counters:
+		default:
+			if made < workers+1 {
+				b.count = newFileCounter()
+				made++
+			} else {
+				b.count = <-counters // an earlier block's merge frees one
+			}
+		}
 		g.Go(func() error {
 			defer close(b.done)
-			select {
-			case b.count = <-counters:
-			default:
-				b.count = newFileCounter()
-			}
 			var chunkNo, fileNo int32
 			var buf []byte
 			for i := b.first; i < b.end; i++ {
@@ -531,7 +543,10 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 			}
 		}
 	}
-	// Each finish sorts its terms on one core before it encodes on all.
+	// The two share their terms, sorted once; each encodes its postings
+	// on every core.
+	lb.flush()
+	flb.flush()
 	var wg sync.WaitGroup
 	wg.Go(func() { ix.FileLex = flb.finish() })
 	ix.Lex = lb.finish()

@@ -135,9 +135,10 @@ type fileCounter struct {
 	v      *vocab
 	chunks docCounter // block-relative chunk numbers
 	files  docCounter // block-relative file numbers
-	// The cache of the merge into the index's chunk and file terms (see
+	// The merge's cache of v's term ids in the termTable tt (see
 	// lexBuilder.merge), valid as long as v goes on.
-	chunkTerms, fileTerms []int32
+	tt      *termTable
+	termIDs []int32
 	// Scratch, reused from file to file.
 	lineIDs   []int32 // the term ids of every line, in order
 	lineEnd   []int32 // lineIDs[lineEnd[k-1]:lineEnd[k]] are line k's (0-based)
@@ -156,8 +157,15 @@ func newFileCounter() *fileCounter { return &fileCounter{v: newVocab()} }
 // afresh for each block was the larger part of tokenizing (most words of
 // a block occur in the blocks before it).
 func (fc *fileCounter) mergeInto(chunks, files *lexBuilder, chunkBase, fileBase int32) {
-	chunks.merge(fc.v.terms, &fc.chunks, chunkBase, &fc.chunkTerms)
-	files.merge(fc.v.terms, &fc.files, fileBase, &fc.fileTerms)
+	if fc.tt != chunks.tt {
+		fc.tt, fc.termIDs = chunks.tt, fc.termIDs[:0]
+	}
+	chunks.merge(fc.v.terms, &fc.chunks, chunkBase, &fc.termIDs)
+	if files.tt == chunks.tt {
+		files.merge(fc.v.terms, &fc.files, fileBase, &fc.termIDs)
+	} else {
+		files.merge(fc.v.terms, &fc.files, fileBase, nil)
+	}
 	fc.chunks.reset()
 	fc.files.reset()
 }

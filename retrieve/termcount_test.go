@@ -80,7 +80,8 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 	// reused counts the same blocks with one counter, merged and reset
 	// after each block as chunkFiles does with its pool; it starts dirty,
 	// as a counter whose block stopped inside a document.
-	reused, reusedFiles := newLexBuilder(), newLexBuilder()
+	shared := newLexBuilders(2)
+	reused, reusedFiles := shared[0], shared[1]
 	one := newFileCounter()
 	one.chunks.count(one.v.appendIDs(nil, "stale words left over"), weightBody)
 	one.files.count(one.v.appendIDs(nil, "stale"), weightBody)
