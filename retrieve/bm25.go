@@ -47,7 +47,7 @@ type posting struct {
 // chunks are tokenized per block of files, see fileCounter, unchanged ones
 // imported from the previous index) and finish sorts and encodes them.
 type lexBuilder struct {
-	tt     *termTable // may be shared with other builders (newLexBuilders)
+	tt     *termTable  // may be shared with other builders (newLexBuilders)
 	post   [][]posting // by term id of tt
 	docLen []float32
 	// What add and addDoc tokenize, merged by finish.
