@@ -92,9 +92,21 @@ func (b *lexBuilder) termIndex(t string) int32 {
 		tt.terms = append(tt.terms, t)
 	}
 	if int(id) >= len(b.post) {
-		b.post = append(b.post, make([][]posting, len(tt.terms)-len(b.post))...)
+		b.post = growZero(b.post, len(tt.terms))
 	}
 	return id
+}
+
+// growZero returns s extended with zero values to length n (amortized, as
+// append grows).
+func growZero[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	old := len(s)
+	s = slices.Grow(s, n-old)[:n]
+	clear(s[old:])
+	return s
 }
 
 // sorted returns the ids of tt in term order; tt must not change after.
@@ -172,12 +184,12 @@ func (b *lexBuilder) cachedIndex(terms []string, id int, ids *[]int32) int32 {
 	if id < len(*ids) {
 		if i := (*ids)[id]; i != 0 {
 			if int(i) > len(b.post) {
-				b.post = append(b.post, make([][]posting, len(b.tt.terms)-len(b.post))...)
+				b.post = growZero(b.post, len(b.tt.terms))
 			}
 			return i - 1
 		}
 	} else {
-		*ids = append(*ids, make([]int32, len(terms)-len(*ids))...)
+		*ids = growZero(*ids, len(terms))
 	}
 	i := b.termIndex(terms[id])
 	(*ids)[id] = i + 1

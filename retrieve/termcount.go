@@ -106,8 +106,7 @@ func (c *docCounter) count(ids []int32, w float64) {
 // grow makes room for n term ids.
 func (c *docCounter) grow(n int) {
 	n = max(n, 2*len(c.acc))
-	c.acc = append(c.acc, make([]float64, n-len(c.acc))...)
-	c.post = append(c.post, make([][]posting, n-len(c.post))...)
+	c.acc, c.post = growZero(c.acc, n), growZero(c.post, n)
 }
 
 // end records the current document as doc.
