@@ -32,8 +32,9 @@ const maxFileIndexBytes = 64 << 10
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
 // an index of another version is rebuilt from scratch. 7: the checksummed
 // header (indexfile.go); 8: object-literal members leave their lines to
-// the text windows (objectMember).
-const formatVersion = 8
+// the text windows (objectMember); 9: the postings as flat sections after
+// the gob part (lexfile.go).
+const formatVersion = 9
 
 // BuildOptions configure Build.
 type BuildOptions struct {
@@ -133,7 +134,7 @@ type fileEntry struct {
 	Count int32
 }
 
-// diskIndex is the persisted retrieval index (gob).
+// diskIndex is the persisted retrieval index (indexfile.go).
 type diskIndex struct {
 	Version    int
 	Files      []fileEntry

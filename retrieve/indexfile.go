@@ -13,11 +13,14 @@ import (
 	"path/filepath"
 )
 
-// DESIGN: the index file is a fixed header and a gob payload:
+// DESIGN: the index file is a fixed header and a payload:
 //
 //	magic "RELAYIX\n" | version uint32 | CRC-32C of the payload uint32 | payload length uint64 | payload
 //
-// (big endian, 24 bytes of header). gob alone detects only some damage:
+// (big endian, 24 bytes of header); the payload is the length of its gob
+// part (uint64, little endian), the gob part (the index without its
+// postings) and the chunk and file postings sections (lexfile.go). gob
+// alone detects only some damage:
 // a flipped bit inside a string or a number decodes without complaint and
 // would change answers, and a bad length can make the decoder allocate
 // before it fails. So the reader checks, in this order, that the file is
@@ -32,7 +35,7 @@ import (
 // indexMagic starts every index file written since format 7.
 const indexMagic = "RELAYIX\n"
 
-// indexHeaderSize is the size of the header before the gob payload.
+// indexHeaderSize is the size of the header before the payload.
 const indexHeaderSize = 24
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -97,11 +100,27 @@ func encodeIndex(f *os.File, ix *diskIndex) error {
 	if _, err := f.Write(hdr); err != nil { // placeholder until length and checksum are known
 		return fmt.Errorf("write retrieval index: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	// The gob part (all but the postings, which follow it as sections)
+	// is encoded first: its length leads the payload.
+	var part bytes.Buffer
+	part.Write(make([]byte, 8))
+	rest := *ix
+	rest.Lex, rest.FileLex = nil, nil
+	if err := gob.NewEncoder(&part).Encode(&rest); err != nil {
+		return fmt.Errorf("encode retrieval index: %w", err)
+	}
+	binary.LittleEndian.PutUint64(part.Bytes(), uint64(part.Len()-8))
 	sum := crc32.New(castagnoli)
 	n := &countWriter{}
-	if err := gob.NewEncoder(io.MultiWriter(w, sum, n)).Encode(ix); err != nil {
-		return fmt.Errorf("encode retrieval index: %w", err)
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 1<<20)
+	w.Write(part.Bytes())
+	for _, lx := range []*lexIndex{ix.Lex, ix.FileLex} {
+		if lx == nil {
+			lx = &lexIndex{}
+		}
+		if err := writeLexSection(w, lx); err != nil {
+			return err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write retrieval index: %w", err)
@@ -143,21 +162,44 @@ func readIndex(p string) (*diskIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Seek(indexHeaderSize, io.SeekStart); err != nil {
+	buf := make([]byte, payload)
+	if _, err := f.ReadAt(buf, indexHeaderSize); err != nil {
 		return nil, fmt.Errorf("read search index %s: %w", p, err)
 	}
-	var ix diskIndex
-	if err := gob.NewDecoder(bufio.NewReaderSize(io.LimitReader(f, payload), 1<<20)).Decode(&ix); err != nil {
+	ix, err := decodePayload(buf)
+	if err != nil {
 		return nil, damaged(p, "undecodable: %v", err)
 	}
+	return ix, nil
+}
+
+// decodePayload decodes an index payload: the length of the gob part, the
+// gob part, and the chunk and file postings sections.
+func decodePayload(buf []byte) (*diskIndex, error) {
+	if len(buf) < 8 {
+		return nil, errors.New("no gob part")
+	}
+	n := binary.LittleEndian.Uint64(buf)
+	if n > uint64(len(buf)-8) {
+		return nil, fmt.Errorf("a gob part of %d bytes in %d", n, len(buf)-8)
+	}
+	var ix diskIndex
+	if err := gob.NewDecoder(bytes.NewReader(buf[8 : 8+n])).Decode(&ix); err != nil {
+		return nil, err
+	}
 	if ix.Version != formatVersion {
-		return nil, damaged(p, "the payload says format %d, the header %d", ix.Version, formatVersion)
+		return nil, fmt.Errorf("the payload says format %d, the header %d", ix.Version, formatVersion)
 	}
-	if ix.Lex == nil {
-		ix.Lex = &lexIndex{}
+	rest := buf[8+n:]
+	var err error
+	if ix.Lex, rest, err = readLexSection(rest); err != nil {
+		return nil, err
 	}
-	if ix.FileLex == nil {
-		ix.FileLex = &lexIndex{}
+	if ix.FileLex, rest, err = readLexSection(rest); err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%d bytes after the postings", len(rest))
 	}
 	return &ix, nil
 }
