@@ -32,8 +32,8 @@ const maxFileIndexBytes = 64 << 10
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
 // an index of another version is rebuilt from scratch. 7: the checksummed
 // header (indexfile.go); 8: object-literal members leave their lines to
-// the text windows (objectMember); 9: the postings as flat sections after
-// the gob part (lexfile.go).
+// the text windows (objectMember); 9: the postings as flat sections, then
+// gob messages with the chunks in batches (indexfile.go, lexfile.go).
 const formatVersion = 9
 
 // BuildOptions configure Build.

@@ -17,10 +17,10 @@ import (
 //
 //	magic "RELAYIX\n" | version uint32 | CRC-32C of the payload uint32 | payload length uint64 | payload
 //
-// (big endian, 24 bytes of header); the payload is the length of its gob
-// part (uint64, little endian), the gob part (the index without its
-// postings) and the chunk and file postings sections (lexfile.go). gob
-// alone detects only some damage:
+// (big endian, 24 bytes of header); the payload is the chunk and file
+// postings sections (lexfile.go), then gob messages: indexHead (the rest
+// of the index) and the chunks in batches. gob alone detects only some
+// damage:
 // a flipped bit inside a string or a number decodes without complaint and
 // would change answers, and a bad length can make the decoder allocate
 // before it fails. So the reader checks, in this order, that the file is
@@ -100,26 +100,27 @@ func encodeIndex(f *os.File, ix *diskIndex) error {
 	if _, err := f.Write(hdr); err != nil { // placeholder until length and checksum are known
 		return fmt.Errorf("write retrieval index: %w", err)
 	}
-	// The gob part (all but the postings, which follow it as sections)
-	// is encoded first: its length leads the payload.
-	var part bytes.Buffer
-	part.Write(make([]byte, 8))
-	rest := *ix
-	rest.Lex, rest.FileLex = nil, nil
-	if err := gob.NewEncoder(&part).Encode(&rest); err != nil {
-		return fmt.Errorf("encode retrieval index: %w", err)
-	}
-	binary.LittleEndian.PutUint64(part.Bytes(), uint64(part.Len()-8))
 	sum := crc32.New(castagnoli)
 	n := &countWriter{}
 	w := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 1<<20)
-	w.Write(part.Bytes())
 	for _, lx := range []*lexIndex{ix.Lex, ix.FileLex} {
 		if lx == nil {
 			lx = &lexIndex{}
 		}
 		if err := writeLexSection(w, lx); err != nil {
 			return err
+		}
+	}
+	// gob buffers each value whole before it writes it: the chunks go in
+	// batches, so that its buffer stays small.
+	enc := gob.NewEncoder(w)
+	head := indexHead{Version: ix.Version, Files: ix.Files, EmbedModel: ix.EmbedModel, Vectors: ix.Vectors, Chunks: len(ix.Chunks)}
+	if err := enc.Encode(&head); err != nil {
+		return fmt.Errorf("encode retrieval index: %w", err)
+	}
+	for i := 0; i < len(ix.Chunks); i += chunkBatch {
+		if err := enc.Encode(ix.Chunks[i:min(i+chunkBatch, len(ix.Chunks))]); err != nil {
+			return fmt.Errorf("encode retrieval index: %w", err)
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -173,33 +174,58 @@ func readIndex(p string) (*diskIndex, error) {
 	return ix, nil
 }
 
-// decodePayload decodes an index payload: the length of the gob part, the
-// gob part, and the chunk and file postings sections.
+// indexHead is the first gob message after the postings sections: the
+// index but its postings and chunks, and how many chunks follow, in
+// messages of up to chunkBatch.
+type indexHead struct {
+	Version    int
+	Files      []fileEntry
+	EmbedModel string
+	Vectors    map[string][]float32
+	Chunks     int
+}
+
+const chunkBatch = 4096
+
+// decodePayload decodes an index payload: the chunk and file postings
+// sections, then the gob part (the head and the chunks in batches).
 func decodePayload(buf []byte) (*diskIndex, error) {
-	if len(buf) < 8 {
-		return nil, errors.New("no gob part")
-	}
-	n := binary.LittleEndian.Uint64(buf)
-	if n > uint64(len(buf)-8) {
-		return nil, fmt.Errorf("a gob part of %d bytes in %d", n, len(buf)-8)
-	}
 	var ix diskIndex
-	if err := gob.NewDecoder(bytes.NewReader(buf[8 : 8+n])).Decode(&ix); err != nil {
-		return nil, err
-	}
-	if ix.Version != formatVersion {
-		return nil, fmt.Errorf("the payload says format %d, the header %d", ix.Version, formatVersion)
-	}
-	rest := buf[8+n:]
 	var err error
-	if ix.Lex, rest, err = readLexSection(rest); err != nil {
+	if ix.Lex, buf, err = readLexSection(buf); err != nil {
 		return nil, err
 	}
-	if ix.FileLex, rest, err = readLexSection(rest); err != nil {
+	if ix.FileLex, buf, err = readLexSection(buf); err != nil {
 		return nil, err
 	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("%d bytes after the postings", len(rest))
+	r := bytes.NewReader(buf) // an io.ByteReader: gob reads no further than its messages
+	dec := gob.NewDecoder(r)
+	var head indexHead
+	if err := dec.Decode(&head); err != nil {
+		return nil, err
+	}
+	if head.Version != formatVersion {
+		return nil, fmt.Errorf("the payload says format %d, the header %d", head.Version, formatVersion)
+	}
+	// A chunk takes more than 8 bytes: a larger count is damage, refused
+	// before allocating for it.
+	if head.Chunks < 0 || head.Chunks > r.Len()/8 {
+		return nil, fmt.Errorf("%d chunks announced in %d bytes", head.Chunks, r.Len())
+	}
+	ix.Version, ix.Files, ix.EmbedModel, ix.Vectors = head.Version, head.Files, head.EmbedModel, head.Vectors
+	ix.Chunks = make([]Chunk, 0, head.Chunks)
+	for len(ix.Chunks) < head.Chunks {
+		var batch []Chunk
+		if err := dec.Decode(&batch); err != nil {
+			return nil, fmt.Errorf("chunk %d of %d: %w", len(ix.Chunks), head.Chunks, err)
+		}
+		if len(batch) == 0 || len(batch) > head.Chunks-len(ix.Chunks) {
+			return nil, fmt.Errorf("a batch of %d chunks after %d of %d", len(batch), len(ix.Chunks), head.Chunks)
+		}
+		ix.Chunks = append(ix.Chunks, batch...)
+	}
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("%d bytes after the last chunk", r.Len())
 	}
 	return &ix, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // DESIGN: the two inverted indexes are most of the index file (the
 // standard library: 510,000 terms and 30 MB of postings) and are written
-// as flat sections after the gob part instead of through gob: gob
+// as flat sections, ahead of the gob messages, instead of through gob: gob
 // buffers a whole value before it writes it and handles each of a
 // million strings and byte slices on its own, which made encoding the
 // slowest single-threaded step of a cold build, and decoding them

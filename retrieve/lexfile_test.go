@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -124,6 +126,29 @@ func FuzzReadLexSection(f *testing.F) {
 		}
 		for id := range ix.Terms {
 			ix.postings(int32(id))
+		}
+	})
+}
+
+// FuzzDecodePayload: whatever bytes pass the file's checksum, decoding
+// them returns an index or an error, never a panic or an allocation the
+// bytes do not back.
+func FuzzDecodePayload(f *testing.F) {
+	dir := f.TempDir()
+	ix := &diskIndex{Version: formatVersion, Files: []fileEntry{{Path: "a.go", Key: "k", Count: 2}},
+		Chunks: []Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
+		Lex:    builtLex("HTTPServer parses", "retries"), FileLex: builtLex("HTTPServer parses retries")}
+	if err := writeIndex(dir, ix); err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data[indexHeaderSize:])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if ix, err := decodePayload(b); err == nil && ix.Version != formatVersion {
+			t.Fatalf("decoded format %d", ix.Version)
 		}
 	})
 }
