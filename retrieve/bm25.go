@@ -47,9 +47,8 @@ type posting struct {
 // chunks are tokenized per block of files, see fileCounter, unchanged ones
 // imported from the previous index) and finish sorts and encodes them.
 type lexBuilder struct {
-	ids    map[string]int32 // term → index in terms and post
-	terms  []string
-	post   [][]posting
+	tt     *termTable  // may be shared with other builders (newLexBuilders)
+	post   [][]posting // by term id of tt
 	docLen []float32
 	// What add and addDoc tokenize, merged by finish.
 	vocab   *vocab
@@ -57,20 +56,69 @@ type lexBuilder struct {
 	scratch []int32
 }
 
-func newLexBuilder() *lexBuilder {
-	return &lexBuilder{ids: map[string]int32{}}
+// termTable numbers the terms of one or more lexBuilders: the chunk and
+// whole-file indexes of a build share one, so a term is looked up and
+// sorted once for both.
+type termTable struct {
+	ids   map[string]int32 // term → index in terms
+	terms []string
+	once  sync.Once
+	order []int32 // the ids in term order, for finish
 }
 
-// termIndex returns the index of term t in b.terms and b.post, adding it.
+func newLexBuilder() *lexBuilder {
+	return &lexBuilder{tt: &termTable{ids: map[string]int32{}}}
+}
+
+// newLexBuilders returns n builders sharing one termTable. Their finish
+// may run concurrently once every builder's add and merge are over.
+func newLexBuilders(n int) []*lexBuilder {
+	tt := &termTable{ids: map[string]int32{}}
+	out := make([]*lexBuilder, n)
+	for i := range out {
+		out[i] = &lexBuilder{tt: tt}
+	}
+	return out
+}
+
+// termIndex returns the id of term t in b.tt, adding it, with room for
+// its postings in b.post.
 func (b *lexBuilder) termIndex(t string) int32 {
-	id, ok := b.ids[t]
+	tt := b.tt
+	id, ok := tt.ids[t]
 	if !ok {
-		id = int32(len(b.terms))
-		b.ids[t] = id
-		b.terms = append(b.terms, t)
-		b.post = append(b.post, nil)
+		id = int32(len(tt.terms))
+		tt.ids[t] = id
+		tt.terms = append(tt.terms, t)
+	}
+	if int(id) >= len(b.post) {
+		b.post = growZero(b.post, len(tt.terms))
 	}
 	return id
+}
+
+// growZero returns s extended with zero values to length n (amortized, as
+// append grows).
+func growZero[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	old := len(s)
+	s = slices.Grow(s, n-old)[:n]
+	clear(s[old:])
+	return s
+}
+
+// sorted returns the ids of tt in term order; tt must not change after.
+func (tt *termTable) sorted() []int32 {
+	tt.once.Do(func() {
+		tt.order = make([]int32, len(tt.terms))
+		for i := range tt.order {
+			tt.order[i] = int32(i)
+		}
+		slices.SortFunc(tt.order, func(x, y int32) int { return strings.Compare(tt.terms[x], tt.terms[y]) })
+	})
+	return tt.order
 }
 
 // add indexes t as the next document.
@@ -101,7 +149,10 @@ func (b *lexBuilder) setLen(doc int32, l float32) {
 
 // merge adds the documents c counted over terms, renumbered by base (c's
 // document d becomes base+d). c's postings are handed over, not copied.
-func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
+// ids, when not nil, remembers for each of terms 1 + its index in b (0:
+// not looked up yet): a vocabulary that goes on from block to block looks
+// each of its terms up in b once, not once per block.
+func (b *lexBuilder) merge(terms []string, c *docCounter, base int32, ids *[]int32) {
 	for d, l := range c.docLen {
 		if l != 0 { // a document c did not count (an imported one) stays as it is
 			b.setLen(base+int32(d), l)
@@ -116,12 +167,33 @@ func (b *lexBuilder) merge(terms []string, c *docCounter, base int32) {
 				ps[i].doc += base
 			}
 		}
-		if i := b.termIndex(terms[id]); b.post[i] == nil {
+		if i := b.cachedIndex(terms, id, ids); b.post[i] == nil {
 			b.post[i] = ps
 		} else {
 			b.post[i] = append(b.post[i], ps...)
 		}
 	}
+}
+
+// cachedIndex is termIndex(terms[id]) through the cache ids (see merge),
+// which holds ids of b.tt: builders sharing a termTable share caches.
+func (b *lexBuilder) cachedIndex(terms []string, id int, ids *[]int32) int32 {
+	if ids == nil {
+		return b.termIndex(terms[id])
+	}
+	if id < len(*ids) {
+		if i := (*ids)[id]; i != 0 {
+			if int(i) > len(b.post) {
+				b.post = growZero(b.post, len(b.tt.terms))
+			}
+			return i - 1
+		}
+	} else {
+		*ids = growZero(*ids, len(terms))
+	}
+	i := b.termIndex(terms[id])
+	(*ids)[id] = i + 1
+	return i
 }
 
 // importDocs copies the postings and lengths of old's documents into b,
@@ -146,21 +218,27 @@ func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
 	}
 }
 
+// flush merges what add and addDoc counted; finish does it too, but
+// builders sharing a termTable must flush before they finish concurrently.
+func (b *lexBuilder) flush() {
+	if b.own != nil {
+		b.merge(b.vocab.terms, b.own, 0, nil)
+		b.vocab, b.own = nil, nil
+	}
+}
+
 // finish sorts the terms and encodes each term's postings, sorted by
 // document, as a varint blob: the terms are split among the cores.
 func (b *lexBuilder) finish() *lexIndex {
-	if b.own != nil {
-		b.merge(b.vocab.terms, b.own, 0)
-		b.vocab, b.own = nil, nil
-	}
+	b.flush()
 	ix := &lexIndex{DocLen: b.docLen}
-	order := make([]int32, 0, len(b.terms))
-	for i, ps := range b.post {
-		if len(ps) > 0 {
-			order = append(order, int32(i))
+	all := b.tt.sorted()
+	order := make([]int32, 0, len(all))
+	for _, id := range all {
+		if int(id) < len(b.post) && len(b.post[id]) > 0 {
+			order = append(order, id)
 		}
 	}
-	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.terms[x], b.terms[y]) })
 	ix.Terms = make([]string, len(order))
 	ix.Blobs = make([][]byte, len(order))
 	ix.DF = make([]int32, len(order))
@@ -182,7 +260,7 @@ func (b *lexBuilder) finish() *lexIndex {
 					blob = append(blob, buf[:n]...)
 					prev = p.doc
 				}
-				ix.Terms[k], ix.Blobs[k], ix.DF[k] = b.terms[order[k]], blob, int32(len(ps))
+				ix.Terms[k], ix.Blobs[k], ix.DF[k] = b.tt.terms[order[k]], blob, int32(len(ps))
 			}
 		})
 	}

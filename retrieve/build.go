@@ -32,8 +32,9 @@ const maxFileIndexBytes = 64 << 10
 // formatVersion changes whenever the on-disk layout or the tokenizer does;
 // an index of another version is rebuilt from scratch. 7: the checksummed
 // header (indexfile.go); 8: object-literal members leave their lines to
-// the text windows (objectMember).
-const formatVersion = 8
+// the text windows (objectMember); 9: the postings as flat sections, then
+// gob messages with the chunks in batches (indexfile.go, lexfile.go).
+const formatVersion = 9
 
 // BuildOptions configure Build.
 type BuildOptions struct {
@@ -133,7 +134,7 @@ type fileEntry struct {
 	Count int32
 }
 
-// diskIndex is the persisted retrieval index (gob).
+// diskIndex is the persisted retrieval index (indexfile.go).
 type diskIndex struct {
 	Version    int
 	Files      []fileEntry
@@ -209,10 +210,12 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if !opts.Force {
 		old = previousIndex(dir, log)
 	}
+	log.Debug("search index: files listed", "files", len(paths), "dur", time.Since(start))
 	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
+	log.Debug("search index: files chunked and tokenized", "dur", time.Since(start))
 	results := ch.files
 	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
 	for i, r := range results {
@@ -233,6 +236,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		return old, st, nil
 	}
 	ix, st := assemble(paths, ch, old)
+	log.Debug("search index: postings encoded", "dur", time.Since(start))
 	if opts.Embedder != nil {
 		if err := embedChunks(ctx, ix, old, results, opts.Embedder, log, &st); err != nil {
 			return nil, BuildStats{}, err
@@ -242,6 +246,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		if err := writeIndex(dir, ix); err != nil {
 			return nil, BuildStats{}, err
 		}
+		log.Debug("search index: written", "dur", time.Since(start))
 		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 			log.Warn("write retrieval manifest", "err", err)
 		}
@@ -344,27 +349,43 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 		}
 	}
 	imports := importable(old)
-	out := chunked{files: make([]chunkedFile, len(paths)), lex: newLexBuilder(), flex: newLexBuilder()}
+	lex := newLexBuilders(2)
+	out := chunked{files: make([]chunkedFile, len(paths)), lex: lex[0], flex: lex[1]}
 	workers := runtime.GOMAXPROCS(0)
 	size := blockSize(len(paths), workers)
 	var blocks []*chunkBlock
 	for first := 0; first < len(paths); first += size {
 		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), done: make(chan struct{})})
 	}
-	// A block's counter goes back to the pool once merged, and a later
-	// block starts from its grown maps and slices.
-	counters := sync.Pool{New: func() any { return newFileCounter() }}
+	// A block's counter goes back once merged, and a later block goes on
+	// with its vocabulary (fileCounter.mergeInto). One more counter than
+	// workers lets a block start while the one before it is being merged;
+	// more would only hold more vocabularies.
+	counters := make(chan *fileCounter, len(blocks))
 	merged := make(chan struct{})
 	go func() {
 		defer close(merged)
-		out.mergeBlocks(blocks, &counters)
+		out.mergeBlocks(blocks, counters)
 	}()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
+	made := 0
 	for _, b := range blocks {
+		// Counters are handed out in block order, here: a later block
+		// holding the last one while an earlier one waits would stall
+		// the merge, which takes the blocks in order.
+		select {
+		case b.count = <-counters:
+		default:
+			if made < workers+1 {
+				b.count = newFileCounter()
+				made++
+			} else {
+				b.count = <-counters // an earlier block's merge frees one
+			}
+		}
 		g.Go(func() error {
 			defer close(b.done)
-			b.count = counters.Get().(*fileCounter)
 			var chunkNo, fileNo int32
 			var buf []byte
 			for i := b.first; i < b.end; i++ {
@@ -402,14 +423,12 @@ func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []
 // mergeBlocks merges the blocks' postings in order, each once it is done,
 // at the chunk and file numbers its first file gets (those of the files
 // before it that were not skipped).
-func (c *chunked) mergeBlocks(blocks []*chunkBlock, counters *sync.Pool) {
+func (c *chunked) mergeBlocks(blocks []*chunkBlock, counters chan<- *fileCounter) {
 	var chunkBase, fileBase int32
 	for _, b := range blocks {
 		<-b.done
-		c.lex.merge(b.count.v.terms, &b.count.chunks, chunkBase)
-		c.flex.merge(b.count.v.terms, &b.count.files, fileBase)
-		b.count.reset() // its postings now belong to lex and flex
-		counters.Put(b.count)
+		b.count.mergeInto(c.lex, c.flex, chunkBase, fileBase)
+		counters <- b.count // never blocks: room for every block's
 		b.count = nil
 		for i := b.first; i < b.end; i++ {
 			if res := &c.files[i]; !res.skip {
@@ -481,6 +500,14 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 		}
 	}
 	var st BuildStats
+	nFiles, nChunks := 0, 0
+	for i := range results {
+		if !results[i].skip {
+			nFiles++
+			nChunks += len(results[i].chunks)
+		}
+	}
+	ix.Files, ix.Chunks = make([]fileEntry, 0, nFiles), make([]Chunk, 0, nChunks)
 	for i := range results {
 		res := &results[i]
 		if res.skip {
@@ -517,8 +544,14 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 			}
 		}
 	}
+	// The two share their terms, sorted once; each encodes its postings
+	// on every core.
+	lb.flush()
+	flb.flush()
+	var wg sync.WaitGroup
+	wg.Go(func() { ix.FileLex = flb.finish() })
 	ix.Lex = lb.finish()
-	ix.FileLex = flb.finish()
+	wg.Wait()
 	st.Chunks = len(ix.Chunks)
 	st.Terms = len(ix.Lex.Terms)
 	return ix, st

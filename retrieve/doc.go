@@ -22,7 +22,8 @@
 // body ×1), a BM25 index over whole files, and embeddings cached by chunk
 // hash — is one file, retrieve.idx in the index directory (relay's state
 // directory: <root>/.relay, or the --store/--state directory), a
-// checksummed header and a gob payload, written to a temp file and renamed,
+// checksummed header, the postings as flat sections (lexfile.go) and gob
+// messages for the rest, written to a temp file and renamed,
 // so an interrupted build keeps the previous one. Files whose content and
 // graph record did not change reuse their chunks and postings; vectors are
 // only computed for new chunk hashes. The build reads, chunks and

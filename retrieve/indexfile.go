@@ -13,11 +13,14 @@ import (
 	"path/filepath"
 )
 
-// DESIGN: the index file is a fixed header and a gob payload:
+// DESIGN: the index file is a fixed header and a payload:
 //
 //	magic "RELAYIX\n" | version uint32 | CRC-32C of the payload uint32 | payload length uint64 | payload
 //
-// (big endian, 24 bytes of header). gob alone detects only some damage:
+// (big endian, 24 bytes of header); the payload is the chunk and file
+// postings sections (lexfile.go), then gob messages: indexHead (the rest
+// of the index) and the chunks in batches. gob alone detects only some
+// damage:
 // a flipped bit inside a string or a number decodes without complaint and
 // would change answers, and a bad length can make the decoder allocate
 // before it fails. So the reader checks, in this order, that the file is
@@ -32,7 +35,7 @@ import (
 // indexMagic starts every index file written since format 7.
 const indexMagic = "RELAYIX\n"
 
-// indexHeaderSize is the size of the header before the gob payload.
+// indexHeaderSize is the size of the header before the payload.
 const indexHeaderSize = 24
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -97,11 +100,28 @@ func encodeIndex(f *os.File, ix *diskIndex) error {
 	if _, err := f.Write(hdr); err != nil { // placeholder until length and checksum are known
 		return fmt.Errorf("write retrieval index: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
 	sum := crc32.New(castagnoli)
 	n := &countWriter{}
-	if err := gob.NewEncoder(io.MultiWriter(w, sum, n)).Encode(ix); err != nil {
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 1<<20)
+	for _, lx := range []*lexIndex{ix.Lex, ix.FileLex} {
+		if lx == nil {
+			lx = &lexIndex{}
+		}
+		if err := writeLexSection(w, lx); err != nil {
+			return err
+		}
+	}
+	// gob buffers each value whole before it writes it: the chunks go in
+	// batches, so that its buffer stays small.
+	enc := gob.NewEncoder(w)
+	head := indexHead{Version: ix.Version, Files: ix.Files, EmbedModel: ix.EmbedModel, Vectors: ix.Vectors, Chunks: len(ix.Chunks)}
+	if err := enc.Encode(&head); err != nil {
 		return fmt.Errorf("encode retrieval index: %w", err)
+	}
+	for i := 0; i < len(ix.Chunks); i += chunkBatch {
+		if err := enc.Encode(ix.Chunks[i:min(i+chunkBatch, len(ix.Chunks))]); err != nil {
+			return fmt.Errorf("encode retrieval index: %w", err)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write retrieval index: %w", err)
@@ -143,21 +163,69 @@ func readIndex(p string) (*diskIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Seek(indexHeaderSize, io.SeekStart); err != nil {
+	buf := make([]byte, payload)
+	if _, err := f.ReadAt(buf, indexHeaderSize); err != nil {
 		return nil, fmt.Errorf("read search index %s: %w", p, err)
 	}
-	var ix diskIndex
-	if err := gob.NewDecoder(bufio.NewReaderSize(io.LimitReader(f, payload), 1<<20)).Decode(&ix); err != nil {
+	ix, err := decodePayload(buf)
+	if err != nil {
 		return nil, damaged(p, "undecodable: %v", err)
 	}
-	if ix.Version != formatVersion {
-		return nil, damaged(p, "the payload says format %d, the header %d", ix.Version, formatVersion)
+	return ix, nil
+}
+
+// indexHead is the first gob message after the postings sections: the
+// index but its postings and chunks, and how many chunks follow, in
+// messages of up to chunkBatch.
+type indexHead struct {
+	Version    int
+	Files      []fileEntry
+	EmbedModel string
+	Vectors    map[string][]float32
+	Chunks     int
+}
+
+const chunkBatch = 4096
+
+// decodePayload decodes an index payload: the chunk and file postings
+// sections, then the gob part (the head and the chunks in batches).
+func decodePayload(buf []byte) (*diskIndex, error) {
+	var ix diskIndex
+	var err error
+	if ix.Lex, buf, err = readLexSection(buf); err != nil {
+		return nil, err
 	}
-	if ix.Lex == nil {
-		ix.Lex = &lexIndex{}
+	if ix.FileLex, buf, err = readLexSection(buf); err != nil {
+		return nil, err
 	}
-	if ix.FileLex == nil {
-		ix.FileLex = &lexIndex{}
+	r := bytes.NewReader(buf) // an io.ByteReader: gob reads no further than its messages
+	dec := gob.NewDecoder(r)
+	var head indexHead
+	if err := dec.Decode(&head); err != nil {
+		return nil, err
+	}
+	if head.Version != formatVersion {
+		return nil, fmt.Errorf("the payload says format %d, the header %d", head.Version, formatVersion)
+	}
+	// A chunk takes more than 8 bytes: a larger count is damage, refused
+	// before allocating for it.
+	if head.Chunks < 0 || head.Chunks > r.Len()/8 {
+		return nil, fmt.Errorf("%d chunks announced in %d bytes", head.Chunks, r.Len())
+	}
+	ix.Version, ix.Files, ix.EmbedModel, ix.Vectors = head.Version, head.Files, head.EmbedModel, head.Vectors
+	ix.Chunks = make([]Chunk, 0, head.Chunks)
+	for len(ix.Chunks) < head.Chunks {
+		var batch []Chunk
+		if err := dec.Decode(&batch); err != nil {
+			return nil, fmt.Errorf("chunk %d of %d: %w", len(ix.Chunks), head.Chunks, err)
+		}
+		if len(batch) == 0 || len(batch) > head.Chunks-len(ix.Chunks) {
+			return nil, fmt.Errorf("a batch of %d chunks after %d of %d", len(batch), len(ix.Chunks), head.Chunks)
+		}
+		ix.Chunks = append(ix.Chunks, batch...)
+	}
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("%d bytes after the last chunk", r.Len())
 	}
 	return &ix, nil
 }

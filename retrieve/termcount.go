@@ -27,18 +27,16 @@ type vocab struct {
 	tk      tokenizer
 	ids     map[string]int32
 	terms   []string // by id; copies, so that a term does not pin a file's text
-	words   map[string]wordTerms
-	wordIDs []int32 // the term ids of the words, wordTerms index it
+	words   wordTable
+	wordIDs []int32 // the term ids of the words, wordSlot locates them
 	out     []int32 // where add appends
 	add     func([]byte)
-	word    func(string)
+	word    func(string, uint32)
 }
 
-// wordTerms locates a word's term ids in vocab.wordIDs.
-type wordTerms struct{ off, n int32 }
-
 func newVocab() *vocab {
-	v := &vocab{ids: map[string]int32{}, words: map[string]wordTerms{}}
+	v := &vocab{ids: map[string]int32{}}
+	v.words.grow()
 	v.add = func(t []byte) {
 		id, ok := v.ids[string(t)]
 		if !ok {
@@ -49,17 +47,17 @@ func newVocab() *vocab {
 		}
 		v.out = append(v.out, id)
 	}
-	v.word = func(w string) {
-		if e, ok := v.words[w]; ok {
-			v.out = append(v.out, v.wordIDs[e.off:e.off+e.n]...)
-			return
-		}
+	v.word = func(w string, h uint32) {
 		if len(w) > maxWordLen {
 			return // no terms; and such runs are data, rarely repeated
 		}
+		if s := v.words.find(w, h); s.len != 0 {
+			v.out = append(v.out, v.wordIDs[s.off:s.off+int32(s.n)]...)
+			return
+		}
 		start := len(v.out)
 		v.tk.wordTerms(w, v.add)
-		v.words[strings.Clone(w)] = wordTerms{off: int32(len(v.wordIDs)), n: int32(len(v.out) - start)}
+		v.words.insert(w, h, len(v.wordIDs), len(v.out)-start)
 		v.wordIDs = append(v.wordIDs, v.out[start:]...)
 	}
 	return v
@@ -68,7 +66,7 @@ func newVocab() *vocab {
 // appendIDs appends the ids of Tokenize(text) to dst.
 func (v *vocab) appendIDs(dst []int32, text string) []int32 {
 	v.out = dst
-	forEachWord(text, v.word)
+	scanWords(text, v.word)
 	dst, v.out = v.out, nil
 	return dst
 }
@@ -94,9 +92,8 @@ type docCounter struct {
 // count adds the terms ids, of a field of weight w, to the current document.
 func (c *docCounter) count(ids []int32, w float64) {
 	for _, id := range ids {
-		for int(id) >= len(c.acc) {
-			c.acc = append(c.acc, 0)
-			c.post = append(c.post, nil)
+		if int(id) >= len(c.acc) {
+			c.grow(int(id) + 1)
 		}
 		if c.acc[id] == 0 {
 			c.touched = append(c.touched, id)
@@ -104,6 +101,12 @@ func (c *docCounter) count(ids []int32, w float64) {
 		c.acc[id] += w
 	}
 	c.length += w * float64(len(ids))
+}
+
+// grow makes room for n term ids.
+func (c *docCounter) grow(n int) {
+	n = max(n, 2*len(c.acc))
+	c.acc, c.post = growZero(c.acc, n), growZero(c.post, n)
 }
 
 // end records the current document as doc.
@@ -131,6 +134,10 @@ type fileCounter struct {
 	v      *vocab
 	chunks docCounter // block-relative chunk numbers
 	files  docCounter // block-relative file numbers
+	// The merge's cache of v's term ids in the termTable tt (see
+	// lexBuilder.merge), valid as long as v goes on.
+	tt      *termTable
+	termIDs []int32
 	// Scratch, reused from file to file.
 	lineIDs   []int32 // the term ids of every line, in order
 	lineEnd   []int32 // lineIDs[lineEnd[k-1]:lineEnd[k]] are line k's (0-based)
@@ -141,27 +148,34 @@ type fileCounter struct {
 
 func newFileCounter() *fileCounter { return &fileCounter{v: newVocab()} }
 
-// reset empties fc for another block once its postings were merged,
-// keeping the capacity of its maps and slices: a block's vocabulary grows
-// to tens of thousands of terms and words, and growing it again from
-// empty in every block was a good part of the build's allocations. The
-// posting slices themselves belong to the lexBuilder after the merge and
-// are dropped, not reused.
-func (fc *fileCounter) reset() {
-	v := fc.v
-	clear(v.ids)
-	clear(v.words)
-	clear(v.terms) // so that they do not pin strings the merge let go
-	v.terms, v.wordIDs, v.out = v.terms[:0], v.wordIDs[:0], nil
+// mergeInto hands the block's postings over to chunks and files (its
+// chunk and file numbers shifted by chunkBase and fileBase) and resets fc
+// for another block of the same build. The vocabulary goes on: a later
+// block finds the words this one met already split, stemmed and numbered,
+// and the merge finds their terms already looked up. A vocabulary built
+// afresh for each block was the larger part of tokenizing (most words of
+// a block occur in the blocks before it).
+func (fc *fileCounter) mergeInto(chunks, files *lexBuilder, chunkBase, fileBase int32) {
+	if fc.tt != chunks.tt {
+		fc.tt, fc.termIDs = chunks.tt, fc.termIDs[:0]
+	}
+	chunks.merge(fc.v.terms, &fc.chunks, chunkBase, &fc.termIDs)
+	if files.tt == chunks.tt {
+		files.merge(fc.v.terms, &fc.files, fileBase, &fc.termIDs)
+	} else {
+		files.merge(fc.v.terms, &fc.files, fileBase, nil)
+	}
 	fc.chunks.reset()
 	fc.files.reset()
 }
 
-// reset empties c, keeping the capacity of its slices.
+// reset empties c for another block, keeping the capacity of its slices.
+// The posting slices themselves belong to the lexBuilder after the merge
+// and are dropped, not reused.
 func (c *docCounter) reset() {
 	clear(c.post)
-	// acc needs no clearing: count appends zeros as it grows it again.
-	c.post, c.acc, c.docLen, c.touched, c.length = c.post[:0], c.acc[:0], c.docLen[:0], c.touched[:0], 0
+	clear(c.acc) // zero unless a block stopped inside a document
+	c.docLen, c.touched, c.length = c.docLen[:0], c.touched[:0], 0
 }
 
 // add counts one file: its chunks as documents chunkNo, chunkNo+1, … and

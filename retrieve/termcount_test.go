@@ -80,11 +80,13 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 	// reused counts the same blocks with one counter, merged and reset
 	// after each block as chunkFiles does with its pool; it starts dirty,
 	// as a counter whose block stopped inside a document.
-	reused, reusedFiles := newLexBuilder(), newLexBuilder()
+	shared := newLexBuilders(2)
+	reused, reusedFiles := shared[0], shared[1]
 	one := newFileCounter()
 	one.chunks.count(one.v.appendIDs(nil, "stale words left over"), weightBody)
 	one.files.count(one.v.appendIDs(nil, "stale"), weightBody)
-	one.reset()
+	one.chunks.reset()
+	one.files.reset()
 	oneBlock := 0
 	var chunkNo, fileNo int32
 	blocks := []*fileCounter{newFileCounter(), newFileCounter(), newFileCounter()}
@@ -107,20 +109,17 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 		}
 		blocks[b].add(f.rel, f.text, ls, chunks, chunkNo-blockChunk[b], fileNo-blockFile[b])
 		if b != oneBlock {
-			reused.merge(one.v.terms, &one.chunks, blockChunk[oneBlock])
-			reusedFiles.merge(one.v.terms, &one.files, blockFile[oneBlock])
-			one.reset()
+			one.mergeInto(reused, reusedFiles, blockChunk[oneBlock], blockFile[oneBlock])
 			oneBlock = b
 		}
 		one.add(f.rel, f.text, ls, chunks, chunkNo-blockChunk[b], fileNo-blockFile[b])
 		chunkNo += int32(len(chunks))
 		fileNo++
 	}
-	reused.merge(one.v.terms, &one.chunks, blockChunk[oneBlock])
-	reusedFiles.merge(one.v.terms, &one.files, blockFile[oneBlock])
+	one.mergeInto(reused, reusedFiles, blockChunk[oneBlock], blockFile[oneBlock])
 	for b, fc := range blocks {
-		got.merge(fc.v.terms, &fc.chunks, blockChunk[b])
-		gotFiles.merge(fc.v.terms, &fc.files, blockFile[b])
+		got.merge(fc.v.terms, &fc.chunks, blockChunk[b], nil)
+		gotFiles.merge(fc.v.terms, &fc.files, blockFile[b], nil)
 	}
 	opt := cmpopts.IgnoreUnexported(lexIndex{})
 	// finish takes the builders' postings apart, so compare the reused
