@@ -68,7 +68,7 @@ func TestToolCommand(t *testing.T) {
 		{
 			name:   "grep",
 			args:   []string{"--repo", root, "tool", "grep", `{"pattern": "Greet\\(n\\)", "context": 0}`},
-			stdout: "1 matching line in 1 file for /Greet\\(n\\)/:\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)\n",
+			stdout: "1 matching line in 1 file for \"Greet\\\\(n\\\\)\":\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)\n",
 		},
 		{
 			name:   "read with arguments from stdin",
