@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/relayhq/relay/review"
 	"github.com/relayhq/relay/udiff"
@@ -77,10 +78,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			fb, err := review.OpenFeedback(state).All()
+			fbs := review.OpenFeedback(state)
+			fb, skipped, err := fbs.All()
 			if err != nil {
 				return err
 			}
+			warnSkippedFeedback(g.stderr, fbs.Path(), skipped)
 			opts.Feedback = fb
 			rc, err := review.Build(cmd.Context(), st, diffs, opts)
 			if err != nil {
@@ -186,6 +189,19 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(add, imp)
 	return cmd
+}
+
+// warnSkippedFeedback says which lines of the feedback store a review could
+// not use; the review goes on with the others.
+func warnSkippedFeedback(w io.Writer, path string, skipped []string) {
+	if len(skipped) == 0 {
+		return
+	}
+	shown := skipped
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], "…")
+	}
+	fmt.Fprintf(w, "relay: warning: %s: %d damaged line(s) skipped (%s); fix or delete them\n", path, len(skipped), strings.Join(shown, "; "))
 }
 
 // feedbackStore opens the review feedback store of the repository, in
