@@ -57,7 +57,7 @@ the repository, link loops and paths too long to open are not indexed and are li
 	ef.register(cmd.Flags())
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
-	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop `go list` and fail when one runs longer than this (a blocking file it reads, a stuck download)")
+	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
 	return cmd
 }
 
