@@ -163,7 +163,11 @@ func yamlError(name string, err error) string {
 			out = append(out, fmt.Sprintf("%s:%s: unknown key %q (see examples/bot/relay.yaml for the keys)", name, m[1], m[2]))
 			continue
 		}
-		out = append(out, name+":"+yamlLineRE.ReplaceAllString(l, "$1: "))
+		if yamlLineRE.MatchString(l) {
+			out = append(out, name+":"+yamlLineRE.ReplaceAllString(l, "$1: "))
+		} else {
+			out = append(out, name+": "+strings.TrimPrefix(l, "yaml: "))
+		}
 	}
 	return strings.Join(out, "\n")
 }
@@ -302,7 +306,7 @@ func (c *Config) validateQueue(v *validator) {
 	}
 	if c.Queue != "" {
 		if u, err := url.Parse(c.Queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			v.bad("queue %q: want postgres://user@host/db (or leave it empty for the embedded queue)", Redact(c.Queue))
+			v.bad("queue %q: want a postgres:// URL such as postgres://db.example.com:5432/relay (or leave it empty for the embedded queue)", Redact(c.Queue))
 		} else if _, ok := u.User.Password(); ok {
 			v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
 		}
