@@ -45,6 +45,11 @@ the repository, link loops and paths too long to open are not indexed and are li
 			if err != nil {
 				return err
 			}
+			// A --store or --state relay must not use is refused before
+			// the graph is written, not after.
+			if _, err := g.stateDir(root); err != nil {
+				return err
+			}
 			emb, err := g.embedder(ef)
 			if err != nil {
 				return err
