@@ -153,10 +153,14 @@ func TestReviewBudgetBoundsEverything(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, budget := range []int{1, 5, 50, 200, 1200} {
+		full := rc.Markdown(1 << 30)
+		for _, budget := range []int{1, 5, 50, MinBudget, 200, 1200} {
 			md := rc.Markdown(budget)
 			if len(md) > budget*4 || EstimateTokens(md) > budget {
 				t.Errorf("%s, budget %d: %d bytes (%d tokens):\n%s", name, budget, len(md), EstimateTokens(md), md)
+			}
+			if budget >= MinBudget && md != full && !strings.Contains(md, "Omitted for the token budget") {
+				t.Errorf("%s, budget %d: cut without saying so:\n%s", name, budget, md)
 			}
 			if budget >= 200 && !strings.Contains(md, "Files: `") {
 				t.Errorf("%s, budget %d: no file listed:\n%s", name, budget, md)

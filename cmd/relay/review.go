@@ -48,8 +48,8 @@ Examples:
 			if err != nil {
 				return usageErr(fmt.Errorf("--depth: %w", err))
 			}
-			if budget < 0 {
-				return usageErr(fmt.Errorf("--budget %d: want a positive token count", budget))
+			if budget < review.MinBudget {
+				return usageErr(fmt.Errorf("--budget %d: want at least %d tokens, so that the context can say what it left out", budget, review.MinBudget))
 			}
 			diffs, err := readDiff(g, diffPath, "diff")
 			if err != nil {
@@ -107,7 +107,7 @@ Examples:
 	f.StringVar(&diffPath, "diff", "", "unified diff to review: a file, or - for stdin")
 	f.StringVar(&depth, "depth", "standard", "fast (direct callers), standard (2 hops of callers) or deep (+ semantic neighbours)")
 	f.BoolVar(&asJSON, "json", false, "print the context as JSON (with the Markdown in a field)")
-	f.IntVar(&budget, "budget", review.DefaultBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes)")
+	f.IntVar(&budget, "budget", review.DefaultBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes; at least 100)")
 	ef.register(f)
 	cmd.AddCommand(newFeedbackCmd(g))
 	return cmd

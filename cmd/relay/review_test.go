@@ -63,6 +63,11 @@ func TestReviewCommand(t *testing.T) {
 		{"no diff flag", "", []string{"review"}, 2, nil, "review needs --diff"},
 		{"bad depth", cartDiff, []string{"review", "--diff", "-", "--depth", "wide"}, 2, nil, "unknown depth \"wide\""},
 		{"missing file", "", []string{"review", "--diff", filepath.Join(root, "nope.diff")}, 1, nil, "open diff"},
+		// --budget 10 printed the title alone, with no word of what was
+		// left out; 0 silently meant the default.
+		{"budget too small", cartDiff, []string{"review", "--diff", "-", "--budget", "10"}, 2, nil, "--budget 10: want at least 100 tokens, so that the context can say what it left out"},
+		{"budget zero", cartDiff, []string{"review", "--diff", "-", "--budget", "0"}, 2, nil, "--budget 0: want at least 100 tokens"},
+		{"smallest budget", cartDiff, []string{"review", "--diff", "-", "--budget", "100"}, 0, []string{"## Review context (standard)", "Omitted for the token budget:"}, ""},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
