@@ -44,6 +44,9 @@ Example client configuration:
 			if maxConcurrent < 1 {
 				return usageErr(fmt.Errorf("--max-concurrent must be at least 1 (got %d)", maxConcurrent))
 			}
+			if err := positiveTimeout(timeout); err != nil {
+				return err
+			}
 			root, err := g.repoRoot()
 			if err != nil {
 				return err
