@@ -171,7 +171,41 @@ func (a GraphAnswer) Text(limit int) string {
 	if len(a.ByName) > 0 {
 		rs = append(append([]graphdb.Result(nil), a.Results...), a.ByName...)
 	}
-	return FormatGraph(graphdb.Op(a.Operation), a.Target.QName, a.Depth, rs, limit)
+	text := FormatGraph(graphdb.Op(a.Operation), a.Target.QName, a.Depth, rs, limit)
+	if len(rs) == 0 {
+		text += notATypeHint(graphdb.Op(a.Operation), a.Target)
+	}
+	return text
+}
+
+// typeOps are the operations that answer about a type; asked of a
+// function or method they find nothing, which says nothing about why.
+var typeOps = map[graphdb.Op]string{
+	graphdb.OpImplementations: "the types implementing an interface",
+	graphdb.OpMethods:         "the methods and fields of a type",
+	graphdb.OpUsages:          "the functions taking or returning a type",
+	graphdb.OpInheritors:      "the types embedding or inheriting a type",
+}
+
+// notATypeHint explains an empty answer of a type operation on a function
+// or method ("" otherwise).
+func notATypeHint(op graphdb.Op, target graphdb.Node) string {
+	what, ok := typeOps[op]
+	if !ok || (target.Kind != graphdb.KindFunction && target.Kind != graphdb.KindMember) {
+		return ""
+	}
+	kind := target.SubKind
+	if kind == "" {
+		kind = string(target.Kind)
+	}
+	next := "ask for callers or callees"
+	switch {
+	case target.SubKind == "field":
+		next = "give the type it belongs to as the target"
+	case target.Kind == graphdb.KindMember:
+		next += ", or give the type it belongs to as the target"
+	}
+	return fmt.Sprintf(" %s is a %s, not a type: %s lists %s. For a %s, %s.", target.QName, kind, op, what, kind, next)
 }
 
 // isByName reports whether r is a by-name-only result (graphdb.ByName).
