@@ -214,5 +214,19 @@ func (a *asker) historyFile() (string, error) {
 	if dir, err = a.g.prepareStateDir(a.root); err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "history"), nil
+	// The questions are as private as the transcripts (0600): the line
+	// editor would create the file 0644 (0666 less the umask) and keep
+	// whatever mode an existing one has.
+	p := filepath.Join(dir, "history")
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("open the REPL history: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			return "", fmt.Errorf("make the REPL history private: %w", err)
+		}
+	}
+	return p, nil
 }
