@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -133,6 +134,14 @@ func AnswerGraph(ctx context.Context, r graphdb.Reader, operation, target string
 // candidates, any other error is a store failure.
 func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphdb.Node, error) {
 	n, err := graphdb.Resolve(ctx, r, target)
+	if m := callSuffix.FindStringSubmatch(strings.TrimSpace(target)); m != nil && errors.Is(err, graphdb.ErrNotFound) {
+		// "Serve()" or "Diff(x, y)": people and models write a function as
+		// it is called. The exact name is tried first: a Java overload's
+		// qualified name carries its parameter types in parentheses.
+		if n2, err2 := graphdb.Resolve(ctx, r, m[1]); err2 == nil || !errors.Is(err2, graphdb.ErrNotFound) {
+			n, err, target = n2, err2, m[1]
+		}
+	}
 	if err != nil {
 		var ae *graphdb.AmbiguousError
 		if errors.As(err, &ae) || errors.Is(err, graphdb.ErrNotFound) {
@@ -142,6 +151,10 @@ func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphd
 	}
 	return n, nil
 }
+
+// callSuffix matches a target written as a call: the name, then one pair
+// of parentheses holding no others.
+var callSuffix = regexp.MustCompile(`^([^()]*[^()\s])\s*\([^()]*\)$`)
 
 func resolveText(target string, ae *graphdb.AmbiguousError) string {
 	var b strings.Builder
