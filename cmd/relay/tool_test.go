@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -200,5 +201,32 @@ func TestTimeoutFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// fullWriter fails every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestOutputWriteFails: `relay search … > /dev/full` and `relay graph
+// callers … > /dev/full` exited 0 with their answer lost. A command whose
+// output cannot be written fails.
+func TestOutputWriteFails(t *testing.T) {
+	needRgFd(t)
+	root := retrievalRepo(t)
+	for _, args := range [][]string{
+		{"search", "discount"},
+		{"graph", "callers", "applyDiscount"},
+		{"graph", "callers", "applyDiscount", "--json"},
+		{"tool", "glob", `{"pattern": "**/*.go"}`},
+		{"review", "--diff", "-"},
+		{"scope", "orders of one hundred get no discount"},
+	} {
+		var errb bytes.Buffer
+		code := run(t.Context(), append([]string{"--repo", root}, args...), strings.NewReader(cartDiff), fullWriter{}, &errb, func(string) string { return "" })
+		if code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("relay %v to a full disk: exit %d, stderr %q; want 1 and the write error", args, code, errb.String())
+		}
 	}
 }
