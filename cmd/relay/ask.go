@@ -33,6 +33,12 @@ is not a terminal, each line read from it is one question.`,
 		Example: `  relay ask "Where are SMS retries decided?"
   relay ask --model qwen2.5-coder:14b --base-url http://localhost:11434/v1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			q := strings.TrimSpace(strings.Join(args, " "))
+			if len(args) > 0 && q == "" {
+				// relay ask "$QUESTION" with an empty variable started a
+				// REPL, which read stdin and exited 0 without a word.
+				return usageErr(errors.New(`the question is empty: pass it as arguments (relay ask "where are retries decided?"), or none for the REPL`))
+			}
 			root, err := g.repoRoot()
 			if err != nil {
 				return err
@@ -48,7 +54,7 @@ is not a terminal, each line read from it is one question.`,
 				defer sess.Close()
 			}
 			a := &asker{g: g, f: &f, root: root, sess: sess}
-			if q := strings.TrimSpace(strings.Join(args, " ")); q != "" {
+			if q != "" {
 				return a.answer(ctx, q)
 			}
 			return a.repl(ctx)

@@ -132,3 +132,14 @@ func TestHistoryPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestAskEmptyQuestion: relay ask "" (an empty shell variable) started the
+// REPL, read stdin and exited 0 without a word; it is now a usage error.
+func TestAskEmptyQuestion(t *testing.T) {
+	for _, args := range [][]string{{""}, {"  ", "\t"}} {
+		code, stdout, stderr := relay(t, "where is main?\n", append([]string{"--repo", t.TempDir(), "ask"}, args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "the question is empty") {
+			t.Errorf("ask %q: exit %d, stdout %q, stderr %q; want 2 and why", args, code, stdout, stderr)
+		}
+	}
+}
