@@ -179,6 +179,10 @@ func TestIndexAndGraph(t *testing.T) {
 		{[]string{"graph", "callers", "a", "b"}, 2, "exactly one target"},
 		{[]string{"graph", "callers", "retry.Do", "--depth", "9"}, 2, "out of range"},
 		{[]string{"graph", "blast-radius", "retry.Do", "Nope"}, 1, "No symbol"},
+		// An empty target (an empty shell variable) read "No symbol \"\""
+		// (blast-radius) or the model's JSON example (exit 1).
+		{[]string{"graph", "callers", ""}, 2, "graph callers: a target is empty; give a symbol name, qualified name or path.go:Func, e.g. relay graph callers Service.Send"},
+		{[]string{"graph", "blast-radius", "retry.Do", " "}, 2, "graph blast-radius: a target is empty"},
 	}
 	for _, e := range errs {
 		args := append(e.args, "--repo", repo)
