@@ -304,6 +304,9 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 		fmt.Fprintf(w, "%s: %d files, %d re-extracted.\n", l, s.Languages[l], s.Units[l])
 	}
 	fmt.Fprintf(w, "Languages: %s\n", languagesLine(s))
+	if s.NoModule > 0 {
+		fmt.Fprintf(w, "Go: %d files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them.\n", s.NoModule)
+	}
 	fmt.Fprintf(w, "Nodes: %d (%s)\n", s.Stats.TotalNodes(), kindCounts(s.Stats.Nodes, graphdb.NodeKinds))
 	fmt.Fprintf(w, "Edges: %d (%s)\n", s.Stats.TotalEdges(), kindCounts(s.Stats.Edges, graphdb.EdgeKinds))
 	if len(s.Phases) > 0 {

@@ -339,3 +339,23 @@ func TestIndexRebuildsUnusableStore(t *testing.T) {
 		t.Errorf("graph after rebuild = %d %s %s", code, out, stderr)
 	}
 }
+
+// TestIndexSaysNoModule: a copy of a Go package without a go.mod (net/http
+// copied out of GOROOT) was indexed with "Errors: none" and not one call;
+// relay index now says how many files have no module and what to do.
+func TestIndexSaysNoModule(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for name, body := range map[string]string{"a.go": "package a\n\nfunc A() { B() }\n", "b.go": "package a\n\nfunc B() {}\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "Go: 2 files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them."
+	for _, step := range []string{"first", "unchanged"} {
+		code, stdout, stderr := relay(t, "", "index", "--repo", root)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("%s run: exit %d, stdout lacks %q:\n%s\n%s", step, code, want, stdout, stderr)
+		}
+	}
+}
