@@ -54,11 +54,24 @@ func privateDir(rel string) string {
 	return ""
 }
 
+// privateOf is privateDir that also knows o.Private.
+func (o Options) privateOf(rel string) string {
+	if d := privateDir(rel); d != "" {
+		return d
+	}
+	for _, p := range o.Private {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return p
+		}
+	}
+	return ""
+}
+
 // privateText is the model's answer to a read of a private folder.
 func privateText(shown, dir string) string {
-	what := "git's own files (its configuration may hold credentials)"
-	if dir == ".relay" {
-		what = "relay's own index, review feedback and run transcripts"
+	what := "relay's own index, review feedback and run transcripts"
+	if dir == ".git" {
+		what = "git's own files (its configuration may hold credentials)"
 	}
 	return fmt.Sprintf("%s is inside %s, which holds %s, not the repository's sources; the tools do not read it. Use glob or grep to find a source file.", shown, dir, what)
 }

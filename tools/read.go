@@ -93,7 +93,7 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 	}
 	file = t.argPath(file)
 	if rel, err := t.opts.root.Rel(file); err == nil {
-		if d := privateDir(rel); d != "" {
+		if d := t.opts.privateOf(rel); d != "" {
 			return Errorf("%s", privateText(displayPath(rel), d)), nil
 		}
 	}
@@ -138,7 +138,7 @@ func (t *Read) privateTarget(rel string) string {
 	if err != nil {
 		return ""
 	}
-	return privateDir(filepath.ToSlash(r))
+	return t.opts.privateOf(filepath.ToSlash(r))
 }
 
 // argPath undoes the quoting glob and grep use for odd file names
@@ -299,7 +299,7 @@ func (t *Read) dir(f *os.File, rel string) Result {
 	}
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
-		if privateDir(e.Name()) != "" {
+		if t.opts.privateOf(path.Join(rel, e.Name())) != "" || privateDir(e.Name()) != "" {
 			continue
 		}
 		n := displayPath(e.Name())

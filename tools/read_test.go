@@ -290,6 +290,23 @@ func TestReadPrivateDirs(t *testing.T) {
 			checkCall[ReadMeta](t, r, string(args), tc.want, true, nil)
 		})
 	}
+	// relay's store or state directory inside the repository under another
+	// name: grep and glob skip it by its .gitignore, read by Options.Private.
+	writeFile(t, root, "build/relay/runs/2.jsonl", "{\"role\":\"user\"}\n")
+	rp := newRead(t, Options{Root: root, Private: []string{"./build/relay/", "../outside", ""}})
+	for _, file := range []string{"build/relay/runs/2.jsonl", "build/relay", "./build//relay/runs"} {
+		args, _ := json.Marshal(ReadParams{File: file})
+		res, err := rp.Call(t.Context(), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || !strings.Contains(res.Content, " is inside build/relay, which holds relay's own index, review feedback and run transcripts") {
+			t.Errorf("read %s with build/relay private: %q", file, res.Content)
+		}
+	}
+	if res, _ := rp.Call(t.Context(), json.RawMessage(`{"file": "build"}`)); strings.Contains(res.Content, "relay/") {
+		t.Errorf("the listing of build shows the private folder:\n%s", res.Content)
+	}
 	res, err := r.Call(t.Context(), json.RawMessage(`{"file": "."}`))
 	if err != nil {
 		t.Fatal(err)

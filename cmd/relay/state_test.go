@@ -258,3 +258,41 @@ func TestStoreInsideRepository(t *testing.T) {
 		t.Errorf("a refused --store or --state changed the repository (-before +after):\n%s", diff)
 	}
 }
+
+// TestToolsHideStoreInsideRepository: with --store (or --state) inside the
+// repository under another name than .relay, read served relay's own files
+// there (transcripts of past runs) to a model; it refuses them as it does
+// .relay.
+func TestToolsHideStoreInsideRepository(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"main.go": "package main\n", "build/relay/runs/1.jsonl": "{\"role\":\"user\"}\n", "st/history": "where?\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		flags []string
+		file  string
+		want  string
+	}{
+		{[]string{"--store", filepath.Join(root, "build", "relay")}, "build/relay/runs/1.jsonl", "build/relay/runs/1.jsonl is inside build/relay, which holds relay's own index"},
+		{[]string{"--state", filepath.Join(root, "st")}, "st/history", "st/history is inside st, which holds relay's own index"},
+	}
+	for _, tc := range tests {
+		args := append(append([]string{"--repo", root}, tc.flags...), "tool", "read", `{"file": "`+tc.file+`"}`)
+		code, stdout, stderr := relay(t, "", args...)
+		if code != 1 || !strings.Contains(stdout, tc.want) {
+			t.Errorf("relay %v: exit %d, stdout %q, stderr %q; want 1 and %q", args, code, stdout, stderr, tc.want)
+		}
+	}
+	if code, stdout, _ := relay(t, "", "--repo", root, "tool", "read", `{"file": "st/history"}`); code != 0 || !strings.Contains(stdout, "where?") {
+		t.Errorf("without --state, st/history is a repository file: exit %d, %q", code, stdout)
+	}
+}

@@ -169,3 +169,23 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 	}
 	return st, nil
 }
+
+// privateDirs returns relay's store and state directories that lie inside
+// root, repository-relative, for tools.Options.Private: a model must not
+// read relay's own files there (transcripts of past runs among them), as
+// it cannot under the default .relay.
+func (g *globals) privateDirs(root string) []string {
+	var out []string
+	for _, get := range []func(string) (string, error){g.storeDir, g.stateDir} {
+		dir, err := get(root)
+		if err != nil || dir == "" {
+			continue
+		}
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
