@@ -38,7 +38,8 @@
 // descriptor), so a FIFO or device cannot hang a call. Messages name repository-relative paths only, and
 // quote a model's argument at most 200 bytes long. rg and fd do not follow
 // symlinks; the .git and .relay directories are never searched, and read
-// refuses paths into them (by name at any depth, and through a link:
+// refuses paths into them and into Options.Private (by name at any depth,
+// and through a link:
 // .git/config may hold credentials, .relay past transcripts); .gitignore
 // is honoured (also outside a git work tree). File names that would be
 // ambiguous on a line (newlines, invalid UTF-8…) are printed Go-quoted, and
