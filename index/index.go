@@ -106,6 +106,11 @@ type Summary struct {
 	// run.
 	Languages map[string]int
 	Units     map[string]int
+
+	// NoModule counts the Go files (testdata aside) outside every module:
+	// with no go.mod above them they are indexed from syntax alone, so
+	// they have declarations but no calls, types or implementations.
+	NoModule int
 }
 
 // Diagnostic is one problem found while indexing. Indexing goes on.
@@ -427,6 +432,11 @@ func (r *runner) countFiles() (work bool) {
 		}
 	}
 	r.sum.Files += len(t.files) + len(t.py)
+	for rel := range t.files {
+		if _, ok := t.moduleOf(dirOf(rel)); !ok && !isTestdata(rel) {
+			r.sum.NoModule++
+		}
+	}
 	return work
 }
 

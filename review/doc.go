@@ -5,9 +5,10 @@
 // Searcher.Neighbours, at DepthDeep) and the past review comments closest
 // to the change; [Context.Markdown] fits it into a token budget, the file
 // list included. The review feedback store ([FeedbackStore], feedback.jsonl
-// in relay's state directory) keeps accepted and rejected comments, and
-// [SimilarFeedback] picks the closest ones by TF-IDF over comment, code and
-// path.
+// in relay's state directory) keeps accepted and rejected comments on
+// repository-relative paths (a damaged line is skipped and reported, never
+// fatal, and never joined by the next append), and [SimilarFeedback] picks
+// the closest ones by TF-IDF over comment, code and path.
 //
 // A review memoizes the graph reader for its length (cache.go): a large
 // diff asks the same questions many times.

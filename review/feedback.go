@@ -33,11 +33,18 @@ type Feedback struct {
 	Created  time.Time `json:"created,omitzero"`
 }
 
-// Validate checks the required fields.
+// Validate checks the required fields. File is repository-relative: an
+// absolute path or one leaving the repository could never match a diff's
+// files, so it is refused rather than kept.
 func (f Feedback) Validate() error {
+	slashed := filepath.ToSlash(f.File)
 	switch {
 	case strings.TrimSpace(f.File) == "":
 		return errors.New("feedback needs a file (the path the comment was made on)")
+	case path.IsAbs(slashed) || filepath.IsAbs(f.File) || filepath.VolumeName(f.File) != "":
+		return fmt.Errorf("feedback file %q is absolute: give the path relative to the repository root (e.g. internal/auth/token.go)", f.File)
+	case path.Clean(slashed) == ".." || strings.HasPrefix(path.Clean(slashed), "../"):
+		return fmt.Errorf("feedback file %q leaves the repository: give the path relative to the repository root (e.g. internal/auth/token.go)", f.File)
 	case strings.TrimSpace(f.Comment) == "":
 		return errors.New("feedback needs a comment text")
 	case f.Line < 0:
@@ -65,7 +72,10 @@ func OpenFeedback(dir string) *FeedbackStore {
 // Path returns the store's file.
 func (s *FeedbackStore) Path() string { return s.path }
 
-// Add appends items after validating all of them.
+// Add appends items after validating all of them. A file whose last line
+// was cut short (a write killed half-way, a hand edit) first gets the
+// newline it lacks, so the new items never join that line and are lost
+// with it.
 func (s *FeedbackStore) Add(items ...Feedback) error {
 	var buf bytes.Buffer
 	for i, f := range items {
@@ -90,11 +100,20 @@ func (s *FeedbackStore) Add(items ...Feedback) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(s.path), err)
 	}
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open feedback store: %w", err)
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	torn, err := endsTorn(f)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("read feedback store: %w", err)
+	}
+	out := buf.Bytes()
+	if torn {
+		out = append([]byte{'\n'}, out...)
+	}
+	if _, err := f.Write(out); err != nil {
 		f.Close()
 		return fmt.Errorf("append feedback: %w", err)
 	}
@@ -114,49 +133,83 @@ func (s *FeedbackStore) Import(r io.Reader) (int, error) {
 	return len(items), s.Add(items...)
 }
 
-// All returns every stored item; a missing file is an empty store.
-func (s *FeedbackStore) All() ([]Feedback, error) {
-	f, err := os.Open(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+// endsTorn reports whether f is non-empty and does not end with a newline.
+func endsTorn(f *os.File) (bool, error) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open feedback store: %w", err)
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+		return false, err
 	}
-	defer f.Close()
-	items, err := decodeFeedback(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.path, err)
-	}
-	return items, nil
+	return last[0] != '\n', nil
 }
 
+// All returns every stored item that can be read; a missing file is an
+// empty store. A line that cannot be read (cut short by a killed write,
+// edited by hand) is skipped and described in skipped ("line 5: …"): one
+// damaged line must not take every past comment, and every review, with
+// it. err is for a store that cannot be read at all.
+func (s *FeedbackStore) All() (items []Feedback, skipped []string, err error) {
+	f, err := os.Open(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open feedback store: %w", err)
+	}
+	defer f.Close()
+	err = lines.Each(f, func(n int, line []byte) error {
+		item, ok, lerr := decodeFeedbackLine(n, line)
+		switch {
+		case lerr != nil:
+			skipped = append(skipped, lerr.Error())
+		case ok:
+			items = append(items, item)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", s.path, err)
+	}
+	return items, skipped, nil
+}
+
+// decodeFeedback reads items to import: the first bad line fails them all.
 func decodeFeedback(r io.Reader) ([]Feedback, error) {
 	var out []Feedback
 	err := lines.Each(r, func(n int, line []byte) error {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			return nil
+		item, ok, err := decodeFeedbackLine(n, line)
+		if ok {
+			out = append(out, item)
 		}
-		var f Feedback
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			return fmt.Errorf("line %d: %v (want {\"file\": …, \"line\": N, \"comment\": …, \"accepted\": true|false})", n, err)
-		}
-		if dec.More() {
-			return fmt.Errorf("line %d: more than one JSON object (want one feedback object per line)", n)
-		}
-		if err := f.Validate(); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		out = append(out, f)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// decodeFeedbackLine decodes line n; ok is false for a blank line.
+func decodeFeedbackLine(n int, line []byte) (f Feedback, ok bool, err error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return f, false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, false, fmt.Errorf("line %d: %v (want {\"file\": …, \"line\": N, \"comment\": …, \"accepted\": true|false})", n, err)
+	}
+	if dec.More() {
+		return f, false, fmt.Errorf("line %d: more than one JSON object (want one feedback object per line)", n)
+	}
+	if err := f.Validate(); err != nil {
+		return f, false, fmt.Errorf("line %d: %w", n, err)
+	}
+	return f, true, nil
 }
 
 // ScoredFeedback is a feedback item with its distance to a diff (0 = same

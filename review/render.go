@@ -12,6 +12,12 @@ import (
 // caller gives none.
 const DefaultBudget = 1200
 
+// MinBudget is the smallest budget at which Markdown always keeps the
+// line saying what the budget left out: below it the title and the file
+// list can fill the budget, and the context was cut without a word
+// (relay review refuses a smaller --budget).
+const MinBudget = 100
+
 // EstimateTokens approximates the tokens of s for budgeting (4 bytes per
 // token, the usual figure for English and code with BPE tokenizers).
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }

@@ -45,9 +45,9 @@ func loadFeedback(t *testing.T) []Feedback {
 	if _, err := st.Import(f); err != nil {
 		t.Fatal(err)
 	}
-	items, err := st.All()
-	if err != nil {
-		t.Fatal(err)
+	items, skipped, err := st.All()
+	if err != nil || len(skipped) != 0 {
+		t.Fatal(err, skipped)
 	}
 	return items
 }
@@ -153,10 +153,14 @@ func TestReviewBudgetBoundsEverything(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, budget := range []int{1, 5, 50, 200, 1200} {
+		full := rc.Markdown(1 << 30)
+		for _, budget := range []int{1, 5, 50, MinBudget, 200, 1200} {
 			md := rc.Markdown(budget)
 			if len(md) > budget*4 || EstimateTokens(md) > budget {
 				t.Errorf("%s, budget %d: %d bytes (%d tokens):\n%s", name, budget, len(md), EstimateTokens(md), md)
+			}
+			if budget >= MinBudget && md != full && !strings.Contains(md, "Omitted for the token budget") {
+				t.Errorf("%s, budget %d: cut without saying so:\n%s", name, budget, md)
 			}
 			if budget >= 200 && !strings.Contains(md, "Files: `") {
 				t.Errorf("%s, budget %d: no file listed:\n%s", name, budget, md)
@@ -182,7 +186,7 @@ func TestFeedbackStore(t *testing.T) {
 	dir := t.TempDir()
 	st := OpenFeedback(dir)
 	st.now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
-	if items, err := st.All(); err != nil || len(items) != 0 {
+	if items, _, err := st.All(); err != nil || len(items) != 0 {
 		t.Fatalf("empty store: %v %v", items, err)
 	}
 	in := Feedback{File: "a/b.go", Line: 3, Comment: "check the error", Accepted: true}
@@ -193,7 +197,7 @@ func TestFeedbackStore(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("import: %d %v", n, err)
 	}
-	got, err := st.All()
+	got, _, err := st.All()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,13 +215,16 @@ func TestFeedbackStore(t *testing.T) {
 		{`not json`, "line 1:"},
 		{``, "no feedback lines"},
 		{`{"file": "x", "line": -1, "comment": "c"}`, "line 1: feedback line -1"},
+		{`{"file": "/etc/passwd", "comment": "c"}`, `line 1: feedback file "/etc/passwd" is absolute`},
+		{`{"file": "a/../../x.go", "comment": "c"}`, `line 1: feedback file "a/../../x.go" leaves the repository`},
+		{`{"file": "..", "comment": "c"}`, `line 1: feedback file ".." leaves the repository`},
 	}
 	for _, b := range bad {
 		if _, err := st.Import(strings.NewReader(b.in)); err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("import %q: err = %v, want %q", b.in, err, b.want)
 		}
 	}
-	if got2, _ := st.All(); len(got2) != 2 {
+	if got2, _, _ := st.All(); len(got2) != 2 {
 		t.Errorf("a failed import wrote %d items", len(got2)-2)
 	}
 }
@@ -294,4 +301,64 @@ func testRepo(t *testing.T) (string, *memstore.Store, *retrieve.Searcher) {
 		t.Fatal(err)
 	}
 	return root, g, s
+}
+
+// TestFeedbackStoreTornLine: a store whose last line was cut short (a write
+// killed half-way) still serves its other items, says which line it
+// skipped, and the next Add starts on a line of its own instead of joining
+// the torn one (which lost the new item with it).
+func TestFeedbackStoreTornLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content string
+		wantSkipped   []string
+	}{
+		{"torn last line", `{"file": "a.go", "comment": "keep", "accepted": true}` + "\n" + `{"file": "b.go", "li`,
+			[]string{`line 2: unexpected EOF (want {"file": …, "line": N, "comment": …, "accepted": true|false})`}},
+		{"hand-edited middle line", `{"file": "a.go", "comment": "keep", "accepted": true}` + "\nnot json\n",
+			[]string{`line 2: invalid character 'o' in literal null (expecting 'u') (want {"file": …, "line": N, "comment": …, "accepted": true|false})`}},
+		{"path outside the repository", `{"file": "a.go", "comment": "keep", "accepted": true}` + "\n" + `{"file": "/etc/passwd", "comment": "c"}` + "\n",
+			[]string{`line 2: feedback file "/etc/passwd" is absolute: give the path relative to the repository root (e.g. internal/auth/token.go)`}},
+		{"no newline after a whole line", `{"file": "a.go", "comment": "keep", "accepted": true}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, FeedbackFile), []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st := OpenFeedback(dir)
+			when := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+			st.now = func() time.Time { return when }
+			items, skipped, err := st.All()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantSkipped, skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+			if len(items) != 1 || items[0].Comment != "keep" {
+				t.Errorf("items = %+v, want the one whole line", items)
+			}
+			if err := st.Add(Feedback{File: "c.go", Comment: "new", Accepted: true}); err != nil {
+				t.Fatal(err)
+			}
+			items, skipped2, err := st.All()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantSkipped, skipped2); diff != "" {
+				t.Errorf("after Add, skipped (-want +got):\n%s", diff)
+			}
+			want := []string{"keep", "new"}
+			var got []string
+			for _, it := range items {
+				got = append(got, it.Comment)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("after Add, comments (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -163,7 +163,11 @@ func yamlError(name string, err error) string {
 			out = append(out, fmt.Sprintf("%s:%s: unknown key %q (see examples/bot/relay.yaml for the keys)", name, m[1], m[2]))
 			continue
 		}
-		out = append(out, name+":"+yamlLineRE.ReplaceAllString(l, "$1: "))
+		if yamlLineRE.MatchString(l) {
+			out = append(out, name+":"+yamlLineRE.ReplaceAllString(l, "$1: "))
+		} else {
+			out = append(out, name+": "+strings.TrimPrefix(l, "yaml: "))
+		}
 	}
 	return strings.Join(out, "\n")
 }
@@ -262,7 +266,38 @@ func (c *Config) Validate(getenv func(string) string) error {
 		}
 	}
 	v.secret("model.api_key_env", c.Model.APIKeyEnv, false)
+	c.Model.validateNumbers(v)
 	return errors.Join(v.errs...)
+}
+
+// validateNumbers refuses negative model settings, which would otherwise
+// pass --check-config and fail every job with an error about relay scope's
+// command-line flags. Zero means the default.
+func (m ModelConfig) validateNumbers(v *validator) {
+	ints := []struct {
+		key string
+		n   int64
+	}{
+		{"max_tokens", m.MaxTokens}, {"parallel", int64(m.Parallel)}, {"planner_steps", int64(m.PlannerSteps)},
+		{"retriever_steps", int64(m.RetrieverSteps)}, {"retries", int64(m.Retries)},
+	}
+	for _, n := range ints {
+		if n.n < 0 {
+			v.bad("model.%s: %d is negative; give a positive number, or leave it out for the default", n.key, n.n)
+		}
+	}
+	durs := []struct {
+		key string
+		d   time.Duration
+	}{{"retriever_timeout", m.RetrieverTimeout}, {"request_timeout", m.RequestTimeout}, {"timeout", m.Timeout}}
+	for _, d := range durs {
+		if d.d < 0 {
+			v.bad("model.%s: %s is negative; give a positive duration such as 5m, or leave it out for the default", d.key, d.d)
+		}
+	}
+	if m.MaxCost < 0 {
+		v.bad("model.max_cost: %g is negative; give a positive amount, or leave it out for no limit", m.MaxCost)
+	}
 }
 
 // validator collects Validate's problems, each prefixed with the file.
@@ -302,7 +337,7 @@ func (c *Config) validateQueue(v *validator) {
 	}
 	if c.Queue != "" {
 		if u, err := url.Parse(c.Queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			v.bad("queue %q: want postgres://user@host/db (or leave it empty for the embedded queue)", Redact(c.Queue))
+			v.bad("queue %q: want a postgres:// URL such as postgres://db.example.com:5432/relay (or leave it empty for the embedded queue)", Redact(c.Queue))
 		} else if _, ok := u.User.Password(); ok {
 			v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/internal/redact"
 )
 
 // TestServeConfigSample loads examples/bot/relay.yaml: it must stay valid.
@@ -51,6 +53,16 @@ func TestServeConfigErrors(t *testing.T) {
 		{"rescue before timeout", base + "job_timeout: 10m\nrescue_after: 5m\n", env, []string{"rescue_after (5m0s) must be longer than job_timeout"}},
 		{"bad repository", strings.Replace(base, "github: acme/a", "github: acme", 1), env, []string{`github "acme" is not owner/name`}},
 		{"no state dir", strings.Replace(base, "state_dir: /tmp/relay\n", "", 1), env, []string{"state_dir is required"}},
+		// Negative model settings passed --check-config and failed every
+		// job with "--parallel … must be at least 1".
+		{"negative model settings", base + "model:\n  parallel: -1\n  retries: -2\n  request_timeout: -1s\n  max_cost: -3\n", env, []string{
+			"relay.yaml: model.parallel: -1 is negative; give a positive number, or leave it out for the default",
+			"model.retries: -2 is negative", "model.request_timeout: -1s is negative", "model.max_cost: -3 is negative"}},
+		// A YAML error without a line read "relay.yaml:yaml: control…".
+		{"not YAML", "\x00\x01", env, []string{"relay.yaml: control characters are not allowed"}},
+		// The hint was postgres://user@host/db, which relay's URL masking
+		// printed as postgres://***@host/db.
+		{"queue not postgres", base + "queue: mysql://db/x\n", env, []string{`queue "mysql://db/x": want a postgres:// URL such as postgres://db.example.com:5432/relay`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +80,7 @@ func TestServeConfigErrors(t *testing.T) {
 				t.Fatalf("no error; want %q", tc.want)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
+				if !strings.Contains(redact.Text(err.Error()), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
 			}

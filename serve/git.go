@@ -146,6 +146,9 @@ func (m *Mirrors) git(ctx context.Context, r Repository, dir string, args ...str
 		if ctx.Err() != nil {
 			return text, fmt.Errorf("git %s: killed after %s: %w", args[0], m.timeout, ctx.Err())
 		}
+		if text == "" {
+			return text, fmt.Errorf("git %s: %w (no output)", args[0], err)
+		}
 		return text, fmt.Errorf("git %s: %w: %s", args[0], err, lastLines(text, 5))
 	}
 	return text, nil
@@ -243,6 +246,11 @@ func (m *Mirrors) Clean(ctx context.Context, repos []Repository) error {
 // (`relay serve --check-config`).
 func (m *Mirrors) LsRemote(ctx context.Context, r Repository) (string, error) {
 	out, err := m.git(ctx, r, m.dir, "ls-remote", "--exit-code", "--", r.Remote, "refs/heads/"+r.Branch)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 2 {
+		// --exit-code: the remote answered, but has no such branch.
+		return "", fmt.Errorf("%s: remote %s has no branch %q; set the repository's branch to one it has (e.g. main or master)", r.Key(), r.Remote, r.Branch)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s: remote %s branch %s: %w", r.Key(), r.Remote, r.Branch, err)
 	}

@@ -131,3 +131,30 @@ func TestServeGitCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestServeLsRemoteBranch: --check-config's remote check said "git
+// ls-remote: exit status 2:" for a branch the remote lacks; it now names
+// the branch and what to set. A reachable branch gives its head.
+func TestServeLsRemoteBranch(t *testing.T) {
+	needGit(t)
+	remote, head := gitRepo(t, map[string]string{"main.go": "package main\n"})
+	m := NewMirrors(t.TempDir(), 30*time.Second, nil, nil)
+	tests := []struct {
+		branch, want, wantErr string
+	}{
+		{"main", head, ""},
+		{"nobranch", "", `github:acme/a: remote ` + remote + ` has no branch "nobranch"; set the repository's branch to one it has (e.g. main or master)`},
+	}
+	for _, tc := range tests {
+		sha, err := m.LsRemote(t.Context(), Repository{GitHub: "acme/a", Remote: remote, Branch: tc.branch})
+		if tc.wantErr == "" {
+			if err != nil || sha != tc.want {
+				t.Errorf("branch %s: %q, %v; want %q", tc.branch, sha, err, tc.want)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tc.wantErr {
+			t.Errorf("branch %s: err = %v\nwant %s", tc.branch, err, tc.wantErr)
+		}
+	}
+}

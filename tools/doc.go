@@ -37,7 +37,10 @@
 // and directories are opened (non-blocking, checked on the open
 // descriptor), so a FIFO or device cannot hang a call. Messages name repository-relative paths only, and
 // quote a model's argument at most 200 bytes long. rg and fd do not follow
-// symlinks; the .git and .relay directories are never searched; .gitignore
+// symlinks; the .git and .relay directories are never searched, and read
+// refuses paths into them and into Options.Private (by name at any depth,
+// and through a link: .git/config may hold credentials, .relay past
+// transcripts); .gitignore
 // is honoured (also outside a git work tree). File names that would be
 // ambiguous on a line (newlines, invalid UTF-8…) are printed Go-quoted, and
 // read accepts them in that form.

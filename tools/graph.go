@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -133,6 +134,14 @@ func AnswerGraph(ctx context.Context, r graphdb.Reader, operation, target string
 // candidates, any other error is a store failure.
 func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphdb.Node, error) {
 	n, err := graphdb.Resolve(ctx, r, target)
+	if m := callSuffix.FindStringSubmatch(strings.TrimSpace(target)); m != nil && errors.Is(err, graphdb.ErrNotFound) {
+		// "Serve()" or "Diff(x, y)": people and models write a function as
+		// it is called. The exact name is tried first: a Java overload's
+		// qualified name carries its parameter types in parentheses.
+		if n2, err2 := graphdb.Resolve(ctx, r, m[1]); err2 == nil || !errors.Is(err2, graphdb.ErrNotFound) {
+			n, err, target = n2, err2, m[1]
+		}
+	}
 	if err != nil {
 		var ae *graphdb.AmbiguousError
 		if errors.As(err, &ae) || errors.Is(err, graphdb.ErrNotFound) {
@@ -142,6 +151,10 @@ func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphd
 	}
 	return n, nil
 }
+
+// callSuffix matches a target written as a call: the name, then one pair
+// of parentheses holding no others.
+var callSuffix = regexp.MustCompile(`^([^()]*[^()\s])\s*\([^()]*\)$`)
 
 func resolveText(target string, ae *graphdb.AmbiguousError) string {
 	var b strings.Builder
@@ -171,7 +184,41 @@ func (a GraphAnswer) Text(limit int) string {
 	if len(a.ByName) > 0 {
 		rs = append(append([]graphdb.Result(nil), a.Results...), a.ByName...)
 	}
-	return FormatGraph(graphdb.Op(a.Operation), a.Target.QName, a.Depth, rs, limit)
+	text := FormatGraph(graphdb.Op(a.Operation), a.Target.QName, a.Depth, rs, limit)
+	if len(rs) == 0 {
+		text += notATypeHint(graphdb.Op(a.Operation), a.Target)
+	}
+	return text
+}
+
+// typeOps are the operations that answer about a type; asked of a
+// function or method they find nothing, which says nothing about why.
+var typeOps = map[graphdb.Op]string{
+	graphdb.OpImplementations: "the types implementing an interface",
+	graphdb.OpMethods:         "the methods and fields of a type",
+	graphdb.OpUsages:          "the functions taking or returning a type",
+	graphdb.OpInheritors:      "the types embedding or inheriting a type",
+}
+
+// notATypeHint explains an empty answer of a type operation on a function
+// or method ("" otherwise).
+func notATypeHint(op graphdb.Op, target graphdb.Node) string {
+	what, ok := typeOps[op]
+	if !ok || (target.Kind != graphdb.KindFunction && target.Kind != graphdb.KindMember) {
+		return ""
+	}
+	kind := target.SubKind
+	if kind == "" {
+		kind = string(target.Kind)
+	}
+	next := "ask for callers or callees"
+	switch {
+	case target.SubKind == "field":
+		next = "give the type it belongs to as the target"
+	case target.Kind == graphdb.KindMember:
+		next += ", or give the type it belongs to as the target"
+	}
+	return fmt.Sprintf(" %s is a %s, not a type: %s lists %s. For a %s, %s.", target.QName, kind, op, what, kind, next)
 }
 
 // isByName reports whether r is a by-name-only result (graphdb.ByName).

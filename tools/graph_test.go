@@ -95,6 +95,18 @@ func TestGraphTool(t *testing.T) {
 		{"inheritors", `{"operation": "inheritors", "target": "net/http/server.go:Server"}`, false},
 		{"blast_radius", `{"operation": "blast-radius", "target": "net/http.Server.Serve"}`, false},
 		{"no_results", `{"operation": "callers", "target": "example.com/app.main"}`, false},
+		// A type operation asked of a function or method said only "No
+		// methods and fields of … found"; it now says why and what to ask.
+		{"methods_of_a_function", `{"operation": "methods", "target": "net/http.NewServer"}`, false},
+		{"usages_of_a_method", `{"operation": "usages", "target": "net/http.Server.Serve"}`, false},
+		{"implementations_of_a_function", `{"operation": "implementations", "target": "net/http.Run"}`, false},
+		{"inheritors_of_a_field", `{"operation": "inheritors", "target": "net/http.Server.Addr"}`, false},
+		{"no_methods_of_a_type", `{"operation": "methods", "target": "net/http.Handler"}`, false},
+		// A function written as it is called ("Serve()") was not found.
+		{"target_written_as_a_call", `{"operation": "callers", "target": "Server.ListenAndServe()"}`, false},
+		{"target_written_as_a_call_with_args", `{"operation": "callers", "target": "net/http.Server.Serve(l net.Listener)"}`, false},
+		{"ambiguous_target_written_as_a_call", `{"operation": "callers", "target": "ListenAndServe()"}`, true},
+		{"unknown_target_written_as_a_call", `{"operation": "callers", "target": "Nothing()"}`, true},
 		{"callers_by_name_only", `{"operation": "callers", "target": "net/rpc.Server.Serve"}`, false},
 		{"ambiguous", `{"operation": "callers", "target": "Server.Serve"}`, true},
 		{"not_found", `{"operation": "callers", "target": "pkg.Serve"}`, true},

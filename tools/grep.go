@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -231,8 +232,12 @@ func (g *Grep) include(inc string) (string, string) {
 	return inc, ""
 }
 
+// describeGrep names a grep call in the texts a model reads. The pattern is
+// Go-quoted like include, not written /as a regex literal/: an MCP client's
+// error texts pass through mcpserver's redaction, which would take
+// "/Serve(/" for an absolute path outside the repository and hide it.
 func describeGrep(p GrepParams) string {
-	s := fmt.Sprintf("/%s/", p.Pattern)
+	s := strconv.Quote(p.Pattern)
 	if p.Include != "" {
 		s += fmt.Sprintf(" in %q", p.Include)
 	}

@@ -252,7 +252,7 @@ func TestProcLimitWaitTimesOut(t *testing.T) {
 	defer lim.Release()
 	g := newGrep(t, Options{Procs: lim, Timeout: 50 * time.Millisecond})
 	res := call(t, g, `{"pattern": "Greet"}`)
-	want := "grep /Greet/ did not start: all 1 search processes stayed busy for the 50ms timeout; retry, or run fewer searches at once."
+	want := "grep \"Greet\" did not start: all 1 search processes stayed busy for the 50ms timeout; retry, or run fewer searches at once."
 	if !res.IsError || res.Content != want {
 		t.Errorf("got IsError=%v %q, want %q", res.IsError, res.Content, want)
 	}

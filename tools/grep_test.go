@@ -34,7 +34,7 @@ func TestGrep(t *testing.T) {
 		{
 			name: "go files without context",
 			args: `{"pattern": "Greet", "include": "*.go", "context": 0}`,
-			want: `5 matching lines in 3 files for /Greet/ in "*.go":
+			want: `5 matching lines in 3 files for "Greet" in "*.go":
 greet/greet.go:3:// Greet says hello.
 greet/greet.go:4:func Greet(name string) string {
 
@@ -47,7 +47,7 @@ main.go:10:	fmt.Println(greet.Greet("world"))`,
 		{
 			name: "sql, directory include, default context",
 			args: `{"pattern": "greeting", "include": "db"}`,
-			want: `1 matching line in 1 file for /greeting/ in "db":
+			want: `1 matching line in 1 file for "greeting" in "db":
 db/schema.sql-1-CREATE TABLE users (
 db/schema.sql-2-  id INTEGER PRIMARY KEY,
 db/schema.sql:3:  greeting TEXT
@@ -57,14 +57,14 @@ db/schema.sql-4-);`,
 		{
 			name: "config and docs, case-insensitive, path glob",
 			args: `{"pattern": "(?i)^\\s*greeting:", "include": "config/**", "context": 0}`,
-			want: `1 matching line in 1 file for /(?i)^\s*greeting:/ in "config/**":
+			want: `1 matching line in 1 file for "(?i)^\\s*greeting:" in "config/**":
 config/app.yaml:2:  greeting: hello`,
 			meta: GrepMeta{Pattern: `(?i)^\s*greeting:`, Include: "config/**", Matches: 1, Files: 1, Shown: 1},
 		},
 		{
 			name: "limit truncates by path order; hidden files searched, ignored and binary skipped",
 			args: `{"pattern": "Greet", "limit": 2, "context": 1}`,
-			want: `7 matching lines in 5 files for /Greet/; showing the first 2 by path:
+			want: `7 matching lines in 5 files for "Greet"; showing the first 2 by path:
 .github/ci.yml-1-name: ci
 .github/ci.yml:2:# Greet in a hidden dir
 
@@ -76,7 +76,7 @@ truncated: 5 more matches, narrow the pattern or add include (e.g. "include": "*
 		{
 			name: "trailing context of the last shown match, runs separated",
 			args: `{"pattern": "Greet|nobody", "include": "greet/greet.go", "limit": 2, "context": 1}`,
-			want: `3 matching lines in 1 file for /Greet|nobody/ in "greet/greet.go"; showing the first 2 by path:
+			want: `3 matching lines in 1 file for "Greet|nobody" in "greet/greet.go"; showing the first 2 by path:
 greet/greet.go-2-
 greet/greet.go:3:// Greet says hello.
 greet/greet.go:4:func Greet(name string) string {
@@ -87,20 +87,20 @@ truncated: 1 more matches, narrow the pattern or add include.`,
 		{
 			name: "no match is a normal answer",
 			args: `{"pattern": "zzz_never_there_[0-9]{40}"}`,
-			want: `No matches for /zzz_never_there_[0-9]{40}/. The pattern is a case-sensitive regex: try (?i), a shorter pattern, or drop include.`,
+			want: `No matches for "zzz_never_there_[0-9]{40}". The pattern is a case-sensitive regex: try (?i), a shorter pattern, or drop include.`,
 			meta: GrepMeta{Pattern: "zzz_never_there_[0-9]{40}", ExitCode: 1},
 		},
 		{
 			name:    "bad regex",
 			args:    `{"pattern": "Serve("}`,
-			want:    "Invalid regex for grep /Serve(/:\nregex parse error:\n    Serve(\n         ^\nerror: unclosed group\nHint: the pattern is a Rust regex; escape metacharacters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally (e.g. \"Serve\\\\(\"), or use a shorter pattern.",
+			want:    "Invalid regex for grep \"Serve(\":\nregex parse error:\n    Serve(\n         ^\nerror: unclosed group\nHint: the pattern is a Rust regex; escape metacharacters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally (e.g. \"Serve\\\\(\"), or use a shorter pattern.",
 			isError: true,
 			meta:    GrepMeta{Pattern: "Serve(", ExitCode: 2},
 		},
 		{
 			name:    "bad include glob",
 			args:    `{"pattern": "x", "include": "[a"}`,
-			want:    "Invalid include glob for grep /x/ in \"[a\":\nerror parsing glob '[a': unclosed character class; missing ']'\nHint: include is a glob such as \"*.go\", \"**/*_test.go\" or \"net/http/**\".",
+			want:    "Invalid include glob for grep \"x\" in \"[a\":\nerror parsing glob '[a': unclosed character class; missing ']'\nHint: include is a glob such as \"*.go\", \"**/*_test.go\" or \"net/http/**\".",
 			isError: true,
 			meta:    GrepMeta{Pattern: "x", Include: "[a", ExitCode: 2},
 		},

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
@@ -63,6 +65,12 @@ type Options struct {
 	ReadMaxLines, ReadMaxBytes int
 	// GraphLimit caps the results listed by graph.
 	GraphLimit int
+	// Private lists further folders, repository-relative and slash
+	// separated, that read refuses as it does .git and .relay: relay's
+	// store or state directory when it lies inside the repository under
+	// another name (grep and glob skip it by the .gitignore relay writes
+	// there).
+	Private []string
 	// Graph answers the graph tool; nil means no index exists yet.
 	Graph graphdb.Reader
 	// RgPath and FdPath override the programs found in PATH (rg; fd or fdfind).
@@ -103,6 +111,14 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("tools: repository root %s is not a directory", abs)
 	}
 	o.Root = real
+	var private []string
+	for _, p := range o.Private {
+		p = path.Clean(filepath.ToSlash(p))
+		if p != "." && p != ".." && !strings.HasPrefix(p, "../") && !path.IsAbs(p) {
+			private = append(private, p)
+		}
+	}
+	o.Private = private
 	if o.root == nil || o.root.Dir() != real {
 		if o.root, err = safefs.OpenRoot(real); err != nil {
 			return o, fmt.Errorf("tools: %w", err)

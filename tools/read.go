@@ -92,12 +92,20 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 		return Errorf("start_line and num_lines must be positive (got start_line=%d, num_lines=%d)", p.StartLine, p.NumLines), nil
 	}
 	file = t.argPath(file)
+	if rel, err := t.opts.root.Rel(file); err == nil {
+		if d := t.opts.privateOf(rel); d != "" {
+			return Errorf("%s", privateText(displayPath(rel), d)), nil
+		}
+	}
 	f, fi, err := t.opts.root.Open(file)
 	if err != nil {
 		return openErrorResult(err)
 	}
 	defer f.Close()
 	rel, _ := t.opts.root.Rel(file) // cannot fail once Open succeeded
+	if d := t.privateTarget(rel); d != "" {
+		return Errorf("%s", privateText(displayPath(rel), d)), nil
+	}
 	if fi.IsDir() {
 		return t.dir(f, rel), nil
 	}
@@ -116,6 +124,21 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 	}
 	t.opts.Logger.Debug("tool done", "tool", ReadName, "dur", time.Since(start), "file", rel, "lines", meta.EndLine-meta.StartLine+1, "truncated", meta.Truncated)
 	return res, nil
+}
+
+// privateTarget returns the private folder (privateDirs) that rel, once
+// its symbolic links are resolved, lies in: a link such as cfg -> .git/config
+// must not read what the name .git/config may not.
+func (t *Read) privateTarget(rel string) string {
+	real, err := filepath.EvalSymlinks(filepath.Join(t.opts.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	r, err := filepath.Rel(t.opts.Root, real) // Root has its links resolved
+	if err != nil {
+		return ""
+	}
+	return t.opts.privateOf(filepath.ToSlash(r))
 }
 
 // argPath undoes the quoting glob and grep use for odd file names
@@ -276,7 +299,7 @@ func (t *Read) dir(f *os.File, rel string) Result {
 	}
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
-		if e.Name() == ".git" || e.Name() == ".relay" {
+		if t.opts.privateOf(path.Join(rel, e.Name())) != "" || privateDir(e.Name()) != "" {
 			continue
 		}
 		n := displayPath(e.Name())

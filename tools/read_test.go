@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -242,5 +243,75 @@ func TestReadDirectoryListingCap(t *testing.T) {
 	res := call(t, newRead(t, Options{Root: root}), `{"file": "d"}`)
 	if !res.IsError || !strings.Contains(res.Content, "It holds 61 entries:\nf00.txt\n") || !strings.Contains(res.Content, "f49.txt\n… and 11 more\n") {
 		t.Errorf("got %q", res.Content)
+	}
+}
+
+// TestReadPrivateDirs: read opened .git/config (a remote URL's token, the
+// http.extraheader CI checkouts write) and relay's own .relay files
+// (transcripts of past runs), which grep and glob already leave out. They
+// are refused by name at any depth, through a symbolic link and through a
+// directory listing.
+func TestReadPrivateDirs(t *testing.T) {
+	t.Parallel()
+	root := fixture(t)
+	writeFile(t, root, ".git/config", "[remote \"origin\"]\n\turl = https://x-access-token:ghp_secret@github.com/acme/shop.git\n")
+	writeFile(t, root, ".relay/runs/1.jsonl", "{\"role\":\"user\"}\n")
+	writeFile(t, root, "sub/.git", "gitdir: /home/someone/main/.git/worktrees/sub\n")
+	writeFile(t, root, "vendor/x/.git/HEAD", "ref: refs/heads/main\n")
+	for name, target := range map[string]string{
+		"cfg":      ".git/config",
+		"gitdir":   ".git",
+		"runs-dir": filepath.Join(root, ".relay", "runs"),
+	} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newRead(t, Options{Root: root})
+	gitText := " is inside .git, which holds git's own files (its configuration may hold credentials), not the repository's sources; the tools do not read it. Use glob or grep to find a source file."
+	relayText := " is inside .relay, which holds relay's own index, review feedback and run transcripts, not the repository's sources; the tools do not read it. Use glob or grep to find a source file."
+	tests := []struct {
+		name, file, want string
+	}{
+		{"git config", ".git/config", ".git/config" + gitText},
+		{"git folder", ".git", ".git" + gitText},
+		{"unclean path", "./greet/../.git//config", ".git/config" + gitText},
+		{"worktree .git file", "sub/.git", "sub/.git" + gitText},
+		{"nested repository", "vendor/x/.git/HEAD", "vendor/x/.git/HEAD" + gitText},
+		{"transcript", ".relay/runs/1.jsonl", ".relay/runs/1.jsonl" + relayText},
+		{"link to git config", "cfg", "cfg" + gitText},
+		{"link to the git folder", "gitdir/config", "gitdir/config" + gitText},
+		{"absolute link into .relay", "runs-dir/1.jsonl", "runs-dir/1.jsonl" + relayText},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args, _ := json.Marshal(ReadParams{File: tc.file})
+			checkCall[ReadMeta](t, r, string(args), tc.want, true, nil)
+		})
+	}
+	// relay's store or state directory inside the repository under another
+	// name: grep and glob skip it by its .gitignore, read by Options.Private.
+	writeFile(t, root, "build/relay/runs/2.jsonl", "{\"role\":\"user\"}\n")
+	rp := newRead(t, Options{Root: root, Private: []string{"./build/relay/", "../outside", ""}})
+	for _, file := range []string{"build/relay/runs/2.jsonl", "build/relay", "./build//relay/runs"} {
+		args, _ := json.Marshal(ReadParams{File: file})
+		res, err := rp.Call(t.Context(), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || !strings.Contains(res.Content, " is inside build/relay, which holds relay's own index, review feedback and run transcripts") {
+			t.Errorf("read %s with build/relay private: %q", file, res.Content)
+		}
+	}
+	if res, _ := rp.Call(t.Context(), json.RawMessage(`{"file": "build"}`)); strings.Contains(res.Content, "relay/") {
+		t.Errorf("the listing of build shows the private folder:\n%s", res.Content)
+	}
+	res, err := r.Call(t.Context(), json.RawMessage(`{"file": "."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Content, "\n.git/") || strings.Contains(res.Content, "\n.relay/") || !strings.Contains(res.Content, "\ngreet/") {
+		t.Errorf("the root's listing shows a private folder, or lacks greet/:\n%s", res.Content)
 	}
 }

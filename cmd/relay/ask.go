@@ -33,6 +33,12 @@ is not a terminal, each line read from it is one question.`,
 		Example: `  relay ask "Where are SMS retries decided?"
   relay ask --model qwen2.5-coder:14b --base-url http://localhost:11434/v1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			q := strings.TrimSpace(strings.Join(args, " "))
+			if len(args) > 0 && q == "" {
+				// relay ask "$QUESTION" with an empty variable started a
+				// REPL, which read stdin and exited 0 without a word.
+				return usageErr(errors.New(`the question is empty: pass it as arguments (relay ask "where are retries decided?"), or none for the REPL`))
+			}
 			root, err := g.repoRoot()
 			if err != nil {
 				return err
@@ -48,7 +54,7 @@ is not a terminal, each line read from it is one question.`,
 				defer sess.Close()
 			}
 			a := &asker{g: g, f: &f, root: root, sess: sess}
-			if q := strings.TrimSpace(strings.Join(args, " ")); q != "" {
+			if q != "" {
 				return a.answer(ctx, q)
 			}
 			return a.repl(ctx)
@@ -214,5 +220,19 @@ func (a *asker) historyFile() (string, error) {
 	if dir, err = a.g.prepareStateDir(a.root); err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "history"), nil
+	// The questions are as private as the transcripts (0600): the line
+	// editor would create the file 0644 (0666 less the umask) and keep
+	// whatever mode an existing one has.
+	p := filepath.Join(dir, "history")
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("open the REPL history: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			return "", fmt.Errorf("make the REPL history private: %w", err)
+		}
+	}
+	return p, nil
 }

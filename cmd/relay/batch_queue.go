@@ -23,7 +23,7 @@ func enqueueBatch(ctx context.Context, g *globals, in, queue, outDir string, max
 		return usageErr(fmt.Errorf("--max-attempts %d: want at least 1", maxAttempts))
 	}
 	if u, err := url.Parse(queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return usageErr(fmt.Errorf("--queue %q: want postgres://user@host/db, the queue relay serve --queue uses (the embedded queue belongs to one relay serve process)", serve.Redact(queue)))
+		return usageErr(fmt.Errorf("--queue %q: want a postgres:// URL such as postgres://db.example.com:5432/relay, the queue relay serve --queue uses (the embedded queue belongs to one relay serve process)", serve.Redact(queue)))
 	}
 	tickets, err := readTickets(in)
 	if err != nil {

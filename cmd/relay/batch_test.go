@@ -334,3 +334,14 @@ func TestBatchTimeoutIsRedone(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchQueueNotPostgres: the hint of a --queue that is not PostgreSQL
+// reaches the user whole; it was postgres://user@host/db, which the URL
+// masking of every error printed as postgres://***@host/db.
+func TestBatchQueueNotPostgres(t *testing.T) {
+	code, _, stderr := relay(t, "", "batch", "--in", "tickets.jsonl", "--queue", "mysql://db/x")
+	want := `--queue "mysql://db/x": want a postgres:// URL such as postgres://db.example.com:5432/relay`
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}

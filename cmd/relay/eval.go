@@ -106,10 +106,35 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 	if f.asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(g.stdout, rep.Table())
 	}
-	fmt.Fprint(g.stdout, rep.Table())
-	return nil
+	return allFailed(rep)
+}
+
+// allFailed is the error of a run in which no instance could be localized
+// at all (every checkout missing, every index failing): its figures are all
+// misses and measure nothing, so the run fails (exit 1) after printing
+// them, naming the first failure. Some failures among successes only count
+// as misses.
+func allFailed(rep eval.Report) error {
+	failed, first := map[string]bool{}, ""
+	for _, r := range rep.Results {
+		if r.Error == "" {
+			return nil
+		}
+		if len(failed) == 0 {
+			first = r.ID + ": " + r.Error
+		}
+		failed[r.ID] = true
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("every instance failed (%d), so the figures above measure nothing; the first: %s", len(failed), first)
 }
 
 // checkoutDir returns the absolute checkouts directory, filled from the

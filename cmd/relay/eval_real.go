@@ -102,10 +102,13 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 	if f.asJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(g.stdout, rep.Table())
 	}
-	fmt.Fprint(g.stdout, rep.Table())
-	return nil
+	return allFailed(rep.Report)
 }
 
 // writeRealOut writes the figures, the per-instance results and the

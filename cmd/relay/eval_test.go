@@ -56,6 +56,19 @@ func TestEvalCommand(t *testing.T) {
 	if len(rep.Summaries) != 1 || rep.Summaries[0].FileAll[1] != 50 || rep.Summaries[0].FuncAny[10] != 100 {
 		t.Errorf("summaries: %+v", rep.Summaries)
 	}
+	// Every instance failing (here: no checkout of either) printed the
+	// all-miss table and exited 0, as if the run had measured something.
+	onlyMissing := filepath.Join(t.TempDir(), "missing.jsonl")
+	if err := os.WriteFile(onlyMissing, []byte(lines[1]+"\n"+strings.Replace(lines[1], "shop-2", "shop-3", 1)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {"--json"}} {
+		code, stdout, stderr := relay(t, "", append([]string{"eval", "--instances", onlyMissing, "--checkouts", checkouts}, args...)...)
+		want := "every instance failed (2), so the figures above measure nothing; the first: shop-2: checkout"
+		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "bm25-files") {
+			t.Errorf("eval %v with no usable instance: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", args, code, want, stdout, stderr)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		code int

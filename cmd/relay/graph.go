@@ -48,6 +48,13 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 			if op != tools.OpBlastRadius && len(args) != 2 {
 				return usageErr(fmt.Errorf("graph %s takes exactly one target (got %d: %s)", op, len(args)-1, strings.Join(args[1:], " ")))
 			}
+			for _, t := range args[1:] {
+				if strings.TrimSpace(t) == "" {
+					// An empty shell variable: say so as for a missing
+					// target, not "No symbol \"\" in the code graph".
+					return usageErr(fmt.Errorf("graph %s: a target is empty; give a symbol name, qualified name or path.go:Func, e.g. relay graph %s Service.Send", args[0], args[0]))
+				}
+			}
 			if depth < 0 || depth > tools.MaxGraphDepth {
 				return usageErr(fmt.Errorf("--depth %d out of range (1–%d)", depth, tools.MaxGraphDepth))
 			}

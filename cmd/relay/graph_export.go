@@ -169,9 +169,9 @@ func writeFiles(names []string, write func([]io.Writer) error) (err error) {
 	}()
 	ws := make([]io.Writer, len(names))
 	for i, name := range names {
-		f, cerr := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+		f, cerr := tempBeside(name, "")
 		if cerr != nil {
-			return fmt.Errorf("create export file: %w", cerr)
+			return cerr
 		}
 		files = append(files, f)
 		ws[i] = f

@@ -45,6 +45,11 @@ the repository, link loops and paths too long to open are not indexed and are li
 			if err != nil {
 				return err
 			}
+			// A --store or --state relay must not use is refused before
+			// the graph is written, not after.
+			if _, err := g.stateDir(root); err != nil {
+				return err
+			}
 			emb, err := g.embedder(ef)
 			if err != nil {
 				return err
@@ -57,7 +62,7 @@ the repository, link loops and paths too long to open are not indexed and are li
 	ef.register(cmd.Flags())
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
-	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop `go list` and fail when one runs longer than this (a blocking file it reads, a stuck download)")
+	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
 	return cmd
 }
 
@@ -299,6 +304,9 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 		fmt.Fprintf(w, "%s: %d files, %d re-extracted.\n", l, s.Languages[l], s.Units[l])
 	}
 	fmt.Fprintf(w, "Languages: %s\n", languagesLine(s))
+	if s.NoModule > 0 {
+		fmt.Fprintf(w, "Go: %d files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them.\n", s.NoModule)
+	}
 	fmt.Fprintf(w, "Nodes: %d (%s)\n", s.Stats.TotalNodes(), kindCounts(s.Stats.Nodes, graphdb.NodeKinds))
 	fmt.Fprintf(w, "Edges: %d (%s)\n", s.Stats.TotalEdges(), kindCounts(s.Stats.Edges, graphdb.EdgeKinds))
 	if len(s.Phases) > 0 {

@@ -179,6 +179,10 @@ func TestIndexAndGraph(t *testing.T) {
 		{[]string{"graph", "callers", "a", "b"}, 2, "exactly one target"},
 		{[]string{"graph", "callers", "retry.Do", "--depth", "9"}, 2, "out of range"},
 		{[]string{"graph", "blast-radius", "retry.Do", "Nope"}, 1, "No symbol"},
+		// An empty target (an empty shell variable) read "No symbol \"\""
+		// (blast-radius) or the model's JSON example (exit 1).
+		{[]string{"graph", "callers", ""}, 2, "graph callers: a target is empty; give a symbol name, qualified name or path.go:Func, e.g. relay graph callers Service.Send"},
+		{[]string{"graph", "blast-radius", "retry.Do", " "}, 2, "graph blast-radius: a target is empty"},
 	}
 	for _, e := range errs {
 		args := append(e.args, "--repo", repo)
@@ -333,5 +337,25 @@ func TestIndexRebuildsUnusableStore(t *testing.T) {
 	}
 	if code, out, stderr := relay(t, "", "graph", "callers", "retry.Do", "--repo", repo); code != 0 || !strings.Contains(out, "Service.Send") {
 		t.Errorf("graph after rebuild = %d %s %s", code, out, stderr)
+	}
+}
+
+// TestIndexSaysNoModule: a copy of a Go package without a go.mod (net/http
+// copied out of GOROOT) was indexed with "Errors: none" and not one call;
+// relay index now says how many files have no module and what to do.
+func TestIndexSaysNoModule(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for name, body := range map[string]string{"a.go": "package a\n\nfunc A() { B() }\n", "b.go": "package a\n\nfunc B() {}\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "Go: 2 files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them."
+	for _, step := range []string{"first", "unchanged"} {
+		code, stdout, stderr := relay(t, "", "index", "--repo", root)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("%s run: exit %d, stdout lacks %q:\n%s\n%s", step, code, want, stdout, stderr)
+		}
 	}
 }

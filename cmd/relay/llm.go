@@ -152,6 +152,9 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	if f.keepRuns == 0 || f.keepRunsMB == 0 {
 		return nil, usageErr(errors.New("--keep-runs and --keep-runs-mb must be positive, or -1 for no limit (--no-transcript writes none)"))
 	}
+	if f.requestTimeout <= 0 || f.retrieverTimeout <= 0 || f.timeout < 0 {
+		return nil, usageErr(fmt.Errorf("--request-timeout (%s) and --retriever-timeout (%s) must be positive, --timeout (%s) positive or 0 for none", f.requestTimeout, f.retrieverTimeout, f.timeout))
+	}
 	if f.maxTokens < 0 || f.maxCost < 0 {
 		return nil, usageErr(errors.New("--max-tokens and --max-cost must not be negative"))
 	}
@@ -232,7 +235,7 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 			return nil, err
 		}
 	}
-	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log})
+	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root)})
 	if err != nil {
 		return nil, err
 	}

@@ -69,14 +69,18 @@ func main() {
 // run executes one relay invocation and returns the exit status: 0 success,
 // 1 failure, 2 usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin, getenv: getenv}
+	out := &outWriter{w: stdout}
+	g := &globals{stdout: out, stderr: stderr, stdin: stdin, getenv: getenv}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	g.closeOffline()
+	if err == nil {
+		err = out.failed()
+	}
 	if err == nil {
 		return 0
 	}
@@ -197,8 +201,43 @@ func (g *globals) repoRoot() (string, error) {
 	return abs, nil
 }
 
+// outWriter is relay's standard output keeping its first write error: a
+// command whose answer could not be written (a full disk, a closed file)
+// fails with exit status 1 instead of 0 with the answer lost. (A closed
+// pipe still ends relay with SIGPIPE, as for any Unix filter.)
+type outWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = err
+		}
+		o.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed returns the first write error, for the exit status.
+func (o *outWriter) failed() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return fmt.Errorf("write the output: %w", o.err)
+	}
+	return nil
+}
+
 // isTerminal reports whether w is an interactive terminal.
 func isTerminal(w io.Writer) bool {
+	if o, ok := w.(*outWriter); ok {
+		w = o.w
+	}
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
 }

@@ -44,6 +44,9 @@ Example client configuration:
 			if maxConcurrent < 1 {
 				return usageErr(fmt.Errorf("--max-concurrent must be at least 1 (got %d)", maxConcurrent))
 			}
+			if err := positiveTimeout(timeout); err != nil {
+				return err
+			}
 			root, err := g.repoRoot()
 			if err != nil {
 				return err
@@ -51,7 +54,7 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root)}
 			graph, err := newMCPGraph(cmd.Context(), g, root, opts)
 			if err != nil {
 				return err

@@ -416,7 +416,7 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 		isError bool
 		prefix  string
 	}{
-		{"grep", false, "2 matching lines in 1 file for /Greet\\(/ in \"*.go\":\ngreet/greet.go:4:func Greet(name string) string {\n--\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)"},
+		{"grep", false, "2 matching lines in 1 file for \"Greet\\\\(\" in \"*.go\":\ngreet/greet.go:4:func Greet(name string) string {\n--\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)"},
 		{"glob", false, "2 files match \"**/*.go\" (newest first):\n"},
 		{"read", false, "3\t// Greet says hello.\n4\tfunc Greet(name string) string {\n(showing lines 3–4 of 11; continue with start_line=5)"},
 		{"graph", false, "Callers of example.com/demo/greet.Greet (depth 1):\n1. example.com/demo/greet.Twice (greet/greet.go:9) function — calls at greet/greet.go:10\n"},

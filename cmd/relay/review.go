@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/relayhq/relay/review"
 	"github.com/relayhq/relay/udiff"
@@ -47,8 +48,8 @@ Examples:
 			if err != nil {
 				return usageErr(fmt.Errorf("--depth: %w", err))
 			}
-			if budget < 0 {
-				return usageErr(fmt.Errorf("--budget %d: want a positive token count", budget))
+			if budget < review.MinBudget {
+				return usageErr(fmt.Errorf("--budget %d: want at least %d tokens, so that the context can say what it left out", budget, review.MinBudget))
 			}
 			diffs, err := readDiff(g, diffPath, "diff")
 			if err != nil {
@@ -77,10 +78,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			fb, err := review.OpenFeedback(state).All()
+			fbs := review.OpenFeedback(state)
+			fb, skipped, err := fbs.All()
 			if err != nil {
 				return err
 			}
+			warnSkippedFeedback(g.stderr, fbs.Path(), skipped)
 			opts.Feedback = fb
 			rc, err := review.Build(cmd.Context(), st, diffs, opts)
 			if err != nil {
@@ -104,7 +107,7 @@ Examples:
 	f.StringVar(&diffPath, "diff", "", "unified diff to review: a file, or - for stdin")
 	f.StringVar(&depth, "depth", "standard", "fast (direct callers), standard (2 hops of callers) or deep (+ semantic neighbours)")
 	f.BoolVar(&asJSON, "json", false, "print the context as JSON (with the Markdown in a field)")
-	f.IntVar(&budget, "budget", review.DefaultBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes)")
+	f.IntVar(&budget, "budget", review.DefaultBudget, "token budget of the whole Markdown context, file list included (a token is counted as 4 bytes; at least 100)")
 	ef.register(f)
 	cmd.AddCommand(newFeedbackCmd(g))
 	return cmd
@@ -186,6 +189,19 @@ func newFeedbackCmd(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(add, imp)
 	return cmd
+}
+
+// warnSkippedFeedback says which lines of the feedback store a review could
+// not use; the review goes on with the others.
+func warnSkippedFeedback(w io.Writer, path string, skipped []string) {
+	if len(skipped) == 0 {
+		return
+	}
+	shown := skipped
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], "…")
+	}
+	fmt.Fprintf(w, "relay: warning: %s: %d damaged line(s) skipped (%s); fix or delete them\n", path, len(skipped), strings.Join(shown, "; "))
 }
 
 // feedbackStore opens the review feedback store of the repository, in

@@ -42,6 +42,8 @@ func TestReviewCommand(t *testing.T) {
 		{"feedback import", "", []string{"review", "feedback", "import", fb}, 0, []string{"Imported 2 feedback item(s)"}, ""},
 		{"feedback both verdicts", "", []string{"review", "feedback", "add", "--file", "x.go", "--comment", "c", "--accepted", "--rejected"}, 2, nil, "exactly one of --accepted or --rejected"},
 		{"feedback bad import", "{\"file\": \"x\"}\n", []string{"review", "feedback", "import", "-"}, 1, nil, "line 1: feedback needs a comment"},
+		{"feedback on an absolute path", "", []string{"review", "feedback", "add", "--file", "/etc/passwd", "--comment", "c", "--rejected"}, 2, nil, `feedback file "/etc/passwd" is absolute: give the path relative to the repository root`},
+		{"feedback leaving the repository", "", []string{"review", "feedback", "add", "--file", "../x.go", "--comment", "c", "--rejected"}, 2, nil, `feedback file "../x.go" leaves the repository`},
 		{"standard", cartDiff, []string{"review", "--diff", "-"}, 0, []string{
 			"## Review context (standard)",
 			"Files: `cart/cart.go` (modified, +1 −1)",
@@ -61,6 +63,11 @@ func TestReviewCommand(t *testing.T) {
 		{"no diff flag", "", []string{"review"}, 2, nil, "review needs --diff"},
 		{"bad depth", cartDiff, []string{"review", "--diff", "-", "--depth", "wide"}, 2, nil, "unknown depth \"wide\""},
 		{"missing file", "", []string{"review", "--diff", filepath.Join(root, "nope.diff")}, 1, nil, "open diff"},
+		// --budget 10 printed the title alone, with no word of what was
+		// left out; 0 silently meant the default.
+		{"budget too small", cartDiff, []string{"review", "--diff", "-", "--budget", "10"}, 2, nil, "--budget 10: want at least 100 tokens, so that the context can say what it left out"},
+		{"budget zero", cartDiff, []string{"review", "--diff", "-", "--budget", "0"}, 2, nil, "--budget 0: want at least 100 tokens"},
+		{"smallest budget", cartDiff, []string{"review", "--diff", "-", "--budget", "100"}, 0, []string{"## Review context (standard)", "Omitted for the token budget:"}, ""},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -78,7 +85,34 @@ func TestReviewCommand(t *testing.T) {
 			}
 		})
 	}
-	code, stdout, stderr := relay(t, cartDiff, "--repo", root, "review", "--diff", "-", "--json", "--budget", "300")
+	// A feedback line cut short (a write killed half-way) is skipped with a
+	// warning; it used to fail every review, and the next add joined it.
+	store := filepath.Join(root, ".relay", "feedback.jsonl")
+	f, err := os.OpenFile(store, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"file": "cart/cart.go", "li`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if code, _, stderr := relay(t, "", "--repo", root, "review", "feedback", "add", "--file", "cart/cart.go", "--comment", "after the torn line", "--accepted"); code != 0 {
+		t.Fatalf("feedback add after a torn line: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := relay(t, cartDiff, "--repo", root, "review", "--diff", "-")
+	if code != 0 || !strings.Contains(stdout, "Is the discount threshold inclusive?") ||
+		!strings.Contains(stderr, "feedback.jsonl: 1 damaged line(s) skipped (line 4: unexpected EOF") {
+		t.Errorf("review over a torn feedback line: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\n{\"file\":\"cart/cart.go\",\"comment\":\"after the torn line\"") {
+		t.Errorf("the item added after a torn line does not start a line:\n%s", data)
+	}
+
+	code, stdout, stderr = relay(t, cartDiff, "--repo", root, "review", "--diff", "-", "--json", "--budget", "300")
 	if code != 0 {
 		t.Fatalf("json: exit %d: %s", code, stderr)
 	}

@@ -289,3 +289,29 @@ func TestLLMConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestOutInMissingFolder: --out in a folder that does not exist named the
+// temporary file ("open /x/.r.md.1369212727.tmp: no such file or
+// directory"); it now names the path given and what to do.
+func TestOutInMissingFolder(t *testing.T) {
+	root := retrievalRepo(t)
+	missing := filepath.Join(t.TempDir(), "nope")
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scope", "discount", "--out", filepath.Join(missing, "r.md")}, "write " + filepath.Join(missing, "r.md") + ": the folder " + missing + " does not exist; create it, or choose another path"},
+		{[]string{"graph", "export", "--format", "graphml", "--out", filepath.Join(missing, "g.graphml")}, "write " + filepath.Join(missing, "g.graphml") + ": the folder " + missing + " does not exist"},
+		{[]string{"scope", "discount", "--out", filepath.Join(file, "r.md")}, "write " + filepath.Join(file, "r.md") + ": " + file + " is not a folder"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := relay(t, "", append([]string{"--repo", root}, tc.args...)...)
+		if code != 1 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, ".tmp") {
+			t.Errorf("relay %v: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -51,6 +51,11 @@ running jobs get drain_timeout to finish and go back to the queue after it.`,
 			if err != nil {
 				return err
 			}
+			if f.worker && cfg.Queue == "" && cfg.QueueURLEnv == "" {
+				// Nothing could ever enqueue: the embedded queue belongs
+				// to the one relay serve process that takes the webhooks.
+				return usageErr(errors.New("--worker drains a shared PostgreSQL queue: pass --queue postgres://… (or set queue in the file); with the embedded queue, run relay serve without --worker, which has its own workers"))
+			}
 			if f.checkConfig {
 				return checkServeConfig(cmd.Context(), g, cfg, f)
 			}

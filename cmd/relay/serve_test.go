@@ -354,3 +354,16 @@ func cmdFreshPostgres(t *testing.T, base string) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// TestServeWorkerNeedsSharedQueue: relay serve --worker on the embedded
+// queue started, took no webhooks and could never be given a job; it is a
+// usage error that says to pass a PostgreSQL queue.
+func TestServeWorkerNeedsSharedQueue(t *testing.T) {
+	p := writeServeConfig(t, serveGitRepo(t), "")
+	var out, errb bytes.Buffer
+	code := run(t.Context(), []string{"serve", "--config", p, "--worker"}, strings.NewReader(""), &out, &errb, func(k string) string { return serveEnv[k] })
+	want := "--worker drains a shared PostgreSQL queue: pass --queue postgres://… (or set queue in the file)"
+	if code != 2 || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errb.String(), want)
+	}
+}

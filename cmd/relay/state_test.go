@@ -182,3 +182,117 @@ func TestTranscriptInStore(t *testing.T) {
 		t.Errorf("transcripts in the store: %v; stderr:\n%s", runs, stderr)
 	}
 }
+
+// TestStoreInsideRepository: `relay index --store .` wrote graph.db and a
+// .gitignore ("*") into the repository root: git stopped seeing new files
+// (git add -A left them out), and grep, glob and the search index found
+// nothing. A --store or --state that is the repository, or a folder of it
+// holding files of its own, is now a usage error that writes nothing; a
+// new, empty or relay-written folder inside it, and any folder outside it,
+// are accepted.
+func TestStoreInsideRepository(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, d := range []string{"src", "empty", "old-store", "ignored-only"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{
+		"main.go": "package main\n", "src/a.go": "package src\n",
+		"old-store/graph.db": "", "ignored-only/.gitignore": "*\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(t.TempDir(), "repo-link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "st")
+	tests := []struct {
+		name, store, state string
+		want               string // error text; "" when accepted
+	}{
+		{name: "store is the repository", store: root, want: "--store " + root + " is the repository itself: relay would write its index among the sources and hide them from git, grep, glob and search; pass a directory of relay's own"},
+		{name: "store is the repository through a link", store: link, want: "is the repository itself"},
+		{name: "state is the repository", state: root, want: "--state " + root + " is the repository itself"},
+		{name: "store is a source folder", store: filepath.Join(root, "src"), want: "is a folder of the repository holding files of its own (a.go): relay would hide them"},
+		{name: "state is a source folder", store: outside, state: filepath.Join(root, "src"), want: "--state " + filepath.Join(root, "src") + " is a folder of the repository"},
+		{name: "new folder inside", store: filepath.Join(root, "build", "relay")},
+		{name: "empty folder inside", store: filepath.Join(root, "empty")},
+		{name: "folder relay wrote", store: filepath.Join(root, "old-store")},
+		{name: "folder with only a .gitignore", state: filepath.Join(root, "ignored-only")},
+		{name: "outside", store: outside},
+		{name: "default", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := &globals{store: tt.store, state: tt.state}
+			_, err := g.stateDir(root)
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("stateDir: %v; want it accepted", err)
+				}
+				return
+			}
+			if !isUsage(err) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("stateDir: %v; want a usage error with %q", err, tt.want)
+			}
+		})
+	}
+
+	before := treeSnapshot(t, root)
+	for _, args := range [][]string{
+		{"index", "--store", root},
+		{"index", "--state", filepath.Join(root, "src")},
+		{"search", "main", "--store", filepath.Join(root, "src")},
+	} {
+		code, _, stderr := relay(t, "", append([]string{"--repo", root}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "hide them from git, grep, glob and search") {
+			t.Errorf("relay %v: exit %d, stderr %q; want 2 and why", args, code, stderr)
+		}
+	}
+	if diff := cmp.Diff(before, treeSnapshot(t, root)); diff != "" {
+		t.Errorf("a refused --store or --state changed the repository (-before +after):\n%s", diff)
+	}
+}
+
+// TestToolsHideStoreInsideRepository: with --store (or --state) inside the
+// repository under another name than .relay, read served relay's own files
+// there (transcripts of past runs) to a model; it refuses them as it does
+// .relay.
+func TestToolsHideStoreInsideRepository(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"main.go": "package main\n", "build/relay/runs/1.jsonl": "{\"role\":\"user\"}\n", "st/history": "where?\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		flags []string
+		file  string
+		want  string
+	}{
+		{[]string{"--store", filepath.Join(root, "build", "relay")}, "build/relay/runs/1.jsonl", "build/relay/runs/1.jsonl is inside build/relay, which holds relay's own index"},
+		{[]string{"--state", filepath.Join(root, "st")}, "st/history", "st/history is inside st, which holds relay's own index"},
+	}
+	for _, tc := range tests {
+		args := append(append([]string{"--repo", root}, tc.flags...), "tool", "read", `{"file": "`+tc.file+`"}`)
+		code, stdout, stderr := relay(t, "", args...)
+		if code != 1 || !strings.Contains(stdout, tc.want) {
+			t.Errorf("relay %v: exit %d, stdout %q, stderr %q; want 1 and %q", args, code, stdout, stderr, tc.want)
+		}
+	}
+	if code, stdout, _ := relay(t, "", "--repo", root, "tool", "read", `{"file": "st/history"}`); code != 0 || !strings.Contains(stdout, "where?") {
+		t.Errorf("without --state, st/history is a repository file: exit %d, %q", code, stdout)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -27,7 +28,61 @@ func (g *globals) storeDir(root string) (string, error) {
 	case strings.Contains(s, "://"):
 		return "", usageErr(fmt.Errorf("--store %q: unknown store scheme (want a directory for the embedded store, or arangodb://host:port/db)", s))
 	}
-	return filepath.Abs(s)
+	dir, err := filepath.Abs(s)
+	if err != nil {
+		return "", err
+	}
+	return dir, checkOwnDir("--store", s, root, dir)
+}
+
+// relayNames are files and folders relay writes into its store and state
+// directories; a directory holding one of them is relay's.
+var relayNames = []string{
+	"graph.db", "graph.seal", "write.lock", "adjacency.bin", "retrieve.idx", "retrieve.manifest",
+	"feedback.jsonl", "runs", "history",
+}
+
+// checkOwnDir refuses a --store or --state directory (given as arg, dir
+// absolute) that would mix relay's files with the repository's: the
+// repository root itself, or an existing folder inside it that holds files
+// of its own. The embedded store writes a .gitignore ("*") into its
+// directory so that its files are never committed or searched, and the
+// search index leaves the state directory out, so either would hide the
+// sources there from git (new files never added), grep, glob and search.
+// A directory outside the repository, a new or empty one, and one relay
+// already writes are accepted.
+func checkOwnDir(flag, arg, root, dir string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil // not there yet: relay creates it, and it is its own
+	}
+	rel, err := filepath.Rel(realRoot, realDir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	advice := "pass a directory of relay's own: a new or empty one, or one outside the repository (the default is <repo>/.relay)"
+	if rel == "." {
+		return usageErr(fmt.Errorf("%s %s is the repository itself: relay would write its index among the sources and hide them from git, grep, glob and search; %s", flag, arg, advice))
+	}
+	entries, err := os.ReadDir(realDir)
+	if err != nil {
+		return nil // the open that follows says what is wrong with it
+	}
+	for _, e := range entries {
+		if slices.Contains(relayNames, e.Name()) {
+			return nil
+		}
+	}
+	for _, e := range entries {
+		if e.Name() != ".gitignore" {
+			return usageErr(fmt.Errorf("%s %s is a folder of the repository holding files of its own (%s): relay would hide them from git, grep, glob and search; %s", flag, arg, e.Name(), advice))
+		}
+	}
+	return nil
 }
 
 // stateDir returns the directory for everything relay writes besides the
@@ -48,7 +103,11 @@ func (g *globals) stateDir(root string) (string, error) {
 		if strings.Contains(g.state, "://") {
 			return "", usageErr(fmt.Errorf("--state %q: want a local directory", g.state))
 		}
-		return filepath.Abs(g.state)
+		state, err := filepath.Abs(g.state)
+		if err != nil {
+			return "", err
+		}
+		return state, checkOwnDir("--state", g.state, root, state)
 	case dir == "":
 		return embedded.DefaultDir(root), nil
 	}
@@ -109,4 +168,24 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 		return nil, err
 	}
 	return st, nil
+}
+
+// privateDirs returns relay's store and state directories that lie inside
+// root, repository-relative, for tools.Options.Private: a model must not
+// read relay's own files there (transcripts of past runs among them), as
+// it cannot under the default .relay.
+func (g *globals) privateDirs(root string) []string {
+	var out []string
+	for _, get := range []func(string) (string, error){g.storeDir, g.stateDir} {
+		dir, err := get(root)
+		if err != nil || dir == "" {
+			continue
+		}
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
 }

@@ -52,6 +52,9 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
 				}
 				raw = string(b)
 			}
+			if err := positiveTimeout(timeout); err != nil {
+				return err
+			}
 			if !json.Valid([]byte(raw)) {
 				return usageErr(fmt.Errorf("arguments for %s are not valid JSON: %s\npass one JSON object, e.g. relay tool %s '%s'", name, raw, name, toolExamples[name]))
 			}
@@ -59,7 +62,7 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
 			if err != nil {
 				return err
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root)}
 			if name == tools.GraphName {
 				r, closeFn, err := g.graphReader(cmd.Context(), root)
 				if err != nil {
@@ -135,4 +138,14 @@ func (g *globals) graphReader(ctx context.Context, root string) (graphdb.Reader,
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
+}
+
+// positiveTimeout refuses a per-call --timeout of zero or less, which the
+// tools would otherwise have replaced by their default without a word (a
+// user asking for "no timeout" got 30s).
+func positiveTimeout(d time.Duration) error {
+	if d <= 0 {
+		return usageErr(fmt.Errorf("--timeout %s: want a positive duration, e.g. 30s or 2m (every call has a deadline)", d))
+	}
+	return nil
 }

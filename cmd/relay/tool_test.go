@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,7 +56,7 @@ func TestToolCommand(t *testing.T) {
 		{
 			name:   "grep",
 			args:   []string{"--repo", root, "tool", "grep", `{"pattern": "Greet\\(n\\)", "context": 0}`},
-			stdout: "1 matching line in 1 file for /Greet\\(n\\)/:\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)\n",
+			stdout: "1 matching line in 1 file for \"Greet\\\\(n\\\\)\":\ngreet/greet.go:10:\treturn Greet(n) + Greet(n)\n",
 		},
 		{
 			name:   "read with arguments from stdin",
@@ -161,5 +162,58 @@ Use read to fetch full code for any of these files.
 				t.Errorf("stdout (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTimeoutFlags: a per-call --timeout of zero or less used to become
+// the 30 s default without a word, and a model request or retriever
+// timeout of zero or less was taken as given; each is now a usage error.
+func TestTimeoutFlags(t *testing.T) {
+	root := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"tool zero", []string{"tool", "--timeout", "0s", "glob", `{"pattern": "*"}`}, "--timeout 0s: want a positive duration, e.g. 30s or 2m"},
+		{"tool negative", []string{"tool", "--timeout", "-5s", "glob", `{"pattern": "*"}`}, "--timeout -5s: want a positive duration"},
+		{"mcp zero", []string{"mcp", "--timeout", "0s"}, "--timeout 0s: want a positive duration"},
+		{"scope request timeout", []string{"scope", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--request-timeout", "0s", "x"}, "--request-timeout (0s) and --retriever-timeout (5m0s) must be positive"},
+		{"ask negative run timeout", []string{"ask", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--timeout", "-1m", "x"}, "--timeout (-1m0s) positive or 0 for none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := relay(t, "", append([]string{"--repo", root}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// fullWriter fails every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestOutputWriteFails: `relay search … > /dev/full` and `relay graph
+// callers … > /dev/full` exited 0 with their answer lost. A command whose
+// output cannot be written fails.
+func TestOutputWriteFails(t *testing.T) {
+	needRgFd(t)
+	root := retrievalRepo(t)
+	for _, args := range [][]string{
+		{"search", "discount"},
+		{"graph", "callers", "applyDiscount"},
+		{"graph", "callers", "applyDiscount", "--json"},
+		{"tool", "glob", `{"pattern": "**/*.go"}`},
+		{"review", "--diff", "-"},
+		{"scope", "orders of one hundred get no discount"},
+	} {
+		var errb bytes.Buffer
+		code := run(t.Context(), append([]string{"--repo", root}, args...), strings.NewReader(cartDiff), fullWriter{}, &errb, func(string) string { return "" })
+		if code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("relay %v to a full disk: exit %d, stderr %q; want 1 and the write error", args, code, errb.String())
+		}
 	}
 }

@@ -118,12 +118,17 @@ func TestServerWithGoClient(t *testing.T) {
 		isError bool
 	}{
 		{"grep", "grep", map[string]any{"pattern": "Greet", "include": "*.go", "context": 0},
-			"3 matching lines in 2 files for /Greet/ in \"*.go\":\ngreet/greet.go:3:// Greet says hello.\ngreet/greet.go:4:func Greet() string { return \"hello\" }\n\nmain.go:4:\tGreet()", false},
+			"3 matching lines in 2 files for \"Greet\" in \"*.go\":\ngreet/greet.go:3:// Greet says hello.\ngreet/greet.go:4:func Greet() string { return \"hello\" }\n\nmain.go:4:\tGreet()", false},
 		{"glob", "glob", map[string]any{"pattern": "**/greet.go"}, "1 file matches \"**/greet.go\" (newest first):\ngreet/greet.go", false},
 		{"read", "read", map[string]any{"file": "main.go", "start_line": 3, "num_lines": 1}, "3\tfunc main() {\n(showing lines 3–3 of 5; continue with start_line=4)", false},
 		{"graph without index", "graph", map[string]any{"operation": "callers", "target": "Greet"}, tools.NoIndexText, true},
 		{"bad arguments", "read", map[string]any{"path": "main.go"}, `invalid arguments for read: unknown field "path"`, true},
 		{"escape", "read", map[string]any{"file": "../../etc/passwd"}, `path "../../etc/passwd" is outside the repository`, true},
+		// grep's error texts quote the pattern; written /Serve((/ they
+		// were taken for a path outside the repository and hidden.
+		{"bad regex", "grep", map[string]any{"pattern": "Serve(("}, "Invalid regex for grep \"Serve((\":\nregex parse error:", true},
+		{"bad regex with a slash", "grep", map[string]any{"pattern": "api/v1(("}, "Invalid regex for grep \"api/v1((\":\nregex parse error:", true},
+		{"bad include", "grep", map[string]any{"pattern": "/x", "include": "[a"}, "Invalid include glob for grep \"/x\" in \"[a\":", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,6 +137,9 @@ func TestServerWithGoClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := text(t, res)
+			if strings.Contains(got, OutsidePath) {
+				t.Errorf("the answer hides a path it need not: %q", got)
+			}
 			if tc.isError {
 				if !strings.HasPrefix(got, tc.want) {
 					t.Errorf("got %q, want it to start with %q", got, tc.want)

@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -368,6 +369,7 @@ func mapError(what string, err error) error {
 		arle *gh.AbuseRateLimitError
 		er   *gh.ErrorResponse
 		ae   *gh.AcceptedError
+		syn  *json.SyntaxError
 		ne   net.Error
 		ue   *url.Error
 	)
@@ -398,6 +400,10 @@ func mapError(what string, err error) error {
 		return wrapped
 	case errors.As(err, &ae):
 		return &tracker.RetryableError{Err: wrapped}
+	case errors.As(err, &syn):
+		// A 200 that is not JSON: a proxy's or login portal's page, or a
+		// base URL that is the web site rather than the API.
+		return fmt.Errorf("github: %s: the answer is not GitHub's JSON (%v), likely an HTML page: check GITHUB_API_URL or base_url (the API, e.g. https://ghe.example.com/api/v3/) and any proxy in between", what, err)
 	case errors.As(err, &ne), errors.As(err, &ue):
 		return &tracker.RetryableError{Err: wrapped}
 	}

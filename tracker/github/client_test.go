@@ -5,6 +5,9 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -400,5 +403,29 @@ func TestRefChecks(t *testing.T) {
 	}
 	if c.Source() != tracker.GitHub {
 		t.Errorf("Source = %q", c.Source())
+	}
+}
+
+// TestHTMLAnswerSaysWhatToCheck: an API URL that answers with a web page
+// (a proxy's or login portal's) read "invalid character '<' looking for
+// beginning of value"; it now says to check the API URL.
+func TestHTMLAnswerSaysWhatToCheck(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!DOCTYPE html><html><body>Sign in</body></html>")
+	}))
+	defer srv.Close()
+	c, err := New(Options{BaseURL: srv.URL + "/api/v3/", Token: "ghp_token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Fetch(t.Context(), ref42)
+	want := "likely an HTML page: check GITHUB_API_URL or base_url (the API, e.g. https://ghe.example.com/api/v3/)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Fetch from an HTML page: %v; want %q", err, want)
+	}
+	if ok, _ := tracker.Retryable(err); ok {
+		t.Errorf("an HTML answer is retried: %v", err)
 	}
 }

@@ -375,9 +375,19 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 		return nil
 	}
 	if err := json.Unmarshal(b, out); err != nil {
+		if looksHTML(b) {
+			return fmt.Errorf("decode %s %s: the answer is an HTML page, not Jira's JSON: check JIRA_URL (the site's base URL, e.g. https://acme.atlassian.net) and any proxy or single sign-on page in between", method, u.Path)
+		}
 		return fmt.Errorf("decode %s %s: %w", method, u.Path, err)
 	}
 	return nil
+}
+
+// looksHTML reports whether a body that should be JSON is a web page (a
+// login portal, a proxy's error page, the site's front page).
+func looksHTML(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '<'
 }
 
 // statusErr describes a failed call, retryable when the status is.

@@ -352,6 +352,8 @@ func TestErrorsAndRetries(t *testing.T) {
 		{"404", jiraFailure{status: 404, body: `{"errorMessages":["Issue does not exist or you do not have permission to see it."]}`}, false, 0, "no such issue"},
 		{"401", jiraFailure{status: 401, body: `{}`}, false, 0, "JIRA_API_TOKEN"},
 		{"403", jiraFailure{status: 403, body: `{"errors":{"comment":"no permission"}}`}, false, 0, "comment: no permission"},
+		// A login page answered with 200 read "invalid character '<'".
+		{"200 HTML page", jiraFailure{status: 200, body: "<!DOCTYPE html><html>Log in</html>"}, false, 0, "the answer is an HTML page, not Jira's JSON: check JIRA_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
