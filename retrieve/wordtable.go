@@ -82,12 +82,6 @@ func (t *wordTable) grow() {
 	}
 }
 
-// reset empties t, keeping its capacity.
-func (t *wordTable) reset() {
-	clear(t.slots)
-	t.keys, t.count = t.keys[:0], 0
-}
-
 // scanWords calls fn with each word of text and its hash, the words of
 // forEachWord: maximal runs of letters, digits and '_'.
 func scanWords(text string, fn func(w string, h uint32)) {
