@@ -25,6 +25,7 @@ type pyScope struct {
 	vars         map[string]string // module variable → vexpr (pytypes.go)
 	deps         []string          // every module any import statement names (py.deps)
 	surface      string            // fingerprint of what other modules can see (py.surface)
+	byName       []string          // names its by-name calls look up (py.byname), stored scopes only
 }
 
 type pySym struct {
@@ -141,6 +142,7 @@ const (
 	pyAttrAttrs   = "py.attrs"   // on classes: attribute → vexpr
 	pyAttrRet     = "py.ret"     // on functions and methods: return vexpr
 	pyAttrFields  = "py.fields"  // on NamedTuple classes: the fields in order, one a line
+	pyAttrByName  = "py.byname"  // names the module's by-name calls look up, one a line (pybyname.go)
 )
 
 // attrs encodes the scope into module-node Attrs and sets surface/deps.
@@ -216,6 +218,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			s.deps = splitLines(n.Attrs[pyAttrDeps])
 			s.surface = n.Attrs[pyAttrSurface]
 			s.vars = parseTypedAttrs(n.Attrs[pyAttrVars])
+			s.byName = splitLines(n.Attrs[pyAttrByName])
 		case (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && n.QName == module+"."+n.Name:
 			var cls *pyClass
 			if n.Kind == graphdb.KindType {
@@ -603,9 +606,10 @@ func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.No
 }
 
 // link adds a parsed file's resolved edges: calls, decorated_by, inherits
-// and imports.
+// and imports, and lists the names of its by-name calls on its module node.
 func (t *pyTable) link(f *pyFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	byName := map[string]bool{}
 	for _, r := range f.refs {
 		ids := t.resolve(r)
 		for _, to := range ids {
@@ -618,10 +622,16 @@ func (t *pyTable) link(f *pyFile) {
 			t.flow(r, ids, add)
 		}
 		if len(ids) == 0 {
-			for _, to := range t.byName(r) {
-				add(graphdb.Edge{From: r.from, To: to, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+			if name, ok := t.byName(r); ok {
+				byName[name] = true
+				for _, to := range t.candidates(name) {
+					add(graphdb.Edge{From: r.from, To: to, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+				}
 			}
 		}
+	}
+	if len(byName) > 0 {
+		f.res.nodes[f.modNode].Attrs[pyAttrByName] = strings.Join(sortedKeys(byName), "\n")
 	}
 	for _, n := range f.res.nodes {
 		if n.Kind != graphdb.KindType {
