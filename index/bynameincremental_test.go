@@ -37,6 +37,17 @@ var byNameLangs = []byNameLang{
 		},
 		id: func(i int, m string) string { return fmt.Sprintf("py:k%d.K%d.%s", i, i, m) },
 	},
+	{
+		title:     "TypeScript/JavaScript",
+		callerRel: "src/a.ts",
+		caller:    "export function use(x) {\n  return x.frob();\n}\n",
+		from:      "ts:src/a.use",
+		file:      func(i int) string { return fmt.Sprintf("src/k%d.ts", i) },
+		class: func(i int, m string) string {
+			return fmt.Sprintf("export class K%d {\n  %s(): number { return %d; }\n}\n", i, m, i)
+		},
+		id: func(i int, m string) string { return fmt.Sprintf("ts:src/k%d.K%d.%s", i, i, m) },
+	},
 }
 
 // TestByNameIncremental: an unchanged file's calls_by_name edges follow
