@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,16 @@ type byNameLang struct {
 	file      func(i int) string                // the path of ki
 	class     func(i int, method string) string // ki's source with Ki.method
 	id        func(i int, method string) string // the node id of Ki.method
+	more      func(write func(rel, data string)) []byNameStep
+}
+
+// byNameStep is one change of TestByNameIncremental.
+type byNameStep struct {
+	name      string
+	change    func()
+	extracted int // files (re)extracted
+	want      []string
+	notWant   []string
 }
 
 var byNameLangs = []byNameLang{
@@ -47,6 +58,34 @@ var byNameLangs = []byNameLang{
 			return fmt.Sprintf("export class K%d {\n  %s(): number { return %d; }\n}\n", i, m, i)
 		},
 		id: func(i int, m string) string { return fmt.Sprintf("ts:src/k%d.K%d.%s", i, i, m) },
+	},
+	{
+		title:     "Java",
+		callerRel: "src/p/A.java",
+		caller:    "package p;\n\nclass A {\n    void use(java.util.List<Object> xs) {\n        xs.forEach(x -> x.frob());\n    }\n}\n",
+		from:      "java:p.A.use",
+		file:      func(i int) string { return fmt.Sprintf("src/q/K%d.java", i) },
+		class: func(i int, m string) string {
+			return fmt.Sprintf("package q;\n\npublic class K%d {\n    public int %s() {\n        return %d;\n    }\n}\n", i, m, i)
+		},
+		id: func(i int, m string) string { return fmt.Sprintf("java:q.K%d.%s", i, m) },
+		// x.frob() takes no argument: methods named frob that take one
+		// are no candidates.
+		more: func(write func(rel, data string)) []byNameStep {
+			const k = "src/q/K5.java"
+			unary := "package q;\n\npublic class K5 {\n    public int frob(int n) {\n        return n;\n    }\n}\n"
+			return []byNameStep{
+				{
+					name: "a candidate takes an argument now", change: func() { write(k, unary) }, extracted: 2,
+					want: []string{"edge calls_by_name java:p.A.use -> java:q.K4.frob @"}, notWant: []string{"-> java:q.K5.frob @"},
+				},
+				{
+					name:      "methods of that name taking one argument: the caller stays",
+					change:    func() { write("src/q/K8.java", strings.ReplaceAll(unary, "K5", "K8")) },
+					extracted: 1, want: []string{"edge calls_by_name java:p.A.use -> java:q.K4.frob @"},
+				},
+			}
+		},
 	},
 }
 
@@ -96,13 +135,7 @@ func testByNameIncremental(t *testing.T, l byNameLang) {
 	write(l.file(0), l.class(0, "other"))
 	st := openStore(t)
 	runIndex(t, st, root, false)
-	steps := []struct {
-		name      string
-		change    func()
-		extracted int // files (re)extracted
-		want      []string
-		notWant   []string
-	}{
+	steps := []byNameStep{
 		{name: "add a method the call may land on", change: func() { cand(0) }, extracted: 2, want: edges(0, 0)},
 		{name: "rename it", change: func() { write(l.file(0), l.class(0, "frobble")) }, extracted: 2, notWant: []string{anyEdge}},
 		{name: "rename it back", change: func() { cand(0) }, extracted: 2, want: edges(0, 0)},
@@ -135,6 +168,9 @@ func testByNameIncremental(t *testing.T, l byNameLang) {
 			change:    func() { write(l.file(0), l.class(0, "other")) },
 			extracted: 2, want: []string{"edge calls_by_name " + l.from + " -> " + l.id(0, "other") + " @"},
 		},
+	}
+	if l.more != nil { // before the caller calls another name
+		steps = slices.Insert(steps, len(steps)-2, l.more(write)...)
 	}
 	for _, s := range steps {
 		s.change()

@@ -7,7 +7,7 @@ import (
 
 // JavaFormatVersion is the format of the Java records (language "java"),
 // kept in Meta "index.java.version"; a change re-indexes Java only.
-const JavaFormatVersion = "java-1"
+const JavaFormatVersion = "java-2"
 
 func javaIsSource(_, base string) bool {
 	return strings.HasSuffix(base, ".java") && len(base) > len(".java")
