@@ -192,3 +192,31 @@ func testByNameIncremental(t *testing.T, l byNameLang) {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
 }
+
+// TestPythonByNameRedeclaredClass: a module declaring a class twice keeps
+// the first in its scope, in a full index as in the scope an incremental
+// run rebuilds from the stored nodes; the second's methods (their nodes
+// share the qname prefix) are no by-name candidates in either. The stdlib
+// has such modules (test_importlib/test_abc.py redeclares InspectLoader).
+func TestPythonByNameRedeclaredClass(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
+	write("a.py", "def use(x):\n    return x.frob()\n")
+	write("m.py", "class K:\n    def a(self):\n        return 1\n\n\nclass K:\n    def frob(self):\n        return 2\n")
+	write("b.py", "class B:\n    def other(self):\n        return 1\n")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	const edge = "edge calls_by_name py:a.use -> py:b.B.frob @a.py:2"
+	checkPyIncremental(t, st, root, []pyStep{
+		{
+			name:   "a method the call may land on appears elsewhere",
+			change: func() { write("b.py", "class B:\n    def frob(self):\n        return 1\n") },
+			want:   []string{edge}, notWant: []string{"-> py:m.K.frob @"},
+		},
+		{
+			name:    "and is renamed",
+			change:  func() { write("b.py", "class B:\n    def frobble(self):\n        return 1\n") },
+			notWant: []string{edge, "-> py:m.K.frob @"},
+		},
+	})
+}

@@ -205,6 +205,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 	found := false
 	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID }) // plain ids before "#n"
 	classes := map[string]*pyClass{}
+	lines := map[*pyClass][2]int{}
 	for _, n := range nodes {
 		switch {
 		case n.Kind == graphdb.KindModule && n.ID == pyModuleID(module):
@@ -227,6 +228,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 				cls.fields = splitLines(n.Attrs[pyAttrFields])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
+					lines[cls] = [2]int{n.StartLine, n.EndLine}
 				}
 			}
 			s.define(n.Name, n.ID, cls, n.Attrs[pyAttrRet], fnInfoOf(n))
@@ -237,7 +239,10 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			continue
 		}
 		cname, mname, ok := strings.Cut(n.QName[len(module)+1:], ".")
-		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls {
+		// A class declared twice in a module: the methods of the second
+		// (class node "#2") share its qname prefix but are not the first
+		// one's, which the scope holds; they lie outside its lines.
+		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls && n.StartLine >= lines[cls][0] && n.EndLine <= lines[cls][1] {
 			if _, dup := cls.methods[mname]; !dup {
 				cls.methods[mname] = n.ID
 				if r := n.Attrs[pyAttrRet]; r != "" {
