@@ -220,3 +220,33 @@ func TestPythonByNameRedeclaredClass(t *testing.T) {
 		},
 	})
 }
+
+// TestPythonByNameModuleRenamed: an __init__.py appearing renames the
+// modules of its directory, and with them the ids of their methods; an
+// unchanged file's by-name edges follow the new ids.
+func TestPythonByNameModuleRenamed(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
+	write("a.py", "def use(x):\n    return x.frob()\n")
+	write("x/pkg/b.py", "class B:\n    def frob(self):\n        return 1\n")
+	st := openStore(t)
+	runIndex(t, st, root, false)
+	checkPyIncremental(t, st, root, []pyStep{
+		{
+			name:    "the candidate's directory becomes a package",
+			change:  func() { write("x/pkg/__init__.py", "") },
+			want:    []string{"edge calls_by_name py:a.use -> py:pkg.b.B.frob @a.py:2"},
+			notWant: []string{"-> py:x.pkg.b.B.frob @"},
+		},
+		{
+			name: "and stops being one",
+			change: func() {
+				if err := os.Remove(filepath.Join(root, "x", "pkg", "__init__.py")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want:    []string{"edge calls_by_name py:a.use -> py:x.pkg.b.B.frob @a.py:2"},
+			notWant: []string{"-> py:pkg.b.B.frob @"},
+		},
+	})
+}
