@@ -198,9 +198,10 @@ func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyM
 	for rel := range j.deleted {
 		rels = append(rels, rel)
 	}
+	var missing []string // joins parse once every goroutine is done
 	for _, rel := range rels {
+		prev := parse[rel] || j.deleted[rel]
 		g.Go(func() error {
-			prev := parse[rel] || j.deleted[rel]
 			rec, ok := j.stored[rel]
 			if prev && !ok {
 				return nil
@@ -223,12 +224,16 @@ func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyM
 			case found:
 				stored[rel] = sc
 			default:
-				parse[rel] = true
+				missing = append(missing, rel)
 			}
 			return nil
 		})
 	}
-	return stored, old, g.Wait()
+	err = g.Wait()
+	for _, rel := range missing {
+		parse[rel] = true
+	}
+	return stored, old, err
 }
 
 // parseChanged parses the files in parse and, in incremental runs, the
