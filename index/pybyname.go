@@ -113,7 +113,11 @@ func pyMethodsNamed(idx map[string][]graphdb.NodeID, s *pyScope, only map[string
 // list, cut off at pyMaxByName, differs re-resolves the stored files whose
 // py.byname holds it. A name that stays over the limit (get, run), a body
 // edit and a method added under a name no call looks up re-resolve
-// nothing.
+// nothing. The files re-resolved are re-parsed: that costs in proportion
+// to the files whose by-name edges do change, while a repository-wide pass
+// over stored call sites would need the by-name edges stored apart from
+// the other edges of their file (a store replaces an owner's edges whole)
+// and every call site stored.
 
 // pyByNameDependents lists the stored files to re-resolve because the
 // candidates of a name their by-name calls look up changed, and drops
