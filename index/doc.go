@@ -263,15 +263,20 @@
 // calls) to the repository's methods named m (pybyname.go), at most 8: a
 // name more classes define gets none. Plain names, external imports,
 // receivers of a known class or module and dunder names get none.
-// By-name edges of unchanged files are not recomputed in incremental runs
-// when another module gains or loses a method of that name.
+// The module node's py.byname lists the names its by-name calls look up
+// (those with no candidate or more than 8 included), so that an
+// incremental run re-resolves an unchanged file when the candidates of one
+// of its names change: a method of that name added, renamed or removed in
+// another module, a module deleted, the count crossing the limit of 8; a
+// name that stays over the limit re-resolves nothing.
 // index/internal/pyrightcheck measures the edges against Pyright.
 //
-// Incremental runs: see the DESIGN note on pyFrontend.index. Changed files
-// are re-parsed; the other modules' scopes come from their stored nodes
-// (module-node Attrs py.imports, py.stars, py.deps, py.surface; class
-// Attrs py.bases); files importing a module whose surface changed are
-// re-resolved too. PyFormatVersion (Meta "index.py.version") versions the
+// Incremental runs: see the DESIGN notes on pyFrontend.index and
+// pyByNameDependents. Changed files are re-parsed; the other modules'
+// scopes come from their stored nodes (module-node Attrs py.imports,
+// py.stars, py.deps, py.surface; class Attrs py.bases); files importing a
+// module whose surface changed, and files whose by-name calls look up a
+// name whose candidates changed (py.byname), are re-resolved too. PyFormatVersion (Meta "index.py.version") versions the
 // Python records apart from Go's; a change re-indexes Python only.
 //
 // # TypeScript and JavaScript
@@ -354,8 +359,9 @@
 // at most 8 (tsMaxByName; a commoner name gives none). Calls on globals
 // (console.log), on library values and on values of a known class that
 // lacks the member get none. The module node's ts.byname lists the
-// names, so that a file is re-linked when a method of such a name is
-// added, changed or removed elsewhere.
+// names, so that a file is re-linked when the candidates of such a name
+// change (a method added, renamed or removed elsewhere, the count crossing
+// the limit), and only then (tsByNameChanged).
 //
 // Incremental runs: see the DESIGN note on tsFrontend.index.
 // TSFormatVersion (Meta "index.typescript.version") versions these
@@ -448,10 +454,14 @@
 //
 // Incremental runs: see the DESIGN note on javaFrontend.index. A file is
 // re-resolved when its content changed, when a file its resolution read
-// (java.deps) changed its declarations (java.surface) or was deleted, and,
-// when files were added or deleted, when one of its type names did not
-// resolve (java.unres). JavaFormatVersion (Meta "index.java.version")
-// versions the Java records; a change re-indexes Java only.
+// (java.deps) changed its declarations (java.surface) or was deleted,
+// when files were added or deleted and one of its type names did not
+// resolve (java.unres), and when the candidates of one of its by-name
+// calls changed: the file node's java.byname lists their names and
+// argument counts (see the DESIGN note in javabyname.go). A name that
+// stays over the limit of 8 re-resolves nothing. JavaFormatVersion (Meta
+// "index.java.version") versions the Java records; a change re-indexes
+// Java only.
 // index/internal/javacheck measures the calls against javap's invoke
 // instructions (BENCHMARKS.md).
 //

@@ -33,7 +33,7 @@ const (
 
 // PyFormatVersion is the format of the Python records (language "python");
 // they are versioned apart from Go's.
-const PyFormatVersion = "py-4"
+const PyFormatVersion = "py-5"
 
 // ErrNotGo is returned by Run for a root holding no Go module, workspace or
 // file and no Python file: nothing it can index.

@@ -47,6 +47,7 @@ type javaStored struct {
 	unres   bool
 	dup     bool
 	surface string
+	byName  []string // keys of its by-name calls (java.byname)
 }
 
 // DESIGN: a Java run has two passes. The first parses the changed files
@@ -71,10 +72,10 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 			parse[rel] = true
 		}
 	}
-	stored := map[string]*javaStored{}
+	stored, gone := map[string]*javaStored{}, map[string]*javaStored{}
 	if !j.full {
 		var err error
-		if stored, err = p.loadStored(ctx, j, parse); err != nil {
+		if stored, gone, err = p.loadStored(ctx, j, parse); err != nil {
 			return d, err
 		}
 	}
@@ -95,7 +96,7 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 	}
 	resolve := rels
 	if !j.full {
-		more := p.dependents(j, stored, decls)
+		more := p.dependents(j, stored, gone, decls)
 		resolve = append(append([]string(nil), rels...), more...)
 		sort.Strings(resolve)
 		p.log.Debug("java incremental", "parsed", len(rels), "dependents", len(more))
@@ -163,7 +164,7 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 	if sc := tab.scopeOf(f.scope); sc != nil {
 		f.scope = sc
 	}
-	l := &javaLookup{tab: tab, deps: map[string]bool{}}
+	l := &javaLookup{tab: tab, deps: map[string]bool{}, byName: map[string]bool{}}
 	x := &javaExtractor{src: src, f: f}
 	for _, u := range f.uses {
 		javaLinkUse(l, f, u)
@@ -194,6 +195,9 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 	}
 	if l.unres {
 		n.Attrs[javaAttrUnres] = "1"
+	}
+	if len(l.byName) > 0 {
+		n.Attrs[javaAttrByName] = strings.Join(sortedKeys(l.byName), "\n")
 	}
 	if javaRenameDuplicates(f, tab) {
 		f.res.nodes[f.fileN].Attrs[javaAttrDup] = "1"
@@ -303,14 +307,19 @@ func javaPackages(j *job, scopes map[string]*javaScope) fileResult {
 	return res
 }
 
-// loadStored decodes the stored scopes of the files not parsed; a file
-// whose node is missing or unreadable is parsed instead.
-func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]bool) (map[string]*javaStored, error) {
-	out := map[string]*javaStored{}
+// loadStored decodes the stored scopes of the files on disk (a file whose
+// node is missing or unreadable is parsed instead) and, in gone, of the
+// deleted files, whose methods were by-name candidates.
+func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]bool) (out, gone map[string]*javaStored, err error) {
+	out, gone = map[string]*javaStored{}, map[string]*javaStored{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.workers)
-	for rel := range j.files {
+	rels := sortedKeys(j.files)
+	for rel := range j.deleted {
+		rels = append(rels, rel)
+	}
+	for _, rel := range rels {
 		if _, ok := j.stored[rel]; !ok {
 			continue
 		}
@@ -319,25 +328,32 @@ func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]
 			var st *javaStored
 			if err == nil {
 				if sc, ok := decodeJavaScope(rel, n.Attrs[javaAttrScope]); ok {
-					st = &javaStored{scope: sc, deps: splitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1"}
+					st = &javaStored{scope: sc, deps: splitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1",
+						byName: splitLines(n.Attrs[javaAttrByName])}
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if st == nil {
+			switch {
+			case j.deleted[rel]:
+				if st != nil {
+					gone[rel] = st
+				}
+			case st == nil:
 				parse[rel] = true
-			} else {
+			default:
 				out[rel] = st
 			}
 			return gctx.Err()
 		})
 	}
-	return out, g.Wait()
+	return out, gone, g.Wait()
 }
 
 // dependents lists the stored files to re-resolve after files were parsed,
 // and drops the parsed ones from stored (their fresh scopes replace them).
-func (p *javaFrontend) dependents(j *job, stored map[string]*javaStored, files []*javaFile) []string {
+func (p *javaFrontend) dependents(j *job, stored, gone map[string]*javaStored, files []*javaFile) []string {
+	byName := javaByNameDependents(stored, gone, files)
 	changed := map[string]bool{}
 	for rel := range j.deleted {
 		changed[rel] = true
@@ -366,7 +382,7 @@ func (p *javaFrontend) dependents(j *job, stored map[string]*javaStored, files [
 			delete(stored, rel)
 			continue
 		}
-		dep := added && st.unres || len(j.deleted) > 0 && st.dup
+		dep := added && st.unres || len(j.deleted) > 0 && st.dup || byName[rel]
 		for _, t := range st.scope.Types {
 			dep = dep || fresh[t.Q] // a parsed file may now take or give up the plain ids
 		}

@@ -35,6 +35,9 @@ func (w *javaWalker) invocation(n *sitter.Node) {
 // byName records the repository methods named name that take nargs
 // arguments as candidates of a call whose receiver is not evident.
 func (w *javaWalker) byName(name string, nargs, ln int) {
+	if w.l.byName != nil {
+		w.l.byName[javaByNameKey(name, nargs)] = true
+	}
 	var cands []graphdb.NodeID
 	for _, r := range w.l.tab.byName[name] {
 		if javaArity(r.m, nargs) {

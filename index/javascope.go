@@ -72,6 +72,7 @@ const (
 	javaAttrDeps    = "java.deps"    // files its resolution read, one per line
 	javaAttrUnres   = "java.unres"   // "1": a type name did not resolve
 	javaAttrDup     = "java.dup"     // "1": a type of the file is declared by another file too
+	javaAttrByName  = "java.byname"  // its by-name calls, "name/arguments" one a line (javabyname.go)
 )
 
 func newJavaScope(file string) *javaScope {

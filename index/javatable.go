@@ -72,9 +72,10 @@ func (t *javaTable) addJDK() {
 // javaLookup resolves type names for one file, recording the files it
 // reads (deps) and whether a name stayed unresolved.
 type javaLookup struct {
-	tab   *javaTable
-	deps  map[string]bool
-	unres bool
+	tab    *javaTable
+	deps   map[string]bool
+	unres  bool
+	byName map[string]bool // keys of its by-name calls (javaByNameKey), nil: not recorded
 }
 
 func (l *javaLookup) use(t *javaType) *javaType {

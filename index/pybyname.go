@@ -15,79 +15,171 @@ import (
 // calls_by_name edge at all rather than an arbitrary few.
 const pyMaxByName = 8
 
-// byName returns the by-name candidates of a call that resolved neither
-// by name nor by type (EdgeCallsByName, never a call): the repository's
-// methods named like the called attribute, when the call is `v.m()` on a
-// value whose type the indexer does not know — a parameter or local of
-// unknown type, a module variable or attribute chain of unknown value, the
-// result of a call whose return type is unknown, or self/cls when no class
-// in the MRO defines m (a mixin calling what its subclasses define).
-// Plain names (builtins, external imports, parameters holding functions)
-// and calls on a known module, class or instance (the method then lives
-// outside the repository, in an external base) get none, nor do dunder
-// names, which every class shares.
-func (t *pyTable) byName(r pyRef) []graphdb.NodeID {
+// byName returns the name of a call that resolved neither by name nor by
+// type and is to be matched by name only (EdgeCallsByName, never a call):
+// the called attribute m, when the call is `v.m()` on a value whose type
+// the indexer does not know — a parameter or local of unknown type, a
+// module variable or attribute chain of unknown value, the result of a
+// call whose return type is unknown, or self/cls when no class in the MRO
+// defines m (a mixin calling what its subclasses define). Plain names
+// (builtins, external imports, parameters holding functions) and calls on
+// a known module, class or instance (the method then lives outside the
+// repository, in an external base) get none, nor do dunder names, which
+// every class shares. Its candidates are candidates(name).
+func (t *pyTable) byName(r pyRef) (string, bool) {
 	if r.kind != graphdb.EdgeCalls || r.implicit || r.prop {
-		return nil
+		return "", false
 	}
 	i := strings.LastIndexByte(r.expr, '.')
 	if i < 0 {
-		return nil
+		return "", false
 	}
 	name, prefix := r.expr[i+1:], r.expr[:i]
 	if strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
-		return nil
+		return "", false
 	}
 	head, _, _ := strings.Cut(prefix, ".")
 	call := strings.HasSuffix(head, "()")
 	head = strings.TrimSuffix(head, "()")
 	s := t.mods[r.module]
 	if s == nil || head == "super" {
-		return nil
+		return "", false
 	}
 	selfish := r.class != "" && (head == "self" || head == "cls")
 	switch {
 	case selfish:
 	case r.decl != nil && r.decl.imports[head] != "":
-		return nil // imported inside the function and not in the repository
+		return "", false // imported inside the function and not in the repository
 	case r.decl != nil && r.decl.locals[head]:
 	case s.defs[head].id != "" && s.defs[head].cls == nil && call:
 		// make().m(): a repository function whose return type is unknown
 	case s.vars[head] != "" && s.imports[head] == "" && s.defs[head].id == "":
 	default:
-		return nil // a builtin, an external import, a known class or module
+		return "", false // a builtin, an external import, a known class or module
 	}
 	if !selfish {
 		if v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, prefix, 0); ok && (v.mod != nil || v.cls != nil || v.fn != "") {
-			return nil // the value is known: m is not the repository's
+			return "", false // the value is known: m is not the repository's
 		}
 	}
-	ids := t.methodsNamed()[name]
+	return name, true
+}
+
+// candidates returns the repository's methods named name, sorted by id;
+// none when there are more than pyMaxByName.
+func (t *pyTable) candidates(name string) []graphdb.NodeID {
+	if t.byNameIdx == nil {
+		t.byNameIdx = map[string][]graphdb.NodeID{}
+		for _, s := range t.mods {
+			pyMethodsNamed(t.byNameIdx, s, nil)
+		}
+		for _, ids := range t.byNameIdx {
+			slices.Sort(ids)
+		}
+	}
+	return pyCapped(t.byNameIdx[name])
+}
+
+func pyCapped(ids []graphdb.NodeID) []graphdb.NodeID {
 	if len(ids) > pyMaxByName {
 		return nil
 	}
 	return ids
 }
 
-// methodsNamed indexes the methods of every module-level class of the
-// repository by name, sorted by id; built once per run.
-func (t *pyTable) methodsNamed() map[string][]graphdb.NodeID {
-	if t.byNameIdx != nil {
-		return t.byNameIdx
-	}
-	t.byNameIdx = map[string][]graphdb.NodeID{}
-	for _, s := range t.mods {
-		for _, sym := range s.defs {
-			if sym.cls == nil {
-				continue
-			}
-			for m, id := range sym.cls.methods {
-				t.byNameIdx[m] = append(t.byNameIdx[m], id)
+// pyMethodsNamed adds the methods of s's module-level classes to idx by
+// name (unsorted); with only, just the names in only.
+func pyMethodsNamed(idx map[string][]graphdb.NodeID, s *pyScope, only map[string]bool) {
+	for _, sym := range s.defs {
+		if sym.cls == nil {
+			continue
+		}
+		for m, id := range sym.cls.methods {
+			if only == nil || only[m] {
+				idx[m] = append(idx[m], id)
 			}
 		}
 	}
-	for _, ids := range t.byNameIdx {
-		slices.Sort(ids)
+}
+
+// DESIGN: by-name candidates in incremental runs. A call's candidates are
+// every method of its name in the repository, so editing one file can
+// change the by-name edges of files that import nothing from it. Each
+// module node lists the names its by-name calls look up (py.byname),
+// those with no candidate or more than pyMaxByName included. After the
+// changed files are parsed, the candidate lists of the method names they
+// declared before (their stored scope; a deleted file's too) or declare
+// now are computed over the old and the new set of modules; a name whose
+// list, cut off at pyMaxByName, differs re-resolves the stored files whose
+// py.byname holds it. A name that stays over the limit (get, run), a body
+// edit and a method added under a name no call looks up re-resolve
+// nothing. The files re-resolved are re-parsed: that costs in proportion
+// to the files whose by-name edges do change, while a repository-wide pass
+// over stored call sites would need the by-name edges stored apart from
+// the other edges of their file (a store replaces an owner's edges whole)
+// and every call site stored.
+
+// pyByNameDependents lists the stored files to re-resolve because the
+// candidates of a name their by-name calls look up changed, and drops
+// them from stored. old holds the stored scopes of the files parsed
+// because they changed and of the deleted ones; edited names the parsed
+// files that changed (the other parsed files, importers of a changed
+// module, declare what they declared before).
+func pyByNameDependents(stored, old map[string]*pyScope, files []*pyFile, edited map[string]bool) []string {
+	touched := map[string]bool{}
+	for _, sc := range old {
+		pyMethodNames(sc, touched)
 	}
-	return t.byNameIdx
+	for _, f := range files {
+		if edited[f.rel] {
+			pyMethodNames(f.scope, touched)
+		}
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	was, now := map[string][]graphdb.NodeID{}, map[string][]graphdb.NodeID{}
+	for _, sc := range stored {
+		pyMethodsNamed(was, sc, touched)
+		pyMethodsNamed(now, sc, touched)
+	}
+	for _, sc := range old {
+		pyMethodsNamed(was, sc, touched)
+	}
+	for _, f := range files {
+		pyMethodsNamed(now, f.scope, touched)
+		if !edited[f.rel] {
+			pyMethodsNamed(was, f.scope, touched)
+		}
+	}
+	changed := map[string]bool{}
+	for name := range touched {
+		a, b := was[name], now[name]
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(pyCapped(a), pyCapped(b)) {
+			changed[name] = true
+		}
+	}
+	var out []string
+	for rel, sc := range stored {
+		if slices.ContainsFunc(sc.byName, func(n string) bool { return changed[n] }) {
+			out = append(out, rel)
+			delete(stored, rel)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pyMethodNames adds the names of the methods of s's module-level classes
+// to into.
+func pyMethodNames(s *pyScope, into map[string]bool) {
+	for _, sym := range s.defs {
+		if sym.cls != nil {
+			for m := range sym.cls.methods {
+				into[m] = true
+			}
+		}
+	}
 }

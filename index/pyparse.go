@@ -19,6 +19,7 @@ type pyFile struct {
 	rel, module string
 	isPkg       bool
 	res         fileResult
+	modNode     int // the module node's index in res.nodes
 	scope       *pyScope
 	refs        []pyRef
 	imports     []pyImportStmt
@@ -112,6 +113,7 @@ func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node) *p
 		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	modNode.Attrs = f.scope.attrs(f.imports)
+	f.modNode = len(f.res.nodes)
 	x.add(modNode)
 	return f
 }

@@ -25,6 +25,7 @@ type pyScope struct {
 	vars         map[string]string // module variable → vexpr (pytypes.go)
 	deps         []string          // every module any import statement names (py.deps)
 	surface      string            // fingerprint of what other modules can see (py.surface)
+	byName       []string          // names its by-name calls look up (py.byname), stored scopes only
 }
 
 type pySym struct {
@@ -141,6 +142,7 @@ const (
 	pyAttrAttrs   = "py.attrs"   // on classes: attribute → vexpr
 	pyAttrRet     = "py.ret"     // on functions and methods: return vexpr
 	pyAttrFields  = "py.fields"  // on NamedTuple classes: the fields in order, one a line
+	pyAttrByName  = "py.byname"  // names the module's by-name calls look up, one a line (pybyname.go)
 )
 
 // attrs encodes the scope into module-node Attrs and sets surface/deps.
@@ -203,6 +205,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 	found := false
 	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID }) // plain ids before "#n"
 	classes := map[string]*pyClass{}
+	lines := map[*pyClass][2]int{}
 	for _, n := range nodes {
 		switch {
 		case n.Kind == graphdb.KindModule && n.ID == pyModuleID(module):
@@ -216,6 +219,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			s.deps = splitLines(n.Attrs[pyAttrDeps])
 			s.surface = n.Attrs[pyAttrSurface]
 			s.vars = parseTypedAttrs(n.Attrs[pyAttrVars])
+			s.byName = splitLines(n.Attrs[pyAttrByName])
 		case (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && n.QName == module+"."+n.Name:
 			var cls *pyClass
 			if n.Kind == graphdb.KindType {
@@ -224,6 +228,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 				cls.fields = splitLines(n.Attrs[pyAttrFields])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
+					lines[cls] = [2]int{n.StartLine, n.EndLine}
 				}
 			}
 			s.define(n.Name, n.ID, cls, n.Attrs[pyAttrRet], fnInfoOf(n))
@@ -234,7 +239,10 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 			continue
 		}
 		cname, mname, ok := strings.Cut(n.QName[len(module)+1:], ".")
-		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls {
+		// A class declared twice in a module: the methods of the second
+		// (class node "#2") share its qname prefix but are not the first
+		// one's, which the scope holds; they lie outside its lines.
+		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls && n.StartLine >= lines[cls][0] && n.EndLine <= lines[cls][1] {
 			if _, dup := cls.methods[mname]; !dup {
 				cls.methods[mname] = n.ID
 				if r := n.Attrs[pyAttrRet]; r != "" {
@@ -603,9 +611,10 @@ func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.No
 }
 
 // link adds a parsed file's resolved edges: calls, decorated_by, inherits
-// and imports.
+// and imports, and lists the names of its by-name calls on its module node.
 func (t *pyTable) link(f *pyFile) {
 	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	byName := map[string]bool{}
 	for _, r := range f.refs {
 		ids := t.resolve(r)
 		for _, to := range ids {
@@ -618,10 +627,16 @@ func (t *pyTable) link(f *pyFile) {
 			t.flow(r, ids, add)
 		}
 		if len(ids) == 0 {
-			for _, to := range t.byName(r) {
-				add(graphdb.Edge{From: r.from, To: to, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+			if name, ok := t.byName(r); ok {
+				byName[name] = true
+				for _, to := range t.candidates(name) {
+					add(graphdb.Edge{From: r.from, To: to, Kind: graphdb.EdgeCallsByName, File: f.rel, Line: r.line})
+				}
 			}
 		}
+	}
+	if len(byName) > 0 {
+		f.res.nodes[f.modNode].Attrs[pyAttrByName] = strings.Join(sortedKeys(byName), "\n")
 	}
 	for _, n := range f.res.nodes {
 		if n.Kind != graphdb.KindType {

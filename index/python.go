@@ -139,10 +139,12 @@ func (p *pyFrontend) parseAll(ctx context.Context, j *job, rels []string, mods m
 // resolution of a changed file needs every module's scope: fresh scopes for
 // the files parsed in this run, scopes rebuilt from the store's nodes for
 // the others (storedScope). A file is re-parsed when its content changed,
-// when its module name changed (an __init__.py appeared or vanished), and
-// when it imports (py.deps) a module whose surface changed: a module added
+// when its module name changed (an __init__.py appeared or vanished), when
+// it imports (py.deps) a module whose surface changed: a module added
 // or deleted, or whose fingerprint (py.surface: top-level names, methods,
-// base expressions, import bindings) differs from the stored one. A dep
+// base expressions, import bindings) differs from the stored one, and when
+// the candidates of a name its by-name calls look up changed (py.byname,
+// see pyByNameDependents). A dep
 // matches a module when either is a dotted prefix of the other (`import
 // pkg` reaches pkg.sub.f). Importers of importers are not re-resolved, so
 // a self.m() call that resolved through a base class two imports away can
@@ -158,17 +160,17 @@ func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 		}
 	}
 	t0 := time.Now()
-	stored, oldSurface := map[string]*pyScope{}, map[string]string{}
+	stored, old := map[string]*pyScope{}, map[string]*pyScope{}
 	if !j.full {
 		var err error
-		if stored, oldSurface, err = p.loadStored(ctx, j, mods, parse); err != nil {
+		if stored, old, err = p.loadStored(ctx, j, mods, parse); err != nil {
 			return d, err
 		}
 	}
 	d.phases["py.load"] = int64(time.Since(t0))
 
 	t0 = time.Now()
-	files, err := p.parseChanged(ctx, j, mods, parse, stored, oldSurface)
+	files, err := p.parseChanged(ctx, j, mods, parse, stored, old)
 	if err != nil {
 		return d, err
 	}
@@ -184,50 +186,60 @@ func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 }
 
 // loadStored rebuilds the scopes of the files not to parse from their
-// stored nodes (a file whose module node is missing joins parse) and reads
-// the stored surface of the files to parse.
-func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool) (stored map[string]*pyScope, oldSurface map[string]string, err error) {
-	stored, oldSurface = map[string]*pyScope{}, map[string]string{}
+// stored nodes (a file whose module node is missing joins parse), and
+// those the files to parse and the deleted files had (old), for their
+// surfaces and methods.
+func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool) (stored, old map[string]*pyScope, err error) {
+	stored, old = map[string]*pyScope{}, map[string]*pyScope{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.workers)
-	for rel := range j.files {
+	rels := sortedKeys(j.files)
+	for rel := range j.deleted {
+		rels = append(rels, rel)
+	}
+	var missing []string // joins parse once every goroutine is done
+	for _, rel := range rels {
+		prev := parse[rel] || j.deleted[rel]
 		g.Go(func() error {
-			if parse[rel] {
-				rec, ok := j.stored[rel]
-				if !ok {
-					return nil
-				}
-				n, err := j.reader.Node(gctx, pyModuleID(rec.Module))
-				if err == nil {
-					mu.Lock()
-					oldSurface[rel] = n.Attrs[pyAttrSurface]
-					mu.Unlock()
-				}
+			rec, ok := j.stored[rel]
+			if prev && !ok {
 				return nil
 			}
 			nodes, err := j.reader.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
 			if err != nil {
 				return fmt.Errorf("read stored nodes of %s: %w", rel, err)
 			}
-			sc, ok := storedScope(mods[rel].name, rel, nodes)
-			mu.Lock()
-			if ok {
-				stored[rel] = sc
-			} else {
-				parse[rel] = true
+			name := mods[rel].name
+			if prev {
+				name = rec.Module
 			}
-			mu.Unlock()
+			sc, found := storedScope(name, rel, nodes)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case prev && found:
+				old[rel] = sc
+			case prev:
+			case found:
+				stored[rel] = sc
+			default:
+				missing = append(missing, rel)
+			}
 			return nil
 		})
 	}
-	return stored, oldSurface, g.Wait()
+	err = g.Wait()
+	for _, rel := range missing {
+		parse[rel] = true
+	}
+	return stored, old, err
 }
 
 // parseChanged parses the files in parse and, in incremental runs, the
-// stored files importing a module whose surface changed (removed from
-// stored).
-func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool, stored map[string]*pyScope, oldSurface map[string]string) ([]*pyFile, error) {
+// stored files importing a module whose surface changed and those whose
+// by-name calls' candidates changed (removed from stored).
+func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool, stored, old map[string]*pyScope) ([]*pyFile, error) {
 	rels := sortedKeys(parse)
 	files, err := p.parseAll(ctx, j, rels, mods, 0, len(rels))
 	if err != nil || j.full {
@@ -238,8 +250,8 @@ func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]p
 		changedMods[j.stored[rel].Module] = true
 	}
 	for _, f := range files {
-		old, ok := oldSurface[f.rel]
-		if !ok || old != f.scope.surface || j.stored[f.rel].Module != f.module {
+		prev, ok := old[f.rel]
+		if !ok || prev.surface != f.scope.surface || j.stored[f.rel].Module != f.module {
 			changedMods[f.module] = true
 			if m := j.stored[f.rel].Module; m != "" {
 				changedMods[m] = true
@@ -258,7 +270,13 @@ func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]p
 	if err != nil {
 		return nil, err
 	}
-	p.log.Debug("python incremental", "parsed", len(rels), "dependents", len(deps), "changed_modules", len(changedMods))
+	files = append(files, more...)
+	byName := pyByNameDependents(stored, old, files, parse)
+	more, err = p.parseAll(ctx, j, byName, mods, len(files), len(files)+len(byName))
+	if err != nil {
+		return nil, err
+	}
+	p.log.Debug("python incremental", "parsed", len(rels), "dependents", len(deps), "by_name", len(byName), "changed_modules", len(changedMods))
 	return append(files, more...), nil
 }
 

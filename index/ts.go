@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -267,13 +268,10 @@ func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]str
 // dependents lists the stored files to re-resolve after files were parsed,
 // and drops them (and the parsed ones) from stored.
 func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*tsFile) []string {
+	byName := tsByNameChanged(j, stored, files)
 	changed := map[string]bool{}
-	methods := map[string]bool{} // method names added, changed or removed
 	for rel := range j.deleted {
 		changed[rel] = true
-		if old := stored[rel]; old != nil {
-			old.scope.methodNames(methods)
-		}
 		delete(stored, rel)
 	}
 	added := len(j.deleted) > 0
@@ -291,10 +289,6 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 		}
 		if _, s := f.scope.encode(); !ok || old.surface != s {
 			changed[f.rel] = true
-			f.scope.methodNames(methods)
-			if ok {
-				old.scope.methodNames(methods)
-			}
 		}
 		delete(stored, f.rel)
 	}
@@ -305,7 +299,7 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 			dep = dep || changed[d]
 		}
 		for _, n := range st.byName {
-			dep = dep || methods[n]
+			dep = dep || byName[n]
 		}
 		if dep {
 			out = append(out, rel)
@@ -314,4 +308,48 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 	}
 	sort.Strings(out)
 	return out
+}
+
+// tsByNameChanged returns the method names whose by-name candidates
+// (tsCandidateIndex, cut off at tsMaxByName) differ between the stored
+// scopes and the new ones: of the names the parsed and the deleted files
+// declared before or declare now, those whose lists changed. Stored files
+// whose by-name calls look one up (ts.byname) are re-resolved; a name that
+// stays over the limit re-resolves none.
+func tsByNameChanged(j *job, stored map[string]*tsStored, files []*tsFile) map[string]bool {
+	touched := map[string]bool{}
+	was, now := map[string]*tsScope{}, map[string]*tsScope{}
+	for rel, st := range stored {
+		was[rel] = st.scope
+		if !j.deleted[rel] {
+			now[rel] = st.scope
+		}
+	}
+	for _, f := range files {
+		if f.decl {
+			continue // no nodes, so no candidates
+		}
+		if old := stored[f.rel]; old != nil {
+			old.scope.methodNames(touched)
+		}
+		f.scope.methodNames(touched)
+		now[f.rel] = f.scope
+	}
+	for rel := range j.deleted {
+		if old := stored[rel]; old != nil {
+			old.scope.methodNames(touched)
+		}
+	}
+	changed := map[string]bool{}
+	if len(touched) == 0 {
+		return changed
+	}
+	a, b := tsCandidateIndex(was, touched), tsCandidateIndex(now, touched)
+	for name := range touched {
+		x, y := tsCapped(a[name]), tsCapped(b[name])
+		if !slices.EqualFunc(x, y, func(p, q tsCandidate) bool { return p.id == q.id }) {
+			changed[name] = true
+		}
+	}
+	return changed
 }

@@ -380,27 +380,38 @@ type tsCandidate struct {
 // reaches one only through a module, which resolves by import.
 func (t *tsTable) candidates(name string) []tsCandidate {
 	if t.byName == nil {
-		t.byName = map[string][]tsCandidate{}
-		seen := map[graphdb.NodeID]bool{} // a { f } property is f itself
-		for _, rel := range sortedKeys(t.files) {
-			t.files[rel].eachDecl(func(d *tsDecl) {
-				for mn, m := range d.Members {
-					if m.Fn && m.ID != "" && !seen[m.ID] {
-						seen[m.ID] = true
-						t.byName[mn] = append(t.byName[mn], tsCandidate{id: m.ID, file: rel})
-					}
-				}
-			})
-		}
-		for _, cs := range t.byName {
-			sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
-		}
+		t.byName = tsCandidateIndex(t.files, nil)
 	}
-	cs := t.byName[name]
+	return tsCapped(t.byName[name])
+}
+
+func tsCapped(cs []tsCandidate) []tsCandidate {
 	if len(cs) > tsMaxByName {
 		return nil
 	}
 	return cs
+}
+
+// tsCandidateIndex lists by name (each list sorted by id) the methods of
+// the classes and object literals of files; with only, just the names in
+// only.
+func tsCandidateIndex(files map[string]*tsScope, only map[string]bool) map[string][]tsCandidate {
+	idx := map[string][]tsCandidate{}
+	seen := map[graphdb.NodeID]bool{} // a { f } property is f itself
+	for _, rel := range sortedKeys(files) {
+		files[rel].eachDecl(func(d *tsDecl) {
+			for mn, m := range d.Members {
+				if m.Fn && m.ID != "" && !seen[m.ID] && (only == nil || only[mn]) {
+					seen[m.ID] = true
+					idx[mn] = append(idx[mn], tsCandidate{id: m.ID, file: rel})
+				}
+			}
+		})
+	}
+	for _, cs := range idx {
+		sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
+	}
+	return idx
 }
 
 // callTarget is the node a call of tg lands on: a function or method, a
