@@ -62,14 +62,14 @@ var byNameLangs = []byNameLang{
 	{
 		title:     "Java",
 		callerRel: "src/p/A.java",
-		caller:    "package p;\n\nclass A {\n    void use(java.util.List<Object> xs) {\n        xs.forEach(x -> x.frob());\n    }\n}\n",
+		caller:    "package p;\n\nclass A {\n    void use() {\n        unknown.frob();\n    }\n}\n",
 		from:      "java:p.A.use",
 		file:      func(i int) string { return fmt.Sprintf("src/q/K%d.java", i) },
 		class: func(i int, m string) string {
 			return fmt.Sprintf("package q;\n\npublic class K%d {\n    public int %s() {\n        return %d;\n    }\n}\n", i, m, i)
 		},
 		id: func(i int, m string) string { return fmt.Sprintf("java:q.K%d.%s", i, m) },
-		// x.frob() takes no argument: methods named frob that take one
+		// unknown.frob() takes no argument: methods named frob that take one
 		// are no candidates.
 		more: func(write func(rel, data string)) []byNameStep {
 			const k = "src/q/K5.java"
