@@ -10,16 +10,18 @@ import (
 // DESIGN: building the search index of a large repository is mostly
 // tokenizing (the standard library: some 100 MB of chunk and file text).
 // Each block of consecutive files is read, chunked and tokenized by one
-// goroutine with a vocabulary of its own (vocab), so no lock is shared and
-// a term's string is hashed once per block, not once per occurrence in the
-// merge. A file is tokenized once, line by line (words never span a
+// goroutine with a vocabulary (vocab) no other goroutine touches, so no
+// lock is shared; a vocabulary goes on from block to block (its counter is
+// handed to a later block once merged), so a word is split and stemmed,
+// and a term looked up in the index's term table, once per counter rather
+// than once per block. A file is tokenized once, line by line (words never span a
 // line); its chunks and its whole-file document are then counted from the
 // lines' term ids, which gives exactly the terms of tokenizing each
 // chunk's text (textOf) and the capped file text, without building those
 // texts. The postings of a block number its chunks and files from 0, and
 // assemble shifts them into place (lexBuilder.merge).
 
-// vocab numbers the terms of one block of files. It also remembers the
+// vocab numbers the terms of the blocks of files one counter counts. It also remembers the
 // terms of each distinct word it met: identifiers repeat, and a word seen
 // before costs one lookup instead of being lower-cased, split, stemmed
 // and looked up term by term.
