@@ -68,27 +68,39 @@ func (ps *tsParsers) get(rel string) *sitter.Parser {
 	return ps.ts
 }
 
-// parse parses one file's data; a TypeScript file that does not parse is
-// parsed again with the modifiers the grammar lacks blanked (tsBlankModifiers),
-// and that tree is kept unless it has more syntax errors. Offsets are the same in
-// both, so either tree is read against data.
-func (ps *tsParsers) parse(rel string, data []byte) *sitter.Tree {
+// parse parses one file's data and returns the tree with the text to
+// read it against. A TypeScript file that does not parse is parsed again
+// with what the grammar lacks rewritten (tsBlankModifiers; in declaration
+// files also tsNameDefaultSignatures), and that tree is kept unless it has
+// more syntax errors. Offsets are the same in both texts: a source file's
+// tree is read against data, so signatures show the modifiers; a
+// declaration file's (no nodes, only names and types) against the
+// rewritten text, where the anonymous default function is named default.
+func (ps *tsParsers) parse(rel string, data []byte) (*sitter.Tree, []byte) {
 	p := ps.get(rel)
 	t := p.Parse(data, nil)
 	if !t.RootNode().HasError() || tsLanguageOf(rel) != "typescript" {
-		return t
+		return t, data
 	}
-	blanked, ok := tsBlankModifiers(data)
+	fixed, ok := tsBlankModifiers(data)
+	if tsIsDecl(rel) {
+		var named bool
+		fixed, named = tsNameDefaultSignatures(fixed)
+		ok = ok || named
+	}
 	if !ok {
-		return t
+		return t, data
 	}
-	t2 := p.Parse(blanked, nil)
-	if !t2.RootNode().HasError() || len(syntaxErrors(t2.RootNode())) <= len(syntaxErrors(t.RootNode())) {
-		t.Close()
-		return t2
+	t2 := p.Parse(fixed, nil)
+	if t2.RootNode().HasError() && len(syntaxErrors(t2.RootNode())) > len(syntaxErrors(t.RootNode())) {
+		t2.Close()
+		return t, data
 	}
-	t2.Close()
-	return t
+	t.Close()
+	if tsIsDecl(rel) {
+		return t2, fixed
+	}
+	return t2, data
 }
 
 func (ps *tsParsers) close() {
@@ -148,9 +160,10 @@ func (p *tsFrontend) parseFile(j *job, ps *tsParsers, rel, module string) *tsFil
 		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
 		return nil
 	}
-	t := ps.parse(rel, data)
+	t, text := ps.parse(rel, data)
 	defer t.Close()
-	f := extractTS(rel, module, data, t.RootNode())
+	f := extractTS(rel, module, text, t.RootNode())
+	f.res.rec.Hash = contentHash(data) // text is data rewritten for a declaration file that did not parse
 	for _, e := range f.res.rec.Errors {
 		pos, msg, _ := strings.Cut(e, ": ")
 		j.diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})

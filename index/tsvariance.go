@@ -186,3 +186,55 @@ func tsAccessorAt(src []byte, i int) bool {
 	}
 	return src[m] == '#' || src[m] == '[' || src[m] == '"' || src[m] == '\'' || tsWordAt(src, m) != ""
 }
+
+// tsNameDefaultSignatures rewrites the bodiless anonymous default
+// functions of a declaration file (export default function (): T;, as
+// tsc emits for export default function () {…}), which the grammar only
+// takes with a name, to a function named default of the same length
+// (export function  default(): T;): read against the rewritten text, the
+// declaration exports it as default, as an anonymous default function of
+// a source file is. It returns src itself, and false, when there is none.
+func tsNameDefaultSignatures(src []byte) ([]byte, bool) {
+	var out []byte
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = tsSkipSpace(src, i)
+		case c == '\'' || c == '"' || c == '`':
+			i = tsSkipString(src, i)
+		case c == 'e' && tsWordAt(src, i) == "export":
+			d := tsSkipBlank(src, i+len("export"))
+			f := tsSkipBlank(src, d+len("default"))
+			end := tsSkipBlank(src, f+len("function"))
+			if d == i+len("export") || tsWordAt(src, d) != "default" || f == d+len("default") || tsWordAt(src, f) != "function" ||
+				end == len(src) || src[end] != '(' && src[end] != '<' {
+				i += len("export")
+				continue
+			}
+			if out == nil {
+				out = append([]byte(nil), src...)
+			}
+			copy(out[d:end], "function")
+			for k := d + len("function"); k < end-len("default"); k++ {
+				out[k] = ' '
+			}
+			copy(out[end-len("default"):end], "default")
+			i = end
+		default:
+			i++
+		}
+	}
+	if out == nil {
+		return src, false
+	}
+	return out, true
+}
+
+// tsSkipBlank skips spaces and tabs from i.
+func tsSkipBlank(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
