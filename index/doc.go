@@ -297,9 +297,11 @@
 // TS 4.7) and accessor after another modifier (static accessor x; TS
 // 5.0): a TypeScript file that does not parse is parsed again with those
 // modifiers blanked to spaces (offsets unchanged; tsvariance.go), so they
-// report no syntax errors. Bodiless anonymous default functions in
-// declaration files (export default function (): T;) are another gap and
-// still report one.
+// report no syntax errors. It also lacks the bodiless anonymous default
+// function tsc writes into declaration files (export default function
+// (): T;): a declaration file is parsed again with it rewritten to a
+// function named default of the same length, the name an anonymous
+// default function of a source file gets.
 //
 // Module names are paths without the extension (src/util/str.ts →
 // src/util/str). Files with the same stem share it by extension rank:
