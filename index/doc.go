@@ -292,11 +292,23 @@
 // are read for the types they declare (return types, members) and get a
 // FileRecord but no nodes. All files belong to FileRecord.Language
 // "typescript"; nodes carry Language "typescript" or "javascript" by
-// extension.
+// extension. The TypeScript grammar (tree-sitter-typescript v0.23.2, the
+// newest release) lacks variance annotations on type parameters (in, out;
+// TS 4.7) and accessor after another modifier (static accessor x; TS
+// 5.0): a TypeScript file that does not parse is parsed again with those
+// modifiers blanked to spaces (offsets unchanged; tsvariance.go), so they
+// report no syntax errors. It also lacks the bodiless anonymous default
+// function tsc writes into declaration files (export default function
+// (): T;): a declaration file is parsed again with it rewritten to a
+// function named default of the same length, the name an anonymous
+// default function of a source file gets.
 //
 // Module names are paths without the extension (src/util/str.ts →
-// src/util/str; a second file with the same stem, a.js next to a.ts, is
-// named by its full path). Nodes: module (id ts:pkg:<module>, owned by
+// src/util/str). Files with the same stem share it by extension rank:
+// .ts, .tsx, .mts, .cts, then .js, .jsx, .mjs, .cjs, then .d.ts, .d.mts,
+// .d.cts; the first keeps the name and the others are named by their
+// full path (a.ts → a and a.js → a.js; types.js → types and types.cjs →
+// types.cjs, whatever the order of the paths). Nodes: module (id ts:pkg:<module>, owned by
 // its file, Attrs ts.scope, ts.surface, ts.deps, ts.unres), file, class,
 // interface, enum, type alias (Kind type, SubKind class, interface, enum,
 // alias; id ts:<module>.<Name>), function (top-level functions and

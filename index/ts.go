@@ -3,6 +3,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -67,6 +68,41 @@ func (ps *tsParsers) get(rel string) *sitter.Parser {
 	return ps.ts
 }
 
+// parse parses one file's data and returns the tree with the text to
+// read it against. A TypeScript file that does not parse is parsed again
+// with what the grammar lacks rewritten (tsBlankModifiers; in declaration
+// files also tsNameDefaultSignatures), and that tree is kept unless it has
+// more syntax errors. Offsets are the same in both texts: a source file's
+// tree is read against data, so signatures show the modifiers; a
+// declaration file's (no nodes, only names and types) against the
+// rewritten text, where the anonymous default function is named default.
+func (ps *tsParsers) parse(rel string, data []byte) (*sitter.Tree, []byte) {
+	p := ps.get(rel)
+	t := p.Parse(data, nil)
+	if !t.RootNode().HasError() || tsLanguageOf(rel) != "typescript" {
+		return t, data
+	}
+	fixed, ok := tsBlankModifiers(data)
+	if tsIsDecl(rel) {
+		var named bool
+		fixed, named = tsNameDefaultSignatures(fixed)
+		ok = ok || named
+	}
+	if !ok {
+		return t, data
+	}
+	t2 := p.Parse(fixed, nil)
+	if t2.RootNode().HasError() && len(syntaxErrors(t2.RootNode())) > len(syntaxErrors(t.RootNode())) {
+		t2.Close()
+		return t, data
+	}
+	t.Close()
+	if tsIsDecl(rel) {
+		return t2, fixed
+	}
+	return t2, data
+}
+
 func (ps *tsParsers) close() {
 	for _, p := range []*sitter.Parser{ps.ts, ps.tsx, ps.js} {
 		if p != nil {
@@ -76,20 +112,45 @@ func (ps *tsParsers) close() {
 }
 
 // tsModuleNames names every file's module: its path without extension;
-// when two files share it (a.ts next to a.js), the first in path order
-// keeps it and the others are named by their full path.
+// when files share it (a.ts next to its compiled a.js; types.js,
+// types.cjs, types.d.ts and types.d.cts as a package built for both ESM
+// and CommonJS ships them), the one whose extension ranks first in
+// tsModuleRank keeps it and the others are named by their full path, so
+// the name does not depend on how the extensions sort (.cjs before .js).
 func tsModuleNames(files map[string]*diskFile) map[string]string {
-	out := map[string]string{}
-	taken := map[string]bool{}
-	for _, rel := range sortedKeys(files) {
+	byName := map[string][]string{}
+	for rel := range files {
 		m := tsModuleName(rel)
-		if taken[m] {
-			m = rel
+		byName[m] = append(byName[m], rel)
+	}
+	out := make(map[string]string, len(files))
+	for m, rels := range byName {
+		slices.SortFunc(rels, func(a, b string) int {
+			return cmp.Or(cmp.Compare(tsModuleRank(a), tsModuleRank(b)), strings.Compare(a, b))
+		})
+		out[rels[0]] = m
+		for _, rel := range rels[1:] {
+			out[rel] = rel
 		}
-		taken[m] = true
-		out[rel] = m
 	}
 	return out
+}
+
+// tsModuleRanks orders same-stem siblings for their module name: the
+// TypeScript source first, then the JavaScript (ESM before CommonJS),
+// then the declaration files, which have no nodes of their own.
+var tsModuleRanks = []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".d.mts", ".d.cts"}
+
+// tsModuleRank is rel's place in tsModuleRanks (the longest matching
+// extension: a.d.ts is a declaration, not a .ts).
+func tsModuleRank(rel string) int {
+	r, n := len(tsModuleRanks), 0
+	for i, e := range tsModuleRanks {
+		if strings.HasSuffix(rel, e) && len(e) > n {
+			r, n = i, len(e)
+		}
+	}
+	return r
 }
 
 // parseFile reads and extracts one file; nil when it vanished.
@@ -99,9 +160,10 @@ func (p *tsFrontend) parseFile(j *job, ps *tsParsers, rel, module string) *tsFil
 		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
 		return nil
 	}
-	t := ps.get(rel).Parse(data, nil)
+	t, text := ps.parse(rel, data)
 	defer t.Close()
-	f := extractTS(rel, module, data, t.RootNode())
+	f := extractTS(rel, module, text, t.RootNode())
+	f.res.rec.Hash = contentHash(data) // text is data rewritten for a declaration file that did not parse
 	for _, e := range f.res.rec.Errors {
 		pos, msg, _ := strings.Cut(e, ": ")
 		j.diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})

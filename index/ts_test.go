@@ -10,7 +10,7 @@ import (
 // TestTSGolden is TestGolden for the TypeScript/JavaScript repositories
 // alone, for quick runs (-run TS).
 func TestTSGolden(t *testing.T) {
-	for _, name := range []string{"ts_basic", "ts_commonjs", "ts_mixed", "ts_gitignore", "ts_byname", "ts_jsdoc", "ts_namespace"} {
+	for _, name := range []string{"ts_basic", "ts_commonjs", "ts_mixed", "ts_gitignore", "ts_byname", "ts_jsdoc", "ts_namespace", "ts_modern"} {
 		t.Run(name, func(t *testing.T) {
 			root := extractTxtar(t, name)
 			st := openStore(t)

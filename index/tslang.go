@@ -9,7 +9,7 @@ import (
 // TSFormatVersion is the format of the TypeScript/JavaScript records
 // (language "typescript"), kept in Meta "index.typescript.version"; a
 // change re-indexes TypeScript/JavaScript only.
-const TSFormatVersion = "ts-2"
+const TSFormatVersion = "ts-3"
 
 // tsSourceExts are the extensions the TypeScript/JavaScript frontend
 // reads. Declaration files (.d.ts) are read for types but not indexed.

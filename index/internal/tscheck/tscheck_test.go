@@ -327,3 +327,46 @@ func relayEdges(t *testing.T, st graphdb.Store, r reference) (map[string]bool, i
 	}
 	return out, len(blind)
 }
+
+// TestZodSyntax indexes zod 4 as npm publishes it (npm pack zod; tar -xzf
+// zod-*.tgz; RELAY_TSCHECK_ZOD=…/package): its schemas use variance
+// annotations on type parameters (interface ZodType<out Output, …>) and its
+// locale declaration files bodiless anonymous default functions, which the
+// grammar lacks (126 syntax errors before the frontend rewrote them,
+// BENCHMARKS.md); none may be left. Its v3/types.js (ESM) and v3/types.cjs
+// (CommonJS) siblings must be named by extension rank: the ESM file keeps
+// v3/types.
+func TestZodSyntax(t *testing.T) {
+	dir := os.Getenv("RELAY_TSCHECK_ZOD")
+	if dir == "" {
+		t.Skip("set RELAY_TSCHECK_ZOD to an unpacked zod npm package (npm pack zod) to check it parses")
+	}
+	st, err := embedded.Open(filepath.Join(t.TempDir(), "graph"), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sum, err := index.Run(t.Context(), st, index.Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var syntax []string
+	for _, d := range sum.Errors {
+		if strings.Contains(d.Msg, "syntax error") {
+			syntax = append(syntax, d.Pos+": "+d.Msg)
+		}
+	}
+	if len(syntax) > 0 {
+		t.Errorf("%d syntax errors, want none:\n%s", len(syntax), strings.Join(syntax, "\n"))
+	}
+	for id, file := range map[graphdb.NodeID]string{"ts:v3/types.ZodType": "v3/types.js", "ts:v3/types.cjs.ZodType": "v3/types.cjs"} {
+		n, err := st.Node(t.Context(), id)
+		if err != nil {
+			t.Errorf("node %s: %v", id, err)
+			continue
+		}
+		if n.File != file {
+			t.Errorf("node %s is in %s, want %s", id, n.File, file)
+		}
+	}
+}

@@ -1,0 +1,240 @@
+//go:build cgo
+
+package index
+
+import "bytes"
+
+// Two TypeScript modifiers are not in the grammar tree-sitter-typescript
+// v0.23.2 (the newest release) parses: TypeScript 4.7's variance
+// annotations on type parameters (interface Z<out O = unknown, in I>,
+// class C<in out T>; zod 4 writes them on most of its schemas), and
+// TypeScript 5.0's accessor after another modifier (static accessor n,
+// which the grammar takes for a field named accessor). Each use breaks the
+// code around it into ERROR nodes and reports syntax errors. Neither says
+// anything the index records, so a file that does not parse is parsed
+// again with them blanked (tsBlankModifiers): spaces of the same length
+// keep every byte offset, line and column, and the second tree is
+// extracted against the file's real bytes.
+
+// tsBlankModifiers returns a copy of src with those modifiers replaced by
+// spaces, and whether it found any. A variance modifier is an in, out or
+// in out after a type parameter list's < or a , (comments and a const
+// modifier may come between), followed by the parameter's name and then
+// extends, =, a , or the closing >; nothing else in a valid program has
+// that shape (in is a keyword; out before a name and a , or > is no
+// expression). An accessor modifier is the word accessor after another
+// class member modifier and before the member's name. Comments, strings
+// and template literals are skipped.
+func tsBlankModifiers(src []byte) ([]byte, bool) {
+	var out []byte
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = tsSkipSpace(src, i)
+		case c == '\'' || c == '"' || c == '`':
+			i = tsSkipString(src, i)
+		case c == '<' || c == ',':
+			for _, m := range tsVarianceAt(src, i+1) {
+				if out == nil {
+					out = append([]byte(nil), src...)
+				}
+				for k := m[0]; k < m[1]; k++ {
+					out[k] = ' '
+				}
+			}
+			i++
+		case c == 'a' && tsAccessorAt(src, i):
+			if out == nil {
+				out = append([]byte(nil), src...)
+			}
+			copy(out[i:], "        ")
+			i += len("accessor")
+		default:
+			i++
+		}
+	}
+	if out == nil {
+		return src, false
+	}
+	return out, true
+}
+
+// tsVarianceAt returns the [start, end) ranges of the variance modifiers
+// of the type parameter starting at i (right after a < or ,); none when
+// what follows is not a type parameter with one.
+func tsVarianceAt(src []byte, i int) [][2]int {
+	i = tsSkipSpace(src, i)
+	if w := tsWordAt(src, i); w == "const" {
+		i = tsSkipSpace(src, i+len(w))
+	}
+	var mods [][2]int
+	for _, kw := range []string{"in", "out"} {
+		if tsWordAt(src, i) != kw {
+			continue
+		}
+		j := tsSkipSpace(src, i+len(kw))
+		if j == i+len(kw) { // a modifier is followed by space or a comment
+			return nil
+		}
+		mods = append(mods, [2]int{i, i + len(kw)})
+		i = j
+	}
+	name := tsWordAt(src, i)
+	if len(mods) == 0 || name == "" || name == "extends" || name == "in" || name == "out" {
+		return nil
+	}
+	i = tsSkipSpace(src, i+len(name))
+	switch {
+	case tsWordAt(src, i) == "extends", i < len(src) && (src[i] == ',' || src[i] == '>'):
+		return mods
+	case i < len(src) && src[i] == '=' && (i+1 == len(src) || src[i+1] != '=' && src[i+1] != '>'):
+		return mods
+	}
+	return nil
+}
+
+// tsWordAt is the identifier starting at i ("" when none does, or when i
+// is inside a longer identifier).
+func tsWordAt(src []byte, i int) string {
+	if i >= len(src) || (i > 0 && tsIdentByte(src[i-1])) || src[i] >= '0' && src[i] <= '9' {
+		return ""
+	}
+	j := i
+	for j < len(src) && tsIdentByte(src[j]) {
+		j++
+	}
+	return string(src[i:j])
+}
+
+func tsIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// tsSkipSpace skips white space and comments from i.
+func tsSkipSpace(src []byte, i int) int {
+	for i < len(src) {
+		switch c := src[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := bytes.Index(src[i+2:], []byte("*/"))
+			if end < 0 {
+				return len(src)
+			}
+			i += 2 + end + 2
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// tsSkipString skips the string or template literal starting at i (its
+// quote); a template's ${} parts are skipped with it.
+func tsSkipString(src []byte, i int) int {
+	q := src[i]
+	for i++; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case q:
+			return i + 1
+		case '\n':
+			if q != '`' { // an unterminated string ends at the line
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// tsAccessorAt reports whether an accessor modifier the grammar does not
+// take starts at i: the word accessor after static, override, readonly or
+// an accessibility modifier (on the same line) and before a member name.
+func tsAccessorAt(src []byte, i int) bool {
+	if tsWordAt(src, i) != "accessor" {
+		return false
+	}
+	j := i
+	for j > 0 && (src[j-1] == ' ' || src[j-1] == '\t') {
+		j--
+	}
+	k := j
+	for k > 0 && tsIdentByte(src[k-1]) {
+		k--
+	}
+	if k == j || j == i {
+		return false
+	}
+	switch string(src[k:j]) {
+	case "static", "override", "readonly", "public", "private", "protected":
+	default:
+		return false
+	}
+	n := i + len("accessor")
+	m := n
+	for m < len(src) && (src[m] == ' ' || src[m] == '\t') {
+		m++
+	}
+	if m == n || m == len(src) {
+		return false
+	}
+	return src[m] == '#' || src[m] == '[' || src[m] == '"' || src[m] == '\'' || tsWordAt(src, m) != ""
+}
+
+// tsNameDefaultSignatures rewrites the bodiless anonymous default
+// functions of a declaration file (export default function (): T;, as
+// tsc emits for export default function () {…}), which the grammar only
+// takes with a name, to a function named default of the same length
+// (export function  default(): T;): read against the rewritten text, the
+// declaration exports it as default, as an anonymous default function of
+// a source file is. It returns src itself, and false, when there is none.
+func tsNameDefaultSignatures(src []byte) ([]byte, bool) {
+	var out []byte
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = tsSkipSpace(src, i)
+		case c == '\'' || c == '"' || c == '`':
+			i = tsSkipString(src, i)
+		case c == 'e' && tsWordAt(src, i) == "export":
+			d := tsSkipBlank(src, i+len("export"))
+			f := tsSkipBlank(src, d+len("default"))
+			end := tsSkipBlank(src, f+len("function"))
+			if d == i+len("export") || tsWordAt(src, d) != "default" || f == d+len("default") || tsWordAt(src, f) != "function" ||
+				end == len(src) || src[end] != '(' && src[end] != '<' {
+				i += len("export")
+				continue
+			}
+			if out == nil {
+				out = append([]byte(nil), src...)
+			}
+			copy(out[d:end], "function")
+			for k := d + len("function"); k < end-len("default"); k++ {
+				out[k] = ' '
+			}
+			copy(out[end-len("default"):end], "default")
+			i = end
+		default:
+			i++
+		}
+	}
+	if out == nil {
+		return src, false
+	}
+	return out, true
+}
+
+// tsSkipBlank skips spaces and tabs from i.
+func tsSkipBlank(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,79 @@
+//go:build cgo
+
+package index
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTSBlankModifiers(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"out", "interface Z<out O = unknown> {}", "interface Z<    O = unknown> {}"},
+		{"in", "interface C<in T = never> {}", "interface C<   T = never> {}"},
+		{"in out", "class B<in out T, const K extends string> {}", "class B<       T, const K extends string> {}"},
+		{"const in", "class B<const in T> {}", "class B<const    T> {}"},
+		{"second parameter", "type P<A, out B extends A> = B", "type P<A,     B extends A> = B"},
+		{"comment before", "interface Z<\n  /** @ts-ignore */\n  out T extends X = X,\n> {}", "interface Z<\n  /** @ts-ignore */\n      T extends X = X,\n> {}"},
+		{"closing >", "type F<out T> = () => T", "type F<    T> = () => T"},
+		{"static accessor", "class R {\n  static accessor count = 0;\n}", "class R {\n  static          count = 0;\n}"},
+		{"private accessor #x", "class R { private accessor #x = 1 }", "class R { private          #x = 1 }"},
+		// Left alone: a parameter named out, the in operator, strings,
+		// comments, a lone accessor (the grammar takes it), == and =>.
+		{"parameter named out", "function f<out>(a: unknown, out = 0) {}", ""},
+		{"in operator", `const a = [1, 2], b = "x" in o ? 1 : 0; for (k in o) {}`, ""},
+		{"string", `const s = "<in T, out U>", t = '<out T>', u = ` + "`<in T>`", ""},
+		{"comment", "// a <out T> b\n/* <in T> */", ""},
+		{"accessor alone", "class R { accessor label = 1 }", ""},
+		{"accessor field", "class R { static accessor = 1 }", ""},
+		{"comparison", "if (a < out && b, out == c) {}", ""},
+		{"arrow", "f(a, out => out)", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tsBlankModifiers([]byte(tt.src))
+			want := tt.want
+			if want == "" {
+				want = tt.src
+			}
+			if diff := cmp.Diff(want, string(got)); diff != "" {
+				t.Errorf("tsBlankModifiers(%q) (-want +got):\n%s", tt.src, diff)
+			}
+			if ok != (tt.want != "") {
+				t.Errorf("tsBlankModifiers(%q) found = %v, want %v", tt.src, ok, tt.want != "")
+			}
+		})
+	}
+}
+
+func TestTSNameDefaultSignatures(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"anonymous", "export default function (): {\n    localeError: X;\n};", "export function  default(): {\n    localeError: X;\n};"},
+		{"no space", "export default function(): X;", "export function default(): X;"},
+		{"generic", "export  default function <T>(x: T): T;", "export  function  default<T>(x: T): T;"},
+		{"named", "export default function f(): X;", ""},
+		{"default value", "export default f;", ""},
+		{"in a string", `const s = "export default function (): X;";`, ""},
+		{"in a comment", "// export default function (): X;", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tsNameDefaultSignatures([]byte(tt.src))
+			want := tt.want
+			if want == "" {
+				want = tt.src
+			}
+			if diff := cmp.Diff(want, string(got)); diff != "" {
+				t.Errorf("tsNameDefaultSignatures(%q) (-want +got):\n%s", tt.src, diff)
+			}
+			if ok != (tt.want != "") {
+				t.Errorf("tsNameDefaultSignatures(%q) found = %v, want %v", tt.src, ok, tt.want != "")
+			}
+		})
+	}
+}
