@@ -10,6 +10,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/tracker"
 )
 
 // offlineResult is what the deterministic pipeline produced for one
@@ -41,6 +42,9 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	rep, err := s.Report(ctx, text, retrieve.ReportOptions{})
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
+	}
+	if note := tracker.CutNote(text); note != "" {
+		rep.Notes = append(rep.Notes, note)
 	}
 	md := rep.Markdown() + "\n" + noModelHint
 	js, err := json.MarshalIndent(struct {
