@@ -197,3 +197,24 @@ func TestDamagedSearchIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestNoIndexMessage: commands that need the graph say where they looked and
+// what to run, without the stray ": not found" the sentinel error added.
+func TestNoIndexMessage(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"search", "foo"}, {"graph", "callers", "Foo"}} {
+		t.Run(args[0], func(t *testing.T) {
+			code, _, stderr := relay(t, "", append([]string{"--repo", root}, args...)...)
+			if code == 0 {
+				t.Fatal("succeeded without an index")
+			}
+			if !strings.Contains(stderr, "no index at") || !strings.HasSuffix(strings.TrimSpace(stderr), "run `relay index` first") {
+				t.Errorf("stderr = %q, want it to end with what to run", stderr)
+			}
+		})
+	}
+}
