@@ -89,6 +89,9 @@ func TestSearchCommand(t *testing.T) {
 		{"fallback note", []string{"search", "--path", "cart/*.yaml", "discount"}, 0, []string{"note: nothing matched path \"cart/*.yaml\"; relaxed it to folder \"cart\""}, ""},
 		{"bad kind", []string{"search", "--kind", "klass", "x"}, 2, nil, "unknown kind \"klass\""},
 		{"bad limit", []string{"search", "--limit", "0", "x"}, 2, nil, "--limit 0"},
+		{"negative limit", []string{"search", "--limit", "-5", "x"}, 2, nil, "--limit -5: want a positive number"},
+		{"limit above 100", []string{"search", "--limit", "500", "x"}, 2, nil, "--limit 500: at most 100"},
+		{"limit of 100", []string{"search", "--limit", "100", "cart total"}, 0, []string{"Cart.Total"}, ""},
 		{"no query", []string{"search"}, 2, nil, "search needs a query"},
 		{"embed model without endpoint", []string{"search", "--embed-model", "m", "x"}, 2, nil, "needs an endpoint"},
 	}
