@@ -50,3 +50,13 @@ func head(s string) string {
 	}
 	return s
 }
+
+// SplitCut splits a text CapText cut into what was kept and the note ("" when
+// text was not cut). Search uses the text alone: the note's words would
+// otherwise be searched as the issue's.
+func SplitCut(text string) (kept, note string) {
+	if note = CutNote(text); note == "" {
+		return text, ""
+	}
+	return strings.TrimRight(strings.TrimSuffix(text, note), "\n"), note
+}

@@ -33,8 +33,8 @@ func TestCapText(t *testing.T) {
 				if got != tt.in {
 					t.Fatal("an uncut text changed")
 				}
-				if CutNote(got) != "" {
-					t.Fatal("CutNote finds a note in an uncut text")
+				if kept, note := SplitCut(got); CutNote(got) != "" || note != "" || kept != got {
+					t.Fatal("CutNote or SplitCut finds a note in an uncut text")
 				}
 				return
 			}
@@ -46,6 +46,10 @@ func TestCapText(t *testing.T) {
 			}
 			if !strings.HasPrefix(tt.in, strings.TrimSuffix(strings.TrimSuffix(got, CutNote(got)), "\n\n")) {
 				t.Fatal("the cut text is not the start of the input")
+			}
+			kept, note := SplitCut(got)
+			if note != CutNote(got) || kept+"\n\n"+note != got {
+				t.Errorf("SplitCut = %d bytes and %q", len(kept), note)
 			}
 			again, cutAgain := CapText(got)
 			if cutAgain || again != got {

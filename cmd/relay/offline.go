@@ -39,11 +39,12 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
 	}
+	text, note := tracker.SplitCut(text)
 	rep, err := s.Report(ctx, text, retrieve.ReportOptions{})
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
 	}
-	if note := tracker.CutNote(text); note != "" {
+	if note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
 	md := rep.Markdown() + "\n" + noModelHint
