@@ -42,7 +42,10 @@ func LoadInstances(r io.Reader) ([]Instance, error) {
 			case len(in.GoldFiles) == 0:
 				return errors.New("gold_files is empty (list the files the fix changes)")
 			}
-			return nil
+			if err := checkGoldPaths("gold_files", in.GoldFiles, false); err != nil {
+				return err
+			}
+			return checkGoldPaths("gold_functions", in.GoldFunctions, true)
 		})
 }
 

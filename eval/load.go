@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/relayhq/relay/internal/lines"
@@ -53,4 +54,36 @@ func loadJSONL[T any](r io.Reader, fields string, id func(*T) string, check func
 		return nil, errors.New("no instances found: expected one JSON object per line")
 	}
 	return out, nil
+}
+
+// checkGoldPaths refuses a gold entry that cannot name a file of the
+// checkout: an absolute path, one that climbs out with "..", one with
+// backslashes or not in clean form. Such an entry never matches a
+// prediction (those are clean paths relative to the repository root), so
+// it used to score 0 without a word. withName is true for gold_functions,
+// whose entries are "path/file.go:Func".
+func checkGoldPaths(field string, entries []string, withName bool) error {
+	for _, e := range entries {
+		p := e
+		if withName {
+			p, _, _ = strings.Cut(e, ":")
+		}
+		var why string
+		switch {
+		case strings.TrimSpace(p) == "":
+			why = "has no file path"
+		case strings.HasPrefix(p, "/") || len(p) > 1 && p[1] == ':':
+			why = "is absolute"
+		case strings.Contains(p, `\`):
+			why = "has backslashes"
+		case p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
+			why = "climbs out of the repository with .."
+		case path.Clean(p) != p:
+			why = fmt.Sprintf("is not in clean form (write %q)", path.Clean(p))
+		default:
+			continue
+		}
+		return fmt.Errorf("%s entry %q %s: give paths relative to the repository root, with forward slashes", field, e, why)
+	}
+	return nil
 }

@@ -60,7 +60,7 @@ func LoadRealIssues(r io.Reader) ([]RealIssue, error) {
 			case ri.Patch == "":
 				return errors.New("patch is empty (give the merged fix as a unified diff)")
 			}
-			return nil
+			return checkGoldPaths("gold_files", ri.GoldFiles, false)
 		})
 }
 

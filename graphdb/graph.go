@@ -200,3 +200,14 @@ var (
 	// tree: rebuilding the index repairs it.
 	ErrCorrupt = errors.New("store is damaged")
 )
+
+// NoIndexError is the ErrNotFound of a store that holds no index yet. Its
+// message is a whole sentence for the user (where the index was looked for
+// and what to run): wrapping ErrNotFound with %w instead ended it with a
+// stray ": not found".
+type NoIndexError struct{ Msg string }
+
+func (e *NoIndexError) Error() string { return e.Msg }
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NoIndexError) Is(target error) bool { return target == ErrNotFound }

@@ -38,7 +38,9 @@
 // outside every module are indexed from syntax alone, one file at a time
 // (declarations and parent edges, no calls), with file-scoped ids, and
 // their type errors are not reported (testdata is often broken on
-// purpose). Packages that fail to type-check are indexed as far as
+// purpose). Their qualified names take the module path + directory, or,
+// outside every module, the directory ("more/sub.Helper"); a file at the
+// root of such a tree takes its package clause ("main.Server.Serve"). Packages that fail to type-check are indexed as far as
 // go/types gets; every list, parse and type error is recorded in the
 // file's FileRecord.Errors and returned in Summary.Errors. Errors that only
 // reflect C types left opaque by not running cgo are not reported.

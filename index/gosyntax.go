@@ -96,10 +96,33 @@ func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
 	}
 	x.add(fileNode)
 	if f != nil && !ignored {
-		x.decls(f, r.j.tree.importPathGuess(dirOf(rel)))
+		x.decls(f, looseQualifier(r.j.tree.importPathGuess(dirOf(rel)), f))
 	}
 	fr.sortResult()
 	return fr, true
+}
+
+// looseQualifier is what prefixes the names of a loose file's declarations:
+// the package path guessed from its directory, except at the root of a tree
+// with no module above it, where the directory path is "." and names read
+// "..Server.Serve": there the package clause names the package instead
+// ("main.Server.Serve"), and with no usable clause the names stand alone.
+func looseQualifier(pkgPath string, f *ast.File) string {
+	if pkgPath != "." {
+		return pkgPath
+	}
+	if f.Name == nil || f.Name.Name == "_" {
+		return ""
+	}
+	return f.Name.Name
+}
+
+// qualify is name qualified by pkgPath ("" qualifies nothing).
+func qualify(pkgPath, name string) string {
+	if pkgPath == "" {
+		return name
+	}
+	return pkgPath + "." + name
 }
 
 // syntaxExtractor extracts declarations without type information. Ids are
@@ -142,7 +165,7 @@ func (x *syntaxExtractor) decls(f *ast.File, pkgPath string) {
 				n.Kind, n.SubKind = graphdb.KindMember, "method"
 				to = idOf(recv)
 			}
-			n.ID, n.QName, n.Loc = idOf(loc), pkgPath+"."+loc, x.rel+":"+loc
+			n.ID, n.QName, n.Loc = idOf(loc), qualify(pkgPath, loc), x.rel+":"+loc
 			parent(x.add(n), to)
 		case *ast.GenDecl:
 			if d.Tok != token.TYPE {
@@ -166,7 +189,7 @@ func (x *syntaxExtractor) decls(f *ast.File, pkgPath string) {
 					doc = d.Doc
 				}
 				tid := x.add(graphdb.Node{ID: idOf(name), Kind: graphdb.KindType, SubKind: sub, Name: name,
-					QName: pkgPath + "." + name, Loc: x.rel + ":" + name, Exported: ast.IsExported(name), Doc: docLine(doc),
+					QName: qualify(pkgPath, name), Loc: x.rel + ":" + name, Exported: ast.IsExported(name), Doc: docLine(doc),
 					StartLine: x.line(ts.Pos()), EndLine: x.line(ts.End()), Signature: typeSignature(ts)})
 				parent(tid, fid)
 				var fields *ast.FieldList
@@ -188,7 +211,7 @@ func (x *syntaxExtractor) decls(f *ast.File, pkgPath string) {
 							sig = fn.Name + strings.TrimPrefix(types.ExprString(ft), "func")
 						}
 						mid := x.add(graphdb.Node{ID: idOf(loc), Kind: graphdb.KindMember, SubKind: memberKind, Name: fn.Name,
-							QName: pkgPath + "." + loc, Loc: x.rel + ":" + loc, Exported: ast.IsExported(fn.Name),
+							QName: qualify(pkgPath, loc), Loc: x.rel + ":" + loc, Exported: ast.IsExported(fn.Name),
 							Doc: docLine(fld.Doc), StartLine: x.line(fn.Pos()), EndLine: x.line(fld.End()), Signature: sig})
 						parent(mid, tid)
 					}

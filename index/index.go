@@ -19,8 +19,11 @@ import (
 // edges, implements edges of generic types and between interfaces,
 // testdata packages that type-check indexed as packages. go-5: implements
 // edges to generic interfaces through their instantiations, the
-// go.pointer_methods and go.embedded_methods node attributes.
-const FormatVersion = "go-5"
+// go.pointer_methods and go.embedded_methods node attributes. go-6: the
+// declarations of a file at the root of a tree with no go.mod above it are
+// qualified by its package clause ("main.Server.Serve"), not by "."
+// ("..Server.Serve").
+const FormatVersion = "go-6"
 
 // Meta keys written by Run.
 const (

@@ -29,6 +29,9 @@ const (
 	FolderBoost         = 1.3
 	// candidates is how deep each ranker's list goes into the fusion.
 	candidates = 100
+	// MaxLimit is the most hits a search can return: the fusion sees the
+	// best candidates of each ranker only, so a larger Limit gives no more.
+	MaxLimit = candidates
 	// rerankDepth is how many fused hits the graph re-ranking considers.
 	rerankDepth = 40
 )
@@ -148,7 +151,7 @@ func (s *Searcher) Hybrid() bool { return s.emb != nil }
 // SearchOptions configure one search.
 type SearchOptions struct {
 	Filter
-	Limit int // default 10
+	Limit int // default 10; at most MaxLimit hits come back
 	// LexWeight and VectorWeight weigh the rankers in the fusion; 0 means
 	// the defaults (0.4 and 1.0).
 	LexWeight, VectorWeight float64

@@ -94,16 +94,24 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
 	if msg := checkPattern("pattern", p.Pattern); msg != "" {
 		return Errorf("%s", msg), nil
 	}
+	// Like graph's depth: a negative bound is refused (it cannot mean
+	// anything), one above the maximum is lowered to it.
+	if p.Limit < 0 {
+		return Errorf("grep limit must be positive (got %d); leave it out for the default %d, at most %d", p.Limit, g.opts.GrepLimit, MaxGrepLimit), nil
+	}
+	if p.Context != nil && *p.Context < 0 {
+		return Errorf("grep context must be 0 or more (got %d); leave it out for the default %d, at most %d", *p.Context, g.opts.GrepContext, MaxGrepContext), nil
+	}
 	limit := p.Limit
 	switch {
-	case limit <= 0:
+	case limit == 0:
 		limit = g.opts.GrepLimit
 	case limit > MaxGrepLimit:
 		limit = MaxGrepLimit
 	}
 	nctx := g.opts.GrepContext
 	if p.Context != nil {
-		nctx = min(max(*p.Context, 0), MaxGrepContext)
+		nctx = min(*p.Context, MaxGrepContext)
 	}
 	var inc string
 	if p.Include != "" {

@@ -111,6 +111,18 @@ truncated: 1 more matches, narrow the pattern or add include.`,
 			isError: true,
 		},
 		{
+			name:    "negative limit refused, as graph refuses a negative depth",
+			args:    `{"pattern": "Greet", "limit": -3}`,
+			want:    "grep limit must be positive (got -3); leave it out for the default 50, at most 1000",
+			isError: true,
+		},
+		{
+			name:    "negative context refused",
+			args:    `{"pattern": "Greet", "context": -1}`,
+			want:    "grep context must be 0 or more (got -1); leave it out for the default 2, at most 20",
+			isError: true,
+		},
+		{
 			name:    "NUL in pattern",
 			args:    `{"pattern": "a\u0000b"}`,
 			want:    "pattern contains a NUL byte; pass a plain pattern",

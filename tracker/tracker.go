@@ -1,7 +1,8 @@
 // Package tracker is the seam between the bot and the issue trackers it serves
 // (GitHub, Jira). It owns the tracker-neutral types — an issue reference, a
 // fetched issue, a webhook trigger, the errors that tell the queue whether to
-// retry — and the Tracker interface that tracker/github and tracker/jira
+// retry, the cap on how much of an issue's text relay reads (MaxTextBytes) —
+// and the Tracker interface that tracker/github and tracker/jira
 // implement. The bot (package serve), `relay scope --issue` and `--post` use
 // only this package, so a third tracker is one new sub-package.
 package tracker
@@ -90,17 +91,22 @@ type Comment struct {
 }
 
 // Text renders the issue as the scoping pipeline's input: title, body, then
-// the comments, each with its author.
+// the comments, each with its author, cut at MaxTextBytes (see CapText):
+// comments that would start beyond the cut are left out.
 func (i Issue) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n", strings.TrimSpace(i.Title), strings.TrimSpace(i.Body))
+	fmt.Fprintf(&b, "# %s\n\n%s\n", head(strings.TrimSpace(i.Title)), head(strings.TrimSpace(i.Body)))
 	for _, c := range i.Comments {
+		if b.Len() > MaxTextBytes {
+			break // the comments left would be cut anyway
+		}
 		if c.Bot {
 			continue
 		}
-		fmt.Fprintf(&b, "\n---\nComment by %s:\n\n%s\n", c.Author, strings.TrimSpace(c.Body))
+		fmt.Fprintf(&b, "\n---\nComment by %s:\n\n%s\n", c.Author, head(strings.TrimSpace(c.Body)))
 	}
-	return b.String()
+	text, _ := CapText(b.String())
+	return text
 }
 
 // Tracker fetches issues and keeps the one report comment of an issue.

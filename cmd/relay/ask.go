@@ -75,6 +75,7 @@ type asker struct {
 func (a *asker) answer(ctx context.Context, q string) error {
 	ctx, cancel := a.f.runContext(ctx)
 	defer cancel()
+	q = capIssue(a.g, "question", q)
 	if a.sess == nil {
 		res, err := offlineFallback(ctx, a.g, a.root, "ask", q)
 		if err != nil {

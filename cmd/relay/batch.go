@@ -250,7 +250,7 @@ func (b *batch) one(ctx context.Context, t ticket) (ticketResult, error) {
 	start := time.Now()
 	b.logf("%s: scoping", t.ID)
 	res := ticketResult{id: t.ID}
-	out, err := b.scope(ctx, t.issue())
+	out, err := b.scope(ctx, capIssue(b.g, "ticket "+t.ID, t.issue()))
 	if err == nil {
 		// JSON last: the pair of files marks the ticket finished.
 		err = errors.Join(writeFileAtomic(filepath.Join(b.dir, t.ID+".md"), []byte(out.markdown+"\n")),

@@ -10,6 +10,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/tracker"
 )
 
 // offlineResult is what the deterministic pipeline produced for one
@@ -38,9 +39,13 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
 	}
+	text, note := tracker.SplitCut(text)
 	rep, err := s.Report(ctx, text, retrieve.ReportOptions{})
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
+	}
+	if note != "" {
+		rep.Notes = append(rep.Notes, note)
 	}
 	md := rep.Markdown() + "\n" + noModelHint
 	js, err := json.MarshalIndent(struct {

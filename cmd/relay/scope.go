@@ -39,6 +39,7 @@ comments, through the same clients as relay serve; credentials from GITHUB_TOKEN
 GITHUB_API_URL for GitHub Enterprise, or JIRA_URL with JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or
 JIRA_PAT (Data Center), Cloud detected from *.atlassian.net unless JIRA_CLOUD is set). --post
 then posts the report on the issue, or updates the one posted before, exactly as the bot does.
+At most 256 KiB of the issue are read; the report says when the rest was cut.
 The report is Markdown (--format md) or JSON
 (--format json: the structured report plus retrievals, usage and the transcript path; the schema
 is documented in package agent). Progress and a token/cost summary go to stderr.`,
@@ -96,6 +97,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		}
 		issue = tracked.Text()
 	}
+	issue = capIssue(g, "issue", issue)
 	// publish writes the report and, with --post, posts its markdown.
 	publish := func(body, markdown string, model bool) error {
 		if err := writeOutput(g, o.out, body); err != nil {
@@ -155,13 +157,18 @@ func readIssue(stdin io.Reader, file string, args []string) (string, error) {
 	case file != "" && len(args) > 0:
 		return "", usageErr(errors.New("give the issue either as arguments or with --file, not both"))
 	case file != "":
-		b, err := os.ReadFile(file)
+		f, err := os.Open(file)
+		if err != nil {
+			return "", fmt.Errorf("read issue: %w", err)
+		}
+		defer f.Close()
+		b, err := readHead(f)
 		if err != nil {
 			return "", fmt.Errorf("read issue: %w", err)
 		}
 		text = string(b)
 	case len(args) == 1 && args[0] == "-":
-		b, err := io.ReadAll(stdin)
+		b, err := readHead(stdin)
 		if err != nil {
 			return "", fmt.Errorf("read issue from stdin: %w", err)
 		}
@@ -175,6 +182,23 @@ func readIssue(stdin io.Reader, file string, args []string) (string, error) {
 		return "", usageErr(errors.New("the issue is empty"))
 	}
 	return text, nil
+}
+
+// readHead reads r up to one byte past tracker.MaxTextBytes: enough for
+// capIssue to see that the text is too long, without holding a huge paste.
+func readHead(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, tracker.MaxTextBytes+1))
+}
+
+// capIssue cuts an issue text (or a question, a ticket: what) at
+// tracker.MaxTextBytes, with a note at its end that the model and the report
+// show, and says so on stderr.
+func capIssue(g *globals, what, text string) string {
+	text, _ = tracker.CapText(text)
+	if tracker.CutNote(text) != "" {
+		fmt.Fprintf(g.stderr, "relay: the %s is longer than %d KiB; only its first %d KiB are read\n", what, tracker.MaxTextBytes>>10, tracker.MaxTextBytes>>10)
+	}
+	return text
 }
 
 // writeOutput writes body to path (atomically) or, when path is "", stdout.

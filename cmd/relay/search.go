@@ -120,8 +120,12 @@ Examples:
 			if query == "" {
 				return usageErr(errors.New("search needs a query: relay search <words|identifier|file|code>"))
 			}
-			if limit <= 0 {
+			switch {
+			case limit <= 0:
 				return usageErr(fmt.Errorf("--limit %d: want a positive number", limit))
+			case limit > retrieve.MaxLimit:
+				// It printed 100 results without saying why it stopped there.
+				return usageErr(fmt.Errorf("--limit %d: at most %d (a search ranks the best %d candidates of each ranker)", limit, retrieve.MaxLimit, retrieve.MaxLimit))
 			}
 			opts := retrieve.SearchOptions{Limit: limit, Expand: expand,
 				Filter: retrieve.Filter{Languages: splitFlag(lang), Path: path, Kinds: splitFlag(kind)}}
@@ -162,7 +166,7 @@ Examples:
 	f.StringVar(&lang, "lang", "", "keep only these languages (comma-separated: go,markdown,yaml…)")
 	f.StringVar(&path, "path", "", "keep only paths matching this glob (** spans folders; a bare folder keeps what is below it)")
 	f.StringVar(&kind, "kind", "", "keep only these kinds (comma-separated: function,method,type,section,text)")
-	f.IntVar(&limit, "limit", 10, "number of results")
+	f.IntVar(&limit, "limit", 10, fmt.Sprintf("number of results (at most %d)", retrieve.MaxLimit))
 	f.BoolVar(&asJSON, "json", false, "print results as JSON")
 	f.BoolVar(&expand, "expand", false, "attach graph context (parent type, siblings, imports, callers, callees) to the top hits")
 	ef.register(f)

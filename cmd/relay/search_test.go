@@ -89,6 +89,9 @@ func TestSearchCommand(t *testing.T) {
 		{"fallback note", []string{"search", "--path", "cart/*.yaml", "discount"}, 0, []string{"note: nothing matched path \"cart/*.yaml\"; relaxed it to folder \"cart\""}, ""},
 		{"bad kind", []string{"search", "--kind", "klass", "x"}, 2, nil, "unknown kind \"klass\""},
 		{"bad limit", []string{"search", "--limit", "0", "x"}, 2, nil, "--limit 0"},
+		{"negative limit", []string{"search", "--limit", "-5", "x"}, 2, nil, "--limit -5: want a positive number"},
+		{"limit above 100", []string{"search", "--limit", "500", "x"}, 2, nil, "--limit 500: at most 100"},
+		{"limit of 100", []string{"search", "--limit", "100", "cart total"}, 0, []string{"Cart.Total"}, ""},
 		{"no query", []string{"search"}, 2, nil, "search needs a query"},
 		{"embed model without endpoint", []string{"search", "--embed-model", "m", "x"}, 2, nil, "needs an endpoint"},
 	}
@@ -193,6 +196,27 @@ func TestDamagedSearchIndex(t *testing.T) {
 			code, stdout, stderr := relay(t, "", "--repo", root, "search", "discount")
 			if code != 0 || !strings.Contains(stdout, "README.md:3 section Discounts") {
 				t.Errorf("search after the rebuild: exit %d:\n%s\n%s", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestNoIndexMessage: commands that need the graph say where they looked and
+// what to run, without the stray ": not found" the sentinel error added.
+func TestNoIndexMessage(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"search", "foo"}, {"graph", "callers", "Foo"}} {
+		t.Run(args[0], func(t *testing.T) {
+			code, _, stderr := relay(t, "", append([]string{"--repo", root}, args...)...)
+			if code == 0 {
+				t.Fatal("succeeded without an index")
+			}
+			if !strings.Contains(stderr, "no index at") || !strings.HasSuffix(strings.TrimSpace(stderr), "run `relay index` first") {
+				t.Errorf("stderr = %q, want it to end with what to run", stderr)
 			}
 		})
 	}

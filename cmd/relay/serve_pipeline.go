@@ -13,6 +13,7 @@ import (
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/serve"
+	"github.com/relayhq/relay/tracker"
 )
 
 // serveLLMFlags turns the configuration's model section into the flags the
@@ -134,9 +135,13 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		if err != nil {
 			return serve.Report{}, err
 		}
-		rep, err := srch.Report(ctx, in.Issue.Text(), retrieve.ReportOptions{Dir: in.StoreDir})
+		text, note := tracker.SplitCut(in.Issue.Text())
+		rep, err := srch.Report(ctx, text, retrieve.ReportOptions{Dir: in.StoreDir})
 		if err != nil {
 			return serve.Report{}, err
+		}
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
 		}
 		return serve.Report{Markdown: rep.Markdown()}, nil
 	}

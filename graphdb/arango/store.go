@@ -182,7 +182,7 @@ func (s *Store) openDatabase(ctx context.Context, client arangodb.Client) error 
 		return mapErr(fmt.Sprintf("open database %q at %s", name, s.target.Endpoint), err)
 	}
 	if s.opts.ReadOnly {
-		return fmt.Errorf("no relay graph at %s: database %q does not exist; run `relay index --store %s` first: %w", s.target, name, s.target, graphdb.ErrNotFound)
+		return &graphdb.NoIndexError{Msg: fmt.Sprintf("no relay graph at %s: database %q does not exist; run `relay index --store %s` first", s.target, name, s.target)}
 	}
 	db, err = client.CreateDatabase(ctx, name, nil)
 	if shared.IsConflict(err) || shared.IsArangoErrorWithErrorNum(err, shared.ErrArangoDuplicateName) {
@@ -259,7 +259,7 @@ func (s *Store) collection(ctx context.Context, name string) (arangodb.Collectio
 		return nil, mapErr(fmt.Sprintf("open collection %q", name), err)
 	}
 	if s.opts.ReadOnly {
-		return nil, fmt.Errorf("no relay graph at %s: collection %q is missing; run `relay index --store %s` first: %w", s.target, name, s.target, graphdb.ErrNotFound)
+		return nil, &graphdb.NoIndexError{Msg: fmt.Sprintf("no relay graph at %s: collection %q is missing; run `relay index --store %s` first", s.target, name, s.target)}
 	}
 	typ := arangodb.CollectionTypeDocument
 	if name == colEdges {
@@ -318,7 +318,7 @@ func (s *Store) checkStamp(ctx context.Context) error {
 	case !isDocNotFound(err):
 		return mapErr("read schema stamp", err)
 	case s.opts.ReadOnly:
-		return fmt.Errorf("no relay graph at %s; run `relay index --store %s` first: %w", s.target, s.target, graphdb.ErrNotFound)
+		return &graphdb.NoIndexError{Msg: fmt.Sprintf("no relay graph at %s; run `relay index --store %s` first", s.target, s.target)}
 	}
 	_, err = s.meta.CreateDocument(ctx, stampDoc{Key: schemaKey, Version: schemaVersion})
 	if err != nil && !shared.IsConflict(err) {

@@ -364,6 +364,11 @@ func TestOpenErrors(t *testing.T) {
 			if strings.Contains(err.Error(), dir) == false {
 				t.Errorf("Open error %q does not name the directory", err)
 			}
+			// The message is for the user: it ends with what to run, not
+			// with the sentinel's own text.
+			if strings.HasSuffix(err.Error(), ": not found") {
+				t.Errorf("Open error %q ends with a stray \": not found\"", err)
+			}
 		})
 	}
 }

@@ -200,7 +200,7 @@ func open(dir string, opts Options) (*Store, error) {
 	mode := modeReader
 	if opts.ReadOnly {
 		if st, err := os.Stat(dbPath); err != nil || st.Size() == 0 {
-			return nil, fmt.Errorf("no index at %s; run `relay index` first: %w", dir, graphdb.ErrNotFound)
+			return nil, &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index` first", dir)}
 		}
 		mode = readOnlyMode(dir)
 	} else if err := s.openWriter(dbPath); err != nil {
@@ -414,7 +414,7 @@ func (s *Store) checkSchema() error {
 	}
 	switch {
 	case version == 0 && app == 0:
-		return fmt.Errorf("no index at %s; run `relay index` first: %w", s.dir, graphdb.ErrNotFound)
+		return &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index` first", s.dir)}
 	case app != applicationID:
 		return fmt.Errorf("open graph store %s: %s is not a relay graph database; run `relay index` to rebuild it: %w", s.dir, dbName, ErrIncompatible)
 	case version != schemaVersion:
@@ -428,7 +428,7 @@ func (s *Store) checkSchema() error {
 			return s.wrapOpenErr(err)
 		}
 		if commits == 0 {
-			return fmt.Errorf("no index at %s; run `relay index` first: %w", s.dir, graphdb.ErrNotFound)
+			return &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index` first", s.dir)}
 		}
 	}
 	return nil
