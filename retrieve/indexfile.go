@@ -159,13 +159,9 @@ func readIndex(p string) (*diskIndex, error) {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
 	defer f.Close()
-	payload, err := checkIndexFile(p, f)
+	buf, err := checkIndexFile(p, f, true)
 	if err != nil {
 		return nil, err
-	}
-	buf := make([]byte, payload)
-	if _, err := f.ReadAt(buf, indexHeaderSize); err != nil {
-		return nil, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	ix, err := decodePayload(buf)
 	if err != nil {
@@ -238,59 +234,70 @@ func verifyIndex(p string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = checkIndexFile(p, f)
+	_, err = checkIndexFile(p, f, false)
 	return err
 }
 
 // checkIndexFile checks the header, size and checksum of the index file f
-// (named p) without decoding it, and returns the payload length.
-func checkIndexFile(p string, f *os.File) (int64, error) {
+// (named p) without decoding it, and returns the payload when keep is set
+// (read once, into memory, and checked there).
+func checkIndexFile(p string, f *os.File, keep bool) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("stat search index: %w", err)
+		return nil, fmt.Errorf("stat search index: %w", err)
 	}
 	size := fi.Size()
 	if size == 0 {
-		return 0, damaged(p, "the file is empty")
+		return nil, damaged(p, "the file is empty")
 	}
 	head := make([]byte, 512)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return 0, fmt.Errorf("read search index %s: %w", p, err)
+		return nil, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	head = head[:n]
 	if !bytes.HasPrefix(head, []byte(indexMagic)) {
 		// Formats before 7 were a bare gob stream, whose first message
 		// defines the type diskIndex.
 		if bytes.Contains(head, []byte("diskIndex")) {
-			return 0, &indexError{path: p, kind: ErrNoIndex, reason: "was written by an older relay"}
+			return nil, &indexError{path: p, kind: ErrNoIndex, reason: "was written by an older relay"}
 		}
 		if size < indexHeaderSize {
-			return 0, damaged(p, "truncated to %d bytes", size)
+			return nil, damaged(p, "truncated to %d bytes", size)
 		}
-		return 0, damaged(p, "not a relay search index")
+		return nil, damaged(p, "not a relay search index")
 	}
 	if size < indexHeaderSize {
-		return 0, damaged(p, "truncated to %d bytes", size)
+		return nil, damaged(p, "truncated to %d bytes", size)
 	}
 	if v := binary.BigEndian.Uint32(head[8:]); v != formatVersion {
-		return 0, &indexError{path: p, kind: ErrNoIndex,
+		return nil, &indexError{path: p, kind: ErrNoIndex,
 			reason: fmt.Sprintf("was written by another relay version (format %d; this relay reads format %d)", v, formatVersion)}
 	}
 	want := binary.BigEndian.Uint32(head[12:])
 	payload := int64(binary.BigEndian.Uint64(head[16:]))
 	if payload < 0 || size != indexHeaderSize+payload {
-		return 0, damaged(p, "%d bytes where the header promises %d: truncated or overwritten", size, indexHeaderSize+payload)
+		return nil, damaged(p, "%d bytes where the header promises %d: truncated or overwritten", size, indexHeaderSize+payload)
+	}
+	if keep {
+		buf := make([]byte, payload)
+		if _, err := f.ReadAt(buf, indexHeaderSize); err != nil {
+			return nil, fmt.Errorf("read search index %s: %w", p, err)
+		}
+		if crc32.Checksum(buf, castagnoli) != want {
+			return nil, damaged(p, "checksum mismatch")
+		}
+		return buf, nil
 	}
 	if _, err := f.Seek(indexHeaderSize, io.SeekStart); err != nil {
-		return 0, fmt.Errorf("read search index %s: %w", p, err)
+		return nil, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	sum := crc32.New(castagnoli)
 	if _, err := io.Copy(sum, io.LimitReader(f, payload)); err != nil {
-		return 0, fmt.Errorf("read search index %s: %w", p, err)
+		return nil, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	if sum.Sum32() != want {
-		return 0, damaged(p, "checksum mismatch")
+		return nil, damaged(p, "checksum mismatch")
 	}
-	return payload, nil
+	return nil, nil
 }

@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -70,8 +69,8 @@ func writeLexSection(w *bufio.Writer, ix *lexIndex) error {
 
 // readLexSection decodes the section at the start of buf and returns it
 // with the bytes after it. The index's terms are substrings of one copy
-// of the section's term bytes and its blobs slices of one copy of its
-// postings, so buf is not kept.
+// of the section's term bytes and its blobs slices of buf, which they
+// keep: a copy would double what a search holds while it opens the index.
 func readLexSection(buf []byte) (*lexIndex, []byte, error) {
 	r := sectionReader{buf: buf}
 	nTerms, nDocs := int(r.u32()), int(r.u32())
@@ -98,7 +97,7 @@ func readLexSection(buf []byte) (*lexIndex, []byte, error) {
 	if r.err != nil {
 		return nil, nil, r.err
 	}
-	all, blobs := string(terms), bytes.Clone(blobs)
+	all := string(terms)
 	start, bstart := 0, 0
 	for i := range nTerms {
 		end := int(binary.LittleEndian.Uint32(termEnds[4*i:]))
