@@ -186,19 +186,7 @@ func (c *docCounter) reset() {
 // textOf for each chunk and of chunkText{path, text[:cap]} for the file.
 func (fc *fileCounter) add(rel, text string, ls []string, chunks []Chunk, chunkNo, fileNo int32) {
 	v := fc.v
-	fc.lineIDs, fc.lineEnd, fc.lineStart = fc.lineIDs[:0], fc.lineEnd[:0], fc.lineStart[:0]
-	for s := 0; s < len(text); {
-		e := strings.IndexByte(text[s:], '\n')
-		if e < 0 {
-			e = len(text)
-		} else {
-			e += s
-		}
-		fc.lineStart = append(fc.lineStart, s)
-		fc.lineIDs = v.appendIDs(fc.lineIDs, text[s:e])
-		fc.lineEnd = append(fc.lineEnd, int32(len(fc.lineIDs)))
-		s = e + 1
-	}
+	fc.tokenizeLines(text)
 	fc.pathIDs = v.appendPathIDs(fc.pathIDs[:0], rel)
 	for j, c := range chunks {
 		fc.countChunk(c, ls)
@@ -218,6 +206,24 @@ func (fc *fileCounter) add(rel, text string, ls []string, chunks []Chunk, chunkN
 		fc.files.count(fc.line(k), weightBody)
 	}
 	fc.files.end(fileNo)
+}
+
+// tokenizeLines fills lineIDs, lineEnd and lineStart with the terms of
+// each line of text.
+func (fc *fileCounter) tokenizeLines(text string) {
+	fc.lineIDs, fc.lineEnd, fc.lineStart = fc.lineIDs[:0], fc.lineEnd[:0], fc.lineStart[:0]
+	for s := 0; s < len(text); {
+		e := strings.IndexByte(text[s:], '\n')
+		if e < 0 {
+			e = len(text)
+		} else {
+			e += s
+		}
+		fc.lineStart = append(fc.lineStart, s)
+		fc.lineIDs = fc.v.appendIDs(fc.lineIDs, text[s:e])
+		fc.lineEnd = append(fc.lineEnd, int32(len(fc.lineIDs)))
+		s = e + 1
+	}
 }
 
 // countChunk counts the fields of chunk c as textOf makes them.

@@ -37,24 +37,13 @@ func BenchmarkVocabLines(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for range b.N {
-		var ids []int32
 		fc := newFileCounter()
 		for i, text := range texts {
 			if i%282 == 0 {
 				fc.chunks.reset()
 				fc.files.reset()
 			}
-			ids = ids[:0]
-			for s := 0; s < len(text); {
-				e := strings.IndexByte(text[s:], '\n')
-				if e < 0 {
-					e = len(text)
-				} else {
-					e += s
-				}
-				ids = fc.v.appendIDs(ids, text[s:e])
-				s = e + 1
-			}
+			fc.tokenizeLines(text)
 		}
 	}
 }
