@@ -26,32 +26,45 @@ import "bytes"
 // class member modifier and before the member's name. Comments, strings
 // and template literals are skipped.
 func tsBlankModifiers(src []byte) ([]byte, bool) {
-	var out []byte
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
-			i = tsSkipSpace(src, i)
-		case c == '\'' || c == '"' || c == '`':
-			i = tsSkipString(src, i)
+	return tsRewriteCode(src, func(edit func() []byte, i int) int {
+		switch c := src[i]; {
 		case c == '<' || c == ',':
 			for _, m := range tsVarianceAt(src, i+1) {
-				if out == nil {
-					out = append([]byte(nil), src...)
-				}
+				out := edit()
 				for k := m[0]; k < m[1]; k++ {
 					out[k] = ' '
 				}
 			}
-			i++
 		case c == 'a' && tsAccessorAt(src, i):
-			if out == nil {
-				out = append([]byte(nil), src...)
-			}
-			copy(out[i:], "        ")
-			i += len("accessor")
+			copy(edit()[i:], "        ")
+			return i + len("accessor")
+		}
+		return i + 1
+	})
+}
+
+// tsRewriteCode calls at at each byte of src outside comments (and the
+// white space after one), strings and template literals, in order, so
+// that a rewrite never touches their text; at returns where the scan goes on (past i: i+1, or past what it
+// handled). edit gives at the copy of src to change, made on first use:
+// tsRewriteCode returns it and true, or src itself and false when at never
+// asked for it.
+func tsRewriteCode(src []byte, at func(edit func() []byte, i int) int) ([]byte, bool) {
+	var out []byte
+	edit := func() []byte {
+		if out == nil {
+			out = append([]byte(nil), src...)
+		}
+		return out
+	}
+	for i := 0; i < len(src); {
+		switch c := src[i]; {
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = tsSkipSpace(src, i)
+		case c == '\'' || c == '"' || c == '`':
+			i = tsSkipString(src, i)
 		default:
-			i++
+			i = max(at(edit, i), i+1)
 		}
 	}
 	if out == nil {
@@ -195,40 +208,25 @@ func tsAccessorAt(src []byte, i int) bool {
 // declaration exports it as default, as an anonymous default function of
 // a source file is. It returns src itself, and false, when there is none.
 func tsNameDefaultSignatures(src []byte) ([]byte, bool) {
-	var out []byte
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
-			i = tsSkipSpace(src, i)
-		case c == '\'' || c == '"' || c == '`':
-			i = tsSkipString(src, i)
-		case c == 'e' && tsWordAt(src, i) == "export":
-			d := tsSkipBlank(src, i+len("export"))
-			f := tsSkipBlank(src, d+len("default"))
-			end := tsSkipBlank(src, f+len("function"))
-			if d == i+len("export") || tsWordAt(src, d) != "default" || f == d+len("default") || tsWordAt(src, f) != "function" ||
-				end == len(src) || src[end] != '(' && src[end] != '<' {
-				i += len("export")
-				continue
-			}
-			if out == nil {
-				out = append([]byte(nil), src...)
-			}
-			copy(out[d:end], "function")
-			for k := d + len("function"); k < end-len("default"); k++ {
-				out[k] = ' '
-			}
-			copy(out[end-len("default"):end], "default")
-			i = end
-		default:
-			i++
+	return tsRewriteCode(src, func(edit func() []byte, i int) int {
+		if src[i] != 'e' || tsWordAt(src, i) != "export" {
+			return i + 1
 		}
-	}
-	if out == nil {
-		return src, false
-	}
-	return out, true
+		d := tsSkipBlank(src, i+len("export"))
+		f := tsSkipBlank(src, d+len("default"))
+		end := tsSkipBlank(src, f+len("function"))
+		if d == i+len("export") || tsWordAt(src, d) != "default" || f == d+len("default") || tsWordAt(src, f) != "function" ||
+			end == len(src) || src[end] != '(' && src[end] != '<' {
+			return i + len("export")
+		}
+		out := edit()
+		copy(out[d:end], "function")
+		for k := d + len("function"); k < end-len("default"); k++ {
+			out[k] = ' '
+		}
+		copy(out[end-len("default"):end], "default")
+		return end
+	})
 }
 
 // tsSkipBlank skips spaces and tabs from i.

@@ -77,3 +77,40 @@ func TestTSNameDefaultSignatures(t *testing.T) {
 		})
 	}
 }
+
+func TestTSRewriteCode(t *testing.T) {
+	tests := []struct {
+		name, src, visited string
+	}{
+		{"code only", "a<b>", "a<b>"},
+		{"line comment and the space after", "x // y\nz", "x z"},
+		{"block comment and the space after", "x /* y */ z", "x z"},
+		{"strings", `a "b\"c" 'd' e`, "a   e"},
+		{"template with ${}", "a `b${c}` d", "a  d"},
+		{"unterminated string ends at the line", "a 'b\nc", "a \nc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var visited []byte
+			got, ok := tsRewriteCode([]byte(tt.src), func(_ func() []byte, i int) int {
+				visited = append(visited, tt.src[i])
+				return i + 1
+			})
+			if diff := cmp.Diff(tt.visited, string(visited)); diff != "" {
+				t.Errorf("bytes visited in %q (-want +got):\n%s", tt.src, diff)
+			}
+			if ok || string(got) != tt.src {
+				t.Errorf("no edit asked: got %q, %v; want the source, false", got, ok)
+			}
+		})
+	}
+	// Edits go to a copy; a callback that does not move on still ends.
+	src := []byte("ab")
+	got, ok := tsRewriteCode(src, func(edit func() []byte, i int) int {
+		edit()[i] = 'x'
+		return i
+	})
+	if diff := cmp.Diff("xx", string(got)); diff != "" || !ok || string(src) != "ab" {
+		t.Errorf("edit: got %q, %v, source now %q; want \"xx\", true, \"ab\" (-want +got):\n%s", got, ok, src, diff)
+	}
+}

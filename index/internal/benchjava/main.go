@@ -20,124 +20,54 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
-	"sort"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/relayhq/relay/graphdb/embedded"
-	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/internal/benchrun"
 )
 
 func main() {
-	step := flag.Bool("step", false, "internal: index ROOT into STORE once and print one line")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write each step's CPU profile to this file with the step's name appended (.cold, .one-file)")
 	src := flag.String("src", "/usr/lib/jvm/openjdk-17/src.zip", "the JDK's src.zip (its java.base module is used) or a source directory")
-	flag.Parse()
-	if err := run(*step, *src, flag.Args()); err != nil {
-		fmt.Fprintln(os.Stderr, "benchjava:", err)
-		os.Exit(1)
-	}
+	benchrun.Main("benchjava", func(step bool, args []string) error { return run(step, *src, args) })
 }
 
 var cpuProfile string
 
-func cpu(ru syscall.Rusage) float64 {
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 func run(step bool, src string, args []string) error {
 	if step {
-		st, err := embedded.Open(args[1], embedded.Options{})
+		r, err := benchrun.Step(context.Background(), args, cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		if cpuProfile != "" {
-			f, err := os.Create(cpuProfile)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
-			}
-			defer pprof.StopCPUProfile()
-		}
-		t := time.Now()
-		sum, err := index.Run(context.Background(), st, index.Options{Root: args[0]})
-		if err != nil {
-			return err
-		}
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		var phases []string
-		for k, v := range sum.Phases {
-			if strings.HasPrefix(k, "java.") || k == "write" {
-				phases = append(phases, fmt.Sprintf("%s %.2f", k, v.Seconds()))
-			}
-		}
-		sort.Strings(phases)
-		fmt.Printf("files %d, resolved %d, nodes %d, edges %d, %.2f s wall, %.2f s CPU, peak RSS %d MiB (%s)\n", sum.Files,
-			sum.Units["Java"], sum.Stats.TotalNodes(), sum.Stats.TotalEdges(), time.Since(t).Seconds(), cpu(ru), ru.Maxrss/1024,
-			strings.Join(phases, ", "))
+		fmt.Printf("files %d, resolved %d, nodes %d, edges %d, %.2f s wall, %.2f s CPU, peak RSS %d MiB (%s)\n", r.Sum.Files,
+			r.Sum.Units["Java"], r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU, r.RSSMiB,
+			r.Phases("java."))
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "benchjava")
+	c, err := benchrun.NewCorpus("benchjava", "src", func(root string) error { return copySources(src, root) })
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	root := filepath.Join(dir, "src")
-	if err := copySources(src, root); err != nil {
+	defer c.Close()
+	if cpuProfile != "" {
+		c.StepFlags = func(name string) []string { return []string{"-cpuprofile", cpuProfile + "." + name} }
+	}
+	if err := c.Step("cold"); err != nil {
 		return err
 	}
-	self, err := os.Executable()
-	if err != nil {
+	edited := filepath.Join(c.Root, "java", "util", "ArrayList.java")
+	if err := c.EditStep("one-file", edited, func(s string) string { return strings.Replace(s, "modCount++;", "modCount++; modCount += 0;", 1) }); err != nil {
 		return err
 	}
-	stepRun := func(name string) error {
-		args := []string{"-step", root, filepath.Join(dir, "store")}
-		if cpuProfile != "" {
-			args = append([]string{"-cpuprofile", cpuProfile + "." + name}, args...)
-		}
-		out, err := exec.Command(self, args...).CombinedOutput()
-		fmt.Printf("%-8s %s", name, out)
-		return err
-	}
-	if err := stepRun("cold"); err != nil {
-		return err
-	}
-	edited := filepath.Join(root, "java", "util", "ArrayList.java")
-	data, err := os.ReadFile(edited)
-	if err != nil {
-		return err
-	}
-	data = []byte(strings.Replace(string(data), "modCount++;", "modCount++; modCount += 0;", 1))
-	if err := os.WriteFile(edited, data, 0o644); err != nil {
-		return err
-	}
-	if err := stepRun("one-file"); err != nil {
-		return err
-	}
-	data = []byte(strings.ReplaceAll(string(data), "trimToSize", "trimToSizeRenamed"))
-	if err := os.WriteFile(edited, data, 0o644); err != nil {
-		return err
-	}
-	return stepRun("method")
+	return c.EditStep("method", edited, func(s string) string { return strings.ReplaceAll(s, "trimToSize", "trimToSizeRenamed") })
 }
 
 // copySources copies a directory, or extracts the java.base module of a
 // src.zip, into root.
 func copySources(src, root string) error {
 	if !strings.HasSuffix(src, ".zip") {
-		if out, err := exec.Command("cp", "-r", src, root).CombinedOutput(); err != nil {
-			return fmt.Errorf("copy %s: %v: %s", src, err, out)
-		}
-		return nil
+		return benchrun.CopyDir(src, root)
 	}
 	zr, err := zip.OpenReader(src)
 	if err != nil {

@@ -20,52 +20,27 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/relayhq/relay/graphdb/embedded"
-	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/internal/benchrun"
 )
 
 func main() {
-	step := flag.Bool("step", false, "internal: index ROOT into STORE once and print one line")
 	src := flag.String("src", "", "library to copy (default: python3's stdlib)")
 	flag.IntVar(&repeat, "repeat", 1, "run the one-file step this many times (another function appended each time), for a median")
-	flag.Parse()
-	if err := run(*step, *src, flag.Args()); err != nil {
-		fmt.Fprintln(os.Stderr, "benchpy:", err)
-		os.Exit(1)
-	}
+	benchrun.Main("benchpy", func(step bool, args []string) error { return run(step, *src, args) })
 }
 
 var repeat int
 
 func run(step bool, src string, args []string) error {
 	if step {
-		st, err := embedded.Open(args[1], embedded.Options{})
+		r, err := benchrun.Step(context.Background(), args, "")
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		t := time.Now()
-		sum, err := index.Run(context.Background(), st, index.Options{Root: args[0]})
-		if err != nil {
-			return err
-		}
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		var phases []string
-		for k, v := range sum.Phases {
-			if strings.HasPrefix(k, "py.") || k == "write" {
-				phases = append(phases, fmt.Sprintf("%s %.2f", k, v.Seconds()))
-			}
-		}
-		sort.Strings(phases)
-		fmt.Printf("files %d, parsed %d, nodes %d, edges %d, %.2f s, %.2f s CPU, peak RSS %d MiB (%s)\n", sum.Files, sum.Modules,
-			sum.Stats.TotalNodes(), sum.Stats.TotalEdges(), time.Since(t).Seconds(), cpu, ru.Maxrss/1024, strings.Join(phases, ", "))
+		fmt.Printf("files %d, parsed %d, nodes %d, edges %d, %.2f s, %.2f s CPU, peak RSS %d MiB (%s)\n", r.Sum.Files, r.Sum.Modules,
+			r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU, r.RSSMiB, r.Phases("py."))
 		return nil
 	}
 	if src == "" {
@@ -75,28 +50,15 @@ func run(step bool, src string, args []string) error {
 		}
 		src = strings.TrimSpace(string(out))
 	}
-	dir, err := os.MkdirTemp("", "benchpy")
+	c, err := benchrun.NewCorpus("benchpy", "lib", func(root string) error { return benchrun.CopyDir(src, root) })
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	root := filepath.Join(dir, "lib")
-	if out, err := exec.Command("cp", "-r", src, root).CombinedOutput(); err != nil {
-		return fmt.Errorf("copy %s: %v: %s", src, err, out)
-	}
-	self, err := os.Executable()
-	if err != nil {
+	defer c.Close()
+	if err := c.Step("cold"); err != nil {
 		return err
 	}
-	stepRun := func(name string) error {
-		out, err := exec.Command(self, "-step", root, filepath.Join(dir, "store")).CombinedOutput()
-		fmt.Printf("%-8s %s", name, out)
-		return err
-	}
-	if err := stepRun("cold"); err != nil {
-		return err
-	}
-	edited := filepath.Join(root, "json", "decoder.py")
+	edited := filepath.Join(c.Root, "json", "decoder.py")
 	for i := range max(repeat, 1) {
 		f, err := os.OpenFile(edited, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -104,17 +66,9 @@ func run(step bool, src string, args []string) error {
 		}
 		fmt.Fprintf(f, "\n\ndef _bench_edit%d():\n    return JSONDecoder().decode('1')\n", i)
 		f.Close()
-		if err := stepRun("one-file"); err != nil {
+		if err := c.Step("one-file"); err != nil {
 			return err
 		}
 	}
-	edited = filepath.Join(root, "cgi.py")
-	data, err := os.ReadFile(edited)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(edited, []byte(strings.ReplaceAll(string(data), "getvalue", "getvalue_renamed")), 0o644); err != nil {
-		return err
-	}
-	return stepRun("method")
+	return c.EditStep("method", filepath.Join(c.Root, "cgi.py"), func(s string) string { return strings.ReplaceAll(s, "getvalue", "getvalue_renamed") })
 }
