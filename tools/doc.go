@@ -37,7 +37,10 @@
 // and directories are opened (non-blocking, checked on the open
 // descriptor), so a FIFO or device cannot hang a call. Messages name repository-relative paths only, and
 // quote a model's argument at most 200 bytes long. rg and fd do not follow
-// symlinks; the .git and .relay directories are never searched, and read
+// symlinks, and on Linux they start confined by Landlock to reading the
+// root (internal/confine; Options.Unconfined turns it off): rg opens the
+// files it listed by name, and a file swapped for a symlink out of the
+// root in between fails to open instead of being read; the .git and .relay directories are never searched, and read
 // refuses paths into them and into Options.Private (by name at any depth,
 // and through a link: .git/config may hold credentials, .relay past
 // transcripts); .gitignore

@@ -133,7 +133,7 @@ func (g *Glob) list(ctx context.Context, pat string) ([]globFile, procResult, er
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
 	var files []globFile
-	res, err := runProc(tctx, g.opts.Procs, g.fd, args, g.opts.Root, g.onStart, func(r io.Reader) error {
+	res, err := runProc(tctx, g.opts.Procs, g.fd, args, g.opts.Root, g.opts.Unconfined, g.onStart, func(r io.Reader) error {
 		// --print0: a name may hold a newline; only NUL cannot occur in one.
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)

@@ -124,7 +124,7 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
 	args := g.args(p.Pattern, inc, c.maxCount, nctx)
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
-	res, err := runProc(tctx, g.opts.Procs, g.rg, args, g.opts.Root, g.onStart, c.read)
+	res, err := runProc(tctx, g.opts.Procs, g.rg, args, g.opts.Root, g.opts.Unconfined, g.onStart, c.read)
 	if err != nil {
 		return Result{}, fmt.Errorf("grep: %w", err)
 	}

@@ -75,6 +75,12 @@ type Options struct {
 	Graph graphdb.Reader
 	// RgPath and FdPath override the programs found in PATH (rg; fd or fdfind).
 	RgPath, FdPath string
+	// Unconfined starts rg and fd without confining them to reading the
+	// repository (internal/confine, Linux Landlock): for stand-in programs
+	// that must reach elsewhere, as tests of process handling use. Off,
+	// a file of the repository swapped for a symbolic link out of it
+	// between rg's listing and its open is not read.
+	Unconfined bool
 	// Logger receives one debug line per call; nil discards.
 	Logger *slog.Logger
 	// MaxProcs bounds the rg and fd processes running at once (default

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/relayhq/relay/internal/confine"
 )
 
 // ProcLimit bounds how many external processes (rg, fd) run at once, so
@@ -63,13 +65,16 @@ type procResult struct {
 	waited   bool   // ctx ended while waiting for a ProcLimit slot; nothing ran
 }
 
-// runProc runs bin in dir and hands its stdout to handle while it runs. It
-// first takes a slot of lim (waiting within ctx). The child lives in its
+// runProc runs bin in dir and hands its stdout to handle while it runs,
+// confined to reading dir where the OS allows unless unconfined is set
+// (internal/confine: a file of dir swapped for a symbolic link out of it
+// is not read). It first takes
+// a slot of lim (waiting within ctx). The child lives in its
 // own process group; when ctx ends (or handle stops early) the whole group
 // is killed and Wait gives up on the pipes after a short delay, so no rg or
 // fd outlives the call. onStart, when set, sees the pid (tests use it to
 // check the process is gone).
-func runProc(ctx context.Context, lim *ProcLimit, bin string, args []string, dir string, onStart func(pid int), handle func(io.Reader) error) (procResult, error) {
+func runProc(ctx context.Context, lim *ProcLimit, bin string, args []string, dir string, unconfined bool, onStart func(pid int), handle func(io.Reader) error) (procResult, error) {
 	if err := lim.Acquire(ctx); err != nil {
 		return procResult{exitCode: -1, timedOut: true, waited: true}, nil
 	}
@@ -86,7 +91,11 @@ func runProc(ctx context.Context, lim *ProcLimit, bin string, args []string, dir
 	}
 	stderr := &capBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	start := func() error { return confine.Start(cmd, dir) }
+	if unconfined {
+		start = cmd.Start
+	}
+	if err := start(); err != nil {
 		if ctx.Err() != nil {
 			return procResult{exitCode: -1, timedOut: true}, nil
 		}
