@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,5 +41,24 @@ func TestGrepSymlinkSwapRace(t *testing.T) {
 	}
 	if public == 0 {
 		t.Fatal("no grep found the public lines: the confined rg read nothing")
+	}
+}
+
+// TestGrepHonoursIgnoreFilesAbove: a root inside a larger git work tree
+// keeps the ignore rules of the directories above it, which rg reads
+// outside the root (confined, it may read those files and no others).
+func TestGrepHonoursIgnoreFilesAbove(t *testing.T) {
+	t.Parallel()
+	testutil.Need(t, InstallHint, "rg")
+	top := t.TempDir()
+	if err := os.Mkdir(filepath.Join(top, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, top, ".gitignore", "ignored.txt\n")
+	testutil.WriteFile(t, top, "sub/kept.txt", "needle\n")
+	testutil.WriteFile(t, top, "sub/ignored.txt", "needle\n")
+	res := call(t, newGrep(t, Options{Root: filepath.Join(top, "sub")}), `{"pattern": "needle"}`)
+	if !strings.Contains(res.Content, "kept.txt") || strings.Contains(res.Content, "ignored.txt") {
+		t.Fatalf("grep in a folder of a work tree:\n%s\nwant kept.txt only (ignored.txt is in the .gitignore above)", res.Content)
 	}
 }

@@ -72,8 +72,9 @@ func Start(cmd *exec.Cmd, root string) error {
 
 // restrict confines the calling thread: read root, execute and read bin,
 // read the shared libraries and run the system's programs, read and write
-// /dev/null (a child's missing standard streams); nothing else: not /etc,
-// not /home or /root, not /tmp, no writes.
+// /dev/null (a child's missing standard streams), read the ignore files
+// rg and fd honour outside root (ignoreFiles); nothing else: not /etc, not
+// /home or /root, not /tmp, no writes.
 func restrict(root, bin string) error {
 	attr := struct{ handledFS uint64 }{fsRights}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
@@ -100,6 +101,11 @@ func restrict(root, bin string) error {
 	if err := addRule(int(fd), os.DevNull, unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_WRITE_FILE); err != nil {
 		return err
 	}
+	for _, f := range ignoreFiles(root) {
+		if err := addRule(int(fd), f, unix.LANDLOCK_ACCESS_FS_READ_FILE); err != nil && !errors.Is(err, unix.ENOENT) {
+			return err
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
@@ -107,6 +113,43 @@ func restrict(root, bin string) error {
 		return fmt.Errorf("landlock_restrict_self: %w", errno)
 	}
 	return nil
+}
+
+// ignoreNames are the ignore files rg and fd read in each directory above
+// the one they search.
+var ignoreNames = []string{".gitignore", ".ignore", ".rgignore", ".fdignore", ".git/info/exclude"}
+
+// ignoreFiles lists the ignore files outside root that rg and fd read, so
+// that a root inside a larger work tree keeps the ignore rules of the
+// directories above it: those of each ancestor, and the user's global git
+// and fd ignore files. Each is granted alone, as a file; the patterns
+// they hold are read as rules, never searched.
+func ignoreFiles(root string) []string {
+	var out []string
+	add := func(p string) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		for _, n := range ignoreNames {
+			add(filepath.Join(d, n))
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	config := os.Getenv("XDG_CONFIG_HOME")
+	if config == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			config = filepath.Join(home, ".config")
+		}
+	}
+	if config != "" {
+		add(filepath.Join(config, "git", "ignore"))
+		add(filepath.Join(config, "fd", "ignore"))
+	}
+	return out
 }
 
 // addRule grants access beneath path (a directory) or to path (a file:

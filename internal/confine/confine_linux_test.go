@@ -104,3 +104,33 @@ func TestStartLeavesOthersFree(t *testing.T) {
 		}
 	}
 }
+
+// TestStartReadsIgnoreFilesAbove: a root inside a larger work tree keeps
+// the ignore files of the directories above it readable (rg honours
+// them), and nothing else there.
+func TestStartReadsIgnoreFilesAbove(t *testing.T) {
+	if !Available() {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat:", err)
+	}
+	top := t.TempDir()
+	root := filepath.Join(top, "sub")
+	for p, body := range map[string]string{".gitignore": "secret.txt\n", "notes.txt": "private\n", "sub/a.txt": "a\n"} {
+		p = filepath.Join(top, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := run(root, cat, "../.gitignore"); err != nil || string(out) != "secret.txt\n" {
+		t.Errorf("cat ../.gitignore: %v, %q; want it readable", err, out)
+	}
+	if out, err := run(root, cat, "../notes.txt"); err == nil || strings.Contains(string(out), "private") {
+		t.Errorf("cat ../notes.txt: %v, %q; want a refusal", err, out)
+	}
+}

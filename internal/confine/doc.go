@@ -1,7 +1,9 @@
 // Package confine runs the external programs relay starts on a model's
 // behalf (rg, fd) with their file system access confined, by Linux
-// Landlock, to the repository (read only) and what the program needs to
-// start (its executable, the shared libraries, the loader's cache).
+// Landlock, to the repository (read only), what the program needs to
+// start (its executable, the system's programs and shared libraries, the
+// loader's cache) and the ignore files rg and fd honour above the
+// repository (each granted as a single file).
 //
 // relay opens every file it reads itself beneath the repository root in
 // one step (internal/safefs), but rg opens the files it lists by name: a
