@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
 )
@@ -225,6 +227,27 @@ func TestSearchFolderBoostAndGraph(t *testing.T) {
 	}
 }
 
+// matchesFullBuild checks that the index Build left in root/.relay equals
+// the one a forced full build of the same tree and graph writes.
+func matchesFullBuild(t *testing.T, root string, g graphdb.Reader) {
+	t.Helper()
+	incr, err := readIndex(filepath.Join(root, ".relay", IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullDir := t.TempDir()
+	if _, err := Build(t.Context(), root, g, BuildOptions{Dir: fullDir, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := readIndex(filepath.Join(fullDir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
+		t.Errorf("incremental index differs from a full build (-full +incremental):\n%.4000s", diff)
+	}
+}
+
 func TestBuildIncremental(t *testing.T) {
 	t.Parallel()
 	root := testutil.WriteTxtar(t, "testdata/repo.txtar")
@@ -271,22 +294,7 @@ func TestBuildIncremental(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("second build (-want +got):\n%s", diff)
 	}
-	// The incremental index equals a full rebuild.
-	incr, err := readIndex(filepath.Join(root, ".relay", IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fullDir := t.TempDir()
-	if _, err := Build(ctx, root, g, BuildOptions{Dir: fullDir, Force: true}); err != nil {
-		t.Fatal(err)
-	}
-	full, err := readIndex(filepath.Join(fullDir, IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
-		t.Errorf("incremental index differs from a full build (-full +incremental):\n%s", diff)
-	}
+	matchesFullBuild(t, root, g)
 	s, err := Open(root, g, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -191,21 +191,7 @@ func TestBuildIncrementalBlocks(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("incremental build (-want +got):\n%s", diff)
 	}
-	incr, err := readIndex(filepath.Join(root, ".relay", IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fullDir := t.TempDir()
-	if _, err := Build(ctx, root, g, BuildOptions{Dir: fullDir, Force: true}); err != nil {
-		t.Fatal(err)
-	}
-	full, err := readIndex(filepath.Join(fullDir, IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
-		t.Errorf("incremental index differs from a full build (-full +incremental):\n%.4000s", diff)
-	}
+	matchesFullBuild(t, root, g)
 	s, err := Open(root, g, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
