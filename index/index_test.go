@@ -179,6 +179,18 @@ func summaryText(s Summary) string {
 	return b.String()
 }
 
+// checkGolden indexes testdata/name.txtar into a fresh store and compares
+// its summary and dump with testdata/name.golden.
+func checkGolden(t *testing.T, name string) {
+	t.Helper()
+	root := extractTxtar(t, name)
+	st := openStore(t)
+	sum := runIndex(t, st, root, false)
+	got := summaryText(sum) + dump(t, st)
+	got = strings.ReplaceAll(got, root, "$ROOT")
+	assertGolden(t, name+".golden", got)
+}
+
 // TestGolden indexes each testdata/*.txtar repository and compares the
 // sorted dump of the graph (and the run's summary) with testdata/*.golden.
 func TestGolden(t *testing.T) {
@@ -193,12 +205,7 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(n), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			root := extractTxtar(t, name)
-			st := openStore(t)
-			sum := runIndex(t, st, root, false)
-			got := summaryText(sum) + dump(t, st)
-			got = strings.ReplaceAll(got, root, "$ROOT")
-			assertGolden(t, name+".golden", got)
+			checkGolden(t, name)
 		})
 	}
 }
