@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,9 +103,7 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 		return err
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(g.stdout, rep); err != nil {
 			return err
 		}
 	} else {

@@ -100,9 +100,7 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 		}
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(g.stdout, rep); err != nil {
 			return err
 		}
 	} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -85,9 +84,7 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(ans.JSON(limit))
+				return printJSON(g.stdout, ans.JSON(limit))
 			}
 			fmt.Fprintln(g.stdout, ans.Text(limit))
 			return nil

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -231,6 +232,13 @@ func (o *outWriter) failed() error {
 		return fmt.Errorf("write the output: %w", o.err)
 	}
 	return nil
+}
+
+// printJSON writes v to w as indented JSON, the form of every --json.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // isTerminal reports whether w is an interactive terminal.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,9 +90,7 @@ Examples:
 			}
 			md := rc.Markdown(budget)
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return printJSON(g.stdout, struct {
 					review.Context
 					Markdown string `json:"markdown"`
 					Tokens   int    `json:"markdown_tokens"`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -154,9 +153,7 @@ Examples:
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return printJSON(g.stdout, res)
 			}
 			fmt.Fprint(g.stdout, res.Text())
 			return nil
