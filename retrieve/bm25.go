@@ -66,9 +66,7 @@ type termTable struct {
 	order []int32 // the ids in term order, for finish
 }
 
-func newLexBuilder() *lexBuilder {
-	return &lexBuilder{tt: &termTable{ids: map[string]int32{}}}
-}
+func newLexBuilder() *lexBuilder { return newLexBuilders(1)[0] }
 
 // newLexBuilders returns n builders sharing one termTable. Their finish
 // may run concurrently once every builder's add and merge are over.
