@@ -1,0 +1,31 @@
+// Package egress owns what may leave relay. Every text relay shows, posts,
+// logs or sends to a model — a tracker comment, a model request (tool
+// results included), a transcript, a log line, the output of `relay scope`,
+// `ask`, `search` and `tool` — passes one [Filter] first, and the files that
+// hold secrets by their nature are neither indexed nor read (a [FilePolicy]).
+//
+// # Secrets in text
+//
+// Detection is gitleaks' detector with its maintained default rule set (about
+// 220 rules: cloud keys, tracker and chat tokens, private keys, JWTs, generic
+// api_key/secret assignments with an entropy threshold), used as a library
+// rather than a hand-written regex list, so new token formats arrive with a
+// dependency update. Credentials in URLs (connection strings such as
+// postgres://user:pass@host) are masked by internal/redact, which gitleaks'
+// rules do not cover. Each detected value is replaced by
+// "[redacted: <rule>]" and counted per rule; the counts go to a report's
+// notes and to a metric.
+//
+// # Secret-bearing files
+//
+// [DefaultSecretFiles] lists, in .gitignore syntax, files that exist to hold
+// credentials (.env files, private keys, .npmrc, .netrc, kubeconfigs,
+// credentials files, …). They are left out of the search index and refused
+// by the tools with a message that names the file and the setting that
+// allows it. An operator extends the list or allows files with
+// [Options.SecretFiles] and [Options.AllowFiles] (gitignore syntax too);
+// matching is go-git's gitignore matcher, the one the indexer uses.
+//
+// The package imports nothing of relay's but internal/redact, so every
+// package may use it.
+package egress

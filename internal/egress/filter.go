@@ -1,0 +1,199 @@
+package egress
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+
+	"github.com/relayhq/relay/internal/redact"
+)
+
+// Options configure a [Filter].
+type Options struct {
+	// SecretFiles replaces [DefaultSecretFiles] when non-nil.
+	SecretFiles []string
+	// ExtraSecretFiles are added to the secret-bearing file patterns.
+	ExtraSecretFiles []string
+	// AllowFiles are patterns of files the operator allows to be indexed
+	// and read although a secret-file pattern matches them.
+	AllowFiles []string
+}
+
+// Filter redacts secrets from text that leaves relay and holds the
+// secret-bearing file policy. It is safe for concurrent use.
+type Filter struct {
+	det   *detect.Detector
+	files *FilePolicy
+
+	mu     sync.Mutex
+	counts map[string]int64
+	total  atomic.Int64
+}
+
+// New builds a filter with gitleaks' default rules and the file policy of o.
+func New(o Options) (*Filter, error) {
+	det, err := newDetector()
+	if err != nil {
+		return nil, err
+	}
+	files, err := NewFilePolicy(o.SecretFiles, o.ExtraSecretFiles, o.AllowFiles)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{det: det, files: files, counts: map[string]int64{}}, nil
+}
+
+// newDetector loads gitleaks' embedded default configuration into a viper
+// instance of its own (detect.NewDetectorDefaultConfig uses viper's global
+// one, which is not safe to share).
+func newDetector() (*detect.Detector, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return nil, fmt.Errorf("read the secret scanner's rules: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, fmt.Errorf("decode the secret scanner's rules: %w", err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("compile the secret scanner's rules: %w", err)
+	}
+	return detect.NewDetector(cfg), nil
+}
+
+var (
+	defaultOnce   sync.Once
+	defaultFilter *Filter
+	defaultErr    error
+)
+
+// Default returns the process-wide filter with the default options, built on
+// first use. It panics only if gitleaks' embedded rules fail to compile,
+// which a test of this package rules out.
+func Default() *Filter {
+	defaultOnce.Do(func() { defaultFilter, defaultErr = New(Options{}) })
+	if defaultErr != nil {
+		panic(defaultErr)
+	}
+	return defaultFilter
+}
+
+// Files returns the filter's secret-bearing file policy.
+func (f *Filter) Files() *FilePolicy { return f.files }
+
+// Result is a redacted text and what was redacted in it.
+type Result struct {
+	Text   string
+	Counts map[string]int // rule → values redacted
+}
+
+// N returns how many values were redacted.
+func (r Result) N() int {
+	n := 0
+	for _, c := range r.Counts {
+		n += c
+	}
+	return n
+}
+
+// Redact replaces every secret in s with "[redacted: <rule>]". A nil
+// filter redacts only URL credentials.
+func (f *Filter) Redact(s string) Result {
+	res := Result{Text: s}
+	if s == "" {
+		return res
+	}
+	if f != nil {
+		res = f.redactFindings(s)
+	}
+	if t := redact.Text(res.Text); t != res.Text {
+		n := strings.Count(t, redact.Mask) - strings.Count(res.Text, redact.Mask)
+		if n < 1 {
+			n = 1
+		}
+		res.Text = t
+		res.add("url-credentials", n)
+	}
+	if f != nil && len(res.Counts) > 0 {
+		f.mu.Lock()
+		for k, v := range res.Counts {
+			f.counts[k] += int64(v)
+			f.total.Add(int64(v))
+		}
+		f.mu.Unlock()
+	}
+	return res
+}
+
+// String returns s redacted; the counts go only to the filter's totals.
+func (f *Filter) String(s string) string { return f.Redact(s).Text }
+
+func (r *Result) add(rule string, n int) {
+	if r.Counts == nil {
+		r.Counts = map[string]int{}
+	}
+	r.Counts[rule] += n
+}
+
+// redactFindings replaces the values gitleaks finds. Each finding's secret
+// (or, when the rule captures none, its whole match) is replaced wherever
+// it occurs, longest first, so a value quoted twice is redacted twice and a
+// secret inside a longer one does not leave the rest behind.
+func (f *Filter) redactFindings(s string) Result {
+	res := Result{Text: s}
+	findings := f.det.DetectString(s)
+	if len(findings) == 0 {
+		return res
+	}
+	type repl struct{ value, rule string }
+	var rs []repl
+	seen := map[string]bool{}
+	for _, fd := range findings {
+		v := fd.Secret
+		if v == "" || !strings.Contains(s, v) {
+			v = fd.Match
+		}
+		v = strings.TrimSpace(v)
+		if len(v) < 4 || seen[v] || !strings.Contains(s, v) {
+			continue
+		}
+		seen[v] = true
+		rs = append(rs, repl{v, fd.RuleID})
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		if len(rs[i].value) != len(rs[j].value) {
+			return len(rs[i].value) > len(rs[j].value)
+		}
+		return rs[i].value < rs[j].value
+	})
+	out := s
+	for _, r := range rs {
+		n := strings.Count(out, r.value)
+		if n == 0 {
+			continue
+		}
+		out = strings.ReplaceAll(out, r.value, "[redacted: "+r.rule+"]")
+		res.add(r.rule, n)
+	}
+	res.Text = out
+	return res
+}
+
+// Stats returns the values redacted so far, per rule, and their total.
+func (f *Filter) Stats() (perRule map[string]int64, total int64) {
+	if f == nil {
+		return nil, 0
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.counts), f.total.Load()
+}
