@@ -11,6 +11,7 @@ import (
 	"go/types"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -204,6 +205,19 @@ func (r *goRun) checkOne(p *gpkg) {
 		}
 	}
 	src := r.parseFiles(p)
+	if err := screenGenerics(src.files); err != nil {
+		r.refuse(p, err.Error())
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("type check or extraction panicked", "package", p.meta.PkgPath, "panic", v, "stack", string(debug.Stack()))
+			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
+		}
+	}()
+	if testHookCheck != nil {
+		testHookCheck(p.meta.PkgPath)
+	}
 	var info *types.Info
 	if p.root {
 		info = &types.Info{
@@ -226,6 +240,24 @@ func (r *goRun) checkOne(p *gpkg) {
 		return // every file vanished: nothing to own the package
 	}
 	r.extractRoot(p, tpkg, info, src)
+}
+
+// testHookCheck, when set by a test, runs before each package is
+// type-checked.
+var testHookCheck func(pkgPath string)
+
+// refuse records that p could not be type-checked: a root is reported and
+// marked failed (dropFailed sends its files to the syntax-only path), a
+// dependency is left without types (its importers report it not loaded).
+func (r *goRun) refuse(p *gpkg, msg string) {
+	p.tpkg = nil
+	p.refused = msg
+	if p.root {
+		p.failed = true
+		if !p.testdata { // testdata is indexed from syntax unreported, as when it does not build
+			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: msg})
+		}
+	}
 }
 
 // pkgSources is one package's parsed files.
@@ -294,6 +326,9 @@ func (r *goRun) typesConfig(p *gpkg, src *pkgSources) types.Config {
 			q := p.imports[path]
 			if q == nil {
 				return nil, fmt.Errorf("go list did not resolve %s (see its list errors)", path)
+			}
+			if q.tpkg == nil && q.refused != "" {
+				return nil, fmt.Errorf("package %s was %s", path, q.refused)
 			}
 			if q.tpkg == nil {
 				return nil, fmt.Errorf("package %s could not be loaded (import cycle or list error)", path)

@@ -64,6 +64,7 @@ type gpkg struct {
 	// checkOne sets failed and its files are indexed from syntax.
 	testdata bool
 	failed   bool
+	refused  string // why the package was not type-checked (gogeneric.go), "" if it was
 }
 
 // parsed is one cached parse, shared by the variants of a package (the
