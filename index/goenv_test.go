@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -45,17 +46,19 @@ func newListener(t *testing.T) *listener {
 
 // untrustedRepo writes a repository whose root module requires a module on
 // the listener's host, with a nested module asking for a newer go and
-// toolchain, a nested module whose go.mod does not parse, and a Python
-// file.
-func untrustedRepo(t *testing.T, host string) string {
+// toolchain, a Python file and, with broken, a nested module whose go.mod
+// does not parse.
+func untrustedRepo(t *testing.T, host string, broken bool) string {
 	t.Helper()
 	root := t.TempDir()
 	testutil.WriteFile(t, root, "go.mod", "module example.com/root\n\ngo 1.22\n\nrequire "+host+"/evil v1.0.0\n")
 	testutil.WriteFile(t, root, "root.go", "package root\n\nimport \""+host+"/evil\"\n\n// Root calls the missing module.\nfunc Root() { evil.X(); Local() }\n\n// Local is declared here.\nfunc Local() {}\n")
 	testutil.WriteFile(t, root, "newer/go.mod", "module example.com/newer\n\ngo 1.99\n\ntoolchain go1.99.1\n")
 	testutil.WriteFile(t, root, "newer/newer.go", "package newer\n\n// Newer is in a module the installed go refuses.\nfunc Newer() {}\n")
-	testutil.WriteFile(t, root, "broken/go.mod", "module example.com/broken\n\ngo 1.22\n\nrequire (\n\tnot a requirement\n")
-	testutil.WriteFile(t, root, "broken/broken.go", "package broken\n\n// Broken is in a module whose go.mod does not parse.\nfunc Broken() {}\n")
+	if broken {
+		testutil.WriteFile(t, root, "broken/go.mod", "module example.com/broken\n\ngo 1.22\n\nrequire (\n\tnot a requirement\n")
+		testutil.WriteFile(t, root, "broken/broken.go", "package broken\n\n// Broken is in a module whose go.mod does not parse.\nfunc Broken() {}\n")
+	}
 	testutil.WriteFile(t, root, "tools/gen.py", "def generate():\n    return 1\n")
 	return root
 }
@@ -71,46 +74,52 @@ func untrustedRepo(t *testing.T, host string) string {
 // is not written to (no go.sum appears).
 func TestGoListNoNetwork(t *testing.T) {
 	l := newListener(t)
-	proxy := "http://" + l.Addr().String()
-	t.Setenv("GOPROXY", proxy+",direct")
+	t.Setenv("GOPROXY", "http://"+l.Addr().String()+",direct")
 	t.Setenv("GOTOOLCHAIN", "auto")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GONOSUMDB", "*")
 	t.Setenv("GOSUMDB", "off")
 	t.Setenv("GOVCS", "*:all")
-	root := untrustedRepo(t, "127.0.0.1")
+	for _, broken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("broken=%v", broken), func(t *testing.T) {
+			checkNoNetwork(t, l, broken)
+		})
+	}
+}
 
+// checkNoNetwork indexes an untrustedRepo and checks that l saw no
+// connection and everything but the refused modules was indexed.
+func checkNoNetwork(t *testing.T, l *listener, broken bool) {
+	proxy := "http://" + l.Addr().String()
+	root := untrustedRepo(t, "127.0.0.1", broken)
 	st := openStore(t)
 	sum, err := Run(t.Context(), st, Options{Root: root})
-	if err != nil {
-		t.Fatalf("Run: %v (a module the installed go refuses must not fail the run)", err)
-	}
 	if n := l.conns.Load(); n != 0 {
 		t.Errorf("the listener at %s saw %d connections; want none", proxy, n)
+	}
+	if err != nil {
+		t.Fatalf("Run: %v (a module the installed go refuses must not fail the run)", err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.sum")); err == nil {
 		t.Errorf("go.sum was written into the repository")
 	}
 	errs := summaryText(sum)
-	for _, want := range []string{
+	wantErrs := []string{
 		"newer/go.mod: go list failed (its Go files are indexed from syntax alone): go: newer/go.mod requires go >= 1.99",
 		"GOTOOLCHAIN=local",
-		"broken/go.mod: go list failed",
-		"example.com/root: root.go:3:8: ",
-		"module lookup disabled by GOPROXY=off",
-	} {
+		`example.com/root: root.go:3:8: import "127.0.0.1/evil": module lookup disabled by GOPROXY=off`,
+	}
+	wantGraph := []string{"qname=example.com/root.Local", "name=Newer", "name=generate", "owner newer/newer.go lang=go"}
+	if broken {
+		wantErrs = append(wantErrs, "broken/go.mod: go list failed")
+		wantGraph = append(wantGraph, "name=Broken", "owner broken/broken.go lang=go")
+	}
+	for _, want := range wantErrs {
 		if !strings.Contains(errs, want) {
 			t.Errorf("summary lacks %q:\n%s", want, errs)
 		}
 	}
-	dumpHolds(t, "untrusted repository", dump(t, st), []string{
-		"qname=example.com/root.Local",
-		"name=Newer",
-		"name=Broken",
-		"name=generate",
-		"owner newer/newer.go lang=go",
-		"owner broken/broken.go lang=go",
-	}, nil)
+	dumpHolds(t, "untrusted repository", dump(t, st), wantGraph, nil)
 }
 
 // TestGoListProxyAllowed: Options.GoProxy is the proxy the operator
@@ -121,7 +130,7 @@ func TestGoListProxyAllowed(t *testing.T) {
 	proxy := "http://" + l.Addr().String()
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOSUMDB", "off")
-	root := untrustedRepo(t, "127.0.0.1")
+	root := untrustedRepo(t, "127.0.0.1", false)
 	sum, err := Run(t.Context(), openStore(t), Options{Root: root, GoProxy: proxy})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

@@ -619,7 +619,7 @@ func (r *goRun) listFailed(grp listGroup, env *goEnv, err error) {
 		pos = "go.work"
 	}
 	msg := listFailure(err, env.copies)
-	r.log.Warn("go list failed; the module's Go files are indexed from syntax", "dir", r.relDir(grp.dir), "err", msg)
+	r.log.Debug("go list failed; the module's Go files are indexed from syntax", "dir", r.relDir(grp.dir), "err", msg)
 	r.j.diag(Diagnostic{Pos: pos, Msg: "go list failed (its Go files are indexed from syntax alone): " + msg})
 }
 

@@ -92,6 +92,7 @@ type Summary struct {
 	Modules   int  // Python modules (re)extracted
 	Files     int  // Go and Python files in the index after the run
 	Python    int  // of Files, Python files
+	Go        int  // of Files, Go files (on an unchanged run too)
 	Changed   int  // files (re)written: added or modified, plus their package mates
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
@@ -441,6 +442,7 @@ func (r *runner) countFiles() (work bool) {
 		}
 	}
 	r.sum.Files += len(t.files) + len(t.py)
+	r.sum.Go, r.sum.Python = len(t.files), len(t.py) // the unchanged summary counts them too
 	for rel := range t.files {
 		if _, ok := t.moduleOf(dirOf(rel)); !ok && !isTestdata(rel) {
 			r.sum.NoModule++
