@@ -29,7 +29,7 @@ func TestIndexUpToDateLanguages(t *testing.T) {
 }
 
 // TestIndexPartialFailure: a nested module whose go.mod the installed go
-// refuses (a newer go line, a syntax error) used to end relay index with
+// refuses (a newer go line, a syntax error, no module line) used to end relay index with
 // exit status 1 and nothing indexed. Now the modules are listed under
 // Errors, their files are indexed from syntax, the root module and the
 // Python file are indexed, and the exit status is 0.
@@ -42,6 +42,8 @@ func TestIndexPartialFailure(t *testing.T) {
 		"newer/newer.go":   "package newer\n\n// Newer is in a module the installed go refuses.\nfunc Newer() {}\n",
 		"broken/go.mod":    "module example.com/broken\n\nrequire (\n",
 		"broken/broken.go": "package broken\n\n// Broken is in a module whose go.mod does not parse.\nfunc Broken() {}\n",
+		"nomod/go.mod":     "go 1.22\n",
+		"nomod/nomod.go":   "package nomod\n\n// NoMod is in a module without a module line.\nfunc NoMod() {}\n",
 		"tools/gen.py":     "def generate():\n    return 1\n",
 	})
 	code, stdout, stderr := relay(t, "", "index", "--repo", repo)
@@ -49,10 +51,11 @@ func TestIndexPartialFailure(t *testing.T) {
 		t.Fatalf("relay index = %d, want 0 with the errors listed:\n%s\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"Errors: 2 ",
+		"Errors: 3 ",
+		"  nomod/go.mod: go list failed (its Go files are indexed from syntax alone): go: error reading nomod/go.mod: missing module declaration",
 		"  newer/go.mod: go list failed (its Go files are indexed from syntax alone): go: newer/go.mod requires go >= 1.99",
 		"  broken/go.mod: go list failed",
-		"Languages: Go (3 files), Python (1 files)",
+		"Languages: Go (4 files), Python (1 files)",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
@@ -62,6 +65,7 @@ func TestIndexPartialFailure(t *testing.T) {
 		{[]string{"graph", "callers", "Helper"}, "example.com/root.Root"},
 		{[]string{"graph", "callers", "Newer"}, "No callers"},
 		{[]string{"graph", "callers", "Broken"}, "No callers"},
+		{[]string{"graph", "callers", "NoMod"}, "No callers"},
 		{[]string{"graph", "callers", "generate"}, "No callers"},
 	} {
 		code, out, errOut := relay(t, "", append(c.args, "--repo", repo)...)
