@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"os/exec"
 	"strings"
@@ -145,4 +146,35 @@ func TestCheckPanicContained(t *testing.T) {
 		"qname=example.com/m/bad.Bad",
 		"edge calls go:example.com/m/ok.A -> go:example.com/m/ok.B",
 	}, nil)
+}
+
+// BenchmarkGenericChain times go/types on the longest chain the screen
+// admits (11 levels, growth 4094) and on one level more, and the screen on
+// the 24-level chain it refuses.
+func BenchmarkGenericChain(b *testing.B) {
+	parse := func(b *testing.B, n int) (*token.FileSet, *ast.File) {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "p.go", genericChain("p", n), parser.SkipObjectResolution)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return fset, f
+	}
+	for _, n := range []int{11, 12} {
+		b.Run(fmt.Sprintf("typecheck-%d", n), func(b *testing.B) {
+			fset, f := parse(b, n)
+			for b.Loop() {
+				conf := types.Config{Error: func(error) {}}
+				_, _ = conf.Check("p", fset, []*ast.File{f}, nil)
+			}
+		})
+	}
+	b.Run("screen-24", func(b *testing.B) {
+		_, f := parse(b, 24)
+		for b.Loop() {
+			if screenGenerics([]*ast.File{f}) == nil {
+				b.Fatal("not refused")
+			}
+		}
+	})
 }
