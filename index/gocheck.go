@@ -199,13 +199,15 @@ func (r *goRun) checkOne(p *gpkg) {
 	}()
 	if !p.root {
 		p.key = r.depKey(p)
-		if tp := depCacheGet(p.key); tp != nil {
-			p.tpkg = tp
+		if tp, growth := depCacheGet(p.key); tp != nil {
+			p.tpkg, p.growth = tp, growth
 			return
 		}
 	}
 	src := r.parseFiles(p)
-	if err := screenGenerics(src.files); err != nil {
+	growth, err := screenGenerics(src.files, p.importedGrowth(), p.importName)
+	p.growth = growth
+	if err != nil {
 		r.refuse(p, err.Error())
 		return
 	}
@@ -229,7 +231,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	conf := r.typesConfig(p, src)
 	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, src.files, info)
 	if p.key != "" {
-		tpkg = depCacheAdd(p.key, tpkg)
+		tpkg = depCacheAdd(p.key, tpkg, p.growth)
 	}
 	p.tpkg = tpkg
 	r.checkNS.Add(int64(time.Since(start)))
@@ -245,6 +247,30 @@ func (r *goRun) checkOne(p *gpkg) {
 // testHookCheck, when set by a test, runs before each package is
 // type-checked.
 var testHookCheck func(pkgPath string)
+
+// importedGrowth returns the lookup of the growth of imported types for
+// screenGenerics: from the imports p waits for (checked, so their growths
+// are known); an import cut from a cycle counts 0.
+func (p *gpkg) importedGrowth() func(path, name string) int64 {
+	waited := make(map[*gpkg]bool, len(p.waits))
+	for _, q := range p.waits {
+		waited[q] = true
+	}
+	return func(path, name string) int64 {
+		if q := p.imports[path]; q != nil && waited[q] {
+			return q.growth[name]
+		}
+		return 0
+	}
+}
+
+// importName is the package name of an import of p.
+func (p *gpkg) importName(path string) string {
+	if q := p.imports[path]; q != nil {
+		return q.meta.Name
+	}
+	return ""
+}
 
 // refuse records that p could not be type-checked: a root is reported and
 // marked failed (dropFailed sends its files to the syntax-only path), a
@@ -464,8 +490,9 @@ func dirOf(rel string) string {
 // below it misses. Packages inside the repository are never cached.
 var depCache = struct {
 	sync.Mutex
-	m map[string]*types.Package
-}{m: map[string]*types.Package{}}
+	m      map[string]*types.Package
+	growth map[string]map[string]int64 // the screen's growths (gogeneric.go) of the same keys
+}{m: map[string]*types.Package{}, growth: map[string]map[string]int64{}}
 
 // depCacheMax bounds the cache; when full it stops growing.
 //
@@ -479,18 +506,18 @@ var depCache = struct {
 // dropped instances), so a full cache simply stops adding.
 const depCacheMax = 8192
 
-func depCacheGet(key string) *types.Package {
+func depCacheGet(key string) (*types.Package, map[string]int64) {
 	if key == "" {
-		return nil
+		return nil, nil
 	}
 	depCache.Lock()
 	defer depCache.Unlock()
-	return depCache.m[key]
+	return depCache.m[key], depCache.growth[key]
 }
 
 // depCacheAdd stores p under key unless an instance is already there, and
 // returns the instance the caller must use from now on.
-func depCacheAdd(key string, p *types.Package) *types.Package {
+func depCacheAdd(key string, p *types.Package, growth map[string]int64) *types.Package {
 	depCache.Lock()
 	defer depCache.Unlock()
 	if old, ok := depCache.m[key]; ok {
@@ -498,6 +525,7 @@ func depCacheAdd(key string, p *types.Package) *types.Package {
 	}
 	if len(depCache.m) < depCacheMax {
 		depCache.m[key] = p
+		depCache.growth[key] = growth
 	}
 	return p
 }

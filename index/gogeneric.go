@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"sort"
+	"strconv"
 )
 
 // DESIGN: a package the type checker cannot survive is not given to it.
@@ -18,13 +19,18 @@ import (
 // package, screenGenerics estimates from its syntax how deep its generic
 // types expand, in time linear in the declarations:
 //
-//	growth(T)       = depth(the type expression T declares)
-//	depth(U[A1…An]) = max depth(Ai) + growth(U) + 1   (U a generic type of the package)
-//	depth(X[A1…An]) = max depth(Ai) + 1               (X imported: its growth is not known here)
-//	depth(composite) = the largest depth of its parts; names: 0
+//	growth(T)        = depth(the type expression T declares)
+//	depth(U[A1…An])  = max depth(Ai) + growth(U) + 1
+//	depth(U)         = growth(U)   (a named type; a type parameter, a predeclared type: 0)
+//	depth(composite) = the largest depth of its parts
 //
-// A reference to a type still being measured (a recursive type) counts 0:
-// the type checker reports such cycles itself. Sums saturate. A package
+// U may be declared in the package or imported: the type checker expands
+// imported types too, so a chain split across packages costs as much as
+// one in a single package. Each package's growths are kept (gpkg.growth,
+// and with a cached dependency in depCache) for its importers to look up;
+// imports are checked first. A reference to a type still being measured
+// (a recursive type) counts 0: the type checker reports such cycles
+// itself. Sums saturate. A package
 // whose growth exceeds maxGenericGrowth is not type-checked: it is reported
 // as the package's error and its files are indexed from syntax alone
 // (declarations, no calls or types), and its importers see it as not
@@ -58,25 +64,41 @@ func (e *errGenericDepth) Error() string {
 	return fmt.Sprintf("not type-checked: generic type %s expands to instantiations nested %s levels deep (limit %d), which would exhaust the type checker's stack; its files are indexed from syntax alone", e.name, depth, maxGenericGrowth)
 }
 
-// screenGenerics returns an *errGenericDepth when a generic type declared
-// in files expands deeper than maxGenericGrowth, else nil.
-func screenGenerics(files []*ast.File) error {
-	s := &growthScreen{decls: map[string]*ast.TypeSpec{}, growth: map[string]int64{}, busy: map[string]bool{}}
+// screenGenerics measures the types declared in files (see the DESIGN note
+// above) and returns their growth by name, with an *errGenericDepth when
+// one exceeds maxGenericGrowth. imported answers the growth of a type of
+// an imported package (0 when unknown) and pkgName the name of an imported
+// package, for the references that do not rename it.
+func screenGenerics(files []*ast.File, imported func(path, name string) int64, pkgName func(path string) string) (map[string]int64, error) {
+	s := &growthScreen{decls: map[string]typeDecl{}, growth: map[string]int64{}, busy: map[string]bool{}, imported: imported}
 	for _, f := range files {
+		imps := map[string]string{} // name in the file → import path
+		for _, is := range f.Imports {
+			p, err := strconv.Unquote(is.Path.Value)
+			if err != nil {
+				continue
+			}
+			name := ""
+			if is.Name != nil {
+				name = is.Name.Name
+			} else if pkgName != nil {
+				name = pkgName(p)
+			}
+			if name != "" && name != "_" && name != "." {
+				imps[name] = p
+			}
+		}
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok {
 				continue
 			}
 			for _, sp := range gd.Specs {
-				if ts, ok := sp.(*ast.TypeSpec); ok && ts.TypeParams != nil && ts.Name != nil {
-					s.decls[ts.Name.Name] = ts
+				if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name != nil {
+					s.decls[ts.Name.Name] = typeDecl{spec: ts, imports: imps}
 				}
 			}
 		}
-	}
-	if len(s.decls) == 0 {
-		return nil
 	}
 	names := make([]string, 0, len(s.decls))
 	for n := range s.decls {
@@ -90,19 +112,28 @@ func screenGenerics(files []*ast.File) error {
 		}
 	}
 	if worst != nil {
-		return worst
+		return s.growth, worst
 	}
-	return nil
+	return s.growth, nil
 }
 
-// growthScreen memoises the growth of a package's generic types.
+// typeDecl is a type declared at package level, with the imports of its
+// file by the name they are used under.
+type typeDecl struct {
+	spec    *ast.TypeSpec
+	imports map[string]string
+}
+
+// growthScreen memoises the growth of a package's types.
 type growthScreen struct {
-	decls  map[string]*ast.TypeSpec // generic types declared at package level
-	growth map[string]int64
-	busy   map[string]bool // being measured (a recursive reference counts 0)
+	decls    map[string]typeDecl
+	growth   map[string]int64
+	busy     map[string]bool // being measured (a recursive reference counts 0)
+	imported func(path, name string) int64
+	imports  map[string]string // of the declaration being measured
 }
 
-// of returns the growth of the generic type name.
+// of returns the growth of the type name declared in the package.
 func (s *growthScreen) of(name string) int64 {
 	if g, ok := s.growth[name]; ok {
 		return g
@@ -110,11 +141,33 @@ func (s *growthScreen) of(name string) int64 {
 	if s.busy[name] {
 		return 0
 	}
+	d := s.decls[name]
 	s.busy[name] = true
-	g := s.depth(s.decls[name].Type)
+	outer := s.imports
+	s.imports = d.imports
+	g := s.depth(d.spec.Type)
+	s.imports = outer
 	delete(s.busy, name)
 	s.growth[name] = g
 	return g
+}
+
+// named is the growth of a type referred to by name: a type of the
+// package, or pkg.Name of an import.
+func (s *growthScreen) named(x ast.Expr) int64 {
+	switch x := x.(type) {
+	case *ast.Ident:
+		if _, ok := s.decls[x.Name]; ok {
+			return s.of(x.Name)
+		}
+	case *ast.SelectorExpr:
+		if id, ok := x.X.(*ast.Ident); ok && s.imported != nil {
+			if p, ok := s.imports[id.Name]; ok {
+				return min(s.imported(p, x.Sel.Name), growthCap)
+			}
+		}
+	}
+	return 0
 }
 
 // depth is the instantiation depth a type expression reaches beyond its
@@ -124,6 +177,8 @@ func (s *growthScreen) depth(e ast.Expr) int64 {
 	switch e := e.(type) {
 	case nil:
 		return 0
+	case *ast.Ident, *ast.SelectorExpr:
+		return s.named(e)
 	case *ast.IndexExpr:
 		return s.inst(e.X, []ast.Expr{e.Index})
 	case *ast.IndexListExpr:
@@ -151,7 +206,7 @@ func (s *growthScreen) depth(e ast.Expr) int64 {
 	case *ast.FuncType:
 		return max(s.fields(e.Params), s.fields(e.Results))
 	}
-	return 0 // names, qualified names, expressions that are not types
+	return 0 // expressions that are not types
 }
 
 // inst is the depth of an instantiation x[args…].
@@ -160,11 +215,7 @@ func (s *growthScreen) inst(x ast.Expr, args []ast.Expr) int64 {
 	for _, a := range args {
 		d = max(d, s.depth(a))
 	}
-	var g int64
-	if id, ok := x.(*ast.Ident); ok && s.decls[id.Name] != nil {
-		g = s.of(id.Name)
-	}
-	return min(d+g+1, growthCap)
+	return min(d+s.named(x)+1, growthCap)
 }
 
 func (s *growthScreen) fields(fl *ast.FieldList) int64 {

@@ -46,6 +46,7 @@ func TestScreenGenerics(t *testing.T) {
 		{"recursive instantiation", "package p\ntype R[T any] struct{ next *R[R[T]] }\n", ""},
 		{"nested containers", "package p\nimport \"iter\"\ntype Opt[T any] struct{ v *T }\ntype List[T any] []T\n" +
 			"type M[K comparable, V any] map[K]List[Opt[V]]\ntype S[K comparable, V any] struct{ m M[K, M[K, V]]; it iter.Seq2[K, Opt[V]] }\n", ""},
+		{"a defined type over two long chains", genericChain("p", 11) + "type X T11[T11[int]]\n", "X"},
 		{"constraint union", "package p\ntype Num interface{ ~int | ~float64 }\ntype V[T Num] struct{ x [4]T }\n", ""},
 		{"through a map, a func and a list instantiation", "package p\ntype A[K comparable, V any] struct{ f func(A0[A0[V, K], K]) }\ntype A0[V any, K comparable] map[K][]V\n" +
 			"type B[K comparable, V any] map[K]A[K, A[K, A[K, V]]]\ntype C[K comparable, V any] struct{ b B[K, B[K, B[K, V]]] }\n", ""},
@@ -56,7 +57,7 @@ func TestScreenGenerics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = screenGenerics([]*ast.File{f})
+			_, err = screenGenerics([]*ast.File{f}, nil, nil)
 			switch {
 			case tc.refused == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -93,6 +94,15 @@ func TestGenericChainContained(t *testing.T) {
 	chain := genericChain("chain", 24)
 	testutil.WriteFile(t, root, "chain/chain.go", chain)
 	testutil.WriteFile(t, root, "user/user.go", "package user\n\nimport \"example.com/m/chain\"\n\n// U uses the chain.\nfunc U() { chain.Use() }\n")
+	// A chain split across packages: a's 11 levels pass the screen, b's
+	// instantiations of them compound (the checker expands imported
+	// types as well), and b used to crash it as the single file did.
+	testutil.WriteFile(t, root, "split/a/a.go", genericChain("a", 11))
+	split := "// Package b continues a's chain.\npackage b\n\nimport \"example.com/m/split/a\"\n\n// U0 nests a.T11 in itself.\ntype U0[P any] struct{ f a.T11[a.T11[P]] }\n\n"
+	for i := 1; i <= 9; i++ {
+		split += fmt.Sprintf("// U%d nests U%d in itself.\ntype U%d[P any] struct{ f U%d[U%d[P]] }\n\n", i, i-1, i, i-1, i-1)
+	}
+	testutil.WriteFile(t, root, "split/b/b.go", split+"// X instantiates the last type.\nvar X U9[int]\n")
 	testutil.WriteFile(t, root, "ok/ok.go", "package ok\n\n// A calls B.\nfunc A() { B() }\n\n// B is called.\nfunc B() {}\n")
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute) // hang guard
 	defer cancel()
@@ -107,6 +117,7 @@ func TestGenericChainContained(t *testing.T) {
 	}
 	for _, want := range []string{
 		"diagnostic example.com/m/chain: not type-checked: generic type T24 expands",
+		"diagnostic example.com/m/split/b: not type-checked: generic type U9 expands",
 		"example.com/m/user: user/user.go:3:8: could not import example.com/m/chain (package example.com/m/chain was not type-checked",
 	} {
 		if !strings.Contains(string(out), want) {
@@ -119,6 +130,8 @@ func TestGenericChainContained(t *testing.T) {
 	runIndex(t, st, root, false)
 	dumpHolds(t, "generic chain", dump(t, st), []string{
 		"qname=example.com/m/chain.T24",
+		"qname=example.com/m/split/a.T11",
+		"qname=example.com/m/split/b.U9",
 		"edge calls go:example.com/m/ok.A -> go:example.com/m/ok.B",
 	}, nil)
 }
@@ -172,7 +185,7 @@ func BenchmarkGenericChain(b *testing.B) {
 	b.Run("screen-24", func(b *testing.B) {
 		_, f := parse(b, 24)
 		for b.Loop() {
-			if screenGenerics([]*ast.File{f}) == nil {
+			if _, err := screenGenerics([]*ast.File{f}, nil, nil); err == nil {
 				b.Fatal("not refused")
 			}
 		}

@@ -64,7 +64,8 @@ type gpkg struct {
 	// checkOne sets failed and its files are indexed from syntax.
 	testdata bool
 	failed   bool
-	refused  string // why the package was not type-checked (gogeneric.go), "" if it was
+	refused  string           // why the package was not type-checked (gogeneric.go), "" if it was
+	growth   map[string]int64 // its types' growth (gogeneric.go), for its importers' screens
 }
 
 // parsed is one cached parse, shared by the variants of a package (the
