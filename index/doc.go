@@ -510,6 +510,30 @@
 // the run's context; on Linux it also dies with the process, even on
 // SIGKILL, through the go command shim (RunGoShim, goshim.go).
 //
+// # The go command's environment
+//
+// The go command Run starts never reaches the network, switches toolchain
+// or writes into the repository on the repository's behalf, whatever the
+// caller's environment says (goenv.go): GOTOOLCHAIN=local, GOVCS=*:off,
+// and GOPROXY=off with GOSUMDB=off unless Options.GoProxy names a proxy the
+// operator allows. A module listed on its own that is not vendored gets
+// -mod=mod with -modfile naming a copy of its go.mod (and go.sum) in a
+// temporary directory; the caller's other GOFLAGS are kept.
+//
+// # Partial failure
+//
+// A module, package or file that cannot be loaded is listed in
+// Summary.Errors and everything else is indexed; Run returns an error only
+// when it wrote nothing (a go list past its timeout, a cancelled context,
+// a store error). A module go list refuses as a whole (a go.mod with a
+// newer go line or a syntax error) is reported by its go.mod and its Go
+// files are indexed from syntax alone; an import go list cannot find is
+// reported under the importing package. A package whose generic types
+// expand deeper than the type checker survives (gogeneric.go:
+// maxGenericGrowth) is not type-checked, and a panic while type-checking
+// or extracting a package is recovered: either is reported as the
+// package's error and its files are indexed from syntax.
+//
 // # Other languages
 //
 // The orchestration (scan, diff, transaction, progress) is shared; a

@@ -11,6 +11,7 @@ import (
 	"go/types"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -198,12 +199,27 @@ func (r *goRun) checkOne(p *gpkg) {
 	}()
 	if !p.root {
 		p.key = r.depKey(p)
-		if tp := depCacheGet(p.key); tp != nil {
-			p.tpkg = tp
+		if tp, growth := depCacheGet(p.key); tp != nil {
+			p.tpkg, p.growth = tp, growth
 			return
 		}
 	}
 	src := r.parseFiles(p)
+	growth, err := screenGenerics(src.files, p.importedGrowth(), p.importName)
+	p.growth = growth
+	if err != nil {
+		r.refuse(p, err.Error())
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("type check or extraction panicked", "package", p.meta.PkgPath, "panic", v, "stack", string(debug.Stack()))
+			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
+		}
+	}()
+	if testHookCheck != nil {
+		testHookCheck(p.meta.PkgPath)
+	}
 	var info *types.Info
 	if p.root {
 		info = &types.Info{
@@ -215,7 +231,7 @@ func (r *goRun) checkOne(p *gpkg) {
 	conf := r.typesConfig(p, src)
 	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, src.files, info)
 	if p.key != "" {
-		tpkg = depCacheAdd(p.key, tpkg)
+		tpkg = depCacheAdd(p.key, tpkg, p.growth)
 	}
 	p.tpkg = tpkg
 	r.checkNS.Add(int64(time.Since(start)))
@@ -226,6 +242,48 @@ func (r *goRun) checkOne(p *gpkg) {
 		return // every file vanished: nothing to own the package
 	}
 	r.extractRoot(p, tpkg, info, src)
+}
+
+// testHookCheck, when set by a test, runs before each package is
+// type-checked.
+var testHookCheck func(pkgPath string)
+
+// importedGrowth returns the lookup of the growth of imported types for
+// screenGenerics: from the imports p waits for (checked, so their growths
+// are known); an import cut from a cycle counts 0.
+func (p *gpkg) importedGrowth() func(path, name string) int64 {
+	waited := make(map[*gpkg]bool, len(p.waits))
+	for _, q := range p.waits {
+		waited[q] = true
+	}
+	return func(path, name string) int64 {
+		if q := p.imports[path]; q != nil && waited[q] {
+			return q.growth[name]
+		}
+		return 0
+	}
+}
+
+// importName is the package name of an import of p.
+func (p *gpkg) importName(path string) string {
+	if q := p.imports[path]; q != nil {
+		return q.meta.Name
+	}
+	return ""
+}
+
+// refuse records that p could not be type-checked: a root is reported and
+// marked failed (dropFailed sends its files to the syntax-only path), a
+// dependency is left without types (its importers report it not loaded).
+func (r *goRun) refuse(p *gpkg, msg string) {
+	p.tpkg = nil
+	p.refused = msg
+	if p.root {
+		p.failed = true
+		if !p.testdata { // testdata is indexed from syntax unreported, as when it does not build
+			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: msg})
+		}
+	}
 }
 
 // pkgSources is one package's parsed files.
@@ -294,6 +352,9 @@ func (r *goRun) typesConfig(p *gpkg, src *pkgSources) types.Config {
 			q := p.imports[path]
 			if q == nil {
 				return nil, fmt.Errorf("go list did not resolve %s (see its list errors)", path)
+			}
+			if q.tpkg == nil && q.refused != "" {
+				return nil, fmt.Errorf("package %s was %s", path, q.refused)
 			}
 			if q.tpkg == nil {
 				return nil, fmt.Errorf("package %s could not be loaded (import cycle or list error)", path)
@@ -429,8 +490,9 @@ func dirOf(rel string) string {
 // below it misses. Packages inside the repository are never cached.
 var depCache = struct {
 	sync.Mutex
-	m map[string]*types.Package
-}{m: map[string]*types.Package{}}
+	m      map[string]*types.Package
+	growth map[string]map[string]int64 // the screen's growths (gogeneric.go) of the same keys
+}{m: map[string]*types.Package{}, growth: map[string]map[string]int64{}}
 
 // depCacheMax bounds the cache; when full it stops growing.
 //
@@ -444,18 +506,18 @@ var depCache = struct {
 // dropped instances), so a full cache simply stops adding.
 const depCacheMax = 8192
 
-func depCacheGet(key string) *types.Package {
+func depCacheGet(key string) (*types.Package, map[string]int64) {
 	if key == "" {
-		return nil
+		return nil, nil
 	}
 	depCache.Lock()
 	defer depCache.Unlock()
-	return depCache.m[key]
+	return depCache.m[key], depCache.growth[key]
 }
 
 // depCacheAdd stores p under key unless an instance is already there, and
 // returns the instance the caller must use from now on.
-func depCacheAdd(key string, p *types.Package) *types.Package {
+func depCacheAdd(key string, p *types.Package, growth map[string]int64) *types.Package {
 	depCache.Lock()
 	defer depCache.Unlock()
 	if old, ok := depCache.m[key]; ok {
@@ -463,6 +525,7 @@ func depCacheAdd(key string, p *types.Package) *types.Package {
 	}
 	if len(depCache.m) < depCacheMax {
 		depCache.m[key] = p
+		depCache.growth[key] = growth
 	}
 	return p
 }

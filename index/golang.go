@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ import (
 type goFrontend struct {
 	log         *slog.Logger
 	listTimeout time.Duration // the longest one `go list` may run
+	goProxy     string        // Options.GoProxy
 }
 
 func (g *goFrontend) language() string { return "go" }
@@ -42,6 +44,8 @@ type listGroup struct {
 	dir      string   // absolute working directory
 	env      []string // added to the environment
 	patterns []string
+	goMod    string // the go.mod of a module listed alone (repo-relative); "" for a workspace
+	module   bool   // a module listed alone, not a go.work's modules
 }
 
 // gpkg is one package to type-check: a repository package to extract (root)
@@ -60,6 +64,8 @@ type gpkg struct {
 	// checkOne sets failed and its files are indexed from syntax.
 	testdata bool
 	failed   bool
+	refused  string           // why the package was not type-checked (gogeneric.go), "" if it was
+	growth   map[string]int64 // its types' growth (gogeneric.go), for its importers' screens
 }
 
 // parsed is one cached parse, shared by the variants of a package (the
@@ -522,7 +528,10 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 			}
 			continue
 		}
-		out = append(out, listGroup{dir: filepath.Join(t.root, filepath.FromSlash(m.dir)), env: []string{"GOWORK=off"}, patterns: pats})
+		out = append(out, listGroup{
+			dir: filepath.Join(t.root, filepath.FromSlash(m.dir)), env: []string{"GOWORK=off"}, patterns: pats,
+			goMod: path.Join(m.dir, "go.mod"), module: true,
+		})
 	}
 	if len(work.patterns) > 0 {
 		out = append([]listGroup{work}, out...)
@@ -541,12 +550,18 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 }
 
 // goList runs the go list groups in parallel and returns their packages,
-// group by group.
+// group by group. A group the go command refuses as a whole (a go.mod it
+// rejects: a newer go line, a syntax error) is that module's error: its
+// files are left unclaimed, for the syntax-only path, and the other groups
+// go on. Only a go list that outlives the list timeout, or a cancelled
+// run, fails the run.
 func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.Package, error) {
 	results := make([][]*packages.Package, len(groups))
 	overlay := r.overlay()
 	release := acquireGoShim(r.log)
 	defer release()
+	env := &goEnv{proxy: r.goProxy}
+	defer env.close()
 	// go list runs under a deadline of its own: a file it reads that the
 	// scan could not see (a vendored FIFO, a hung file system) must not
 	// hang the run. gocommand sends the process group SIGINT, then SIGKILL
@@ -554,13 +569,26 @@ func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.P
 	lctx, cancel := context.WithTimeout(ctx, r.listTimeout)
 	defer cancel()
 	g, gctx := errgroup.WithContext(lctx)
+	genvs := make([][]string, len(groups))
 	for i, grp := range groups {
+		genv, err := env.forGroup(grp, r.j.tree.rf.read)
+		if err != nil {
+			r.j.diag(Diagnostic{Pos: grp.goMod, Msg: fmt.Sprintf("not listed: %v", err)})
+			continue
+		}
+		genvs[i] = genv
+	}
+	for i, grp := range groups {
+		genv := genvs[i]
+		if genv == nil {
+			continue
+		}
 		g.Go(func() error {
 			cfg := &packages.Config{
 				Context: gctx,
 				Mode:    packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
 				Dir:     grp.dir,
-				Env:     append(os.Environ(), grp.env...),
+				Env:     slices.Concat(os.Environ(), grp.env, genv),
 				Tests:   true,
 				Overlay: overlay,
 			}
@@ -569,7 +597,11 @@ func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.P
 				if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
 					return fmt.Errorf("go list in %s did not finish within %s and was stopped: a file it reads may block (a FIFO or device under vendor/ or in the module cache) or a module download may hang; fix the tree or raise the list timeout", r.relDir(grp.dir), r.listTimeout)
 				}
-				return fmt.Errorf("list Go packages in %s: %w", r.relDir(grp.dir), err)
+				if gctx.Err() != nil {
+					return fmt.Errorf("list Go packages in %s: %w", r.relDir(grp.dir), err)
+				}
+				r.listFailed(grp, env, err)
+				return nil
 			}
 			results[i] = pkgs
 			return nil
@@ -579,6 +611,17 @@ func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.P
 		return nil, err
 	}
 	return results, nil
+}
+
+// listFailed reports a go list group that failed as a whole.
+func (r *goRun) listFailed(grp listGroup, env *goEnv, err error) {
+	pos := grp.goMod
+	if pos == "" {
+		pos = "go.work"
+	}
+	msg := listFailure(err, env.copies)
+	r.log.Debug("go list failed; the module's Go files are indexed from syntax", "dir", r.relDir(grp.dir), "err", msg)
+	r.j.diag(Diagnostic{Pos: pos, Msg: "go list failed (its Go files are indexed from syntax alone): " + msg})
 }
 
 // link converts the listed packages into gpkgs, the variants of one
@@ -636,6 +679,7 @@ func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 				continue // testdata that does not build: its files are indexed from syntax
 			}
 			r.packageErrors(p)
+			r.missingImports(p)
 			inside := false
 			for _, f := range p.GoFiles {
 				if _, ok := r.rel(f); ok {
@@ -659,16 +703,40 @@ func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 	return roots
 }
 
+// missingImports reports, as p's errors, the list errors of the packages
+// p imports that go list could not find (a module missing from the module
+// cache, a lookup the go command's environment forbids): go list files them
+// under the missing package, which is not in the repository.
+func (r *goRun) missingImports(p *packages.Package) {
+	paths := make([]string, 0, len(p.Imports))
+	for path, q := range p.Imports {
+		if len(q.Errors) > 0 && len(q.GoFiles) == 0 {
+			paths = append(paths, path)
+		}
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		for _, e := range p.Imports[path].Errors {
+			r.j.diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: fmt.Sprintf("import %q: %s", path, e.Msg)})
+		}
+	}
+}
+
+// relPos makes the file of a go list position ("/abs/file.go:3:8")
+// repository-relative.
+func (r *goRun) relPos(pos string) string {
+	if i := strings.Index(pos, ":"); i > 0 {
+		if rel, ok := r.rel(pos[:i]); ok {
+			return rel + pos[i:]
+		}
+	}
+	return pos
+}
+
 // packageErrors reports go list errors (missing imports, bad package
 // clauses) as diagnostics.
 func (r *goRun) packageErrors(p *packages.Package) {
 	for _, e := range p.Errors {
-		pos := e.Pos
-		if i := strings.Index(pos, ":"); i > 0 {
-			if rel, ok := r.rel(pos[:i]); ok {
-				pos = rel + pos[i:]
-			}
-		}
-		r.j.diag(Diagnostic{Package: p.PkgPath, Pos: pos, Msg: e.Msg})
+		r.j.diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: e.Msg})
 	}
 }

@@ -52,6 +52,12 @@ type Options struct {
 	// ListTimeout bounds each `go list` run (0: DefaultListTimeout); one
 	// that runs longer is stopped with its children and the run fails.
 	ListTimeout time.Duration
+	// GoProxy is the GOPROXY the go command may use to download modules;
+	// "" (or "off"): none, modules resolve from the module cache alone.
+	// The go command never switches toolchain or fetches from version
+	// control either way (see "The go command's environment" in the
+	// package doc).
+	GoProxy string
 	// Written, when set, receives each owner the run writes with its
 	// nodes (and each owner it deletes, with none), once the transaction
 	// accepted it, from one goroutine, in write order; the nodes are the
@@ -86,6 +92,7 @@ type Summary struct {
 	Modules   int  // Python modules (re)extracted
 	Files     int  // Go and Python files in the index after the run
 	Python    int  // of Files, Python files
+	Go        int  // of Files, Go files (on an unchanged run too)
 	Changed   int  // files (re)written: added or modified, plus their package mates
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
@@ -319,7 +326,7 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 	if listTimeout <= 0 {
 		listTimeout = DefaultListTimeout
 	}
-	goFE := &goFrontend{log: r.log, listTimeout: listTimeout}
+	goFE := &goFrontend{log: r.log, listTimeout: listTimeout, goProxy: r.opts.GoProxy}
 	pyFE := &pyFrontend{log: r.log}
 	r.goJob = r.newJob(records, goFE, r.tree.files, r.full)
 	r.pyJob = r.newJob(records, pyFE, r.tree.py, r.pyFull)
@@ -435,6 +442,7 @@ func (r *runner) countFiles() (work bool) {
 		}
 	}
 	r.sum.Files += len(t.files) + len(t.py)
+	r.sum.Go, r.sum.Python = len(t.files), len(t.py) // the unchanged summary counts them too
 	for rel := range t.files {
 		if _, ok := t.moduleOf(dirOf(rel)); !ok && !isTestdata(rel) {
 			r.sum.NoModule++

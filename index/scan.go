@@ -328,8 +328,14 @@ func (t *tree) readConfigs(configs []string) error {
 			continue
 		}
 		mp := modfile.ModulePath(data)
-		if mp == "" {
+		if mp == "" && rel == "go.mod" {
 			return fmt.Errorf("%s has no module line: add `module <path>`", rel)
+		}
+		if mp == "" {
+			// A nested module without a module line: go list refuses it,
+			// which is its error (goList); its files are named by their
+			// directory.
+			mp = path.Dir(rel)
 		}
 		t.modules = append(t.modules, module{dir: path.Dir(rel), path: mp})
 	}

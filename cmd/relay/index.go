@@ -27,6 +27,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	var full bool
 	var maxErrors int
 	var listTimeout time.Duration
+	var goProxy string
 	var ef embedFlags
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -38,7 +39,12 @@ run (Ctrl-C) stops at once and leaves the previous graph intact; a second Ctrl-C
 waiting for the go command to stop. A search index that is damaged or from another relay
 version is rebuilt. Files that are not regular (FIFOs, devices), symbolic links leading outside
 the repository, link loops and paths too long to open are not indexed and are listed under
-"Not indexed".`,
+"Not indexed". The go command that lists Go packages never downloads a toolchain, never
+fetches from version control and, unless --go-proxy allows a module proxy, never downloads a
+module: imports resolve from the module cache. A module, package or file that cannot be loaded
+(a go.mod the installed go refuses, a missing module, a package the type checker cannot
+survive) is listed under "Errors" and indexed from syntax as far as it can be; everything else
+is indexed and the exit status is 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.repoRoot()
@@ -54,14 +60,18 @@ the repository, link loops and paths too long to open are not indexed and are li
 			if err != nil {
 				return err
 			}
+			if goProxy == "" {
+				goProxy = g.getenv("RELAY_GO_PROXY")
+			}
 			ctx, stop := g.interruptible(cmd.Context())
 			defer stop()
-			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, embedder: emb, out: g.stdout})
+			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, goProxy: goProxy, embedder: emb, out: g.stdout})
 		},
 	}
 	ef.register(cmd.Flags())
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
+	cmd.Flags().StringVar(&goProxy, "go-proxy", "", "GOPROXY the go command may download modules from while listing packages, such as https://proxy.golang.org (env RELAY_GO_PROXY); default off: the module cache only")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
 	return cmd
 }
@@ -71,6 +81,7 @@ type indexRun struct {
 	full        bool
 	maxErrors   int
 	listTimeout time.Duration // 0: index.DefaultListTimeout
+	goProxy     string        // index.Options.GoProxy
 	embedder    retrieve.Embedder
 	out         io.Writer // where the summary goes
 }
@@ -136,7 +147,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		syms = retrieve.NewSymbols()
 		written = syms.Written
 	}
-	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout, written)
+	sum, err := g.runIndex(ctx, st, root, r.full, r, written)
 	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
 		// Damage the open did not catch (the store was not sealed: a
 		// writer died) surfaced mid-run: keep the damaged file aside and
@@ -148,7 +159,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		}
 		st = rebuilt
 		syms = nil
-		sum, err = g.runIndex(ctx, st, root, true, r.listTimeout, nil)
+		sum, err = g.runIndex(ctx, st, root, true, r, nil)
 	}
 	if err != nil {
 		if fresh {
@@ -216,9 +227,9 @@ func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store
 
 // runIndex is one index.Run with progress on stderr; written, when set,
 // receives the owners written (index.Options.Written).
-func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, listTimeout time.Duration, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
+func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, r indexRun, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: listTimeout, Written: written})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: r.listTimeout, GoProxy: r.goProxy, Written: written})
 	prog.done()
 	return sum, err
 }
@@ -326,14 +337,28 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 		fmt.Fprintln(w, "Errors: none")
 		return
 	}
-	fmt.Fprintf(w, "Errors: %d (packages that failed to type-check are indexed as far as possible)\n", len(s.Errors))
+	fmt.Fprintf(w, "Errors: %d (packages that failed to type-check are indexed as far as possible; modules go list refused and packages not type-checked, from syntax)\n", len(s.Errors))
 	for i, d := range s.Errors {
 		if i == maxErrors {
 			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(s.Errors)-maxErrors)
 			break
 		}
-		fmt.Fprintf(w, "  %s: %s (%s)\n", d.Pos, d.Msg, d.Package)
+		fmt.Fprintf(w, "  %s\n", errorLine(d))
 	}
+}
+
+// errorLine renders one error: "pos: msg (package)", leaving out what
+// is not known (a module go list refused has no package, a package not
+// type-checked no position).
+func errorLine(d index.Diagnostic) string {
+	s := d.Msg
+	if d.Pos != "" {
+		s = d.Pos + ": " + s
+	}
+	if d.Package != "" {
+		s += " (" + d.Package + ")"
+	}
+	return s
 }
 
 // printNotes lists the files and directories that were not indexed.
@@ -415,13 +440,9 @@ func sortedLangs(m map[string]int) []string {
 
 // languagesLine lists the languages indexed, with their file counts.
 func languagesLine(s index.Summary) string {
-	goFiles := s.Files - s.Python
-	for _, n := range s.Languages {
-		goFiles -= n
-	}
 	var parts []string
-	if goFiles > 0 {
-		parts = append(parts, fmt.Sprintf("Go (%d files)", goFiles))
+	if s.Go > 0 {
+		parts = append(parts, fmt.Sprintf("Go (%d files)", s.Go))
 	}
 	if s.Python > 0 {
 		parts = append(parts, fmt.Sprintf("Python (%d files)", s.Python))
