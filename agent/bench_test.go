@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +125,39 @@ func BenchmarkStepOverhead(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*steps)/1000, "ms/step")
 		})
 	}
+}
+
+// BenchmarkRetrieveFlood is a planner whose first reply asks for 10,000
+// retrievers at once (each retriever answers at once): it reports the model
+// requests the run made and the size of its transcript, with the runner's
+// default options.
+func BenchmarkRetrieveFlood(b *testing.B) {
+	const calls = 10_000
+	var queries []string
+	for i := range calls {
+		queries = append(queries, fmt.Sprint("turns=1 task ", i))
+	}
+	srv := agenttest.NewServer(latencyModel(0, queries))
+	defer srv.Close()
+	runs := b.TempDir()
+	r := newRunner(b, realClient(srv), tools.NewRegistry(echoTool("echo")), func(o *agent.Options) {
+		o.RunsDir, o.NewID, o.Now = runs, nil, nil
+	})
+	var requests, transcript int64
+	for b.Loop() {
+		before := len(srv.Requests())
+		a, err := r.Ask(context.Background(), "question")
+		if err != nil {
+			b.Fatal(err)
+		}
+		fi, err := os.Stat(a.Transcript)
+		if err != nil {
+			b.Fatal(err)
+		}
+		requests += int64(len(srv.Requests()) - before)
+		transcript += fi.Size()
+		srv.Forget()
+	}
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/run")
+	b.ReportMetric(float64(transcript)/float64(b.N)/1e6, "transcript_MB/run")
 }
