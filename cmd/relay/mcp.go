@@ -45,8 +45,13 @@ Example client configuration:
   {"mcpServers": {"relay": {"command": "relay", "args": ["--repo", "/path/to/repo", "mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxConcurrent < 1 || maxPending < 1 || maxPendingMB < 1 {
-				return usageErr(fmt.Errorf("--max-concurrent, --max-pending and --max-pending-mb must be at least 1 (got %d, %d, %d)", maxConcurrent, maxPending, maxPendingMB))
+			for _, f := range []struct {
+				name string
+				v    int
+			}{{"--max-concurrent", maxConcurrent}, {"--max-pending", maxPending}, {"--max-pending-mb", maxPendingMB}} {
+				if f.v < 1 {
+					return usageErr(fmt.Errorf("%s must be at least 1 (got %d)", f.name, f.v))
+				}
 			}
 			if err := positiveTimeout(timeout); err != nil {
 				return err
