@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,4 +161,49 @@ func BenchmarkRetrieveFlood(b *testing.B) {
 	}
 	b.ReportMetric(float64(requests)/float64(b.N), "requests/run")
 	b.ReportMetric(float64(transcript)/float64(b.N)/1e6, "transcript_MB/run")
+}
+
+// BenchmarkRetrieverReadFlood is a retriever that asks for 300 reads of a
+// 300 KB file in each of three turns: it reports the most bytes of tool
+// results one request carried (what the retriever held) and the tool
+// calls that ran.
+func BenchmarkRetrieverReadFlood(b *testing.B) {
+	const turns, reads = 3, 300
+	root := writeRepo(b, map[string]string{"big.txt": strings.Repeat(strings.Repeat("x", 99)+"\n", 3000)})
+	reg, err := tools.Default(tools.Options{Root: root})
+	if err != nil {
+		b.Skip("rg/fd missing:", err)
+	}
+	var held atomic.Int64
+	var srv *agenttest.Server
+	srv = agenttest.NewServer(func(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+		var bytes int64
+		for _, m := range agenttest.ToolMessages(req) {
+			bytes += int64(len(m.Content))
+		}
+		if bytes > held.Load() {
+			held.Store(bytes)
+		}
+		srv.Forget()
+		if k := agenttest.Turns(req); k < turns {
+			var calls []openai.ToolCall
+			for i := range reads {
+				calls = append(calls, agenttest.Call(fmt.Sprint(k, "-", i), "read", `{"file":"big.txt"}`))
+			}
+			return agenttest.OK(agenttest.Calls(calls...))
+		}
+		return agenttest.OK(agenttest.Text("Send is at notify/sms.go:12."))
+	})
+	defer srv.Close()
+	r := newRunner(b, realClient(srv), reg, func(o *agent.Options) { o.NewID, o.Now, o.LoopRepeats, o.RetrieverTimeout = nil, nil, 1<<20, 5*time.Minute })
+	var ran int
+	for b.Loop() {
+		rep, _, err := r.Retrieve(context.Background(), "q")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ran = rep.ToolCalls
+	}
+	b.ReportMetric(float64(held.Load())/1e6, "max_held_MB")
+	b.ReportMetric(float64(ran), "tool_calls_asked")
 }
