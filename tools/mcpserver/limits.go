@@ -55,10 +55,14 @@ func (c *conn) hold(id jsonrpc.ID, method string, data []byte) []byte {
 		if err != nil { // ids are strings or numbers
 			rawID = nil
 		}
+		why := fmt.Sprintf("%s of answers of this connection are waiting to be written and the server's limit is %s", sizeText(c.waiting), sizeText(c.maxBytes))
+		if len(data) > c.maxBytes {
+			why = fmt.Sprintf("it alone exceeds the server's limit of %s of answers waiting to be written", sizeText(c.maxBytes))
+		}
 		data = errorResponse(rawID, CodeServerBusy, fmt.Sprintf(
-			"Server busy: the answer (%s) was withheld because %s of answers of this connection are waiting to be written and the server's limit is %s. "+
+			"Server busy: the answer (%s) was withheld because %s. "+
 				"Read the answers you are owed, send fewer calls per batch, or ask for less (a narrower read range, a lower limit), then call again",
-			sizeText(len(data)), sizeText(c.waiting), sizeText(c.maxBytes)))
+			sizeText(len(data)), why))
 	}
 	c.waiting += len(data)
 	return data

@@ -540,7 +540,7 @@ func (c *conn) done() {
 
 // reject answers a malformed line with a JSON-RPC error.
 func (c *conn) reject(id json.RawMessage, code int64, msg string) error {
-	c.log.Warn("mcp: rejected a malformed message", "code", code, "reason", msg)
+	c.log.Warn("mcp: rejected a message", "code", code, "reason", msg)
 	return c.writeLine(errorResponse(id, code, msg))
 }
 
