@@ -26,10 +26,12 @@ const CodeServerBusy int64 = -32001
 
 // DESIGN: memory per connection is bounded by refusing, not by queueing.
 // Every call counts from the line that brings it until its answer (or its
-// batch's array) is written, so a batch of 4,000 calls, or a client that
-// pipelines calls and never reads, holds at most MaxPendingCalls calls;
-// the rest are answered at once with CodeServerBusy (inside the batch's
-// array for a batch). Answers count by their encoded size from the moment
+// batch's array) is the next line to be written — so at most one answer
+// beyond the bound sits in a blocked write, and a client that has read an
+// answer may send its next call at once — and a batch of 4,000 calls, or a
+// client that pipelines calls and never reads, holds at most
+// MaxPendingCalls calls; the rest are answered at once with CodeServerBusy
+// (inside the batch's array for a batch). Answers count by their encoded size from the moment
 // the server hands them over until they are written: an answer that would
 // take the held bytes over MaxPendingBytes is replaced by a small
 // CodeServerBusy error for its id. Refusals are written by the reader, so
