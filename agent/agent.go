@@ -40,7 +40,20 @@ type Options struct {
 	LoopWindow       int           // recent tool calls checked for repeats; default 12
 	LoopRepeats      int           // identical (name, args, result) in the window that count as a loop; default 3
 	NoJSONMode       bool          // do not send response_format json_object (endpoints that reject it)
+	// MaxToolCallsPerTurn caps the tool calls of one model turn that run
+	// (planner and retrievers); each call beyond gets a tool message saying
+	// it was not run. Default DefaultMaxToolCallsPerTurn.
+	MaxToolCallsPerTurn int
+	// MaxRetrievers caps the retrievers one run starts; a retrieve call
+	// beyond is answered as not run. Default DefaultMaxRetrievers.
+	MaxRetrievers int
+	// RetrieverMaxToolBytes caps the bytes of tool results one retriever
+	// keeps in its conversation; the oldest are replaced by a note beyond
+	// it. Default DefaultRetrieverMaxToolBytes.
+	RetrieverMaxToolBytes int
 
+	// Budget bounds the run; Budget.MaxTokens 0 means DefaultMaxTokens and
+	// a negative value no token limit.
 	Budget  Budget
 	Prices  map[string]Price // by model name
 	RunsDir string           // transcripts go here; "" writes none
@@ -108,6 +121,15 @@ func New(o Options) (*Runner, error) {
 	def(&o.ToolParallel, 8)
 	def(&o.LoopWindow, 12)
 	def(&o.LoopRepeats, 3)
+	def(&o.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
+	def(&o.MaxRetrievers, DefaultMaxRetrievers)
+	def(&o.RetrieverMaxToolBytes, DefaultRetrieverMaxToolBytes)
+	switch {
+	case o.Budget.MaxTokens == 0:
+		o.Budget.MaxTokens = DefaultMaxTokens
+	case o.Budget.MaxTokens < 0:
+		o.Budget.MaxTokens = 0 // the meter's "no limit"
+	}
 	if o.RunsKeep == 0 {
 		o.RunsKeep = DefaultRunsKeep
 	}
@@ -146,6 +168,8 @@ type run struct {
 	meter  *meter
 	start  time.Time
 	agents atomic.Int64
+	// retrievers counts the retrieve calls the planner was granted (MaxRetrievers).
+	retrievers atomic.Int64
 }
 
 func (r *Runner) newRun(kind, text string) (*run, error) {

@@ -3,7 +3,9 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,4 +126,84 @@ func BenchmarkStepOverhead(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*steps)/1000, "ms/step")
 		})
 	}
+}
+
+// BenchmarkRetrieveFlood is a planner whose first reply asks for 10,000
+// retrievers at once (each retriever answers at once): it reports the model
+// requests the run made and the size of its transcript, with the runner's
+// default options.
+func BenchmarkRetrieveFlood(b *testing.B) {
+	const calls = 10_000
+	var queries []string
+	for i := range calls {
+		queries = append(queries, fmt.Sprint("turns=1 task ", i))
+	}
+	srv := agenttest.NewServer(latencyModel(0, queries))
+	defer srv.Close()
+	runs := b.TempDir()
+	r := newRunner(b, realClient(srv), tools.NewRegistry(echoTool("echo")), func(o *agent.Options) {
+		o.RunsDir, o.NewID, o.Now = runs, nil, nil
+	})
+	var requests, transcript int64
+	for b.Loop() {
+		before := len(srv.Requests())
+		a, err := r.Ask(context.Background(), "question")
+		if err != nil {
+			b.Fatal(err)
+		}
+		fi, err := os.Stat(a.Transcript)
+		if err != nil {
+			b.Fatal(err)
+		}
+		requests += int64(len(srv.Requests()) - before)
+		transcript += fi.Size()
+		srv.Forget()
+	}
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/run")
+	b.ReportMetric(float64(transcript)/float64(b.N)/1e6, "transcript_MB/run")
+}
+
+// BenchmarkRetrieverReadFlood is a retriever that asks for 300 reads of a
+// 300 KB file in each of three turns: it reports the most bytes of tool
+// results one request carried (what the retriever held) and the tool
+// calls that ran.
+func BenchmarkRetrieverReadFlood(b *testing.B) {
+	const turns, reads = 3, 300
+	root := writeRepo(b, map[string]string{"big.txt": strings.Repeat(strings.Repeat("x", 99)+"\n", 3000)})
+	reg, err := tools.Default(tools.Options{Root: root})
+	if err != nil {
+		b.Skip("rg/fd missing:", err)
+	}
+	var held atomic.Int64
+	var srv *agenttest.Server
+	srv = agenttest.NewServer(func(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+		var bytes int64
+		for _, m := range agenttest.ToolMessages(req) {
+			bytes += int64(len(m.Content))
+		}
+		if bytes > held.Load() {
+			held.Store(bytes)
+		}
+		srv.Forget()
+		if k := agenttest.Turns(req); k < turns {
+			var calls []openai.ToolCall
+			for i := range reads {
+				calls = append(calls, agenttest.Call(fmt.Sprint(k, "-", i), "read", `{"file":"big.txt"}`))
+			}
+			return agenttest.OK(agenttest.Calls(calls...))
+		}
+		return agenttest.OK(agenttest.Text("Send is at notify/sms.go:12."))
+	})
+	defer srv.Close()
+	r := newRunner(b, realClient(srv), reg, func(o *agent.Options) { o.NewID, o.Now, o.LoopRepeats, o.RetrieverTimeout = nil, nil, 1<<20, 5*time.Minute })
+	var ran int
+	for b.Loop() {
+		rep, _, err := r.Retrieve(context.Background(), "q")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ran = rep.ToolCalls
+	}
+	b.ReportMetric(float64(held.Load())/1e6, "max_held_MB")
+	b.ReportMetric(float64(ran), "tool_calls_asked")
 }

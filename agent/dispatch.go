@@ -45,14 +45,16 @@ func newToolSet(reg *tools.Registry) *toolSet {
 }
 
 // dispatch runs the tool calls of one assistant turn and returns one outcome
-// per call, in call order. When every call targets a read-only tool they run
-// concurrently (at most limit at once); otherwise sequentially. A Go error
+// per call, in call order. Only the first MaxToolCallsPerTurn calls run; the
+// others' outcome says they were not run. When every call targets a
+// read-only tool they run concurrently (at most limit at once); otherwise
+// sequentially. A Go error
 // from a tool ends the turn: dispatch returns it wrapped, after cancelling
 // the calls still running.
 func (rn *run) dispatch(ctx context.Context, ts *toolSet, stage Stage, agent string, step int, calls []openai.ToolCall, limit int) ([]outcome, error) {
 	out := make([]outcome, len(calls))
 	parallel := limit > 1 && len(calls) > 1
-	for _, c := range calls {
+	for _, c := range calls[:min(len(calls), rn.r.o.MaxToolCallsPerTurn)] {
 		if t, ok := ts.reg.Get(c.Function.Name); ok && !tools.IsReadOnly(t) {
 			parallel = false
 		}
@@ -63,7 +65,15 @@ func (rn *run) dispatch(ctx context.Context, ts *toolSet, stage Stage, agent str
 	} else {
 		g.SetLimit(1)
 	}
+	maxCalls := rn.r.o.MaxToolCallsPerTurn
+	if len(calls) > maxCalls {
+		rn.note(stage, agent, fmt.Sprintf("%d tool calls in one turn; running the first %d, refusing the rest", len(calls), maxCalls))
+	}
 	for i, c := range calls {
+		if i >= maxCalls { // answered, not recorded one by one: the note counts them
+			out[i] = outcome{content: refusedCall(len(calls), maxCalls), isError: true}
+			continue
+		}
 		rn.tr.record(Event{Type: "tool_call", Stage: stage, Agent: agent, Step: step, Tool: c.Function.Name, CallID: c.ID, Args: c.Function.Arguments})
 		rn.progress(Progress{Kind: "tool_call", Stage: stage, Agent: agent, Tool: c.Function.Name, Args: c.Function.Arguments})
 		g.Go(func() error {

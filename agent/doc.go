@@ -51,7 +51,15 @@
 //   - Every path:line cited in a report or final document is checked against
 //     the checkout; citations that do not hold are listed (BadCitations) and a
 //     note is appended to the text.
-//   - The budget (Budget.MaxTokens, Budget.MaxCost) is enforced: once spent,
+//   - A model's reply cannot make a run unbounded: only the first
+//     MaxToolCallsPerTurn calls of a turn run, a run starts at most
+//     MaxRetrievers retrievers, and each call beyond gets its one tool
+//     message saying it was not run and why; a retriever keeps at most
+//     RetrieverMaxToolBytes of tool results, the oldest replaced by a note
+//     (call, size, first line) beyond it. A retriever whose model reply is
+//     over MaxReplyBytes ends incomplete with that reason, which the
+//     planner gets as that retriever's result; the run goes on.
+//   - The budget (Budget.MaxTokens, default DefaultMaxTokens; Budget.MaxCost) is enforced: once spent,
 //     no further model call starts; the run ends with what it has and says
 //     the budget stopped it (Stopped = "budget: …"). Calls already in flight
 //     finish, so parallel retrievers may overshoot by what they consume.

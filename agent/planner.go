@@ -92,16 +92,30 @@ func (rn *run) plan(ctx context.Context, text string, question bool) (*planOutco
 }
 
 // runRetrievals answers one planner turn's calls: valid retrieve calls run
-// as retrievers, at most Parallel at once; every call gets exactly one tool
+// as retrievers, at most Parallel at once, at most MaxToolCallsPerTurn of
+// the turn and MaxRetrievers in the run; every call gets exactly one tool
 // message, in call order. Reports come back in call order too.
 func (rn *run) runRetrievals(ctx context.Context, step int, calls []openai.ToolCall) ([]string, []*Report, error) {
 	contents := make([]string, len(calls))
 	reps := make([]*Report, len(calls))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(rn.r.o.Parallel)
+	o := rn.r.o
+	refused := 0
 	for i, c := range calls {
+		if i >= o.MaxToolCallsPerTurn { // answered, not recorded one by one: the note counts them
+			contents[i] = refusedCall(len(calls), o.MaxToolCallsPerTurn)
+			refused++
+			continue
+		}
 		rn.tr.record(Event{Type: "tool_call", Stage: StagePlanner, Agent: "planner", Step: step, Tool: c.Function.Name, CallID: c.ID, Args: c.Function.Arguments})
 		query, problem := parseRetrieveCall(c)
+		switch {
+		case problem != "":
+		case rn.retrievers.Add(1) > int64(o.MaxRetrievers):
+			problem = refusedRetriever(o.MaxRetrievers)
+			refused++
+		}
 		if problem != "" {
 			contents[i] = problem
 			rn.tr.record(Event{Type: "tool_result", Stage: StagePlanner, Agent: "planner", Step: step, Tool: c.Function.Name, CallID: c.ID, Result: problem, IsError: true})
@@ -117,6 +131,9 @@ func (rn *run) runRetrievals(ctx context.Context, step int, calls []openai.ToolC
 				Result: rep.Text, IsError: rep.Incomplete, DurationMS: ms(rep.Duration)})
 			return nil
 		})
+	}
+	if refused > 0 {
+		rn.note(StagePlanner, "planner", fmt.Sprintf("%d of %d retrieve calls not run (at most %d per turn, %d per run)", refused, len(calls), o.MaxToolCallsPerTurn, o.MaxRetrievers))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err

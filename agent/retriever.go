@@ -82,6 +82,10 @@ func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 			if why := rn.stopReason(ctx, err); why != "" {
 				return rn.finishRetrieval(rt, "", why)
 			}
+			if why := replyFailure(err); why != "" {
+				rn.note(StageRetriever, rt.agent, why)
+				return rn.finishRetrieval(rt, "", why)
+			}
 			return nil, fmt.Errorf("%s: %w", rt.agent, err)
 		}
 		if len(resp.Choices) == 0 {
@@ -115,9 +119,11 @@ func (rn *run) retrieve(ctx context.Context, query string) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rt.agent, err)
 		}
-		for i, c := range msg.ToolCalls {
-			rt.msgs = append(rt.msgs, toolMsg(c.ID, outs[i].content))
+		for _, c := range msg.ToolCalls {
 			rt.called = append(rt.called, fmt.Sprintf("%s %s", c.Function.Name, c.Function.Arguments))
+		}
+		if n := rt.keepResults(msg.ToolCalls, outs, o.RetrieverMaxToolBytes); n > 0 {
+			rn.note(StageRetriever, rt.agent, fmt.Sprintf("%d older tool result(s) dropped to keep the results within %s", n, sizeText(o.RetrieverMaxToolBytes)))
 		}
 		if steer := loops.observe(msg.ToolCalls, outs); steer != "" {
 			rn.note(StageRetriever, rt.agent, "loop detected: "+steer)
@@ -135,6 +141,10 @@ type retrieval struct {
 	notes  []string // intermediate text, for a partial report
 	called []string // "name args" of every tool call, for a partial report
 	nudged bool     // asked once again after an empty answer
+	// held lists the tool results kept in msgs, oldest first, and
+	// heldBytes their size (RetrieverMaxToolBytes).
+	held      []heldResult
+	heldBytes int
 }
 
 // retrieverRequest builds the request of turn step: with the tools up to

@@ -33,7 +33,8 @@ type Price struct {
 	Out float64 `json:"out"`
 }
 
-// Budget bounds one run. Zero fields mean no limit.
+// Budget bounds one run. Zero fields mean no limit here; [Options] gives
+// MaxTokens a default (DefaultMaxTokens).
 type Budget struct {
 	MaxTokens int64   // prompt + completion tokens over all stages
 	MaxCost   float64 // in the currency of the prices

@@ -63,6 +63,14 @@
 // by line length, and every cap says so in the text ("truncated: N more …",
 // "at least") and in the call's Meta.
 //
+// On Linux an rg or fd child dies with relay (SysProcAttr.Pdeathsig, and
+// internal/confine keeps the thread that forked it alive as long as it
+// runs), so `kill -9` of relay leaves no search running. What rg and fd
+// print on stderr reaches the model only through cleanStderr: paths
+// beneath the root are made repository-relative, and a line naming a path
+// outside it (an ignore file above the root, whose lines rg quotes when it
+// cannot parse them) is withheld, with one line saying how many were.
+//
 // DESIGN: grep keeps the first N matches by (path, line) although rg walks
 // files in parallel and emits them in any order — see grepCollector — so the
 // answer is deterministic (replayable transcripts) without paying for

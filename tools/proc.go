@@ -59,7 +59,7 @@ var errStop = errors.New("stop reading")
 // procResult is how a child process ended.
 type procResult struct {
 	exitCode int    // -1 when killed
-	stderr   string // first few KB of stderr
+	stderr   string // first few KB of stderr, with paths outside dir withheld (cleanStderr)
 	timedOut bool   // the per-call deadline expired before the child finished
 	stopped  bool   // the handler stopped early and the child was killed
 	waited   bool   // ctx ended while waiting for a ProcLimit slot; nothing ran
@@ -114,7 +114,7 @@ func runProc(ctx context.Context, lim *ProcLimit, bin string, args []string, dir
 		}
 	}
 	werr := cmd.Wait()
-	res := procResult{stderr: stderr.String(), stopped: stopped}
+	res := procResult{stderr: cleanStderr(stderr.String(), dir), stopped: stopped}
 	if ctx.Err() != nil {
 		res.timedOut = true
 	}

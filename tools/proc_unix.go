@@ -8,9 +8,11 @@ import (
 )
 
 // killGroup starts cmd in its own process group and makes cancellation kill
-// the whole group, grandchildren included.
+// the whole group, grandchildren included. On Linux the child also dies
+// with relay (dieWithParent).
 func killGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil

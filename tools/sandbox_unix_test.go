@@ -3,6 +3,8 @@
 package tools
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -52,4 +54,37 @@ func TestReadFIFOSwapRace(t *testing.T) {
 		}
 	})
 	t.Logf("%d reads during %d swap cycles: %d regular, %d refused as a FIFO", tries, swaps, regular, fifo)
+}
+
+// TestGrepIgnoreLinkAboveWithheld: an ignore file above the root that is
+// a link to a file elsewhere, whose lines rg cannot parse as globs, must
+// not reach the model — neither its lines nor its absolute path — whether
+// rg runs confined (the link is not granted) or not (rg reads it and
+// complains); the match is still found.
+func TestGrepIgnoreLinkAboveWithheld(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	top, outside := t.TempDir(), t.TempDir()
+	root := filepath.Join(top, "repo")
+	writeFile(t, outside, "secret.txt", "SECRET{token\n**/[TOP-SECRET\n")
+	writeFile(t, root, "a.txt", "hello\n")
+	writeFile(t, top, ".git/HEAD", "ref: refs/heads/main\n") // rg honours .gitignore inside a git work tree
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(top, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	for _, unconfined := range []bool{false, true} {
+		t.Run(fmt.Sprint("unconfined=", unconfined), func(t *testing.T) {
+			g := newGrep(t, Options{Root: root, Unconfined: unconfined})
+			res := call(t, g, `{"pattern": "hello"}`)
+			t.Logf("answer:\n%s", res.Content)
+			if !strings.Contains(res.Content, "a.txt") {
+				t.Errorf("the match is missing: %q", res.Content)
+			}
+			for _, leak := range []string{"SECRET", top, outside, "../"} {
+				if strings.Contains(res.Content, leak) {
+					t.Errorf("grep's answer contains %q:\n%s", leak, res.Content)
+				}
+			}
+		})
+	}
 }

@@ -34,6 +34,8 @@ type llmFlags struct {
 	maxTokens        int64
 	maxCost          float64
 	parallel         int
+	maxRetrievers    int
+	maxToolCalls     int
 	plannerSteps     int
 	softCap          int
 	retrieverTimeout time.Duration
@@ -53,9 +55,11 @@ func (f *llmFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.retrieverModel, "retriever-model", "", "retriever model (env RELAY_RETRIEVER_MODEL; default --model)")
 	fs.StringVar(&f.gapModel, "gap-model", "", "gap detector / answer writer model (env RELAY_GAP_MODEL; default --model)")
 	fs.StringArrayVar(&f.prices, "price", nil, "price of a model per million tokens, model=in/out, e.g. gpt-4o-mini=0.15/0.60; repeatable (env RELAY_PRICES, comma-separated)")
-	fs.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the run once it has used this many tokens (0: no limit)")
+	fs.Int64Var(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, "stop the run once it has used this many tokens (0: no limit)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the run once it has cost this much, by --price (0: no limit)")
 	fs.IntVar(&f.parallel, "parallel", 4, "retrievers running at once")
+	fs.IntVar(&f.maxRetrievers, "max-retrievers", agent.DefaultMaxRetrievers, "retrievers one run starts at most; further retrieve calls are answered as not run")
+	fs.IntVar(&f.maxToolCalls, "max-tool-calls", agent.DefaultMaxToolCallsPerTurn, "tool calls of one model turn that run (planner and retrievers); the rest are answered as not run")
 	fs.IntVar(&f.plannerSteps, "planner-steps", 6, "planner turns before it must conclude")
 	fs.IntVar(&f.softCap, "retriever-steps", 20, "retriever turns before it is asked for its final report (soft cap)")
 	fs.DurationVar(&f.retrieverTimeout, "retriever-timeout", 5*time.Minute, "hard deadline of one retriever; it then returns what it has")
@@ -146,8 +150,8 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	if err != nil {
 		return nil, err
 	}
-	if f.parallel < 1 || f.plannerSteps < 1 || f.softCap < 1 || f.retries < 1 {
-		return nil, usageErr(errors.New("--parallel, --planner-steps, --retriever-steps and --retries must be at least 1"))
+	if f.parallel < 1 || f.plannerSteps < 1 || f.softCap < 1 || f.retries < 1 || f.maxRetrievers < 1 || f.maxToolCalls < 1 {
+		return nil, usageErr(errors.New("--parallel, --planner-steps, --retriever-steps, --retries, --max-retrievers and --max-tool-calls must be at least 1"))
 	}
 	if f.keepRuns == 0 || f.keepRunsMB == 0 {
 		return nil, usageErr(errors.New("--keep-runs and --keep-runs-mb must be positive, or -1 for no limit (--no-transcript writes none)"))
@@ -183,13 +187,16 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 		PlannerMaxSteps:  f.plannerSteps,
 		Parallel:         f.parallel,
 		NoJSONMode:       f.noJSONMode,
-		Budget:           agent.Budget{MaxTokens: f.maxTokens, MaxCost: f.maxCost},
+		Budget:           agent.Budget{MaxTokens: noLimit(f.maxTokens), MaxCost: f.maxCost},
 		Prices:           prices,
 		RunsDir:          runsDir,
 		RunsKeep:         f.keepRuns,
 		RunsMaxBytes:     f.keepRunsMB << 20,
 		Log:              g.log,
 		Progress:         progress,
+
+		MaxRetrievers:       f.maxRetrievers,
+		MaxToolCallsPerTurn: f.maxToolCalls,
 	})
 	if err != nil {
 		s.Close()
@@ -365,3 +372,11 @@ func writeUsage(w io.Writer, u agent.Usage, transcript, stopped string, d time.D
 
 // formatTokens renders a token count for tables.
 func formatTokens(n int64) string { return strconv.FormatInt(n, 10) }
+
+// noLimit maps a flag's 0 ("no limit") to the agent's -1.
+func noLimit(n int64) int64 {
+	if n == 0 {
+		return -1
+	}
+	return n
+}

@@ -23,6 +23,8 @@ func newMCPCmd(g *globals) *cobra.Command {
 	var (
 		timeout       time.Duration
 		maxConcurrent int
+		maxPending    int
+		maxPendingMB  int
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -30,7 +32,9 @@ func newMCPCmd(g *globals) *cobra.Command {
 		Long: `Mcp runs a Model Context Protocol server on stdin/stdout offering relay's read-only
 tools over the repository (--repo, default .): grep, glob, read and graph. Tool failures
 come back as isError results; malformed messages get JSON-RPC errors and the server goes
-on. When stdin closes, the calls in flight are answered before it exits. Logs go to stderr.
+on. Each connection has at most --max-pending calls pending and --max-pending-mb of answers
+waiting to be written; the excess is refused with JSON-RPC error -32001 (read your answers,
+then send the call again). When stdin closes, the calls in flight are answered before it exits. Logs go to stderr.
 
 The graph tool reads the index built by relay index. The server starts without a usable
 index (none yet, damaged, unreadable, locked): grep, glob and read work, and graph answers
@@ -41,8 +45,13 @@ Example client configuration:
   {"mcpServers": {"relay": {"command": "relay", "args": ["--repo", "/path/to/repo", "mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxConcurrent < 1 {
-				return usageErr(fmt.Errorf("--max-concurrent must be at least 1 (got %d)", maxConcurrent))
+			for _, f := range []struct {
+				name string
+				v    int
+			}{{"--max-concurrent", maxConcurrent}, {"--max-pending", maxPending}, {"--max-pending-mb", maxPendingMB}} {
+				if f.v < 1 {
+					return usageErr(fmt.Errorf("%s must be at least 1 (got %d)", f.name, f.v))
+				}
 			}
 			if err := positiveTimeout(timeout); err != nil {
 				return err
@@ -66,7 +75,7 @@ Example client configuration:
 			}
 			srv := mcpserver.New(reg, mcpserver.Options{Logger: g.log, Root: root, MaxConcurrent: maxConcurrent})
 			g.log.Info("mcp server ready", "repo", root, "tools", reg.Names(), "graph", graph.status())
-			t := &mcpserver.Transport{In: g.stdin, Out: g.stdout, Logger: g.log}
+			t := &mcpserver.Transport{In: g.stdin, Out: g.stdout, Logger: g.log, MaxPendingCalls: maxPending, MaxPendingBytes: maxPendingMB << 20}
 			if err := mcpserver.Serve(cmd.Context(), srv, t); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}
@@ -76,6 +85,10 @@ Example client configuration:
 	cmd.Flags().DurationVar(&timeout, "timeout", tools.DefaultTimeout, "per-call timeout of each tool")
 	cmd.Flags().IntVar(&maxConcurrent, "max-concurrent", mcpserver.DefaultMaxConcurrent,
 		"tool calls run at once; further calls wait their turn (bounds the rg/fd processes one client can start)")
+	cmd.Flags().IntVar(&maxPending, "max-pending", mcpserver.DefaultMaxPendingCalls,
+		"calls running, waiting or with an unwritten answer per connection (a batch's calls included); further calls are refused with JSON-RPC error -32001")
+	cmd.Flags().IntVar(&maxPendingMB, "max-pending-mb", mcpserver.DefaultMaxPendingBytes>>20,
+		"megabytes of answers held before they are written (a batch's, or behind a client that does not read); an answer beyond is replaced by error -32001")
 	return cmd
 }
 

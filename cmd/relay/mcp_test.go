@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -438,5 +439,53 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 	}
 	if u := got.Calls["unknown tool"]; !u.ProtocolError || !strings.Contains(u.Message, `unknown tool "write_file"`) {
 		t.Errorf("unknown tool: %+v, want a protocol error naming the tool", u)
+	}
+}
+
+// TestMCPMaxPendingFlag: --max-pending reaches the transport (a batch of
+// three calls with a bound of one gets one answer and two -32001
+// refusals), and --max-pending 0 is refused.
+func TestMCPMaxPendingFlag(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	root := tinyRepo(t)
+	p := startMCP(t, "--repo", root, "mcp", "--max-pending", "1")
+	br := bufio.NewReader(p.out)
+	io.WriteString(p.in, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	io.WriteString(p.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`+"\n")
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("batch answer: %v", err)
+	}
+	p.in.Close()
+	var got []struct {
+		ID    int `json:"id"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("batch answer %.300s: %v", line, err)
+	}
+	codes := map[int]int{}
+	for _, a := range got {
+		if a.Error != nil {
+			codes[a.ID] = a.Error.Code
+		} else {
+			codes[a.ID] = 0
+		}
+	}
+	if diff := cmp.Diff(map[int]int{1: 0, 2: -32001, 3: -32001}, codes); diff != "" {
+		t.Errorf("batch answer codes (-want +got):\n%s\n%.300s", diff, line)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Errorf("relay mcp exited %d; stderr:\n%s", code, p.stderr.String())
+	}
+	if code, _, stderr := relay(t, "", "--repo", root, "mcp", "--max-pending", "0"); code != 2 || !strings.Contains(stderr, "--max-pending must be at least 1") {
+		t.Errorf("--max-pending 0: exit %d: %s", code, stderr)
 	}
 }

@@ -25,6 +25,7 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 		parallel: or(m.Parallel, 4), plannerSteps: or(m.PlannerSteps, 6), softCap: or(m.RetrieverSteps, 20),
 		retrieverTimeout: or(m.RetrieverTimeout, 5*time.Minute), requestTimeout: or(m.RequestTimeout, 3*time.Minute),
 		timeout: m.Timeout, retries: or(m.Retries, 4), noJSONMode: m.NoJSONMode,
+		maxRetrievers: agent.DefaultMaxRetrievers, maxToolCalls: agent.DefaultMaxToolCallsPerTurn,
 		// The transcripts of the jobs, under the repository's store, are
 		// pruned as the CLI prunes its own.
 		keepRuns: agent.DefaultRunsKeep, keepRunsMB: agent.DefaultRunsMaxBytes >> 20,

@@ -49,11 +49,17 @@ func Available() bool { return available() }
 
 // Start starts cmd (cmd.Path absolute) confined to reading root, as
 // cmd.Start does: from a thread of its own that Landlock restricts first,
-// and that ends once the child is started. A child inherits the
+// and that ends once the child has exited. A child inherits the
 // restrictions of the thread that forks it; Go never starts other threads
 // from a locked one, and a goroutine that ends locked takes its thread
 // with it, so nothing else ever runs restricted. Where Landlock is
 // unavailable it is cmd.Start.
+//
+// The thread lives as long as the child because Linux delivers a child's
+// SysProcAttr.Pdeathsig when the thread that forked it ends, not the
+// process: a thread ending right after the fork would kill the child at
+// once, while one that waits (on a pidfd of the child) keeps the signal
+// for when relay itself dies.
 func Start(cmd *exec.Cmd, root string) error {
 	if !Available() {
 		return cmd.Start()
@@ -65,9 +71,31 @@ func Start(cmd *exec.Cmd, root string) error {
 			errc <- fmt.Errorf("confine %s to the repository: %w", filepath.Base(cmd.Path), err)
 			return
 		}
-		errc <- cmd.Start()
+		if err := cmd.Start(); err != nil {
+			errc <- err
+			return
+		}
+		// Opened before Start returns, so the child cannot have been
+		// reaped (and its pid reused) yet.
+		pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+		errc <- nil
+		if err == nil {
+			waitExit(pidfd)
+		}
 	}()
 	return <-errc
+}
+
+// waitExit blocks until the process of pidfd has exited, then closes pidfd.
+func waitExit(pidfd int) {
+	defer unix.Close(pidfd)
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err != unix.EINTR {
+			return
+		}
+	}
 }
 
 // restrict confines the calling thread: read root, execute and read bin,
@@ -101,7 +129,12 @@ func restrict(root, bin string) error {
 	if err := addRule(int(fd), os.DevNull, unix.LANDLOCK_ACCESS_FS_READ_FILE|unix.LANDLOCK_ACCESS_FS_WRITE_FILE); err != nil {
 		return err
 	}
-	for _, f := range ignoreFiles(root) {
+	for _, f := range ignoreFilesAbove(root) {
+		if err := addIgnoreRule(int(fd), f.dir, f.name); err != nil {
+			return err
+		}
+	}
+	for _, f := range globalIgnoreFiles() {
 		if err := addRule(int(fd), f, unix.LANDLOCK_ACCESS_FS_READ_FILE); err != nil && !errors.Is(err, unix.ENOENT) {
 			return err
 		}
@@ -119,24 +152,65 @@ func restrict(root, bin string) error {
 // the one they search.
 var ignoreNames = []string{".gitignore", ".ignore", ".rgignore", ".fdignore", ".git/info/exclude"}
 
-// ignoreFiles lists the ignore files outside root that rg and fd read, so
-// that a root inside a larger work tree keeps the ignore rules of the
-// directories above it: those of each ancestor, and the user's global git
-// and fd ignore files. Each is granted alone, as a file; the patterns
-// they hold are read as rules, never searched.
-func ignoreFiles(root string) []string {
+// ignoreFile is an ignore file name (ignoreNames) in an ancestor of root.
+type ignoreFile struct{ dir, name string }
+
+// ignoreFilesAbove lists the ignore files rg and fd read in the
+// directories above root, so that a root inside a larger work tree keeps
+// their rules: each ancestor's names that exist and are not links
+// (Lstat; addIgnoreRule checks again on what it opens). Each is granted
+// alone, as a file; the patterns they hold are read as rules, never
+// searched.
+func ignoreFilesAbove(root string) []ignoreFile {
+	var out []ignoreFile
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		for _, n := range ignoreNames {
+			if fi, err := os.Lstat(filepath.Join(d, n)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, ignoreFile{d, n})
+			}
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return out
+}
+
+// addIgnoreRule grants reading name beneath dir when it is a regular file
+// reached without following a link (openat2 RESOLVE_NO_SYMLINKS, checked
+// with fstat on what was opened): an ignore file above the repository
+// that is, or becomes, a link to a file elsewhere is not granted, so rg
+// cannot read that file through it. Anything that cannot be opened so is
+// skipped; only a failure to add the rule is an error.
+func addIgnoreRule(ruleset int, dir, name string) error {
+	dfd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(dfd)
+	pfd, err := unix.Openat2(dfd, name, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH,
+	})
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(pfd)
+	var st unix.Stat_t
+	if err := unix.Fstat(pfd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil
+	}
+	return addRuleFD(ruleset, pfd, filepath.Join(dir, name), unix.LANDLOCK_ACCESS_FS_READ_FILE)
+}
+
+// globalIgnoreFiles lists the user's global git and fd ignore files: the
+// user's own configuration (commonly links into a dotfiles checkout), not
+// the repository's, so they are granted wherever they point.
+func globalIgnoreFiles() []string {
 	var out []string
 	add := func(p string) {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
-		}
-	}
-	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
-		for _, n := range ignoreNames {
-			add(filepath.Join(d, n))
-		}
-		if d == filepath.Dir(d) {
-			break
 		}
 	}
 	config := os.Getenv("XDG_CONFIG_HOME")
@@ -167,6 +241,12 @@ func addRule(ruleset int, path string, access uint64) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		access &= unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE
 	}
+	return addRuleFD(ruleset, pfd, path, access)
+}
+
+// addRuleFD grants access beneath (or to) the file open as pfd, named path
+// in errors.
+func addRuleFD(ruleset, pfd int, path string, access uint64) error {
 	rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(pfd)}
 	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
 		uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {

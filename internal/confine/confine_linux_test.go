@@ -3,11 +3,14 @@
 package confine
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // run starts bin with args in root through Start and waits for it.
@@ -132,5 +135,77 @@ func TestStartReadsIgnoreFilesAbove(t *testing.T) {
 	}
 	if out, err := run(root, cat, "../notes.txt"); err == nil || strings.Contains(string(out), "private") {
 		t.Errorf("cat ../notes.txt: %v, %q; want a refusal", err, out)
+	}
+}
+
+// TestStartIgnoreLinkAboveRefused: an ignore file above the root that is
+// a link to a file elsewhere (or sits under a linked directory) is not
+// granted, so the file it points to stays unreadable; a regular one next
+// to it still is.
+func TestStartIgnoreLinkAboveRefused(t *testing.T) {
+	if !Available() {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat:", err)
+	}
+	top, outside := t.TempDir(), t.TempDir()
+	root := filepath.Join(top, "sub")
+	secret := filepath.Join(outside, "secret.txt")
+	for p, body := range map[string]string{secret: "TOP-SECRET\n", filepath.Join(top, ".ignore"): "*.log\n", filepath.Join(outside, "info", "exclude"): "TOP-SECRET-2\n", filepath.Join(root, "a.txt"): "a\n"} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(secret, filepath.Join(top, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(top, ".git")); err != nil { // ../.git/info/exclude through a linked directory
+		t.Fatal(err)
+	}
+	for _, arg := range []string{"../.gitignore", secret, "../.git/info/exclude"} {
+		if out, err := run(root, cat, arg); err == nil || strings.Contains(string(out), "TOP-SECRET") {
+			t.Errorf("cat %s: %v, %q; want a refusal", arg, err, out)
+		}
+	}
+	if out, err := run(root, cat, "../.ignore"); err != nil || string(out) != "*.log\n" {
+		t.Errorf("cat ../.ignore: %v, %q; want it readable", err, out)
+	}
+}
+
+// TestStartKeepsDeathSignalForRelay: a child started with Pdeathsig lives
+// on after Start returns (the signal is for the thread that forked it,
+// which must outlive the child), reads its input and exits normally.
+func TestStartKeepsDeathSignalForRelay(t *testing.T) {
+	if !Available() {
+		t.Skip("Landlock is not available on this kernel")
+	}
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat:", err)
+	}
+	root := t.TempDir()
+	var out strings.Builder
+	cmd := exec.Command(cat)
+	cmd.Dir, cmd.Stdout = root, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Start(cmd, root); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // time for a thread that ended to have killed the child
+	if _, err := io.WriteString(in, "still here\n"); err != nil {
+		t.Errorf("write to the child: %v", err)
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil || out.String() != "still here\n" {
+		t.Errorf("child: %v, output %q; want it alive until its input ended", err, out.String())
 	}
 }

@@ -15,7 +15,14 @@
 //
 // Transport reads one JSON-RPC message per line, answers malformed lines
 // itself and keeps serving, and on end of input finishes the calls in
-// flight before the server returns (see its DESIGN note).
+// flight before the server returns (see its DESIGN note). It bounds each
+// connection: at most Transport.MaxPendingCalls calls running, waiting or
+// with an unwritten answer (DefaultMaxPendingCalls), and at most
+// Transport.MaxPendingBytes of answers held before they are written
+// (DefaultMaxPendingBytes), a batch's calls and answers included. The
+// excess is refused, or the answer withheld, with JSON-RPC error
+// CodeServerBusy (-32001), whose message tells the client to read the
+// answers it is owed and send the call again (see limits.go).
 package mcpserver
 
 import (

@@ -42,6 +42,17 @@ type Transport struct {
 	Out io.Writer // never closed
 	// MaxFrameBytes caps one line; 0 means DefaultMaxFrameBytes.
 	MaxFrameBytes int
+	// MaxPendingCalls caps the calls of this connection that are running,
+	// waiting for a slot or waiting for their answer to be written (the
+	// calls of an unfinished batch included); a call beyond it is refused
+	// with CodeServerBusy. 0 means DefaultMaxPendingCalls.
+	MaxPendingCalls int
+	// MaxPendingBytes caps the bytes of answers held before they are
+	// written: answers of a batch waiting for the rest of it, and answers
+	// waiting behind a client that does not read. An answer that would
+	// exceed it is replaced by a CodeServerBusy error. 0 means
+	// DefaultMaxPendingBytes.
+	MaxPendingBytes int
 	// Logger receives a warning per rejected line (never its content); nil discards.
 	Logger *slog.Logger
 }
@@ -57,13 +68,15 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &conn{
-		in:      t.In,
-		out:     t.Out,
-		log:     log,
-		limit:   limit,
-		frames:  make(chan frame),
-		closed:  make(chan struct{}),
-		pending: map[jsonrpc.ID]*call{},
+		in:       t.In,
+		out:      t.Out,
+		log:      log,
+		limit:    limit,
+		maxCalls: orDefault(t.MaxPendingCalls, DefaultMaxPendingCalls),
+		maxBytes: orDefault(t.MaxPendingBytes, DefaultMaxPendingBytes),
+		frames:   make(chan frame),
+		closed:   make(chan struct{}),
+		pending:  map[jsonrpc.ID]*call{},
 	}
 	go c.readFrames()
 	return c, nil
@@ -90,15 +103,19 @@ type call struct {
 type batch struct {
 	slots   []json.RawMessage
 	missing int
+	calls   int // calls registered for it, released when it is written
+	held    int // bytes of the answers in slots
 }
 
 // conn is the mcp.Connection of a Transport. Read is called by one
 // goroutine of the SDK; Write and Close may be called concurrently.
 type conn struct {
-	in    io.Reader
-	out   io.Writer
-	log   *slog.Logger
-	limit int
+	in       io.Reader
+	out      io.Writer
+	log      *slog.Logger
+	limit    int
+	maxCalls int // MaxPendingCalls
+	maxBytes int // MaxPendingBytes
 
 	frames    chan frame
 	closed    chan struct{}
@@ -114,6 +131,8 @@ type conn struct {
 	inflight int           // pending calls with drain set
 	drained  chan struct{} // closed when inflight reaches 0 after the input ended
 	version  string        // MCP protocol version in use; "" until known
+	open     int           // calls registered whose answer is not written yet
+	waiting  int           // bytes of answers held until written
 }
 
 // SessionID implements mcp.Connection; stdio has no session id.
@@ -365,9 +384,11 @@ func (c *conn) check(data []byte, b *batch) (jsonrpc.Message, json.RawMessage, *
 	if !hasID {
 		return req, nil, nil // a notification
 	}
-	if !c.register(id, method, b) {
-		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
-			"Invalid request: id %s is already used by a call that is still running; use a new id", rawID)}
+	if e := c.register(id, rawID, method, b); e != nil {
+		if e.Code != CodeServerBusy {
+			echo = nil // a duplicate id is answered with null, not as the call running under it
+		}
+		return nil, echo, e
 	}
 	return req, nil, nil
 }
@@ -401,13 +422,20 @@ func parseID(raw json.RawMessage) (jsonrpc.ID, string) {
 	return jsonrpc.ID{}, msg
 }
 
-// register records a call; it refuses an id already in flight.
-func (c *conn) register(id jsonrpc.ID, method string, b *batch) bool {
+// register records a call; it refuses an id already in flight, and a call
+// beyond MaxPendingCalls.
+func (c *conn) register(id jsonrpc.ID, rawID json.RawMessage, method string, b *batch) *jsonrpc.Error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, dup := c.pending[id]; dup {
-		return false
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+			"Invalid request: id %s is already used by a call that is still running; use a new id", rawID)}
 	}
+	if c.open >= c.maxCalls {
+		c.log.Warn("mcp: refused a call, too many pending", "method", method, "pending", c.open, "limit", c.maxCalls)
+		return busyCalls(c.maxCalls)
+	}
+	c.open++
 	// subscriptions/listen stays open until the client cancels it, so the
 	// end of input must not wait for it.
 	cl := &call{method: method, drain: method != "subscriptions/listen"}
@@ -415,12 +443,13 @@ func (c *conn) register(id jsonrpc.ID, method string, b *batch) bool {
 		cl.batch, cl.slot = b, len(b.slots)
 		b.slots = append(b.slots, nil)
 		b.missing++
+		b.calls++
 	}
 	c.pending[id] = cl
 	if cl.drain {
 		c.inflight++
 	}
-	return true
+	return nil
 }
 
 // noteVersion records the protocol version a 2026-07-28 request carries in
@@ -459,6 +488,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.mu.Lock()
 	cl := c.pending[resp.ID]
+	var calls, held int // released once data is written
 	if cl != nil {
 		delete(c.pending, resp.ID)
 		if cl.method == "initialize" && resp.Error == nil {
@@ -469,18 +499,26 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				c.version = r.ProtocolVersion
 			}
 		}
+		data = c.hold(resp.ID, cl.method, data)
+		calls, held = 1, len(data)
 		if b := cl.batch; b != nil {
 			b.slots[cl.slot] = data
 			b.missing--
+			b.held += len(data)
 			data = nil
+			calls, held = 0, 0
 			if b.missing == 0 {
 				data = joinArray(b.slots)
+				calls, held = b.calls, b.held
 			}
 		}
 	}
 	c.mu.Unlock()
 	if data != nil {
-		err = c.writeLine(data)
+		// The calls stop counting once their answer is next on out (a
+		// client that read it may send more at once); the bytes once written.
+		err = c.writeLineThen(data, func() { c.release(calls, 0) })
+		c.release(0, held)
 	}
 	if cl != nil && cl.drain {
 		c.done()
@@ -502,15 +540,22 @@ func (c *conn) done() {
 
 // reject answers a malformed line with a JSON-RPC error.
 func (c *conn) reject(id json.RawMessage, code int64, msg string) error {
-	c.log.Warn("mcp: rejected a malformed message", "code", code, "reason", msg)
+	c.log.Warn("mcp: rejected a message", "code", code, "reason", msg)
 	return c.writeLine(errorResponse(id, code, msg))
 }
 
-func (c *conn) writeLine(data []byte) error {
+func (c *conn) writeLine(data []byte) error { return c.writeLineThen(data, nil) }
+
+// writeLineThen writes data as one line; next, when set, runs once the line
+// is next to be written.
+func (c *conn) writeLineThen(data []byte, next func()) error {
 	line := make([]byte, 0, len(data)+1)
 	line = append(append(line, data...), '\n')
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	if next != nil {
+		next()
+	}
 	if _, err := c.out.Write(line); err != nil {
 		return fmt.Errorf("write answer: %w", err)
 	}
