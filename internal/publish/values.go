@@ -30,8 +30,8 @@ const (
 
 // SecretValues reads the secret-bearing files (by p) of the checkout at
 // root and returns the values they hold, as letters and digits only: each
-// value of a KEY=value or key: value line, each other line, the body of a
-// PEM block, and the first characters of the base64 encodings of these
+// value of a KEY=value or key: value line and the parts of its URL or list,
+// each other line, the body of a PEM block, and the first characters of the base64 encodings of these
 // and of the whole file. .git and .relay are skipped.
 func SecretValues(root string, p *egress.FilePolicy) ([]string, error) {
 	seen := map[string]bool{}
@@ -106,7 +106,13 @@ func fileValues(content string) []string {
 		}
 		add(line)
 		if i := strings.IndexAny(line, "=:"); i > 0 {
-			add(strings.Trim(strings.TrimSpace(line[i+1:]), `"'`))
+			v := strings.Trim(strings.TrimSpace(line[i+1:]), `"'`)
+			add(v)
+			// The parts of a URL or a list: a connection string's
+			// password, an internal host name.
+			for _, part := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(":/@?&=,; ", r) }) {
+				add(part)
+			}
 		}
 	}
 	add(pem.String())
@@ -212,4 +218,3 @@ func replaceValues(s string, values []string) (string, int) {
 	out.WriteString(s[last:])
 	return out.String(), len(spans)
 }
-
