@@ -11,8 +11,8 @@ import (
 )
 
 // lastReports keeps, under the state directory, the last report body relay
-// posted on each issue. A job that fails, and one still running, post it
-// again with a short note below instead of replacing it: trackers keep every
+// posted on each issue. A job that fails posts it again with a short note
+// below instead of replacing it with the error: trackers keep every
 // edit of a comment, and a failed re-run must never bury a good report
 // under an error. Each process remembers the reports it posted (with
 // several processes on one PostgreSQL queue, the one that posted).

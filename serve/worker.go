@@ -194,12 +194,9 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if !ok {
 		return &Permanent{fmt.Errorf("%s is not a configured repository", ref.Repo)}
 	}
-	// A re-run keeps the last report in view, the placeholder below it.
-	last, err := w.lastReports().load(ref.Key())
-	if err != nil {
-		log.Warn("the placeholder replaces the last report", "err", err)
-	}
-	if _, err := tr.UpsertReport(ctx, ref, below(last, placeholder)); err != nil {
+	// A re-run shows the placeholder while it runs; should it fail,
+	// postFailure brings the last report back.
+	if _, err := tr.UpsertReport(ctx, ref, placeholder); err != nil {
 		return trackerErr("post the placeholder", err)
 	}
 	commit, err := w.commit(ctx, job, repo)

@@ -4,9 +4,16 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/relayhq/relay/internal/egress"
 )
+
+// MaxBytes is the most of a report Report publishes: GitHub refuses a
+// comment over 65,536 characters, and the footer and notes need room. It
+// also bounds the markdown parses, whose cost grows faster than linearly
+// on some inputs (long runs of emphasis delimiters).
+const MaxBytes = 60 << 10
 
 // Options say what Report checks a report against.
 type Options struct {
@@ -48,6 +55,20 @@ func Report(md string, o Options) (Result, error) {
 		f = egress.Default()
 	}
 	res := Result{Redacted: map[string]int{}}
+	if len(md) > MaxBytes {
+		cut := strings.LastIndexByte(md[:MaxBytes], '\n')
+		if cut < 0 {
+			cut = strings.LastIndexAny(md[:MaxBytes], " \t")
+		}
+		if cut < 0 {
+			cut = MaxBytes
+			for cut > 0 && !utf8.RuneStart(md[cut]) {
+				cut--
+			}
+		}
+		md = md[:cut]
+		res.Notes = append(res.Notes, fmt.Sprintf("The report was longer than %d KiB; the rest was cut.", MaxBytes>>10))
+	}
 	if cut, file := quoteCut(md, f.Files()); cut >= 0 {
 		md, res.CutAt = strings.TrimRight(md[:cut], "\n "), file
 		res.Notes = append(res.Notes, fmt.Sprintf("The rest of this report was cut here: it would have quoted `%s`, "+

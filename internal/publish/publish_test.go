@@ -187,3 +187,32 @@ func TestReportUnreadableRoot(t *testing.T) {
 		t.Errorf("Report on a missing checkout: err %v, want one naming it", err)
 	}
 }
+
+// FuzzReport: whatever the report, Report does not fail without a
+// checkout, and what it returns passes Check, notes included.
+func FuzzReport(f *testing.F) {
+	for _, s := range []string{"see .env:1\n```\nA=B\n```", "From deploy/id_rsa:\n\n    key", "@x <y> [z](javascript:1) ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		res, err := Report(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := Check(res.Markdown); len(p) > 0 {
+			t.Fatalf("Report(%q) leaves %v:\n%s", s, p, res.Markdown)
+		}
+	})
+}
+
+func TestReportCapped(t *testing.T) {
+	t.Parallel()
+	md := strings.Repeat("A line of the report about notify.Send.\n", 3000) // 120 KB
+	res, err := Report(md, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Markdown) > MaxBytes+200 || !strings.HasSuffix(res.Markdown, "> Note: The report was longer than 60 KiB; the rest was cut.") {
+		t.Errorf("a %d-byte report published as %d bytes, ending %q", len(md), len(res.Markdown), res.Markdown[len(res.Markdown)-80:])
+	}
+}
