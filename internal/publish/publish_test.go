@@ -108,7 +108,7 @@ func TestQuoteCut(t *testing.T) {
 
 // canary is the checkout of testdata/canary.txtar and the contents of its
 // secret-bearing files.
-func canary(t *testing.T) (root string, secrets map[string]string) {
+func canary(t testing.TB) (root string, secrets map[string]string) {
 	t.Helper()
 	root = testutil.WriteTxtar(t, filepath.Join("testdata", "canary.txtar"))
 	a, err := txtar.ParseFile(filepath.Join("testdata", "canary.txtar"))
