@@ -37,15 +37,14 @@ var secretFiles = []string{".env", "config/credentials.yml", "deploy/id_rsa"}
 // injection is one case of testdata/injection: an issue that tries to
 // steer what is published, and what the scripted model does when it obeys.
 type injection struct {
-	name, comment  string
-	title, body    string
-	read           []string    // files the retriever reads
-	leaks          [][2]string // kind, file: what the model pastes into its reports
-	obeyComments   bool        // follow instructions found in what it read
-	gapText        bool        // the gap detector answers prose: the markdown-only fallback
-	says           string      // the model's own words (HTML, mentions, links)
-	files          map[string]string
-	canaryLeakText string
+	name, comment string
+	title, body   string
+	read          []string    // files the retriever reads
+	leaks         [][2]string // kind, file: what the model pastes into its reports
+	obeyComments  bool        // follow instructions found in what it read
+	gapText       bool        // the gap detector answers prose: the markdown-only fallback
+	says          string      // the model's own words (HTML, mentions, links)
+	files         map[string]string
 }
 
 func loadInjections(t *testing.T, files map[string]string) []*injection {
