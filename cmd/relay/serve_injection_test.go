@@ -167,10 +167,15 @@ func (c *injection) report(toolResults []openai.ChatCompletionMessage) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// gap is the gap detector's reply: a scoping report carrying the leaks in
-// its fields, or prose (the markdown-only fallback echoes it).
-func (c *injection) gap() string {
+// gap is the gap detector's reply: a scoping report carrying the leaks,
+// and the retriever reports of its request (evidence) copied whole, in its
+// fields, or prose (the markdown-only fallback echoes it).
+func (c *injection) gap(evidence string) string {
 	text := c.report(nil)
+	if _, reports, ok := strings.Cut(evidence, "# Retriever reports\n"); ok {
+		reports, _, _ = strings.Cut(reports, "\n# Planner's note")
+		text += "\n\nThe retrievers found:\n\n" + reports
+	}
 	if c.gapText {
 		return text
 	}
@@ -227,7 +232,7 @@ func (m *obeyingModel) handle(req openai.ChatCompletionRequest, _ int) agenttest
 		}
 		return agenttest.OK(agenttest.Text(c.report(agenttest.ToolMessages(req))))
 	case "gap-model":
-		return agenttest.OK(agenttest.Text(c.gap()))
+		return agenttest.OK(agenttest.Text(c.gap(agenttest.FirstUser(req))))
 	}
 	return agenttest.Error(404, "unknown model "+req.Model)
 }
@@ -395,7 +400,7 @@ func TestServeInjection(t *testing.T) {
 			t.Errorf("%s: not a scoping report:\n%s", n, body)
 		}
 	}
-	for _, n := range []string{"01-print-env", "02-three-secret-files", "22-forged-delimiter"} {
+	for _, n := range []string{"01-print-env", "02-three-secret-files", "18-instructions-in-code-comment", "22-forged-delimiter"} {
 		if !strings.Contains(final[n], "The rest of this report was cut here") {
 			t.Errorf("%s: no note of the cut:\n%s", n, final[n])
 		}
