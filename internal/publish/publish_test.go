@@ -2,7 +2,8 @@ package publish
 
 import (
 	"encoding/base64"
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,7 +184,7 @@ func TestReportCanary(t *testing.T) {
 func TestReportUnreadableRoot(t *testing.T) {
 	t.Parallel()
 	_, err := Report("x", Options{Root: filepath.Join(t.TempDir(), "gone")})
-	if err == nil || !os.IsNotExist(err) && !strings.Contains(err.Error(), "gone") {
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "gone") {
 		t.Errorf("Report on a missing checkout: err %v, want one naming it", err)
 	}
 }
