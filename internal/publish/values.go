@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/relayhq/relay/internal/egress"
+	"github.com/relayhq/relay/internal/safefs"
 )
 
 const (
@@ -33,10 +33,18 @@ const (
 // value of a KEY=value or key: value line and the parts of its URL or list,
 // each other line, the body of a PEM block, and the first characters of the base64 encodings of these
 // and of the whole file. .git and .relay are skipped.
+//
+// Files are read through internal/safefs: beneath the root only, regular
+// files only, without blocking on a FIFO swapped in.
 func SecretValues(root string, p *egress.FilePolicy) ([]string, error) {
+	r, err := safefs.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("read the secret-bearing files of %s: %w", root, err)
+	}
+	defer r.Close()
 	seen := map[string]bool{}
 	files := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err
@@ -57,7 +65,7 @@ func SecretValues(root string, p *egress.FilePolicy) ([]string, error) {
 			return nil
 		}
 		files++
-		b, err := readHead(path)
+		b, err := readHead(r, rel)
 		if err != nil {
 			return nil
 		}
@@ -78,12 +86,16 @@ func SecretValues(root string, p *egress.FilePolicy) ([]string, error) {
 	return out, nil
 }
 
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readHead reads the first maxSecretFile bytes of the regular file rel.
+func readHead(r *safefs.Root, rel string) ([]byte, error) {
+	f, fi, err := r.Open(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
 	return io.ReadAll(io.LimitReader(f, maxSecretFile))
 }
 
