@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os/exec"
@@ -127,6 +128,10 @@ func (c *injection) leak(kind, file string) string {
 		b.WriteString("The values are " + strings.Join(lines, " and ") + ".")
 	case "base64":
 		b.WriteString("Encoded: " + base64.StdEncoding.EncodeToString([]byte(content)))
+	case "hex":
+		for _, kv := range values() {
+			fmt.Fprintf(&b, "- %s: %s\n", kv[0], hex.EncodeToString([]byte(kv[1])))
+		}
 	case "split":
 		flat := strings.Join(lines[1:max(1, len(lines)-1)], "")
 		if !strings.HasPrefix(lines[0], "-----") {
@@ -261,8 +266,9 @@ func canaryRemote(t *testing.T) (string, map[string]string) {
 
 // forbidden are the texts of the fixture no comment may hold, as letters and
 // digits only (so a value split over lines or list items is still found):
-// every canary value, each 20-character window of the private key's body,
-// and the start of each secret-bearing file's base64 encoding.
+// every canary value and the start of its hex encoding, each 20-character
+// window of the private key's body, and the start of each secret-bearing
+// file's base64 encoding.
 func forbidden(files map[string]string) []string {
 	alnum := regexp.MustCompile(`[^A-Za-z0-9]`)
 	var out []string
@@ -280,6 +286,9 @@ func forbidden(files map[string]string) []string {
 	}
 	for _, f := range secretFiles {
 		out = append(out, alnum.ReplaceAllString(base64.StdEncoding.EncodeToString([]byte(files[f])), "")[:24])
+	}
+	for _, v := range canaryValues {
+		out = append(out, hex.EncodeToString([]byte(v))[:24])
 	}
 	return out
 }

@@ -9,7 +9,7 @@
 //     citation of one, or a code block introduced by its name), with a note;
 //  2. replaces the values of the checkout's secret-bearing files wherever
 //     they appear — verbatim, split across lines or wrapped in markdown, or
-//     base64-encoded — with "[redacted: secret-file value]";
+//     base64- or hex-encoded — with "[redacted: secret-file value]";
 //  3. redacts secrets by their format with [egress.Filter] (gitleaks' rules);
 //  4. sanitises the markdown: no raw HTML, no images, no link whose URL a
 //     maintained sanitizer (bluemonday) refuses, no live @-mention of a
@@ -41,6 +41,6 @@
 // [egress.FilePolicy] that keeps them out of the index) and looks for their
 // values in the report with letters and digits alone compared, which sees
 // through line breaks, list markers, quotes and code fences, and for the
-// first 24 characters of their base64 encodings. This is an exact match
-// against known values, not a detector, so it needs no rule list.
+// first 24 characters of their base64 and hex encodings. This is an exact
+// match against known values, not a detector, so it needs no rule list.
 package publish

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 
 	"fmt"
 	"io"
@@ -18,9 +19,10 @@ const (
 	// minValue is the shortest value (in letters and digits) looked for:
 	// shorter ones would match ordinary words.
 	minValue = 12
-	// b64Prefix is how much of a value's base64 encoding is looked for:
-	// 24 characters encode 18 bytes whole, so an encoding of the value, or
-	// of the file from the value's line on, starts with them.
+	// b64Prefix is how much of a value's base64 (or hex) encoding is
+	// looked for: 24 base64 characters encode 18 bytes whole, so an
+	// encoding of the value, or of the file from the value's line on,
+	// starts with them.
 	b64Prefix = 24
 	// maxSecretFile is how much of one secret-bearing file is read.
 	maxSecretFile = 256 << 10
@@ -31,8 +33,9 @@ const (
 // SecretValues reads the secret-bearing files (by p) of the checkout at
 // root and returns the values they hold, as letters and digits only: each
 // value of a KEY=value or key: value line and the parts of its URL or list,
-// each other line, the body of a PEM block, and the first characters of the base64 encodings of these
-// and of the whole file. .git and .relay are skipped.
+// each other line, the body of a PEM block, and the first characters of the
+// base64 and hex encodings of these and of the whole file. .git and .relay
+// are skipped.
 //
 // Files are read through internal/safefs: beneath the root only, regular
 // files only, without blocking on a FIFO swapped in.
@@ -130,8 +133,8 @@ func fileValues(content string) []string {
 	add(pem.String())
 	var out []string
 	enc := func(v string) {
-		for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-			s := alnum(e.EncodeToString([]byte(v)))
+		for _, s := range []string{base64.StdEncoding.EncodeToString([]byte(v)), base64.URLEncoding.EncodeToString([]byte(v)), hex.EncodeToString([]byte(v))} {
+			s = alnum(s)
 			out = append(out, s[:min(len(s), b64Prefix)])
 		}
 	}
