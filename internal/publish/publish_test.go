@@ -2,6 +2,7 @@ package publish
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -149,6 +150,7 @@ func TestReportCanary(t *testing.T) {
 		{"password split in two", "first half `hunter2-cana`\n> `ry-Prod-7731`", []string{"hunter2-cana"}, []string{"secret-file-value"}},
 		{"env base64-encoded", "encoded: " + base64.StdEncoding.EncodeToString([]byte(env)), []string{base64.StdEncoding.EncodeToString([]byte(env))[:30]}, []string{"redacted"}},
 		{"key base64-encoded", "encoded: " + base64.StdEncoding.EncodeToString([]byte(key)), []string{base64.StdEncoding.EncodeToString([]byte(key))[:30]}, []string{"redacted"}},
+		{"password hex-encoded", "hex: " + hex.EncodeToString([]byte("hunter2-canary-Prod-7731")), []string{hex.EncodeToString([]byte("hunter2-canary-Prod-7731"))[:24]}, []string{"secret-file-value"}},
 		{"token in a link URL", "[docs](https://example.com/?t=ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm)", []string{"ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"}, []string{"redacted"}},
 		{"quote of the key file cut", "Summary.\n\nFrom deploy/id_rsa:1:\n\n```\n" + key + "```\n\n## Risks\n\nnone", []string{"BEGIN RSA", "## Risks"}, []string{"cut here", "deploy/id_rsa"}},
 		{"clean report untouched", "# Scoping: SMS sent twice\n\nSend at notify/sms.go:7.", nil, nil},
