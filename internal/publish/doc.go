@@ -5,6 +5,7 @@
 //
 // [Report] takes the markdown and, in this order:
 //
+//  0. cuts it at [MaxBytes] (GitHub's comment limit), with a note;
 //  1. cuts it at the first quote of a secret-bearing file (a path:line
 //     citation of one, or a code block introduced by its name), with a note;
 //  2. replaces the values of the checkout's secret-bearing files wherever
@@ -28,9 +29,12 @@
 // them "<" becomes "&lt;" (no tag, comment or autolink can then open),
 // "![" becomes "!&#91;" (no image), "@name" gets a zero-width joiner after
 // the "@" (no mention), and, when the document holds a link whose URL
-// bluemonday's policy for user content refuses (javascript:, data:, …),
-// every "[" becomes "&#91;" (no link at all). Character references never
-// form markup, whatever precedes them, unlike a backslash escape. The result
+// bluemonday's standard URL policy refuses (only http, https, mailto and
+// relative URLs pass), every "[" becomes "&#91;" (no link at all). Character references never
+// form markup, whatever precedes them, unlike a backslash escape. No
+// maintained library neutralises mentions in markdown; GitHub's rule (an "@"
+// after a non-word character, before a user or org/team name) is one
+// comparison per byte, applied outside code only. The result
 // is parsed again and checked; should a check still fail, the whole report
 // is posted inside a code block instead.
 //
