@@ -44,7 +44,11 @@ func (rn *run) plan(ctx context.Context, text string, question bool) (*planOutco
 	if err != nil {
 		return nil, err
 	}
-	msgs := []openai.ChatCompletionMessage{systemMsg(sys), userMsg(text)}
+	kind := "ISSUE"
+	if question {
+		kind = "QUESTION"
+	}
+	msgs := []openai.ChatCompletionMessage{systemMsg(sys), userMsg(untrusted(kind, text))}
 	out := &planOutcome{}
 	const agent = "planner"
 	for step := 1; step <= o.PlannerMaxSteps; step++ {

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -219,11 +221,22 @@ func ParseScopeDoc(raw string) (*ScopeDoc, error) {
 	return &d, nil
 }
 
+// untrusted delimits text that someone outside relay wrote (an issue, a
+// question) or that quotes such text (a retriever's report), so the prompts
+// can tell the model where data starts and ends. The code in the delimiter
+// lines is derived from the text, so the text cannot close its own
+// delimiter: it would have to contain its own hash.
+func untrusted(kind, text string) string {
+	sum := sha256.Sum256([]byte(text))
+	code := hex.EncodeToString(sum[:6])
+	return fmt.Sprintf("<<<BEGIN UNTRUSTED %s %s>>>\n%s\n<<<END UNTRUSTED %s %s>>>", kind, code, strings.TrimSpace(text), kind, code)
+}
+
 // evidence is the user message of the final stage: the issue or question,
 // the planner's note and every retriever report.
 func evidence(heading, text string, p *planOutcome) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n# Retriever reports\n", heading, text)
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n# Retriever reports\n", heading, untrusted(strings.ToUpper(heading), text))
 	if len(p.reports) == 0 {
 		b.WriteString("\n(no reports: the planner did not retrieve anything)\n")
 	}
@@ -232,7 +245,7 @@ func evidence(heading, text string, p *planOutcome) string {
 		if r.Incomplete {
 			fmt.Fprintf(&b, "(incomplete: %s)\n", r.Reason)
 		}
-		b.WriteString("\n" + r.Text + "\n")
+		b.WriteString("\n" + untrusted("REPORT", r.Text) + "\n")
 	}
 	if p.notes != "" {
 		fmt.Fprintf(&b, "\n# Planner's note\n\n%s\n", p.notes)

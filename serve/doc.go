@@ -23,7 +23,9 @@
 //   - Worker: placeholder comment, mirror fetch, worktree at the recorded
 //     commit, incremental index in a per-repository store, the Scoper, the
 //     report edited into the same comment; retries with backoff for transient
-//     failures, and a last edit saying why when a job finally fails.
+//     failures, and, when a job finally fails, a last edit that keeps the
+//     issue's last good report (kept under state_dir/reports) and adds a
+//     short note with the job id below it; the error goes to the log only.
 //   - Mirrors: one bare mirror per repository, a detached worktree per job,
 //     tokens handed to git through GIT_CONFIG_* environment variables only
 //     (a repository's token_env, else a tracker's tracker.GitCredentials:

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -133,6 +134,7 @@ type serviceDeps struct {
 	scoper   Scoper
 	indexer  Indexer
 	queueURL string
+	log      io.Writer // also gets the service's log (warnings and errors)
 }
 
 func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
@@ -140,7 +142,11 @@ func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
 	if d.indexer == nil {
 		d.indexer = &fakeIndexer{}
 	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var out io.Writer = testWriter{t}
+	if d.log != nil {
+		out = io.MultiWriter(out, d.log)
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := New(context.Background(), Options{
 		Config: cfg, QueueURL: d.queueURL, Trackers: d.trackers, Scoper: d.scoper, Indexer: d.indexer, Log: log,
 		Parsers: map[string]tracker.WebhookParser{tracker.GitHub: hmacParser{testSecret}, tracker.Jira: hmacParser{testSecret}},

@@ -37,7 +37,7 @@ const (
 const (
 	OutcomeDone     = "done"     // the report is posted
 	OutcomeRetry    = "retry"    // a transient failure: the job runs again
-	OutcomeFailed   = "failed"   // finally failed; the comment says why
+	OutcomeFailed   = "failed"   // finally failed; the comment says so below the last report
 	OutcomeHandback = "handback" // interrupted by shutdown: back to the queue
 )
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,8 +141,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 	return river.JobCancel(err)
 }
 
-// postFailure edits the issue's comment to say why the job failed.
-func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], jobErr error, log *slog.Logger) {
+// postFailure edits the issue's comment to say that the job failed: the
+// last good report stays, with a short note below it. The error itself,
+// which may name internal hosts and paths, goes to the log only (Work
+// logged it with the job id the note gives).
+func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], _ error, log *slog.Logger) {
 	tr := w.trackers[job.Args.Ref.Source]
 	if tr == nil {
 		return
@@ -149,11 +153,23 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], job
 	// The job's own deadline may be what failed it: give the edit a fresh one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	body := fmt.Sprintf("**relay could not scope this issue.**\n\n%s\n\nIt tried %d time(s). Comment `%s` to try again.",
-		oneLine(jobErr.Error(), 500), job.Attempt, firstOr(w.cfg.Triggers.Commands, "/relay scope"))
-	if _, err := tr.UpsertReport(ctx, job.Args.Ref, body); err != nil {
+	last, err := w.lastReports().load(job.Args.Ref.Key())
+	if err != nil {
+		log.Error("the failure note replaces the report", "err", err)
+	}
+	note := fmt.Sprintf("⚠️ **relay could not scope this issue**: scoping failed; the operator's log has the details, job id %d. "+
+		"It tried %d time(s). Comment `%s` to try again.", job.ID, job.Attempt, firstOr(w.cfg.Triggers.Commands, "/relay scope"))
+	if last != "" {
+		note += " The report above is from an earlier run."
+	}
+	if _, err := tr.UpsertReport(ctx, job.Args.Ref, below(last, note)); err != nil {
 		log.Error("edit the report comment with the failure", "err", err)
 	}
+}
+
+// lastReports is where the worker keeps the last report of each issue.
+func (w *Worker) lastReports() lastReports {
+	return lastReports{dir: filepath.Join(w.cfg.StateDir, "reports")}
 }
 
 func firstOr(s []string, def string) string {
@@ -161,14 +177,6 @@ func firstOr(s []string, def string) string {
 		return s[0]
 	}
 	return def
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
 }
 
 // placeholder is the comment a job posts before it starts working.
@@ -186,6 +194,8 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if !ok {
 		return &Permanent{fmt.Errorf("%s is not a configured repository", ref.Repo)}
 	}
+	// A re-run shows the placeholder while it runs; should it fail,
+	// postFailure brings the last report back.
 	if _, err := tr.UpsertReport(ctx, ref, placeholder); err != nil {
 		return trackerErr("post the placeholder", err)
 	}
@@ -222,6 +232,9 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	body := ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)
+	}
+	if err := w.lastReports().save(ref.Key(), body); err != nil {
+		log.Warn("a later failure will replace this report", "err", err)
 	}
 	return nil
 }

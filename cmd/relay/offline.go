@@ -47,7 +47,11 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	md := rep.Markdown() + "\n" + noModelHint
+	report, err := publishable(g.log, root, rep.Markdown())
+	if err != nil {
+		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
+	}
+	md := report + "\n\n" + noModelHint
 	js, err := json.MarshalIndent(struct {
 		Kind    string `json:"kind"`
 		Input   string `json:"input"`
@@ -57,7 +61,7 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if err != nil {
 		return offlineResult{}, err
 	}
-	return offlineResult{markdown: md, json: append(js, '\n'), report: rep.Markdown()}, nil
+	return offlineResult{markdown: md, json: append(js, '\n'), report: report}, nil
 }
 
 // noModelHint ends every offline report.

@@ -122,6 +122,10 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	if err = sess.explain(err); err != nil {
 		return err
 	}
+	// What relay shows and posts is the report made safe to publish.
+	if s.Markdown, err = publishable(g.log, root, s.Markdown); err != nil {
+		return err
+	}
 	body := s.Markdown + "\n"
 	if o.format == "json" {
 		b, err := scopingJSON(s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/publish"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
@@ -49,6 +51,22 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// publishable is a report made safe to post (package publish: quotes of
+// secret-bearing files cut, their values and other secrets redacted, no raw
+// HTML, images, unsafe links or live mentions); what was cut and redacted
+// is logged. The bot and `relay scope` publish only through it, so the two
+// post the same body.
+func publishable(log *slog.Logger, root, md string) (string, error) {
+	res, err := publish.Report(md, publish.Options{Root: root})
+	if err != nil {
+		return "", fmt.Errorf("check the report before publishing it: %w", err)
+	}
+	if res.N() > 0 || res.CutAt != "" {
+		log.Warn("report filtered before publishing", "redacted", res.N(), "cut_before", res.CutAt)
+	}
+	return res.Markdown, nil
 }
 
 func or[T comparable](v, def T) T {
@@ -144,7 +162,11 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
-		return serve.Report{Markdown: rep.Markdown()}, nil
+		md, err := publishable(in.Log, in.Root, rep.Markdown())
+		if err != nil {
+			return serve.Report{}, err
+		}
+		return serve.Report{Markdown: md}, nil
 	}
 	f := *s.f
 	mg := modelGlobals(s.g, s.m)
@@ -162,7 +184,11 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	if err = sess.explain(err); err != nil {
 		return serve.Report{}, err
 	}
-	rep := serve.Report{Markdown: sc.Markdown, Model: true, Tokens: map[string]int64{}, Cost: sc.Usage.Cost}
+	md, err := publishable(in.Log, in.Root, sc.Markdown)
+	if err != nil {
+		return serve.Report{}, err
+	}
+	rep := serve.Report{Markdown: md, Model: true, Tokens: map[string]int64{}, Cost: sc.Usage.Cost}
 	for _, stg := range sc.Usage.Stages {
 		rep.Tokens[string(stg.Stage)] += stg.PromptTokens + stg.CompletionTokens
 	}

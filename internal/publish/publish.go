@@ -1,0 +1,121 @@
+package publish
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/relayhq/relay/internal/egress"
+)
+
+// MaxBytes is the most of a report Report publishes: GitHub refuses a
+// comment over 65,536 characters, and the footer and notes need room. It
+// also bounds the markdown parses, whose cost grows faster than linearly
+// on some inputs (long runs of emphasis delimiters).
+const MaxBytes = 60 << 10
+
+// Options say what Report checks a report against.
+type Options struct {
+	// Filter redacts secrets by their format and holds the secret-bearing
+	// file policy; nil means egress.Default().
+	Filter *egress.Filter
+	// Root is the checkout the report was written from; the values of its
+	// secret-bearing files are never published. "" skips that step.
+	Root string
+}
+
+// Result is a report made safe to post.
+type Result struct {
+	Markdown string
+	// Redacted is how many values were replaced, per rule (gitleaks'
+	// rule ids, "url-credentials", "secret-file-value").
+	Redacted map[string]int
+	// CutAt names the secret-bearing file the report was cut before, or "".
+	CutAt string
+	// Notes are what Markdown already ends with: the cut, the redactions.
+	Notes []string
+}
+
+// N is how many values were redacted.
+func (r Result) N() int {
+	n := 0
+	for _, c := range r.Redacted {
+		n += c
+	}
+	return n
+}
+
+// Report makes the markdown of a report safe to post (see the package
+// comment) and ends it with notes saying what was cut and redacted. An
+// unreadable checkout is an error: the report is not posted unchecked.
+func Report(md string, o Options) (Result, error) {
+	f := o.Filter
+	if f == nil {
+		f = egress.Default()
+	}
+	res := Result{Redacted: map[string]int{}}
+	if len(md) > MaxBytes {
+		cut := strings.LastIndexByte(md[:MaxBytes], '\n')
+		if cut < 0 {
+			cut = strings.LastIndexAny(md[:MaxBytes], " \t")
+		}
+		if cut < 0 {
+			cut = MaxBytes
+			for cut > 0 && !utf8.RuneStart(md[cut]) {
+				cut--
+			}
+		}
+		md = md[:cut]
+		res.Notes = append(res.Notes, fmt.Sprintf("The report was longer than %d KiB; the rest was cut.", MaxBytes>>10))
+	}
+	if cut, file := quoteCut(md, f.Files()); cut >= 0 {
+		md, res.CutAt = strings.TrimRight(md[:cut], "\n "), file
+		res.Notes = append(res.Notes, fmt.Sprintf("The rest of this report was cut here: it would have quoted `%s`, "+
+			"a secret-bearing file relay does not publish.", strings.ReplaceAll(file, "`", "")))
+	}
+	if o.Root != "" {
+		values, err := SecretValues(o.Root, f.Files())
+		if err != nil {
+			return Result{}, err
+		}
+		var n int
+		if md, n = replaceValues(md, values); n > 0 {
+			res.Redacted["secret-file-value"] += n
+		}
+	}
+	redact := func() {
+		r := f.Redact(md)
+		md = r.Text
+		for k, v := range r.Counts {
+			res.Redacted[k] += v
+		}
+	}
+	redact()
+	md = Sanitize(md)
+	redact()
+	if n := res.N(); n > 0 {
+		res.Notes = append(res.Notes, redactedNote(res.Redacted))
+	}
+	res.Markdown = strings.TrimRight(md, "\n")
+	for _, n := range res.Notes {
+		res.Markdown += "\n\n> Note: " + n
+	}
+	return res, nil
+}
+
+// redactedNote says how many values were redacted, by rule.
+func redactedNote(counts map[string]int) string {
+	rules := make([]string, 0, len(counts))
+	total := 0
+	for r, n := range counts {
+		rules = append(rules, fmt.Sprintf("%s ×%d", r, n))
+		total += n
+	}
+	sort.Strings(rules)
+	word := "values"
+	if total == 1 {
+		word = "value"
+	}
+	return fmt.Sprintf("%d %s redacted (%s): relay does not publish secrets.", total, word, strings.Join(rules, ", "))
+}

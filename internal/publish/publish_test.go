@@ -1,0 +1,221 @@
+package publish
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/relayhq/relay/internal/egress"
+	"github.com/relayhq/relay/internal/testutil"
+)
+
+func TestSanitize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		want    []string // substrings of the output
+		notWant []string
+	}{
+		{"user and team mentions", "Ping @someone and @org/team, not ada@example.com.",
+			[]string{"@" + zwj + "someone", "@" + zwj + "org/team", "ada@example.com"}, []string{"@someone", "@org/"}},
+		{"mention in a heading", "# Scoping: @admin please look", []string{"@" + zwj + "admin"}, []string{"@admin"}},
+		{"mention in code stays as typed", "run `git log --author=@ada` and\n\n```\n@ci deploy\n```",
+			[]string{"`git log --author=@ada`", "\n@ci deploy\n"}, nil},
+		{"jira mention", "ask [~jsmith] about it", []string{"[" + zwj + "~jsmith]"}, []string{"[~jsmith]"}},
+		{"img tag", `<img src=https://attacker.example/p.gif>`, []string{"&lt;img src=https://attacker.example/p.gif>"}, []string{"<img"}},
+		{"details block", "<details>\n<summary>x</summary>\n\nhidden\n</details>", []string{"&lt;details>"}, []string{"<details>", "<summary>"}},
+		{"html comment", "a <!-- hidden --> b", []string{"&lt;!-- hidden -->"}, []string{"<!--"}},
+		{"script", "<script>alert(1)</script>", nil, []string{"<script"}},
+		{"html in code span kept", "use `<br>` here", []string{"`<br>`"}, nil},
+		{"markdown image", "![pixel](https://attacker.example/p.gif)", []string{"!&#91;pixel]"}, []string{"![pixel]"}},
+		{"javascript link", "[click](javascript:alert(document.cookie)) and [ok](https://example.com)",
+			[]string{"&#91;click](javascript:alert(document.cookie))"}, []string{"[click]"}},
+		{"entity-obfuscated javascript link", "[x](jav&#x61;script:alert(1))", []string{"&#91;x]"}, []string{"[x]("}},
+		{"upper-case scheme", "[x](JaVaScRiPt:alert(1))", []string{"&#91;x]"}, nil},
+		{"reference link to data:", "[x][r]\n\n[r]: data:text/html;base64,PHNjcmlwdD4=", []string{"&#91;x]"}, []string{"[x][r]"}},
+		{"angle autolink to javascript", "<javascript:alert(1)>", []string{"&lt;javascript:alert(1)>"}, nil},
+		{"safe links kept", "[docs](https://example.com/a) and [file](notify/sms.go)", []string{"[docs](https://example.com/a)", "[file](notify/sms.go)"}, nil},
+		{"backslash before a bracket does not revive a link", `\[x](javascript:alert(1)) [y](javascript:z)`, []string{`\&#91;x]`}, []string{"[y]"}},
+		{"table kept", "| a | b |\n|---|---|\n| `x` | y |", []string{"| a | b |\n|---|---|\n| `x` | y |"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Sanitize(tc.in)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("Sanitize(%q) = %q, lacks %q", tc.in, got, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("Sanitize(%q) = %q, still holds %q", tc.in, got, w)
+				}
+			}
+			if p := Check(got); len(p) > 0 {
+				t.Errorf("Check(Sanitize(%q)) = %v", tc.in, p)
+			}
+		})
+	}
+}
+
+// FuzzSanitize: whatever the markdown, the sanitised text passes Check
+// (no raw HTML, image, unsafe link or live mention outside code).
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if p := Check(Sanitize(s)); len(p) > 0 {
+			t.Fatalf("Sanitize(%q) leaves %v", s, p)
+		}
+	})
+}
+
+func TestQuoteCut(t *testing.T) {
+	t.Parallel()
+	p := egress.Default().Files()
+	tests := []struct {
+		name, in string
+		wantCut  string // the text before the cut; "" with file "" means no cut
+		file     string
+	}{
+		{"citation of .env", "Intro.\n\nThe key is set at .env:2 to a value.\nmore", "Intro.\n\n", ".env"},
+		{"github-style line anchor", "see config/credentials.yml#L3", "", "config/credentials.yml"},
+		{"code block introduced by the file", "Summary.\n\nThe contents of deploy/id_rsa:\n\n```\nMIIE\n```\n", "Summary.\n\n", "deploy/id_rsa"},
+		{"info string names the file", "Summary.\n\n```.env\nA=B\n```\n", "Summary.\n\n", ".env"},
+		{"offline heading citing the file", "## Symbols\n\n### 1. `.env:1` (file) — .env:1\n\n```\nX\n```", "## Symbols\n\n", ".env"},
+		{"a name alone is not a quote", "Settings come from .env (see config.Load at config/load.go:12).", "", ""},
+		{"the word credentials is not a file", "The credentials: 3 kinds.\n\n```go\nfunc Load() {}\n```", "", ""},
+		{"example env is not secret", "see .env.example:3", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cut, file := quoteCut(tc.in, p)
+			if file != tc.file {
+				t.Fatalf("quoteCut = %d, %q; want file %q", cut, file, tc.file)
+			}
+			if file != "" && tc.in[:cut] != tc.wantCut {
+				t.Errorf("cut before %q, want before %q", tc.in[cut:], tc.in[len(tc.wantCut):])
+			}
+		})
+	}
+}
+
+// canary is the checkout of testdata/canary.txtar and the contents of its
+// secret-bearing files.
+func canary(t testing.TB) (root string, secrets map[string]string) {
+	t.Helper()
+	root = testutil.WriteTxtar(t, filepath.Join("testdata", "canary.txtar"))
+	a, err := txtar.ParseFile(filepath.Join("testdata", "canary.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets = map[string]string{}
+	for _, f := range a.Files {
+		secrets[f.Name] = string(f.Data)
+	}
+	return root, secrets
+}
+
+// CanaryValues are the values of testdata/canary.txtar that must never be
+// published.
+var CanaryValues = []string{
+	"AKIAZ3MSJV4WWNKWW5FG", "q8Xv2Lm9Rt4Wz7Pk1Ny6Bc3Hd5Jf0Gs8Ua2Qe4Vi", "xoxb-2493741023-1934718234012-Fh3kLm9QpZx2Wv8Ty6Rb4Nc1",
+	"hunter2-canary-Prod-7731", "sk_live_51Hc8Qm2Zx7Lp4Rv9Tn3Wb6Ky", "Canary5ecretPw77", "ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm",
+}
+
+func TestReportCanary(t *testing.T) {
+	t.Parallel()
+	root, files := canary(t)
+	key := files["deploy/id_rsa"]
+	keyLines := strings.Split(strings.TrimSpace(key), "\n")
+	body := strings.Join(keyLines[1:len(keyLines)-1], "")
+	env := files[".env"]
+	tests := []struct {
+		name, in  string
+		leaks     []string
+		wantNotes []string
+	}{
+		{"values pasted in prose", "The password is hunter2-canary-Prod-7731 and the AWS secret q8Xv2Lm9Rt4Wz7Pk1Ny6Bc3Hd5Jf0Gs8Ua2Qe4Vi.",
+			[]string{"hunter2-canary-Prod-7731", "q8Xv2Lm9Rt4Wz7Pk1Ny6Bc3Hd5Jf0Gs8Ua2Qe4Vi"}, []string{"values redacted"}},
+		{"key pasted without its armour", "Here:\n\n" + body, []string{body[:40], body[len(body)-40:]}, []string{"redacted"}},
+		{"key split over list items", "- " + strings.Join(keyLines[1:4], "\n- "), []string{keyLines[1], keyLines[2], keyLines[3]}, []string{"redacted"}},
+		{"password split in two", "first half `hunter2-cana`\n> `ry-Prod-7731`", []string{"hunter2-cana"}, []string{"secret-file-value"}},
+		{"env base64-encoded", "encoded: " + base64.StdEncoding.EncodeToString([]byte(env)), []string{base64.StdEncoding.EncodeToString([]byte(env))[:30]}, []string{"redacted"}},
+		{"key base64-encoded", "encoded: " + base64.StdEncoding.EncodeToString([]byte(key)), []string{base64.StdEncoding.EncodeToString([]byte(key))[:30]}, []string{"redacted"}},
+		{"password hex-encoded", "hex: " + hex.EncodeToString([]byte("hunter2-canary-Prod-7731")), []string{hex.EncodeToString([]byte("hunter2-canary-Prod-7731"))[:24]}, []string{"secret-file-value"}},
+		{"token in a link URL", "[docs](https://example.com/?t=ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm)", []string{"ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"}, []string{"redacted"}},
+		{"quote of the key file cut", "Summary.\n\nFrom deploy/id_rsa:1:\n\n```\n" + key + "```\n\n## Risks\n\nnone", []string{"BEGIN RSA", "## Risks"}, []string{"cut here", "deploy/id_rsa"}},
+		{"clean report untouched", "# Scoping: SMS sent twice\n\nSend at notify/sms.go:7.", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Report(tc.in, Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range tc.leaks {
+				if strings.Contains(res.Markdown, l) {
+					t.Errorf("report still holds %q:\n%s", l, res.Markdown)
+				}
+			}
+			for _, v := range CanaryValues {
+				if strings.Contains(res.Markdown, v) {
+					t.Errorf("report holds canary %q:\n%s", v, res.Markdown)
+				}
+			}
+			for _, w := range tc.wantNotes {
+				if !strings.Contains(res.Markdown, w) {
+					t.Errorf("report lacks %q:\n%s", w, res.Markdown)
+				}
+			}
+			if tc.wantNotes == nil && res.Markdown != tc.in {
+				t.Errorf("a clean report changed:\n%s", res.Markdown)
+			}
+		})
+	}
+}
+
+func TestReportUnreadableRoot(t *testing.T) {
+	t.Parallel()
+	_, err := Report("x", Options{Root: filepath.Join(t.TempDir(), "gone")})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("Report on a missing checkout: err %v, want one naming it", err)
+	}
+}
+
+// FuzzReport: whatever the report, Report does not fail without a
+// checkout, and what it returns passes Check, notes included.
+func FuzzReport(f *testing.F) {
+	for _, s := range []string{"see .env:1\n```\nA=B\n```", "From deploy/id_rsa:\n\n    key", "@x <y> [z](javascript:1) ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		res, err := Report(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := Check(res.Markdown); len(p) > 0 {
+			t.Fatalf("Report(%q) leaves %v:\n%s", s, p, res.Markdown)
+		}
+	})
+}
+
+func TestReportCapped(t *testing.T) {
+	t.Parallel()
+	md := strings.Repeat("A line of the report about notify.Send.\n", 3000) // 120 KB
+	res, err := Report(md, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Markdown) > MaxBytes+200 || !strings.HasSuffix(res.Markdown, "> Note: The report was longer than 60 KiB; the rest was cut.") {
+		t.Errorf("a %d-byte report published as %d bytes, ending %q", len(md), len(res.Markdown), res.Markdown[len(res.Markdown)-80:])
+	}
+}

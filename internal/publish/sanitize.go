@@ -1,0 +1,175 @@
+package publish
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// mdParser parses markdown as GitHub does (CommonMark with the GFM
+// extensions: tables, strikethrough, task lists, bare-URL autolinks).
+var mdParser = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+
+// linkPolicy is bluemonday's judgement of a link's URL: http, https, mailto
+// and relative URLs pass; javascript:, vbscript:, data:, file: and URLs that
+// do not parse do not.
+var linkPolicy = func() *bluemonday.Policy {
+	p := bluemonday.NewPolicy()
+	p.AllowStandardURLs()
+	p.AllowAttrs("href").OnElements("a")
+	return p
+}()
+
+// SafeURL reports whether a link to u may be posted. u is a destination
+// as written in markdown: backslash escapes and character references are
+// resolved first, as a renderer would.
+func SafeURL(u string) bool {
+	u = html.UnescapeString(string(util.UnescapePunctuations([]byte(u))))
+	out := linkPolicy.Sanitize(`<a href="` + html.EscapeString(u) + `">x</a>`)
+	return strings.Contains(out, "href=")
+}
+
+// zwj follows the "@" of a neutralised mention: shown as nothing, it keeps
+// the tracker from reading a user or team name.
+const zwj = "\u200d"
+
+// Sanitize returns md with no raw HTML, no images, no unsafe links and no
+// live mentions outside code (see the package's DESIGN note).
+func Sanitize(md string) string {
+	src := []byte(md)
+	doc := mdParser.Parse(text.NewReader(src))
+	code := codeMask(doc, src)
+	unsafeLinks := len(problems(doc, src, code, true)) > 0
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/16)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if code[i] {
+			b.WriteByte(c)
+			continue
+		}
+		switch {
+		case c == '<':
+			b.WriteString("&lt;")
+		case c == '[' && (unsafeLinks || i > 0 && src[i-1] == '!' && !code[i-1]):
+			b.WriteString("&#91;")
+		case c == '[' && i+1 < len(src) && src[i+1] == '~':
+			b.WriteString("[" + zwj) // Jira's [~user] mention
+		case c == '@' && i+1 < len(src) && isAlnum(src[i+1]) && (i == 0 || !isAlnum(src[i-1])):
+			b.WriteString("@" + zwj)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	out := b.String()
+	if p := Check(out); len(p) > 0 {
+		return fenced(out)
+	}
+	return out
+}
+
+// Check returns what in md could not be posted safely: raw HTML, images,
+// unsafe links and live mentions outside code. nil means none.
+func Check(md string) []string {
+	src := []byte(md)
+	doc := mdParser.Parse(text.NewReader(src))
+	return problems(doc, src, codeMask(doc, src), false)
+}
+
+// problems walks doc; linksOnly limits it to unsafe links.
+func problems(doc ast.Node, src []byte, code []bool, linksOnly bool) []string {
+	var out []string
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			if !SafeURL(string(n.Destination)) {
+				out = append(out, fmt.Sprintf("link to %q", n.Destination))
+			}
+		case *ast.AutoLink:
+			if u := string(n.URL(src)); !SafeURL(u) && !strings.Contains(u, "@") {
+				out = append(out, fmt.Sprintf("autolink to %q", u))
+			}
+		case *ast.Image:
+			if !linksOnly {
+				out = append(out, fmt.Sprintf("image %q", n.Destination))
+			}
+		case *ast.RawHTML, *ast.HTMLBlock:
+			if !linksOnly {
+				out = append(out, "raw HTML")
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if linksOnly {
+		return out
+	}
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] == '@' && !code[i] && isAlnum(src[i+1]) && (i == 0 || !isAlnum(src[i-1])) {
+			out = append(out, "mention at byte "+fmt.Sprint(i))
+		}
+	}
+	return out
+}
+
+// codeMask marks the bytes of src that are inside code spans and code
+// blocks, where markdown shows every character as typed.
+func codeMask(doc ast.Node, src []byte) []bool {
+	mask := make([]bool, len(src))
+	mark := func(s text.Segment) {
+		for i := s.Start; i < s.Stop && i < len(src); i++ {
+			mask[i] = true
+		}
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				mark(lines.At(i))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					mark(t.Segment)
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return mask
+}
+
+// fenced is md as one code block, fenced by more backticks than it holds
+// in a row: the last resort, shown as typed.
+func fenced(md string) string {
+	run, longest := 0, 0
+	for _, c := range md {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + md + "\n" + fence
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
