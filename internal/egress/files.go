@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -41,7 +42,9 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%s is a secret-bearing file (pattern %q); relay does not read or index such files", e.Path, e.Pattern)
+	return fmt.Sprintf("%s is a secret-bearing file (it matches %q in relay's list of secret files); relay does not read, search or index such files. "+
+		"An operator who wants it read allows it with --allow-secret-files %q (env RELAY_ALLOW_SECRET_FILES) or secret_files.allow in the bot's relay.yaml",
+		e.Path, e.Pattern, e.Path)
 }
 
 // Unwrap returns [ErrSecretFile].
@@ -140,4 +143,26 @@ func splitPath(rel string) []string {
 		}
 	}
 	return parts
+}
+
+var defaultFiles = sync.OnceValue(func() *FilePolicy {
+	p, err := NewFilePolicy(nil, nil, nil)
+	if err != nil {
+		panic(err) // DefaultSecretFiles is tested
+	}
+	return p
+})
+
+// DefaultFilePolicy returns the policy of [DefaultSecretFiles] alone; it
+// needs no secret scanner, so the file walks that only decide what to skip
+// use it without compiling gitleaks' rules.
+func DefaultFilePolicy() *FilePolicy { return defaultFiles() }
+
+// PolicyOrDefault returns p, or [DefaultFilePolicy] when p is nil: a
+// caller that configured nothing gets the default list, never no list.
+func PolicyOrDefault(p *FilePolicy) *FilePolicy {
+	if p == nil {
+		return DefaultFilePolicy()
+	}
+	return p
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/relayhq/relay/internal/redact"
 )
@@ -150,7 +151,10 @@ func (r *Result) add(rule string, n int) {
 // secret inside a longer one does not leave the rest behind.
 func (f *Filter) redactFindings(s string) Result {
 	res := Result{Text: s}
-	findings := f.det.DetectString(s)
+	var findings []report.Finding
+	for _, c := range chunks(s, chunkSize) {
+		findings = append(findings, f.det.DetectString(c)...)
+	}
 	if len(findings) == 0 {
 		return res
 	}
@@ -196,4 +200,49 @@ func (f *Filter) Stats() (perRule map[string]int64, total int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return maps.Clone(f.counts), f.total.Load()
+}
+
+// chunkSize is the text gitleaks scans at once (see chunks).
+const chunkSize = 4 << 10
+
+// chunks cuts s into pieces of about size bytes at line ends, never inside
+// a PEM block ("-----BEGIN" … "-----END"), so no finding is cut in two.
+//
+// DESIGN: gitleaks runs a rule's regular expression over the whole text
+// it is given once any of the rule's keywords occurs anywhere in it; on
+// 1 MB of source nearly every keyword occurs somewhere, so whole texts
+// cost about 1.2 s per MB. Lines are the unit of every rule but the
+// private-key one, so scanning a few KB at a time confines each regular
+// expression to the pieces that hold its keyword (BENCHMARKS.md).
+func chunks(s string, size int) []string {
+	if len(s) <= size {
+		return []string{s}
+	}
+	var out []string
+	for len(s) > 0 {
+		if len(s) <= size {
+			out = append(out, s)
+			break
+		}
+		cut := strings.IndexByte(s[size:], '\n')
+		if cut < 0 {
+			out = append(out, s)
+			break
+		}
+		cut += size + 1
+		head := s[:cut]
+		if b := strings.LastIndex(head, "-----BEGIN"); b >= 0 && !strings.Contains(head[b:], "-----END") {
+			if e := strings.Index(s[cut:], "-----END"); e >= 0 && e < maxHeld {
+				end := cut + e
+				if nl := strings.IndexByte(s[end:], '\n'); nl >= 0 {
+					cut = end + nl + 1
+				} else {
+					cut = len(s)
+				}
+			}
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return out
 }
