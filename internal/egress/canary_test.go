@@ -2,6 +2,7 @@ package egress_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -83,6 +84,26 @@ func TestRefusedErrorNamesSetting(t *testing.T) {
 	for _, want := range []string{"config/credentials.yml", `"credentials.yml"`, "--allow-secret-files", "RELAY_ALLOW_SECRET_FILES", "secret_files.allow"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check error %v does not name %s", err, want)
+		}
+	}
+}
+
+// TestRedactJSONQuoted redacts the canary files as they appear inside
+// JSON (a tool call's arguments, --json output): escaped quotes and
+// newlines must not hide a secret.
+func TestRedactJSONQuoted(t *testing.T) {
+	for name, data := range egresstest.Files() {
+		b, err := json.Marshal(map[string]string{"file": name, "text": data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := egress.Default().String(string(b))
+		if leaks := egresstest.Leaks(out); len(leaks) > 0 {
+			t.Errorf("%s: %v survived:\n%s", name, leaks, out)
+		}
+		var back map[string]string
+		if err := json.Unmarshal([]byte(out), &back); err != nil {
+			t.Errorf("%s: redaction broke the JSON: %v", name, err)
 		}
 	}
 }

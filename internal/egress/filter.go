@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"sort"
@@ -155,6 +156,11 @@ func (f *Filter) redactFindings(s string) Result {
 	for _, c := range chunks(s, chunkSize) {
 		findings = append(findings, f.det.DetectString(c)...)
 	}
+	if u := unescape(s); u != s {
+		for _, c := range chunks(u, chunkSize) {
+			findings = append(findings, f.det.DetectString(c)...)
+		}
+	}
 	if len(findings) == 0 {
 		return res
 	}
@@ -162,16 +168,20 @@ func (f *Filter) redactFindings(s string) Result {
 	var rs []repl
 	seen := map[string]bool{}
 	for _, fd := range findings {
-		v := fd.Secret
-		if v == "" || !strings.Contains(s, v) {
-			v = fd.Match
+		for _, v := range []string{fd.Secret, fd.Match} {
+			v = strings.TrimSpace(v)
+			if !strings.Contains(s, v) {
+				v = escape(v) // found in the unescaped view
+			}
+			if len(v) < 4 || !strings.Contains(s, v) {
+				continue
+			}
+			if !seen[v] {
+				seen[v] = true
+				rs = append(rs, repl{v, fd.RuleID})
+			}
+			break
 		}
-		v = strings.TrimSpace(v)
-		if len(v) < 4 || seen[v] || !strings.Contains(s, v) {
-			continue
-		}
-		seen[v] = true
-		rs = append(rs, repl{v, fd.RuleID})
 	}
 	sort.Slice(rs, func(i, j int) bool {
 		if len(rs[i].value) != len(rs[j].value) {
@@ -245,4 +255,28 @@ func chunks(s string, size int) []string {
 		s = s[cut:]
 	}
 	return out
+}
+
+// unescape returns s with the escapes of a JSON or Go string undone
+// (\" \n \t \\), so a secret quoted inside JSON (a tool call's
+// arguments, relay's --json output) is seen as the rules expect it: the
+// generic rules look for an assignment followed by a quote, and a private
+// key for its lines.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return jsonUnescaper.Replace(s)
+}
+
+var jsonUnescaper = strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\t`, "\t", `\r`, "\r", `\\`, `\`, `\/`, "/")
+
+// escape is the inverse of unescape for a value found in the unescaped
+// view, to find it in the original text.
+func escape(v string) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(b), `"`), `"`)
 }
