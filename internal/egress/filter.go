@@ -169,7 +169,9 @@ func (f *Filter) redactFindings(s string) Result {
 	seen := map[string]bool{}
 	for _, fd := range findings {
 		for _, v := range []string{fd.Secret, fd.Match} {
-			v = strings.TrimSpace(v)
+			// A value cut from JSON-escaped text may end in the backslash
+			// of an escape (\" or \n); removing it would break the JSON.
+			v = strings.TrimRight(strings.TrimSpace(v), `\`)
 			if !strings.Contains(s, v) {
 				v = escape(v) // found in the unescaped view
 			}
