@@ -175,7 +175,7 @@ func (a *asker) lineReader() (func() (string, error), func(), error) {
 			HistoryFile:     hist,
 			InterruptPrompt: "^C",
 			EOFPrompt:       "exit",
-			Stdout:          a.g.stdout,
+			Stdout:          terminal(a.g.stdout),
 			Stderr:          a.g.stderr,
 		})
 		if err != nil {

@@ -54,7 +54,7 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root)}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets}
 			graph, err := newMCPGraph(cmd.Context(), g, root, opts)
 			if err != nil {
 				return err
