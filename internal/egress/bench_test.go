@@ -62,3 +62,11 @@ func BenchmarkRedactSource(b *testing.B) { benchRedact(b, ordinarySource(b)) }
 
 // BenchmarkRedactSecretDense measures it on secret-dense text.
 func BenchmarkRedactSecretDense(b *testing.B) { benchRedact(b, secretDense()) }
+
+func BenchmarkNew(b *testing.B) {
+	for b.Loop() {
+		if _, err := New(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -31,7 +31,9 @@ type Writer struct {
 	err  error
 }
 
-// NewWriter returns a Writer that redacts with f before writing to w.
+// NewWriter returns a Writer that redacts with f before writing to w; f
+// nil means [Default], built at the first write (a process that prints
+// nothing does not compile the rules).
 func NewWriter(w io.Writer, f *Filter) *Writer { return &Writer{w: w, f: f} }
 
 // Write implements io.Writer. It reports len(p) written unless an earlier
@@ -73,7 +75,7 @@ func (w *Writer) emit(n int) error {
 	if n == 0 {
 		return nil
 	}
-	out := w.f.String(string(w.held[:n]))
+	out := orDefault(w.f).String(string(w.held[:n]))
 	w.held = append(w.held[:0], w.held[n:]...)
 	if _, err := io.WriteString(w.w, out); err != nil {
 		w.err = err
@@ -89,7 +91,8 @@ func openKey(b []byte) bool {
 }
 
 // Handler wraps h so that every log record's message and attribute values
-// (strings, errors, anything printed with %v) are redacted by f.
+// (strings, errors, anything printed with %v) are redacted by f; f nil
+// means [Default], built at the first record.
 func Handler(h slog.Handler, f *Filter) slog.Handler { return handler{next: h, f: f} }
 
 type handler struct {
@@ -100,6 +103,9 @@ type handler struct {
 func (h handler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
 
 func (h handler) Handle(ctx context.Context, r slog.Record) error {
+	if h.f == nil {
+		h.f = Default()
+	}
 	out := slog.NewRecord(r.Time, r.Level, h.f.String(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.attr(a))
@@ -109,6 +115,9 @@ func (h handler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h handler) WithAttrs(as []slog.Attr) slog.Handler {
+	if h.f == nil {
+		h.f = Default()
+	}
 	red := make([]slog.Attr, len(as))
 	for i, a := range as {
 		red[i] = h.attr(a)
@@ -155,3 +164,10 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
+
+func orDefault(f *Filter) *Filter {
+	if f == nil {
+		return Default()
+	}
+	return f
+}
