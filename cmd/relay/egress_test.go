@@ -107,6 +107,15 @@ func TestEgressOfflineScope(t *testing.T) {
 		}
 		noLeaks(t, "offline scope ("+format+")", out+errOut)
 	}
+	outFile := filepath.Join(t.TempDir(), "report.md")
+	if code, _, errOut := relay(t, "", "scope", "--repo", root, "--file", issue, "--out", outFile); code != 0 {
+		t.Fatalf("scope --out: exit %d\n%s", code, errOut)
+	}
+	data, err := os.ReadFile(outFile)
+	if err != nil || !strings.Contains(string(data), "sender.go") {
+		t.Fatalf("scope --out wrote %v:\n%s", err, data)
+	}
+	noLeaks(t, "offline scope --out", string(data))
 }
 
 // TestEgressModelRequests runs scope against a scripted model that obeys

@@ -70,3 +70,11 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRedactSourceWhole is BenchmarkRedactSource with the text given
+// to gitleaks whole, as before it was cut in pieces (DESIGN in chunks).
+func BenchmarkRedactSourceWhole(b *testing.B) {
+	defer func(n int) { chunkSize = n }(chunkSize)
+	chunkSize = 1 << 30
+	benchRedact(b, ordinarySource(b))
+}
