@@ -219,6 +219,12 @@ func (g *Grep) args(pattern, include string, maxCount, ctx int) []string {
 	if include != "" {
 		args = append(args, "--glob", include)
 	}
+	// Secret-bearing files rg need not open at all; after include, so an
+	// include of "*.env" does not bring them back. The rest of the list
+	// (patterns an exemption overlaps) is the collector's path check.
+	for _, p := range g.opts.SecretFiles.ExcludeGlobs() {
+		args = append(args, "--glob", "!"+p)
+	}
 	return append(args, "--regexp", pattern, "--", ".")
 }
 

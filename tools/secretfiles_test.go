@@ -81,7 +81,10 @@ func TestGrepDropsSecretFiles(t *testing.T) {
 				}
 			}
 		}
-		if !strings.Contains(res.Content, "secret-bearing file") {
+		// deploy/id_rsa is left to the path check (id_rsa* overlaps the
+		// exemption *.pub), so its matches are dropped with a note; rg
+		// does not open .env and config/credentials.yml at all.
+		if pat == "PRIVATE KEY" && !strings.Contains(res.Content, "left out: deploy/id_rsa;") {
 			t.Errorf("grep %s: no note on the files left out:\n%s", pat, res.Content)
 		}
 	}
