@@ -74,7 +74,8 @@ type Options struct {
 	Private []string
 	// SecretFiles decides which files are secret-bearing (internal/egress):
 	// read refuses them with a message naming the file, the pattern and the
-	// setting that allows it, and grep drops their matches. glob still
+	// setting that allows it, and grep does not search them (rg excludes
+	// FilePolicy.ExcludeGlobs; a path check drops the rest). glob still
 	// lists them: a name is not a secret, and a model that sees .env listed
 	// learns from read why it cannot open it. Nil means
 	// egress.DefaultSecretFiles.
