@@ -273,6 +273,21 @@ func (o *outWriter) note(err error) {
 	o.mu.Unlock()
 }
 
+// flushOut writes out what the egress filter holds back of w (a line not
+// yet ended, a private-key block not yet closed): at the end of each
+// answer of the REPL.
+func flushOut(w io.Writer) error {
+	if o, ok := w.(*outWriter); ok {
+		if f, ok := o.w.(interface{ Flush() error }); ok {
+			if err := f.Flush(); err != nil {
+				o.note(err)
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // terminal returns w's underlying stdout for a line editor, which draws
 // its prompt and echo itself (what a person types is not relay's output).
 func terminal(w io.Writer) io.Writer {

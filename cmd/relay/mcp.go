@@ -66,7 +66,10 @@ Example client configuration:
 			}
 			srv := mcpserver.New(reg, mcpserver.Options{Logger: g.log, Root: root, MaxConcurrent: maxConcurrent})
 			g.log.Info("mcp server ready", "repo", root, "tools", reg.Names(), "graph", graph.status())
-			t := &mcpserver.Transport{In: g.stdin, Out: g.stdout, Logger: g.log}
+			// The raw stdout: mcpserver passes every answer through the
+			// egress filter itself, and JSON-RPC frames must not wait
+			// for the line-holding writer.
+			t := &mcpserver.Transport{In: g.stdin, Out: terminal(g.stdout), Logger: g.log}
 			if err := mcpserver.Serve(cmd.Context(), srv, t); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}

@@ -107,3 +107,21 @@ func TestRedactJSONQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactPartialKeys: the first lines of a private key (a read that
+// stops before "-----END") are redacted too, and the text around stays.
+func TestRedactPartialKeys(t *testing.T) {
+	key := egresstest.Files()["deploy/id_rsa"]
+	lines := strings.SplitAfter(key, "\n")
+	for n := 1; n < len(lines); n++ {
+		in := "const k = `" + strings.Join(lines[:n], "") + "`\nfunc f() {}\n"
+		out := egress.Default().String(in)
+		if strings.Contains(out, "BEGIN RSA") || len(egresstest.Leaks(out)) > 0 || !strings.Contains(out, "func f() {}") {
+			t.Errorf("first %d lines:\n%s", n, out)
+		}
+	}
+	keep := "if strings.HasPrefix(s, \"-----BEGIN CERTIFICATE-----\") {\n\treturn cert\n}\n"
+	if out := egress.Default().String(keep); out != keep {
+		t.Errorf("a certificate header was redacted:\n%s", out)
+	}
+}

@@ -116,6 +116,10 @@ func (f *Filter) Redact(s string) Result {
 	}
 	if f != nil {
 		res = f.redactFindings(s)
+		if t, n := cutOpenKeys(res.Text); n > 0 {
+			res.Text = t
+			res.add("private-key", n)
+		}
 	}
 	if t := redact.Text(res.Text); t != res.Text {
 		n := strings.Count(t, redact.Mask) - strings.Count(res.Text, redact.Mask)
@@ -289,4 +293,67 @@ func escape(v string) string {
 		return v
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(string(b), `"`), `"`)
+}
+
+// cutOpenKeys replaces what is left of private keys that gitleaks cannot
+// see: its rule needs the "-----END" line, so the first lines of a key (a
+// read of part of a file, a report that quotes the top of one) would pass.
+// From a "-----BEGIN … PRIVATE KEY-----" line, the line and the key
+// material after it (base64 lines, PEM headers, an END line) become
+// "[redacted: private-key]". This supplements the rules rather than
+// replacing them, so it is a few lines here and not a rule list.
+func cutOpenKeys(s string) (string, int) {
+	n := 0
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "-----BEGIN")
+		if i < 0 {
+			break
+		}
+		eol := strings.IndexByte(s[i:], '\n')
+		if eol < 0 {
+			eol = len(s) - i
+		}
+		if !strings.Contains(s[i:i+eol], "PRIVATE KEY") {
+			b.WriteString(s[:i+eol])
+			s = s[i+eol:]
+			continue
+		}
+		end := i + eol
+		for end < len(s) {
+			next := strings.IndexByte(s[end+1:], '\n')
+			line := s[end+1:]
+			if next >= 0 {
+				line = line[:next]
+			}
+			if !keyLine(line) {
+				break
+			}
+			end += 1 + len(line)
+			if strings.HasPrefix(strings.TrimSpace(line), "-----END") {
+				break
+			}
+		}
+		b.WriteString(s[:i])
+		b.WriteString("[redacted: private-key]")
+		s = s[end:]
+		n++
+	}
+	b.WriteString(s)
+	return b.String(), n
+}
+
+// keyLine reports whether line may belong to a PEM body: base64, a header
+// (Proc-Type: …), blank, or the END line.
+func keyLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "-----END") || strings.HasPrefix(t, "Proc-Type:") || strings.HasPrefix(t, "DEK-Info:") {
+		return true
+	}
+	for _, r := range t {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '/' || r == '=') {
+			return false
+		}
+	}
+	return true
 }

@@ -84,10 +84,18 @@ func (w *Writer) emit(n int) error {
 	return nil
 }
 
-// openKey reports whether b has a PEM "-----BEGIN" after its last "-----END".
+// openKey reports whether b has a private key's "-----BEGIN … PRIVATE
+// KEY-----" line after its last "-----END".
 func openKey(b []byte) bool {
 	begin := bytes.LastIndex(b, []byte("-----BEGIN"))
-	return begin >= 0 && !bytes.Contains(b[begin:], []byte("-----END"))
+	if begin < 0 || bytes.Contains(b[begin:], []byte("-----END")) {
+		return false
+	}
+	line := b[begin:]
+	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	return bytes.Contains(line, []byte("PRIVATE KEY"))
 }
 
 // Handler wraps h so that every log record's message and attribute values
