@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/relayhq/relay/agent/agenttest"
@@ -200,5 +204,46 @@ func TestEgressModelRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		noLeaks(t, "transcript "+filepath.Base(p), string(data))
+	}
+}
+
+// TestEgressMCP runs relay mcp on the canary repository: answers carry no
+// canary value, and an answer quoting a private key's header arrives at
+// once (the frames are not held back by stdout's filter, which waits for a
+// key's END line).
+func TestEgressMCP(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	root := egresstest.Repo(t)
+	if err := os.WriteFile(filepath.Join(root, "internal/sms/pem.go"), []byte("package sms\n\nconst keyHeader = \"-----BEGIN RSA PRIVATE KEY-----\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		run(ctx, []string{"--repo", root, "mcp"}, inR, outW, io.Discard, func(string) string { return "" })
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"grep", map[string]any{"pattern": "BEGIN RSA PRIVATE KEY", "context": 0}},
+		{"grep", map[string]any{"pattern": "(?i)(key|token|secret|password)"}},
+		{"read", map[string]any{"file": "internal/sms/token.go"}},
+		{"read", map[string]any{"file": ".env"}},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.tool, c.args, err)
+		}
+		noLeaks(t, c.tool, res.Content[0].(*mcp.TextContent).Text)
 	}
 }

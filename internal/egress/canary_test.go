@@ -125,3 +125,18 @@ func TestRedactPartialKeys(t *testing.T) {
 		t.Errorf("a certificate header was redacted:\n%s", out)
 	}
 }
+
+// TestRedactKeyTails: grep's context lines before a key's END line (the
+// tail of a key, no BEGIN in sight) lose their key material, keeping the
+// file and line prefixes.
+func TestRedactKeyTails(t *testing.T) {
+	in := "internal/sms/token.go-14-MHcCAQEEIBq7Xn2Lm9Kd4Wp8Ty3Vb6Hc1Jd5Ge0Rs9Ua2Io7Fk4NoAoGCCqGSM49\n" +
+		"internal/sms/token.go-15-AwEHoUQDQgAE5Xn2Lm9Kd4Wp8Ty3Vb6Hc1Jd5Ge0Rs9Ua2Io7Fk4Nq8Vr3KxZ0pLm2\n" +
+		"internal/sms/token.go:16:-----END EC PRIVATE KEY-----`\n" +
+		"internal/sms/token.go-17-func f() {}\n"
+	out := egress.Default().String(in)
+	want := "internal/sms/token.go-14-…\ninternal/sms/token.go-15-…\ninternal/sms/token.go:16:[redacted: private-key]`\ninternal/sms/token.go-17-func f() {}\n"
+	if out != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -295,65 +296,91 @@ func escape(v string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(string(b), `"`), `"`)
 }
 
-// cutOpenKeys replaces what is left of private keys that gitleaks cannot
-// see: its rule needs the "-----END" line, so the first lines of a key (a
-// read of part of a file, a report that quotes the top of one) would pass.
-// From a "-----BEGIN … PRIVATE KEY-----" line, the line and the key
-// material after it (base64 lines, PEM headers, an END line) become
-// "[redacted: private-key]". This supplements the rules rather than
-// replacing them, so it is a few lines here and not a rule list.
+// cutOpenKeys redacts what is left of private keys that gitleaks cannot
+// see: its rule needs both the BEGIN and the END line, so the top of a key
+// (a read that stops early) or its tail (grep's context lines before the
+// END line) would pass. From a "-----BEGIN … PRIVATE KEY-----" marker
+// forwards, and from an "-----END … PRIVATE KEY-----" marker backwards,
+// the marker becomes "[redacted: private-key]" and the base64 at the end
+// of each adjacent line goes; a prefix such as grep's "path-12-" stays,
+// a line that held only key material is dropped. This supplements the
+// rules for partial text rather than replacing them, so it is these few
+// lines and not a rule list.
 func cutOpenKeys(s string) (string, int) {
+	if !strings.Contains(s, "PRIVATE KEY-----") {
+		return s, 0
+	}
+	lines := strings.SplitAfter(s, "\n")
+	drop := make([]bool, len(lines))
 	n := 0
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "-----BEGIN")
-		if i < 0 {
-			break
+	body := func(j int) bool {
+		prefix, ok := keyBody(lines[j])
+		if !ok {
+			return false
 		}
-		eol := strings.IndexByte(s[i:], '\n')
-		if eol < 0 {
-			eol = len(s) - i
+		if strings.TrimSpace(prefix) == "" {
+			drop[j] = true
+		} else {
+			lines[j] = prefix + "…\n"
 		}
-		if !strings.Contains(s[i:i+eol], "PRIVATE KEY") {
-			b.WriteString(s[:i+eol])
-			s = s[i+eol:]
+		return true
+	}
+	for i := range lines {
+		m := keyMarkerRE.FindStringIndex(lines[i])
+		if m == nil {
 			continue
 		}
-		end := i + eol
-		for end < len(s) {
-			next := strings.IndexByte(s[end+1:], '\n')
-			line := s[end+1:]
-			if next >= 0 {
-				line = line[:next]
-			}
-			if !keyLine(line) {
-				break
-			}
-			end += 1 + len(line)
-			if strings.HasPrefix(strings.TrimSpace(line), "-----END") {
-				break
-			}
-		}
-		b.WriteString(s[:i])
-		b.WriteString("[redacted: private-key]")
-		s = s[end:]
+		begin := strings.HasPrefix(lines[i][m[0]:], "-----BEGIN")
+		lines[i] = lines[i][:m[0]] + "[redacted: private-key]" + lines[i][m[1]:]
 		n++
+		if begin {
+			for j := i + 1; j < len(lines); j++ {
+				if e := keyMarkerRE.FindStringIndex(lines[j]); e != nil && strings.HasPrefix(lines[j][e[0]:], "-----END") {
+					lines[j] = lines[j][:e[0]] + lines[j][e[1]:]
+					if strings.TrimSpace(lines[j]) == "" {
+						drop[j] = true
+					}
+					break
+				}
+				if !body(j) {
+					break
+				}
+			}
+			continue
+		}
+		for j := i - 1; j >= 0 && !drop[j] && body(j); j-- {
+		}
 	}
-	b.WriteString(s)
+	var b strings.Builder
+	for i, l := range lines {
+		if !drop[i] {
+			b.WriteString(l)
+		}
+	}
 	return b.String(), n
 }
 
-// keyLine reports whether line may belong to a PEM body: base64, a header
-// (Proc-Type: …), blank, or the END line.
-func keyLine(line string) bool {
-	t := strings.TrimSpace(line)
-	if strings.HasPrefix(t, "-----END") || strings.HasPrefix(t, "Proc-Type:") || strings.HasPrefix(t, "DEK-Info:") {
-		return true
-	}
-	for _, r := range t {
-		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '/' || r == '=') {
-			return false
+// keyMarkerRE finds a PEM private key's BEGIN or END marker.
+var keyMarkerRE = regexp.MustCompile(`-----(?:BEGIN|END) [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+
+// keyBody reports whether line ends in key material (16 or more base64
+// characters, or a PEM header such as Proc-Type), and returns what comes
+// before it.
+func keyBody(line string) (prefix string, ok bool) {
+	t := strings.TrimRight(line, " \t\r\n\"'`,+;")
+	for _, h := range []string{"Proc-Type:", "DEK-Info:"} {
+		if i := strings.Index(t, h); i >= 0 {
+			return t[:i], true
 		}
 	}
-	return true
+	i := len(t)
+	for i > 0 && strings.IndexByte(base64Chars, t[i-1]) >= 0 {
+		i--
+	}
+	if len(t)-i < 16 {
+		return "", false
+	}
+	return t[:i], true
 }
+
+const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
