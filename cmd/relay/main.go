@@ -216,13 +216,13 @@ func (g *globals) setupSecretFiles() error {
 		}
 		return out
 	}
-	p, err := egress.NewFilePolicy(nil, list(g.secretFiles, "RELAY_SECRET_FILES"), list(g.allowSecretFiles, "RELAY_ALLOW_SECRET_FILES"))
+	g.secretFiles = list(g.secretFiles, "RELAY_SECRET_FILES")
+	g.allowSecretFiles = list(g.allowSecretFiles, "RELAY_ALLOW_SECRET_FILES")
+	p, err := egress.NewFilePolicy(nil, g.secretFiles, g.allowSecretFiles)
 	if err != nil {
 		return usageErr(fmt.Errorf("--secret-files / --allow-secret-files: %w", err))
 	}
 	g.secrets = p
-	g.secretFiles = list(g.secretFiles, "RELAY_SECRET_FILES")
-	g.allowSecretFiles = list(g.allowSecretFiles, "RELAY_ALLOW_SECRET_FILES")
 	return nil
 }
 
