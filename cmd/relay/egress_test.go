@@ -247,3 +247,21 @@ func TestEgressMCP(t *testing.T) {
 		noLeaks(t, c.tool, res.Content[0].(*mcp.TextContent).Text)
 	}
 }
+
+// TestEgressLogLines: a debug log line that quotes a tool call's arguments
+// (here a grep for a token) passes the filter relay installs on its logger,
+// and so does the answer on stdout.
+func TestEgressLogLines(t *testing.T) {
+	t.Parallel()
+	needRgFd(t)
+	root := egresstest.Repo(t)
+	tok := "ghp_R8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"
+	code, out, errOut := relay(t, "", "--log-level", "debug", "tool", "--repo", root, "grep", `{"pattern": "`+tok+`"}`)
+	if code != 0 {
+		t.Fatalf("grep: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, `"msg":"tool result"`) || !strings.Contains(errOut, "[redacted: github-pat]") {
+		t.Errorf("no redacted debug line on stderr:\n%s", errOut)
+	}
+	noLeaks(t, "grep for a token", out+errOut)
+}
