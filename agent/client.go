@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +12,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/redact"
 )
 
@@ -199,4 +202,94 @@ func Retryable(err error) bool {
 	}
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// NewEgressClient wraps c so that every request leaves with its secrets
+// redacted by f (internal/egress): the text of every message — the issue,
+// the prompts, tool results, earlier replies — and the arguments of the
+// tool calls it repeats. The model provider never receives a value the
+// filter detects. f nil means egress.Default().
+//
+// DESIGN: a conversation is sent again, whole, at every step, and the
+// filter costs about a second per MB of text; each distinct text is
+// therefore redacted once and its result kept (by SHA-256, up to
+// egressCacheEntries, then the cache starts over), so a step pays only
+// for what it adds.
+func NewEgressClient(c ChatClient, f *egress.Filter) ChatClient {
+	if f == nil {
+		f = egress.Default()
+	}
+	return &egressClient{next: c, red: newRedactor(f)}
+}
+
+type egressClient struct {
+	next ChatClient
+	red  *redactor
+}
+
+func (e *egressClient) CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	req.Messages = e.red.messages(req.Messages)
+	return e.next.CreateChatCompletion(ctx, req)
+}
+
+const egressCacheEntries = 4096
+
+// redactor redacts texts with a filter, each distinct text once.
+type redactor struct {
+	f    *egress.Filter
+	mu   sync.Mutex
+	seen map[[sha256.Size]byte]string
+}
+
+func newRedactor(f *egress.Filter) *redactor {
+	return &redactor{f: f, seen: map[[sha256.Size]byte]string{}}
+}
+
+// messages returns a copy of msgs with every text redacted.
+func (e *redactor) messages(in []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	msgs := make([]openai.ChatCompletionMessage, len(in))
+	for i, m := range in {
+		m.Content = e.text(m.Content)
+		m.ReasoningContent = e.text(m.ReasoningContent)
+		if len(m.MultiContent) > 0 {
+			parts := make([]openai.ChatMessagePart, len(m.MultiContent))
+			for j, p := range m.MultiContent {
+				p.Text = e.text(p.Text)
+				parts[j] = p
+			}
+			m.MultiContent = parts
+		}
+		if len(m.ToolCalls) > 0 {
+			calls := make([]openai.ToolCall, len(m.ToolCalls))
+			for j, tc := range m.ToolCalls {
+				tc.Function.Arguments = e.text(tc.Function.Arguments)
+				calls[j] = tc
+			}
+			m.ToolCalls = calls
+		}
+		msgs[i] = m
+	}
+	return msgs
+}
+
+// text returns s redacted, from the cache when s was seen before.
+func (e *redactor) text(s string) string {
+	if len(s) < 8 {
+		return s
+	}
+	key := sha256.Sum256([]byte(s))
+	e.mu.Lock()
+	out, ok := e.seen[key]
+	e.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = e.f.String(s)
+	e.mu.Lock()
+	if len(e.seen) >= egressCacheEntries {
+		clear(e.seen)
+	}
+	e.seen[key] = out
+	e.mu.Unlock()
+	return out
 }

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/relayhq/relay/internal/egress"
 )
 
 // Event is one line of a run transcript (JSONL). Type says which fields are
@@ -62,6 +64,7 @@ type transcript struct {
 	now  func() time.Time
 	seq  int64
 	err  error
+	red  *redactor // every text is redacted before it is written
 }
 
 // Transcript limits. One event records at most maxEventText bytes of each
@@ -117,7 +120,7 @@ func openTranscript(dir, runID string, now func() time.Time, keep int, maxBytes 
 	if err := pruneTranscripts(dir, name, keep, maxBytes, log); err != nil {
 		log.Warn("cannot prune old transcripts", "dir", dir, "err", err)
 	}
-	return &transcript{f: f, path: path, run: runID, now: now}, nil
+	return &transcript{f: f, path: path, run: runID, now: now, red: newRedactor(egress.Default())}, nil
 }
 
 // pruneTranscripts deletes the oldest transcripts of dir beyond the newest
@@ -187,7 +190,7 @@ func (t *transcript) record(e Event) {
 	e.Seq = t.seq
 	e.Run = t.run
 	e.Time = t.now().UTC()
-	b, err := json.Marshal(shrink(e))
+	b, err := json.Marshal(t.redact(shrink(e)))
 	if err != nil {
 		t.err = fmt.Errorf("encode transcript event %s: %w", e.Type, err)
 		return
@@ -212,6 +215,29 @@ func (t *transcript) close() error {
 		return fmt.Errorf("close transcript: %w", cerr)
 	}
 	return nil
+}
+
+// redact returns e with its secrets redacted (internal/egress): a
+// transcript quotes tool results, and so whatever a file held.
+func (t *transcript) redact(e Event) Event {
+	for _, s := range []*string{&e.Text, &e.Args, &e.Result, &e.Error} {
+		*s = t.red.text(*s)
+	}
+	if e.Request != nil {
+		req := *e.Request
+		req.Messages = t.red.messages(req.Messages)
+		e.Request = &req
+	}
+	if e.Response != nil {
+		resp := *e.Response
+		resp.Choices = make([]openai.ChatCompletionChoice, len(e.Response.Choices))
+		for i, c := range e.Response.Choices {
+			c.Message = t.red.messages([]openai.ChatCompletionMessage{c.Message})[0]
+			resp.Choices[i] = c
+		}
+		e.Response = &resp
+	}
+	return e
 }
 
 // shrink returns e with its texts clipped to the transcript limits. The

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/safefs"
 )
@@ -52,6 +53,9 @@ type BuildOptions struct {
 	// then takes a file's symbols from it instead of querying the graph
 	// once per file.
 	Symbols *Symbols
+	// SecretFiles decides which files are secret-bearing and left out of
+	// the index (internal/egress); nil means egress.DefaultSecretFiles.
+	SecretFiles *egress.FilePolicy
 }
 
 // Symbols collects the nodes a graph indexer writes that the search index
@@ -162,7 +166,7 @@ func Build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 // another format. It computes no embeddings (they would be thrown away
 // after this run), so searches are lexical.
 func OpenInMemory(ctx context.Context, root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, BuildStats, error) {
-	ix, st, err := build(ctx, root, graph, BuildOptions{Dir: opts.Dir, Log: opts.Log}, false)
+	ix, st, err := build(ctx, root, graph, BuildOptions{Dir: opts.Dir, Log: opts.Log, SecretFiles: opts.SecretFiles}, false)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
@@ -189,7 +193,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
-	paths, notes, err := walkTree(root, dir)
+	paths, notes, err := walkTree(root, dir, opts.SecretFiles)
 	if err != nil {
 		return nil, BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
 	}

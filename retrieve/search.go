@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/safefs"
 )
@@ -47,6 +49,7 @@ type Searcher struct {
 	dirs   map[string]bool
 	byNode map[graphdb.NodeID]int32
 	log    *slog.Logger
+	secret *egress.FilePolicy
 
 	linesMu sync.Mutex
 	lines   map[string][]string // small cache of file lines for snippets
@@ -85,6 +88,10 @@ type OpenOptions struct {
 	Dir      string   // index directory (relay's state directory); default <root>/.relay
 	Embedder Embedder // query embeddings; nil: lexical only
 	Log      *slog.Logger
+	// SecretFiles: hits in files this policy calls secret-bearing are
+	// dropped, so an index built before a file was denied (or while the
+	// operator allowed it) does not show it; nil means the default list.
+	SecretFiles *egress.FilePolicy
 }
 
 // ErrNoIndex is returned by Open when the repository has no retrieval
@@ -112,7 +119,7 @@ func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error
 }
 
 func newSearcher(root string, graph graphdb.Reader, ix *diskIndex, opts OpenOptions) *Searcher {
-	s := &Searcher{root: root, graph: graph, ix: ix, log: opts.Log, dirs: map[string]bool{}, byNode: map[graphdb.NodeID]int32{}, lines: map[string][]string{}}
+	s := &Searcher{root: root, graph: graph, ix: ix, log: opts.Log, secret: egress.PolicyOrDefault(opts.SecretFiles), dirs: map[string]bool{}, byNode: map[graphdb.NodeID]int32{}, lines: map[string][]string{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -256,6 +263,7 @@ func (s *Searcher) Search(ctx context.Context, query string, o SearchOptions) (R
 		}
 		hits = appendNew(hits, more, o.Limit)
 	}
+	hits = slices.DeleteFunc(hits, func(h Hit) bool { _, secret := s.secret.Match(h.Path); return secret })
 	if len(hits) > o.Limit {
 		hits = hits[:o.Limit]
 	}

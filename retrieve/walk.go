@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/safefs"
 )
 
@@ -107,13 +108,13 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 }
 
 // walkFiles returns the repository-relative paths of the text files Build
-// considers, sorted, honouring .gitignore files, skipping skipDirs, files
-// over MaxFileSize and everything that is not a regular file (symbolic
-// links included). stateDir (the index directory, which may be anywhere,
+// considers, sorted, honouring .gitignore files, skipping skipDirs,
+// secret-bearing files (egress.DefaultSecretFiles), files over MaxFileSize
+// and everything that is not a regular file (symbolic links included). stateDir (the index directory, which may be anywhere,
 // e.g. --store ./idx) is skipped too when it lies inside root: relay's own
 // files are not the repository's.
 func walkFiles(root, stateDir string) ([]string, error) {
-	paths, _, err := walkTree(root, stateDir)
+	paths, _, err := walkTree(root, stateDir, nil)
 	return paths, err
 }
 
@@ -122,8 +123,11 @@ func walkFiles(root, stateDir string) ([]string, error) {
 // outside the repository (files of a known language, directories), link
 // loops, and directories that cannot be read (a path too long to open).
 // Links inside the repository are skipped silently, as before: their
-// targets are indexed where they are.
-func walkTree(root, stateDir string) (paths, notes []string, err error) {
+// targets are indexed where they are. Files the policy secret (nil: the
+// default list) calls secret-bearing are left out with a note naming the
+// pattern.
+func walkTree(root, stateDir string, secret *egress.FilePolicy) (paths, notes []string, err error) {
+	secret = egress.PolicyOrDefault(secret)
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, nil, err
@@ -166,6 +170,10 @@ func walkTree(root, stateDir string) (paths, notes []string, err error) {
 			return nil
 		}
 		if _, ok := LanguageOf(rel); !ok {
+			return nil
+		}
+		if pat, ok := secret.Match(rel); ok {
+			notes = append(notes, rel+": secret-bearing file (pattern "+pat+"), not indexed")
 			return nil
 		}
 		fi, err := d.Info()

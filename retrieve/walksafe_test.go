@@ -91,7 +91,7 @@ func TestWalkNotesLongPaths(t *testing.T) {
 		r, rel = next, append(rel, name)
 	}
 	r.Close()
-	paths, notes, err := walkTree(root, "")
+	paths, notes, err := walkTree(root, "", nil)
 	if err != nil {
 		t.Fatalf("walk: %v", err)
 	}

@@ -39,6 +39,7 @@ type Config struct {
 	Triggers     Triggers      `yaml:"triggers"`
 	Repositories []Repository  `yaml:"repositories"`
 	Model        ModelConfig   `yaml:"model"`
+	SecretFiles  SecretFiles   `yaml:"secret_files"` // secretfiles.go
 
 	path string // the file it was loaded from, for messages
 }
@@ -267,6 +268,7 @@ func (c *Config) Validate(getenv func(string) string) error {
 	}
 	v.secret("model.api_key_env", c.Model.APIKeyEnv, false)
 	c.Model.validateNumbers(v)
+	c.SecretFiles.validate(v)
 	return errors.Join(v.errs...)
 }
 

@@ -3,6 +3,8 @@ package serve
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/relayhq/relay/internal/egress"
 )
 
 // Metrics are the bot's Prometheus metrics, on a registry of their own so
@@ -83,7 +85,7 @@ func NewMetrics() *Metrics {
 		}),
 	}
 	r.MustRegister(m.Deliveries, m.JobsEnqueued, m.JobsInProgress, m.JobsCompleted, m.JobDuration,
-		m.QueueWait, m.IndexDuration, m.LLMTokens, m.LLMCost, m.AcceptDurationMS)
+		m.QueueWait, m.IndexDuration, m.LLMTokens, m.LLMCost, m.AcceptDurationMS, redactedCollector{})
 	// Every series exists from the start, so dashboards and rate() see zeros
 	// rather than gaps.
 	for _, src := range []string{"github", "jira"} {
@@ -98,4 +100,22 @@ func NewMetrics() *Metrics {
 		m.LLMTokens.WithLabelValues(st)
 	}
 	return m
+}
+
+// redactedDesc is relay_secrets_redacted_total: values the egress filter
+// (internal/egress) replaced in this process — in comments, model
+// requests, transcripts, logs — by gitleaks rule.
+var redactedDesc = prometheus.NewDesc("relay_secrets_redacted_total",
+	"Secrets redacted from text leaving relay (comments, model requests, transcripts, logs), by scanner rule.", []string{"rule"}, nil)
+
+// redactedCollector reads the process-wide filter's counts at each scrape.
+type redactedCollector struct{}
+
+func (redactedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- redactedDesc }
+
+func (redactedCollector) Collect(ch chan<- prometheus.Metric) {
+	per, _ := egress.Default().Stats()
+	for rule, n := range per {
+		ch <- prometheus.MustNewConstMetric(redactedDesc, prometheus.CounterValue, float64(n), rule)
+	}
 }

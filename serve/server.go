@@ -71,7 +71,8 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
 	UseGitCredentials(s.mirrors, o.Trackers)
 	s.worker = &Worker{
-		cfg: cfg, trackers: o.Trackers, mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
+		// Every comment the bot posts passes the egress filter.
+		cfg: cfg, trackers: tracker.FilteredAll(o.Trackers, nil), mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
 		metrics: s.metrics, log: o.Log,
 	}
 	qurl := o.QueueURL

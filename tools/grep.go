@@ -85,7 +85,7 @@ func (g *Grep) Call(ctx context.Context, args json.RawMessage) (Result, error) {
 }
 
 // Run searches with typed parameters.
-func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
+func (g *Grep) Run(ctx context.Context, p GrepParams) (out Result, _ error) {
 	start := time.Now()
 	meta := &GrepMeta{Pattern: p.Pattern, Include: p.Include}
 	if p.Pattern == "" {
@@ -121,6 +121,7 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
 		}
 	}
 	c := newGrepCollector(limit, nctx, grepMaxCount(limit, nctx), g.maxStdout)
+	c.secret = func(rel string) bool { _, s := g.opts.SecretFiles.Match(rel); return s }
 	args := g.args(p.Pattern, inc, c.maxCount, nctx)
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
@@ -137,6 +138,13 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (Result, error) {
 		g.opts.Logger.Debug("tool done", "tool", GrepName, "dur", time.Since(start), "matches", meta.Matches, "truncated", meta.Truncated, "timed_out", meta.TimedOut)
 	}()
 	what := describeGrep(p)
+	if len(c.refused) > 0 {
+		defer func() {
+			if out.Content != "" {
+				out.Content += refusedNote(c.refused)
+			}
+		}()
+	}
 	if c.matches == 0 {
 		switch {
 		case res.waited:
@@ -211,6 +219,12 @@ func (g *Grep) args(pattern, include string, maxCount, ctx int) []string {
 	if include != "" {
 		args = append(args, "--glob", include)
 	}
+	// Secret-bearing files rg need not open at all; after include, so an
+	// include of "*.env" does not bring them back. The rest of the list
+	// (patterns an exemption overlaps) is the collector's path check.
+	for _, p := range g.opts.SecretFiles.ExcludeGlobs() {
+		args = append(args, "--glob", "!"+p)
+	}
 	return append(args, "--regexp", pattern, "--", ".")
 }
 
@@ -238,6 +252,25 @@ func (g *Grep) include(inc string) (string, string) {
 		}
 	}
 	return inc, ""
+}
+
+// refusedNote tells the model that matches in secret-bearing files were
+// left out, naming the files (their names are not secrets) and the setting.
+func refusedNote(files []string) string {
+	shown := files
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	names := make([]string, len(shown))
+	for i, f := range shown {
+		names[i] = displayPath(f)
+	}
+	more := ""
+	if len(files) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(files)-len(shown))
+	}
+	return fmt.Sprintf("\nnote: matches in %s left out: %s%s; relay does not show secret-bearing files (an operator allows one with --allow-secret-files or secret_files.allow).",
+		plural(len(files), "secret-bearing file", "secret-bearing files"), strings.Join(names, ", "), more)
 }
 
 // describeGrep names a grep call in the texts a model reads. The pattern is

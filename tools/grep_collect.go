@@ -54,6 +54,11 @@ type grepCollector struct {
 	files      int
 	capped     bool // a file reached maxCount
 	stopped    bool // reading stopped at maxBytes
+	// secret reports the secret-bearing files whose records are dropped;
+	// nil drops none.
+	secret  func(rel string) bool
+	refused []string // secret-bearing files with matches, in rg's order
+	lastRef string
 }
 
 func newGrepCollector(limit, ctx, maxCount int, maxBytes int64) *grepCollector {
@@ -95,6 +100,11 @@ func (c *grepCollector) read(r io.Reader) error {
 			return err
 		}
 		path = bytes.TrimPrefix(path[:len(path)-1], []byte("./"))
+		drop := c.secret != nil && c.secret(string(path))
+		if drop && string(path) != c.lastRef {
+			c.lastRef = string(path)
+			c.refused = append(c.refused, c.lastRef)
+		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long := append([]byte(nil), line[:min(len(line), maxKeptLine)]...)
@@ -113,7 +123,9 @@ func (c *grepCollector) read(r io.Reader) error {
 		if !ok {
 			return fmt.Errorf("rg output: unexpected line %.80q", line)
 		}
-		c.handle(path, n, match, text)
+		if !drop {
+			c.handle(path, n, match, text)
+		}
 		if err != nil {
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/safefs"
 )
 
@@ -71,6 +72,14 @@ type Options struct {
 	// another name (grep and glob skip it by the .gitignore relay writes
 	// there).
 	Private []string
+	// SecretFiles decides which files are secret-bearing (internal/egress):
+	// read refuses them with a message naming the file, the pattern and the
+	// setting that allows it, and grep does not search them (rg excludes
+	// FilePolicy.ExcludeGlobs; a path check drops the rest). glob still
+	// lists them: a name is not a secret, and a model that sees .env listed
+	// learns from read why it cannot open it. Nil means
+	// egress.DefaultSecretFiles.
+	SecretFiles *egress.FilePolicy
 	// Graph answers the graph tool; nil means no index exists yet.
 	Graph graphdb.Reader
 	// RgPath and FdPath override the programs found in PATH (rg; fd or fdfind).
@@ -125,6 +134,7 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	o.Private = private
+	o.SecretFiles = egress.PolicyOrDefault(o.SecretFiles)
 	if o.root == nil || o.root.Dir() != real {
 		if o.root, err = safefs.OpenRoot(real); err != nil {
 			return o, fmt.Errorf("tools: %w", err)

@@ -96,6 +96,9 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 		if d := t.opts.privateOf(rel); d != "" {
 			return Errorf("%s", privateText(displayPath(rel), d)), nil
 		}
+		if err := t.opts.SecretFiles.Check(rel); err != nil {
+			return Errorf("%v", err), nil
+		}
 	}
 	f, fi, err := t.opts.root.Open(file)
 	if err != nil {
@@ -105,6 +108,9 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 	rel, _ := t.opts.root.Rel(file) // cannot fail once Open succeeded
 	if d := t.privateTarget(rel); d != "" {
 		return Errorf("%s", privateText(displayPath(rel), d)), nil
+	}
+	if err := t.secretTarget(rel); err != nil {
+		return Errorf("%v", err), nil
 	}
 	if fi.IsDir() {
 		return t.dir(f, rel), nil
@@ -139,6 +145,22 @@ func (t *Read) privateTarget(rel string) string {
 		return ""
 	}
 	return t.opts.privateOf(filepath.ToSlash(r))
+}
+
+// secretTarget refuses a secret-bearing file by its name and, through a
+// symbolic link (notes.txt -> .env), by its target's.
+func (t *Read) secretTarget(rel string) error {
+	if err := t.opts.SecretFiles.Check(rel); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(t.opts.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.Rel(t.opts.Root, real); err == nil {
+		return t.opts.SecretFiles.Check(filepath.ToSlash(r))
+	}
+	return nil
 }
 
 // argPath undoes the quoting glob and grep use for odd file names

@@ -81,8 +81,10 @@ func (a *asker) answer(ctx context.Context, q string) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(a.g.stdout, res.markdown)
-		return err
+		if _, err = fmt.Fprintln(a.g.stdout, res.markdown); err != nil {
+			return err
+		}
+		return flushOut(a.g.stdout)
 	}
 	ans, err := a.sess.runner.Ask(ctx, q)
 	err = a.sess.explain(err)
@@ -90,6 +92,9 @@ func (a *asker) answer(ctx context.Context, q string) error {
 		return err
 	}
 	if _, err := fmt.Fprintln(a.g.stdout, ans.Markdown); err != nil {
+		return err
+	}
+	if err := flushOut(a.g.stdout); err != nil {
 		return err
 	}
 	writeUsage(a.g.stderr, ans.Usage, ans.Transcript, ans.Stopped, ans.Duration)
@@ -175,7 +180,7 @@ func (a *asker) lineReader() (func() (string, error), func(), error) {
 			HistoryFile:     hist,
 			InterruptPrompt: "^C",
 			EOFPrompt:       "exit",
-			Stdout:          a.g.stdout,
+			Stdout:          terminal(a.g.stdout),
 			Stderr:          a.g.stderr,
 		})
 		if err != nil {

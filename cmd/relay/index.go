@@ -215,7 +215,7 @@ func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store
 	if err != nil {
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
 	}
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols})
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols, SecretFiles: g.secrets})
 	if err != nil {
 		if ctx.Err() != nil {
 			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the previous search index is intact")

@@ -50,7 +50,11 @@ func trackerFromEnv(g *globals, source string) (tracker.Tracker, error) {
 		if u, err := url.Parse(base); err == nil && strings.EqualFold(u.Host, "api.github.com") {
 			base = "" // what GitHub Actions sets on github.com
 		}
-		return github.New(github.Options{Token: tok, BaseURL: base})
+		t, err := github.New(github.Options{Token: tok, BaseURL: base})
+		if err != nil {
+			return nil, err
+		}
+		return tracker.Filtered(t, nil), nil // --post passes the egress filter
 	case tracker.Jira:
 		base := env("JIRA_URL")
 		if base == "" {
@@ -60,7 +64,11 @@ func trackerFromEnv(g *globals, source string) (tracker.Tracker, error) {
 		if err != nil {
 			return nil, err
 		}
-		return jira.New(jira.Options{BaseURL: base, Cloud: cloud, Email: env("JIRA_EMAIL"), APIToken: env("JIRA_API_TOKEN"), PAT: env("JIRA_PAT")})
+		t, err := jira.New(jira.Options{BaseURL: base, Cloud: cloud, Email: env("JIRA_EMAIL"), APIToken: env("JIRA_API_TOKEN"), PAT: env("JIRA_PAT")})
+		if err != nil {
+			return nil, err
+		}
+		return tracker.Filtered(t, nil), nil
 	}
 	return nil, fmt.Errorf("no tracker for source %q", source)
 }

@@ -171,7 +171,8 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 		s.Close()
 		return nil, err
 	}
-	client := agent.NewRetryClient(agent.NewOpenAIClient(baseURL, apiKey, s.http), agent.RetryOptions{MaxAttempts: f.retries, Log: g.log})
+	// Every request passes the egress filter before it is sent (or retried).
+	client := agent.NewEgressClient(agent.NewRetryClient(agent.NewOpenAIClient(baseURL, apiKey, s.http), agent.RetryOptions{MaxAttempts: f.retries, Log: g.log}), nil)
 	runsDir, err := f.runsDir(g, root)
 	if err != nil {
 		s.Close()
@@ -242,7 +243,7 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 			return nil, err
 		}
 	}
-	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root)})
+	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets})
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 	if err != nil {
 		return nil, err
 	}
-	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log})
+	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log, SecretFiles: g.secrets})
 	switch {
 	case err == nil:
 		reg.Add(tools.NewSearch(srch))

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -26,7 +27,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/index"
-	"github.com/relayhq/relay/internal/redact"
+	"github.com/relayhq/relay/internal/egress"
 )
 
 // globals are the flags every sub-command shares.
@@ -40,6 +41,13 @@ type globals struct {
 	stdin    io.Reader
 	log      *slog.Logger
 	getenv   func(string) string
+
+	// secretFiles / allowSecretFiles extend and exempt the list of
+	// secret-bearing files (flags --secret-files and --allow-secret-files,
+	// env RELAY_SECRET_FILES and RELAY_ALLOW_SECRET_FILES); secrets is
+	// the policy setup builds from them (internal/egress).
+	secretFiles, allowSecretFiles []string
+	secrets                       *egress.FilePolicy
 
 	offlineOnce sync.Once
 	offline     *offlineState // the offline pipeline, opened on first use
@@ -70,7 +78,9 @@ func main() {
 // run executes one relay invocation and returns the exit status: 0 success,
 // 1 failure, 2 usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	out := &outWriter{w: stdout}
+	// Everything relay prints on stdout passes the egress filter.
+	red := egress.NewWriter(stdout, nil)
+	out := &outWriter{w: red, raw: stdout}
 	g := &globals{stdout: out, stderr: stderr, stdin: stdin, getenv: getenv}
 	root := newRoot(g)
 	root.SetArgs(args)
@@ -79,6 +89,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	g.closeOffline()
+	if ferr := red.Flush(); ferr != nil {
+		out.note(ferr)
+	}
 	if err == nil {
 		err = out.failed()
 	}
@@ -87,7 +100,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	// The last line of defence for secrets in URLs: whatever error reaches
 	// the user is redacted, whoever built it.
-	fmt.Fprintf(stderr, "relay: %s\n", redact.Text(err.Error()))
+	fmt.Fprintf(stderr, "relay: %s\n", egress.Default().String(err.Error()))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -113,6 +126,8 @@ func newRoot(g *globals) *cobra.Command {
 	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay); relay's other files (search index, review feedback, transcripts, REPL history) go there too")
 	pf.StringVar(&g.state, "state", "", "directory for the search index, review feedback, transcripts and REPL history (env RELAY_STATE; default the embedded store's directory, or <repo>/.relay with an arangodb:// store)")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (env RELAY_LOG; default warn)")
+	pf.StringSliceVar(&g.secretFiles, "secret-files", nil, "more secret-bearing files, .gitignore patterns, comma-separated: not indexed, refused by the tools (env RELAY_SECRET_FILES; added to the default list, see README)")
+	pf.StringSliceVar(&g.allowSecretFiles, "allow-secret-files", nil, "secret-bearing files to index and read anyway, .gitignore patterns, comma-separated (env RELAY_ALLOW_SECRET_FILES)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 	})
@@ -173,12 +188,41 @@ func (g *globals) setup() error {
 	default:
 		return usageErr(fmt.Errorf("unknown --log-level %q (want debug, info, warn or error)", g.logLevel))
 	}
+	if err := g.setupSecretFiles(); err != nil {
+		return err
+	}
 	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewJSONHandler(g.stderr, opts)
 	if f, ok := g.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		h = slog.NewTextHandler(g.stderr, opts)
 	}
-	g.log = slog.New(redact.Handler(h))
+	// Log lines pass the egress filter (URL credentials included).
+	g.log = slog.New(egress.Handler(h, nil))
+	return nil
+}
+
+// setupSecretFiles builds the secret-bearing file policy from the flags,
+// or the environment when a flag is not given.
+func (g *globals) setupSecretFiles() error {
+	list := func(flag []string, env string) []string {
+		if len(flag) > 0 {
+			return flag
+		}
+		var out []string
+		for _, s := range strings.Split(g.getenv(env), ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	g.secretFiles = list(g.secretFiles, "RELAY_SECRET_FILES")
+	g.allowSecretFiles = list(g.allowSecretFiles, "RELAY_ALLOW_SECRET_FILES")
+	p, err := egress.NewFilePolicy(nil, g.secretFiles, g.allowSecretFiles)
+	if err != nil {
+		return usageErr(fmt.Errorf("--secret-files / --allow-secret-files: %w", err))
+	}
+	g.secrets = p
 	return nil
 }
 
@@ -207,7 +251,8 @@ func (g *globals) repoRoot() (string, error) {
 // fails with exit status 1 instead of 0 with the answer lost. (A closed
 // pipe still ends relay with SIGPIPE, as for any Unix filter.)
 type outWriter struct {
-	w   io.Writer
+	w   io.Writer // the redacting writer over raw
+	raw io.Writer // the process's stdout
 	mu  sync.Mutex
 	err error
 }
@@ -215,13 +260,41 @@ type outWriter struct {
 func (o *outWriter) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
 	if err != nil {
-		o.mu.Lock()
-		if o.err == nil {
-			o.err = err
-		}
-		o.mu.Unlock()
+		o.note(err)
 	}
 	return n, err
+}
+
+func (o *outWriter) note(err error) {
+	o.mu.Lock()
+	if o.err == nil {
+		o.err = err
+	}
+	o.mu.Unlock()
+}
+
+// flushOut writes out what the egress filter holds back of w (a line not
+// yet ended, a private-key block not yet closed): at the end of each
+// answer of the REPL.
+func flushOut(w io.Writer) error {
+	if o, ok := w.(*outWriter); ok {
+		if f, ok := o.w.(interface{ Flush() error }); ok {
+			if err := f.Flush(); err != nil {
+				o.note(err)
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// terminal returns w's underlying stdout for a line editor, which draws
+// its prompt and echo itself (what a person types is not relay's output).
+func terminal(w io.Writer) io.Writer {
+	if o, ok := w.(*outWriter); ok {
+		return o.raw
+	}
+	return w
 }
 
 // failed returns the first write error, for the exit status.
@@ -243,10 +316,7 @@ func printJSON(w io.Writer, v any) error {
 
 // isTerminal reports whether w is an interactive terminal.
 func isTerminal(w io.Writer) bool {
-	if o, ok := w.(*outWriter); ok {
-		w = o.w
-	}
-	f, ok := w.(*os.File)
+	f, ok := terminal(w).(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
 }
 

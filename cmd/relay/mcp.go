@@ -63,7 +63,7 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root)}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets}
 			graph, err := newMCPGraph(cmd.Context(), g, root, opts)
 			if err != nil {
 				return err
@@ -75,7 +75,10 @@ Example client configuration:
 			}
 			srv := mcpserver.New(reg, mcpserver.Options{Logger: g.log, Root: root, MaxConcurrent: maxConcurrent})
 			g.log.Info("mcp server ready", "repo", root, "tools", reg.Names(), "graph", graph.status())
-			t := &mcpserver.Transport{In: g.stdin, Out: g.stdout, Logger: g.log, MaxPendingCalls: maxPending, MaxPendingBytes: maxPendingMB << 20}
+			// The raw stdout: mcpserver passes every answer through the
+			// egress filter itself, and JSON-RPC frames must not wait
+			// for the line-holding writer.
+			t := &mcpserver.Transport{In: g.stdin, Out: terminal(g.stdout), Logger: g.log, MaxPendingCalls: maxPending, MaxPendingBytes: maxPendingMB << 20}
 			if err := mcpserver.Serve(cmd.Context(), srv, t); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}

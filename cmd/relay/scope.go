@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/tracker"
 )
 
@@ -215,8 +216,10 @@ func writeOutput(g *globals, path, body string) error {
 }
 
 // writeFileAtomic writes through a temporary file and a rename, so a reader
-// (or a resumed batch) never sees a half-written report.
+// (or a resumed batch) never sees a half-written report. Like stdout, the
+// file gets the text through the egress filter.
 func writeFileAtomic(path string, b []byte) error {
+	b = []byte(egress.Default().String(string(b)))
 	tmp, err := tempBeside(path, ".tmp")
 	if err != nil {
 		return err

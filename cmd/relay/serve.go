@@ -103,6 +103,12 @@ func loadServeConfig(g *globals, f serveFlags) (*serve.Config, error) {
 // runServe wires the trackers, the pipeline and the queue, and runs until
 // ctx ends (SIGTERM, interrupt).
 func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) error {
+	// relay.yaml's secret_files, with the command line's patterns added.
+	secrets, err := cfg.SecretFiles.Policy(g.secretFiles, g.allowSecretFiles)
+	if err != nil {
+		return fmt.Errorf("secret_files: %w", err)
+	}
+	g.secrets = secrets
 	trackers, parsers, err := newServeTrackers(cfg, g.getenv)
 	if err != nil {
 		return err

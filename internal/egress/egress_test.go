@@ -2,6 +2,8 @@ package egress
 
 import (
 	"errors"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,5 +132,35 @@ func TestFilePolicy(t *testing.T) {
 	}
 	if _, err := NewFilePolicy(nil, []string{"[bad"}, nil); err == nil {
 		t.Fatal("a malformed pattern was accepted")
+	}
+}
+
+// TestExcludeGlobsAgreeWithMatch: a file whose name an exclusion glob
+// matches must be secret-bearing by Match too, or rg would hide a file the
+// policy lets through.
+func TestExcludeGlobsAgreeWithMatch(t *testing.T) {
+	paths := []string{".env", ".env.example", "a/.env.sample", "x.env", "x.env.example", "deploy/id_rsa", "deploy/id_rsa.pub",
+		"certs/a.pem", "deploy/test.pem", "config/credentials.yml", "credentials/readme.md", "credentials/x/y.go",
+		".npmrc", "k.kubeconfig", "terraform.tfstate", "terraform.tfstate.backup", "secrets.yml", "main.go", "docs/env.md"}
+	for _, allow := range [][]string{nil, {"deploy/*.pem"}, {"config/credentials.yml", "credentials/readme.md"}, {".env"}} {
+		p, err := NewFilePolicy(nil, []string{"conf/*.secret", "*.vault"}, allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		globs := p.ExcludeGlobs()
+		if allow == nil && (!slices.Contains(globs, ".env") || !slices.Contains(globs, "*.pem") || slices.Contains(globs, ".env.*") || slices.Contains(globs, "id_rsa*")) {
+			t.Errorf("default exclusions %v", globs)
+		}
+		for _, rel := range paths {
+			for _, g := range globs {
+				for _, seg := range strings.Split(rel, "/") {
+					if ok, _ := path.Match(g, seg); ok {
+						if _, secret := p.Match(rel); !secret {
+							t.Errorf("allow %v: glob %q hides %s, which the policy lets through", allow, g, rel)
+						}
+					}
+				}
+			}
+		}
 	}
 }

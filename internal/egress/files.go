@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -41,7 +43,9 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%s is a secret-bearing file (pattern %q); relay does not read or index such files", e.Path, e.Pattern)
+	return fmt.Sprintf("%s is a secret-bearing file (it matches %q in relay's list of secret files); relay does not read, search or index such files. "+
+		"An operator who wants it read allows it with --allow-secret-files %q (env RELAY_ALLOW_SECRET_FILES) or secret_files.allow in the bot's relay.yaml",
+		e.Path, e.Pattern, e.Path)
 }
 
 // Unwrap returns [ErrSecretFile].
@@ -53,6 +57,7 @@ type FilePolicy struct {
 	deny    []gitignore.Pattern
 	allow   []gitignore.Pattern
 	sources []string // the text of deny, for messages
+	allowed []string // the text of allow
 }
 
 // NewFilePolicy builds a policy from patterns in .gitignore syntax: deny
@@ -85,6 +90,7 @@ func NewFilePolicy(deny, extra, allow []string) (*FilePolicy, error) {
 			return nil, err
 		}
 		p.allow = append(p.allow, gitignore.ParsePattern(s, nil))
+		p.allowed = append(p.allowed, s)
 	}
 	return p, nil
 }
@@ -140,4 +146,82 @@ func splitPath(rel string) []string {
 		}
 	}
 	return parts
+}
+
+var defaultFiles = sync.OnceValue(func() *FilePolicy {
+	p, err := NewFilePolicy(nil, nil, nil)
+	if err != nil {
+		panic(err) // DefaultSecretFiles is tested
+	}
+	return p
+})
+
+// DefaultFilePolicy returns the policy of [DefaultSecretFiles] alone; it
+// needs no secret scanner, so the file walks that only decide what to skip
+// use it without compiling gitleaks' rules.
+func DefaultFilePolicy() *FilePolicy { return defaultFiles() }
+
+// PolicyOrDefault returns p, or [DefaultFilePolicy] when p is nil: a
+// caller that configured nothing gets the default list, never no list.
+func PolicyOrDefault(p *FilePolicy) *FilePolicy {
+	if p == nil {
+		return DefaultFilePolicy()
+	}
+	return p
+}
+
+// ExcludeGlobs returns the deny patterns that can be handed to a search
+// program as plain exclusions (rg --glob '!P'), so it does not open the
+// files at all: those that no exemption (a "!" pattern of the list, an
+// allow pattern) can overlap. The others are left to a path check with
+// Match on each result; rg's globs cannot re-include, because a glob
+// without "!" turns rg's globs into a whitelist.
+//
+// DESIGN: a pattern P without "/" excludes every file or folder whose name
+// matches P. It is kept only when no segment of any exemption can name the
+// same file: a literal segment must not match P, and for two globs the
+// literal text before their first "*" and after their last "*" must rule
+// out a common name (one is not a prefix, resp. suffix, of the other).
+// Patterns with "/", "?", "[" or "{" are never handed over.
+func (p *FilePolicy) ExcludeGlobs() []string {
+	if p == nil {
+		return nil
+	}
+	var exempt []string
+	for _, s := range p.sources {
+		if e, ok := strings.CutPrefix(s, "!"); ok {
+			exempt = append(exempt, splitPath(e)...)
+		}
+	}
+	for _, s := range p.allowed {
+		exempt = append(exempt, splitPath(s)...)
+	}
+	var out []string
+	for _, s := range p.sources {
+		if strings.HasPrefix(s, "!") || strings.ContainsAny(s, "/?[{\\") {
+			continue
+		}
+		if !slices.ContainsFunc(exempt, func(e string) bool { return globsOverlap(s, e) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// globsOverlap reports whether a file name could match both a and b (file
+// name globs where only "*" is special; anything else counts as overlap).
+func globsOverlap(a, b string) bool {
+	if strings.ContainsAny(b, "?[{\\") || strings.Contains(b, "**") {
+		return true
+	}
+	if !strings.Contains(a, "*") || !strings.Contains(b, "*") {
+		ma, _ := path.Match(a, b)
+		mb, _ := path.Match(b, a)
+		return ma || mb
+	}
+	pa, pb := a[:strings.Index(a, "*")], b[:strings.Index(b, "*")]
+	sa, sb := a[strings.LastIndex(a, "*")+1:], b[strings.LastIndex(b, "*")+1:]
+	prefixes := strings.HasPrefix(pa, pb) || strings.HasPrefix(pb, pa)
+	suffixes := strings.HasSuffix(sa, sb) || strings.HasSuffix(sb, sa)
+	return prefixes && suffixes
 }

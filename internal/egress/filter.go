@@ -1,8 +1,10 @@
 package egress
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/relayhq/relay/internal/redact"
 )
@@ -114,6 +117,10 @@ func (f *Filter) Redact(s string) Result {
 	}
 	if f != nil {
 		res = f.redactFindings(s)
+		if t, n := cutOpenKeys(res.Text); n > 0 {
+			res.Text = t
+			res.add("private-key", n)
+		}
 	}
 	if t := redact.Text(res.Text); t != res.Text {
 		n := strings.Count(t, redact.Mask) - strings.Count(res.Text, redact.Mask)
@@ -150,7 +157,15 @@ func (r *Result) add(rule string, n int) {
 // secret inside a longer one does not leave the rest behind.
 func (f *Filter) redactFindings(s string) Result {
 	res := Result{Text: s}
-	findings := f.det.DetectString(s)
+	var findings []report.Finding
+	for _, c := range chunks(s, chunkSize) {
+		findings = append(findings, f.det.DetectString(c)...)
+		if quoted(c) {
+			for _, u := range chunks(unescape(c), chunkSize) {
+				findings = append(findings, f.det.DetectString(u)...)
+			}
+		}
+	}
 	if len(findings) == 0 {
 		return res
 	}
@@ -158,16 +173,22 @@ func (f *Filter) redactFindings(s string) Result {
 	var rs []repl
 	seen := map[string]bool{}
 	for _, fd := range findings {
-		v := fd.Secret
-		if v == "" || !strings.Contains(s, v) {
-			v = fd.Match
+		for _, v := range []string{fd.Secret, fd.Match} {
+			// A value cut from JSON-escaped text may end in the backslash
+			// of an escape (\" or \n); removing it would break the JSON.
+			v = strings.TrimRight(strings.TrimSpace(v), `\`)
+			if !strings.Contains(s, v) {
+				v = escape(v) // found in the unescaped view
+			}
+			if len(v) < 4 || !strings.Contains(s, v) {
+				continue
+			}
+			if !seen[v] {
+				seen[v] = true
+				rs = append(rs, repl{v, fd.RuleID})
+			}
+			break
 		}
-		v = strings.TrimSpace(v)
-		if len(v) < 4 || seen[v] || !strings.Contains(s, v) {
-			continue
-		}
-		seen[v] = true
-		rs = append(rs, repl{v, fd.RuleID})
 	}
 	sort.Slice(rs, func(i, j int) bool {
 		if len(rs[i].value) != len(rs[j].value) {
@@ -197,3 +218,169 @@ func (f *Filter) Stats() (perRule map[string]int64, total int64) {
 	defer f.mu.Unlock()
 	return maps.Clone(f.counts), f.total.Load()
 }
+
+// chunkSize is the text gitleaks scans at once (see chunks).
+var chunkSize = 4 << 10 // a variable for the benchmark that compares whole texts
+
+// chunks cuts s into pieces of about size bytes at line ends, never inside
+// a PEM block ("-----BEGIN" … "-----END"), so no finding is cut in two.
+//
+// DESIGN: gitleaks runs a rule's regular expression over the whole text
+// it is given once any of the rule's keywords occurs anywhere in it; on
+// 1 MB of source nearly every keyword occurs somewhere, so whole texts
+// cost about 1.2 s per MB. Lines are the unit of every rule but the
+// private-key one, so scanning a few KB at a time confines each regular
+// expression to the pieces that hold its keyword (BENCHMARKS.md).
+func chunks(s string, size int) []string {
+	if len(s) <= size {
+		return []string{s}
+	}
+	var out []string
+	for len(s) > 0 {
+		if len(s) <= size {
+			out = append(out, s)
+			break
+		}
+		cut := strings.IndexByte(s[size:], '\n')
+		if cut < 0 {
+			out = append(out, s)
+			break
+		}
+		cut += size + 1
+		head := s[:cut]
+		if b := strings.LastIndex(head, "-----BEGIN"); b >= 0 && !strings.Contains(head[b:], "-----END") {
+			if e := strings.Index(s[cut:], "-----END"); e >= 0 && e < maxHeld {
+				end := cut + e
+				if nl := strings.IndexByte(s[end:], '\n'); nl >= 0 {
+					cut = end + nl + 1
+				} else {
+					cut = len(s)
+				}
+			}
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return out
+}
+
+// quoted reports whether c reads as text quoted inside JSON strings: more
+// escaped newlines and quotes than real newlines. Source code, whose string
+// literals hold a few escapes, is not scanned twice for them.
+func quoted(c string) bool {
+	esc := strings.Count(c, `\n`) + strings.Count(c, `\"`)
+	return esc > 0 && esc >= strings.Count(c, "\n")
+}
+
+// unescape returns s with the escapes of a JSON or Go string undone
+// (\" \n \t \\), so a secret quoted inside JSON (a tool call's
+// arguments, relay's --json output) is seen as the rules expect it: the
+// generic rules look for an assignment followed by a quote, and a private
+// key for its lines.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return jsonUnescaper.Replace(s)
+}
+
+var jsonUnescaper = strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\t`, "\t", `\r`, "\r", `\\`, `\`, `\/`, "/")
+
+// escape is the inverse of unescape for a value found in the unescaped
+// view, to find it in the original text.
+func escape(v string) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(b), `"`), `"`)
+}
+
+// cutOpenKeys redacts what is left of private keys that gitleaks cannot
+// see: its rule needs both the BEGIN and the END line, so the top of a key
+// (a read that stops early) or its tail (grep's context lines before the
+// END line) would pass. From a "-----BEGIN … PRIVATE KEY-----" marker
+// forwards, and from an "-----END … PRIVATE KEY-----" marker backwards,
+// the marker becomes "[redacted: private-key]" and the base64 at the end
+// of each adjacent line goes; a prefix such as grep's "path-12-" stays,
+// a line that held only key material is dropped. This supplements the
+// rules for partial text rather than replacing them, so it is these few
+// lines and not a rule list.
+func cutOpenKeys(s string) (string, int) {
+	if !strings.Contains(s, "PRIVATE KEY-----") {
+		return s, 0
+	}
+	lines := strings.SplitAfter(s, "\n")
+	drop := make([]bool, len(lines))
+	n := 0
+	body := func(j int) bool {
+		prefix, ok := keyBody(lines[j])
+		if !ok {
+			return false
+		}
+		if strings.TrimSpace(prefix) == "" {
+			drop[j] = true
+		} else {
+			lines[j] = prefix + "…\n"
+		}
+		return true
+	}
+	for i := range lines {
+		m := keyMarkerRE.FindStringIndex(lines[i])
+		if m == nil {
+			continue
+		}
+		begin := strings.HasPrefix(lines[i][m[0]:], "-----BEGIN")
+		lines[i] = lines[i][:m[0]] + "[redacted: private-key]" + lines[i][m[1]:]
+		n++
+		if begin {
+			for j := i + 1; j < len(lines); j++ {
+				if e := keyMarkerRE.FindStringIndex(lines[j]); e != nil && strings.HasPrefix(lines[j][e[0]:], "-----END") {
+					lines[j] = lines[j][:e[0]] + lines[j][e[1]:]
+					if strings.TrimSpace(lines[j]) == "" {
+						drop[j] = true
+					}
+					break
+				}
+				if !body(j) {
+					break
+				}
+			}
+			continue
+		}
+		for j := i - 1; j >= 0 && !drop[j] && body(j); j-- {
+		}
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if !drop[i] {
+			b.WriteString(l)
+		}
+	}
+	return b.String(), n
+}
+
+// keyMarkerRE finds a PEM private key's BEGIN or END marker.
+var keyMarkerRE = regexp.MustCompile(`-----(?:BEGIN|END) [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+
+// keyBody reports whether line ends in key material (16 or more base64
+// characters, or a PEM header such as Proc-Type), and returns what comes
+// before it.
+func keyBody(line string) (prefix string, ok bool) {
+	t := strings.TrimRight(line, " \t\r\n\"'`,+;")
+	for _, h := range []string{"Proc-Type:", "DEK-Info:"} {
+		if i := strings.Index(t, h); i >= 0 {
+			return t[:i], true
+		}
+	}
+	i := len(t)
+	for i > 0 && strings.IndexByte(base64Chars, t[i-1]) >= 0 {
+		i--
+	}
+	if len(t)-i < 16 {
+		return "", false
+	}
+	return t[:i], true
+}
+
+const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="

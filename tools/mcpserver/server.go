@@ -37,6 +37,7 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/tools"
 )
 
@@ -156,7 +157,10 @@ func (h *handlers) handler(t tools.Tool) mcp.ToolHandler {
 	}
 }
 
+// textResult is a tool's answer to the client, its secrets redacted
+// (internal/egress): an MCP client forwards what it gets to its own model.
 func textResult(text string, isError bool) *mcp.CallToolResult {
+	text = egress.Default().String(text)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
 }
 

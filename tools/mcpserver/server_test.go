@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/relayhq/relay/internal/egress/egresstest"
 	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tools"
 )
@@ -259,5 +260,39 @@ func TestServerRedactsErrorResults(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestServerRedactsSecrets reads and greps the canary repository over MCP:
+// the values in its source (a token in a Go constant, keys in YAML) are
+// redacted, and its secret-bearing files are refused.
+func TestServerRedactsSecrets(t *testing.T) {
+	needTools(t)
+	root := egresstest.Repo(t)
+	reg, err := tools.Default(tools.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, reg)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read", map[string]any{"file": "internal/sms/token.go"}},
+		{"read", map[string]any{"file": "config/app.yml"}},
+		{"read", map[string]any{"file": ".env"}},
+		{"grep", map[string]any{"pattern": "(?i)token|key|password|secret"}},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := text(t, res)
+		if leaks := egresstest.Leaks(got); len(leaks) > 0 {
+			t.Errorf("%s %v leaked %v:\n%s", c.tool, c.args, leaks, got)
+		}
+		if c.tool == "read" && c.args["file"] != ".env" && !strings.Contains(got, "[redacted: ") {
+			t.Errorf("%s %v: nothing redacted:\n%s", c.tool, c.args, got)
+		}
 	}
 }
