@@ -47,7 +47,7 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	report, err := publishable(g.log, root, rep.Markdown())
+	report, err := publishable(g.log, g.secrets, root, rep.Markdown())
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
 	}

@@ -124,7 +124,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		return err
 	}
 	// What relay shows and posts is the report made safe to publish.
-	if s.Markdown, err = publishable(g.log, root, s.Markdown); err != nil {
+	if s.Markdown, err = publishable(g.log, g.secrets, root, s.Markdown); err != nil {
 		return err
 	}
 	body := s.Markdown + "\n"

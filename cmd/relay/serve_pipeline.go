@@ -12,6 +12,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/publish"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/serve"
@@ -58,8 +59,8 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 // HTML, images, unsafe links or live mentions); what was cut and redacted
 // is logged. The bot and `relay scope` publish only through it, so the two
 // post the same body.
-func publishable(log *slog.Logger, root, md string) (string, error) {
-	res, err := publish.Report(md, publish.Options{Root: root})
+func publishable(log *slog.Logger, files *egress.FilePolicy, root, md string) (string, error) {
+	res, err := publish.Report(md, publish.Options{Root: root, Files: files})
 	if err != nil {
 		return "", fmt.Errorf("check the report before publishing it: %w", err)
 	}
@@ -123,7 +124,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 			return serve.IndexStats{}, fmt.Errorf("prepare the traversal index: %w", err)
 		}
 	}
-	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log})
+	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log, SecretFiles: x.g.secrets})
 	if err != nil {
 		return serve.IndexStats{}, fmt.Errorf("build the search index: %w", err)
 	}
@@ -150,7 +151,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		return serve.Report{}, err
 	}
 	if !s.m.Configured() {
-		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log})
+		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log, SecretFiles: s.g.secrets})
 		if err != nil {
 			return serve.Report{}, err
 		}
@@ -162,7 +163,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
-		md, err := publishable(in.Log, in.Root, rep.Markdown())
+		md, err := publishable(in.Log, s.g.secrets, in.Root, rep.Markdown())
 		if err != nil {
 			return serve.Report{}, err
 		}
@@ -184,7 +185,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	if err = sess.explain(err); err != nil {
 		return serve.Report{}, err
 	}
-	md, err := publishable(in.Log, in.Root, sc.Markdown)
+	md, err := publishable(in.Log, s.g.secrets, in.Root, sc.Markdown)
 	if err != nil {
 		return serve.Report{}, err
 	}

@@ -20,6 +20,9 @@ type Options struct {
 	// Filter redacts secrets by their format and holds the secret-bearing
 	// file policy; nil means egress.Default().
 	Filter *egress.Filter
+	// Files is the secret-bearing file policy when it differs from the
+	// filter's (an operator's settings); nil means Filter.Files().
+	Files *egress.FilePolicy
 	// Root is the checkout the report was written from; the values of its
 	// secret-bearing files are never published. "" skips that step.
 	Root string
@@ -54,6 +57,10 @@ func Report(md string, o Options) (Result, error) {
 	if f == nil {
 		f = egress.Default()
 	}
+	files := o.Files
+	if files == nil {
+		files = f.Files()
+	}
 	res := Result{Redacted: map[string]int{}}
 	if len(md) > MaxBytes {
 		cut := strings.LastIndexByte(md[:MaxBytes], '\n')
@@ -69,13 +76,13 @@ func Report(md string, o Options) (Result, error) {
 		md = md[:cut]
 		res.Notes = append(res.Notes, fmt.Sprintf("The report was longer than %d KiB; the rest was cut.", MaxBytes>>10))
 	}
-	if cut, file := quoteCut(md, f.Files()); cut >= 0 {
+	if cut, file := quoteCut(md, files); cut >= 0 {
 		md, res.CutAt = strings.TrimRight(md[:cut], "\n "), file
 		res.Notes = append(res.Notes, fmt.Sprintf("The rest of this report was cut here: it would have quoted `%s`, "+
 			"a secret-bearing file relay does not publish.", strings.ReplaceAll(file, "`", "")))
 	}
 	if o.Root != "" {
-		values, err := SecretValues(o.Root, f.Files())
+		values, err := SecretValues(o.Root, files)
 		if err != nil {
 			return Result{}, err
 		}
