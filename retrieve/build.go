@@ -198,7 +198,12 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		return nil, BuildStats{}, fmt.Errorf("open %s: %w", root, err)
 	}
 	defer fsys.Close()
-	if !opts.Force && persist {
+	force := opts.Force
+	if err := checkStale(dir); err != nil && persist {
+		log.Warn("search index stale: its last update did not finish; rebuilding it", "dir", dir)
+		force = true
+	}
+	if !force && persist {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
 			st.Skipped = notes
 			st.Duration = time.Since(start)
@@ -207,7 +212,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	var old *diskIndex
-	if !opts.Force {
+	if !force {
 		old = previousIndex(dir, log)
 	}
 	log.Debug("search index: files listed", "files", len(paths), "dur", time.Since(start))
@@ -243,18 +248,30 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	if persist {
-		if err := writeIndex(dir, ix); err != nil {
+		if err := persistIndex(dir, root, ix, paths, graphHash, opts.Embedder, start, st, log); err != nil {
 			return nil, BuildStats{}, err
-		}
-		log.Debug("search index: written", "dur", time.Since(start))
-		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-			log.Warn("write retrieval manifest", "err", err)
 		}
 	}
 	st.Skipped = notes
 	st.Duration = time.Since(start)
 	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
 	return ix, st, nil
+}
+
+// persistIndex writes ix and its manifest to dir, marked stale until both
+// are in place (see stale.go).
+func persistIndex(dir, root string, ix *diskIndex, paths []string, graphHash map[string]string, emb Embedder, start time.Time, st BuildStats, log *slog.Logger) error {
+	if err := markStale(dir); err != nil {
+		return err
+	}
+	if err := writeIndex(dir, ix); err != nil {
+		return fmt.Errorf("%w (the previous search index is marked stale; run `relay index` again once the problem is fixed)", err)
+	}
+	log.Debug("search index: written", "dur", time.Since(start))
+	if err := writeManifest(dir, root, paths, graphHash, emb, start, st); err != nil {
+		log.Warn("write retrieval manifest", "err", err)
+	}
+	return clearStale(dir)
 }
 
 // previousIndex reads the index in dir to reuse its chunks, postings and

@@ -94,13 +94,17 @@ var ErrNoIndex = errors.New("no retrieval index")
 // Open loads the retrieval index of the repository at root. graph may be
 // nil. It only reads: the index directory may be read-only. A missing index
 // or one of another format is ErrNoIndex; an index that fails its checks is
-// ErrIndexDamaged, with a message that says to run `relay index`.
+// ErrIndexDamaged, and one whose last update did not finish ErrIndexStale
+// (see stale.go), with a message that says to run `relay index`.
 func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = filepath.Join(root, ".relay")
 	}
 	p := filepath.Join(dir, IndexFile)
+	if err := checkStale(dir); err != nil {
+		return nil, err
+	}
 	ix, err := readIndex(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s; run 'relay index' in the repository first", ErrNoIndex, p)
