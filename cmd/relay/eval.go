@@ -165,7 +165,11 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 	dir := embedded.DefaultDir(root)
 	// A graph this relay cannot read (another schema version, corrupt) is
 	// rebuilt by the store itself, as relay index does.
-	st, err := embedded.Open(dir, embedded.Options{Logger: g.log, Rebuild: true})
+	key, err := g.storeKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := embedded.Open(dir, embedded.Options{Logger: g.log, Rebuild: true, Key: key})
 	if err != nil {
 		return nil, nil, err
 	}

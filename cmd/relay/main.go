@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -40,6 +41,10 @@ type globals struct {
 	stdin    io.Reader
 	log      *slog.Logger
 	getenv   func(string) string
+
+	// trustStore believes an embedded store relay did not write for this
+	// user (flag --trust-store, env RELAY_TRUST_STORE); see storekey.go.
+	trustStore bool
 
 	offlineOnce sync.Once
 	offline     *offlineState // the offline pipeline, opened on first use
@@ -112,6 +117,7 @@ func newRoot(g *globals) *cobra.Command {
 	pf.StringVar(&g.repo, "repo", "", "repository root (env RELAY_REPO; default .)")
 	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay); relay's other files (search index, review feedback, transcripts, REPL history) go there too")
 	pf.StringVar(&g.state, "state", "", "directory for the search index, review feedback, transcripts and REPL history (env RELAY_STATE; default the embedded store's directory, or <repo>/.relay with an arangodb:// store)")
+	pf.BoolVar(&g.trustStore, "trust-store", false, "believe an embedded store relay did not write for this user (one shared on purpose; env RELAY_TRUST_STORE=1); relay index then seals it with this user's key")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (env RELAY_LOG; default warn)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
@@ -159,6 +165,13 @@ func (g *globals) setup() error {
 	}
 	if g.logLevel == "" {
 		g.logLevel = g.getenv("RELAY_LOG")
+	}
+	if v := g.getenv("RELAY_TRUST_STORE"); v != "" && !g.trustStore {
+		trust, err := strconv.ParseBool(v)
+		if err != nil {
+			return usageErr(fmt.Errorf("RELAY_TRUST_STORE=%q: want 1 or 0", v))
+		}
+		g.trustStore = trust
 	}
 	var level slog.Level
 	switch g.logLevel {

@@ -86,7 +86,13 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 type serveIndexer struct{ g *globals }
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
-	st, err := embedded.Open(storeDir, embedded.Options{Logger: x.g.log, Rebuild: true})
+	key, err := x.g.storeKey()
+	if err != nil {
+		return serve.IndexStats{}, err
+	}
+	// The bot's stores are its own, under its state directory (never a
+	// worktree's .relay), and are never trusted without the key's MAC.
+	st, err := embedded.Open(storeDir, embedded.Options{Logger: x.g.log, Rebuild: true, Key: key})
 	if err != nil {
 		return serve.IndexStats{}, err
 	}
@@ -121,7 +127,11 @@ type serveScoper struct {
 
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
 	var graph graphdb.Reader
-	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log})
+	key, err := s.g.storeKey()
+	if err != nil {
+		return serve.Report{}, err
+	}
+	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log, Key: key})
 	switch {
 	case err == nil:
 		defer st.Close()
