@@ -88,7 +88,7 @@ func CheckoutRealIssue(ctx context.Context, set, cache string, ri RealIssue) (st
 	bundle := filepath.Join(set, ri.Bundle)
 	sum, err := fileSHA256(bundle)
 	if err != nil {
-		return "", fmt.Errorf("instance %s: bundle %s is not readable in the set's folder: %w", ri.ID, ri.Bundle, err)
+		return "", fmt.Errorf("instance %s: bundle %s is not in the set's folder or not readable: %w", ri.ID, ri.Bundle, err)
 	}
 	bare := filepath.Join(cache, "git", strings.TrimSuffix(ri.Bundle, ".bundle")+"-"+sum[:16]+".git")
 	if _, err := os.Stat(bare); err != nil {

@@ -37,7 +37,9 @@ func (e *staleError) Error() string {
 	return fmt.Sprintf("the search index at %s is stale: its last update (begun %s) did not finish, so its line numbers may no longer match the files; run `relay index` to rebuild it", e.path, e.since)
 }
 
-func (e *staleError) Is(target error) bool { return target == ErrIndexStale || target == ErrIndexDamaged }
+func (e *staleError) Is(target error) bool {
+	return target == ErrIndexStale || target == ErrIndexDamaged
+}
 
 // checkStale returns a *staleError when dir holds the marker.
 func checkStale(dir string) error {
