@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/graphdb"
 )
 
 // copyStore copies the regular files of src into a new directory (new
@@ -222,5 +226,68 @@ func TestStoreLinkRefused(t *testing.T) {
 				t.Errorf("the link's target was changed: %q", b)
 			}
 		})
+	}
+}
+
+// TestForeignSnapshotIgnored: adjacency snapshots that came with the
+// repository (built from another call graph over the same ids, at the same
+// generation, by another user's relay) are not loaded into this user's
+// store: its queries answer from its own graph.
+func TestForeignSnapshotIgnored(t *testing.T) {
+	key := []byte("the key of this user .............")
+	g := genGraph(40, 4, 3)
+	target := []graphdb.EdgeKind{graphdb.EdgeCalls}
+	dir := t.TempDir()
+	s, err := Open(dir, Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeOwners(t, s, g)
+	if err := s.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Traverse(t.Context(), g.funcs[0], target, graphdb.Inbound, 2, 0)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("Traverse = %d hops, %v", len(want), err)
+	}
+	s.Close()
+
+	other := t.TempDir()
+	o, err := Open(other, Options{Key: []byte("the key of someone else .........")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeOwners(t, o, genGraphSeed(2, 40, 4, 3))
+	if err := o.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	forged, err := o.Traverse(t.Context(), g.funcs[0], target, graphdb.Inbound, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	if cmp.Equal(want, forged) {
+		t.Fatal("the other call graph answers the same: nothing to tell apart")
+	}
+	for _, name := range []string{snapshotName, "adjacency.out.bin", "adjacency.in.bin"} {
+		b, err := os.ReadFile(filepath.Join(other, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(dir, Options{ReadOnly: true, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.Traverse(t.Context(), g.funcs[0], target, graphdb.Inbound, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("callers answered from the foreign snapshot (-own graph +got):\n%s", d)
 	}
 }

@@ -95,6 +95,7 @@ type Store struct {
 	log      *slog.Logger
 	rebuilt  string // what Open with Rebuild did, if anything
 	owner    ownership
+	snap     snapTag // what adjacency snapshots of this store are tagged with
 	// saveSnapshots: the directory is writable, so adjacency snapshots
 	// built here are saved for the next process (readers do it too).
 	saveSnapshots bool
@@ -244,6 +245,11 @@ func open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.snap.ino, err = fileIno(dbPath); err != nil {
+		s.closeDBs()
+		return nil, fmt.Errorf("open graph store %s: %w", dir, err)
+	}
+	s.snap.key = opts.Key
 	s.saveSnapshots = mode != modeImmutable && writable(dir)
 	if err := s.verify(); err != nil {
 		s.closeDBs()
