@@ -52,6 +52,13 @@ type BuildOptions struct {
 	// then takes a file's symbols from it instead of querying the graph
 	// once per file.
 	Symbols *Symbols
+	// Key is this user's store key (see owner.go): Build writes the index's
+	// MAC under it, and a previous index without that MAC is neither
+	// reused nor called up to date but rebuilt. Nil judges nothing.
+	Key []byte
+	// TrustForeign reuses a previous index whatever its MAC (a store
+	// shared on purpose) and gives it Key's MAC.
+	TrustForeign bool
 }
 
 // Symbols collects the nodes a graph indexer writes that the search index
@@ -203,8 +210,16 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		log.Warn("search index stale: its last update did not finish; rebuilding it", "dir", dir)
 		force = true
 	}
+	if err := checkOwner(dir, opts.Key, opts.TrustForeign); err != nil && !errors.Is(err, os.ErrNotExist) && !force {
+		// Not the reader's advice to run relay index: this is it.
+		log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", err)
+		force = true
+	}
 	if !force && persist {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
+			if err := adopt(dir, opts.Key); err != nil {
+				return nil, BuildStats{}, err
+			}
 			st.Skipped = notes
 			st.Duration = time.Since(start)
 			log.Info("retrieval index up to date (manifest)", "files", st.Files, "dur", st.Duration)
@@ -232,6 +247,9 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
 		st.Skipped = notes
 		if persist {
+			if err := adopt(dir, opts.Key); err != nil {
+				return nil, BuildStats{}, err
+			}
 			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 				log.Warn("write retrieval manifest", "err", err)
 			}
@@ -248,7 +266,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	if persist {
-		if err := persistIndex(dir, root, ix, paths, graphHash, opts.Embedder, start, st, log); err != nil {
+		if err := persistIndex(dir, root, ix, paths, graphHash, opts, start, st, log); err != nil {
 			return nil, BuildStats{}, err
 		}
 	}
@@ -258,17 +276,20 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	return ix, st, nil
 }
 
-// persistIndex writes ix and its manifest to dir, marked stale until both
-// are in place (see stale.go).
-func persistIndex(dir, root string, ix *diskIndex, paths []string, graphHash map[string]string, emb Embedder, start time.Time, st BuildStats, log *slog.Logger) error {
+// persistIndex writes ix, its MAC and its manifest to dir, marked stale
+// until all are in place (see stale.go).
+func persistIndex(dir, root string, ix *diskIndex, paths []string, graphHash map[string]string, opts BuildOptions, start time.Time, st BuildStats, log *slog.Logger) error {
 	if err := markStale(dir); err != nil {
 		return err
 	}
 	if err := writeIndex(dir, ix); err != nil {
 		return fmt.Errorf("%w (the previous search index is marked stale; run `relay index` again once the problem is fixed)", err)
 	}
+	if err := writeMAC(dir, opts.Key); err != nil {
+		return err
+	}
 	log.Debug("search index: written", "dur", time.Since(start))
-	if err := writeManifest(dir, root, paths, graphHash, emb, start, st); err != nil {
+	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 		log.Warn("write retrieval manifest", "err", err)
 	}
 	return clearStale(dir)

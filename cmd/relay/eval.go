@@ -181,7 +181,7 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 		st.Close()
 		return nil, nil, err
 	}
-	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Log: g.log}); err != nil {
+	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Log: g.log, Key: key}); err != nil {
 		st.Close()
 		return nil, nil, err
 	}

@@ -204,10 +204,14 @@ func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store
 	if err != nil {
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
 	}
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols})
+	key, trust, err := g.ownerOptions()
+	if err != nil {
+		return retrieve.BuildStats{}, err
+	}
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols, Key: key, TrustForeign: trust})
 	if err != nil {
 		if ctx.Err() != nil {
-			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the previous search index is intact")
+			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the previous search index is intact but may be behind it (run relay index again)")
 		}
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
 	}

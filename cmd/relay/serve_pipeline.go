@@ -110,7 +110,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 			return serve.IndexStats{}, fmt.Errorf("prepare the traversal index: %w", err)
 		}
 	}
-	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log})
+	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log, Key: key})
 	if err != nil {
 		return serve.IndexStats{}, fmt.Errorf("build the search index: %w", err)
 	}
@@ -141,7 +141,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		return serve.Report{}, err
 	}
 	if !s.m.Configured() {
-		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log})
+		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log, Key: key})
 		if err != nil {
 			return serve.Report{}, err
 		}

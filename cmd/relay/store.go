@@ -42,7 +42,7 @@ func (g *globals) storeDir(root string) (string, error) {
 // relayNames are files and folders relay writes into its store and state
 // directories; a directory holding one of them is relay's.
 var relayNames = []string{
-	"graph.db", "graph.seal", "write.lock", "adjacency.bin", "retrieve.idx", "retrieve.manifest",
+	"graph.db", "graph.seal", "write.lock", "adjacency.bin", "retrieve.idx", "retrieve.manifest", "retrieve.mac", "retrieve.stale",
 	"feedback.jsonl", "runs", "history",
 }
 
