@@ -210,12 +210,8 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		log.Warn("search index stale: its last update did not finish; rebuilding it", "dir", dir)
 		force = true
 	}
-	if err := checkOwner(dir, opts.Key, opts.TrustForeign); err != nil && !errors.Is(err, os.ErrNotExist) && !force {
-		// Not the reader's advice to run relay index: this is it.
-		log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", err)
-		force = true
-	}
-	if !force && persist {
+	owned := checkOwner(dir, opts.Key, opts.TrustForeign)
+	if !force && persist && owned == nil {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
 			if err := adopt(dir, opts.Key); err != nil {
 				return nil, BuildStats{}, err
@@ -229,6 +225,11 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	var old *diskIndex
 	if !force {
 		old = previousIndex(dir, log)
+		if old != nil && owned != nil {
+			// Not the reader's advice to run relay index: this is it.
+			log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", owned)
+			old = nil
+		}
 	}
 	log.Debug("search index: files listed", "files", len(paths), "dur", time.Since(start))
 	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)

@@ -35,7 +35,11 @@
 // ([Symbols]). [Open] only reads, and refuses an index
 // that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
 // the next Build rebuilds; [OpenInMemory] builds the index without writing
-// anything, for a read-only directory.
+// anything, for a read-only directory. An index whose update did not
+// finish is marked stale (retrieve.stale, [ErrIndexStale], stale.go) and
+// one without the MAC of the store key (retrieve.mac, [ErrIndexForeign],
+// owner.go: it came with the repository) is refused the same way, and
+// rebuilt from scratch by the next Build.
 //
 // # Search
 //
