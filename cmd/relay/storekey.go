@@ -74,7 +74,8 @@ func loadOrCreateKey(p string) ([]byte, error) {
 	defer os.Remove(tmp.Name())
 	key := make([]byte, storeKeySize)
 	rand.Read(key)
-	if _, err := tmp.Write(key); err == nil {
+	_, err = tmp.Write(key)
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

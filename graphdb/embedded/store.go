@@ -581,6 +581,9 @@ func (s *Store) wrapOpenErr(err error) error {
 	if isCorruption(err) {
 		return s.damaged(fmt.Sprintf("%s: %v", dbName, err))
 	}
+	if !s.readOnly && isNoSpace(err) {
+		return fmt.Errorf("open graph store %s: %w (is its file system full? free some space and run `relay index` again; readers keep working meanwhile)", s.dir, err)
+	}
 	return fmt.Errorf("open graph store %s: %w", s.dir, err)
 }
 
