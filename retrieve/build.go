@@ -206,12 +206,12 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	}
 	defer fsys.Close()
 	force := opts.Force
-	if err := checkStale(dir); err != nil && persist {
-		log.Warn("search index stale: its last update did not finish; rebuilding it", "dir", dir)
-		force = true
+	stale := persist && checkStale(dir) != nil
+	if stale {
+		log.Info("search index marked stale; checking every file against it", "dir", dir)
 	}
 	owned := checkOwner(dir, opts.Key, opts.TrustForeign)
-	if !force && persist && owned == nil {
+	if !force && persist && owned == nil && !stale {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
 			if err := adopt(dir, opts.Key); err != nil {
 				return nil, BuildStats{}, err
@@ -253,6 +253,9 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			}
 			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 				log.Warn("write retrieval manifest", "err", err)
+			}
+			if err := clearStale(dir); err != nil {
+				return nil, BuildStats{}, err
 			}
 		}
 		st.Duration = time.Since(start)

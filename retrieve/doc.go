@@ -38,8 +38,9 @@
 // anything, for a read-only directory. An index whose update did not
 // finish is marked stale (retrieve.stale, [ErrIndexStale], stale.go) and
 // one without the MAC of the store key (retrieve.mac, [ErrIndexForeign],
-// owner.go: it came with the repository) is refused the same way, and
-// rebuilt from scratch by the next Build.
+// owner.go: it came with the repository) is refused the same way; the
+// next Build brings a stale one up to date (checking every file) and
+// rebuilds a foreign one from scratch.
 //
 // # Search
 //

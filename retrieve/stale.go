@@ -14,12 +14,17 @@ import (
 // has moved on, and the old chunks' line numbers are no longer the files'.
 // So before it writes a changed index Build creates the marker
 // retrieve.stale (an empty file: it needs no data block, so it can be made
-// on a full disk), and removes it only once the new index is in place.
+// on a full disk), and removes it only once the new index is in place;
+// `relay index` also makes it (MarkStale) before it builds the search
+// index after the graph changed, so an interruption while files are
+// chunked leaves the index refused rather than served behind the graph.
 // While the marker exists, Open refuses the index (ErrIndexStale, whose
-// message says to run `relay index`) and Build rebuilds it from scratch,
-// reusing nothing. When even the marker cannot be made, Build removes the
-// old index (removal frees space; it needs none) before it writes, so no
-// stale index is ever served as current.
+// message says to run `relay index`), and Build takes no shortcut: it
+// checks every file against the index (whose chunks are keyed by content
+// and graph hashes, so reusing the unchanged ones is safe) and clears the
+// marker once the index is current. When even the marker cannot be made,
+// Build removes the old index (removal frees space; it needs none) before
+// it writes, so no stale index is ever served as current.
 
 // staleFile is the marker of an index whose last update did not finish.
 const staleFile = "retrieve.stale"
@@ -49,6 +54,11 @@ func checkStale(dir string) error {
 	}
 	return &staleError{path: filepath.Join(dir, IndexFile), since: fi.ModTime().UTC().Format(time.RFC3339)}
 }
+
+// MarkStale marks the search index in dir stale (see the DESIGN note)
+// before what it is derived from changes: Open refuses it until a Build
+// brings it up to date. When the mark cannot be made, the index is removed.
+func MarkStale(dir string) error { return markStale(dir) }
 
 // markStale makes the marker before an index update, or, when it cannot be
 // made, removes the index it would have marked.
