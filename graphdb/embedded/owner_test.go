@@ -53,6 +53,22 @@ func TestForeignStore(t *testing.T) {
 		}},
 		{name: "no key judges nothing", writeKy: keyB, openKey: nil, prepare: copyStore},
 	}
+	// Each foreign store is also adopted by a trusted writable open (on a
+	// copy of it): after that it is the key's own.
+	adopt := func(t *testing.T, dir string, key []byte) {
+		t.Helper()
+		cp := copyStore(t, dir)
+		w, err := Open(cp, Options{Key: key, TrustForeign: true, Rebuild: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		r, err := Open(cp, Options{ReadOnly: true, Key: key})
+		if err != nil {
+			t.Fatalf("after a trusted writable open the store is not the key's own: %v", err)
+		}
+		r.Close()
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := t.TempDir()
@@ -75,6 +91,7 @@ func TestForeignStore(t *testing.T) {
 			if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "run `relay index`") {
 				t.Fatalf("read-only open = %v, want ErrForeign with advice", err)
 			}
+			adopt(t, dir, tt.openKey)
 			if r, err := Open(dir, Options{ReadOnly: true, Key: tt.openKey, TrustForeign: true}); err != nil {
 				t.Errorf("trusted read-only open: %v", err)
 			} else {

@@ -335,14 +335,19 @@ func verifySeal(dir string, o ownership) error {
 }
 
 // sealedBy reports whether dir holds a closed seal whose MAC verifies
-// under key: nothing was written since it was sealed, by this key's owner.
+// under key for the graph.db there: nothing was written since it was
+// sealed, by this key's owner.
 func sealedBy(dir string, key []byte) bool {
 	raw, err := readSeal(dir)
 	if err != nil {
 		return false
 	}
 	info, err := parseSeal(raw)
-	return err == nil && !info.open && info.macOK(key)
+	if err != nil || info.open || !info.macOK(key) {
+		return false
+	}
+	ino, err := fileIno(filepath.Join(dir, dbName))
+	return err == nil && ino == info.ino
 }
 
 func checkAgainst(dir string, info sealInfo) error {
