@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +17,9 @@ import (
 // inherit), not in the user's config folder.
 func init() {
 	if os.Getenv("RELAY_STORE_KEY") == "" {
-		dir, err := os.MkdirTemp("", "relay-cmd-test-key-")
-		if err != nil {
-			panic(err)
-		}
-		os.Setenv("RELAY_STORE_KEY", filepath.Join(dir, "relay", "store.key"))
+		// One per user, kept between runs (a key of tests only).
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("relay-cmd-test-key-%d", os.Getuid()))
+		os.Setenv("RELAY_STORE_KEY", filepath.Join(dir, "store.key"))
 	}
 	defaultKeyPath = func() (string, error) { return os.Getenv("RELAY_STORE_KEY"), nil }
 }
