@@ -3,6 +3,8 @@ package eval
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +25,10 @@ import (
 // instances.jsonl (RealIssue lines: the issue text, the merged fix as a
 // patch, the files it changes) and git bundles with each instance's base
 // tree on a branch of its own. RunRealIssues checks each base tree out
-// once into a cache (bare clone of the bundle, then `git archive` of the
-// branch), indexes it with Options.Prepare (incremental on a rerun), turns
-// the RealIssue into an Instance and scores it as Run does.
+// once into a cache keyed by the bundle's content and the branch's commit
+// (bare clone of the bundle, then `git archive` of the branch), indexes it
+// with Options.Prepare (incremental on a rerun), turns the RealIssue into
+// an Instance and scores it as Run does.
 //
 // The gold files are the set's own gold_files restricted to source code
 // that exists in the base tree (sets list release notes and the like,
@@ -75,17 +78,20 @@ func (ri RealIssue) RepoName() string {
 // cloned bare once into cache/git, and the branch ri.Ref is extracted with
 // git archive (into a temporary folder renamed into place, so an
 // interrupted checkout is redone, never half used).
+//
+// The cache is keyed by content, not by name: the bare clone by the
+// SHA-256 of the bundle file (cache/git/<bundle>-<hash>.git) and the
+// checkout by the commit ri.Ref names in it (cache/checkouts/<id>-<commit>),
+// so a bundle replaced under the same name, or a branch moved to another
+// commit, gets a checkout of its own instead of the old tree.
 func CheckoutRealIssue(ctx context.Context, set, cache string, ri RealIssue) (string, error) {
-	dst := filepath.Join(cache, "checkouts", ri.ID)
-	if fi, err := os.Stat(dst); err == nil && fi.IsDir() {
-		return dst, nil
+	bundle := filepath.Join(set, ri.Bundle)
+	sum, err := fileSHA256(bundle)
+	if err != nil {
+		return "", fmt.Errorf("instance %s: bundle %s is not in the set's folder or not readable: %w", ri.ID, ri.Bundle, err)
 	}
-	bare := filepath.Join(cache, "git", strings.TrimSuffix(ri.Bundle, ".bundle")+".git")
+	bare := filepath.Join(cache, "git", strings.TrimSuffix(ri.Bundle, ".bundle")+"-"+sum[:16]+".git")
 	if _, err := os.Stat(bare); err != nil {
-		bundle := filepath.Join(set, ri.Bundle)
-		if _, err := os.Stat(bundle); err != nil {
-			return "", fmt.Errorf("instance %s: bundle %s is not in the set's folder: %w", ri.ID, ri.Bundle, err)
-		}
 		tmp := bare + ".tmp"
 		os.RemoveAll(tmp)
 		if err := os.MkdirAll(filepath.Dir(bare), 0o755); err != nil {
@@ -98,12 +104,21 @@ func CheckoutRealIssue(ctx context.Context, set, cache string, ri RealIssue) (st
 			return "", err
 		}
 	}
+	var rev bytes.Buffer
+	if err := runGit(ctx, &rev, "--git-dir="+bare, "rev-parse", "--verify", "--end-of-options", ri.Ref+"^{commit}"); err != nil {
+		return "", fmt.Errorf("instance %s: branch %s is not in %s: %w", ri.ID, ri.Ref, ri.Bundle, err)
+	}
+	commit := strings.TrimSpace(rev.String())
+	dst := filepath.Join(cache, "checkouts", ri.ID+"-"+commit)
+	if fi, err := os.Stat(dst); err == nil && fi.IsDir() {
+		return dst, nil
+	}
 	tmp := dst + ".tmp"
 	os.RemoveAll(tmp)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", err
 	}
-	archive := exec.CommandContext(ctx, "git", "--git-dir="+bare, "archive", "--format=tar", ri.Ref)
+	archive := exec.CommandContext(ctx, "git", "--git-dir="+bare, "archive", "--format=tar", commit)
 	untar := exec.CommandContext(ctx, "tar", "-x", "-C", tmp)
 	pipe, err := archive.StdoutPipe()
 	if err != nil {
@@ -124,6 +139,20 @@ func CheckoutRealIssue(ctx context.Context, set, cache string, ri RealIssue) (st
 		return "", err
 	}
 	return dst, nil
+}
+
+// fileSHA256 returns the hex SHA-256 of the file at p.
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func runGit(ctx context.Context, stdout io.Writer, args ...string) error {

@@ -40,7 +40,11 @@ func TestRealIssues(t *testing.T) {
 		cache = filepath.Join(os.TempDir(), "relay-realissues")
 	}
 	ctx := t.Context()
+	roots := map[string]string{} // instance id → checkout (<cache>/checkouts/<id>-<commit>)
 	prepare := func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+		if base := filepath.Base(root); len(base) > 41 {
+			roots[base[:len(base)-41]] = root
+		}
 		st, err := embedded.Open(embedded.DefaultDir(root), embedded.Options{Rebuild: true})
 		if err != nil {
 			return nil, nil, err
@@ -64,7 +68,7 @@ func TestRealIssues(t *testing.T) {
 		if len(in.GoldFunctions) == 0 {
 			continue
 		}
-		root := filepath.Join(cache, "checkouts", in.ID)
+		root := roots[in.ID]
 		g, release, err := prepare(ctx, root)
 		if err != nil {
 			t.Fatalf("%s: %v", in.ID, err)

@@ -132,7 +132,11 @@ func TestRunRealIssues(t *testing.T) {
 
 	// A rerun reuses the checkout (a file written into it stays) and
 	// gives the same figures; --repo filters by short or full name.
-	marker := filepath.Join(cache, "checkouts", "acme__shop-7", "marker")
+	root, err := CheckoutRealIssue(t.Context(), set, cache, RealIssue{ID: "acme__shop-7", Bundle: "acme__shop.bundle", Ref: "acme__shop-7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(root, "marker")
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +154,60 @@ func TestRunRealIssues(t *testing.T) {
 	opts.Repos = []string{"other"}
 	if _, err := RunRealIssues(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "no instance of repository other") {
 		t.Errorf("unknown --repo: %v", err)
+	}
+}
+
+// TestRealIssueCacheFollowsContent replaces a set's bundle under the same
+// name with one whose branch moved to a new commit: the checkout must be
+// the new tree, not the cached old one (the cache is keyed by the bundle's
+// hash and the branch's commit, not by bundle name and instance id).
+func TestRealIssueCacheFollowsContent(t *testing.T) {
+	t.Parallel()
+	set := realSet(t)
+	cache := t.TempDir()
+	ri := RealIssue{ID: "acme__shop-7", Bundle: "acme__shop.bundle", Ref: "acme__shop-7"}
+	first, err := CheckoutRealIssue(t.Context(), set, cache, ri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(first, "storage", "retry.go")); err != nil {
+		t.Fatalf("first checkout: %v", err)
+	}
+
+	// Move the branch: a clone of the bundle gets a commit that removes
+	// storage/retry.go and adds NEWS, and its bundle replaces the old one.
+	work := filepath.Join(t.TempDir(), "work")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(set, "clone", "-q", "-b", ri.Ref, filepath.Join(set, ri.Bundle), work)
+	git(work, "rm", "-q", "storage/retry.go")
+	if err := os.WriteFile(filepath.Join(work, "NEWS"), []byte("moved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(work, "add", "NEWS")
+	git(work, "commit", "-q", "-m", "move the branch")
+	git(work, "bundle", "create", "-q", filepath.Join(set, ri.Bundle), ri.Ref)
+
+	second, err := CheckoutRealIssue(t.Context(), set, cache, ri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(second, "NEWS")); err != nil {
+		t.Errorf("after the branch moved the checkout %s is still the old tree (no NEWS): %v", second, err)
+	}
+	if _, err := os.Stat(filepath.Join(second, "storage", "retry.go")); err == nil {
+		t.Errorf("after the branch moved the checkout %s still holds storage/retry.go", second)
+	}
+	// The old tree stays usable for the old bundle's commit.
+	if _, err := os.Stat(filepath.Join(first, "storage", "retry.go")); err != nil {
+		t.Errorf("the old checkout was changed: %v", err)
 	}
 }
 

@@ -56,6 +56,14 @@ type BuildOptions struct {
 	// SecretFiles decides which files are secret-bearing and left out of
 	// the index (internal/egress); nil means egress.DefaultSecretFiles.
 	SecretFiles *egress.FilePolicy
+
+	// Key is this user's store key (see owner.go): Build writes the index's
+	// MAC under it, and a previous index without that MAC is neither
+	// reused nor called up to date but rebuilt. Nil judges nothing.
+	Key []byte
+	// TrustForeign reuses a previous index whatever its MAC (a store
+	// shared on purpose) and gives it Key's MAC.
+	TrustForeign bool
 }
 
 // Symbols collects the nodes a graph indexer writes that the search index
@@ -202,8 +210,17 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		return nil, BuildStats{}, fmt.Errorf("open %s: %w", root, err)
 	}
 	defer fsys.Close()
-	if !opts.Force && persist {
+	force := opts.Force
+	stale := persist && checkStale(dir) != nil
+	if stale {
+		log.Info("search index marked stale; checking every file against it", "dir", dir)
+	}
+	owned := checkOwner(dir, opts.Key, opts.TrustForeign)
+	if !force && persist && owned == nil && !stale {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
+			if err := adopt(dir, opts.Key); err != nil {
+				return nil, BuildStats{}, err
+			}
 			st.Skipped = notes
 			st.Duration = time.Since(start)
 			log.Info("retrieval index up to date (manifest)", "files", st.Files, "dur", st.Duration)
@@ -211,8 +228,13 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	var old *diskIndex
-	if !opts.Force {
+	if !force {
 		old = previousIndex(dir, log)
+		if old != nil && owned != nil {
+			// Not the reader's advice to run relay index: this is it.
+			log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", owned)
+			old = nil
+		}
 	}
 	log.Debug("search index: files listed", "files", len(paths), "dur", time.Since(start))
 	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)
@@ -231,8 +253,14 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
 		st.Skipped = notes
 		if persist {
+			if err := adopt(dir, opts.Key); err != nil {
+				return nil, BuildStats{}, err
+			}
 			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 				log.Warn("write retrieval manifest", "err", err)
+			}
+			if err := clearStale(dir); err != nil {
+				return nil, BuildStats{}, err
 			}
 		}
 		st.Duration = time.Since(start)
@@ -247,18 +275,33 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 	}
 	if persist {
-		if err := writeIndex(dir, ix); err != nil {
+		if err := persistIndex(dir, root, ix, paths, graphHash, opts, start, st, log); err != nil {
 			return nil, BuildStats{}, err
-		}
-		log.Debug("search index: written", "dur", time.Since(start))
-		if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-			log.Warn("write retrieval manifest", "err", err)
 		}
 	}
 	st.Skipped = notes
 	st.Duration = time.Since(start)
 	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
 	return ix, st, nil
+}
+
+// persistIndex writes ix, its MAC and its manifest to dir, marked stale
+// until all are in place (see stale.go).
+func persistIndex(dir, root string, ix *diskIndex, paths []string, graphHash map[string]string, opts BuildOptions, start time.Time, st BuildStats, log *slog.Logger) error {
+	if err := markStale(dir); err != nil {
+		return err
+	}
+	if err := writeIndex(dir, ix); err != nil {
+		return fmt.Errorf("%w (the previous search index is marked stale; run `relay index` again once the problem is fixed)", err)
+	}
+	if err := writeMAC(dir, opts.Key); err != nil {
+		return err
+	}
+	log.Debug("search index: written", "dur", time.Since(start))
+	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
+		log.Warn("write retrieval manifest", "err", err)
+	}
+	return clearStale(dir)
 }
 
 // previousIndex reads the index in dir to reuse its chunks, postings and

@@ -35,7 +35,12 @@
 // ([Symbols]). [Open] only reads, and refuses an index
 // that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
 // the next Build rebuilds; [OpenInMemory] builds the index without writing
-// anything, for a read-only directory.
+// anything, for a read-only directory. An index whose update did not
+// finish is marked stale (retrieve.stale, [ErrIndexStale], stale.go) and
+// one without the MAC of the store key (retrieve.mac, [ErrIndexForeign],
+// owner.go: it came with the repository) is refused the same way; the
+// next Build brings a stale one up to date (checking every file) and
+// rebuilds a foreign one from scratch.
 //
 // # Search
 //

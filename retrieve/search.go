@@ -92,6 +92,13 @@ type OpenOptions struct {
 	// dropped, so an index built before a file was denied (or while the
 	// operator allowed it) does not show it; nil means the default list.
 	SecretFiles *egress.FilePolicy
+
+	// Key is this user's store key: an index without its MAC is refused
+	// (ErrIndexForeign, see owner.go). Nil judges nothing.
+	Key []byte
+	// TrustForeign believes an index whatever its MAC (one shared on
+	// purpose).
+	TrustForeign bool
 }
 
 // ErrNoIndex is returned by Open when the repository has no retrieval
@@ -101,18 +108,28 @@ var ErrNoIndex = errors.New("no retrieval index")
 // Open loads the retrieval index of the repository at root. graph may be
 // nil. It only reads: the index directory may be read-only. A missing index
 // or one of another format is ErrNoIndex; an index that fails its checks is
-// ErrIndexDamaged, with a message that says to run `relay index`.
+// ErrIndexDamaged, one whose last update did not finish ErrIndexStale (see
+// stale.go), and one without the MAC of opts.Key ErrIndexForeign (see
+// owner.go), each with a message that says to run `relay index`.
 func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = filepath.Join(root, ".relay")
 	}
 	p := filepath.Join(dir, IndexFile)
+	if err := checkStale(dir); err != nil {
+		return nil, err
+	}
 	ix, err := readIndex(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s; run 'relay index' in the repository first", ErrNoIndex, p)
 	}
 	if err != nil {
+		return nil, err
+	}
+	// After the format and checksum checks, so that an index of an older
+	// relay or a damaged one is reported as such.
+	if err := checkOwner(dir, opts.Key, opts.TrustForeign); err != nil {
 		return nil, err
 	}
 	return newSearcher(root, graph, ix, opts), nil

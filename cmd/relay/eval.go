@@ -165,7 +165,11 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 	dir := embedded.DefaultDir(root)
 	// A graph this relay cannot read (another schema version, corrupt) is
 	// rebuilt by the store itself, as relay index does.
-	st, err := embedded.Open(dir, embedded.Options{Logger: g.log, Rebuild: true})
+	key, err := g.storeKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := embedded.Open(dir, embedded.Options{Logger: g.log, Rebuild: true, Key: key})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +181,7 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 		st.Close()
 		return nil, nil, err
 	}
-	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Log: g.log}); err != nil {
+	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Log: g.log, Key: key}); err != nil {
 		st.Close()
 		return nil, nil, err
 	}

@@ -29,7 +29,8 @@ func newEvalRealCmd(g *globals) *cobra.Command {
 		Long: `Real runs the localization eval on a real-issue set: a folder holding instances.jsonl
 (instance_id, repo, bundle, ref, problem_statement, gold_files, patch: the issue text and
 the merged fix) and the git bundles holding each instance's base tree. Each base tree is
-checked out once into the cache (git archive of its branch), indexed (graph + search index,
+checked out once into the cache (git archive of its branch; keyed by the bundle's SHA-256
+and the branch's commit, so a replaced bundle or a moved branch is checked out anew), indexed (graph + search index,
 incremental on a rerun) and localized offline, next to plain BM25 over whole files.
 
 Gold files are the set's gold_files that are source code of the base tree (release notes,

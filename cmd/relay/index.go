@@ -180,7 +180,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 	// query does not pay for it, while the search index is built: both
 	// only read the committed graph.
 	warm := warmAsync(ctx, st, !sum.Unchanged)
-	bs, err := g.buildSearch(ctx, root, st, r, syms)
+	bs, err := g.buildSearch(ctx, root, st, r, syms, !sum.Unchanged)
 	if werr := warm(); werr != nil {
 		if ctx.Err() != nil {
 			return errInterrupted("the code graph is indexed; the search index was not updated")
@@ -210,15 +210,26 @@ func warmAsync(ctx context.Context, st graphdb.Store, do bool) (wait func() erro
 // buildSearch builds the search index, derived from the committed graph
 // and the files; it is written atomically, so a failure leaves the
 // previous one (and the new graph) usable.
-func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store, r indexRun, symbols *retrieve.Symbols) (retrieve.BuildStats, error) {
+func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store, r indexRun, symbols *retrieve.Symbols, graphChanged bool) (retrieve.BuildStats, error) {
 	state, err := g.prepareStateDir(root)
 	if err != nil {
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
 	}
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols, SecretFiles: g.secrets})
+	if graphChanged {
+		// The search index is behind the graph until Build finishes: an
+		// interruption must leave it refused, not served (retrieve.MarkStale).
+		if err := retrieve.MarkStale(state); err != nil {
+			return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be marked stale: %w", err)
+		}
+	}
+	key, trust, err := g.ownerOptions()
+	if err != nil {
+		return retrieve.BuildStats{}, err
+	}
+	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols, Key: key, TrustForeign: trust, SecretFiles: g.secrets})
 	if err != nil {
 		if ctx.Err() != nil {
-			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the previous search index is intact")
+			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the search index may be behind it (marked stale when the graph changed): run relay index again")
 		}
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
 	}

@@ -208,7 +208,7 @@ func TestIndexStoreLocked(t *testing.T) {
 	if code, _, stderr := relay(t, "", "index", "--repo", repo); code != 0 {
 		t.Fatalf("index: %s", stderr)
 	}
-	st, err := embedded.Open(embedded.DefaultDir(repo), embedded.Options{})
+	st, err := embedded.Open(embedded.DefaultDir(repo), embedded.Options{Key: testStoreKey(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,11 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 	if err != nil {
 		return nil, err
 	}
-	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log, SecretFiles: g.secrets})
+	key, trust, err := g.ownerOptions()
+	if err != nil {
+		return nil, err
+	}
+	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets})
 	switch {
 	case err == nil:
 		reg.Add(tools.NewSearch(srch))

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -48,6 +50,10 @@ type globals struct {
 	// the policy setup builds from them (internal/egress).
 	secretFiles, allowSecretFiles []string
 	secrets                       *egress.FilePolicy
+
+	// trustStore believes an embedded store relay did not write for this
+	// user (flag --trust-store, env RELAY_TRUST_STORE); see storekey.go.
+	trustStore bool
 
 	offlineOnce sync.Once
 	offline     *offlineState // the offline pipeline, opened on first use
@@ -125,6 +131,7 @@ func newRoot(g *globals) *cobra.Command {
 	pf.StringVar(&g.repo, "repo", "", "repository root (env RELAY_REPO; default .)")
 	pf.StringVar(&g.store, "store", "", "graph store: a directory for the embedded store, or arangodb://… (env RELAY_STORE; default <repo>/.relay); relay's other files (search index, review feedback, transcripts, REPL history) go there too")
 	pf.StringVar(&g.state, "state", "", "directory for the search index, review feedback, transcripts and REPL history (env RELAY_STATE; default the embedded store's directory, or <repo>/.relay with an arangodb:// store)")
+	pf.BoolVar(&g.trustStore, "trust-store", false, "believe an embedded store relay did not write for this user (one shared on purpose; env RELAY_TRUST_STORE=1); relay index then seals it with this user's key")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (env RELAY_LOG; default warn)")
 	pf.StringSliceVar(&g.secretFiles, "secret-files", nil, "more secret-bearing files, .gitignore patterns, comma-separated: not indexed, refused by the tools (env RELAY_SECRET_FILES; added to the default list, see README)")
 	pf.StringSliceVar(&g.allowSecretFiles, "allow-secret-files", nil, "secret-bearing files to index and read anyway, .gitignore patterns, comma-separated (env RELAY_ALLOW_SECRET_FILES)")
@@ -174,6 +181,13 @@ func (g *globals) setup() error {
 	}
 	if g.logLevel == "" {
 		g.logLevel = g.getenv("RELAY_LOG")
+	}
+	if v := g.getenv("RELAY_TRUST_STORE"); v != "" && !g.trustStore {
+		trust, err := strconv.ParseBool(v)
+		if err != nil {
+			return usageErr(fmt.Errorf("RELAY_TRUST_STORE=%q: want 1 or 0", v))
+		}
+		g.trustStore = trust
 	}
 	var level slog.Level
 	switch g.logLevel {

@@ -329,8 +329,18 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	root := tinyRepo(t)
-	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {
-		t.Fatalf("relay index: exit %d: %s", code, stderr)
+	// The SDK starts the server with a minimal environment (HOME, PATH, …),
+	// so the server finds its store key under HOME: index with that key.
+	home := t.TempDir()
+	homeKey := func(k string) string {
+		if k == "RELAY_STORE_KEY" {
+			return filepath.Join(home, ".config", "relay", "store.key")
+		}
+		return ""
+	}
+	var indexErr strings.Builder
+	if code := run(ctx, []string{"--repo", root, "index"}, strings.NewReader(""), io.Discard, &indexErr, homeKey); code != 0 {
+		t.Fatalf("relay index: exit %d: %s", code, indexErr.String())
 	}
 
 	type step struct {
@@ -355,6 +365,7 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 	}
 	cmd := exec.CommandContext(ctx, node, "client.mjs", bin, root, string(planJSON))
 	cmd.Dir = clientDir
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -67,7 +67,11 @@ func (g *globals) openSearcher(ctx context.Context, root string, r graphdb.Reade
 	if err != nil {
 		return nil, err
 	}
-	opts := retrieve.OpenOptions{Dir: dir, Embedder: emb, Log: g.log, SecretFiles: g.secrets}
+	key, trust, err := g.ownerOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts := retrieve.OpenOptions{Dir: dir, Embedder: emb, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets}
 	s, err := retrieve.Open(root, r, opts)
 	if !errors.Is(err, retrieve.ErrNoIndex) {
 		return s, err
@@ -84,7 +88,7 @@ func (g *globals) openSearcher(ctx context.Context, root string, r graphdb.Reade
 	if _, err := g.prepareStateDir(root); err != nil {
 		return nil, err
 	}
-	if _, err := retrieve.Build(ctx, root, r, retrieve.BuildOptions{Dir: dir, Embedder: emb, Log: g.log, SecretFiles: g.secrets}); err != nil {
+	if _, err := retrieve.Build(ctx, root, r, retrieve.BuildOptions{Dir: dir, Embedder: emb, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets}); err != nil {
 		return nil, fmt.Errorf("build search index: %w", err)
 	}
 	return retrieve.Open(root, r, opts)

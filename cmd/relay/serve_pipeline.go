@@ -106,7 +106,13 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 type serveIndexer struct{ g *globals }
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
-	st, err := embedded.Open(storeDir, embedded.Options{Logger: x.g.log, Rebuild: true})
+	key, err := x.g.storeKey()
+	if err != nil {
+		return serve.IndexStats{}, err
+	}
+	// The bot's stores are its own, under its state directory (never a
+	// worktree's .relay), and are never trusted without the key's MAC.
+	st, err := embedded.Open(storeDir, embedded.Options{Logger: x.g.log, Rebuild: true, Key: key})
 	if err != nil {
 		return serve.IndexStats{}, err
 	}
@@ -124,7 +130,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 			return serve.IndexStats{}, fmt.Errorf("prepare the traversal index: %w", err)
 		}
 	}
-	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log, SecretFiles: x.g.secrets})
+	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log, Key: key, SecretFiles: x.g.secrets})
 	if err != nil {
 		return serve.IndexStats{}, fmt.Errorf("build the search index: %w", err)
 	}
@@ -141,7 +147,11 @@ type serveScoper struct {
 
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
 	var graph graphdb.Reader
-	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log})
+	key, err := s.g.storeKey()
+	if err != nil {
+		return serve.Report{}, err
+	}
+	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log, Key: key})
 	switch {
 	case err == nil:
 		defer st.Close()
@@ -151,7 +161,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		return serve.Report{}, err
 	}
 	if !s.m.Configured() {
-		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log, SecretFiles: s.g.secrets})
+		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log, Key: key, SecretFiles: s.g.secrets})
 		if err != nil {
 			return serve.Report{}, err
 		}

@@ -22,7 +22,8 @@ func (g *globals) storeDir(root string) (string, error) {
 	s := g.store
 	switch {
 	case s == "":
-		return embedded.DefaultDir(root), nil
+		dir := embedded.DefaultDir(root)
+		return dir, checkNoLinks(root, dir)
 	case arango.IsURL(s):
 		return "", g.checkArangoURL()
 	case strings.Contains(s, "://"):
@@ -32,13 +33,16 @@ func (g *globals) storeDir(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := checkNoLinks(root, dir); err != nil {
+		return "", err
+	}
 	return dir, checkOwnDir("--store", s, root, dir)
 }
 
 // relayNames are files and folders relay writes into its store and state
 // directories; a directory holding one of them is relay's.
 var relayNames = []string{
-	"graph.db", "graph.seal", "write.lock", "adjacency.bin", "retrieve.idx", "retrieve.manifest",
+	"graph.db", "graph.seal", "write.lock", "adjacency.bin", "retrieve.idx", "retrieve.manifest", "retrieve.mac", "retrieve.stale",
 	"feedback.jsonl", "runs", "history",
 }
 
@@ -107,9 +111,13 @@ func (g *globals) stateDir(root string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if err := checkNoLinks(root, state); err != nil {
+			return "", err
+		}
 		return state, checkOwnDir("--state", g.state, root, state)
 	case dir == "":
-		return embedded.DefaultDir(root), nil
+		dir = embedded.DefaultDir(root)
+		return dir, checkNoLinks(root, dir)
 	}
 	return dir, nil
 }
@@ -163,11 +171,44 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 	if arango.IsURL(g.store) {
 		return g.openArango(ctx, root, write)
 	}
-	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: g.log, Rebuild: write})
+	key, trust, err := g.ownerOptions()
+	if err != nil {
+		return nil, err
+	}
+	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: g.log, Rebuild: write, Key: key, TrustForeign: trust})
+	if errors.Is(err, embedded.ErrForeign) {
+		return nil, fmt.Errorf("%w (to use a store shared on purpose, set RELAY_TRUST_STORE=1 or pass --trust-store)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return st, nil
+}
+
+// checkNoLinks refuses a store or state directory inside the repository
+// at root that is a symbolic link or lies below one (a committed `.relay
+// -> ..` would make relay write its graph and a .gitignore of "*" into
+// the parent, hiding its files from git): relay writes only into
+// directories of its own. Links above the repository, and in a directory
+// outside it, are the user's choice and are followed.
+func checkNoLinks(root, dir string) error {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return nil
+	}
+	p := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil // not there yet: relay creates it as a directory
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("%s is a symbolic link (to %s) inside the repository: relay keeps its index only in a directory of its own, never behind a link, so nothing is written through it; remove the link (if it came with the repository, relay index recreates the store), or pass --store/--state DIR outside the repository: %w", p, target, embedded.ErrLink)
+		}
+	}
+	return nil
 }
 
 // privateDirs returns relay's store and state directories that lie inside

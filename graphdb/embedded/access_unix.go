@@ -38,3 +38,13 @@ func mapFile(f *os.File, size int64) ([]byte, func(), error) {
 	}
 	return b, func() { unix.Munmap(b) }, nil
 }
+
+// fileIno returns the inode number of the file at path (not following a
+// final symbolic link).
+func fileIno(path string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return 0, err
+	}
+	return uint64(st.Ino), nil
+}

@@ -352,7 +352,7 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []i
 	common, dirs := s.snapshotPaths()
 	if a == nil || a.gen != gen {
 		var err error
-		if a, err = loadCommon(common, gen); err != nil {
+		if a, err = loadCommon(common, gen, s.snap); err != nil {
 			s.log.Debug("adjacency snapshot unusable; rebuilding", "dir", s.dir, "err", err)
 		}
 	}
@@ -360,7 +360,7 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []i
 		if a == nil || a.dirs[d].Load() != nil {
 			continue
 		}
-		c, err := loadDir(dirs[d], d, gen, a.nsid)
+		c, err := loadDir(dirs[d], d, gen, a.nsid, s.snap)
 		if c == nil {
 			if err != nil {
 				s.log.Debug("adjacency snapshot unusable; rebuilding", "dir", s.dir, "err", err)
@@ -381,7 +381,7 @@ func (s *Store) adjacencyFor(ctx context.Context, q *sql.Tx, gen int64, need []i
 		s.log.Debug("adjacency built", "dir", s.dir, "generation", gen, "edges", len(a.dirs[dirOut].Load().ents), "dur", time.Since(start))
 		if !s.saveSnapshots {
 			s.log.Debug("adjacency snapshot not saved: the directory is read-only", "dir", s.dir)
-		} else if err := saveSnapshot(common, dirs, a); err != nil {
+		} else if err := saveSnapshot(common, dirs, a, s.snap); err != nil {
 			s.log.Debug("adjacency snapshot not saved", "dir", s.dir, "err", err)
 		}
 	}

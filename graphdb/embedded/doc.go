@@ -20,11 +20,13 @@
 // ErrReadOnly; a damaged store with graphdb.ErrCorrupt (see Integrity).
 //
 // Files in the directory: graph.db (+ -wal, -shm) the durable graph;
-// graph.seal its checksum; write.lock the writer lock (flock, holds the
-// writer's pid); adjacency.bin, adjacency.out.bin, adjacency.in.bin the
-// snapshot cache; .gitignore ("*") so the index is never committed or
-// searched by rg/fd; graph.db.corrupt-<time> a damaged graph set aside by
-// a rebuild.
+// graph.seal its checksum and MAC; write.lock the writer lock (flock,
+// holds the writer's pid); adjacency.bin, adjacency.out.bin,
+// adjacency.in.bin the snapshot cache; .gitignore ("*") so the index is
+// never committed or searched by rg/fd; graph.db.corrupt-<time> a damaged
+// graph, graph.db.foreign-<time> a foreign one (see Ownership), set aside
+// by a rebuild. The directory and these files must not be symbolic links
+// (ErrLink): nothing is read or written through one.
 //
 // # DESIGN
 //
@@ -113,8 +115,8 @@
 //     every open verifies it (5–7 ms for the 55 MB graph.db of the
 //     std-sized synthetic graph: memory-mapped, hashed in parallel), so a
 //     store at rest is checked byte for byte, index pages included, before
-//     any answer. Begin removes the seal first.
-//   - While no seal exists (a writer is at work, or died), a writable open
+//     any answer. Begin replaces it with an open seal first.
+//   - While the seal is open or absent (a writer is at work, or died), a writable open
 //     runs integrity_check and verifies every record (~1 s at std size)
 //     and a read-only one quick_check when graph.db is at most 16 MiB.
 //
@@ -137,6 +139,34 @@
 // there is not saved. A non-empty log on read-only media is read through
 // the existing -shm (SQLite's read-only WAL support). TestReadOnlyMount
 // checks both on a real read-only bind mount.
+//
+// Full disks: a read-only open in a writable directory uses mode=ro, and
+// SQLite then needs room for the -shm index; when there is none
+// (SQLITE_IOERR_SHMSIZE, "disk I/O error") and the log is empty, the open
+// is retried immutable, so readers keep answering from an intact store on
+// a full disk. Readers keep temporary tables in memory (temp_store).
+// TestFullDiskReaders checks it on a real full tmpfs.
+//
+// # Ownership
+//
+// A store that came with the repository (committed, copied in) must not
+// be believed: its records' content hashes match the files, so an
+// incremental index would keep a forged graph. With Options.Key (a
+// per-user secret kept outside every repository; `relay` keeps it in the
+// user config folder) every seal carries an HMAC-SHA256 over its header,
+// which holds graph.db's inode, and its checksums (seal.go); a writer
+// keeps an open seal with the MAC while it works instead of removing the
+// seal, and a new graph.db gets one when it is created. An open with a Key
+// believes only a store whose seal verifies for the graph.db it opens: any
+// other is foreign, an error wrapping ErrForeign that says to run `relay
+// index`; a writable open with Rebuild moves it aside and starts a new
+// graph (Rebuilt says so). Adjacency snapshots carry a tag under the same
+// key (snapshot.go), so snapshots that came with the repository are
+// rebuilt, not loaded. Options.TrustForeign believes a store whatever its
+// MAC (one shared on purpose); its writable open seals the store with Key
+// on Close. TestForeignStore, TestTrustForeignAdopts and
+// TestForeignSnapshotIgnored check it; cmd/relay's
+// TestCommittedStoreNotBelieved does end to end.
 //
 // Limits: at most 2^32-1 interned ids and 2^24 distinct edge file names;
 // ids of deleted nodes stay interned (a few bytes each) until the store is

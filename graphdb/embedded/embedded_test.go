@@ -194,7 +194,7 @@ func TestSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	commonPath, dirPaths := s.snapshotPaths()
-	loaded, err := loadCommon(commonPath, gen)
+	loaded, err := loadCommon(commonPath, gen, s.snap)
 	if err != nil || loaded == nil {
 		t.Fatalf("loadCommon after Warm = %v, %v", loaded, err)
 	}
@@ -204,18 +204,18 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("loaded snapshot differs from the built adjacency (-built +loaded):\n%s", diff)
 	}
 	for d := range 2 {
-		c, err := loadDir(dirPaths[d], d, gen, loaded.nsid)
+		c, err := loadDir(dirPaths[d], d, gen, loaded.nsid, s.snap)
 		if err != nil || c == nil {
-			t.Fatalf("loadDir(%d) = %v, %v", d, c, err)
+			t.Fatalf("loadDir(%d, s.snap) = %v, %v", d, c, err)
 		}
 		if diff := cmp.Diff(built.dirs[d].Load(), c, opts); diff != "" {
 			t.Fatalf("loaded direction %d differs (-built +loaded):\n%s", d, diff)
 		}
 	}
-	if a, err := loadCommon(commonPath, gen+1); a != nil || err == nil {
+	if a, err := loadCommon(commonPath, gen+1, s.snap); a != nil || err == nil {
 		t.Errorf("loadCommon of a stale generation = %v, %v; want an error", a, err)
 	}
-	if c, err := loadDir(dirPaths[dirIn], dirOut, gen, loaded.nsid); c != nil || err == nil {
+	if c, err := loadDir(dirPaths[dirIn], dirOut, gen, loaded.nsid, s.snap); c != nil || err == nil {
 		t.Errorf("loadDir of the other direction's file = %v, %v; want an error", c, err)
 	}
 
@@ -250,12 +250,12 @@ func TestSnapshot(t *testing.T) {
 					t.Fatal(err)
 				}
 				if name != "intact" && victim == dirPaths[dirIn] {
-					if c, err := loadDir(victim, dirIn, gen, loaded.nsid); c != nil || err == nil {
+					if c, err := loadDir(victim, dirIn, gen, loaded.nsid, s.snap); c != nil || err == nil {
 						t.Errorf("loadDir of a damaged file = %v, %v; want an error", c != nil, err)
 					}
 				}
 				if name != "intact" && victim == commonPath {
-					if a, err := loadCommon(victim, gen); a != nil || err == nil {
+					if a, err := loadCommon(victim, gen, s.snap); a != nil || err == nil {
 						t.Errorf("loadCommon of a damaged file = %v, %v; want an error", a != nil, err)
 					}
 				}

@@ -16,7 +16,9 @@ import (
 // SQLite result codes (the low byte of an extended code) that mean the
 // file is damaged.
 const (
+	sqliteIOErr   = 10 // SQLITE_IOERR
 	sqliteCorrupt = 11 // SQLITE_CORRUPT
+	sqliteFull    = 13 // SQLITE_FULL
 	sqliteNotADB  = 26 // SQLITE_NOTADB
 )
 

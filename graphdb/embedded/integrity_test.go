@@ -114,7 +114,7 @@ func TestRecordChecksums(t *testing.T) {
 
 // TestSeal: closing a writer seals graph.db; a changed byte anywhere in it
 // (here in the last MiB of a multi-MiB file) fails every open with
-// graphdb.ErrCorrupt naming where; Begin removes the seal before writing.
+// graphdb.ErrCorrupt naming where; Begin opens the seal before writing.
 func TestSeal(t *testing.T) {
 	dir := t.TempDir()
 	s := writeGraph(t, dir, genGraph(1500, 6, 3))
@@ -123,11 +123,11 @@ func TestSeal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no seal after the writer closed: %v", err)
 	}
-	size, sums, err := parseSeal(raw)
-	if err != nil || len(sums) < 3 {
-		t.Fatalf("seal of a %d-byte graph.db: %d chunks, %v", size, len(sums), err)
+	info, err := parseSeal(raw)
+	if err != nil || len(info.sums) < 3 || info.open {
+		t.Fatalf("seal of a %d-byte graph.db: %d chunks (open %v), %v", info.size, len(info.sums), info.open, err)
 	}
-	if err := verifySeal(dir); err != nil {
+	if err := verifySeal(dir, ownership{}); err != nil {
 		t.Fatalf("verifySeal of an intact store: %v", err)
 	}
 
@@ -139,12 +139,12 @@ func TestSeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, sealName)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the seal survived Begin: %v", err)
+	if err := verifySeal(dir, ownership{}); !errors.Is(err, errNoSeal) {
+		t.Errorf("the seal was not opened by Begin: verifySeal = %v", err)
 	}
 	tx.Rollback()
 	w.Close()
-	if err := verifySeal(dir); err != nil {
+	if err := verifySeal(dir, ownership{}); err != nil {
 		t.Fatalf("the writer did not reseal on Close: %v", err)
 	}
 

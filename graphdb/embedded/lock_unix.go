@@ -19,7 +19,9 @@ import (
 type writeLock struct{ f *os.File }
 
 func acquireWriteLock(path string) (*writeLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// O_NOFOLLOW: a write.lock that is a link (one that came with the
+	// repository) must not have its target truncated.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open write lock: %w", err)
 	}

@@ -1,6 +1,8 @@
 package embedded
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,14 +27,52 @@ import (
 //	adjacency.in.bin   the same, inbound
 //
 // A header is magic[8] then u64s: byte-order mark, generation, nsid, n.
-// Every section is padded to 8 bytes; the file ends with the CRC-32C of
-// everything before it (padded to 8). Integers are in the machine's byte
-// order (the mark detects a foreign one).
+// Every section is padded to 8 bytes; after the sections comes the tag (32
+// bytes), then the CRC-32C of everything before it (padded to 8). Integers
+// are in the machine's byte order (the mark detects a foreign one).
+//
+// The tag is the HMAC-SHA256 under the store key (Options.Key; zero
+// without one) of the magic, the inode of graph.db and the CRC-32C of the
+// sections: a snapshot is believed only in the store it was built for, so
+// one that came with the repository (a checkout rewrites ignored files) is
+// not loaded even when its generation matches. The MAC covers the CRC, not
+// the bytes, so that loading costs no extra hash pass; a changed copy of
+// this store's own snapshot with the same CRC is the one thing it does not
+// catch, and that needs the genuine snapshot, which stays on this machine.
 
 var (
-	commonMagic = [8]byte{'R', 'L', 'Y', 'A', 'D', 'J', 'C', '1'}
-	dirMagic    = [2][8]byte{{'R', 'L', 'Y', 'A', 'D', 'J', 'O', '1'}, {'R', 'L', 'Y', 'A', 'D', 'J', 'I', '1'}}
+	commonMagic = [8]byte{'R', 'L', 'Y', 'A', 'D', 'J', 'C', '2'}
+	dirMagic    = [2][8]byte{{'R', 'L', 'Y', 'A', 'D', 'J', 'O', '2'}, {'R', 'L', 'Y', 'A', 'D', 'J', 'I', '2'}}
 )
+
+// snapTag is what a snapshot's tag is computed from besides its contents:
+// the store key (nil: tags are zero and not checked) and the inode of
+// graph.db.
+type snapTag struct {
+	key []byte
+	ino uint64
+}
+
+// sum returns the tag of a snapshot of the given magic and sections.
+func (t snapTag) sum(magic []byte, sections ...[]byte) []byte {
+	if t.key == nil {
+		return make([]byte, sha256.Size)
+	}
+	crc := crc32.New(castagnoli)
+	var zeros [8]byte
+	for _, sec := range sections {
+		crc.Write(sec)
+		crc.Write(zeros[:pad8(len(sec))-len(sec)])
+	}
+	m := hmac.New(sha256.New, t.key)
+	var buf [12]byte
+	binary.NativeEndian.PutUint64(buf[:], t.ino)
+	binary.NativeEndian.PutUint32(buf[8:], crc.Sum32())
+	m.Write([]byte("relay adjacency snapshot\x00"))
+	m.Write(magic)
+	m.Write(buf[:])
+	return m.Sum(nil)
+}
 
 const (
 	byteOrderMark = 0x0102030405060708
@@ -120,10 +160,13 @@ func writeAtomic(path string, sections ...[]byte) error {
 }
 
 // saveSnapshot writes the three files of a fully built adjacency.
-func saveSnapshot(common string, dirs [2]string, a *adjacency) error {
+func saveSnapshot(common string, dirs [2]string, a *adjacency, tag snapTag) error {
+	write := func(path string, magic [8]byte, sections ...[]byte) error {
+		return writeAtomic(path, append(sections, tag.sum(magic[:], sections...))...)
+	}
 	for d := range 2 {
 		c := a.dirs[d].Load()
-		if err := writeAtomic(dirs[d], header(dirMagic[d], a.gen, a.nsid, len(c.ents)), bytesOf(c.off), bytesOf(c.ents)); err != nil {
+		if err := write(dirs[d], dirMagic[d], header(dirMagic[d], a.gen, a.nsid, len(c.ents)), bytesOf(c.off), bytesOf(c.ents)); err != nil {
 			return err
 		}
 	}
@@ -131,13 +174,14 @@ func saveSnapshot(common string, dirs [2]string, a *adjacency) error {
 	if len(data) > math.MaxUint32 {
 		return errors.New("snapshot: file names too large")
 	}
-	return writeAtomic(common, header(commonMagic, a.gen, a.nsid, len(a.files)), bytesOf(a.exists), bytesOf(a.rank), bytesOf(offs), data)
+	return write(common, commonMagic, header(commonMagic, a.gen, a.nsid, len(a.files)), bytesOf(a.exists), bytesOf(a.rank), bytesOf(offs), data)
 }
 
 // readChecked reads a snapshot file into 8-aligned memory and verifies its
-// magic, byte order, generation and checksum. It returns the body (without
-// the trailer), nsid and n; (nil, nil) when the file does not exist.
-func readChecked(path string, magic [8]byte, gen int64) (body []byte, nsid, n int, err error) {
+// magic, byte order, generation, checksum and tag. It returns the body
+// (without the tag and the trailer), nsid and n; (nil, nil) when the file
+// does not exist.
+func readChecked(path string, magic [8]byte, gen int64, tag snapTag) (body []byte, nsid, n int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, 0, nil
@@ -161,7 +205,7 @@ func readChecked(path string, magic [8]byte, gen int64) (body []byte, nsid, n in
 		return nil, 0, 0, err
 	}
 	size := int(st.Size())
-	if size < headerBytes+8 || size%8 != 0 {
+	if size < headerBytes+sha256.Size+8 || size%8 != 0 {
 		return nil, 0, 0, fmt.Errorf("%s: truncated", path)
 	}
 	words := make([]uint64, size/8) // 8-aligned so sections can be viewed in place
@@ -173,6 +217,10 @@ func readChecked(path string, magic [8]byte, gen int64) (body []byte, nsid, n in
 	if crc32.Checksum(body, castagnoli) != binary.NativeEndian.Uint32(b[size-8:]) {
 		return nil, 0, 0, fmt.Errorf("%s: checksum mismatch", path)
 	}
+	body, mac := body[:len(body)-sha256.Size], body[len(body)-sha256.Size:]
+	if tag.key != nil && !hmac.Equal(mac, tag.sum(magic[:], body)) {
+		return nil, 0, 0, fmt.Errorf("%s: not built for this store (its tag does not verify with this user's key)", path)
+	}
 	nsid, n = int(binary.NativeEndian.Uint64(hdr[24:])), int(binary.NativeEndian.Uint64(hdr[32:]))
 	if nsid < 1 || nsid > size || n < 0 || n > size {
 		return nil, 0, 0, fmt.Errorf("%s: inconsistent sizes", path)
@@ -182,8 +230,8 @@ func readChecked(path string, magic [8]byte, gen int64) (body []byte, nsid, n in
 
 // loadCommon returns the shared part of a saved adjacency of generation
 // gen, without directions; (nil, nil) when there is none.
-func loadCommon(path string, gen int64) (*adjacency, error) {
-	body, nsid, nfiles, err := readChecked(path, commonMagic, gen)
+func loadCommon(path string, gen int64, tag snapTag) (*adjacency, error) {
+	body, nsid, nfiles, err := readChecked(path, commonMagic, gen, tag)
 	if body == nil || err != nil {
 		return nil, err
 	}
@@ -204,8 +252,8 @@ func loadCommon(path string, gen int64) (*adjacency, error) {
 
 // loadDir returns one saved direction of generation gen for nsid sids;
 // (nil, nil) when there is none.
-func loadDir(path string, d int, gen int64, nsid uint32) (*csr, error) {
-	body, n, nents, err := readChecked(path, dirMagic[d], gen)
+func loadDir(path string, d int, gen int64, nsid uint32, tag snapTag) (*csr, error) {
+	body, n, nents, err := readChecked(path, dirMagic[d], gen, tag)
 	if body == nil || err != nil {
 		return nil, err
 	}

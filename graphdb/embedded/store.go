@@ -9,14 +9,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/relayhq/relay/graphdb"
+	sqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"github.com/relayhq/relay/graphdb"
 )
 
 // File names inside the store directory.
@@ -44,6 +45,19 @@ type Options struct {
 	// search index) is never touched. Rebuilt reports what was done. The
 	// indexer sets it: the graph is derived data it is about to rewrite.
 	Rebuild bool
+	// Key is this user's secret store key (see the package doc, Ownership).
+	// With a key, a closing writer puts an HMAC-SHA256 under it in the
+	// seal, and every open believes only a store whose seal carries that
+	// MAC for the very graph.db it opens: any other (one that came with the
+	// repository, was copied in, or belongs to another user) is foreign —
+	// an error wrapping ErrForeign, and with Rebuild moved aside and
+	// rebuilt. Nil judges no ownership (tests, tools that index a tree they
+	// made themselves).
+	Key []byte
+	// TrustForeign believes a store whatever its MAC (a store a team shares
+	// on purpose); a writable open then seals it with Key when it closes,
+	// which makes it this user's.
+	TrustForeign bool
 }
 
 // ErrIncompatible is wrapped by Open's error when the store's files are not
@@ -54,6 +68,17 @@ var ErrIncompatible = errors.New("incompatible graph store")
 // errOldFormat marks an ErrIncompatible that is only another relay
 // version's graph: Rebuild deletes it rather than keeping a copy.
 var errOldFormat = errors.New("another relay version's graph")
+
+// ErrForeign is wrapped by Open's error when the store was not written by
+// relay with Options.Key (see Options.Key): it is not believed.
+var ErrForeign = errors.New("graph store not written by this user's relay")
+
+// ErrLink is wrapped by Open's error when the store directory, or one of
+// the files relay keeps in it, is a symbolic link (or not a regular
+// file): relay reads and writes only a directory of its own, never
+// through a link (a committed `.relay -> ..` would make it write into the
+// parent).
+var ErrLink = errors.New("graph store path is a link")
 
 // ErrReadOnly is wrapped by a writable Open's error when the directory (or
 // graph.db) cannot be written, e.g. on a read-only file system.
@@ -69,6 +94,8 @@ type Store struct {
 	readOnly bool
 	log      *slog.Logger
 	rebuilt  string // what Open with Rebuild did, if anything
+	owner    ownership
+	snap     snapTag // what adjacency snapshots of this store are tagged with
 	// saveSnapshots: the directory is writable, so adjacency snapshots
 	// built here are saved for the next process (readers do it too).
 	saveSnapshots bool
@@ -107,12 +134,14 @@ var writable = pathWritable
 func Open(dir string, opts Options) (*Store, error) {
 	s, err := open(dir, opts)
 	if err == nil || !opts.Rebuild || opts.ReadOnly ||
-		!errors.Is(err, ErrIncompatible) && !errors.Is(err, graphdb.ErrCorrupt) {
+		!errors.Is(err, ErrIncompatible) && !errors.Is(err, graphdb.ErrCorrupt) && !errors.Is(err, ErrForeign) {
 		return s, err
 	}
-	why := dbName + " is not a relay graph database"
+	why, label := dbName+" is not a relay graph database", "corrupt"
 	if de := (*damageError)(nil); errors.As(err, &de) {
 		why = dbName + " was damaged (" + de.detail + ")"
+	} else if fe := (*foreignError)(nil); errors.As(err, &fe) {
+		why, label = dbName+" was not written by relay for this user on this machine ("+fe.why+")", "foreign"
 	} else if errors.Is(err, errOldFormat) {
 		why = dbName + " was written by another version of relay"
 	}
@@ -123,7 +152,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		note = why + "; removed it"
 	} else {
-		moved, mvErr := SetAside(dir)
+		moved, mvErr := setAside(dir, label)
 		if mvErr != nil {
 			return nil, fmt.Errorf("%w (and moving it aside failed: %v)", err, mvErr)
 		}
@@ -165,7 +194,10 @@ func removeGraph(dir string) error {
 // the write lock (an error wrapping graphdb.ErrLocked while another
 // process writes) and returns the new name of graph.db, "" when there was
 // none. The rest of the directory is not touched.
-func SetAside(dir string) (string, error) {
+func SetAside(dir string) (string, error) { return setAside(dir, "corrupt") }
+
+// setAside is SetAside naming the kept copy graph.db.<label>-<time>.
+func setAside(dir, label string) (string, error) {
 	lock, err := acquireWriteLock(filepath.Join(dir, lockName))
 	if err != nil {
 		return "", fmt.Errorf("set aside the graph in %s: %w", dir, err)
@@ -174,7 +206,7 @@ func SetAside(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, dbName)); errors.Is(err, os.ErrNotExist) {
 		return "", removeGraph(dir)
 	}
-	aside := dbName + ".corrupt-" + time.Now().UTC().Format("20060102T150405.000Z")
+	aside := dbName + "." + label + "-" + time.Now().UTC().Format("20060102T150405.000Z")
 	for _, sfx := range []string{"", "-wal", "-shm"} {
 		err := os.Rename(filepath.Join(dir, dbName+sfx), filepath.Join(dir, aside+sfx))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -195,8 +227,11 @@ func open(dir string, opts Options) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Store{dir: dir, readOnly: opts.ReadOnly, log: log}
+	s := &Store{dir: dir, readOnly: opts.ReadOnly, log: log, owner: ownership{key: opts.Key, trust: opts.TrustForeign}}
 	dbPath := filepath.Join(dir, dbName)
+	if err := checkNoLinks(dir); err != nil {
+		return nil, err
+	}
 	mode := modeReader
 	if opts.ReadOnly {
 		if st, err := os.Stat(dbPath); err != nil || st.Size() == 0 {
@@ -206,33 +241,76 @@ func open(dir string, opts Options) (*Store, error) {
 	} else if err := s.openWriter(dbPath); err != nil {
 		return nil, err
 	}
-	s.saveSnapshots = mode != modeImmutable && writable(dir)
-	rdb, err := sql.Open("sqlite", dsn(dbPath, mode))
+	mode, err := s.openReaders(dbPath, mode)
 	if err != nil {
+		return nil, err
+	}
+	if s.snap.ino, err = fileIno(dbPath); err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("open graph store %s: %w", dir, err)
 	}
-	rdb.SetMaxOpenConns(16)
-	rdb.SetMaxIdleConns(16)
-	rdb.SetConnMaxLifetime(0)
-	s.rdb = rdb
-	if err := s.checkSchema(); err != nil {
-		s.closeDBs()
-		if mode == modeReadOnly && !writable(dir) && !errors.Is(err, graphdb.ErrNotFound) {
-			err = fmt.Errorf("%w (the directory is read-only and %s-wal holds changes not yet in %s: run `relay index` once where %s is writable, or copy the store to a writable directory)", err, dbName, dbName, dir)
-		}
-		return nil, err
-	}
+	s.snap.key = opts.Key
+	s.saveSnapshots = mode != modeImmutable && writable(dir)
 	if err := s.verify(); err != nil {
 		s.closeDBs()
 		return nil, err
 	}
-	if err := s.stmts.prepare(rdb); err != nil {
+	if err := s.stmts.prepare(s.rdb); err != nil {
 		s.closeDBs()
 		return nil, s.wrapOpenErr(err)
 	}
 	log.Debug("graph store open", "dir", dir, "read_only", opts.ReadOnly, "mode", mode)
 	return s, nil
+}
+
+// openReaders opens the reader pool in mode and checks the schema through
+// it; it returns the mode the pool uses. A read-only open that fails for
+// want of space — SQLite cannot create or grow the -shm index in a full
+// file system (SQLITE_IOERR_SHMSIZE), though nothing else needs writing —
+// is retried immutable when the log is empty: the graph at rest, read with
+// no -shm, no locks and no journal, so that readers keep working on a full
+// disk. (No writer can start there: Begin must write the open seal.)
+func (s *Store) openReaders(dbPath, mode string) (string, error) {
+	for {
+		rdb, err := sql.Open("sqlite", dsn(dbPath, mode))
+		if err != nil {
+			s.closeDBs()
+			return "", fmt.Errorf("open graph store %s: %w", s.dir, err)
+		}
+		rdb.SetMaxOpenConns(16)
+		rdb.SetMaxIdleConns(16)
+		rdb.SetConnMaxLifetime(0)
+		s.rdb = rdb
+		err = s.checkSchema()
+		if err == nil {
+			return mode, nil
+		}
+		s.closeDBs()
+		s.rdb = nil
+		if mode == modeReadOnly && isNoSpace(err) && !walFrames(s.dir) {
+			s.log.Info("graph store: no space for SQLite's shared-memory index; reading the graph immutable", "dir", s.dir, "err", err)
+			mode = modeImmutable
+			continue
+		}
+		if mode == modeReadOnly && !writable(s.dir) && !errors.Is(err, graphdb.ErrNotFound) {
+			err = fmt.Errorf("%w (the directory is read-only and %s-wal holds changes not yet in %s: run `relay index` once where %s is writable, or copy the store to a writable directory)", err, dbName, dbName, s.dir)
+		}
+		return "", err
+	}
+}
+
+// isNoSpace reports whether err is SQLite's I/O error or "database or disk
+// is full": what a reader gets when the file system has no room for the
+// -shm file.
+func isNoSpace(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqliteIOErr, sqliteFull:
+			return true
+		}
+	}
+	return errors.Is(err, syscall.ENOSPC)
 }
 
 // openWriter prepares dir for writing and opens the writer connection.
@@ -260,6 +338,26 @@ func (s *Store) openWriter(dbPath string) error {
 			return fmt.Errorf("create %s: %w", gi, err)
 		}
 	}
+	// A new graph starts without the files of any other: a seal, a log or
+	// adjacency snapshots left in the directory (or committed to it) are
+	// not this graph's.
+	isNew := func() bool {
+		st, err := os.Stat(dbPath)
+		return errors.Is(err, os.ErrNotExist) || err == nil && st.Size() == 0
+	}
+	fresh := false
+	if isNew() {
+		// Under the write lock, so that two processes creating the store
+		// at once do not clear each other's graph.db.
+		if lock, err := acquireWriteLock(filepath.Join(dir, lockName)); err == nil {
+			defer lock.release()
+			if fresh = isNew(); fresh {
+				if err := removeGraph(dir); err != nil {
+					return fmt.Errorf("clear graph store directory %s: %w", dir, err)
+				}
+			}
+		}
+	}
 	wdb, err := sql.Open("sqlite", dsn(dbPath, modeWriter))
 	if err != nil {
 		return fmt.Errorf("open graph store %s: %w", dir, err)
@@ -272,6 +370,44 @@ func (s *Store) openWriter(dbPath string) error {
 		wdb.Close()
 		s.wdb = nil
 		return err
+	}
+	if fresh {
+		// This process made graph.db: it is relay's, open until the first
+		// writer closes.
+		if err := writeOpenSeal(dir, s.owner.key); err != nil {
+			wdb.Close()
+			s.wdb = nil
+			return fmt.Errorf("seal the new graph store %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// checkNoLinks refuses a store directory that is a symbolic link (or not
+// a directory), and one where a file relay keeps there is a link: nothing
+// is read or written through a link (see ErrLink).
+func checkNoLinks(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("open graph store %s: %w", dir, err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("the graph store %s is a symbolic link (to %s); relay keeps its store only in a directory of its own, never behind a link: remove the link: %w", dir, target, ErrLink)
+	case !fi.IsDir():
+		return fmt.Errorf("the graph store %s is not a directory; remove it or choose another store directory: %w", dir, ErrLink)
+	}
+	for _, name := range append(slices.Clone(graphFiles), lockName, ".gitignore") {
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s in the graph store is a symbolic link; relay reads and writes only files of its own there, never through a link: remove it: %w", p, ErrLink)
+		}
 	}
 	return nil
 }
@@ -286,10 +422,12 @@ const quickCheckMax = 16 << 20
 // record's checksum, ~1 s for a std-sized graph, paid only after such an
 // unclean end — and a reader SQLite's quick_check where that is cheap.
 func (s *Store) verify() error {
-	err := verifySeal(s.dir)
+	err := verifySeal(s.dir, s.owner)
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, new(*foreignError)):
+		return err
 	case !errors.Is(err, errNoSeal):
 		return s.damaged(err.Error())
 	}
@@ -361,6 +499,9 @@ func dsn(path, mode string) string {
 	default:
 		q.Add("_pragma", "query_only(1)")
 		q.Add("_pragma", "cache_size(-16000)")
+		// Sorts and temporary indexes in memory: a query never needs
+		// space on disk (which may be full).
+		q.Add("_pragma", "temp_store(MEMORY)")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
@@ -440,6 +581,9 @@ func (s *Store) wrapOpenErr(err error) error {
 	if isCorruption(err) {
 		return s.damaged(fmt.Sprintf("%s: %v", dbName, err))
 	}
+	if !s.readOnly && isNoSpace(err) {
+		return fmt.Errorf("open graph store %s: %w (is its file system full? free some space and run `relay index` again; readers keep working meanwhile)", s.dir, err)
+	}
 	return fmt.Errorf("open graph store %s: %w", s.dir, err)
 }
 
@@ -492,8 +636,7 @@ func (s *Store) seal() {
 	if s.wdb == nil || s.damage.Load() != nil {
 		return
 	}
-	sealPath := filepath.Join(s.dir, sealName)
-	if _, err := os.Stat(sealPath); err == nil {
+	if sealedBy(s.dir, s.owner.key) {
 		return // nothing was written since the last seal
 	}
 	lock, err := acquireWriteLock(filepath.Join(s.dir, lockName))
@@ -502,7 +645,7 @@ func (s *Store) seal() {
 		return
 	}
 	defer lock.release()
-	if _, err := os.Stat(sealPath); err == nil {
+	if sealedBy(s.dir, s.owner.key) {
 		return
 	}
 	var busy, frames, done int
@@ -515,23 +658,25 @@ func (s *Store) seal() {
 		st, err = os.Stat(filepath.Join(s.dir, dbName))
 	}
 	if err == nil {
-		err = writeSeal(s.dir, st.Size())
+		err = writeSeal(s.dir, st.Size(), s.owner.key)
 	}
 	if err != nil {
 		s.log.Debug("graph store not sealed", "dir", s.dir, "err", err)
 	}
 }
 
-// unseal removes the seal before the first change of a transaction (the
-// caller holds the write lock), durably, so no reader checks the changing
-// file against it.
+// unseal replaces the seal with an open one before the first change of a
+// transaction (the caller holds the write lock), durably, so no reader
+// checks the changing file against checksums, and readers still see whose
+// store it is.
 func (s *Store) unseal() error {
-	err := os.Remove(filepath.Join(s.dir, sealName))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	if raw, err := readSeal(s.dir); err == nil {
+		if info, err := parseSeal(raw); err == nil && info.open && info.macOK(s.owner.key) {
+			return nil
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("remove %s: %w", sealName, err)
+	if err := writeOpenSeal(s.dir, s.owner.key); err != nil {
+		return fmt.Errorf("open %s: %w", sealName, err)
 	}
 	return syncDir(s.dir)
 }
