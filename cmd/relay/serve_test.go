@@ -30,13 +30,18 @@ import (
 // on main: the remote the bot mirrors.
 func serveGitRepo(t *testing.T) string {
 	t.Helper()
+	return commitRepo(t, sampleRepo(t))
+}
+
+// commitRepo makes dir a git repository with one commit of all its files.
+func commitRepo(t *testing.T, dir string) string {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("git is required under CI")
 		}
 		t.Skip("git not installed")
 	}
-	dir := sampleRepo(t)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "sample"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
