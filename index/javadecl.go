@@ -21,8 +21,9 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 		return nil
 	}
 	t := x.typeShape(st, name, outer)
+	t.depth = 1
 	if outer != nil {
-		t.Q, t.Outer = outer.Q+"."+name, outer.Q
+		t.Q, t.Outer, t.depth = outer.Q+"."+name, outer.Q, outer.depth+1
 	} else {
 		t.Q = javaJoin(x.f.scope.Pkg, name)
 	}
@@ -130,7 +131,11 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 		case "enum_constant":
 			x.enumConstant(c, t, local)
 		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
-			if !local {
+			switch {
+			case local:
+			case t.depth >= javaMaxTypeNesting:
+				x.tooDeep(c, javaTypeTooDeep)
+			default:
 				x.typeDecl(c, t, t.ID)
 			}
 		case "static_initializer", "block":

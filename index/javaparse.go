@@ -61,6 +61,7 @@ type javaExtractor struct {
 	f    *javaFile
 	ids  idCounts
 	test bool
+	deep bool // a nesting limit was met (javalimits.go)
 }
 
 // javaIsTest reports whether rel is a test file: under a src/test tree or
