@@ -79,7 +79,7 @@ func (w *javaWalker) resolveBody(b javaBody) {
 		return
 	}
 	if b.m != nil {
-		w.params(b.n.Parent(), b.m)
+		w.params(b.decl, b.m)
 	}
 	if b.ctor && !javaHasCtorCall(b.n) {
 		w.implicitSuper(line(b.n)) // javac places it at the body

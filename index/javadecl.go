@@ -217,7 +217,7 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 	t.Methods = append(t.Methods, m)
 	if local {
 		if body := jm.n.ChildByFieldName("body"); body != nil {
-			x.f.bodies = append(x.f.bodies, javaBody{cls: t, m: m, n: body, ctor: m.Name == "<init>"})
+			x.f.bodies = append(x.f.bodies, javaBody{cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
 		}
 		return
 	}
@@ -241,7 +241,7 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: line(p), reverse: true})
 	}
 	if body := jm.n.ChildByFieldName("body"); body != nil {
-		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, n: body, ctor: m.Name == "<init>"})
+		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
 	}
 }
 

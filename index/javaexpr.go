@@ -171,7 +171,7 @@ func (w *javaWalker) localBody(n *sitter.Node, t *javaType) {
 			continue
 		}
 		if b.m != nil {
-			w.params(b.n.Parent(), b.m)
+			w.params(b.decl, b.m)
 		}
 		if b.ctor && !javaHasCtorCall(b.n) {
 			w.implicitSuper(line(b.n))

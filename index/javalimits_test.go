@@ -156,12 +156,13 @@ func TestJavaCyclicSupertypes(t *testing.T) {
 	dumpHolds(t, "cyclic", got, []string{"edge calls java:B.f -> java:B.f", "edge inherits java:A -> java:B"}, nil)
 }
 
-// TestJavaNestedAnonymous: anonymous classes nested in each other used to
-// resolve the supertypes of every enclosing one again at each level
-// (2^depth: 26 levels took half a minute); the innermost call is the
+// TestJavaNestedAnonymous: 1,000 anonymous classes nested in each other
+// resolve in linear time (they used to resolve the supertypes of every
+// enclosing one again at each level, 2^depth: 26 levels took half a
+// minute), and the innermost call, still within javaMaxCodeDepth, is the
 // enclosing method's.
 func TestJavaNestedAnonymous(t *testing.T) {
-	const n = 60
+	const n = 1000
 	src := "class D {\n  int f(int x) { return x; }\n  Object g() { return " + strings.Repeat("new Object() { Object h() { return ", n) +
 		"new D().f(1)" + strings.Repeat("; } }", n) + "; }\n}\n"
 	_, got := indexPathological(t, src)

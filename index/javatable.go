@@ -210,7 +210,11 @@ func (l *javaLookup) memberType(t *javaType, n string, depth int) *javaType {
 	if t == nil || depth > 12 {
 		return nil
 	}
-	if m := l.tab.types[t.Q+"."+n]; m != nil {
+	if t.outer != nil {
+		// A local or anonymous class declares no member types of the
+		// table (and its name grows with its nesting): only its
+		// supertypes may have them.
+	} else if m := l.tab.types[t.Q+"."+n]; m != nil {
 		return m
 	}
 	for _, s := range l.supers(t) {
@@ -231,7 +235,7 @@ func (l *javaLookup) simple(sc *javaScope, ctx *javaType, n string) *javaType {
 				return nil
 			}
 		}
-		if javaSimple(c.Q) == n && c.ID != "" {
+		if c.ID != "" && javaSimple(c.Q) == n {
 			return c
 		}
 		if m := l.memberType(c, n, 0); m != nil {
