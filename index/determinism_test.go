@@ -127,7 +127,7 @@ func TestDeterministicExport(t *testing.T) {
 		{"python", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/py_types.txtar") }, 3},
 		{"typescript", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/ts_mixed.txtar") }, 3},
 		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/java_mixed.txtar") }, 3},
-		{"java_deps", func(t *testing.T) string { return javaDepsRepo(t, 48) }, 6},
+		{"java_deps", func(t *testing.T) string { return javaDepsRepo(t, 48) }, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			checkDeterministic(t, tt.root(t), tt.runs)
