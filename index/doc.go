@@ -476,6 +476,15 @@
 // stays over the limit of 8 re-resolves nothing. JavaFormatVersion (Meta
 // "index.java.version") versions the Java records; a change re-indexes
 // Java only.
+//
+// Java budgets (javalimits.go): member types are indexed 64 levels deep,
+// statements and expressions walked 5,000 levels deep (some 2,500 nested
+// calls); a file beyond them gets a diagnostic naming the line and keeps
+// everything above it. The walks recurse, so these bounds are what keeps
+// a crafted file from overflowing the stack, which Go cannot recover
+// from; they also bound a file's qualified names to 64 times its size.
+// What a file's resolution memoises is its own (javaLookup), so its
+// java.deps do not depend on which goroutine resolved a type first.
 // index/internal/javacheck measures the calls against javap's invoke
 // instructions (BENCHMARKS.md).
 //

@@ -146,11 +146,11 @@ func (p *javaFrontend) parseFile(j *job, ps *sitter.Parser, rel string, tab *jav
 	if tab == nil {
 		return f
 	}
-	for _, e := range f.res.rec.Errors {
+	javaResolveFile(f, data, tab)
+	for _, e := range f.res.rec.Errors { // syntax errors, nesting limits met
 		pos, msg, _ := strings.Cut(e, ": ")
 		j.diag(Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
 	}
-	javaResolveFile(f, data, tab)
 	return f
 }
 
@@ -164,7 +164,7 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 	if sc := tab.scopeOf(f.scope); sc != nil {
 		f.scope = sc
 	}
-	l := &javaLookup{tab: tab, deps: map[string]bool{}, byName: map[string]bool{}}
+	l := newJavaLookup(tab)
 	x := &javaExtractor{src: src, f: f}
 	for _, u := range f.uses {
 		javaLinkUse(l, f, u)

@@ -27,6 +27,7 @@ type javaWalker struct {
 	m      *javaMethod
 	scopes []map[string]javaVal
 	anon   int
+	depth  int // levels of walk and typeOf in progress (javalimits.go)
 	// types memoises typeOf by node within one body: a chain a.b().c()
 	// would otherwise resolve its inner calls once per link.
 	types map[uintptr]javaVal
@@ -78,7 +79,7 @@ func (w *javaWalker) resolveBody(b javaBody) {
 		return
 	}
 	if b.m != nil {
-		w.params(b.n.Parent(), b.m)
+		w.params(b.decl, b.m)
 	}
 	if b.ctor && !javaHasCtorCall(b.n) {
 		w.implicitSuper(line(b.n)) // javac places it at the body
@@ -199,6 +200,10 @@ func (w *javaWalker) edge(kind graphdb.EdgeKind, to graphdb.NodeID, ln int) {
 
 // walk visits n's subtree in source order.
 func (w *javaWalker) walk(n *sitter.Node) {
+	if !w.enter(n) {
+		return
+	}
+	defer w.leave()
 	switch n.Kind() {
 	case "method_invocation":
 		w.invocation(n)
@@ -371,7 +376,7 @@ func (w *javaWalker) implicitCall(recv javaVal, name string, ln int, record bool
 	if recv.t == nil || recv.dims > 0 || recv.static {
 		return javaVal{}
 	}
-	ts := w.l.findMethods(recv.t, name, 0)
+	ts := w.l.findMethods(recv.t, name, 0).refs
 	if len(ts) != 1 {
 		return javaVal{}
 	}

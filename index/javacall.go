@@ -20,10 +20,30 @@ type javaVal struct {
 	tsc    *javaScope
 }
 
+// javaMethodsKey names one findMethods question.
+type javaMethodsKey struct {
+	t     *javaType
+	name  string
+	nargs int
+}
+
+// javaMethodSet is the answer to one: the candidates in lookup order and,
+// built when first needed, the candidates by parameter key (javaParamKey).
+type javaMethodSet struct {
+	refs  []javaMethodRef
+	byKey map[string][]javaMethodRef
+}
+
 // findMethods collects the methods named name of t and its supertypes
-// that take nargs arguments; an override hides what it overrides.
-func (l *javaLookup) findMethods(t *javaType, name string, nargs int) []javaMethodRef {
-	var out []javaMethodRef
+// that take nargs arguments; an override hides what it overrides. The
+// answer is memoised per file: a file that calls one of 5,000 overloads
+// 5,000 times collects them once.
+func (l *javaLookup) findMethods(t *javaType, name string, nargs int) *javaMethodSet {
+	key := javaMethodsKey{t, name, nargs}
+	if ms, ok := l.methods[key]; ok {
+		return ms
+	}
+	ms := &javaMethodSet{}
 	seen := map[*javaType]bool{}
 	sigs := map[string]bool{}
 	queue := []*javaType{t}
@@ -43,13 +63,14 @@ func (l *javaLookup) findMethods(t *javaType, name string, nargs int) []javaMeth
 				continue
 			}
 			sigs[key] = true
-			out = append(out, javaMethodRef{c, m})
+			ms.refs = append(ms.refs, javaMethodRef{c, m})
 		}
 		if name != "<init>" {
 			queue = append(queue, l.supers(c)...)
 		}
 	}
-	return out
+	l.methods[key] = ms
+	return ms
 }
 
 func javaArity(m *javaMethod, n int) bool {
@@ -59,13 +80,49 @@ func javaArity(m *javaMethod, n int) bool {
 	return n == len(m.Params)
 }
 
+// javaIndexOverloads is the number of candidates from which choose looks
+// for an exact match by parameter key before scoring them all.
+const javaIndexOverloads = 8
+
 // choose picks the overload the arguments select: the applicable methods
 // by arity, then by the argument types that are evident; a non-varargs
 // method beats a varargs one. Several left: ambiguous (all returned).
-func (l *javaLookup) choose(cands []javaMethodRef, args []javaVal) []javaMethodRef {
+//
+// DESIGN: scoring every candidate for every call is quadratic in a class
+// of thousands of overloads that call each other. Only a candidate whose
+// parameter key (erased simple names) equals the arguments' can score
+// exact on every argument (3 each, plus the fixed-arity bonus), the
+// highest score there is: when the candidates of that key reach it, they
+// are the answer, and the others need no scoring. Otherwise (an argument
+// not evident, a subtype, a type variable) every candidate is scored.
+func (l *javaLookup) choose(ms *javaMethodSet, args []javaVal) []javaMethodRef {
+	cands := ms.refs
 	if len(cands) <= 1 {
 		return cands
 	}
+	if len(cands) > javaIndexOverloads {
+		if key, ok := javaArgKey(args); ok {
+			if ms.byKey == nil {
+				ms.byKey = map[string][]javaMethodRef{}
+				for _, c := range cands {
+					k := javaParamKey(c.m.Params)
+					ms.byKey[k] = append(ms.byKey[k], c)
+				}
+			}
+			if best, score := l.best(ms.byKey[key], args); score == 3*len(args)+1000 {
+				return best
+			}
+		}
+	}
+	if best, _ := l.best(cands, args); len(best) > 0 {
+		return best
+	}
+	return cands
+}
+
+// best returns the candidates of the highest score and the score (-1:
+// none applicable).
+func (l *javaLookup) best(cands []javaMethodRef, args []javaVal) ([]javaMethodRef, int) {
 	best, bestScore := []javaMethodRef(nil), -1
 	for _, c := range cands {
 		s := l.score(c, args)
@@ -82,10 +139,33 @@ func (l *javaLookup) choose(cands []javaMethodRef, args []javaVal) []javaMethodR
 			best = append(best, c)
 		}
 	}
-	if len(best) == 0 {
-		return cands
+	return best, bestScore
+}
+
+// javaArgKey is the parameter key (javaParamKey) of a method that takes
+// exactly the arguments' types; false when an argument's type is not
+// evident or is null.
+func javaArgKey(args []javaVal) (string, bool) {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case !a.known || a.static || a.prim == "null":
+			return "", false
+		case a.prim != "":
+			b.WriteString(a.prim)
+		case a.t != nil:
+			b.WriteString(javaSimple(a.t.Q))
+		default:
+			return "", false
+		}
+		b.WriteString(strings.Repeat("[]", a.dims))
 	}
-	return best
+	b.WriteByte(')')
+	return b.String(), true
 }
 
 // score rates how well args fit c's parameters: -1 not applicable.

@@ -21,8 +21,9 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 		return nil
 	}
 	t := x.typeShape(st, name, outer)
+	t.depth = 1
 	if outer != nil {
-		t.Q, t.Outer = outer.Q+"."+name, outer.Q
+		t.Q, t.Outer, t.depth = outer.Q+"."+name, outer.Q, outer.depth+1
 	} else {
 		t.Q = javaJoin(x.f.scope.Pkg, name)
 	}
@@ -130,7 +131,11 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 		case "enum_constant":
 			x.enumConstant(c, t, local)
 		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
-			if !local {
+			switch {
+			case local:
+			case t.depth >= javaMaxTypeNesting:
+				x.tooDeep(c, javaTypeTooDeep)
+			default:
 				x.typeDecl(c, t, t.ID)
 			}
 		case "static_initializer", "block":
@@ -212,7 +217,7 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 	t.Methods = append(t.Methods, m)
 	if local {
 		if body := jm.n.ChildByFieldName("body"); body != nil {
-			x.f.bodies = append(x.f.bodies, javaBody{cls: t, m: m, n: body, ctor: m.Name == "<init>"})
+			x.f.bodies = append(x.f.bodies, javaBody{cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
 		}
 		return
 	}
@@ -236,7 +241,7 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: line(p), reverse: true})
 	}
 	if body := jm.n.ChildByFieldName("body"); body != nil {
-		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, n: body, ctor: m.Name == "<init>"})
+		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
 	}
 }
 

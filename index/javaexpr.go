@@ -38,16 +38,7 @@ func (w *javaWalker) byName(name string, nargs, ln int) {
 	if w.l.byName != nil {
 		w.l.byName[javaByNameKey(name, nargs)] = true
 	}
-	var cands []graphdb.NodeID
-	for _, r := range w.l.tab.byName[name] {
-		if javaArity(r.m, nargs) {
-			cands = append(cands, r.m.ID)
-		}
-	}
-	if len(cands) == 0 || len(cands) > javaMaxByName {
-		return
-	}
-	for _, c := range cands {
+	for _, c := range w.l.byNameCands(name, nargs) {
 		w.edge(graphdb.EdgeCallsByName, c, ln)
 	}
 }
@@ -60,20 +51,20 @@ func (w *javaWalker) targets(n *sitter.Node, args []javaVal) ([]javaMethodRef, j
 	obj := n.ChildByFieldName("object")
 	if obj == nil {
 		for c := w.cls; c != nil; c = w.l.enclosing(c) {
-			if ms := w.l.findMethods(c, name, len(args)); len(ms) > 0 {
+			if ms := w.l.findMethods(c, name, len(args)); len(ms.refs) > 0 {
 				return w.l.choose(ms, args), javaVal{t: c, known: true}, true
 			}
 		}
 		for _, q := range w.sc.Static[name] {
 			if t := w.l.use(w.l.tab.types[q]); t != nil {
-				if ms := w.l.findMethods(t, name, len(args)); len(ms) > 0 {
+				if ms := w.l.findMethods(t, name, len(args)); len(ms.refs) > 0 {
 					return w.l.choose(ms, args), javaVal{t: t, known: true, static: true}, true
 				}
 			}
 		}
 		for _, q := range w.sc.SDemand {
 			if t := w.l.use(w.l.tab.types[q]); t != nil {
-				if ms := w.l.findMethods(t, name, len(args)); len(ms) > 0 {
+				if ms := w.l.findMethods(t, name, len(args)); len(ms.refs) > 0 {
 					return w.l.choose(ms, args), javaVal{t: t, known: true, static: true}, true
 				}
 			}
@@ -93,7 +84,7 @@ func (w *javaWalker) targets(n *sitter.Node, args []javaVal) ([]javaMethodRef, j
 		return nil, recv, false
 	}
 	ms := w.l.findMethods(recv.t, name, len(args))
-	if len(ms) == 0 {
+	if len(ms.refs) == 0 {
 		recv.known = true // the type is the repository's; the method comes from outside
 		return nil, recv, false
 	}
@@ -180,7 +171,7 @@ func (w *javaWalker) localBody(n *sitter.Node, t *javaType) {
 			continue
 		}
 		if b.m != nil {
-			w.params(b.n.Parent(), b.m)
+			w.params(b.decl, b.m)
 		}
 		if b.ctor && !javaHasCtorCall(b.n) {
 			w.implicitSuper(line(b.n))
@@ -231,7 +222,11 @@ func (w *javaWalker) typeOf(n *sitter.Node) javaVal {
 	if v, ok := w.types[n.Id()]; ok {
 		return v
 	}
+	if !w.enter(n) {
+		return javaVal{}
+	}
 	v := w.typeOfNode(n)
+	w.leave()
 	w.types[n.Id()] = v
 	return v
 }

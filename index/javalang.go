@@ -7,7 +7,10 @@ import (
 
 // JavaFormatVersion is the format of the Java records (language "java"),
 // kept in Meta "index.java.version"; a change re-indexes Java only.
-const JavaFormatVersion = "java-2"
+// java-3: java.deps lists every file a resolution read (before, only the
+// first file to resolve a shared type's supertypes listed the files that
+// took), and the nesting limits of javalimits.go.
+const JavaFormatVersion = "java-3"
 
 func javaIsSource(_, base string) bool {
 	return strings.HasSuffix(base, ".java") && len(base) > len(".java")

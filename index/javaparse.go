@@ -29,7 +29,8 @@ type javaFile struct {
 type javaBody struct {
 	from graphdb.NodeID
 	cls  *javaType
-	m    *javaMethod // nil outside methods
+	m    *javaMethod  // nil outside methods
+	decl *sitter.Node // with m: the method's declaration (its parameters)
 	n    *sitter.Node
 	ctor bool // a constructor body without this(…)/super(…): calls super()
 	// implicit: the default constructor of a class that declares none
@@ -61,6 +62,7 @@ type javaExtractor struct {
 	f    *javaFile
 	ids  idCounts
 	test bool
+	deep bool // a nesting limit was met (javalimits.go)
 }
 
 // javaIsTest reports whether rel is a test file: under a src/test tree or

@@ -44,6 +44,7 @@ type javaType struct {
 	outer        *javaType  // local and anonymous classes: the enclosing class
 	recordParams []string   // a record's component types (its canonical constructor)
 	anon         bool       // an anonymous class: new C(…) calls C's constructor itself
+	depth        int        // member types: how many types enclose it, plus one
 }
 
 // javaMethod is a method or constructor (Name "<init>").

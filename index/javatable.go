@@ -4,21 +4,19 @@ package index
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/relayhq/relay/graphdb"
 )
 
-// javaTable resolves type names across the repository's Java files. It is
-// shared by the resolving goroutines: lookups are memoised under a lock.
+// javaTable holds the repository's Java types by qualified name. It is
+// shared by the resolving goroutines and read-only while they run: what
+// they memoise lives in each file's javaLookup.
 type javaTable struct {
-	types    map[string]*javaType // by Q
-	pkgs     map[string]bool      // packages declared in the repository
-	byName   map[string][]javaMethodRef
-	mu       sync.Mutex
-	memo     map[javaMemoKey]*javaType
-	sups     map[*javaType][]*javaType // supers of the repository's named types
-	supUnres map[*javaType]bool        // those whose supertype names did not all resolve
-	roots    map[string]bool           // first segments of the repository's packages
-	dups     map[string][]string       // file → its types that another file declares too
+	types  map[string]*javaType // by Q
+	pkgs   map[string]bool      // packages declared in the repository
+	byName map[string][]javaMethodRef
+	roots  map[string]bool     // first segments of the repository's packages
+	dups   map[string][]string // file → its types that another file declares too
 }
 
 type javaMemoKey struct {
@@ -34,7 +32,7 @@ type javaMethodRef struct {
 
 func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
-		memo: map[javaMemoKey]*javaType{}, sups: map[*javaType][]*javaType{}, supUnres: map[*javaType]bool{}, roots: map[string]bool{}, dups: map[string][]string{}}
+		roots: map[string]bool{}, dups: map[string][]string{}}
 	defer t.addJDK()
 	for _, rel := range sortedKeys(scopes) {
 		sc := scopes[rel]
@@ -71,11 +69,53 @@ func (t *javaTable) addJDK() {
 
 // javaLookup resolves type names for one file, recording the files it
 // reads (deps) and whether a name stayed unresolved.
+//
+// DESIGN: what a lookup memoises (resolved names, supertypes, method
+// candidates) is its own, not the table's. A memo shared by the
+// goroutines would make the recorded deps depend on scheduling: the file
+// that computes an entry first records every file the computation read,
+// the files that find it memoised only the result's. With one memo per
+// file, a file's deps depend on nothing but the file and the table, so
+// two indexes of one tree store the same java.deps, and an incremental
+// run re-resolves the same dependents as a full one would have recorded.
 type javaLookup struct {
-	tab    *javaTable
-	deps   map[string]bool
-	unres  bool
-	byName map[string]bool // keys of its by-name calls (javaByNameKey), nil: not recorded
+	tab      *javaTable
+	deps     map[string]bool
+	unres    bool
+	byName   map[string]bool // keys of its by-name calls (javaByNameKey), nil: not recorded
+	memo     map[javaMemoKey]*javaType
+	sups     map[*javaType][]*javaType // supers of the repository's named types
+	supUnres map[*javaType]bool        // those whose supertype names did not all resolve
+	methods  map[javaMethodsKey]*javaMethodSet
+	cands    map[string][]graphdb.NodeID // by-name candidates by javaByNameKey
+	busy     map[*javaType]bool          // types whose supers are being computed
+}
+
+func newJavaLookup(tab *javaTable) *javaLookup {
+	return &javaLookup{tab: tab, deps: map[string]bool{}, byName: map[string]bool{}, memo: map[javaMemoKey]*javaType{},
+		sups: map[*javaType][]*javaType{}, supUnres: map[*javaType]bool{}, methods: map[javaMethodsKey]*javaMethodSet{},
+		cands: map[string][]graphdb.NodeID{}, busy: map[*javaType]bool{}}
+}
+
+// byNameCands returns the repository's methods named name that take nargs
+// arguments, none when there are more than javaMaxByName; memoised, as a
+// name may have thousands of methods and calls.
+func (l *javaLookup) byNameCands(name string, nargs int) []graphdb.NodeID {
+	key := javaByNameKey(name, nargs)
+	if c, ok := l.cands[key]; ok {
+		return c
+	}
+	var cands []graphdb.NodeID
+	for _, r := range l.tab.byName[name] {
+		if javaArity(r.m, nargs) {
+			cands = append(cands, r.m.ID)
+		}
+	}
+	if len(cands) > javaMaxByName {
+		cands = nil
+	}
+	l.cands[key] = cands
+	return cands
 }
 
 func (l *javaLookup) use(t *javaType) *javaType {
@@ -107,15 +147,11 @@ func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *java
 	if ctx != nil && ctx.ID == "" {
 		key.ctx = "" // local classes are not shared: do not memoise through them
 	}
-	l.tab.mu.Lock()
-	t, ok := l.tab.memo[key]
-	l.tab.mu.Unlock()
+	t, ok := l.memo[key]
 	if !ok || ctx != nil && ctx.ID == "" {
 		t = l.resolveName(sc, ctx, name)
 		if ctx == nil || ctx.ID != "" {
-			l.tab.mu.Lock()
-			l.tab.memo[key] = t
-			l.tab.mu.Unlock()
+			l.memo[key] = t
 		}
 	}
 	if t == nil && sc != javaJDKScope && !l.known(sc, name) {
@@ -174,7 +210,11 @@ func (l *javaLookup) memberType(t *javaType, n string, depth int) *javaType {
 	if t == nil || depth > 12 {
 		return nil
 	}
-	if m := l.tab.types[t.Q+"."+n]; m != nil {
+	if t.outer != nil {
+		// A local or anonymous class declares no member types of the
+		// table (and its name grows with its nesting): only its
+		// supertypes may have them.
+	} else if m := l.tab.types[t.Q+"."+n]; m != nil {
 		return m
 	}
 	for _, s := range l.supers(t) {
@@ -195,7 +235,7 @@ func (l *javaLookup) simple(sc *javaScope, ctx *javaType, n string) *javaType {
 				return nil
 			}
 		}
-		if javaSimple(c.Q) == n && c.ID != "" {
+		if c.ID != "" && javaSimple(c.Q) == n {
 			return c
 		}
 		if m := l.memberType(c, n, 0); m != nil {
@@ -244,14 +284,16 @@ func (l *javaLookup) enclosing(t *javaType) *javaType {
 
 // supers returns t's superclass (first) and superinterfaces in the
 // repository; enums extend java.lang.Enum and records java.lang.Record.
+//
+// Supertypes named through each other (class A extends B, class B extends
+// A.Inner: a cycle javac rejects) would recurse without end: a type whose
+// supertypes are asked for while they are being computed has none.
 func (l *javaLookup) supers(t *javaType) []*javaType {
-	if t.ID == "" {
-		return l.computeSupers(t)
+	if l.busy[t] {
+		return nil
 	}
-	l.tab.mu.Lock()
-	out, ok := l.tab.sups[t]
-	unres := l.tab.supUnres[t]
-	l.tab.mu.Unlock()
+	out, ok := l.sups[t]
+	unres := l.supUnres[t]
 	if ok {
 		for _, s := range out {
 			l.use(s)
@@ -259,20 +301,18 @@ func (l *javaLookup) supers(t *javaType) []*javaType {
 		if t.Super != "" || len(t.Ifaces) > 0 {
 			l.use(t) // its supertypes were resolved in its file's context
 		}
-		// Whichever file computed them first, every file that reads
-		// them learns of an unresolved name (deterministic java.unres).
 		l.unres = l.unres || unres
 		return out
 	}
 	saved := l.unres
 	l.unres = false
+	l.busy[t] = true
 	out = l.computeSupers(t)
+	delete(l.busy, t)
 	unres = l.unres
 	l.unres = saved || unres
-	l.tab.mu.Lock()
-	l.tab.sups[t] = out
-	l.tab.supUnres[t] = unres
-	l.tab.mu.Unlock()
+	l.sups[t] = out
+	l.supUnres[t] = unres
 	return out
 }
 

@@ -1,0 +1,67 @@
+//go:build cgo
+
+package index
+
+import (
+	"fmt"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// Nesting budgets of the Java frontend. Real code stays far below them,
+// where extraction is exact; a file beyond them (generated or hostile)
+// keeps what lies above the limit and gets a diagnostic naming the line.
+//
+// DESIGN: Go cannot recover from a stack overflow, and the walks over a
+// Java file recurse once per level of its syntax: type declarations
+// (typeDecl → members → typeDecl) and code (walk, typeOf and their
+// helpers, anonymous and local classes included). Bounding the depth of
+// those recursions bounds the stack they take whatever the input. The
+// type bound also makes qualified names linear in the file's size: a
+// nested type's name carries its enclosing types' (com.a.Outer.Inner),
+// which its node id, QName, Loc and the stored scope repeat, so 10,000
+// nested classes would make 10,000 names averaging 5,000 levels each
+// (gigabytes). With at most javaMaxTypeNesting levels, a file's names
+// take at most javaMaxTypeNesting times its size.
+const (
+	// javaMaxTypeNesting is the deepest member type indexed: a class
+	// nested in javaMaxTypeNesting enclosing types is skipped with what
+	// it contains.
+	javaMaxTypeNesting = 64
+	// javaMaxCodeDepth bounds the recursion of the walk over a body's
+	// statements and expressions (about two levels per nested call or
+	// operator: f(f(…)) is resolved exactly to some 2,500 levels).
+	// Deeper code is not walked: its calls are not resolved.
+	javaMaxCodeDepth = 5000
+)
+
+// tooDeep records that n lies below a nesting limit, once per extraction
+// of a file (the first place met is the one to look at).
+func (x *javaExtractor) tooDeep(n *sitter.Node, what string) {
+	if x.deep {
+		return
+	}
+	x.deep = true
+	p := n.StartPosition()
+	x.f.res.rec.Errors = append(x.f.res.rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, what))
+}
+
+// javaTypeTooDeep is the diagnostic of a type nested too deep.
+var javaTypeTooDeep = fmt.Sprintf("type nested deeper than %d levels: it and the types, members and code inside it are not indexed", javaMaxTypeNesting)
+
+// javaCodeTooDeep is the diagnostic of code nested too deep.
+var javaCodeTooDeep = fmt.Sprintf("code nested deeper than %d levels: the calls inside it are not resolved", javaMaxCodeDepth)
+
+// enter counts one more level of the walk over code; false (after a
+// diagnostic) when n lies below javaMaxCodeDepth, which the caller must
+// then not walk. Every enter that returns true is paired with leave.
+func (w *javaWalker) enter(n *sitter.Node) bool {
+	if w.depth >= javaMaxCodeDepth {
+		w.x.tooDeep(n, javaCodeTooDeep)
+		return false
+	}
+	w.depth++
+	return true
+}
+
+func (w *javaWalker) leave() { w.depth-- }
