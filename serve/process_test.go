@@ -316,6 +316,7 @@ func processConfig(t *testing.T, repos testRepos) *Config {
 	cfg.RescueAfter = 11 * time.Second
 	cfg.RetryBackoff = 100 * time.Millisecond
 	cfg.MaxAttempts = 10
+	cfg.Heartbeat = time.Second
 	return cfg
 }
 

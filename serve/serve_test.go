@@ -158,7 +158,7 @@ func TestServeHTTP(t *testing.T) {
 	}{
 		{"accepted", signedRequest(t, svc.url+"/webhooks/github", ok), 202, ResultAccepted},
 		{"replayed delivery", signedRequest(t, svc.url+"/webhooks/github", ok), 200, ResultDuplicate},
-		{"missing signature", raw([]byte(`{}`), ""), 401, ResultBadSignature},
+		{"missing signature", raw([]byte(`{}`), ""), 401, ResultUnsigned},
 		{"wrong signature", raw([]byte(`{}`), sign([]byte("other"), []byte(`{}`))), 401, ResultBadSignature},
 		{"malformed JSON", raw([]byte(`{"ref":`), sign(testSecret, []byte(`{"ref":`))), 400, ResultMalformed},
 		{"oversized", raw(big, sign(testSecret, big)), 413, ResultTooLarge},
@@ -199,8 +199,9 @@ func TestServeHTTP(t *testing.T) {
 					t.Errorf("/metrics lacks %s", m)
 				}
 			}
-			if !strings.Contains(string(body), `relay_webhook_deliveries_total{result="bad_signature",source="github"} 2`) {
-				t.Errorf("/metrics does not count the two bad signatures")
+			if !strings.Contains(string(body), `relay_webhook_deliveries_total{result="bad_signature",source="github"} 1`) ||
+				!strings.Contains(string(body), `relay_webhook_deliveries_total{result="unsigned",source="github"} 1`) {
+				t.Errorf("/metrics does not count the bad and the missing signature")
 			}
 		}
 	}

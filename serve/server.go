@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,21 +32,27 @@ type Options struct {
 	// NoWorkers makes a process that only accepts webhooks; Workers of 0
 	// in the config is not allowed, so this is the one way.
 	NoWorkers bool
+	// Permissions check the actor of a comment command by source, where
+	// the webhook cannot (Jira: project roles and groups).
+	Permissions map[string]PermissionCheck
 }
 
 // Service is a running bot: queue, workers and (optionally) the HTTP intake.
 type Service struct {
-	cfg      *Config
-	queue    *Queue
-	worker   *Worker
-	mirrors  *Mirrors
-	metrics  *Metrics
-	parsers  map[string]tracker.WebhookParser
-	log      *slog.Logger
-	unlock   func()
-	workers  bool
-	draining atomic.Bool
-	close    sync.Once
+	cfg         *Config
+	queue       *Queue
+	worker      *Worker
+	mirrors     *Mirrors
+	metrics     *Metrics
+	parsers     map[string]tracker.WebhookParser
+	permissions map[string]PermissionCheck
+	intake      *intake
+	limits      *limiter
+	log         *slog.Logger
+	unlock      func()
+	workers     bool
+	draining    atomic.Bool
+	close       sync.Once
 }
 
 // New opens the queue and prepares the workers; Run starts them.
@@ -67,7 +72,10 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, parsers: o.Parsers, log: o.Log, unlock: unlock, workers: !o.NoWorkers, metrics: NewMetrics()}
+	s := &Service{
+		cfg: cfg, parsers: o.Parsers, permissions: o.Permissions, log: o.Log, unlock: unlock, workers: !o.NoWorkers, metrics: NewMetrics(),
+		intake: newIntake(cfg.IntakeBytes, cfg.MaxBodyBytes), limits: newLimiter(cfg.Limits),
+	}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
 	UseGitCredentials(s.mirrors, o.Trackers)
 	s.worker = &Worker{
@@ -141,6 +149,17 @@ func (s *Service) Run(ctx context.Context, l net.Listener) error {
 	runCtx, stopRiver := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRiver()
 	if s.workers {
+		// Jobs a dead process left running go back to the queue now, not
+		// after rescue_after (recover.go).
+		if s.queue.Backend == "postgres" {
+			if err := s.queue.Beat(ctx); err != nil {
+				return err
+			}
+			go s.heartbeatLoop(runCtx)
+			defer s.queue.forgetWorker(context.WithoutCancel(ctx))
+		} else {
+			s.reclaim(ctx)
+		}
 		if err := s.queue.Start(runCtx); err != nil {
 			return fmt.Errorf("start workers: %w", err)
 		}
@@ -160,7 +179,12 @@ func (s *Service) Run(ctx context.Context, l net.Listener) error {
 		err = fmt.Errorf("http server: %w", err)
 	}
 	s.draining.Store(true)
-	s.log.Info("relay serve draining", "drain_timeout", s.cfg.DrainTimeout)
+	s.log.Info("relay serve draining", "drain_timeout", s.cfg.DrainTimeout, "shutdown_delay", s.cfg.ShutdownDelay)
+	if srv != nil && err == nil {
+		// /readyz answers 503 for shutdown_delay while the listener still
+		// takes requests, so a load balancer stops sending before it closes.
+		time.Sleep(s.cfg.ShutdownDelay)
+	}
 	if srv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if e := srv.Shutdown(sctx); e != nil {
@@ -185,6 +209,10 @@ func (s *Service) forgetLoop(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
+		s.limits.prune(time.Now())
+		if err := s.queue.forgetCosts(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			s.log.Warn("forget old job costs", "err", err)
+		}
 		if n, err := s.queue.Forget(ctx, 7*24*time.Hour); err != nil && ctx.Err() == nil {
 			s.log.Warn("forget old delivery ids", "err", err)
 		} else if n > 0 {
@@ -266,11 +294,22 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			http.Error(w, source+" is not configured on this relay", http.StatusNotFound)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-		var tooBig *http.MaxBytesError
+		if h := signatureHeader(source, parser); h != "" && r.Header.Get(h) == "" {
+			// Refused unread: an unsigned body costs no memory.
+			result(ResultUnsigned, http.StatusUnauthorized, "no "+h+" header: deliveries must be signed with the configured webhook secret")
+			return
+		}
+		body, release, err := s.intake.read(w, r)
+		if release != nil {
+			defer release()
+		}
 		switch {
-		case errors.As(err, &tooBig):
+		case errors.Is(err, errTooBig):
 			result(ResultTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes))
+			return
+		case errors.Is(err, errBusy):
+			setRetryAfter(w, retryAfter)
+			result(ResultBusy, http.StatusServiceUnavailable, "too many large deliveries are being read; redeliver it later")
 			return
 		case err != nil:
 			result(ResultMalformed, http.StatusBadRequest, "read body: "+err.Error())
@@ -298,9 +337,29 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultIgnored, http.StatusOK, fmt.Sprintf("repository %s is not served by this relay", t.Ref.Repo), logArgs...)
 			return
 		}
+		t.Ref = NormalizeRef(t.Ref)
+		if ok, err := s.permitted(r.Context(), t); err != nil {
+			s.log.Error("permission check", append(logArgs, "err", err)...)
+			result(ResultError, http.StatusServiceUnavailable, "could not check the commenter's permission; redeliver it", logArgs...)
+			return
+		} else if !ok {
+			result(ResultForbidden, http.StatusOK, fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor), logArgs...)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
+		if wait, which := s.limits.check(t, time.Now()); wait > 0 {
+			// Over the limit, the trigger may still join the job.
+			if active, err := s.queue.Active(ctx, t.Ref.Key()); err != nil || !active {
+				setRetryAfter(w, wait)
+				result(ResultRateLimited, http.StatusTooManyRequests, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second)), append(logArgs, "actor", t.Actor)...)
+				return
+			}
+		}
 		e, err := s.queue.Enqueue(ctx, t, s.cfg.MaxAttempts)
+		if err == nil && !e.Duplicate && !e.Coalesced {
+			s.limits.take(t, time.Now())
+		}
 		switch {
 		case err != nil:
 			s.log.Error("enqueue", append(logArgs, "err", err)...)
@@ -308,6 +367,10 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 		case e.Duplicate:
 			result(ResultDuplicate, http.StatusOK, "delivery already accepted", logArgs...)
 		case e.Coalesced:
+			if s.queue.Backend == "postgres" {
+				// The job it joined may belong to a dead process.
+				s.reclaim(ctx)
+			}
 			result(ResultCoalesced, http.StatusAccepted, fmt.Sprintf("joined job %d, queued or running for %s", e.JobID, t.Ref.Key()), append(logArgs, "job_id", e.JobID)...)
 		default:
 			s.metrics.JobsEnqueued.Inc()
