@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -532,6 +533,21 @@ func (c *Config) validateRepositories(v *validator) {
 		}
 		v.secret(where+".token_env", r.TokenEnv, false)
 	}
+}
+
+// CheckStateDir creates the state directory if need be and checks that
+// relay can write in it.
+func (c *Config) CheckStateDir() error {
+	if c.StateDir == "" {
+		return nil // Validate says so
+	}
+	if err := os.MkdirAll(c.StateDir, 0o755); err != nil {
+		return fmt.Errorf("%s: state_dir %s cannot be created: %w; create it for the user relay runs as, or choose another", c.path, c.StateDir, err)
+	}
+	if err := writable(c.StateDir); err != nil {
+		return fmt.Errorf("%s: state_dir %s: %w; give the user relay runs as write access", c.path, c.StateDir, err)
+	}
+	return nil
 }
 
 // QueueURL returns the PostgreSQL URL of the queue, or "" for the embedded

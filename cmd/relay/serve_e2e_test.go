@@ -242,7 +242,7 @@ func TestServeE2EGitHub(t *testing.T) {
 	cfg := writeServeConfig(t, remote, "")
 	cfgText, _ := os.ReadFile(cfg)
 	cfgText = bytes.Replace(cfgText, []byte("  bot_login: relay-bot\n"), fmt.Appendf(nil, "  bot_login: relay-bot\n  base_url: %s\n", api.baseURL()), 1)
-	cfgText = append(cfgText, "triggers:\n  labels: [relay-scope]\n"...)
+	cfgText = bytes.Replace(cfgText, []byte("  opened: true\n"), []byte("  opened: true\n  labels: [relay-scope]\n"), 1)
 	if err := os.WriteFile(cfg, cfgText, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -337,6 +337,7 @@ func TestServeE2EJiraCloud(t *testing.T) {
 	cfg := filepath.Join(dir, "relay.yaml")
 	err := os.WriteFile(cfg, fmt.Appendf(nil, `state_dir: %s
 workers: 2
+shutdown_delay: 10ms
 jira:
   base_url: %s
   cloud: true
@@ -345,6 +346,7 @@ jira:
   webhook_secret_env: RELAY_TEST_JIRA_SECRET
   bot_account: relay-bot-account
 triggers:
+  opened: true
   labels: [relay-scope]
 repositories:
   - jira: SHOP

@@ -84,6 +84,9 @@ func cmdSign(secret, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// SignatureHeader implements serve.SignedParser.
+func (p cmdParser) SignatureHeader() string { return "X-Test-Signature" }
+
 func (p cmdParser) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	if !hmac.Equal([]byte(h.Get("X-Test-Signature")), []byte(cmdSign(p.secret, body))) {
 		return tracker.Trigger{}, tracker.ErrBadSignature
@@ -109,6 +112,9 @@ func writeServeConfig(t *testing.T, remote string, extra string) string {
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`state_dir: %s
 workers: 2
+shutdown_delay: 10ms
+triggers:
+  opened: true
 github:
   webhook_secret_env: RELAY_TEST_GH_SECRET
   token_env: RELAY_TEST_GH_TOKEN
@@ -244,7 +250,7 @@ func TestServeCheckConfig(t *testing.T) {
 		want  []string
 	}{
 		{"ok", "", serveEnv, 0, []string{"configuration OK", "webhook_secret_env: RELAY_TEST_GH_SECRET", "main at "}},
-		{"unknown key", "wokers: 3\n", serveEnv, 1, []string{`relay.yaml:11: unknown key "wokers"`}},
+		{"unknown key", "wokers: 3\n", serveEnv, 1, []string{`relay.yaml:14: unknown key "wokers"`}},
 		{"missing secret", "", map[string]string{}, 1, []string{"github.webhook_secret_env: environment variable RELAY_TEST_GH_SECRET is not set", "github.token_env: environment variable RELAY_TEST_GH_TOKEN is not set"}},
 		{"unreachable remote", "  - github: acme/gone\n    remote: /nonexistent/repo.git\n", serveEnv, 1, []string{"github:acme/gone: remote /nonexistent/repo.git branch main"}},
 	}
