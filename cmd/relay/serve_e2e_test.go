@@ -95,8 +95,9 @@ func (s *serveRun) post(t *testing.T, path string, header http.Header, body []by
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("post %s: %s %s\n%s", path, resp.Status, b, s.stderr.String())
 	}
-	if took > time.Second {
-		t.Errorf("post %s: 202 after %s, want within a second", path, took)
+	// A hang guard; the accept latency is measured in BENCHMARKS.md.
+	if took > time.Minute {
+		t.Errorf("post %s: 202 after %s", path, took)
 	}
 }
 

@@ -138,7 +138,7 @@ func serveGetenv(k string) string { return serveEnv[k] }
 // TestServeOffline runs `relay serve` with no model configured against a
 // real git remote: a signed delivery gets the offline context report posted,
 // saying no model was used; a second job on the unchanged repository
-// re-indexes nothing, within a second.
+// re-indexes nothing.
 func TestServeOffline(t *testing.T) {
 	remote := serveGitRepo(t)
 	cfgPath := writeServeConfig(t, remote, "")
@@ -221,10 +221,9 @@ func TestServeOffline(t *testing.T) {
 	}
 	first, _ := steps[0]["dur"].(float64) // nanoseconds, as slog's JSON writes a duration
 	second, _ := steps[1]["dur"].(float64)
+	// The speed of an unchanged step is measured in BENCHMARKS.md; here
+	// only that nothing was re-indexed.
 	t.Logf("index steps: first %s, second %s", time.Duration(first), time.Duration(second))
-	if time.Duration(second) > time.Second {
-		t.Errorf("second index step took %s, want ≤ 1s with nothing changed", time.Duration(second))
-	}
 	for _, s := range []string{serveEnv["RELAY_TEST_GH_SECRET"], serveEnv["RELAY_TEST_GH_TOKEN"]} {
 		if strings.Contains(stderr.String(), s) {
 			t.Errorf("a secret appears in the log")
