@@ -338,23 +338,11 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			return
 		}
 		t.Ref = NormalizeRef(t.Ref)
-		if ok, err := s.permitted(r.Context(), t); err != nil {
-			s.log.Error("permission check", append(logArgs, "err", err)...)
-			result(ResultError, http.StatusServiceUnavailable, "could not check the commenter's permission; redeliver it", logArgs...)
-			return
-		} else if !ok {
-			result(ResultForbidden, http.StatusOK, fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor), logArgs...)
-			return
-		}
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		if wait, which := s.limits.check(t, time.Now()); wait > 0 {
-			// Over the limit, the trigger may still join the job.
-			if active, err := s.queue.Active(ctx, t.Ref.Key()); err != nil || !active {
-				setRetryAfter(w, wait)
-				result(ResultRateLimited, http.StatusTooManyRequests, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second)), append(logArgs, "actor", t.Actor)...)
-				return
-			}
+		if code, res, msg := s.admit(ctx, w, t); code != 0 {
+			result(res, code, msg, append(logArgs, "actor", t.Actor)...)
+			return
 		}
 		e, err := s.queue.Enqueue(ctx, t, s.cfg.MaxAttempts)
 		if err == nil && !e.Duplicate && !e.Coalesced {
@@ -377,6 +365,28 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultAccepted, http.StatusAccepted, fmt.Sprintf("queued job %d for %s", e.JobID, t.Ref.Key()), append(logArgs, "job_id", e.JobID)...)
 		}
 	}
+}
+
+// admit decides whether a trigger may enqueue: the source's permission
+// check for commands, then the author's and repository's rate (which a
+// trigger joining the queued or running job does not need). It
+// returns the refusal's status, result and message, or 0.
+func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Trigger) (int, string, string) {
+	if ok, err := s.permitted(ctx, t); err != nil {
+		s.log.Error("permission check", "key", t.Ref.Key(), "err", err)
+		return http.StatusServiceUnavailable, ResultError, "could not check the commenter's permission; redeliver it"
+	} else if !ok {
+		return http.StatusOK, ResultForbidden, fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor)
+	}
+	wait, which := s.limits.check(t, time.Now())
+	if wait == 0 {
+		return 0, "", ""
+	}
+	if active, err := s.queue.Active(ctx, t.Ref.Key()); err == nil && active {
+		return 0, "", ""
+	}
+	setRetryAfter(w, wait)
+	return http.StatusTooManyRequests, ResultRateLimited, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second))
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
