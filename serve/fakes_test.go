@@ -148,6 +148,7 @@ type fakeScoper struct {
 	overlap []string // keys seen running twice at once
 	calls   int
 	err     func(in ScopeInput) error
+	cost    float64 // each report's model cost
 }
 
 func (s *fakeScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
@@ -177,7 +178,7 @@ func (s *fakeScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 	if _, err := os.Stat(filepath.Join(in.Root, "README.md")); err != nil {
 		return Report{}, fmt.Errorf("worktree: %w", err)
 	}
-	return Report{Markdown: "## Report for " + in.Issue.Title + "\ncommit " + in.Commit, Tokens: map[string]int64{"gap": 10}}, nil
+	return Report{Markdown: "## Report for " + in.Issue.Title + "\ncommit " + in.Commit, Tokens: map[string]int64{"gap": 10}, Cost: s.cost}, nil
 }
 
 // fakeIndexer counts calls.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/relayhq/relay/tracker"
 )
 
@@ -262,5 +264,54 @@ func TestServeCostBudget(t *testing.T) {
 				t.Errorf("the daily cap let a job through")
 			}
 		})
+	}
+}
+
+// TestServeCostBudgetDefers: with cost_per_hour 1 and jobs that cost 0.6
+// (max_cost 0.6), the first job runs and the second waits in the queue
+// unscoped, counted in relay_jobs_budget_deferred_total, its comment
+// untouched.
+func TestServeCostBudgetDefers(t *testing.T) {
+	needGit(t)
+	cfg := testConfig(t, newTestRepos(t))
+	cfg.Limits.CostPerHour = 1
+	cfg.Model = ModelConfig{BaseURL: "http://model.invalid/v1", MaxCost: 0.6}
+	gh := newFakeTracker(tracker.GitHub)
+	sc := &fakeScoper{running: map[string]int{}, cost: 0.6}
+	svc := startService(t, cfg, serviceDeps{trackers: map[string]tracker.Tracker{tracker.GitHub: gh}, scoper: sc})
+	ref := func(n string) tracker.Ref { return tracker.Ref{Source: tracker.GitHub, Repo: "acme/a", Number: n} }
+	if c, b, _ := post(t, svc.url, testPayload{Delivery: "c1", Ref: ref("1"), Actor: "ada"}); c != 202 {
+		t.Fatalf("first: %d %s", c, b)
+	}
+	waitFor(t, 90*time.Second, "the first report", func() bool { return gh.reports()["github:acme/a#1"] == 1 })
+	if c, b, _ := post(t, svc.url, testPayload{Delivery: "c2", Ref: ref("2"), Actor: "ada"}); c != 202 {
+		t.Fatalf("second: %d %s", c, b)
+	}
+	var jobs []*rivertype.JobRow
+	waitFor(t, 90*time.Second, "the second job deferred", func() bool {
+		var err error
+		jobs, err = svc.queue.Jobs(t.Context(), rivertype.JobStateScheduled)
+		return err == nil && len(jobs) == 1
+	})
+	sc.mu.Lock()
+	calls := sc.calls
+	sc.mu.Unlock()
+	if calls != 1 {
+		t.Errorf("%d scopes, want 1: the second job ran past the budget", calls)
+	}
+	if gh.current("github:acme/a#2") != "" {
+		t.Errorf("the deferred job touched its comment: %q", gh.current("github:acme/a#2"))
+	}
+	if jobs[0].ScheduledAt.Before(time.Now().Add(50 * time.Minute)) {
+		t.Errorf("the deferred job is scheduled at %s; want about an hour from now", jobs[0].ScheduledAt)
+	}
+	resp, err := http.Get(svc.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "relay_jobs_budget_deferred_total 1") {
+		t.Errorf("/metrics does not count the deferred start")
 	}
 }
