@@ -163,7 +163,7 @@ func checkModel(ctx context.Context, g *globals, m serve.ModelConfig) error {
 	_, err := c.ListModels(ctx)
 	if err != nil && status(err) == http.StatusNotFound && m.Model != "" {
 		_, err = c.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-			Model: m.Model, MaxTokens: 1, Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "ping"}},
+			Model: m.Model, MaxCompletionTokens: 1, Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "ping"}},
 		})
 	}
 	if err == nil {
