@@ -70,7 +70,7 @@ running jobs get drain_timeout to finish and go back to the queue after it.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.config, "config", "", "the bot's configuration file (env RELAY_CONFIG)")
-	fs.StringVar(&f.queue, "queue", "", "PostgreSQL queue URL postgres://… shared by several processes (default: the file's queue, else the embedded SQLite queue)")
+	fs.StringVar(&f.queue, "queue", "", "PostgreSQL queue URL postgres://… shared by several processes, password allowed (never printed), as relay batch --queue takes it (default: the file's queue, else the embedded SQLite queue)")
 	fs.StringVar(&f.listen, "listen", "", "HTTP address (default: the file's listen, else :8080)")
 	fs.BoolVar(&f.worker, "worker", false, "run workers only, no HTTP listener (for processes draining a shared queue)")
 	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (keys, value ranges, secrets, the state directory, the queue, git remotes, the model endpoint, the GitHub and Jira credentials), print it with secrets masked, and exit non-zero on any problem")
