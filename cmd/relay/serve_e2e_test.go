@@ -75,7 +75,7 @@ func (s *serveRun) stop(t *testing.T) {
 	}
 }
 
-// post sends one delivery and checks it is accepted (202) within a second.
+// post sends one delivery and checks it is accepted (202).
 func (s *serveRun) post(t *testing.T, path string, header http.Header, body []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, "http://"+s.addr+path, bytes.NewReader(body))
@@ -377,6 +377,23 @@ repositories:
 		h, body := jiraDelivery(t, f, fmt.Sprintf("jira-delivery-%d", i), "SHOP-42", secret)
 		srv.post(t, "/webhooks/jira", h, body)
 		waitUntil(t, 2*time.Minute, "report after "+f, srv, func() bool { return reports() == i+1 && idle(t, cfg) })
+	}
+	// The same command from an account in no allowed role or group (Jira
+	// says so) starts nothing.
+	api.mu.Lock()
+	api.developers = nil
+	api.mu.Unlock()
+	h, body := jiraDelivery(t, "cloud-comment_created.json", "jira-delivery-outsider", "SHOP-42", secret)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+srv.addr+"/webhooks/jira", bytes.NewReader(body))
+	req.Header = h
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(answer), `"result":"forbidden"`) {
+		t.Errorf("a command from outside the project's roles: %s %s, want 200 forbidden", resp.Status, answer)
 	}
 	ids, versions, invalid := api.commentsOf("SHOP-42")
 	if len(invalid) > 0 {
