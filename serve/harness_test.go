@@ -48,6 +48,8 @@ func testConfig(t testing.TB, r testRepos) *Config {
 		GitHub:        &GitHubConfig{WebhookSecretEnv: "S", TokenEnv: "T", BotLogin: "relay-bot"},
 		Jira:          &JiraConfig{BaseURL: "https://x.atlassian.net", Cloud: true, Email: "a@b", APITokenEnv: "J"},
 		Triggers:      Triggers{Opened: &opened},
+		// The bursts come from one author to two repositories.
+		Limits: Limits{AuthorPerHour: 1e6, RepositoryPerHour: 1e6},
 		Repositories: []Repository{
 			{GitHub: "acme/a", Remote: r.a},
 			{GitHub: "acme/b", Remote: r.b},
