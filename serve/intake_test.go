@@ -55,6 +55,13 @@ func TestServeKeyNormalized(t *testing.T) {
 					t.Errorf("%s then %s: jobs %d and %d (coalesced %v); want one job", p[0].Key(), p[1].Key(), a.JobID, b.JobID, b.Coalesced)
 				}
 			}
+			// Active finds the queued job by its normalised key (the rate
+			// limit lets a trigger for it through).
+			for key, want := range map[string]bool{"github:acme/shop#7": true, "jira:SHOP-1": true, "github:acme/shop#8": false} {
+				if got, err := q.Active(t.Context(), key); err != nil || got != want {
+					t.Errorf("Active(%s) = %v, %v; want %v", key, got, err, want)
+				}
+			}
 		})
 	}
 }
