@@ -56,9 +56,9 @@ func newIntake(total, maxBody int64) *intake {
 }
 
 var (
-	errBusy    = errors.New("busy")
-	errTooBig  = errors.New("too large")
-	retryAfter = 5 * time.Second
+	errBusy   = errors.New("busy")
+	errTooBig = errors.New("too large")
+	busyRetry = 5 * time.Second // Retry-After of a 503 busy
 )
 
 // read reads r's body within the budget; release gives the bytes back.
@@ -184,8 +184,6 @@ func (s *Service) permitted(ctx context.Context, t tracker.Trigger) (bool, error
 	if check == nil || t.Reason != tracker.ReasonCommand {
 		return true, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	ok, err := check(ctx, t)
 	if err != nil {
 		return false, fmt.Errorf("check the permission of %s: %w", t.Actor, err)

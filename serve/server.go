@@ -308,7 +308,7 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes))
 			return
 		case errors.Is(err, errBusy):
-			setRetryAfter(w, retryAfter)
+			setRetryAfter(w, busyRetry)
 			result(ResultBusy, http.StatusServiceUnavailable, "too many large deliveries are being read; redeliver it later")
 			return
 		case err != nil:
