@@ -57,6 +57,15 @@ func TestServeKeyNormalized(t *testing.T) {
 			}
 			// Active finds the queued job by its normalised key (the rate
 			// limit lets a trigger for it through).
+			for id, want := range map[string]bool{"a0": true, "b1": true, "c9": false} {
+				src := tracker.GitHub
+				if id == "b1" {
+					src = tracker.Jira
+				}
+				if got, err := q.Seen(t.Context(), src, id); err != nil || got != want {
+					t.Errorf("Seen(%s, %s) = %v, %v; want %v", src, id, got, err, want)
+				}
+			}
 			for key, want := range map[string]bool{"github:acme/shop#7": true, "jira:SHOP-1": true, "github:acme/shop#8": false} {
 				if got, err := q.Active(t.Context(), key); err != nil || got != want {
 					t.Errorf("Active(%s) = %v, %v; want %v", key, got, err, want)
@@ -68,7 +77,8 @@ func TestServeKeyNormalized(t *testing.T) {
 
 // TestServeRateLimit: an author gets author_per_hour new jobs, then 429
 // with Retry-After; a repeated delivery and a trigger that joins a queued
-// job take no token; other authors are not held back until the
+// job take no token, and a redelivery over the limit is answered as a
+// duplicate; other authors are not held back until the
 // repository's own limit.
 func TestServeRateLimit(t *testing.T) {
 	needGit(t)
@@ -94,6 +104,8 @@ func TestServeRateLimit(t *testing.T) {
 		{testPayload{Delivery: "4", Ref: ref("3"), Actor: "Mallory"}, 429, ResultRateLimited},
 		{testPayload{Delivery: "5", Ref: ref("4"), Actor: "ada"}, 202, ResultAccepted},
 		{testPayload{Delivery: "6", Ref: ref("5"), Actor: "grace"}, 429, ResultRateLimited},
+		// A redelivery over the limit is still the duplicate it is.
+		{testPayload{Delivery: "3", Ref: ref("2"), Actor: "mallory"}, 200, ResultDuplicate},
 	}
 	for i, s := range steps {
 		code, body, retry := post(t, svc.url, s.p)

@@ -147,3 +147,16 @@ func (q *Queue) Active(ctx context.Context, key string) (bool, error) {
 	}
 	return n != "0", nil
 }
+
+// Seen reports whether a delivery id was accepted before: its redelivery is
+// answered as a duplicate, whatever the rate limits say.
+func (q *Queue) Seen(ctx context.Context, source, deliveryID string) (bool, error) {
+	if deliveryID == "" {
+		return false, nil
+	}
+	n, err := q.b.queryString(ctx, `SELECT CAST(count(*) AS TEXT) FROM relay_delivery WHERE source = $1 AND delivery_id = $2`, source, deliveryID)
+	if err != nil {
+		return false, fmt.Errorf("look up the delivery: %w", err)
+	}
+	return n != "0", nil
+}

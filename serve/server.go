@@ -370,7 +370,8 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 // admit decides whether a trigger may enqueue: the source's permission
 // check for commands, then the author's and repository's rate (which a
 // trigger joining the queued or running job does not need). It
-// returns the refusal's status, result and message, or 0.
+// returns the refusal's status, result and message, or 0. A redelivery of
+// an accepted delivery is not refused either.
 func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Trigger) (int, string, string) {
 	if ok, err := s.permitted(ctx, t); err != nil {
 		s.log.Error("permission check", "key", t.Ref.Key(), "err", err)
@@ -384,6 +385,9 @@ func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Tr
 	}
 	if active, err := s.queue.Active(ctx, t.Ref.Key()); err == nil && active {
 		return 0, "", ""
+	}
+	if seen, err := s.queue.Seen(ctx, t.Ref.Source, t.DeliveryID); err == nil && seen {
+		return 0, "", "" // a redelivery: answered as the duplicate it is
 	}
 	setRetryAfter(w, wait)
 	return http.StatusTooManyRequests, ResultRateLimited, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second))
