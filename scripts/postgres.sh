@@ -9,8 +9,13 @@
 # drops its own database) and database relay. As root, the cluster runs as
 # the postgres user (PostgreSQL refuses root).
 #
+# A server already answering on the port where role relay can log in (the
+# cluster of another checkout, or one started by hand) is used as it is:
+# start then starts nothing. stop stops only this checkout's cluster.
+#
 #   bash scripts/postgres.sh start   # idempotent; prints the URL
 #   bash scripts/postgres.sh url     # the URL scripts/test.sh exports
+#   bash scripts/postgres.sh status  # exit 0 when a server answers on the port
 #   bash scripts/postgres.sh stop
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,14 +49,29 @@ as_pg() {
 	fi
 }
 
+answering() { "$BIN/pg_isready" -q -h 127.0.0.1 -p "$PORT" >/dev/null 2>&1; }
+own_running() { [ -f "$DATA/PG_VERSION" ] && as_pg "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; }
+
 case "${1:-start}" in
 url)
 	echo "$URL"
+	;;
+status)
+	answering
 	;;
 stop)
 	as_pg "$BIN/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true
 	;;
 start)
+	if answering && ! own_running; then
+		# Another cluster holds the port: use it when role relay can log in.
+		if PGPASSWORD=relay PGCONNECT_TIMEOUT=5 "$BIN/psql" -h 127.0.0.1 -p "$PORT" -U relay -d relay -qtAc "SELECT 1" >/dev/null 2>&1; then
+			echo "postgres.sh: using the PostgreSQL already running on port $PORT: $URL" >&2
+			exit 0
+		fi
+		echo "postgres.sh: port $PORT is taken by a server where role relay (password relay) cannot log in to database relay; stop it or set RELAY_TEST_PG_PORT to a free port" >&2
+		exit 1
+	fi
 	mkdir -p "$DATA" "$RUN"
 	if [ "$(id -u)" = 0 ]; then chown -R postgres "$PGDIR"; chmod 0700 "$PGDIR"; fi
 	if [ ! -f "$DATA/PG_VERSION" ]; then
@@ -71,7 +91,7 @@ start)
 	echo "postgres.sh: PostgreSQL running: $URL" >&2
 	;;
 *)
-	echo "usage: postgres.sh start|stop|url" >&2
+	echo "usage: postgres.sh start|stop|status|url" >&2
 	exit 2
 	;;
 esac

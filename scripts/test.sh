@@ -4,6 +4,14 @@
 # this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The PostgreSQL cluster setup.sh starts for the queue tests is stopped on
+# exit; one that was already answering on the port (another checkout's, or
+# one started by hand) is used and left running.
+if bash scripts/postgres.sh status; then
+	echo "test.sh: PostgreSQL already answers on its port; it is used and left running" >&2
+else
+	trap 'bash scripts/postgres.sh stop' EXIT
+fi
 bash scripts/setup.sh
 # The serve package's PostgreSQL queue tests use this cluster (setup.sh
 # started it); under CI they fail rather than skip without it.

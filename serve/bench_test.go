@@ -113,7 +113,7 @@ func TestServeBenchQueueOverhead(t *testing.T) {
 				resp.Body.Close()
 				waits = append(waits, (<-started).Sub(accepted))
 				key := p.Ref.Key()
-				waitFor(t, 30*time.Second, "the job to finish", func() bool { return gh.reports()[key] == 1 })
+				waitFor(t, 90*time.Second, "the job to finish", func() bool { return gh.reports()[key] == 1 })
 			}
 			t.Logf("%s: queue overhead enqueue→worker start: p50 %s p90 %s p99 %s",
 				backendName(backend), percentile(waits, 0.5), percentile(waits, 0.9), percentile(waits, 0.99))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/tracker"
 )
 
@@ -34,6 +36,18 @@ type Config struct {
 	DrainTimeout time.Duration `yaml:"drain_timeout"` // on SIGTERM, how long running jobs may finish before they go back to the queue; default 1m
 	GitTimeout   time.Duration `yaml:"git_timeout"`   // deadline of one git command; default 10m
 	MaxBodyBytes int64         `yaml:"max_body_bytes"`
+	// IntakeBytes caps the webhook body bytes read at once over all
+	// requests; a delivery that does not fit is answered 503 with
+	// Retry-After. Default 2 × max_body_bytes.
+	IntakeBytes int64 `yaml:"intake_bytes"`
+	// ShutdownDelay is how long /readyz answers 503 on SIGTERM before the
+	// listener closes, so a load balancer stops sending first; default 5s.
+	ShutdownDelay time.Duration `yaml:"shutdown_delay"`
+	// Heartbeat is how often a worker process marks itself alive in a
+	// PostgreSQL queue; a process silent for 3 heartbeats is dead and its
+	// running jobs are taken back at once. Default 15s.
+	Heartbeat    time.Duration `yaml:"heartbeat"`
+	Limits       Limits        `yaml:"limits"`
 	GitHub       *GitHubConfig `yaml:"github"`
 	Jira         *JiraConfig   `yaml:"jira"`
 	Triggers     Triggers      `yaml:"triggers"`
@@ -67,11 +81,24 @@ type JiraConfig struct {
 	PATEnv           string `yaml:"pat_env"`            // Data Center
 	WebhookSecretEnv string `yaml:"webhook_secret_env"` // optional; when set, unsigned deliveries are refused
 	BotAccount       string `yaml:"bot_account"`        // account id (Cloud) or user name (DC) the bot posts as
+	// A comment command runs only for a member of one of these project
+	// roles or groups. Default: the roles Administrators and Developers.
+	CommandRoles  []string `yaml:"command_roles"`
+	CommandGroups []string `yaml:"command_groups"`
+}
+
+// Limits cap how many jobs triggers may start and what the model may cost.
+// Zero takes the default; the cost caps default to none.
+type Limits struct {
+	AuthorPerHour     float64 `yaml:"author_per_hour"`     // new jobs one author may start per hour; default 10
+	RepositoryPerHour float64 `yaml:"repository_per_hour"` // new jobs per repository (or Jira project) per hour; default 60
+	CostPerHour       float64 `yaml:"cost_per_hour"`       // model cost of all jobs in any hour, by model.prices; 0 = no cap
+	CostPerDay        float64 `yaml:"cost_per_day"`        // ... in any 24 hours; 0 = no cap
 }
 
 // Triggers decide which deliveries start a job.
 type Triggers struct {
-	Opened       *bool    `yaml:"opened"`       // scope newly opened issues; default true
+	Opened       *bool    `yaml:"opened"`       // scope newly opened issues; default false (anyone who can open an issue could start a model run)
 	Labels       []string `yaml:"labels"`       // adding one of these labels triggers
 	Commands     []string `yaml:"commands"`     // comment prefixes; default ["/relay scope"]
 	Associations []string `yaml:"associations"` // GitHub author associations allowed to command; default OWNER, MEMBER, COLLABORATOR
@@ -198,9 +225,23 @@ func (c *Config) SetDefaults() {
 	def(&c.RescueAfter, c.JobTimeout+5*time.Minute)
 	def(&c.DrainTimeout, time.Minute)
 	def(&c.GitTimeout, 10*time.Minute)
+	if c.IntakeBytes == 0 {
+		c.IntakeBytes = 2 * c.MaxBodyBytes
+	}
+	def(&c.ShutdownDelay, 5*time.Second)
+	def(&c.Heartbeat, 15*time.Second)
+	if c.Limits.AuthorPerHour == 0 {
+		c.Limits.AuthorPerHour = 10
+	}
+	if c.Limits.RepositoryPerHour == 0 {
+		c.Limits.RepositoryPerHour = 60
+	}
+	if c.Jira != nil && c.Jira.CommandRoles == nil && c.Jira.CommandGroups == nil {
+		c.Jira.CommandRoles = []string{"Administrators", "Developers"}
+	}
 	if c.Triggers.Opened == nil {
-		t := true
-		c.Triggers.Opened = &t
+		f := false
+		c.Triggers.Opened = &f
 	}
 	if c.Triggers.Commands == nil {
 		c.Triggers.Commands = []string{"/relay scope"}
@@ -233,7 +274,7 @@ func (c *Config) Rules(botLogin string) tracker.Rules {
 func (c *Config) Repository(ref tracker.Ref) (Repository, bool) {
 	for _, r := range c.Repositories {
 		if (ref.Source == tracker.GitHub && r.GitHub != "" && strings.EqualFold(r.GitHub, ref.Repo)) ||
-			(ref.Source == tracker.Jira && r.Jira != "" && r.Jira == ref.Repo) {
+			(ref.Source == tracker.Jira && r.Jira != "" && strings.EqualFold(r.Jira, ref.Repo)) {
 			return r, true
 		}
 	}
@@ -338,19 +379,90 @@ func (c *Config) validateQueue(v *validator) {
 		v.bad("give queue or queue_url_env, not both")
 	}
 	if c.Queue != "" {
-		if u, err := url.Parse(c.Queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			v.bad("queue %q: want a postgres:// URL such as postgres://db.example.com:5432/relay (or leave it empty for the embedded queue)", Redact(c.Queue))
-		} else if _, ok := u.User.Password(); ok {
-			v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
+		if err := CheckQueueURL(c.Queue); err != nil {
+			v.bad("queue %q: %v (or leave it empty for the embedded queue)", Redact(c.Queue), err)
+		} else if u, _ := url.Parse(c.Queue); u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env (or pass it with --queue)")
+			}
 		}
 	}
 	v.secret("queue_url_env", c.QueueURLEnv, false)
-	if c.Workers < 1 || c.MaxAttempts < 1 {
-		v.bad("workers and max_attempts must be at least 1")
+	c.validateRanges(v)
+}
+
+// Upper bounds of the numeric settings: beyond them a value is a typo.
+const (
+	maxWorkers     = 256
+	maxAttemptsCap = 100
+	maxBodyCap     = 1 << 30
+)
+
+// validateRanges checks every numeric setting against its range. Defaults
+// have been applied, so zero only remains where it means "none".
+func (c *Config) validateRanges(v *validator) {
+	if c.Workers < 1 || c.Workers > maxWorkers {
+		v.bad("workers: %d is out of range; give 1 to %d (each worker holds a worktree and a model run)", c.Workers, maxWorkers)
+	}
+	if c.MaxAttempts < 1 || c.MaxAttempts > maxAttemptsCap {
+		v.bad("max_attempts: %d is out of range; give 1 to %d", c.MaxAttempts, maxAttemptsCap)
+	}
+	durs := []struct {
+		key string
+		d   time.Duration
+	}{
+		{"job_timeout", c.JobTimeout}, {"retry_backoff", c.RetryBackoff}, {"retry_max", c.RetryMax},
+		{"rescue_after", c.RescueAfter}, {"drain_timeout", c.DrainTimeout}, {"git_timeout", c.GitTimeout},
+		{"shutdown_delay", c.ShutdownDelay}, {"heartbeat", c.Heartbeat},
+	}
+	for _, d := range durs {
+		if d.d < 0 {
+			v.bad("%s: %s is negative; give a positive duration such as 30s or 10m, or leave it out for the default", d.key, d.d)
+		}
+	}
+	if c.RetryMax < c.RetryBackoff {
+		v.bad("retry_max (%s) is shorter than retry_backoff (%s); make it at least as long", c.RetryMax, c.RetryBackoff)
 	}
 	if c.RescueAfter <= c.JobTimeout {
 		v.bad("rescue_after (%s) must be longer than job_timeout (%s), or a slow job would run twice", c.RescueAfter, c.JobTimeout)
 	}
+	if c.Heartbeat > 0 && 3*c.Heartbeat >= c.RescueAfter {
+		v.bad("heartbeat (%s) must be under a third of rescue_after (%s); 15s is a good value", c.Heartbeat, c.RescueAfter)
+	}
+	if c.MaxBodyBytes < 1 || c.MaxBodyBytes > maxBodyCap {
+		v.bad("max_body_bytes: %d is out of range; give 1 to %d (GitHub sends at most 25 MB: 26214400)", c.MaxBodyBytes, maxBodyCap)
+	}
+	if c.IntakeBytes < c.MaxBodyBytes {
+		v.bad("intake_bytes (%d) is below max_body_bytes (%d): the largest delivery could never be read; make it at least max_body_bytes", c.IntakeBytes, c.MaxBodyBytes)
+	}
+	lim := []struct {
+		key string
+		n   float64
+	}{
+		{"author_per_hour", c.Limits.AuthorPerHour}, {"repository_per_hour", c.Limits.RepositoryPerHour},
+		{"cost_per_hour", c.Limits.CostPerHour}, {"cost_per_day", c.Limits.CostPerDay},
+	}
+	for _, l := range lim {
+		if l.n < 0 {
+			v.bad("limits.%s: %g is negative; give a positive number, or leave it out for the default", l.key, l.n)
+		}
+	}
+	for _, l := range lim[2:] {
+		if l.n > 0 && c.Model.MaxCost > l.n {
+			v.bad("limits.%s (%g) is below model.max_cost (%g), the most one job may cost; raise it or lower max_cost", l.key, l.n, c.Model.MaxCost)
+		}
+	}
+}
+
+// CheckQueueURL checks a PostgreSQL queue URL as relay serve --queue and
+// relay batch --queue take it: postgres:// or postgresql://, a password
+// allowed (it is never printed).
+func CheckQueueURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" && u.Query().Get("host") == "" {
+		return errors.New("want a postgres:// URL such as postgres://db.example.com:5432/relay")
+	}
+	return nil
 }
 
 func (g *GitHubConfig) validate(v *validator) {
@@ -425,6 +537,21 @@ func (c *Config) validateRepositories(v *validator) {
 	}
 }
 
+// CheckStateDir creates the state directory if need be and checks that
+// relay can write in it.
+func (c *Config) CheckStateDir() error {
+	if c.StateDir == "" {
+		return nil // Validate says so
+	}
+	if err := os.MkdirAll(c.StateDir, 0o755); err != nil {
+		return fmt.Errorf("%s: state_dir %s cannot be created: %w; create it for the user relay runs as, or choose another", c.path, c.StateDir, err)
+	}
+	if err := writable(c.StateDir); err != nil {
+		return fmt.Errorf("%s: state_dir %s: %w; give the user relay runs as write access", c.path, c.StateDir, err)
+	}
+	return nil
+}
+
 // QueueURL returns the PostgreSQL URL of the queue, or "" for the embedded
 // one.
 func (c *Config) QueueURL(getenv func(string) string) string {
@@ -440,6 +567,10 @@ func (c *Config) QueueURL(getenv func(string) string) string {
 func (c *Config) Effective() string {
 	cp := *c
 	cp.Queue = Redact(cp.Queue)
+	cp.Repositories = slices.Clone(c.Repositories)
+	for i := range cp.Repositories {
+		cp.Repositories[i].Remote = Redact(cp.Repositories[i].Remote)
+	}
 	b, err := yaml.Marshal(&cp)
 	if err != nil {
 		return fmt.Sprintf("# cannot render the configuration: %v\n", err)
@@ -447,14 +578,6 @@ func (c *Config) Effective() string {
 	return string(b)
 }
 
-// Redact removes the password from a URL.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	}
-	return u.String()
-}
+// Redact masks the secrets of a URL (a password, a user that is a token,
+// secret query parameters) with internal/redact.
+func Redact(s string) string { return redact.URL(s) }

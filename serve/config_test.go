@@ -63,6 +63,16 @@ func TestServeConfigErrors(t *testing.T) {
 		// The hint was postgres://user@host/db, which relay's URL masking
 		// printed as postgres://***@host/db.
 		{"queue not postgres", base + "queue: mysql://db/x\n", env, []string{`queue "mysql://db/x": want a postgres:// URL such as postgres://db.example.com:5432/relay`}},
+		// --check-config said OK to all of these.
+		{"negative durations", base + "git_timeout: -1s\ndrain_timeout: -5s\nretry_backoff: -1m\nmax_body_bytes: -3\n", env, []string{
+			"git_timeout: -1s is negative", "drain_timeout: -5s is negative", "retry_backoff: -1m0s is negative",
+			"max_body_bytes: -3 is out of range"}},
+		{"too many workers", base + "workers: 100000\n", env, []string{"workers: 100000 is out of range; give 1 to 256"}},
+		{"negative workers", base + "workers: -2\nmax_attempts: -1\n", env, []string{"workers: -2 is out of range", "max_attempts: -1 is out of range"}},
+		{"retry max below backoff", base + "retry_backoff: 10m\nretry_max: 1m\n", env, []string{"retry_max (1m0s) is shorter than retry_backoff (10m0s)"}},
+		{"heartbeat too long", base + "heartbeat: 20m\n", env, []string{"heartbeat (20m0s) must be under a third of rescue_after"}},
+		{"intake below body", base + "intake_bytes: 100\n", env, []string{"intake_bytes (100) is below max_body_bytes"}},
+		{"negative limits", base + "limits:\n  author_per_hour: -1\n  cost_per_day: -2\n", env, []string{"limits.author_per_hour: -1 is negative", "limits.cost_per_day: -2 is negative"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,12 +99,12 @@ func TestServeConfigErrors(t *testing.T) {
 }
 
 func TestServeConfigEffective(t *testing.T) {
-	c, err := LoadConfig("relay.yaml", strings.NewReader("state_dir: /s\nqueue: postgres://u:pw@db/relay\n"))
+	c, err := LoadConfig("relay.yaml", strings.NewReader("state_dir: /s\nqueue: postgres://u:pw@db/relay\nrepositories:\n  - github: a/b\n    remote: https://bot:hunter2@git.example.com/a/b.git\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := c.Effective()
-	if strings.Contains(out, "pw") || !strings.Contains(out, "REDACTED") {
+	if strings.Contains(out, "pw@") || strings.Contains(out, "hunter2") || !strings.Contains(out, "***") {
 		t.Errorf("effective configuration shows the password:\n%s", out)
 	}
 	if diff := cmp.Diff([]string{"OWNER", "MEMBER", "COLLABORATOR"}, c.Triggers.Associations); diff != "" {

@@ -7,7 +7,8 @@
 //
 //   - Config: the YAML file (strict: unknown keys are errors naming the key
 //     and line), secrets read only through the environment by name, and the
-//     checks behind `relay serve --check-config`.
+//     checks behind `relay serve --check-config` (every value's range, the
+//     state directory writable; cmd/relay adds the network checks).
 //   - Queue: River (github.com/riverqueue/river) over its SQLite driver (the
 //     embedded default, one file under the state directory, on the same
 //     modernc.org/sqlite relay's graph store uses) or its pgx v5 driver
@@ -19,7 +20,22 @@
 //     a retry scopes the same tree.
 //   - Server: POST /webhooks/{github,jira}, GET /healthz, /readyz, /metrics.
 //     A request is answered once its job is committed to the queue; the
-//     pipeline never runs inside a request.
+//     pipeline never runs inside a request. A delivery without its
+//     signature header (SignedParser) is refused unread; bodies are read
+//     within intake_bytes over all requests (503 and Retry-After beyond);
+//     issue keys are normalised (NormalizeRef); a comment command passes
+//     the source's PermissionCheck (Jira: project roles and groups); new
+//     jobs are rate-limited per author and per repository (token buckets,
+//     limits.author_per_hour and repository_per_hour; 429 and Retry-After).
+//     On shutdown /readyz answers 503 for shutdown_delay before the listener
+//     closes.
+//   - Budget: limits.cost_per_hour and cost_per_day over all jobs, in the
+//     relay_cost table of the queue's database (shared on PostgreSQL); a
+//     job that would pass them waits in the queue (budget.go).
+//   - Recovery: the embedded queue takes back on start the jobs its previous
+//     process left running; on PostgreSQL worker processes heartbeat
+//     (relay_worker, every `heartbeat`) and the jobs of one silent for 3
+//     heartbeats are taken back (recover.go).
 //   - Worker: placeholder comment, mirror fetch, worktree at the recorded
 //     commit, incremental index in a per-repository store, the Scoper, the
 //     report edited into the same comment; retries with backoff for transient
@@ -43,8 +59,9 @@
 // after the delivery id row and the job row are committed together, so a
 // crash before the commit loses nothing the sender was told was accepted
 // (the sender retries), and a crash after it leaves the job in the queue.
-// Execution is at least once — River rescues a job whose worker died once
-// its lease (RescueStuckJobsAfter, longer than the job timeout) has passed —
-// and the report is an idempotent edit of one comment found by
+// Execution is at least once — a job whose worker died is taken back at
+// once (recover.go), and River still rescues any other once its lease
+// (RescueStuckJobsAfter, longer than the job timeout) has passed — and the
+// report is an idempotent edit of one comment found by
 // tracker.ReportMarker, so running a job twice still leaves one report.
 package serve

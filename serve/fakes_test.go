@@ -28,6 +28,8 @@ type testPayload struct {
 	Delivery string      `json:"delivery"`
 	Ref      tracker.Ref `json:"ref"`
 	Ignore   string      `json:"ignore,omitempty"`
+	Actor    string      `json:"actor,omitempty"`
+	Reason   string      `json:"reason,omitempty"` // default opened
 }
 
 // hmacParser is a WebhookParser over testPayload, signed like GitHub's
@@ -41,6 +43,9 @@ func sign(secret, body []byte) string {
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
+// SignatureHeader implements SignedParser.
+func (p hmacParser) SignatureHeader() string { return "X-Test-Signature" }
+
 func (p hmacParser) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	if !hmac.Equal([]byte(h.Get("X-Test-Signature")), []byte(sign(p.secret, body))) {
 		return tracker.Trigger{}, tracker.ErrBadSignature
@@ -52,7 +57,11 @@ func (p hmacParser) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	if pl.Ignore != "" {
 		return tracker.Trigger{}, &tracker.Ignored{Reason: pl.Ignore}
 	}
-	return tracker.Trigger{Ref: pl.Ref, DeliveryID: pl.Delivery, Event: "issues.opened", Reason: tracker.ReasonOpened}, nil
+	reason := pl.Reason
+	if reason == "" {
+		reason = tracker.ReasonOpened
+	}
+	return tracker.Trigger{Ref: pl.Ref, DeliveryID: pl.Delivery, Event: "issues.opened", Reason: reason, Actor: pl.Actor, ActorID: pl.Actor}, nil
 }
 
 // signedRequest builds a signed test delivery.
@@ -139,6 +148,7 @@ type fakeScoper struct {
 	overlap []string // keys seen running twice at once
 	calls   int
 	err     func(in ScopeInput) error
+	cost    float64 // each report's model cost
 }
 
 func (s *fakeScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
@@ -168,7 +178,7 @@ func (s *fakeScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 	if _, err := os.Stat(filepath.Join(in.Root, "README.md")); err != nil {
 		return Report{}, fmt.Errorf("worktree: %w", err)
 	}
-	return Report{Markdown: "## Report for " + in.Issue.Title + "\ncommit " + in.Commit, Tokens: map[string]int64{"gap": 10}}, nil
+	return Report{Markdown: "## Report for " + in.Issue.Title + "\ncommit " + in.Commit, Tokens: map[string]int64{"gap": 10}, Cost: s.cost}, nil
 }
 
 // fakeIndexer counts calls.

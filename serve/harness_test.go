@@ -36,18 +36,21 @@ func testConfig(t testing.TB, r testRepos) *Config {
 	t.Helper()
 	opened := true
 	c := &Config{
-		StateDir:     t.TempDir(),
-		Workers:      4,
-		JobTimeout:   30 * time.Second,
-		RescueAfter:  40 * time.Second,
-		MaxAttempts:  3,
-		RetryBackoff: 50 * time.Millisecond,
-		RetryMax:     200 * time.Millisecond,
-		DrainTimeout: 5 * time.Second,
-		GitTimeout:   time.Minute,
-		GitHub:       &GitHubConfig{WebhookSecretEnv: "S", TokenEnv: "T", BotLogin: "relay-bot"},
-		Jira:         &JiraConfig{BaseURL: "https://x.atlassian.net", Cloud: true, Email: "a@b", APITokenEnv: "J"},
-		Triggers:     Triggers{Opened: &opened},
+		StateDir:      t.TempDir(),
+		Workers:       4,
+		JobTimeout:    30 * time.Second,
+		RescueAfter:   40 * time.Second,
+		MaxAttempts:   3,
+		RetryBackoff:  50 * time.Millisecond,
+		RetryMax:      200 * time.Millisecond,
+		DrainTimeout:  5 * time.Second,
+		ShutdownDelay: 50 * time.Millisecond,
+		GitTimeout:    time.Minute,
+		GitHub:        &GitHubConfig{WebhookSecretEnv: "S", TokenEnv: "T", BotLogin: "relay-bot"},
+		Jira:          &JiraConfig{BaseURL: "https://x.atlassian.net", Cloud: true, Email: "a@b", APITokenEnv: "J"},
+		Triggers:      Triggers{Opened: &opened},
+		// The bursts come from one author to two repositories.
+		Limits: Limits{AuthorPerHour: 1e6, RepositoryPerHour: 1e6},
 		Repositories: []Repository{
 			{GitHub: "acme/a", Remote: r.a},
 			{GitHub: "acme/b", Remote: r.b},
@@ -135,6 +138,8 @@ type serviceDeps struct {
 	indexer  Indexer
 	queueURL string
 	log      io.Writer // also gets the service's log (warnings and errors)
+
+	permissions map[string]PermissionCheck
 }
 
 func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
@@ -148,7 +153,7 @@ func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := New(context.Background(), Options{
-		Config: cfg, QueueURL: d.queueURL, Trackers: d.trackers, Scoper: d.scoper, Indexer: d.indexer, Log: log,
+		Config: cfg, QueueURL: d.queueURL, Trackers: d.trackers, Scoper: d.scoper, Indexer: d.indexer, Log: log, Permissions: d.permissions,
 		Parsers: map[string]tracker.WebhookParser{tracker.GitHub: hmacParser{testSecret}, tracker.Jira: hmacParser{testSecret}},
 	})
 	if err != nil {

@@ -21,6 +21,8 @@ type Metrics struct {
 	LLMTokens        *prometheus.CounterVec // stage
 	LLMCost          prometheus.Counter
 	AcceptDurationMS prometheus.Histogram
+	JobsReclaimed    prometheus.Counter
+	BudgetDeferred   prometheus.Counter
 }
 
 // Delivery results of relay_webhook_deliveries_total.
@@ -33,6 +35,10 @@ const (
 	ResultMalformed    = "malformed"     // 400
 	ResultTooLarge     = "too_large"     // 413
 	ResultError        = "error"         // 503: the queue could not take it
+	ResultUnsigned     = "unsigned"      // 401 before the body was read: no signature header
+	ResultBusy         = "busy"          // 503: the intake's byte budget is full; Retry-After
+	ResultRateLimited  = "rate_limited"  // 429: the author's or repository's job rate; Retry-After
+	ResultForbidden    = "forbidden"     // a command from an account without an allowed role or group
 )
 
 // Job outcomes of relay_jobs_completed_total.
@@ -83,13 +89,20 @@ func NewMetrics() *Metrics {
 			Name: "relay_webhook_accept_seconds", Help: "Time to answer a webhook delivery.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}),
+		JobsReclaimed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "relay_jobs_reclaimed_total", Help: "Running jobs of dead worker processes taken back by the queue.",
+		}),
+		BudgetDeferred: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "relay_jobs_budget_deferred_total", Help: "Job starts put off because limits.cost_per_hour or cost_per_day was reached.",
+		}),
 	}
+	r.MustRegister(m.JobsReclaimed, m.BudgetDeferred)
 	r.MustRegister(m.Deliveries, m.JobsEnqueued, m.JobsInProgress, m.JobsCompleted, m.JobDuration,
 		m.QueueWait, m.IndexDuration, m.LLMTokens, m.LLMCost, m.AcceptDurationMS, redactedCollector{})
 	// Every series exists from the start, so dashboards and rate() see zeros
 	// rather than gaps.
 	for _, src := range []string{"github", "jira"} {
-		for _, r := range []string{ResultAccepted, ResultCoalesced, ResultDuplicate, ResultIgnored, ResultBadSignature, ResultMalformed, ResultTooLarge, ResultError} {
+		for _, r := range []string{ResultAccepted, ResultCoalesced, ResultDuplicate, ResultIgnored, ResultBadSignature, ResultMalformed, ResultTooLarge, ResultError, ResultUnsigned, ResultBusy, ResultRateLimited, ResultForbidden} {
 			m.Deliveries.WithLabelValues(src, r)
 		}
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,6 +47,8 @@ type helperSpec struct {
 	QueueURL string `json:"queue_url"`
 	Recorder string `json:"recorder"`
 	AddrFile string `json:"addr_file"`
+	// ScopeDelay is how long each scope takes; default 40ms.
+	ScopeDelay time.Duration `json:"scope_delay,omitempty"`
 }
 
 func helperMain(specPath string) error {
@@ -59,7 +62,7 @@ func helperMain(specPath string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	rec := &remoteRecorder{url: spec.Recorder, pid: os.Getpid()}
+	rec := &remoteRecorder{url: spec.Recorder, pid: os.Getpid(), delay: cmp.Or(spec.ScopeDelay, 40*time.Millisecond)}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	spec.Config.path = "helper.yaml"
 	s, err := New(ctx, Options{
@@ -83,8 +86,9 @@ func helperMain(specPath string) error {
 
 // remoteRecorder is the helper side: tracker and scoper calls become POSTs.
 type remoteRecorder struct {
-	url string
-	pid int
+	url   string
+	pid   int
+	delay time.Duration
 }
 
 func (r *remoteRecorder) post(path string, v any) error {
@@ -127,7 +131,7 @@ func (r *remoteRecorder) Scope(ctx context.Context, in ScopeInput) (Report, erro
 		return Report{}, err
 	}
 	select {
-	case <-time.After(40 * time.Millisecond):
+	case <-time.After(r.delay):
 	case <-ctx.Done():
 	}
 	if err := r.post("/end", recordedCall{Key: key, PID: r.pid}); err != nil {
@@ -187,6 +191,19 @@ func (r *recorder) forget(pid int) {
 	}
 }
 
+// runningCount is how many issues are being scoped now.
+func (r *recorder) runningCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, pids := range r.running {
+		if len(pids) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 func (r *recorder) snapshot() (reports map[string]int, overlap []string, pids map[int]int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -209,8 +226,13 @@ type helperProc struct {
 
 func startHelper(t *testing.T, cfg *Config, queueURL, recorderURL string) *helperProc {
 	t.Helper()
+	return startHelperSpec(t, helperSpec{Config: *cfg, QueueURL: queueURL, Recorder: recorderURL})
+}
+
+func startHelperSpec(t *testing.T, spec helperSpec) *helperProc {
+	t.Helper()
 	dir := t.TempDir()
-	spec := helperSpec{Config: *cfg, QueueURL: queueURL, Recorder: recorderURL, AddrFile: filepath.Join(dir, "addr")}
+	spec.AddrFile = filepath.Join(dir, "addr")
 	b, err := json.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +295,7 @@ func deliver(t testing.TB, base func() string, payloads []testPayload, sent func
 	n := 0
 	var wg sync.WaitGroup
 	ch := make(chan testPayload)
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: time.Minute} // a hang guard: a slow answer is not a lost delivery
 	for range 8 {
 		wg.Add(1)
 		go func() {
@@ -316,6 +338,7 @@ func processConfig(t *testing.T, repos testRepos) *Config {
 	cfg.RescueAfter = 11 * time.Second
 	cfg.RetryBackoff = 100 * time.Millisecond
 	cfg.MaxAttempts = 10
+	cfg.Heartbeat = time.Second
 	return cfg
 }
 

@@ -81,6 +81,9 @@ type QueueOptions struct {
 	// PollInterval is how often an idle worker looks for jobs when no
 	// notification arrives (SQLite has none); default 200ms.
 	PollInterval time.Duration
+	// ClientID names this process's River client in the jobs it runs
+	// (attempted_by) and in its heartbeat row; default a fresh one.
+	ClientID string
 }
 
 // Queue is the durable job queue: River over SQLite or PostgreSQL, plus two
@@ -88,8 +91,9 @@ type QueueOptions struct {
 // already accepted, written in the job's insert transaction) and
 // relay_job_commit (the commit each job scopes, recorded once).
 type Queue struct {
-	Backend string // "sqlite" or "postgres"
-	b       backend
+	Backend  string // "sqlite" or "postgres"
+	b        backend
+	clientID string // this process's River client id (its heartbeat row)
 }
 
 // backend hides River's transaction type (*sql.Tx or pgx.Tx).
@@ -102,6 +106,7 @@ type backend interface {
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
 	jobs(ctx context.Context, states ...rivertype.JobState) ([]*rivertype.JobRow, error)
+	inTx(ctx context.Context, fn func(txOps) error) error
 	close()
 }
 
@@ -113,14 +118,26 @@ func OpenQueue(ctx context.Context, o QueueOptions) (*Queue, error) {
 	if o.PollInterval == 0 {
 		o.PollInterval = 200 * time.Millisecond
 	}
-	if o.URL == "" {
-		return openSQLite(ctx, o)
+	if o.ClientID == "" {
+		o.ClientID = newClientID()
 	}
-	return openPostgres(ctx, o)
+	var q *Queue
+	var err error
+	if o.URL == "" {
+		q, err = openSQLite(ctx, o)
+	} else {
+		q, err = openPostgres(ctx, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	q.clientID = o.ClientID
+	return q, nil
 }
 
 func riverConfig(o QueueOptions) *river.Config {
 	cfg := &river.Config{
+		ID:                   o.ClientID,
 		Logger:               o.Log.With("component", "river"),
 		MaxAttempts:          o.MaxAttempts,
 		JobTimeout:           o.JobTimeout,
@@ -178,7 +195,7 @@ func openSQLite(ctx context.Context, o QueueOptions) (*Queue, error) {
 		db.Close()
 		return nil, err
 	}
-	for _, stmt := range strings.Split(createTablesSQL, ";") {
+	for _, stmt := range strings.Split(createTablesSQL+";"+createBudgetTableSQL, ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
 		}
@@ -215,7 +232,7 @@ func openPostgres(ctx context.Context, o QueueOptions) (*Queue, error) {
 	if err == nil {
 		err = migrate(ctx, driver)
 		if err == nil {
-			_, err = conn.Exec(ctx, createTablesSQL)
+			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL)
 		}
 		_, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7231001)")
 		err = errors.Join(err, uerr)
@@ -244,9 +261,25 @@ func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error
 	return nil
 }
 
+// NormalizeRef spells an issue the one way its tracker treats alike:
+// GitHub's owner/name lower-cased (GitHub ignores case there), Jira's
+// project and issue keys upper-cased. ACME/Shop#7 and acme/shop#7 are one
+// job.
+func NormalizeRef(r tracker.Ref) tracker.Ref {
+	switch r.Source {
+	case tracker.GitHub:
+		r.Repo = strings.ToLower(r.Repo)
+	case tracker.Jira:
+		r.Repo, r.Number = strings.ToUpper(r.Repo), strings.ToUpper(r.Number)
+	}
+	return r
+}
+
 // Enqueue commits t as a job, unless its delivery was seen before: the
-// delivery row and the job row are written in one transaction.
+// delivery row and the job row are written in one transaction. The issue
+// key is normalised (NormalizeRef).
 func (q *Queue) Enqueue(ctx context.Context, t tracker.Trigger, maxAttempts int) (Enqueued, error) {
+	t.Ref = NormalizeRef(t.Ref)
 	args := ScopeArgs{
 		Key: t.Ref.Key(), Ref: t.Ref, DeliveryID: t.DeliveryID, Event: t.Event, Reason: t.Reason,
 		Actor: t.Actor, Installation: t.Installation, AcceptedAt: time.Now().UTC(),
@@ -316,6 +349,9 @@ func (q *Queue) Close() { q.b.close() }
 type sqlDB[TTx any] interface {
 	begin(ctx context.Context) (TTx, error)
 	txExec(ctx context.Context, tx TTx, q string, args ...any) (int64, error)
+	txQueryFloat(ctx context.Context, tx TTx, q string, args ...any) (float64, error)
+	// txLock serialises budget transactions between processes.
+	txLock(ctx context.Context, tx TTx) error
 	commit(ctx context.Context, tx TTx) error
 	rollback(ctx context.Context, tx TTx)
 	exec(ctx context.Context, q string, args ...any) (int64, error)
@@ -353,6 +389,37 @@ func (b *riverBackend[TTx]) enqueue(ctx context.Context, args ScopeArgs, opts *r
 		return Enqueued{}, fmt.Errorf("enqueue: commit: %w", err)
 	}
 	return Enqueued{JobID: res.Job.ID, Coalesced: res.UniqueSkippedAsDuplicate}, nil
+}
+
+// txBound runs one transaction's statements.
+type txBound[TTx any] struct {
+	ctx context.Context
+	db  sqlDB[TTx]
+	tx  TTx
+}
+
+func (t txBound[TTx]) exec(q string, args ...any) error {
+	_, err := t.db.txExec(t.ctx, t.tx, q, args...)
+	return err
+}
+
+func (t txBound[TTx]) queryFloat(q string, args ...any) (float64, error) {
+	return t.db.txQueryFloat(t.ctx, t.tx, q, args...)
+}
+
+func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(txOps) error) error {
+	tx, err := b.db.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.db.rollback(ctx, tx)
+	if err := b.db.txLock(ctx, tx); err != nil {
+		return err
+	}
+	if err := fn(txBound[TTx]{ctx, b.db, tx}); err != nil {
+		return err
+	}
+	return b.db.commit(ctx, tx)
 }
 
 func (b *riverBackend[TTx]) exec(ctx context.Context, q string, args ...any) (int64, error) {
@@ -401,6 +468,15 @@ func (d sqliteDB) txExec(ctx context.Context, tx *sql.Tx, q string, args ...any)
 	}
 	return r.RowsAffected()
 }
+func (d sqliteDB) txQueryFloat(ctx context.Context, tx *sql.Tx, q string, args ...any) (float64, error) {
+	var f float64
+	err := tx.QueryRowContext(ctx, lite(q), args...).Scan(&f)
+	return f, err
+}
+
+// txLock: the embedded queue's one connection and immediate transactions
+// already serialise writers.
+func (d sqliteDB) txLock(context.Context, *sql.Tx) error      { return nil }
 func (d sqliteDB) commit(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
 func (d sqliteDB) rollback(_ context.Context, tx *sql.Tx)     { _ = tx.Rollback() }
 func (d sqliteDB) exec(ctx context.Context, q string, args ...any) (int64, error) {
@@ -425,6 +501,16 @@ func (d pgDB) begin(ctx context.Context) (pgx.Tx, error) { return d.pool.Begin(c
 func (d pgDB) txExec(ctx context.Context, tx pgx.Tx, q string, args ...any) (int64, error) {
 	t, err := tx.Exec(ctx, q, args...)
 	return t.RowsAffected(), err
+}
+func (d pgDB) txQueryFloat(ctx context.Context, tx pgx.Tx, q string, args ...any) (float64, error) {
+	var f float64
+	err := tx.QueryRow(ctx, q, args...).Scan(&f)
+	return f, err
+}
+
+func (d pgDB) txLock(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7231002)")
+	return err
 }
 func (d pgDB) commit(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) }
 func (d pgDB) rollback(ctx context.Context, tx pgx.Tx) {

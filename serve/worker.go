@@ -55,6 +55,13 @@ type IndexStats struct {
 	Changed   int
 }
 
+// overBudget says the cost budget has no room for an attempt until retry.
+type overBudget struct{ retry time.Time }
+
+func (e *overBudget) Error() string {
+	return "the hourly or daily cost budget is spent until " + e.retry.Format(time.RFC3339)
+}
+
 // Permanent marks an error that retrying cannot fix (an issue that does not
 // exist, a repository no longer configured): the job fails at once.
 type Permanent struct{ Err error }
@@ -113,7 +120,13 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 
 	err := w.run(ctx, job, log)
 	w.metrics.JobDuration.Observe(time.Since(start).Seconds())
+	var over *overBudget
 	switch {
+	case errors.As(err, &over):
+		// Not an attempt: the job waits for the budget, its trigger kept.
+		w.metrics.BudgetDeferred.Inc()
+		log.Warn("cost budget reached; the job waits", "retry_at", over.retry, "cost_per_hour", w.cfg.Limits.CostPerHour, "cost_per_day", w.cfg.Limits.CostPerDay)
+		return river.JobSnooze(max(time.Second, time.Until(over.retry)))
 	case err == nil:
 		w.metrics.JobsCompleted.WithLabelValues(OutcomeDone).Inc()
 		log.Info("job done", "dur", time.Since(start))
@@ -194,6 +207,17 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if !ok {
 		return &Permanent{fmt.Errorf("%s is not a configured repository", ref.Repo)}
 	}
+	budget := Budget{PerHour: w.cfg.Limits.CostPerHour, PerDay: w.cfg.Limits.CostPerDay}
+	if w.cfg.Model.Configured() {
+		budget.Reserve = w.cfg.Model.MaxCost
+	}
+	ok, retry, err := w.queue.ReserveCost(ctx, job.ID, job.Attempt, budget, time.Now())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &overBudget{retry}
+	}
 	// A re-run shows the placeholder while it runs; should it fail,
 	// postFailure brings the last report back.
 	if _, err := tr.UpsertReport(ctx, ref, placeholder); err != nil {
@@ -229,6 +253,11 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 		w.metrics.LLMTokens.WithLabelValues(stage).Add(float64(n))
 	}
 	w.metrics.LLMCost.Add(rep.Cost)
+	if budget.PerHour > 0 || budget.PerDay > 0 {
+		if err := w.queue.SettleCost(context.WithoutCancel(ctx), job.ID, job.Attempt, rep.Cost); err != nil {
+			log.Warn("record the job's cost; its reservation stands", "err", err)
+		}
+	}
 	body := ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)

@@ -65,7 +65,7 @@ func TestGrepFileOfMatchingLines(t *testing.T) {
 		pollers.Wait()
 		m := res.Meta.(*GrepMeta)
 		t.Logf("%s: %d MB + 20 MB of matching lines: %s, rg peak RSS %d MB, %d bytes of answer", tc.name, size>>20, d, rss.Load()>>20, len(res.Content))
-		if d > 10*time.Second {
+		if d > time.Minute { // a hang guard
 			t.Errorf("%s: call took %s", tc.name, d)
 		}
 		// rg may end before its first sample; a runaway rg (the 8–11 GB of

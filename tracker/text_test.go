@@ -70,7 +70,7 @@ func TestIssueTextHuge(t *testing.T) {
 	start := time.Now()
 	text := is.Text()
 	runtime.ReadMemStats(&after)
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > time.Minute { // a hang guard
 		t.Errorf("Text of a 28 MB issue took %v", d)
 	}
 	if len(text) > MaxTextBytes || CutNote(text) == "" {

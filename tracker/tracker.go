@@ -144,6 +144,9 @@ type Trigger struct {
 	Event      string `json:"event"`       // "issues.opened", "issue_comment.created", "jira:issue_created", …
 	Reason     string `json:"reason"`      // ReasonOpened, ReasonLabeled or ReasonCommand
 	Actor      string `json:"actor"`       // who caused it
+	// ActorID identifies the actor for a permission check where Actor is a
+	// display name: the Jira Cloud account id or Data Center user name.
+	ActorID string `json:"actor_id,omitempty"`
 	// Installation is the GitHub App installation id of the delivery (0 otherwise).
 	Installation int64 `json:"installation,omitempty"`
 }

@@ -82,7 +82,7 @@ func TestAskREPLInterrupt(t *testing.T) {
 	if got := strings.Count(out, "SMS are sent by `Send`"); got != 1 {
 		t.Errorf("%d answers after the interrupt, want 1:\n%s", got, out)
 	}
-	if d := time.Since(start); d > 30*time.Second {
+	if d := time.Since(start); d > time.Minute { // a hang guard
 		t.Errorf("the interrupted question took %v", d)
 	}
 }

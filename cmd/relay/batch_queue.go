@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
@@ -22,8 +21,8 @@ func enqueueBatch(ctx context.Context, g *globals, in, queue, outDir string, max
 	case maxAttempts < 1:
 		return usageErr(fmt.Errorf("--max-attempts %d: want at least 1", maxAttempts))
 	}
-	if u, err := url.Parse(queue); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return usageErr(fmt.Errorf("--queue %q: want a postgres:// URL such as postgres://db.example.com:5432/relay, the queue relay serve --queue uses (the embedded queue belongs to one relay serve process)", serve.Redact(queue)))
+	if err := serve.CheckQueueURL(queue); err != nil {
+		return usageErr(fmt.Errorf("--queue %q: %w, the queue relay serve --queue uses (the embedded queue belongs to one relay serve process)", serve.Redact(queue), err))
 	}
 	tickets, err := readTickets(in)
 	if err != nil {

@@ -227,7 +227,7 @@ func settle(t *testing.T, wantG, wantFD int) (g, fd int, targets map[string]stri
 	for {
 		g, fd = runtime.NumGoroutine(), openFDs(t)
 		waited := time.Since(start)
-		if (wantG < 0 && waited > 200*time.Millisecond) || (wantG >= 0 && g <= wantG && fd <= wantFD) || waited > 5*time.Second {
+		if (wantG < 0 && waited > 200*time.Millisecond) || (wantG >= 0 && g <= wantG && fd <= wantFD) || waited > time.Minute {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

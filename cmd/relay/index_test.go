@@ -19,7 +19,7 @@ import (
 )
 
 // sampleRepo copies examples/sample into a temporary directory.
-func sampleRepo(t *testing.T) string {
+func sampleRepo(t testing.TB) string {
 	t.Helper()
 	src, err := filepath.Abs("../../examples/sample")
 	if err != nil {

@@ -69,7 +69,7 @@ func TestMCPInProcess(t *testing.T) {
 		if code != 0 {
 			t.Errorf("relay mcp exited %d after the client left; stderr:\n%s", code, stderr.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("relay mcp did not exit after the client closed stdin")
 	}
 }
@@ -120,7 +120,7 @@ func (p *mcpProc) wait(t *testing.T) int {
 	select {
 	case code := <-p.done:
 		return code
-	case <-time.After(30 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("relay mcp did not exit after its stdin closed")
 	}
 	return -1

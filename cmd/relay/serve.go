@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"sort"
-	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/serve"
@@ -51,7 +47,14 @@ running jobs get drain_timeout to finish and go back to the queue after it.`,
 			if err != nil {
 				return err
 			}
-			if f.worker && cfg.Queue == "" && cfg.QueueURLEnv == "" {
+			if f.queue != "" {
+				// The URL may carry a password: it comes from the command
+				// line (or a secret store through it), never the file.
+				if err := serve.CheckQueueURL(f.queue); err != nil {
+					return usageErr(fmt.Errorf("--queue %q: %w, the queue relay batch --queue takes", serve.Redact(f.queue), err))
+				}
+			}
+			if f.worker && f.queue == "" && cfg.Queue == "" && cfg.QueueURLEnv == "" {
 				// Nothing could ever enqueue: the embedded queue belongs
 				// to the one relay serve process that takes the webhooks.
 				return usageErr(errors.New("--worker drains a shared PostgreSQL queue: pass --queue postgres://… (or set queue in the file); with the embedded queue, run relay serve without --worker, which has its own workers"))
@@ -67,10 +70,10 @@ running jobs get drain_timeout to finish and go back to the queue after it.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.config, "config", "", "the bot's configuration file (env RELAY_CONFIG)")
-	fs.StringVar(&f.queue, "queue", "", "PostgreSQL queue URL postgres://… shared by several processes (default: the file's queue, else the embedded SQLite queue)")
+	fs.StringVar(&f.queue, "queue", "", "PostgreSQL queue URL postgres://… shared by several processes, password allowed (never printed), as relay batch --queue takes it (default: the file's queue, else the embedded SQLite queue)")
 	fs.StringVar(&f.listen, "listen", "", "HTTP address (default: the file's listen, else :8080)")
 	fs.BoolVar(&f.worker, "worker", false, "run workers only, no HTTP listener (for processes draining a shared queue)")
-	fs.BoolVar(&f.checkConfig, "check-config", false, "validate the configuration (keys, secrets, model settings, queue, git remotes), print it with secrets redacted, and exit")
+	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (keys, value ranges, secrets, the state directory, the queue, git remotes, the model endpoint, the GitHub and Jira credentials), print it with secrets masked, and exit non-zero on any problem")
 	return cmd
 }
 
@@ -90,9 +93,6 @@ func loadServeConfig(g *globals, f serveFlags) (*serve.Config, error) {
 	cfg, err := serve.LoadConfig(path, file)
 	if err != nil {
 		return nil, err
-	}
-	if f.queue != "" {
-		cfg.Queue, cfg.QueueURLEnv = f.queue, ""
 	}
 	if f.listen != "" {
 		cfg.Listen = f.listen
@@ -118,9 +118,10 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 		return err
 	}
 	svc, err := serve.New(ctx, serve.Options{
-		Config: cfg, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
-		Scoper:  &serveScoper{g: g, f: lf, m: cfg.Model},
-		Indexer: &serveIndexer{g: g},
+		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
+		Permissions: servePermissions(cfg, trackers),
+		Scoper:      &serveScoper{g: g, f: lf, m: cfg.Model},
+		Indexer:     &serveIndexer{g: g},
 	})
 	if err != nil {
 		return err
@@ -137,86 +138,6 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 		fmt.Fprintf(g.stderr, "relay serve: worker only (queue: %s, %d workers)\n", svc.Queue().Backend, cfg.Workers)
 	}
 	return svc.Run(ctx, l)
-}
-
-// checkServeConfig validates everything relay serve needs before it
-// starts and prints the effective configuration.
-func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) error {
-	errs := []error{cfg.Validate(g.getenv)}
-	if _, err := serveLLMFlags(g, cfg.Model); err != nil {
-		errs = append(errs, fmt.Errorf("model: %w", err))
-	}
-	var trackers map[string]tracker.Tracker
-	if errors.Join(errs...) == nil {
-		var err error
-		if trackers, _, err = newServeTrackers(cfg, g.getenv); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	// Every remote must answer with its branch; the checks run in parallel
-	// with a short deadline each, with the credentials the workers use.
-	m := serve.NewMirrors(os.TempDir(), 30*time.Second, g.getenv, g.log)
-	serve.UseGitCredentials(m, trackers)
-	type res struct {
-		i   int
-		sha string
-		err error
-	}
-	ch := make(chan res, len(cfg.Repositories))
-	for i, r := range cfg.Repositories {
-		go func() {
-			sha, err := m.LsRemote(ctx, r)
-			ch <- res{i, sha, err}
-		}()
-	}
-	heads := make([]string, len(cfg.Repositories))
-	for range cfg.Repositories {
-		r := <-ch
-		if r.err != nil {
-			errs = append(errs, r.err)
-		}
-		heads[r.i] = r.sha
-	}
-	if u := cfg.QueueURL(g.getenv); u != "" {
-		if err := pingPostgres(ctx, u); err != nil {
-			errs = append(errs, fmt.Errorf("queue %s: %w", serve.Redact(u), err))
-		}
-	}
-	fmt.Fprintf(g.stdout, "# effective configuration of %s (secrets are environment variable names; values are never printed)\n", f.config)
-	fmt.Fprint(g.stdout, cfg.Effective())
-	fmt.Fprintln(g.stdout, "# remotes:")
-	for i, r := range cfg.Repositories {
-		state := "unreachable"
-		if heads[i] != "" {
-			state = r.Branch + " at " + heads[i]
-		}
-		fmt.Fprintf(g.stdout, "#   %s -> %s: %s\n", r.Key(), r.Remote, state)
-	}
-	err := errors.Join(errs...)
-	if err == nil {
-		fmt.Fprintln(g.stdout, "# configuration OK")
-		return nil
-	}
-	var lines []string
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	sort.Strings(lines)
-	return &exitError{code: 1, err: fmt.Errorf("the configuration has %d problem(s):\n  %s", len(lines), strings.Join(lines, "\n  "))}
-}
-
-// pingPostgres opens the queue database and closes it again.
-func pingPostgres(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	return conn.Ping(ctx)
 }
 
 // newServeTrackers builds the trackers and webhook parsers the

@@ -88,6 +88,10 @@ func (f *ghAPI) serve(w http.ResponseWriter, r *http.Request) {
 		ghWrite(w, 401, map[string]string{"message": "Bad credentials"})
 		return
 	}
+	if len(parts) == 3 && parts[0] == "repos" && r.Method == http.MethodGet {
+		ghWrite(w, 200, map[string]any{"id": 1, "full_name": parts[1] + "/" + parts[2]})
+		return
+	}
 	if len(parts) < 5 || parts[0] != "repos" || parts[3] != "issues" {
 		ghWrite(w, 404, map[string]string{"message": "Not Found"})
 		return
@@ -178,10 +182,16 @@ type jiraAPI struct {
 	invalid  []string               // why a body was refused
 	issues   map[string][2]string   // key → summary, description
 	nextID   int
+	// developers are the account ids in project SHOP's Developers role;
+	// admins is the account id in the jira-administrators group.
+	developers []string
+	admins     string
 }
 
 func newJiraAPI(t *testing.T, auth string) *jiraAPI {
-	f := &jiraAPI{t: t, auth: auth, comments: map[string][]string{}, versions: map[string][]*adf.Node{}, issues: map[string][2]string{}, nextID: 10100}
+	f := &jiraAPI{t: t, auth: auth, comments: map[string][]string{}, versions: map[string][]*adf.Node{}, issues: map[string][2]string{}, nextID: 10100,
+		// The author of tracker/jira's comment_created fixture.
+		developers: []string{"5b10a2844c20165700ede21g"}, admins: "admin-account"}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -211,6 +221,9 @@ func (f *jiraAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/rest/api/3"), "/"), "/")
+	if f.serveAccess(w, r, parts) {
+		return
+	}
 	if len(parts) < 2 || parts[0] != "issue" {
 		ghWrite(w, 404, map[string]any{"errorMessages": []string{"not found"}})
 		return
@@ -255,6 +268,39 @@ func (f *jiraAPI) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		ghWrite(w, 404, map[string]any{"errorMessages": []string{"not found"}})
 	}
+}
+
+// serveAccess answers GET /myself, /user/groups and project SHOP's roles
+// (Administrators: the group jira-administrators; Developers: the
+// developers), as Jira Cloud does.
+func (f *jiraAPI) serveAccess(w http.ResponseWriter, r *http.Request, parts []string) bool {
+	base := f.srv.URL + "/rest/api/3/project/SHOP/role/"
+	switch p := strings.Join(parts, "/"); {
+	case p == "myself":
+		ghWrite(w, 200, map[string]string{"accountId": "relay-bot-account", "displayName": "relay"})
+	case p == "user/groups":
+		groups := []any{}
+		if r.URL.Query().Get("accountId") == f.admins {
+			groups = append(groups, map[string]string{"name": "jira-administrators", "groupId": "g1"})
+		}
+		ghWrite(w, 200, groups)
+	case p == "project/SHOP/role":
+		ghWrite(w, 200, map[string]string{"Administrators": base + "10002", "Developers": base + "10001", "Viewers": base + "10003"})
+	case p == "project/SHOP/role/10001":
+		actors := []any{}
+		for _, id := range f.developers {
+			actors = append(actors, map[string]any{"type": "atlassian-user-role-actor", "actorUser": map[string]string{"accountId": id}})
+		}
+		ghWrite(w, 200, map[string]any{"name": "Developers", "actors": actors})
+	case p == "project/SHOP/role/10002":
+		ghWrite(w, 200, map[string]any{"name": "Administrators", "actors": []any{
+			map[string]any{"type": "atlassian-group-role-actor", "name": "jira-administrators", "actorGroup": map[string]string{"name": "jira-administrators"}}}})
+	case p == "project/SHOP/role/10003":
+		ghWrite(w, 200, map[string]any{"name": "Viewers", "actors": []any{}})
+	default:
+		return false
+	}
+	return true
 }
 
 // body decodes and validates a comment's ADF body, answering 400 as Jira

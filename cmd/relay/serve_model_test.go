@@ -270,6 +270,9 @@ func TestServeGitHubAppGit(t *testing.T) {
 	cfg := filepath.Join(dir, "relay.yaml")
 	err = os.WriteFile(cfg, fmt.Appendf(nil, `state_dir: %s
 workers: 2
+shutdown_delay: 10ms
+triggers:
+  opened: true
 github:
   webhook_secret_env: RELAY_TEST_GH_SECRET
   app_id: 4242

@@ -74,8 +74,8 @@ func (w *wire) recv() string {
 	select {
 	case l := <-w.lines:
 		return l
-	case <-time.After(20 * time.Second):
-		w.t.Fatal("no answer from the server within 20s")
+	case <-time.After(time.Minute):
+		w.t.Fatal("no answer from the server within a minute")
 	}
 	return ""
 }
@@ -103,8 +103,8 @@ func (w *wire) closeInput() error {
 	select {
 	case err := <-w.done:
 		return err
-	case <-time.After(30 * time.Second):
-		w.t.Fatal("the server did not return within 30s after its input closed")
+	case <-time.After(time.Minute):
+		w.t.Fatal("the server did not return within a minute after its input closed")
 	}
 	return nil
 }

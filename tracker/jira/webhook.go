@@ -2,6 +2,7 @@ package jira
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -198,6 +199,9 @@ func (w *Webhook) comment(t tracker.Trigger, p *payload) (tracker.Trigger, error
 	t.Reason = tracker.ReasonCommand
 	if a := author.label(); a != "" {
 		t.Actor = a
+	}
+	if author != nil {
+		t.ActorID = cmp.Or(author.AccountID, author.Name, author.Key)
 	}
 	return t, nil
 }

@@ -80,17 +80,17 @@ func TestWebhookTriggers(t *testing.T) {
 		{"label added (Data Center, other case)", "dc-issue_updated-labels.json", nil, nil,
 			tracker.Trigger{Ref: ops7, Event: "jira:issue_updated", Reason: tracker.ReasonLabeled, Actor: "Grace Hopper"}},
 		{"command comment (Cloud)", "cloud-comment_created.json", nil, nil,
-			tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper"}},
+			tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "5b10a2844c20165700ede21g"}},
 		{"command comment (Data Center, CRLF)", "dc-comment_created.json", nil, nil,
-			tracker.Trigger{Ref: ops7, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper"}},
+			tracker.Trigger{Ref: ops7, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "grace"}},
 		{"command in an ADF comment body", "cloud-comment_created.json", nil, func(p map[string]any) {
 			m(p, "comment")["body"] = map[string]any{"type": "doc", "version": 1, "content": []any{
 				map[string]any{"type": "paragraph", "content": []any{map[string]any{"type": "text", "text": "/relay scope"}}},
 			}}
-		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper"}},
+		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "5b10a2844c20165700ede21g"}},
 		{"project key from the issue key when fields lack it", "cloud-comment_created.json", nil, func(p map[string]any) {
 			delete(m(m(p, "issue"), "fields"), "project")
-		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper"}},
+		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "5b10a2844c20165700ede21g"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
