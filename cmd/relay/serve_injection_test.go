@@ -337,7 +337,7 @@ func runInjections(t *testing.T, extra string, cases []*injection, files map[str
 	for k, v := range serveEnv {
 		env[k] = v
 	}
-	srv := startServeGitHub(t, remote, api, "triggers:\n  opened: true\n"+extra, func(k string) string { return env[k] })
+	srv := startServeGitHub(t, remote, api, "limits:\n  author_per_hour: 1000\n  repository_per_hour: 1000\n"+extra, func(k string) string { return env[k] })
 	for i := range cases {
 		h, body := openedDelivery(fmt.Sprintf("inj-%d", i+1), "acme/sample", i+1, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
 		srv.post(t, "/webhooks/github", h, body)
