@@ -24,7 +24,7 @@ func TestServeFailedRerunKeepsReport(t *testing.T) {
 	remote := serveGitRepo(t)
 	api := newGHAPI(t, serveEnv["RELAY_TEST_GH_TOKEN"])
 	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again.")
-	srv := startServeGitHub(t, remote, api, "max_attempts: 1\ntriggers:\n  opened: true\n", serveGetenv)
+	srv := startServeGitHub(t, remote, api, "max_attempts: 1\n", serveGetenv)
 	secret := []byte(serveEnv["RELAY_TEST_GH_SECRET"])
 	// trigger posts deliveries until one starts a new job (a trigger
 	// joins a job still marked running).

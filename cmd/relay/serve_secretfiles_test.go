@@ -26,7 +26,7 @@ func TestServeSecretFilesConfig(t *testing.T) {
 	remote := commitRepo(t, dir)
 	api := newGHAPI(t, serveEnv["RELAY_TEST_GH_TOKEN"])
 	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again: duplicate resend.")
-	srv := startServeGitHub(t, remote, api, "triggers:\n  opened: true\nsecret_files:\n  extra: ['config/sms-*.yml']\n", serveGetenv)
+	srv := startServeGitHub(t, remote, api, "secret_files:\n  extra: ['config/sms-*.yml']\n", serveGetenv)
 	h, body := openedDelivery("secret-files-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
 	srv.post(t, "/webhooks/github", h, body)
 	var report string
