@@ -97,17 +97,7 @@ func (p *Publisher) Report(md string) Result {
 	f, files := p.f, p.files
 	res := Result{Redacted: map[string]int{}}
 	if len(md) > MaxBytes {
-		cut := strings.LastIndexByte(md[:MaxBytes], '\n')
-		if cut < 0 {
-			cut = strings.LastIndexAny(md[:MaxBytes], " \t")
-		}
-		if cut < 0 {
-			cut = MaxBytes
-			for cut > 0 && !utf8.RuneStart(md[cut]) {
-				cut--
-			}
-		}
-		md = md[:cut]
+		md = capped(md)
 		res.Notes = append(res.Notes, fmt.Sprintf("The report was longer than %d KiB; the rest was cut.", MaxBytes>>10))
 	}
 	if cut, file := quoteCut(md, files); cut >= 0 {
@@ -139,6 +129,41 @@ func (p *Publisher) Report(md string) Result {
 		res.Markdown += "\n\n> Note: " + n
 	}
 	return res
+}
+
+// Text makes a text that is not a report (an issue quoted in a report's
+// JSON) safe to post: the values of secret-bearing files and other secrets
+// redacted, sanitised as a report is, without notes; a text over MaxBytes
+// ends at MaxBytes with a marker saying the rest is left out.
+func (p *Publisher) Text(s string) string {
+	long := len(s) > MaxBytes
+	if long {
+		s = capped(s)
+	}
+	if len(p.values) > 0 {
+		s, _ = replaceValues(s, p.values)
+	}
+	s = SanitizeFor(p.f.String(s), p.repo)
+	s = p.f.String(s)
+	if long {
+		s += fmt.Sprintf("\n\n(… the rest, over %d KiB, is left out)", MaxBytes>>10)
+	}
+	return s
+}
+
+// capped is md cut at a line (or word) end before MaxBytes.
+func capped(md string) string {
+	cut := strings.LastIndexByte(md[:MaxBytes], '\n')
+	if cut < 0 {
+		cut = strings.LastIndexAny(md[:MaxBytes], " \t")
+	}
+	if cut < 0 {
+		cut = MaxBytes
+		for cut > 0 && !utf8.RuneStart(md[cut]) {
+			cut--
+		}
+	}
+	return md[:cut]
 }
 
 // redactedNote says how many values were redacted, by rule.

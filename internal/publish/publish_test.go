@@ -265,3 +265,33 @@ func TestReportCapped(t *testing.T) {
 		t.Errorf("a %d-byte report published as %d bytes, ending %q", len(md), len(res.Markdown), res.Markdown[len(res.Markdown)-80:])
 	}
 }
+
+// TestPublisherText: an issue quoted in a report's JSON is published like
+// a report (secret-file values and secrets redacted, sanitised, other
+// repositories' references neutralised) but without notes; a long one ends
+// with a marker.
+func TestPublisherText(t *testing.T) {
+	t.Parallel()
+	root, _ := canary(t)
+	p, err := NewPublisher(Options{Root: root, Repo: "acme/shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "# SMS @org/team <img src=x>\n\nthe password is hunter2-canary-Prod-7731, see other/x#3 and #4"
+	got := p.Text(in)
+	for _, bad := range []string{"hunter2-canary-Prod-7731", "@org/", "<img", "x#3", "Note:"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("Text(%q) = %q, holds %q", in, got, bad)
+		}
+	}
+	if !strings.Contains(got, "see other/x#"+zwj+"3 and #4") {
+		t.Errorf("Text(%q) = %q: the references are not as expected", in, got)
+	}
+	if pr := CheckFor(got, "acme/shop"); len(pr) > 0 {
+		t.Errorf("Text(%q) leaves %v", in, pr)
+	}
+	long := p.Text(strings.Repeat("a line of the issue\n", MaxBytes/10))
+	if len(long) > MaxBytes+100 || !strings.HasSuffix(long, "is left out)") {
+		t.Errorf("a long text is published as %d bytes ending %q", len(long), long[len(long)-40:])
+	}
+}
