@@ -240,7 +240,7 @@ func TestReportUnreadableRoot(t *testing.T) {
 // FuzzReport: whatever the report, Report does not fail without a
 // checkout, and what it returns passes Check, notes included.
 func FuzzReport(f *testing.F) {
-	for _, s := range []string{"see .env:1\n```\nA=B\n```", "From deploy/id_rsa:\n\n    key", "@x <y> [z](javascript:1) ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"} {
+	for _, s := range []string{"see .env:1\n```\nA=B\n```", "From deploy/id_rsa:\n\n    key", "@x <y> [z](javascript:1) ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm", "#1 o/r#2 GH-3 https://github.com/o/r/issues/4 `#5`"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,12 +48,18 @@ func refMarks(src []byte, code []bool, repo string) []int {
 			marks = append(marks, i)
 		}
 	}
-	for _, m := range refURL.FindAllSubmatchIndex(src, -1) {
-		if !strings.EqualFold(string(src[m[4]:m[5]]), repo) {
-			mark(m[2])
+	// The regular expressions run only where their literal part occurs:
+	// most reports have neither, and a case-insensitive scan costs more
+	// than the rest of the sanitising.
+	lower := bytes.ToLower(src)
+	if bytes.Contains(lower, []byte("/issues/")) || bytes.Contains(lower, []byte("/pull")) || bytes.Contains(lower, []byte("/discussions/")) {
+		for _, m := range refURL.FindAllSubmatchIndex(src, -1) {
+			if !strings.EqualFold(string(src[m[4]:m[5]]), repo) {
+				mark(m[2])
+			}
 		}
 	}
-	if repo == "" {
+	if repo == "" && bytes.Contains(lower, []byte("gh-")) {
 		for _, m := range refGH.FindAllSubmatchIndex(src, -1) {
 			mark(m[2])
 		}
