@@ -40,8 +40,10 @@
 //     commit, incremental index in a per-repository store, the Scoper, the
 //     report edited into the same comment; retries with backoff for transient
 //     failures, and, when a job finally fails, a last edit that keeps the
-//     issue's last good report (kept under state_dir/reports) and adds a
-//     short note with the job id below it; the error goes to the log only.
+//     issue's last good report (kept in the queue's database, table
+//     relay_report, so any process on a shared queue can restore it;
+//     lastgood.go) and adds a short note with the job id below it; the
+//     error goes to the log only.
 //   - Mirrors: one bare mirror per repository, a detached worktree per job,
 //     tokens handed to git through GIT_CONFIG_* environment variables only
 //     (a repository's token_env, else a tracker's tracker.GitCredentials:

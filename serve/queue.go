@@ -90,6 +90,8 @@ type QueueOptions struct {
 // tables of relay's own in the same database: relay_delivery (delivery ids
 // already accepted, written in the job's insert transaction) and
 // relay_job_commit (the commit each job scopes, recorded once).
+// (relay_cost, relay_worker and relay_report are described where they are
+// used: budget.go, recover.go, lastgood.go.)
 type Queue struct {
 	Backend  string // "sqlite" or "postgres"
 	b        backend
@@ -195,7 +197,7 @@ func openSQLite(ctx context.Context, o QueueOptions) (*Queue, error) {
 		db.Close()
 		return nil, err
 	}
-	for _, stmt := range strings.Split(createTablesSQL+";"+createBudgetTableSQL, ";") {
+	for _, stmt := range strings.Split(createTablesSQL+";"+createBudgetTableSQL+";"+createReportTableSQL, ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
 		}
@@ -232,7 +234,7 @@ func openPostgres(ctx context.Context, o QueueOptions) (*Queue, error) {
 	if err == nil {
 		err = migrate(ctx, driver)
 		if err == nil {
-			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL)
+			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL+";"+createReportTableSQL)
 		}
 		_, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7231001)")
 		err = errors.Join(err, uerr)

@@ -166,7 +166,7 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], _ e
 	// The job's own deadline may be what failed it: give the edit a fresh one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	last, err := w.lastReports().load(job.Args.Ref.Key())
+	last, err := w.lastReports().load(ctx, job.Args.Ref.Key())
 	if err != nil {
 		log.Error("the failure note replaces the report", "err", err)
 	}
@@ -180,9 +180,10 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], _ e
 	}
 }
 
-// lastReports is where the worker keeps the last report of each issue.
+// lastReports is where the worker keeps the last report of each issue:
+// the queue's database (and, from earlier versions, state_dir/reports).
 func (w *Worker) lastReports() lastReports {
-	return lastReports{dir: filepath.Join(w.cfg.StateDir, "reports")}
+	return lastReports{q: w.queue, dir: filepath.Join(w.cfg.StateDir, "reports")}
 }
 
 func firstOr(s []string, def string) string {
@@ -262,7 +263,7 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)
 	}
-	if err := w.lastReports().save(ref.Key(), body); err != nil {
+	if err := w.lastReports().save(context.WithoutCancel(ctx), ref.Key(), body); err != nil {
 		log.Warn("a later failure will replace this report", "err", err)
 	}
 	return nil

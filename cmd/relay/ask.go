@@ -77,7 +77,7 @@ func (a *asker) answer(ctx context.Context, q string) error {
 	defer cancel()
 	q = capIssue(a.g, "question", q)
 	if a.sess == nil {
-		res, err := offlineFallback(ctx, a.g, a.root, "ask", q)
+		res, err := offlineFallback(ctx, a.g, a.root, "", "ask", q)
 		if err != nil {
 			return err
 		}

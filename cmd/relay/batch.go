@@ -41,7 +41,8 @@ object per line (.jsonl) or a CSV file with a header row (.csv). Each ticket get
 DIR/<id>.json; a ticket whose two files exist is skipped, so re-running resumes an interrupted batch
 (delete a ticket's files to redo it). A failing ticket does not stop the others: its error goes to
 DIR/<id>.error. A summary table (id, status, tokens, time) ends the run. Budgets (--max-tokens,
---max-cost) apply to each ticket's run.
+--max-cost) apply to each ticket's run. The reports are made safe to post, as relay scope's are
+(every text of the JSON included): scripts post them.
 
 With --queue postgres://… the tickets are not scoped here: each is enqueued as a job on the queue
 that relay serve and relay serve --worker processes share, and they post the report on the ticket's
@@ -143,7 +144,7 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 	sess, err := f.newAgent(ctx, g, root, nil)
 	if errors.Is(err, errNoEndpoint) {
 		return func(ctx context.Context, issue string) (scopeOutcome, error) {
-			res, err := offlineFallback(ctx, g, root, "scope", issue)
+			res, err := offlineFallback(ctx, g, root, "", "scope", issue)
 			if err != nil {
 				return scopeOutcome{}, err
 			}
@@ -162,6 +163,11 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 			return scopeOutcome{}, err
 		}
 		if err := gatheredSomething(s); err != nil {
+			return scopeOutcome{}, err
+		}
+		// The files get the report made safe to publish (relay scope's, the
+		// bot's): scripts post them.
+		if err := publishScoping(g.log, g.secrets, root, "", s); err != nil {
 			return scopeOutcome{}, err
 		}
 		js, err := scopingJSON(s)

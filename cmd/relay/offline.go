@@ -9,6 +9,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/publish"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/tracker"
 )
@@ -34,7 +35,14 @@ type offlineState struct {
 // configured: the retrieval pipeline (BM25 over code, docs and config,
 // symbol lookup, graph-aware re-ranking and expansion) writes a context
 // report that says no model was used. kind is "ask" or "scope".
-func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (offlineResult, error) {
+//
+// repo is the GitHub repository the report may be posted on (its
+// cross-references stay live), or "". The JSON holds the published report
+// (markdown) and the question or issue published alike (input, question);
+// its ranked files and symbols are the repository's own code (from an
+// index without secret-bearing files), not published markdown: post
+// markdown.
+func offlineFallback(ctx context.Context, g *globals, root, repo, kind, text string) (offlineResult, error) {
 	s, err := g.offlineSearcher(ctx, root)
 	if err != nil {
 		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
@@ -47,17 +55,25 @@ func offlineFallback(ctx context.Context, g *globals, root, kind, text string) (
 	if note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	report, err := publishable(g.log, g.secrets, root, rep.Markdown())
+	p, err := publish.NewPublisher(publish.Options{Root: root, Files: g.secrets, Repo: repo})
 	if err != nil {
-		return offlineResult{}, fmt.Errorf("relay %s without a model: %w", kind, err)
+		return offlineResult{}, fmt.Errorf("relay %s without a model: check the report before publishing it: %w", kind, err)
 	}
+	res := p.Report(rep.Markdown())
+	if res.N() > 0 || res.CutAt != "" {
+		g.log.Warn("report filtered before publishing", "redacted", res.N(), "cut_before", res.CutAt)
+	}
+	report := res.Markdown
 	md := report + "\n\n" + noModelHint
+	input := p.Text(text)
+	rep.Question = input
 	js, err := json.MarshalIndent(struct {
-		Kind    string `json:"kind"`
-		Input   string `json:"input"`
-		Offline bool   `json:"offline"`
+		Kind     string `json:"kind"`
+		Input    string `json:"input"`
+		Offline  bool   `json:"offline"`
+		Markdown string `json:"markdown"`
 		retrieve.Report
-	}{kind, text, true, rep}, "", "  ")
+	}{kind, input, true, report, rep}, "", "  ")
 	if err != nil {
 		return offlineResult{}, err
 	}

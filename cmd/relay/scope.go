@@ -43,7 +43,10 @@ then posts the report on the issue, or updates the one posted before, exactly as
 At most 256 KiB of the issue are read; the report says when the rest was cut.
 The report is Markdown (--format md) or JSON
 (--format json: the structured report plus retrievals, usage and the transcript path; the schema
-is documented in package agent). Progress and a token/cost summary go to stderr.`,
+is documented in package agent). Progress and a token/cost summary go to stderr.
+Every text of the report, in either format, is made safe to post first (package internal/publish):
+secrets redacted, HTML, images, unsafe links, mentions and cross-references to other repositories'
+issues neutralised; the JSON's issue field is the issue so published, not the raw text.`,
 		Example: `  relay scope "Customers receive the same SMS twice"
   relay scope --file examples/issues/sms-duplicates.md --format json --out scope.json
   gh issue view 42 --json body -q .body | relay scope -
@@ -110,7 +113,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		return nil
 	}
 	if offline {
-		res, err := offlineFallback(ctx, g, root, "scope", issue)
+		res, err := offlineFallback(ctx, g, root, ownRepo(tracked.Ref), "scope", issue)
 		if err != nil {
 			return err
 		}
@@ -123,8 +126,9 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	if err = sess.explain(err); err != nil {
 		return err
 	}
-	// What relay shows and posts is the report made safe to publish.
-	if s.Markdown, err = publishable(g.log, g.secrets, root, s.Markdown); err != nil {
+	// What relay shows, writes and posts is the report made safe to
+	// publish, every text of the JSON included.
+	if err := publishScoping(g.log, g.secrets, root, ownRepo(tracked.Ref), s); err != nil {
 		return err
 	}
 	body := s.Markdown + "\n"

@@ -59,8 +59,11 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 // HTML, images, unsafe links or live mentions); what was cut and redacted
 // is logged. The bot and `relay scope` publish only through it, so the two
 // post the same body.
-func publishable(log *slog.Logger, files *egress.FilePolicy, root, md string) (string, error) {
-	res, err := publish.Report(md, publish.Options{Root: root, Files: files})
+//
+// repo is the GitHub repository (owner/name) the report is posted on, whose
+// cross-references stay live; "" neutralises them all (ownRepo).
+func publishable(log *slog.Logger, files *egress.FilePolicy, root, repo, md string) (string, error) {
+	res, err := publish.Report(md, publish.Options{Root: root, Files: files, Repo: repo})
 	if err != nil {
 		return "", fmt.Errorf("check the report before publishing it: %w", err)
 	}
@@ -68,6 +71,15 @@ func publishable(log *slog.Logger, files *egress.FilePolicy, root, md string) (s
 		log.Warn("report filtered before publishing", "redacted", res.N(), "cut_before", res.CutAt)
 	}
 	return res.Markdown, nil
+}
+
+// ownRepo is the GitHub repository a report on ref is posted on, or ""
+// (a Jira issue, no issue): cross-references to it may stay live.
+func ownRepo(ref tracker.Ref) string {
+	if ref.Source == tracker.GitHub {
+		return ref.Repo
+	}
+	return ""
 }
 
 func or[T comparable](v, def T) T {
@@ -173,7 +185,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
-		md, err := publishable(in.Log, s.g.secrets, in.Root, rep.Markdown())
+		md, err := publishable(in.Log, s.g.secrets, in.Root, ownRepo(in.Issue.Ref), rep.Markdown())
 		if err != nil {
 			return serve.Report{}, err
 		}
@@ -195,7 +207,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	if err = sess.explain(err); err != nil {
 		return serve.Report{}, err
 	}
-	md, err := publishable(in.Log, s.g.secrets, in.Root, sc.Markdown)
+	md, err := publishable(in.Log, s.g.secrets, in.Root, ownRepo(in.Issue.Ref), sc.Markdown)
 	if err != nil {
 		return serve.Report{}, err
 	}

@@ -14,12 +14,18 @@
 //  3. redacts secrets by their format with [egress.Filter] (gitleaks' rules);
 //  4. sanitises the markdown: no raw HTML, no images, no link whose URL a
 //     maintained sanitizer (bluemonday) refuses, no live @-mention of a
-//     user or team (nor a Jira [~user] mention);
+//     user or team (nor a Jira [~user] mention), no live cross-reference
+//     ("#123", "owner/repo#123", "GH-123", an issue's URL) to another
+//     repository than the one the report is posted on (Options.Repo; see
+//     the DESIGN note in refs.go);
 //  5. redacts once more (the sanitising could join what was apart) and says
 //     in a note how many values were redacted.
 //
 // The report's text is steered by the issue (its title, its words) and by
 // the model (which the issue can steer), so none of it is trusted.
+//
+// [Publisher] does the same for many texts from one checkout (the fields
+// of a structured report) and reads its secret-bearing files once.
 //
 // DESIGN: why escape rather than strip, and why goldmark. The report is
 // markdown posted as markdown, so an HTML sanitizer cannot run on its

@@ -26,6 +26,10 @@ type Options struct {
 	// Root is the checkout the report was written from; the values of its
 	// secret-bearing files are never published. "" skips that step.
 	Root string
+	// Repo is the GitHub repository (owner/name) the report is posted on:
+	// cross-references to it stay live. "" (a Jira issue, local output)
+	// neutralises every cross-reference.
+	Repo string
 }
 
 // Result is a report made safe to post.
@@ -53,27 +57,47 @@ func (r Result) N() int {
 // comment) and ends it with notes saying what was cut and redacted. An
 // unreadable checkout is an error: the report is not posted unchecked.
 func Report(md string, o Options) (Result, error) {
-	f := o.Filter
-	if f == nil {
-		f = egress.Default()
+	p, err := NewPublisher(o)
+	if err != nil {
+		return Result{}, err
 	}
-	files := o.Files
-	if files == nil {
-		files = f.Files()
+	return p.Report(md), nil
+}
+
+// Publisher makes many texts from one checkout safe to post (the fields of
+// a structured report), reading the checkout's secret-bearing files once.
+type Publisher struct {
+	f      *egress.Filter
+	files  *egress.FilePolicy
+	values []string // of the checkout's secret-bearing files
+	repo   string
+}
+
+// NewPublisher reads what o names; an unreadable checkout is an error.
+func NewPublisher(o Options) (*Publisher, error) {
+	p := &Publisher{f: o.Filter, files: o.Files, repo: o.Repo}
+	if p.f == nil {
+		p.f = egress.Default()
 	}
+	if p.files == nil {
+		p.files = p.f.Files()
+	}
+	if o.Root != "" {
+		values, err := SecretValues(o.Root, p.files)
+		if err != nil {
+			return nil, err
+		}
+		p.values = values
+	}
+	return p, nil
+}
+
+// Report is the package's Report with the publisher's options.
+func (p *Publisher) Report(md string) Result {
+	f, files := p.f, p.files
 	res := Result{Redacted: map[string]int{}}
 	if len(md) > MaxBytes {
-		cut := strings.LastIndexByte(md[:MaxBytes], '\n')
-		if cut < 0 {
-			cut = strings.LastIndexAny(md[:MaxBytes], " \t")
-		}
-		if cut < 0 {
-			cut = MaxBytes
-			for cut > 0 && !utf8.RuneStart(md[cut]) {
-				cut--
-			}
-		}
-		md = md[:cut]
+		md = capped(md)
 		res.Notes = append(res.Notes, fmt.Sprintf("The report was longer than %d KiB; the rest was cut.", MaxBytes>>10))
 	}
 	if cut, file := quoteCut(md, files); cut >= 0 {
@@ -81,13 +105,9 @@ func Report(md string, o Options) (Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("The rest of this report was cut here: it would have quoted `%s`, "+
 			"a secret-bearing file relay does not publish.", strings.ReplaceAll(file, "`", "")))
 	}
-	if o.Root != "" {
-		values, err := SecretValues(o.Root, files)
-		if err != nil {
-			return Result{}, err
-		}
+	if len(p.values) > 0 {
 		var n int
-		if md, n = replaceValues(md, values); n > 0 {
+		if md, n = replaceValues(md, p.values); n > 0 {
 			res.Redacted["secret-file-value"] += n
 		}
 	}
@@ -99,7 +119,7 @@ func Report(md string, o Options) (Result, error) {
 		}
 	}
 	redact()
-	md = Sanitize(md)
+	md = SanitizeFor(md, p.repo)
 	redact()
 	if n := res.N(); n > 0 {
 		res.Notes = append(res.Notes, redactedNote(res.Redacted))
@@ -108,7 +128,42 @@ func Report(md string, o Options) (Result, error) {
 	for _, n := range res.Notes {
 		res.Markdown += "\n\n> Note: " + n
 	}
-	return res, nil
+	return res
+}
+
+// Text makes a text that is not a report (an issue quoted in a report's
+// JSON) safe to post: the values of secret-bearing files and other secrets
+// redacted, sanitised as a report is, without notes; a text over MaxBytes
+// ends at MaxBytes with a marker saying the rest is left out.
+func (p *Publisher) Text(s string) string {
+	long := len(s) > MaxBytes
+	if long {
+		s = capped(s)
+	}
+	if len(p.values) > 0 {
+		s, _ = replaceValues(s, p.values)
+	}
+	s = SanitizeFor(p.f.String(s), p.repo)
+	s = p.f.String(s)
+	if long {
+		s += fmt.Sprintf("\n\n(… the rest, over %d KiB, is left out)", MaxBytes>>10)
+	}
+	return s
+}
+
+// capped is md cut at a line (or word) end before MaxBytes.
+func capped(md string) string {
+	cut := strings.LastIndexByte(md[:MaxBytes], '\n')
+	if cut < 0 {
+		cut = strings.LastIndexAny(md[:MaxBytes], " \t")
+	}
+	if cut < 0 {
+		cut = MaxBytes
+		for cut > 0 && !utf8.RuneStart(md[cut]) {
+			cut--
+		}
+	}
+	return md[:cut]
 }
 
 // redactedNote says how many values were redacted, by rule.

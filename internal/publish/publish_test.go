@@ -44,6 +44,16 @@ func TestSanitize(t *testing.T) {
 		{"safe links kept", "[docs](https://example.com/a) and [file](notify/sms.go)", []string{"[docs](https://example.com/a)", "[file](notify/sms.go)"}, nil},
 		{"backslash before a bracket does not revive a link", `\[x](javascript:alert(1)) [y](javascript:z)`, []string{`\&#91;x]`}, []string{"[y]"}},
 		{"table kept", "| a | b |\n|---|---|\n| `x` | y |", []string{"| a | b |\n|---|---|\n| `x` | y |"}, nil},
+		{"issue references", "Fixes #123, see GH-7, gh-8 and other/repo#9 (#10).",
+			[]string{"#" + zwj + "123", "GH-" + zwj + "7", "gh-" + zwj + "8", "other/repo#" + zwj + "9", "(#" + zwj + "10)"},
+			[]string{"#123", "GH-7", "gh-8", "repo#9", "#10"}},
+		{"issue URLs", "see https://github.com/other/repo/issues/5, [pr](https://github.com/Other/Repo/pull/6) and www.github.com/o/r/discussions/7",
+			[]string{"github.com/" + zwj + "other/repo/issues/5", "github.com/" + zwj + "Other/Repo/pull/6", "github.com/" + zwj + "o/r/discussions/7"},
+			[]string{"github.com/other/", "github.com/Other/", "github.com/o/"}},
+		{"enterprise issue URL", "<https://ghe.example.com/team/app/issues/3>", []string{"ghe.example.com/" + zwj + "team/app/issues/3"}, []string{"com/team/"}},
+		{"references in code stay as typed", "`#12` and `o/r#3`\n\n```\nGH-3 https://github.com/o/r/issues/1\n```",
+			[]string{"`#12`", "`o/r#3`", "\nGH-3 https://github.com/o/r/issues/1\n"}, nil},
+		{"not references", "## 1. Summary\n\nSee notify/sms.go#L12 and issue #x.", []string{"## 1. Summary", "sms.go#L12", "#x"}, []string{zwj}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,14 +78,50 @@ func TestSanitize(t *testing.T) {
 // FuzzSanitize: whatever the markdown, the sanitised text passes Check
 // (no raw HTML, image, unsafe link or live mention outside code).
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)"} {
+	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)",
+		"#1 GH-2 o/r#3 acme/shop#4", "[x](https://github.com/o/r/issues/1) <https://github.com/acme/shop/pull/2>", "`#1`#2 o/`r#3`", "a/b/c#1 -/-#2 .github.com/x/y/issues/9"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if p := Check(Sanitize(s)); len(p) > 0 {
 			t.Fatalf("Sanitize(%q) leaves %v", s, p)
 		}
+		// With a repository of its own, what refers elsewhere is still
+		// neutralised.
+		if p := CheckFor(SanitizeFor(s, "acme/shop"), "acme/shop"); len(p) > 0 {
+			t.Fatalf("SanitizeFor(%q, acme/shop) leaves %v", s, p)
+		}
 	})
+}
+
+// TestSanitizeFor: references to the report's own repository stay live;
+// others are neutralised.
+func TestSanitizeFor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     string
+	}{
+		{"own references kept", "See #12, GH-3, acme/shop#4, ACME/Shop#5 and https://github.com/acme/shop/issues/6.",
+			"See #12, GH-3, acme/shop#4, ACME/Shop#5 and https://github.com/acme/shop/issues/6."},
+		{"other repositories neutralised", "other/x#1, https://github.com/other/x/issues/2 and [y](https://github.com/acme/shop2/pull/3)",
+			"other/x#" + zwj + "1, https://github.com/" + zwj + "other/x/issues/2 and [y](https://github.com/" + zwj + "acme/shop2/pull/3)"},
+		{"a look-alike qualifier", "acme/shop.evil#7 and xacme/shop#8", "acme/shop.evil#" + zwj + "7 and xacme/shop#" + zwj + "8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SanitizeFor(tc.in, "acme/shop")
+			if got != tc.want {
+				t.Errorf("SanitizeFor(%q) =\n%q\nwant\n%q", tc.in, got, tc.want)
+			}
+			if p := CheckFor(got, "acme/shop"); len(p) > 0 {
+				t.Errorf("CheckFor(%q) = %v", got, p)
+			}
+			if p := Check(tc.in); len(p) == 0 {
+				t.Errorf("Check(%q) finds no cross-reference; posted on another repository, it holds some", tc.in)
+			}
+		})
+	}
 }
 
 func TestQuoteCut(t *testing.T) {
@@ -194,7 +240,7 @@ func TestReportUnreadableRoot(t *testing.T) {
 // FuzzReport: whatever the report, Report does not fail without a
 // checkout, and what it returns passes Check, notes included.
 func FuzzReport(f *testing.F) {
-	for _, s := range []string{"see .env:1\n```\nA=B\n```", "From deploy/id_rsa:\n\n    key", "@x <y> [z](javascript:1) ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"} {
+	for _, s := range []string{"see .env:1\n```\nA=B\n```", "From deploy/id_rsa:\n\n    key", "@x <y> [z](javascript:1) ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm", "#1 o/r#2 GH-3 https://github.com/o/r/issues/4 `#5`"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -217,5 +263,35 @@ func TestReportCapped(t *testing.T) {
 	}
 	if len(res.Markdown) > MaxBytes+200 || !strings.HasSuffix(res.Markdown, "> Note: The report was longer than 60 KiB; the rest was cut.") {
 		t.Errorf("a %d-byte report published as %d bytes, ending %q", len(md), len(res.Markdown), res.Markdown[len(res.Markdown)-80:])
+	}
+}
+
+// TestPublisherText: an issue quoted in a report's JSON is published like
+// a report (secret-file values and secrets redacted, sanitised, other
+// repositories' references neutralised) but without notes; a long one ends
+// with a marker.
+func TestPublisherText(t *testing.T) {
+	t.Parallel()
+	root, _ := canary(t)
+	p, err := NewPublisher(Options{Root: root, Repo: "acme/shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "# SMS @org/team <img src=x>\n\nthe password is hunter2-canary-Prod-7731, see other/x#3 and #4"
+	got := p.Text(in)
+	for _, bad := range []string{"hunter2-canary-Prod-7731", "@org/", "<img", "x#3", "Note:"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("Text(%q) = %q, holds %q", in, got, bad)
+		}
+	}
+	if !strings.Contains(got, "see other/x#"+zwj+"3 and #4") {
+		t.Errorf("Text(%q) = %q: the references are not as expected", in, got)
+	}
+	if pr := CheckFor(got, "acme/shop"); len(pr) > 0 {
+		t.Errorf("Text(%q) leaves %v", in, pr)
+	}
+	long := p.Text(strings.Repeat("a line of the issue\n", MaxBytes/10))
+	if len(long) > MaxBytes+100 || !strings.HasSuffix(long, "is left out)") {
+		t.Errorf("a long text is published as %d bytes ending %q", len(long), long[len(long)-40:])
 	}
 }

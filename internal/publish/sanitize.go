@@ -40,17 +40,27 @@ func SafeURL(u string) bool {
 // the tracker from reading a user or team name.
 const zwj = "\u200d"
 
-// Sanitize returns md with no raw HTML, no images, no unsafe links and no
-// live mentions outside code (see the package's DESIGN note).
-func Sanitize(md string) string {
+// Sanitize returns md with no raw HTML, no images, no unsafe links, no
+// live mentions and no live cross-references outside code (see the
+// package's DESIGN notes).
+func Sanitize(md string) string { return SanitizeFor(md, "") }
+
+// SanitizeFor is Sanitize for a report posted on an issue of the GitHub
+// repository repo (owner/name): cross-references to repo are kept.
+func SanitizeFor(md, repo string) string {
 	src := []byte(md)
 	doc := mdParser.Parse(text.NewReader(src))
 	code := codeMask(doc, src)
-	unsafeLinks := len(problems(doc, src, code, true)) > 0
+	unsafeLinks := len(problems(doc, src, code, true, repo)) > 0
+	marks := refMarks(src, code, repo)
 	var b strings.Builder
 	b.Grow(len(src) + len(src)/16)
 	for i := 0; i < len(src); i++ {
 		c := src[i]
+		if len(marks) > 0 && marks[0] == i {
+			b.WriteString(zwj)
+			marks = marks[1:]
+		}
 		if code[i] {
 			b.WriteByte(c)
 			continue
@@ -69,22 +79,27 @@ func Sanitize(md string) string {
 		}
 	}
 	out := b.String()
-	if p := Check(out); len(p) > 0 {
+	if p := CheckFor(out, repo); len(p) > 0 {
 		return fenced(out)
 	}
 	return out
 }
 
 // Check returns what in md could not be posted safely: raw HTML, images,
-// unsafe links and live mentions outside code. nil means none.
-func Check(md string) []string {
+// unsafe links, live mentions and live cross-references outside code. nil
+// means none.
+func Check(md string) []string { return CheckFor(md, "") }
+
+// CheckFor is Check for a report posted on an issue of the GitHub
+// repository repo (owner/name): cross-references to repo are allowed.
+func CheckFor(md, repo string) []string {
 	src := []byte(md)
 	doc := mdParser.Parse(text.NewReader(src))
-	return problems(doc, src, codeMask(doc, src), false)
+	return problems(doc, src, codeMask(doc, src), false, repo)
 }
 
 // problems walks doc; linksOnly limits it to unsafe links.
-func problems(doc ast.Node, src []byte, code []bool, linksOnly bool) []string {
+func problems(doc ast.Node, src []byte, code []bool, linksOnly bool, repo string) []string {
 	var out []string
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -117,6 +132,9 @@ func problems(doc ast.Node, src []byte, code []bool, linksOnly bool) []string {
 		if src[i] == '@' && !code[i] && isAlnum(src[i+1]) && (i == 0 || !isAlnum(src[i-1])) {
 			out = append(out, "mention at byte "+fmt.Sprint(i))
 		}
+	}
+	for _, i := range refMarks(src, code, repo) {
+		out = append(out, "cross-reference at byte "+fmt.Sprint(i))
 	}
 	return out
 }
