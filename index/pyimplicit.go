@@ -79,7 +79,7 @@ func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
 		return
 	}
 	ty := pyUnknown
-	if p := as.Parent(); p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
+	if p := x.parentOf(as); p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
 		if v := x.valueType(as.NamedChild(0)); strings.HasPrefix(v, "v:") {
 			ty = v + ".__enter__()"
 		}
