@@ -98,10 +98,10 @@ func (b budgets) fingerprint() string {
 // too large, or minified.
 func (b budgets) skip(data []byte) string {
 	if b.maxBytes > 0 && int64(len(data)) > b.maxBytes {
-		return fmt.Sprintf("not parsed: %s is over the %s file-size limit (--max-file-size); indexed as text only", sizeText(int64(len(data))), sizeText(b.maxBytes))
+		return fmt.Sprintf("not parsed: %s is over the %s file-size limit (--max-file-size); only the file itself is indexed", sizeText(int64(len(data))), sizeText(b.maxBytes))
 	}
 	if isMinified(data) {
-		return fmt.Sprintf("not parsed: looks minified or bundled (%s with %d line breaks); indexed as text only", sizeText(int64(len(data))), bytes.Count(data, []byte{'\n'}))
+		return fmt.Sprintf("not parsed: looks minified or bundled (%s with %d line breaks); only the file itself is indexed", sizeText(int64(len(data))), bytes.Count(data, []byte{'\n'}))
 	}
 	return ""
 }

@@ -27,6 +27,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	var full bool
 	var maxErrors int
 	var listTimeout time.Duration
+	var b indexBudgets
 	var ef embedFlags
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -38,7 +39,10 @@ run (Ctrl-C) stops at once and leaves the previous graph intact; a second Ctrl-C
 waiting for the go command to stop. A search index that is damaged or from another relay
 version is rebuilt. Files that are not regular (FIFOs, devices), symbolic links leading outside
 the repository, link loops and paths too long to open are not indexed and are listed under
-"Not indexed".`,
+"Not indexed". Each Python and TypeScript/JavaScript file is held to budgets: a file over
+--max-file-size or one that looks minified is not parsed (listed under "Not indexed"), and a
+parse past --parse-timeout or a syntax tree nested deeper than --max-depth leaves the file
+unextracted with an error naming the limit; 0 takes a default, a negative value turns a limit off.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.repoRoot()
@@ -56,14 +60,24 @@ the repository, link loops and paths too long to open are not indexed and are li
 			}
 			ctx, stop := g.interruptible(cmd.Context())
 			defer stop()
-			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, embedder: emb, out: g.stdout})
+			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, budgets: b, embedder: emb, out: g.stdout})
 		},
 	}
 	ef.register(cmd.Flags())
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
+	cmd.Flags().Int64Var(&b.maxFileBytes, "max-file-size", index.DefaultMaxFileBytes, "bytes: a larger Python or TypeScript/JavaScript file is not parsed, only listed (negative: no limit)")
+	cmd.Flags().IntVar(&b.maxDepth, "max-depth", index.DefaultMaxDepth, "syntax levels: a file nested deeper is not extracted, with an error (negative: no limit)")
+	cmd.Flags().DurationVar(&b.parseTimeout, "parse-timeout", index.DefaultParseTimeout, "stop one file's parse after this long, with an error (negative: no limit)")
 	return cmd
+}
+
+// indexBudgets are the per-file budgets of index.Options (0: the default).
+type indexBudgets struct {
+	maxFileBytes int64
+	maxDepth     int
+	parseTimeout time.Duration
 }
 
 // indexRun configures one indexRepo call.
@@ -71,6 +85,7 @@ type indexRun struct {
 	full        bool
 	maxErrors   int
 	listTimeout time.Duration // 0: index.DefaultListTimeout
+	budgets     indexBudgets
 	embedder    retrieve.Embedder
 	out         io.Writer // where the summary goes
 }
@@ -136,7 +151,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		syms = retrieve.NewSymbols()
 		written = syms.Written
 	}
-	sum, err := g.runIndex(ctx, st, root, r.full, r.listTimeout, written)
+	sum, err := g.runIndex(ctx, st, root, r, written)
 	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
 		// Damage the open did not catch (the store was not sealed: a
 		// writer died) surfaced mid-run: keep the damaged file aside and
@@ -148,7 +163,9 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		}
 		st = rebuilt
 		syms = nil
-		sum, err = g.runIndex(ctx, st, root, true, r.listTimeout, nil)
+		again := r
+		again.full = true
+		sum, err = g.runIndex(ctx, st, root, again, nil)
 	}
 	if err != nil {
 		if fresh {
@@ -216,9 +233,10 @@ func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store
 
 // runIndex is one index.Run with progress on stderr; written, when set,
 // receives the owners written (index.Options.Written).
-func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, listTimeout time.Duration, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
+func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, r indexRun, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: listTimeout, Written: written})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full, ListTimeout: r.listTimeout, Written: written,
+		MaxFileBytes: r.budgets.maxFileBytes, MaxDepth: r.budgets.maxDepth, ParseTimeout: r.budgets.parseTimeout})
 	prog.done()
 	return sum, err
 }
