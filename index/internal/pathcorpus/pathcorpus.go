@@ -44,6 +44,7 @@ func Kinds() []Kind {
 		kind("ts-calls-1e6", "typescript", "deep.ts", func() string { return tsCalls(1_000_000) }),
 		kind("ts-calls-20000", "typescript", "calls.ts", func() string { return tsCalls(20_000) }),
 		kind("ts-calls-50000", "typescript", "calls.ts", func() string { return tsCalls(50_000) }),
+		kind("ts-namespaces-1300", "typescript", "ns.ts", func() string { return tsNamespaces(1_300) }),
 		kind("ts-namespaces-5000", "typescript", "ns.ts", func() string { return tsNamespaces(5_000) }),
 		kind("ts-namespaces-20000", "typescript", "ns.ts", func() string { return tsNamespaces(20_000) }),
 		kind("ts-wide-100000", "typescript", "wide.ts", func() string {
