@@ -95,9 +95,12 @@ func (b budgets) fingerprint() string {
 }
 
 // skip says why a file of this content is not parsed ("" when it is):
-// too large, or minified.
+// too large, or minified. With the size limit off, neither applies.
 func (b budgets) skip(data []byte) string {
-	if b.maxBytes > 0 && int64(len(data)) > b.maxBytes {
+	if b.maxBytes == 0 {
+		return "" // the limit is off: minified files are parsed too
+	}
+	if int64(len(data)) > b.maxBytes {
 		return fmt.Sprintf("not parsed: %s is over the %s file-size limit (--max-file-size); only the file itself is indexed", sizeText(int64(len(data))), sizeText(b.maxBytes))
 	}
 	if isMinified(data) {

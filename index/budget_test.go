@@ -140,3 +140,23 @@ func TestIsMinified(t *testing.T) {
 		}
 	}
 }
+
+func TestSkip(t *testing.T) {
+	minified := []byte(strings.Repeat("x", 100<<10))
+	for _, tc := range []struct {
+		name string
+		b    budgets
+		data []byte
+		want string
+	}{
+		{"default, minified", budgetsOf(Options{}), minified, "looks minified"},
+		{"over the limit", budgetsOf(Options{MaxFileBytes: 1024}), []byte(strings.Repeat("x\n", 1000)), "over the 1 KiB file-size limit"},
+		{"limit off", budgetsOf(Options{MaxFileBytes: -1}), minified, ""},
+		{"small", budgetsOf(Options{}), []byte("x = 1\n"), ""},
+	} {
+		got := tc.b.skip(tc.data)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

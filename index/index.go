@@ -67,7 +67,8 @@ type Options struct {
 	// MaxFileBytes: a larger file, or one that looks minified or bundled
 	// (64 KiB or more, under one line break per 1,000 bytes), is not
 	// parsed; it is listed in Summary.Notes and only its file node is
-	// written (DefaultMaxFileBytes).
+	// written (DefaultMaxFileBytes). A negative value parses every file,
+	// minified ones too.
 	MaxFileBytes int64
 	// MaxDepth: a file whose syntax tree nests deeper than this is not
 	// extracted; the file's error in Summary.Errors says so

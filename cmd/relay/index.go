@@ -67,7 +67,7 @@ unextracted with an error naming the limit; 0 takes a default, a negative value 
 	cmd.Flags().BoolVar(&full, "full", false, "re-index everything, ignoring content hashes")
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
-	cmd.Flags().Int64Var(&b.maxFileBytes, "max-file-size", index.DefaultMaxFileBytes, "bytes: a larger Python or TypeScript/JavaScript file is not parsed, only listed (negative: no limit)")
+	cmd.Flags().Int64Var(&b.maxFileBytes, "max-file-size", index.DefaultMaxFileBytes, "bytes: a larger Python or TypeScript/JavaScript file, or a minified one, is not parsed, only listed (negative: parse every file)")
 	cmd.Flags().IntVar(&b.maxDepth, "max-depth", index.DefaultMaxDepth, "syntax levels: a file nested deeper is not extracted, with an error (negative: no limit)")
 	cmd.Flags().DurationVar(&b.parseTimeout, "parse-timeout", index.DefaultParseTimeout, "stop one file's parse after this long, with an error (negative: no limit)")
 	return cmd
