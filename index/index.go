@@ -108,11 +108,15 @@ type Summary struct {
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
 	Stats     graphdb.Stats
-	Errors    []Diagnostic // list, parse and type errors; sorted
+	// Errors lists list, parse and type errors, the files a budget left
+	// unextracted (a parse past ParseTimeout, nesting deeper than
+	// MaxDepth) and failures inside one file's extraction; sorted.
+	Errors []Diagnostic
 	// Notes lists the files and directories that were not indexed and
 	// why, by repository-relative path: files that are not regular (FIFOs,
 	// devices), symbolic links leading outside the repository, symbolic
-	// link loops, paths too long to open, unreadable or vanished files;
+	// link loops, paths too long to open, unreadable or vanished files, and
+	// files over Options.MaxFileBytes or minified (not parsed);
 	// sorted.
 	Notes    []Diagnostic
 	Duration time.Duration

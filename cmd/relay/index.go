@@ -359,7 +359,7 @@ func printNotes(w io.Writer, notes []index.Diagnostic, max int) {
 	if len(notes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long, languages this build cannot parse)\n", len(notes))
+	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long, languages this build cannot parse, files over the size limit or minified)\n", len(notes))
 	for i, d := range notes {
 		if i == max {
 			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(notes)-max)
