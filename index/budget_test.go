@@ -202,7 +202,7 @@ func FuzzSitterExtract(f *testing.F) {
 }
 
 // checkParents compares up with Node.Parent for every node under root.
-func checkParents(t *testing.T, root *sitter.Node, up nodeParents) {
+func checkParents(t *testing.T, root *sitter.Node, up *nodeParents) {
 	t.Helper()
 	stack := []*sitter.Node{root}
 	for len(stack) > 0 {

@@ -86,7 +86,7 @@ type parsedFile struct {
 	data []byte
 	tree *sitter.Tree // nil: not parsed (a budget said no); Close it otherwise
 	text []byte       // what tree reads against (data, or data rewritten)
-	up   nodeParents
+	up   *nodeParents
 	// problem is the error that left the file unparsed (a parse deadline,
 	// nesting too deep), for its record; "" when it parsed or was skipped
 	// with a note
@@ -140,22 +140,30 @@ func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data [
 	return pf
 }
 
-// nodeParents maps each inner node of one tree (Node.Id) to its parent.
-// tree-sitter's Node.Parent walks down from the root, scanning each
-// ancestor's children, on every call: asked for every argument list of
-// f(f(f(…))), it is quadratic. The extractors ask this map instead.
-type nodeParents map[uintptr]sitter.Node
+// nodeParents finds the parents of one tree's nodes. tree-sitter's
+// Node.Parent walks down from the root, scanning each ancestor's children,
+// on every call: asked for every argument list of f(f(f(…))), or for every
+// statement of a file of 100,000, it is quadratic. The extractors ask this
+// instead: a map from each inner node (Node.Id) to its parent, built by one
+// cursor pass on the first question.
+type nodeParents struct {
+	root sitter.Node
+	m    map[uintptr]sitter.Node
+}
 
 // of returns n's parent, nil for the root.
-func (ps nodeParents) of(n *sitter.Node) *sitter.Node {
+func (ps *nodeParents) of(n *sitter.Node) *sitter.Node {
 	if ps == nil {
 		return n.Parent() // a tree extracted without indexTree (tests)
 	}
-	if p, ok := ps[n.Id()]; ok {
+	if ps.m == nil {
+		ps.m = parentMap(&ps.root)
+	}
+	if p, ok := ps.m[n.Id()]; ok {
 		return &p
 	}
 	if n.ChildCount() == 0 {
-		return n.Parent() // a leaf: indexTree keeps the parents of inner nodes only
+		return n.Parent() // a leaf: the map keeps the parents of inner nodes only
 	}
 	return nil
 }
@@ -164,13 +172,35 @@ func (ps nodeParents) of(n *sitter.Node) *sitter.Node {
 // limit.
 var errTooDeep = errors.New("nesting too deep")
 
-// indexTree walks the tree once with a cursor (no recursion) and returns
-// every node's parent; a tree more than maxDepth levels deep (maxDepth > 0)
-// is refused with an error wrapping errTooDeep before anything recursive
-// walks it: the extractors recurse once or twice per level, and a Go
-// stack overflow cannot be recovered.
-func indexTree(root *sitter.Node, maxDepth int) (nodeParents, error) {
-	ps := make(nodeParents, root.DescendantCount()/2)
+// indexTree walks the tree once with a cursor (no recursion) and refuses
+// a tree more than maxDepth levels deep (maxDepth > 0) with an error
+// wrapping errTooDeep, before anything recursive walks it: the extractors
+// recurse once or twice per level, and a Go stack overflow cannot be
+// recovered. It returns the tree's parent lookup.
+func indexTree(root *sitter.Node, maxDepth int) (*nodeParents, error) {
+	c := root.Walk()
+	defer c.Close()
+	depth := 0
+	for {
+		if c.GotoFirstChild() {
+			if depth++; maxDepth > 0 && depth > maxDepth {
+				return nil, fmt.Errorf("%w: more than %d syntax levels at line %d", errTooDeep, maxDepth, line(c.Node()))
+			}
+			continue
+		}
+		for !c.GotoNextSibling() {
+			if !c.GotoParent() {
+				return &nodeParents{root: *root}, nil
+			}
+			depth--
+		}
+	}
+}
+
+// parentMap maps each inner node under root to its parent, in one cursor
+// pass; leaves, half the tree, are left out.
+func parentMap(root *sitter.Node) map[uintptr]sitter.Node {
+	ps := make(map[uintptr]sitter.Node, root.DescendantCount()/2)
 	c := root.Walk()
 	defer c.Close()
 	var stack []sitter.Node // the ancestors of the cursor's node
@@ -178,16 +208,13 @@ func indexTree(root *sitter.Node, maxDepth int) (nodeParents, error) {
 	for {
 		if c.GotoFirstChild() {
 			if len(stack) > 0 {
-				ps[cur.Id()] = stack[len(stack)-1] // only nodes with children: leaves are half the tree
+				ps[cur.Id()] = stack[len(stack)-1]
 			}
 			stack = append(stack, cur)
-			if maxDepth > 0 && len(stack) > maxDepth {
-				return nil, fmt.Errorf("%w: more than %d syntax levels at line %d", errTooDeep, maxDepth, line(&cur))
-			}
 		} else {
 			for !c.GotoNextSibling() {
 				if !c.GotoParent() {
-					return ps, nil
+					return ps
 				}
 				stack = stack[:len(stack)-1]
 			}

@@ -72,7 +72,7 @@ type tsExtractor struct {
 	prefix     string
 	ambient    bool
 	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
-	up         nodeParents   // each node's parent (Node.Parent walks from the root)
+	up         *nodeParents  // each node's parent (Node.Parent walks from the root)
 }
 
 // tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
@@ -102,7 +102,7 @@ func tsLanguageOf(rel string) string {
 // extractTS builds the tsFile of one parsed file; up holds the tree's
 // parents (indexTree). With root nil (a file not parsed) it has its file
 // and module nodes only.
-func extractTS(rel, module string, src []byte, root *sitter.Node, up nodeParents) *tsFile {
+func extractTS(rel, module string, src []byte, root *sitter.Node, up *nodeParents) *tsFile {
 	f := &tsFile{rel: rel, module: module, decl: tsIsDecl(rel), scope: newTSScope(rel, module)}
 	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
 	x := &tsExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: tsIsTest(rel), lang: tsLanguageOf(rel), up: up}
