@@ -542,6 +542,35 @@
 // maxGenericGrowth) is not type-checked, and a panic while type-checking
 // or extracting a package is recovered: either is reported as the
 // package's error and its files are indexed from syntax.
+
+// # Budgets per file
+//
+// Each Python and TypeScript/JavaScript file is held to budgets
+// (Options.MaxFileBytes, MaxDepth, ParseTimeout; `relay index
+// --max-file-size, --max-depth, --parse-timeout`), so that one file a
+// repository committed cannot end, stall or exhaust a run:
+//
+//   - a file over DefaultMaxFileBytes (4 MiB), or one that looks minified
+//     or bundled (64 KiB or more with under one line break per 1,000
+//     bytes), is not parsed: it is listed in Summary.Notes and only its
+//     file node is written;
+//   - each tree-sitter parse runs under a progress callback that stops it
+//     after DefaultParseTimeout (30 s) or as soon as the run's context is
+//     cancelled (Ctrl-C stops a parse in progress within milliseconds);
+//   - a syntax tree deeper than DefaultMaxDepth (4,000 levels) is refused,
+//     measured by one iterative pass before any recursive walk (a Go
+//     stack overflow cannot be recovered);
+//   - a panic while extracting one file is recovered: the file is left
+//     out and its error is listed in Summary.Errors.
+//
+// The budgets are fingerprinted in the store (MetaBudgets): changing one
+// re-indexes the tree-sitter languages in full. Parents are looked up in a
+// map built by the same pass (tree-sitter's Node.Parent walks down from the
+// root on every call), dotted expressions are rendered up to 64 links, and
+// a Python method resolution order keeps at most 256 classes, so the cost
+// of a file stays near-linear in its size. See the DESIGN note in
+// budget.go; the pathological corpus (index/internal/pathcorpus) and its
+// benchmark (index/internal/benchpath) exercise each case.
 //
 // # Other languages
 //

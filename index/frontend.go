@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path"
+	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/relayhq/relay/graphdb"
@@ -96,6 +99,7 @@ type job struct {
 	deleted map[string]bool               // stored files gone from disk
 	full    bool
 	workers int
+	budget  budgets        // per-file limits (budget.go)
 	reader  graphdb.Reader // the store as it was before this run
 	// rewrite receives, before any emit, the stored owners that the run
 	// will rewrite, so that ids can move between them inside the
@@ -170,7 +174,7 @@ func parseEach[S, F any](ctx context.Context, j *job, rels []string, doneSoFar, 
 			st := open()
 			defer shut(st)
 			for i := range next {
-				out[i] = parse(st, rels[i])
+				out[i] = parseOne(j, st, rels[i], parse)
 				mu.Lock()
 				n++
 				if n%64 == 0 || n == total {
@@ -199,4 +203,33 @@ func parseEach[S, F any](ctx context.Context, j *job, rels []string, doneSoFar, 
 		}
 	}
 	return files, err
+}
+
+// parseOne runs parse on one file; a panic becomes the file's error
+// (Summary.Errors) and the file is left out, instead of ending the run.
+func parseOne[S, F any](j *job, st S, rel string, parse func(S, string) *F) (f *F) {
+	defer func() {
+		if v := recover(); v != nil {
+			j.diag(Diagnostic{Pos: rel, Msg: fmt.Sprintf("not indexed: extracting the file failed (%v at %s); please report it", v, panicSite())})
+			f = nil
+		}
+	}()
+	return parse(st, rel)
+}
+
+// panicSite names the function of this package that panicked, from the
+// stack of a deferred recover: the first frame in package index below the
+// runtime's panic frames.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		fr, more := frames.Next()
+		if strings.Contains(fr.Function, "/index.") && !strings.Contains(fr.Function, "parseOne") {
+			return fmt.Sprintf("%s:%d", path.Base(fr.File), fr.Line)
+		}
+		if !more {
+			return "unknown"
+		}
+	}
 }

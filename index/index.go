@@ -66,6 +66,24 @@ type Options struct {
 	// (relay index hands them to the search index of a new store, which
 	// then need not read them back.)
 	Written func(owner graphdb.FileRecord, nodes []graphdb.Node)
+
+	// Budgets per Python and TypeScript/JavaScript file (see budget.go):
+	// 0 takes the default, a negative value turns the limit off.
+	//
+	// MaxFileBytes: a larger file, or one that looks minified or bundled
+	// (64 KiB or more, under one line break per 1,000 bytes), is not
+	// parsed; it is listed in Summary.Notes and only its file node is
+	// written (DefaultMaxFileBytes). A negative value parses every file,
+	// minified ones too.
+	MaxFileBytes int64
+	// MaxDepth: a file whose syntax tree nests deeper than this is not
+	// extracted; the file's error in Summary.Errors says so
+	// (DefaultMaxDepth).
+	MaxDepth int
+	// ParseTimeout bounds each file's tree-sitter parse; a parse past it
+	// stops, and the file's error says so (DefaultParseTimeout). A
+	// cancelled context stops a parse in progress either way.
+	ParseTimeout time.Duration
 }
 
 // DefaultListTimeout is the default Options.ListTimeout: far above what
@@ -97,11 +115,15 @@ type Summary struct {
 	Deleted   int  // files removed from the index
 	Unchanged bool // nothing changed on disk: no loading, no write
 	Stats     graphdb.Stats
-	Errors    []Diagnostic // list, parse and type errors; sorted
+	// Errors lists list, parse and type errors, the files a budget left
+	// unextracted (a parse past ParseTimeout, nesting deeper than
+	// MaxDepth) and failures inside one file's extraction; sorted.
+	Errors []Diagnostic
 	// Notes lists the files and directories that were not indexed and
 	// why, by repository-relative path: files that are not regular (FIFOs,
 	// devices), symbolic links leading outside the repository, symbolic
-	// link loops, paths too long to open, unreadable or vanished files;
+	// link loops, paths too long to open, unreadable or vanished files, and
+	// files over Options.MaxFileBytes or minified (not parsed);
 	// sorted.
 	Notes    []Diagnostic
 	Duration time.Duration
@@ -321,7 +343,14 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("read index version: %w", err)
 	}
-	r.pyFull = r.opts.Full || pyVersion != PyFormatVersion
+	budgetMeta, err := r.st.Meta(ctx, MetaBudgets)
+	if err != nil {
+		return false, fmt.Errorf("read index budgets: %w", err)
+	}
+	// Budgets that changed re-index the tree-sitter languages in full: a
+	// file they kept from being parsed is retried.
+	sitterFull := r.opts.Full || budgetMeta != budgetsOf(r.opts).fingerprint()
+	r.pyFull = sitterFull || pyVersion != PyFormatVersion
 	listTimeout := r.opts.ListTimeout
 	if listTimeout <= 0 {
 		listTimeout = DefaultListTimeout
@@ -330,7 +359,7 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 	pyFE := &pyFrontend{log: r.log}
 	r.goJob = r.newJob(records, goFE, r.tree.files, r.full)
 	r.pyJob = r.newJob(records, pyFE, r.tree.py, r.pyFull)
-	if r.langs, err = planLangs(ctx, r.st, r.tree, r.opts.Full, r.log, r.note); err != nil {
+	if r.langs, err = planLangs(ctx, r.st, r.tree, sitterFull, r.log, r.note); err != nil {
 		return false, err
 	}
 	r.planSteps(records, goFE, pyFE)
@@ -349,7 +378,7 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 func (r *runner) newJob(records []graphdb.FileRecord, fe frontend, files map[string]*diskFile, full bool) *job {
 	j := &job{
 		tree: r.tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-		full: full, workers: r.workers, reader: r.st, progress: r.prog.send, diag: r.diag, note: r.note,
+		full: full, workers: r.workers, budget: budgetsOf(r.opts), reader: r.st, progress: r.prog.send, diag: r.diag, note: r.note,
 	}
 	for _, rec := range records {
 		if rec.Language == fe.language() {
@@ -513,6 +542,9 @@ func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
 	}
 	if err := tx.SetMeta(ctx, MetaPyVersion, PyFormatVersion); err != nil {
 		return fmt.Errorf("write index version: %w", err)
+	}
+	if err := tx.SetMeta(ctx, MetaBudgets, budgetsOf(r.opts).fingerprint()); err != nil {
+		return fmt.Errorf("write index budgets: %w", err)
 	}
 	for _, lr := range r.langs {
 		if lr.fe == nil {

@@ -70,8 +70,8 @@ func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID
 }
 
 // withAliasType types the target of `with E as name`: what E.__enter__()
-// returns.
-func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
+// returns; parent is as's parent when the walk knows it (nil: looked up).
+func (x *pyExtractor) withAliasType(as, parent, alias *sitter.Node, d *pyDecl) {
 	if alias.Kind() == "as_pattern_target" && alias.NamedChildCount() == 1 {
 		alias = alias.NamedChild(0)
 	}
@@ -79,7 +79,10 @@ func (x *pyExtractor) withAliasType(as, alias *sitter.Node, d *pyDecl) {
 		return
 	}
 	ty := pyUnknown
-	if p := as.Parent(); p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
+	if parent == nil {
+		parent = x.parentOf(as)
+	}
+	if p := parent; p != nil && p.Kind() == "with_item" && as.NamedChildCount() > 0 {
 		if v := x.valueType(as.NamedChild(0)); strings.HasPrefix(v, "v:") {
 			ty = v + ".__enter__()"
 		}

@@ -73,6 +73,7 @@ type pyExtractor struct {
 	// definition of the module, so its imports do not rebind what the
 	// definitions' annotations name
 	inMain bool
+	up     *nodeParents // each node's parent (Node.Parent walks from the root)
 }
 
 // pyIsTest reports whether rel is a test file: test_*.py, *_test.py,
@@ -93,11 +94,13 @@ func pyIsTest(rel string) bool {
 func pyModuleID(mod string) graphdb.NodeID { return graphdb.NodeID("py:pkg:" + mod) }
 func pyID(qname string) graphdb.NodeID     { return graphdb.NodeID("py:" + qname) }
 
-// extractPy builds the pyFile of one parsed file.
-func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node) *pyFile {
+// extractPy builds the pyFile of one parsed file; up holds the tree's
+// parents (indexTree). With root nil (a file not parsed) it has its file
+// and module nodes only.
+func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node, up *nodeParents) *pyFile {
 	f := &pyFile{rel: rel, module: module, isPkg: isPkg, scope: newPyScope(module, rel)}
 	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "python", Module: module, Size: int64(len(src))}
-	x := &pyExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: pyIsTest(rel)}
+	x := &pyExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: pyIsTest(rel), up: up}
 	lines := max(countLines(src), 1)
 	mid := pyModuleID(module)
 	modNode := graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: module[strings.LastIndexByte(module, '.')+1:],
@@ -108,8 +111,10 @@ func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node) *p
 	fid := fileID(rel)
 	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines, Doc: modNode.Doc})
 	x.parent(fid, mid)
-	x.body(root, mid, fid)
-	if root.HasError() {
+	if root != nil {
+		x.body(root, mid, fid)
+	}
+	if root != nil && root.HasError() {
 		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	modNode.Attrs = f.scope.attrs(f.imports)
@@ -131,6 +136,9 @@ func (x *pyExtractor) parent(from, to graphdb.NodeID) {
 }
 
 func (x *pyExtractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
+
+// parentOf is n's parent, nil for the root.
+func (x *pyExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.of(n) }
 
 func line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
 
@@ -213,7 +221,7 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 				case "block", "elif_clause", "else_clause", "except_clause", "finally_clause":
 					x.body(c, owner, fid)
 				default:
-					x.refs(c, owner, "", nil)
+					x.refsIn(c, st, owner, "", nil)
 				}
 			}
 		case "import_statement", "import_from_statement", "future_import_statement":
@@ -379,11 +387,11 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 							if b.Kind() == "block" {
 								walk(b)
 							} else {
-								x.refs(b, cls.id, cls.qname, nil)
+								x.refsIn(b, c, cls.id, cls.qname, nil)
 							}
 						}
 					default:
-						x.refs(c, cls.id, cls.qname, nil)
+						x.refsIn(c, def, cls.id, cls.qname, nil)
 					}
 				}
 			default:
@@ -461,7 +469,7 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 // functions included, minus names declared global or nonlocal.
 func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[string]string) {
 	l := &pyLocals{x: x, d: d, attrs: attrs}
-	l.walk(n, top)
+	l.walk(n, nil, top)
 	for _, g := range l.globals {
 		delete(d.locals, g)
 		delete(d.types, g)
@@ -496,7 +504,7 @@ func (l *pyLocals) bind(t *sitter.Node) {
 	}
 }
 
-func (l *pyLocals) walk(n *sitter.Node, top bool) {
+func (l *pyLocals) walk(n, parent *sitter.Node, top bool) {
 	x, d := l.x, l.d
 	kind := n.Kind()
 	if !top && (kind == "function_definition" || kind == "class_definition") {
@@ -550,7 +558,7 @@ func (l *pyLocals) walk(n *sitter.Node, top bool) {
 	case "as_pattern", "with_item":
 		if a := pyField(n, "alias"); a != nil {
 			l.bind(a)
-			x.withAliasType(n, a, d)
+			x.withAliasType(n, parent, a, d)
 		}
 	case "except_clause":
 		for _, c := range children(n) {
@@ -567,7 +575,7 @@ func (l *pyLocals) walk(n *sitter.Node, top bool) {
 		return
 	}
 	for _, c := range children(n) {
-		l.walk(c, false)
+		l.walk(c, n, false)
 	}
 }
 
@@ -607,6 +615,11 @@ func (l *pyLocals) params(p *sitter.Node) {
 
 // refs collects the calls under n, made by owner.
 func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d *pyDecl) {
+	x.refsIn(n, nil, owner, class, d)
+}
+
+// refsIn is refs with n's parent when the walk knows it (nil: looked up).
+func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class string, d *pyDecl) {
 	if n == nil {
 		return
 	}
@@ -623,7 +636,11 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 	x.implicit(n, kind, owner, class, d)
 	x.valueRefs(n, kind, owner, class, d)
 	if kind == "attribute" {
-		if p := n.Parent(); p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
+		p := parent
+		if p == nil {
+			p = x.parentOf(n)
+		}
+		if p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
 			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
 				x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module, prop: true})
 			}
@@ -634,7 +651,7 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 		return
 	}
 	for _, c := range children(n) {
-		x.refs(c, owner, class, d)
+		x.refsIn(c, n, owner, class, d)
 	}
 }
 
@@ -642,8 +659,11 @@ func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d
 // super()/super(C, self) attributes ("super().m", "super(C).m"), and calls and
 // subscripts of such chains ("get()", "get()()", "HANDLERS[]",
 // "self.fns[]()"); "" for anything else.
-func (x *pyExtractor) dotted(n *sitter.Node) string {
-	if n == nil {
+func (x *pyExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, maxDottedParts) }
+
+// dottedIn is dotted for a chain of at most parts links.
+func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
+	if n == nil || parts == 0 {
 		return ""
 	}
 	switch n.Kind() {
@@ -659,7 +679,7 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 				}
 			}
 		}
-		if e := x.dotted(pyField(n, field)); e != "" && !strings.HasPrefix(e, "super(") {
+		if e := x.dottedIn(pyField(n, field), parts-1); e != "" && !strings.HasPrefix(e, "super(") {
 			return e + suffix
 		}
 	case "attribute":
@@ -673,12 +693,12 @@ func (x *pyExtractor) dotted(n *sitter.Node) string {
 				return x.superOf(obj) + "." + x.text(attr)
 			}
 			// make().m: the call's value, resolved through its type
-			if fe := x.dotted(f); fe != "" && !strings.HasPrefix(fe, "super(") {
+			if fe := x.dottedIn(f, parts-1); fe != "" && !strings.HasPrefix(fe, "super(") {
 				return fe + "()." + x.text(attr)
 			}
 			return ""
 		}
-		if o := x.dotted(obj); o != "" && !strings.HasPrefix(o, "super(") {
+		if o := x.dottedIn(obj, parts-1); o != "" && !strings.HasPrefix(o, "super(") {
 			return o + "." + x.text(attr)
 		}
 	}

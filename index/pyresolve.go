@@ -433,17 +433,23 @@ func (t *pyTable) mro(c *pyClass) []*pyClass {
 	c.order = []*pyClass{c} // a cycle through c sees c alone
 	var seqs [][]*pyClass
 	bases := t.bases(c)
+	long := false // a base's order is at the cap: c3merge would fail after its whole length
 	for _, b := range bases {
 		seqs = append(seqs, append([]*pyClass(nil), t.mro(b)...))
+		long = long || len(t.mro(b)) >= maxMRO
 	}
 	seqs = append(seqs, append([]*pyClass(nil), bases...))
-	out, ok := c3merge(seqs)
+	var out []*pyClass
+	ok := false
+	if !long {
+		out, ok = c3merge(seqs)
+	}
 	if !ok {
 		out = nil
 		seen := map[*pyClass]bool{c: true}
 		for _, b := range bases {
 			for _, k := range t.mro(b) {
-				if !seen[k] {
+				if !seen[k] && len(out) < maxMRO-1 {
 					seen[k] = true
 					out = append(out, k)
 				}
@@ -454,11 +460,17 @@ func (t *pyTable) mro(c *pyClass) []*pyClass {
 	return c.order
 }
 
+// maxMRO bounds a class's method resolution order: a hierarchy deeper
+// than that (generated code, or a file made to exhaust the indexer, where
+// each of 10,000 chained classes held its whole ancestry) resolves
+// methods through its nearest maxMRO classes only.
+const maxMRO = 256
+
 // c3merge merges linearizations: repeatedly take the first head that is
 // in no other sequence's tail.
 func c3merge(seqs [][]*pyClass) ([]*pyClass, bool) {
 	var out []*pyClass
-	for len(out) < 256 {
+	for len(out) < maxMRO {
 		var cand *pyClass
 		empty := true
 		for _, s := range seqs {

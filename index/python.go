@@ -113,18 +113,26 @@ func pyField(n *sitter.Node, name string) *sitter.Node {
 	return n.ChildByFieldId(id)
 }
 
-// parsePyFile reads and extracts one file; nil when it vanished.
-func (p *pyFrontend) parsePyFile(j *job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
-	data, err := j.tree.rf.read(rel)
-	if err != nil {
-		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+// parsePyFile reads and extracts one file within the job's budgets; nil
+// when it vanished or the run was cancelled. A file a budget kept from
+// being parsed gets its file and module nodes only.
+func (p *pyFrontend) parsePyFile(ctx context.Context, j *job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
+	pf := parseWithin(ctx, j, rel, m.name, func(data []byte) (*sitter.Tree, []byte, error) {
+		t, err := parseLimited(ctx, parser, data, j.budget.timeout)
+		return t, data, err
+	})
+	if pf == nil {
 		return nil
 	}
-	t := parser.Parse(data, nil)
-	defer t.Close()
-	f := extractPy(rel, m.name, m.isPkg, data, t.RootNode())
+	if pf.tree != nil {
+		defer pf.tree.Close()
+	}
+	f := extractPy(rel, m.name, m.isPkg, pf.data, pf.root(), pf.up)
 	for _, e := range f.res.rec.Errors {
 		j.diag(Diagnostic{Package: m.name, Pos: rel + ":" + strings.SplitN(e, ": ", 2)[0], Msg: strings.SplitN(e, ": ", 2)[1]})
+	}
+	if pf.problem != "" {
+		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
 	}
 	return f
 }
@@ -132,7 +140,7 @@ func (p *pyFrontend) parsePyFile(j *job, parser *sitter.Parser, rel string, m py
 // parseAll parses rels with one parser per worker.
 func (p *pyFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]pyMod, doneSoFar, total int) ([]*pyFile, error) {
 	return parseEach(ctx, j, rels, doneSoFar, total, newPyParser, (*sitter.Parser).Close,
-		func(parser *sitter.Parser, rel string) *pyFile { return p.parsePyFile(j, parser, rel, mods[rel]) })
+		func(parser *sitter.Parser, rel string) *pyFile { return p.parsePyFile(ctx, j, parser, rel, mods[rel]) })
 }
 
 // DESIGN: incremental Python runs. Names resolve across modules, so the

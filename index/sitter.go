@@ -3,21 +3,24 @@
 package index
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
 // syntaxErrors returns where tree-sitter could not parse a file ("line:col:
 // syntax error", at most 10), for the tree-sitter frontends' file records.
+// It walks with an explicit stack: a tree may be a million levels deep.
 func syntaxErrors(root *sitter.Node) []string {
 	var errs []string
-	var walk func(nd *sitter.Node)
-	walk = func(nd *sitter.Node) {
-		if len(errs) >= 10 {
-			return
-		}
+	stack := []*sitter.Node{root}
+	for len(stack) > 0 && len(errs) < 10 {
+		nd := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		if nd.IsError() || nd.IsMissing() {
 			p := nd.StartPosition()
 			msg := "syntax error"
@@ -25,19 +28,199 @@ func syntaxErrors(root *sitter.Node) []string {
 				msg = "syntax error: missing " + nd.Kind()
 			}
 			errs = append(errs, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, msg))
-			return
+			continue
 		}
 		if !nd.HasError() {
-			return
+			continue
 		}
-		for i := uint(0); i < nd.ChildCount(); i++ {
-			if c := nd.Child(i); c != nil {
-				walk(c)
+		for i := nd.ChildCount(); i > 0; i-- { // pushed last first: popped in source order
+			if c := nd.Child(i - 1); c != nil {
+				stack = append(stack, c)
 			}
 		}
 	}
-	walk(root)
 	return errs
+}
+
+// errParseDeadline is what parseLimited reports for a parse that ran
+// past its deadline.
+var errParseDeadline = errors.New("parse deadline exceeded")
+
+// parseLimited parses data with p, stopped when ctx is cancelled or, when
+// timeout > 0, once it has run that long: tree-sitter calls the progress
+// callback every few hundred steps, so a parse in progress stops within
+// milliseconds. A stopped parse returns the reason and leaves p reset for
+// the next file.
+func parseLimited(ctx context.Context, p *sitter.Parser, data []byte, timeout time.Duration) (*sitter.Tree, error) {
+	start := time.Now()
+	var why error
+	opts := &sitter.ParseOptions{ProgressCallback: func(sitter.ParseState) bool {
+		if err := ctx.Err(); err != nil {
+			why = err
+			return true
+		}
+		if timeout > 0 && time.Since(start) > timeout {
+			why = errParseDeadline
+			return true
+		}
+		return false
+	}}
+	t := p.ParseWithOptions(func(i int, _ sitter.Point) []byte {
+		if i < len(data) {
+			return data[i:]
+		}
+		return nil
+	}, nil, opts)
+	if t == nil {
+		p.Reset()
+		if why == nil {
+			why = errors.New("tree-sitter returned no tree")
+		}
+		return nil, why
+	}
+	return t, nil
+}
+
+// parsedFile is one file read and parsed within a job's budgets.
+type parsedFile struct {
+	data []byte
+	tree *sitter.Tree // nil: not parsed (a budget said no); Close it otherwise
+	text []byte       // what tree reads against (data, or data rewritten)
+	up   *nodeParents
+	// problem is the error that left the file unparsed (a parse deadline,
+	// nesting too deep), for its record; "" when it parsed or was skipped
+	// with a note
+	problem string
+}
+
+// root is the tree's root, nil when the file was not parsed.
+func (pf *parsedFile) root() *sitter.Node {
+	if pf.tree == nil {
+		return nil
+	}
+	return pf.tree.RootNode()
+}
+
+// parseWithin reads rel and parses it with parse within j's budgets
+// (budget.go): a file over the size limit or minified is noted and not
+// parsed; a parse past the deadline or a tree nested too deep is an error
+// of the file (reported with pkg), and the file is not parsed either. It
+// returns nil when the file cannot be read (noted) or ctx was cancelled.
+func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
+	data, err := j.tree.rf.read(rel)
+	if err != nil {
+		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+		return nil
+	}
+	pf := &parsedFile{data: data, text: data}
+	if why := j.budget.skip(data); why != "" {
+		j.note(Diagnostic{Pos: shortRel(rel), Msg: why})
+		return pf
+	}
+	fail := func(msg string) *parsedFile {
+		pf.problem = msg
+		j.diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg})
+		return pf
+	}
+	t, text, err := parse(data)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil
+	case errors.Is(err, errParseDeadline):
+		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (--parse-timeout); only the file itself is indexed", j.budget.timeout))
+	case err != nil:
+		return fail("not parsed: " + err.Error())
+	}
+	up, err := indexTree(t.RootNode(), j.budget.maxDepth)
+	if err != nil {
+		t.Close()
+		return fail(fmt.Sprintf("not extracted: %v (limit --max-depth); only the file itself is indexed", err))
+	}
+	pf.tree, pf.text, pf.up = t, text, up
+	return pf
+}
+
+// nodeParents finds the parents of one tree's nodes. tree-sitter's
+// Node.Parent walks down from the root, scanning each ancestor's children,
+// on every call: asked for every argument list of f(f(f(…))), or for every
+// statement of a file of 100,000, it is quadratic. The extractors ask this
+// instead: a map from each inner node (Node.Id) to its parent, built by one
+// cursor pass on the first question.
+type nodeParents struct {
+	root sitter.Node
+	m    map[uintptr]sitter.Node
+}
+
+// of returns n's parent, nil for the root.
+func (ps *nodeParents) of(n *sitter.Node) *sitter.Node {
+	if ps == nil {
+		return n.Parent() // a tree extracted without indexTree (tests)
+	}
+	if ps.m == nil {
+		ps.m = parentMap(&ps.root)
+	}
+	if p, ok := ps.m[n.Id()]; ok {
+		return &p
+	}
+	if n.ChildCount() == 0 {
+		return n.Parent() // a leaf: the map keeps the parents of inner nodes only
+	}
+	return nil
+}
+
+// errTooDeep is what indexTree reports for a tree nested deeper than the
+// limit.
+var errTooDeep = errors.New("nesting too deep")
+
+// indexTree walks the tree once with a cursor (no recursion) and refuses
+// a tree more than maxDepth levels deep (maxDepth > 0) with an error
+// wrapping errTooDeep, before anything recursive walks it: the extractors
+// recurse once or twice per level, and a Go stack overflow cannot be
+// recovered. It returns the tree's parent lookup.
+func indexTree(root *sitter.Node, maxDepth int) (*nodeParents, error) {
+	c := root.Walk()
+	defer c.Close()
+	depth := 0
+	for {
+		if c.GotoFirstChild() {
+			if depth++; maxDepth > 0 && depth > maxDepth {
+				return nil, fmt.Errorf("%w: more than %d syntax levels at line %d", errTooDeep, maxDepth, line(c.Node()))
+			}
+			continue
+		}
+		for !c.GotoNextSibling() {
+			if !c.GotoParent() {
+				return &nodeParents{root: *root}, nil
+			}
+			depth--
+		}
+	}
+}
+
+// parentMap maps each inner node under root to its parent, in one cursor
+// pass; leaves, half the tree, are left out.
+func parentMap(root *sitter.Node) map[uintptr]sitter.Node {
+	ps := make(map[uintptr]sitter.Node, root.DescendantCount()/2)
+	c := root.Walk()
+	defer c.Close()
+	var stack []sitter.Node // the ancestors of the cursor's node
+	cur := *root
+	for {
+		if c.GotoFirstChild() {
+			if len(stack) > 0 {
+				ps[cur.Id()] = stack[len(stack)-1]
+			}
+			stack = append(stack, cur)
+		} else {
+			for !c.GotoNextSibling() {
+				if !c.GotoParent() {
+					return ps
+				}
+				stack = stack[:len(stack)-1]
+			}
+		}
+		cur = *c.Node()
+	}
 }
 
 // docComment returns the first text line of the /** … */ comment (a node
@@ -61,3 +244,9 @@ func docComment(st *sitter.Node, src []byte, commentKind string) string {
 	}
 	return ""
 }
+
+// maxDottedParts bounds the chains the extractors render as dotted
+// expressions ("a.b.c"): a longer one is not resolved. Rendering is then
+// linear in the chain's length for every link of it, where a chain of
+// thousands of links made each link's rendering cost its whole length.
+const maxDottedParts = 64

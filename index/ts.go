@@ -76,11 +76,14 @@ func (ps *tsParsers) get(rel string) *sitter.Parser {
 // tree is read against data, so signatures show the modifiers; a
 // declaration file's (no nodes, only names and types) against the
 // rewritten text, where the anonymous default function is named default.
-func (ps *tsParsers) parse(rel string, data []byte) (*sitter.Tree, []byte) {
+func (ps *tsParsers) parse(ctx context.Context, rel string, data []byte, timeout time.Duration) (*sitter.Tree, []byte, error) {
 	p := ps.get(rel)
-	t := p.Parse(data, nil)
+	t, err := parseLimited(ctx, p, data, timeout)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !t.RootNode().HasError() || tsLanguageOf(rel) != "typescript" {
-		return t, data
+		return t, data, nil
 	}
 	fixed, ok := tsBlankModifiers(data)
 	if tsIsDecl(rel) {
@@ -89,18 +92,22 @@ func (ps *tsParsers) parse(rel string, data []byte) (*sitter.Tree, []byte) {
 		ok = ok || named
 	}
 	if !ok {
-		return t, data
+		return t, data, nil
 	}
-	t2 := p.Parse(fixed, nil)
+	t2, err := parseLimited(ctx, p, fixed, timeout)
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
 	if t2.RootNode().HasError() && len(syntaxErrors(t2.RootNode())) > len(syntaxErrors(t.RootNode())) {
 		t2.Close()
-		return t, data
+		return t, data, nil
 	}
 	t.Close()
 	if tsIsDecl(rel) {
-		return t2, fixed
+		return t2, fixed, nil
 	}
-	return t2, data
+	return t2, data, nil
 }
 
 func (ps *tsParsers) close() {
@@ -153,20 +160,27 @@ func tsModuleRank(rel string) int {
 	return r
 }
 
-// parseFile reads and extracts one file; nil when it vanished.
-func (p *tsFrontend) parseFile(j *job, ps *tsParsers, rel, module string) *tsFile {
-	data, err := j.tree.rf.read(rel)
-	if err != nil {
-		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+// parseFile reads and extracts one file within the job's budgets; nil
+// when it vanished or the run was cancelled. A file a budget kept from
+// being parsed gets its file and module nodes only.
+func (p *tsFrontend) parseFile(ctx context.Context, j *job, ps *tsParsers, rel, module string) *tsFile {
+	pf := parseWithin(ctx, j, rel, module, func(data []byte) (*sitter.Tree, []byte, error) {
+		return ps.parse(ctx, rel, data, j.budget.timeout)
+	})
+	if pf == nil {
 		return nil
 	}
-	t, text := ps.parse(rel, data)
-	defer t.Close()
-	f := extractTS(rel, module, text, t.RootNode())
-	f.res.rec.Hash = contentHash(data) // text is data rewritten for a declaration file that did not parse
+	if pf.tree != nil {
+		defer pf.tree.Close()
+	}
+	f := extractTS(rel, module, pf.text, pf.root(), pf.up)
+	f.res.rec.Hash = contentHash(pf.data) // text is data rewritten for a declaration file that did not parse
 	for _, e := range f.res.rec.Errors {
 		pos, msg, _ := strings.Cut(e, ": ")
 		j.diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})
+	}
+	if pf.problem != "" {
+		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
 	}
 	return f
 }
@@ -174,7 +188,7 @@ func (p *tsFrontend) parseFile(j *job, ps *tsParsers, rel, module string) *tsFil
 // parseAll parses rels with one set of parsers per worker.
 func (p *tsFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]string) ([]*tsFile, error) {
 	return parseEach(ctx, j, rels, 0, len(rels), func() *tsParsers { return &tsParsers{} }, (*tsParsers).close,
-		func(ps *tsParsers, rel string) *tsFile { return p.parseFile(j, ps, rel, mods[rel]) })
+		func(ps *tsParsers, rel string) *tsFile { return p.parseFile(ctx, j, ps, rel, mods[rel]) })
 }
 
 // tsStored is what an unchanged file's module node holds.

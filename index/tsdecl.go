@@ -99,7 +99,7 @@ func (x *tsExtractor) node(outer, def *sitter.Node, name, loc string, kind graph
 	q := x.f.module + "." + x.prefix + loc
 	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + x.prefix + loc,
 		StartLine: line(outer), EndLine: endLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
-		Exported: outer.Kind() == "export_statement" || outer.Parent() != nil && outer.Parent().Kind() == "export_statement"}
+		Exported: outer.Kind() == "export_statement" || x.parentOf(outer) != nil && x.parentOf(outer).Kind() == "export_statement"}
 }
 
 // function adds a top-level function (declared, or a function or arrow
@@ -217,8 +217,8 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 			}
 		case "formal_parameters":
 			var doc map[string]string
-			if n.Parent() != nil {
-				doc = x.docParams(n.Parent())
+			if x.parentOf(n) != nil {
+				doc = x.docParams(x.parentOf(n))
 			}
 			for _, c := range children(n) {
 				switch c.Kind() {
@@ -241,7 +241,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 // new C(...)) is the type of parameter j of the function type of
 // parameter i of the callee.
 func (x *tsExtractor) contextual(args *sitter.Node, f *tsFn) {
-	call := args.Parent()
+	call := x.parentOf(args)
 	if call == nil {
 		return
 	}

@@ -42,13 +42,13 @@ func (x *tsExtractor) jsdocFor(n *sitter.Node) *tsJSDoc {
 	if x.lang != "javascript" || n == nil {
 		return nil
 	}
-	for cur := n; cur != nil; cur = cur.Parent() {
+	for cur := n; cur != nil; cur = x.parentOf(cur) {
 		if prev := cur.PrevSibling(); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
 			if s := x.text(prev); strings.HasPrefix(s, "/**") {
 				return x.parseJSDoc(s, prev)
 			}
 		}
-		p := cur.Parent()
+		p := x.parentOf(cur)
 		if p == nil || !tsJSDocClimb[p.Kind()] {
 			return nil
 		}

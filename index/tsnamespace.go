@@ -40,7 +40,7 @@ func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) stri
 	parts := strings.Split(strings.Join(strings.Fields(x.text(nameNode)), ""), ".")
 	oldScope, oldPrefix, oldAmbient := x.f.scope, x.prefix, x.ambient
 	defer func() { x.f.scope, x.prefix, x.ambient = oldScope, oldPrefix, oldAmbient }()
-	if p := st.Parent(); p != nil && p.Kind() == "ambient_declaration" || x.f.decl {
+	if p := x.parentOf(st); p != nil && p.Kind() == "ambient_declaration" || x.f.decl {
 		x.ambient = true
 	}
 	parent := fid
@@ -155,8 +155,8 @@ func (x *tsExtractor) bindShorthands() {
 // of &&). The innermost test wins; the walk stops at the enclosing
 // function. Assignments to the local inside the branch are not followed.
 func (x *tsExtractor) narrowed(n *sitter.Node, name string) string {
-	for cur := n; cur != nil; cur = cur.Parent() {
-		p := cur.Parent()
+	for cur := n; cur != nil; cur = x.parentOf(cur) {
+		p := x.parentOf(cur)
 		if p == nil {
 			return ""
 		}

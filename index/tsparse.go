@@ -72,6 +72,7 @@ type tsExtractor struct {
 	prefix     string
 	ambient    bool
 	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
+	up         *nodeParents  // each node's parent (Node.Parent walks from the root)
 }
 
 // tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
@@ -98,11 +99,13 @@ func tsLanguageOf(rel string) string {
 	return "typescript"
 }
 
-// extractTS builds the tsFile of one parsed file.
-func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
+// extractTS builds the tsFile of one parsed file; up holds the tree's
+// parents (indexTree). With root nil (a file not parsed) it has its file
+// and module nodes only.
+func extractTS(rel, module string, src []byte, root *sitter.Node, up *nodeParents) *tsFile {
 	f := &tsFile{rel: rel, module: module, decl: tsIsDecl(rel), scope: newTSScope(rel, module)}
 	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
-	x := &tsExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: tsIsTest(rel), lang: tsLanguageOf(rel)}
+	x := &tsExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: tsIsTest(rel), lang: tsLanguageOf(rel), up: up}
 	lines := max(countLines(src), 1)
 	mid := tsModuleID(module)
 	fid := fileID(rel)
@@ -110,14 +113,16 @@ func extractTS(rel, module string, src []byte, root *sitter.Node) *tsFile {
 		x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines})
 		x.parent(fid, mid)
 	}
-	for _, st := range children(root) {
-		if st.Kind() == "comment" {
-			x.jsdocDecls(st)
+	if root != nil {
+		for _, st := range children(root) {
+			if st.Kind() == "comment" {
+				x.jsdocDecls(st)
+			}
+			x.top(st, mid, fid)
 		}
-		x.top(st, mid, fid)
 	}
 	x.bindShorthands()
-	if root.HasError() {
+	if root != nil && root.HasError() {
 		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	x.markExported()
@@ -145,6 +150,9 @@ func (x *tsExtractor) parent(from, to graphdb.NodeID) {
 		x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 	}
 }
+
+// parentOf is n's parent, nil for the root.
+func (x *tsExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.of(n) }
 
 func (x *tsExtractor) text(n *sitter.Node) string {
 	if n == nil {
@@ -287,8 +295,11 @@ func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
 
 // dotted renders identifier/member chains ("a.b.c", "this.m", "super.m");
 // "" for anything else.
-func (x *tsExtractor) dotted(n *sitter.Node) string {
-	if n == nil {
+func (x *tsExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, maxDottedParts) }
+
+// dottedIn is dotted for a chain of at most parts links.
+func (x *tsExtractor) dottedIn(n *sitter.Node, parts int) string {
+	if n == nil || parts == 0 {
 		return ""
 	}
 	switch n.Kind() {
@@ -296,13 +307,13 @@ func (x *tsExtractor) dotted(n *sitter.Node) string {
 		return x.text(n)
 	case "call_expression":
 		// f().m(): an instance of what f returns.
-		if c := x.dotted(n.ChildByFieldName("function")); c != "" && c[0] != '^' && !strings.HasPrefix(c, "this.") && c != "super" {
+		if c := x.dottedIn(n.ChildByFieldName("function"), parts-1); c != "" && c[0] != '^' && !strings.HasPrefix(c, "this.") && c != "super" {
 			return "^()" + strings.ReplaceAll(c, ".", ":")
 		}
 	case "new_expression":
 		// new C().m(): "^C" stands for an instance of C (dots in C's name
 		// written as ":").
-		if c := x.dotted(n.ChildByFieldName("constructor")); c != "" && c[0] != '^' {
+		if c := x.dottedIn(n.ChildByFieldName("constructor"), parts-1); c != "" && c[0] != '^' {
 			return "^" + strings.ReplaceAll(c, ".", ":")
 		}
 	case "this":
@@ -311,7 +322,7 @@ func (x *tsExtractor) dotted(n *sitter.Node) string {
 		return "super"
 	case "non_null_expression", "parenthesized_expression":
 		if n.NamedChildCount() == 1 {
-			return x.dotted(n.NamedChild(0))
+			return x.dottedIn(n.NamedChild(0), parts-1)
 		}
 	case "as_expression", "satisfies_expression", "type_assertion":
 		// (x as C).m(): an instance of C.
@@ -333,7 +344,7 @@ func (x *tsExtractor) dotted(n *sitter.Node) string {
 				return ""
 			}
 		}
-		if o := x.dotted(obj); o != "" {
+		if o := x.dottedIn(obj, parts-1); o != "" {
 			return o + "." + x.text(prop)
 		}
 	}

@@ -28,6 +28,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	var maxErrors int
 	var listTimeout time.Duration
 	var goProxy string
+	var b indexBudgets
 	var ef embedFlags
 	cmd := &cobra.Command{
 		Use:   "index",
@@ -44,7 +45,10 @@ fetches from version control and, unless --go-proxy allows a module proxy, never
 module: imports resolve from the module cache. A module, package or file that cannot be loaded
 (a go.mod the installed go refuses, a missing module, a package the type checker cannot
 survive) is listed under "Errors" and indexed from syntax as far as it can be; everything else
-is indexed and the exit status is 0.`,
+is indexed and the exit status is 0. Each Python and TypeScript/JavaScript file is held to budgets: a file over
+--max-file-size or one that looks minified is not parsed (listed under "Not indexed"), and a
+parse past --parse-timeout or a syntax tree nested deeper than --max-depth leaves the file
+unextracted with an error naming the limit; 0 takes a default, a negative value turns a limit off.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.repoRoot()
@@ -65,7 +69,7 @@ is indexed and the exit status is 0.`,
 			}
 			ctx, stop := g.interruptible(cmd.Context())
 			defer stop()
-			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, goProxy: goProxy, embedder: emb, out: g.stdout})
+			return g.indexRepo(ctx, root, indexRun{full: full, maxErrors: maxErrors, listTimeout: listTimeout, budgets: b, goProxy: goProxy, embedder: emb, out: g.stdout})
 		},
 	}
 	ef.register(cmd.Flags())
@@ -73,7 +77,17 @@ is indexed and the exit status is 0.`,
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
 	cmd.Flags().StringVar(&goProxy, "go-proxy", "", "GOPROXY the go command may download modules from while listing packages, such as https://proxy.golang.org (env RELAY_GO_PROXY); default off: the module cache only")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
+	cmd.Flags().Int64Var(&b.maxFileBytes, "max-file-size", index.DefaultMaxFileBytes, "bytes: a larger Python or TypeScript/JavaScript file, or a minified one, is not parsed, only listed (negative: parse every file)")
+	cmd.Flags().IntVar(&b.maxDepth, "max-depth", index.DefaultMaxDepth, "syntax levels: a file nested deeper is not extracted, with an error (negative: no limit)")
+	cmd.Flags().DurationVar(&b.parseTimeout, "parse-timeout", index.DefaultParseTimeout, "stop one file's parse after this long, with an error (negative: no limit)")
 	return cmd
+}
+
+// indexBudgets are the per-file budgets of index.Options (0: the default).
+type indexBudgets struct {
+	maxFileBytes int64
+	maxDepth     int
+	parseTimeout time.Duration
 }
 
 // indexRun configures one indexRepo call.
@@ -82,6 +96,7 @@ type indexRun struct {
 	maxErrors   int
 	listTimeout time.Duration // 0: index.DefaultListTimeout
 	goProxy     string        // index.Options.GoProxy
+	budgets     indexBudgets
 	embedder    retrieve.Embedder
 	out         io.Writer // where the summary goes
 }
@@ -147,7 +162,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		syms = retrieve.NewSymbols()
 		written = syms.Written
 	}
-	sum, err := g.runIndex(ctx, st, root, r.full, r, written)
+	sum, err := g.runIndex(ctx, st, root, r, written)
 	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
 		// Damage the open did not catch (the store was not sealed: a
 		// writer died) surfaced mid-run: keep the damaged file aside and
@@ -159,7 +174,9 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 		}
 		st = rebuilt
 		syms = nil
-		sum, err = g.runIndex(ctx, st, root, true, r, nil)
+		again := r
+		again.full = true
+		sum, err = g.runIndex(ctx, st, root, again, nil)
 	}
 	if err != nil {
 		if fresh {
@@ -238,9 +255,10 @@ func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store
 
 // runIndex is one index.Run with progress on stderr; written, when set,
 // receives the owners written (index.Options.Written).
-func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, full bool, r indexRun, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
+func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, r indexRun, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: full, ListTimeout: r.listTimeout, GoProxy: r.goProxy, Written: written})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full, ListTimeout: r.listTimeout, GoProxy: r.goProxy, Written: written,
+		MaxFileBytes: r.budgets.maxFileBytes, MaxDepth: r.budgets.maxDepth, ParseTimeout: r.budgets.parseTimeout})
 	prog.done()
 	return sum, err
 }
@@ -377,7 +395,7 @@ func printNotes(w io.Writer, notes []index.Diagnostic, max int) {
 	if len(notes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long, languages this build cannot parse)\n", len(notes))
+	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long, languages this build cannot parse, files over the size limit or minified)\n", len(notes))
 	for i, d := range notes {
 		if i == max {
 			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(notes)-max)
