@@ -28,7 +28,8 @@
 // spans and code blocks, where every character is shown as typed; outside
 // them "<" becomes "&lt;" (no tag, comment or autolink can then open),
 // "![" becomes "!&#91;" (no image), "@name" gets a zero-width joiner after
-// the "@" (no mention), and, when the document holds a link whose URL
+// the "@" (no mention; so does an "@" before a character reference, and a
+// reference that renders as "@", such as "&#64;", is shown as typed), and, when the document holds a link whose URL
 // bluemonday's standard URL policy refuses (only http, https, mailto and
 // relative URLs pass), every "[" becomes "&#91;" (no link at all). Character references never
 // form markup, whatever precedes them, unlike a backslash escape. No

@@ -28,6 +28,11 @@ func TestSanitize(t *testing.T) {
 		{"mention in a heading", "# Scoping: @admin please look", []string{"@" + zwj + "admin"}, []string{"@admin"}},
 		{"mention in code stays as typed", "run `git log --author=@ada` and\n\n```\n@ci deploy\n```",
 			[]string{"`git log --author=@ada`", "\n@ci deploy\n"}, nil},
+		{"mention by character reference", "cc &#64;someone, &#x0040;org/team and &commat;admin",
+			[]string{"&amp;#64;someone", "&amp;#x0040;org/team", "&amp;commat;admin"}, []string{"&#64;s", "&#x0040;o", "&commat;a"}},
+		{"mention name by character reference", "cc @&#115;omeone and @&#x61;dmin",
+			[]string{"@" + zwj + "&#115;omeone", "@" + zwj + "&#x61;dmin"}, []string{"@&#"}},
+		{"other character references kept", "a &amp; b &lt;c&gt; &#35;3", []string{"a &amp; b &lt;c&gt; &#35;3"}, nil},
 		{"jira mention", "ask [~jsmith] about it", []string{"[" + zwj + "~jsmith]"}, []string{"[~jsmith]"}},
 		{"img tag", `<img src=https://attacker.example/p.gif>`, []string{"&lt;img src=https://attacker.example/p.gif>"}, []string{"<img"}},
 		{"details block", "<details>\n<summary>x</summary>\n\nhidden\n</details>", []string{"&lt;details>"}, []string{"<details>", "<summary>"}},
@@ -68,7 +73,7 @@ func TestSanitize(t *testing.T) {
 // FuzzSanitize: whatever the markdown, the sanitised text passes Check
 // (no raw HTML, image, unsafe link or live mention outside code).
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)"} {
+	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "&#64;a @&#97; &commat;b", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
