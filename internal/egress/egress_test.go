@@ -164,3 +164,31 @@ func TestExcludeGlobsAgreeWithMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactEncoded: a token percent-, base64- or hex-encoded (in a URL, a
+// fixture, a config value) is found through gitleaks' decoders and the
+// encoded text itself is redacted.
+func TestRedactEncoded(t *testing.T) {
+	const token = "ghp_R8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"
+	tests := []struct{ name, text, encoded string }{
+		{"percent", "https://ci.example/hook?token=ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ&x=1\n", "ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"},
+		{"percent everywhere", "v=%67%68%70%5F%52%38kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ\n", "%67%68%70%5F%52%38kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"},
+		{"base64", "blob: Z2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ== end\n", "Z2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ"},
+		{"hex", "h := \"6768705f52386b71324c6d4e3470587637547a57317942336344356546366748396a4b306c4d6e51\"\n", "6768705f52386b71324c6d4e3470587637547a57317942336344356546366748396a4b306c4d6e51"},
+	}
+	f := Default()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := f.Redact("before\n" + tt.text + "after\n")
+			if strings.Contains(res.Text, tt.encoded) || strings.Contains(res.Text, token) {
+				t.Errorf("encoded token survived:\n%s", res.Text)
+			}
+			if res.N() == 0 {
+				t.Errorf("no redaction recorded: %+v", res)
+			}
+			if !strings.HasPrefix(res.Text, "before\n") || !strings.HasSuffix(res.Text, "after\n") {
+				t.Errorf("surrounding text changed:\n%s", res.Text)
+			}
+		})
+	}
+}

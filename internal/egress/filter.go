@@ -70,8 +70,16 @@ func newDetector() (*detect.Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile the secret scanner's rules: %w", err)
 	}
-	return detect.NewDetector(cfg), nil
+	d := detect.NewDetector(cfg)
+	// Percent-, base64- and hex-encoded secrets (a token in a URL's query,
+	// a fixture) are decoded and scanned too; two passes see through one
+	// encoding inside another. See encodedSpan for what is replaced.
+	d.MaxDecodeDepth = maxDecodeDepth
+	return d, nil
 }
+
+// maxDecodeDepth is how many decoding passes gitleaks makes over a text.
+const maxDecodeDepth = 2
 
 var (
 	defaultOnce   sync.Once
@@ -173,6 +181,10 @@ func (f *Filter) redactFindings(s string) Result {
 	var rs []repl
 	seen := map[string]bool{}
 	for _, fd := range findings {
+		if span := encodedSpan(fd); span != "" && strings.Contains(s, span) && !seen[span] {
+			seen[span] = true
+			rs = append(rs, repl{span, fd.RuleID})
+		}
 		for _, v := range []string{fd.Secret, fd.Match} {
 			// A value cut from JSON-escaped text may end in the backslash
 			// of an escape (\" or \n); removing it would break the JSON.
@@ -207,6 +219,25 @@ func (f *Filter) redactFindings(s string) Result {
 	}
 	res.Text = out
 	return res
+}
+
+// encodedSpan returns the encoded text a finding in decoded text came from
+// ("" for a finding in the text as given): gitleaks reports the decoded
+// secret, with the columns of its encoded form on the original line.
+// Columns are 1-based, the end inclusive, within fd.Line.
+func encodedSpan(fd report.Finding) string {
+	decoded := false
+	for _, t := range fd.Tags {
+		decoded = decoded || strings.HasPrefix(t, "decoded:")
+	}
+	if !decoded || fd.StartLine != fd.EndLine || fd.StartColumn < 1 || fd.EndColumn > len(fd.Line) || fd.StartColumn > fd.EndColumn {
+		return ""
+	}
+	span := strings.TrimSpace(fd.Line[fd.StartColumn-1 : fd.EndColumn])
+	if len(span) < 4 {
+		return ""
+	}
+	return span
 }
 
 // Stats returns the values redacted so far, per rule, and their total.
