@@ -158,6 +158,11 @@ func TestReportCanary(t *testing.T) {
 		{"password hex-encoded", "hex: " + hex.EncodeToString([]byte("hunter2-canary-Prod-7731")), []string{hex.EncodeToString([]byte("hunter2-canary-Prod-7731"))[:24]}, []string{"secret-file-value"}},
 		{"token in a link URL", "[docs](https://example.com/?t=ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm)", []string{"ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"}, []string{"redacted"}},
 		{"quote of the key file cut", "Summary.\n\nFrom deploy/id_rsa:1:\n\n```\n" + key + "```\n\n## Risks\n\nnone", []string{"BEGIN RSA", "## Risks"}, []string{"cut here", "deploy/id_rsa"}},
+		{"secret cut in two by a label", "| key | value |\n|---|---|\n| secret | q8Xv2Lm9Rt4Wz7Pk1Ny6Bc3H |\n| (cont) | d5Jf0Gs8Ua2Qe4Vi |",
+			[]string{"q8Xv2Lm9Rt4Wz7Pk", "d5Jf0Gs8Ua2Qe4Vi"}, []string{"secret-file-value"}},
+		{"prefix of a password", "it starts hunter2-canary-Prod-…", []string{"hunter2-canary-Prod"}, []string{"secret-file-value"}},
+		{"value lower-cased", "Search terms: sms, akiaz3msjv4wwnkww5fg, send", []string{"akiaz3msjv4wwnkww5fg"}, []string{"secret-file-value"}},
+		{"names of the settings untouched", "Reads os.Getenv(\"AWS_SECRET_ACCESS_KEY\"), SLACK_BOT_TOKEN and DB_PASSWORD in notify/sms.go:7; production api_key.", nil, nil},
 		{"clean report untouched", "# Scoping: SMS sent twice\n\nSend at notify/sms.go:7.", nil, nil},
 	}
 	for _, tc := range tests {
