@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/graphdb"
@@ -34,7 +35,8 @@ tools over the repository (--repo, default .): grep, glob, read and graph. Tool 
 come back as isError results; malformed messages get JSON-RPC errors and the server goes
 on. Each connection has at most --max-pending calls pending and --max-pending-mb of answers
 waiting to be written; the excess is refused with JSON-RPC error -32001 (read your answers,
-then send the call again). When stdin closes, the calls in flight are answered before it exits. Logs go to stderr.
+then send the call again). When stdin closes, the calls in flight are answered before it exits;
+on SIGTERM or Ctrl-C it stops within 5 s, even with answers a client has not read. Logs go to stderr.
 
 The graph tool reads the index built by relay index. The server starts without a usable
 index (none yet, damaged, unreadable, locked): grep, glob and read work, and graph answers
@@ -79,10 +81,7 @@ Example client configuration:
 			// egress filter itself, and JSON-RPC frames must not wait
 			// for the line-holding writer.
 			t := &mcpserver.Transport{In: g.stdin, Out: terminal(g.stdout), Logger: g.log, MaxPendingCalls: maxPending, MaxPendingBytes: maxPendingMB << 20}
-			if err := mcpserver.Serve(cmd.Context(), srv, t); err != nil {
-				return fmt.Errorf("mcp: %w", err)
-			}
-			return nil
+			return serveMCP(cmd.Context(), srv, t)
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", tools.DefaultTimeout, "per-call timeout of each tool")
@@ -93,6 +92,33 @@ Example client configuration:
 	cmd.Flags().IntVar(&maxPendingMB, "max-pending-mb", mcpserver.DefaultMaxPendingBytes>>20,
 		"megabytes of answers held before they are written (a batch's, or behind a client that does not read); an answer beyond is replaced by error -32001")
 	return cmd
+}
+
+// mcpStopGrace is how long relay mcp, told to stop (SIGTERM, Ctrl-C),
+// waits for its connection to close. An answer stuck behind a client that
+// does not read would otherwise hold the process for as long as the
+// client lives: a blocked write to a pipe cannot be interrupted.
+const mcpStopGrace = 5 * time.Second
+
+// serveMCP serves t until the client leaves or ctx ends; once ctx has
+// ended it waits at most mcpStopGrace.
+func serveMCP(ctx context.Context, srv *mcp.Server, t *mcpserver.Transport) error {
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.Serve(ctx, srv, t) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(mcpStopGrace):
+			return fmt.Errorf("mcp: stopped %s after the signal with answers unwritten: the client is not reading relay's output", mcpStopGrace)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	return nil
 }
 
 // mcpRegistry is tools.Default with graph replaced by the reopening one.

@@ -500,3 +500,54 @@ func TestMCPMaxPendingFlag(t *testing.T) {
 		t.Errorf("--max-pending 0: exit %d: %s", code, stderr)
 	}
 }
+
+// stuckWriter is the stdout of a client that never reads: the first write
+// announces itself on started, then every write blocks until release.
+type stuckWriter struct {
+	once    sync.Once
+	started chan struct{}
+	release chan struct{}
+}
+
+func (w *stuckWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.started) })
+	<-w.release
+	return 0, io.ErrClosedPipe
+}
+
+// TestMCPStopsBehindUnreadAnswers: SIGTERM (the run's context ending)
+// stops relay mcp while an answer is stuck behind a client that does not
+// read; it used to wait on the write for as long as the client lived.
+func TestMCPStopsBehindUnreadAnswers(t *testing.T) {
+	root := tinyRepo(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	inR, inW := io.Pipe()
+	out := &stuckWriter{started: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(out.release); inW.Close() })
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--repo", root, "mcp"}, inR, out, stderr, func(string) string { return "" })
+	}()
+	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	}()
+	select {
+	case <-out.started:
+	case <-time.After(time.Minute):
+		t.Fatalf("relay mcp never answered; stderr:\n%s", stderr.String())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code == 0 {
+			t.Errorf("relay mcp exited 0 with an answer unwritten; stderr:\n%s", stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "not reading") {
+			t.Errorf("stderr does not say why the answers were left unwritten:\n%s", stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("relay mcp did not stop on its signal while an answer was stuck behind a client that does not read")
+	}
+}

@@ -88,3 +88,19 @@ func BenchmarkRedactSourceWhole(b *testing.B) {
 func BenchmarkRedactLogLine(b *testing.B) {
 	benchRedact(b, "search index: files chunked and tokenized path=internal/sms/sender.go dur=12.5ms")
 }
+
+// BenchmarkRedactSourceNoDecode is BenchmarkRedactSource without gitleaks'
+// decoding passes (percent, base64, hex), as before they were turned on.
+func BenchmarkRedactSourceNoDecode(b *testing.B) {
+	f, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.det.MaxDecodeDepth = 0
+	text := ordinarySource(b)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		f.Redact(text)
+	}
+}

@@ -8,7 +8,9 @@
 //
 // Detection is gitleaks' detector with its maintained default rule set (about
 // 220 rules: cloud keys, tracker and chat tokens, private keys, JWTs, generic
-// api_key/secret assignments with an entropy threshold), used as a library
+// api_key/secret assignments with an entropy threshold; with its decoders,
+// so a token percent-, base64- or hex-encoded is found and its encoded text
+// redacted), used as a library
 // rather than a hand-written regex list, so new token formats arrive with a
 // dependency update. Credentials in URLs (connection strings such as
 // postgres://user:pass@host) are masked by internal/redact, which gitleaks'

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // Canary values: real formats, made-up values (none of them is a live
@@ -49,7 +50,7 @@ func TestRedactCanaries(t *testing.T) {
 			if res.N() == 0 || !strings.Contains(res.Text, "[redacted: ") && !strings.Contains(res.Text, "***") {
 				t.Errorf("no redaction recorded: %+v", res)
 			}
-			if !strings.HasPrefix(res.Text, "before\n") || !strings.HasSuffix(res.Text, "after\n") {
+			if !strings.HasPrefix(res.Text, "before\n") || !strings.HasSuffix(res.Text, "after\n") || !utf8.ValidString(res.Text) {
 				t.Errorf("surrounding text changed:\n%s", res.Text)
 			}
 		})
@@ -162,5 +163,46 @@ func TestExcludeGlobsAgreeWithMatch(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRedactEncoded: a token percent-, base64- or hex-encoded (in a URL, a
+// fixture, a config value) is found through gitleaks' decoders and the
+// encoded text itself is redacted.
+func TestRedactEncoded(t *testing.T) {
+	const token = "ghp_R8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"
+	tests := []struct{ name, text, encoded string }{
+		{"percent", "https://ci.example/hook?token=ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ&x=1\n", "ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"},
+		{"percent everywhere", "v=%67%68%70%5F%52%38kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ\n", "%67%68%70%5F%52%38kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"},
+		{"after multi-byte text", "ключ → ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ ok\n", "ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ"},
+		{"base64 a line after a percent-encoding", "ключ → ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ\nZ2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ==\n", "Z2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ"},
+		{"base64", "blob: Z2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ== end\n", "Z2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ"},
+		{"hex", "h := \"6768705f52386b71324c6d4e3470587637547a57317942336344356546366748396a4b306c4d6e51\"\n", "6768705f52386b71324c6d4e3470587637547a57317942336344356546366748396a4b306c4d6e51"},
+	}
+	f := Default()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := f.Redact("before\n" + tt.text + "after\n")
+			if strings.Contains(res.Text, tt.encoded) || strings.Contains(res.Text, token) {
+				t.Errorf("encoded token survived:\n%s", res.Text)
+			}
+			if res.N() == 0 {
+				t.Errorf("no redaction recorded: %+v", res)
+			}
+			if !strings.HasPrefix(res.Text, "before\n") || !strings.HasSuffix(res.Text, "after\n") || !utf8.ValidString(res.Text) {
+				t.Errorf("surrounding text changed:\n%s", res.Text)
+			}
+		})
+	}
+}
+
+// TestRedactEncodedShifted: gitleaks places a finding in decoded text by
+// the decoded text's newlines, which a percent-encoding on an earlier line
+// shifts; the text before the encoded secret must stay whole.
+func TestRedactEncodedShifted(t *testing.T) {
+	in := "ключ → ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ\nZ2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ=="
+	want := "ключ → [redacted: github-pat]\n[redacted: github-pat]"
+	if got := Default().Redact(in).Text; got != want {
+		t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -70,8 +71,16 @@ func newDetector() (*detect.Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile the secret scanner's rules: %w", err)
 	}
-	return detect.NewDetector(cfg), nil
+	d := detect.NewDetector(cfg)
+	// Percent-, base64- and hex-encoded secrets (a token in a URL's query,
+	// a fixture) are decoded and scanned too; two passes see through one
+	// encoding inside another. See encodedSpans for what is replaced.
+	d.MaxDecodeDepth = maxDecodeDepth
+	return d, nil
 }
+
+// maxDecodeDepth is how many decoding passes gitleaks makes over a text.
+const maxDecodeDepth = 2
 
 var (
 	defaultOnce   sync.Once
@@ -158,8 +167,11 @@ func (r *Result) add(rule string, n int) {
 func (f *Filter) redactFindings(s string) Result {
 	res := Result{Text: s}
 	var findings []report.Finding
+	var encoded []repl
 	for _, c := range chunks(s, chunkSize) {
-		findings = append(findings, f.det.DetectString(c)...)
+		fs := f.det.DetectString(c)
+		findings = append(findings, fs...)
+		encoded = append(encoded, f.encodedSpans(c, fs)...)
 		if quoted(c) {
 			for _, u := range chunks(unescape(c), chunkSize) {
 				findings = append(findings, f.det.DetectString(u)...)
@@ -169,9 +181,14 @@ func (f *Filter) redactFindings(s string) Result {
 	if len(findings) == 0 {
 		return res
 	}
-	type repl struct{ value, rule string }
 	var rs []repl
 	seen := map[string]bool{}
+	for _, r := range encoded {
+		if !seen[r.value] && strings.Contains(s, r.value) {
+			seen[r.value] = true
+			rs = append(rs, r)
+		}
+	}
 	for _, fd := range findings {
 		for _, v := range []string{fd.Secret, fd.Match} {
 			// A value cut from JSON-escaped text may end in the backslash
@@ -207,6 +224,76 @@ func (f *Filter) redactFindings(s string) Result {
 	}
 	res.Text = out
 	return res
+}
+
+// repl is a value to replace and the rule that found it.
+type repl struct{ value, rule string }
+
+// encodedSpans returns, for each finding of fs that gitleaks made in
+// decoded text, the encoded text in text it came from: the decoded
+// secret is not in the text, so it is the encoded form that is replaced.
+func (f *Filter) encodedSpans(text string, fs []report.Finding) []repl {
+	var out []repl
+	var perLine []report.Finding
+	lined := false
+	for _, fd := range fs {
+		if !decoded(fd) {
+			continue
+		}
+		if span := columnSpan(fd); span != "" && strings.Contains(text, span) && f.decodesTo(span, fd.Secret) {
+			out = append(out, repl{span, fd.RuleID})
+			continue
+		}
+		// gitleaks places a finding by the newlines of the decoded text,
+		// which an encoding on an earlier line shifts; one line at a time
+		// there is no earlier line.
+		if !lined {
+			lined = true
+			for _, l := range strings.Split(text, "\n") {
+				perLine = append(perLine, f.det.DetectString(l)...)
+			}
+		}
+		for _, lf := range perLine {
+			if span := columnSpan(lf); span != "" && decoded(lf) && lf.Secret == fd.Secret && strings.Contains(text, span) {
+				out = append(out, repl{span, fd.RuleID})
+			}
+		}
+	}
+	return out
+}
+
+// decoded reports whether gitleaks made the finding in decoded text.
+func decoded(fd report.Finding) bool {
+	for _, t := range fd.Tags {
+		if strings.HasPrefix(t, "decoded:") {
+			return true
+		}
+	}
+	return false
+}
+
+// decodesTo reports whether gitleaks finds secret in span on its own.
+func (f *Filter) decodesTo(span, secret string) bool {
+	for _, fd := range f.det.DetectString(span) {
+		if fd.Secret == secret {
+			return true
+		}
+	}
+	return false
+}
+
+// columnSpan is the text of fd.Line between its columns (1-based, the end
+// inclusive, in bytes), "" when they do not fit one line or the cut is not
+// valid UTF-8.
+func columnSpan(fd report.Finding) string {
+	if fd.StartLine != fd.EndLine || fd.StartColumn < 1 || fd.EndColumn > len(fd.Line) || fd.StartColumn > fd.EndColumn {
+		return ""
+	}
+	span := strings.TrimSpace(fd.Line[fd.StartColumn-1 : fd.EndColumn])
+	if len(span) < 4 || !utf8.ValidString(span) {
+		return ""
+	}
+	return span
 }
 
 // Stats returns the values redacted so far, per rule, and their total.

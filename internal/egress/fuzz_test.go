@@ -19,6 +19,7 @@ func FuzzRedact(f *testing.F) {
 		f.Add(s, 1)
 	}
 	f.Add("-----BEGIN RSA PRIVATE KEY-----\nabc", 2)
+	f.Add("ключ → ghp%5FR8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ\nZ2hwX1I4a3EyTG1ONHBYdjdUelcxeUIzY0Q1ZUY2Z0g5akswbE1uUQ==", 4)
 	f.Add(`{"a":"api_key: \"f3a9c8e1b2d4a6c8e0f2a4b6c8d0e2f4\"\n"}\`, 5)
 	filter := Default()
 	f.Fuzz(func(t *testing.T, s string, size int) {

@@ -9,8 +9,9 @@
 //  1. cuts it at the first quote of a secret-bearing file (a path:line
 //     citation of one, or a code block introduced by its name), with a note;
 //  2. replaces the values of the checkout's secret-bearing files wherever
-//     they appear — verbatim, split across lines or wrapped in markdown, or
-//     base64- or hex-encoded — with "[redacted: secret-file value]";
+//     they appear — verbatim, split across lines or wrapped in markdown,
+//     lower-cased, in pieces of 16 characters, or base64- or hex-encoded —
+//     with "[redacted: secret-file value]";
 //  3. redacts secrets by their format with [egress.Filter] (gitleaks' rules);
 //  4. sanitises the markdown: no raw HTML, no images, no link whose URL a
 //     maintained sanitizer (bluemonday) refuses, no live @-mention of a
@@ -34,7 +35,8 @@
 // spans and code blocks, where every character is shown as typed; outside
 // them "<" becomes "&lt;" (no tag, comment or autolink can then open),
 // "![" becomes "!&#91;" (no image), "@name" gets a zero-width joiner after
-// the "@" (no mention), and, when the document holds a link whose URL
+// the "@" (no mention; so does an "@" before a character reference, and a
+// reference that renders as "@", such as "&#64;", is shown as typed), and, when the document holds a link whose URL
 // bluemonday's standard URL policy refuses (only http, https, mailto and
 // relative URLs pass), every "[" becomes "&#91;" (no link at all). Character references never
 // form markup, whatever precedes them, unlike a backslash escape. No
@@ -51,6 +53,11 @@
 // [egress.FilePolicy] that keeps them out of the index) and looks for their
 // values in the report with letters and digits alone compared, which sees
 // through line breaks, list markers, quotes and code fences, and for the
-// first 24 characters of their base64 and hex encodings. This is an exact
+// first 24 characters of their base64 and hex encodings. Case is ignored (a
+// report lower-cases its search terms), and a value that looks generated
+// (upper- and lower-case letters and digits) is also replaced piece by
+// piece: any 16 of its letters and digits in a row that hold a digit, so a
+// value cut in two by a label, or quoted in part, is caught; names of
+// settings (AWS_SECRET_ACCESS_KEY) have no such pieces. This is an exact
 // match against known values, not a detector, so it needs no rule list.
 package publish

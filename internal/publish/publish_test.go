@@ -28,6 +28,12 @@ func TestSanitize(t *testing.T) {
 		{"mention in a heading", "# Scoping: @admin please look", []string{"@" + zwj + "admin"}, []string{"@admin"}},
 		{"mention in code stays as typed", "run `git log --author=@ada` and\n\n```\n@ci deploy\n```",
 			[]string{"`git log --author=@ada`", "\n@ci deploy\n"}, nil},
+		{"mention by character reference", "cc &#64;someone, &#x0040;org/team and &commat;admin",
+			[]string{"&amp;#64;someone", "&amp;#x0040;org/team", "&amp;commat;admin"}, []string{"&#64;s", "&#x0040;o", "&commat;a"}},
+		{"mention name by character reference", "cc @&#115;omeone and @&#x61;dmin",
+			[]string{"@" + zwj + "&#115;omeone", "@" + zwj + "&#x61;dmin"}, []string{"@&#"}},
+		{"other character references kept", "a &amp; b &lt;c&gt; &#62;", []string{"a &amp; b &lt;c&gt; &#62;"}, nil},
+		{"cross-reference by character reference", "see &#35;3 and o/r&num;4", []string{"&amp;#35;3", "&amp;num;4"}, nil},
 		{"jira mention", "ask [~jsmith] about it", []string{"[" + zwj + "~jsmith]"}, []string{"[~jsmith]"}},
 		{"img tag", `<img src=https://attacker.example/p.gif>`, []string{"&lt;img src=https://attacker.example/p.gif>"}, []string{"<img"}},
 		{"details block", "<details>\n<summary>x</summary>\n\nhidden\n</details>", []string{"&lt;details>"}, []string{"<details>", "<summary>"}},
@@ -78,7 +84,7 @@ func TestSanitize(t *testing.T) {
 // FuzzSanitize: whatever the markdown, the sanitised text passes Check
 // (no raw HTML, image, unsafe link or live mention outside code).
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)",
+	for _, s := range []string{"@a <b> ![i](x) [j](javascript:x)", "&#64;a @&#97; &commat;b", "`a<b`<c>", "```\n<x>\n```\n<y>", "[a]: vbscript:x\n[a]", "<<b>img src=x>", "\\[x](javascript:1)",
 		"#1 GH-2 o/r#3 acme/shop#4", "[x](https://github.com/o/r/issues/1) <https://github.com/acme/shop/pull/2>", "`#1`#2 o/`r#3`", "a/b/c#1 -/-#2 .github.com/x/y/issues/9"} {
 		f.Add(s)
 	}
@@ -199,6 +205,11 @@ func TestReportCanary(t *testing.T) {
 		{"password hex-encoded", "hex: " + hex.EncodeToString([]byte("hunter2-canary-Prod-7731")), []string{hex.EncodeToString([]byte("hunter2-canary-Prod-7731"))[:24]}, []string{"secret-file-value"}},
 		{"token in a link URL", "[docs](https://example.com/?t=ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm)", []string{"ghp_Q7wE2rT9yU4iO1pA6sD3fG8hJ5kL0zXcVbNm"}, []string{"redacted"}},
 		{"quote of the key file cut", "Summary.\n\nFrom deploy/id_rsa:1:\n\n```\n" + key + "```\n\n## Risks\n\nnone", []string{"BEGIN RSA", "## Risks"}, []string{"cut here", "deploy/id_rsa"}},
+		{"secret cut in two by a label", "| key | value |\n|---|---|\n| secret | q8Xv2Lm9Rt4Wz7Pk1Ny6Bc3H |\n| (cont) | d5Jf0Gs8Ua2Qe4Vi |",
+			[]string{"q8Xv2Lm9Rt4Wz7Pk", "d5Jf0Gs8Ua2Qe4Vi"}, []string{"secret-file-value"}},
+		{"prefix of a password", "it starts hunter2-canary-Prod-…", []string{"hunter2-canary-Prod"}, []string{"secret-file-value"}},
+		{"value lower-cased", "Search terms: sms, akiaz3msjv4wwnkww5fg, send", []string{"akiaz3msjv4wwnkww5fg"}, []string{"secret-file-value"}},
+		{"names of the settings untouched", "Reads os.Getenv(\"AWS_SECRET_ACCESS_KEY\"), SLACK_BOT_TOKEN and DB_PASSWORD in notify/sms.go:7; production api_key.", nil, nil},
 		{"clean report untouched", "# Scoping: SMS sent twice\n\nSend at notify/sms.go:7.", nil, nil},
 	}
 	for _, tc := range tests {

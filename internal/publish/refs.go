@@ -68,6 +68,9 @@ func refMarks(src []byte, code []bool, repo string) []int {
 		if src[i] != '#' || !isDigit(src[i+1]) || code[i] {
 			continue
 		}
+		if i > 0 && src[i-1] == '&' {
+			continue // a character reference (&#64;), not an issue number
+		}
 		if q := qualifier(src[:i]); q != "" && !strings.EqualFold(q, repo) || q == "" && repo == "" {
 			mark(i + 1)
 		}

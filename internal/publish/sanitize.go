@@ -3,6 +3,7 @@ package publish
 import (
 	"fmt"
 	"html"
+	"regexp"
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -72,8 +73,10 @@ func SanitizeFor(md, repo string) string {
 			b.WriteString("&#91;")
 		case c == '[' && i+1 < len(src) && src[i+1] == '~':
 			b.WriteString("[" + zwj) // Jira's [~user] mention
-		case c == '@' && i+1 < len(src) && isAlnum(src[i+1]) && (i == 0 || !isAlnum(src[i-1])):
+		case c == '@' && liveAt(src, i):
 			b.WriteString("@" + zwj)
+		case c == '&' && refToAt(src, i):
+			b.WriteString("&amp;") // shown as typed, not as an "@" or "#"
 		default:
 			b.WriteByte(c)
 		}
@@ -129,7 +132,7 @@ func problems(doc ast.Node, src []byte, code []bool, linksOnly bool, repo string
 		return out
 	}
 	for i := 0; i+1 < len(src); i++ {
-		if src[i] == '@' && !code[i] && isAlnum(src[i+1]) && (i == 0 || !isAlnum(src[i-1])) {
+		if !code[i] && (src[i] == '@' && liveAt(src, i) || src[i] == '&' && refToAt(src, i)) {
 			out = append(out, "mention at byte "+fmt.Sprint(i))
 		}
 	}
@@ -137,6 +140,30 @@ func problems(doc ast.Node, src []byte, code []bool, linksOnly bool, repo string
 		out = append(out, "cross-reference at byte "+fmt.Sprint(i))
 	}
 	return out
+}
+
+// liveAt reports whether the "@" at src[i] can start a mention: no letter
+// or digit before it, and after it a letter, a digit or a character
+// reference ("@&#115;omeone" renders as "@someone", and the tracker finds
+// mentions in the rendered text).
+func liveAt(src []byte, i int) bool {
+	return i+1 < len(src) && (isAlnum(src[i+1]) || src[i+1] == '&') && (i == 0 || !isAlnum(src[i-1]))
+}
+
+// charRef is a character reference in CommonMark's three forms: named,
+// decimal and hexadecimal.
+var charRef = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
+
+// refToAt reports whether a character reference that renders as "@" or
+// "#" ("&#64;", "&#x40;", "&commat;", "&#35;", "&num;") starts at src[i]:
+// the tracker finds mentions and cross-references in the rendered text.
+func refToAt(src []byte, i int) bool {
+	m := charRef.Find(src[i:])
+	if m == nil {
+		return false
+	}
+	u := html.UnescapeString(string(m))
+	return u == "@" || u == "#"
 }
 
 // codeMask marks the bytes of src that are inside code spans and code

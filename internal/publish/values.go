@@ -195,11 +195,13 @@ func replaceValues(s string, values []string) (string, int) {
 			pos = append(pos, i)
 		}
 	}
-	n := norm.String()
+	// Compared without case: a report lower-cases search terms.
+	n := strings.ToLower(norm.String())
 	covered := make([]bool, len(n))
 	type span struct{ from, to int }
 	var spans []span
 	for _, v := range values {
+		v = strings.ToLower(v)
 		for from := 0; ; {
 			i := strings.Index(n[from:], v)
 			if i < 0 {
@@ -216,6 +218,25 @@ func replaceValues(s string, values []string) (string, int) {
 			spans = append(spans, span{pos[a], pos[b-1] + 1})
 		}
 	}
+	// Pieces of a random-looking value: a value cut in two by a label or
+	// quoted in part still gives away most of it.
+	frags := fragments(values)
+	for a := 0; a+fragLen <= len(n); a++ {
+		if !frags[n[a:a+fragLen]] {
+			continue
+		}
+		b := a + fragLen
+		for b < len(n) && frags[n[b+1-fragLen:b+1]] {
+			b++
+		}
+		if !covered[a] || !covered[b-1] {
+			for k := a; k < b; k++ {
+				covered[k] = true
+			}
+			spans = append(spans, span{pos[a], pos[b-1] + 1})
+		}
+		a = b - 1
+	}
 	if len(spans) == 0 {
 		return s, 0
 	}
@@ -224,6 +245,7 @@ func replaceValues(s string, values []string) (string, int) {
 	last := 0
 	for _, sp := range spans {
 		if sp.from < last {
+			last = max(last, sp.to) // overlapping spans are one
 			continue
 		}
 		out.WriteString(s[last:sp.from])
@@ -232,4 +254,52 @@ func replaceValues(s string, values []string) (string, int) {
 	}
 	out.WriteString(s[last:])
 	return out.String(), len(spans)
+}
+
+// fragLen is the length (letters and digits) of a piece of a value that is
+// replaced on its own.
+const fragLen = 16
+
+// fragments returns, lower-cased, every fragLen-long piece that holds a
+// letter and a digit of each value that looks random: upper- and
+// lower-case letters and digits, as generated keys, tokens and passwords
+// have. Names of settings (AWS_SECRET_ACCESS_KEY) lack the digits and the
+// mixed case, so code that names them is not touched.
+func fragments(values []string) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range values {
+		if len(v) <= fragLen || !mixed(v) {
+			continue
+		}
+		lv := strings.ToLower(v)
+		for k := 0; k+fragLen <= len(lv); k++ {
+			if w := lv[k : k+fragLen]; hasLetterAndDigit(w) {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}
+
+// mixed reports whether s holds an upper-case letter, a lower-case letter
+// and a digit.
+func mixed(s string) bool {
+	var up, low, dig bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dig = dig || c >= '0' && c <= '9'
+	}
+	return up && low && dig
+}
+
+func hasLetterAndDigit(s string) bool {
+	var letter, dig bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		dig = dig || c >= '0' && c <= '9'
+		letter = letter || c >= 'a' && c <= 'z'
+	}
+	return letter && dig
 }
