@@ -35,7 +35,12 @@ type Config struct {
 	RescueAfter  time.Duration `yaml:"rescue_after"`  // a running job whose worker vanished is retried after this; default job_timeout + 5m
 	DrainTimeout time.Duration `yaml:"drain_timeout"` // on SIGTERM, how long running jobs may finish before they go back to the queue; default 1m
 	GitTimeout   time.Duration `yaml:"git_timeout"`   // deadline of one git command; default 10m
-	MaxBodyBytes int64         `yaml:"max_body_bytes"`
+	// GoProxy is the GOPROXY the index step's go command may download
+	// modules from (relay index --go-proxy), such as
+	// https://proxy.golang.org; "" (the default) is off: the module cache
+	// only, so a repository's go.mod makes no request.
+	GoProxy      string `yaml:"go_proxy"`
+	MaxBodyBytes int64  `yaml:"max_body_bytes"`
 	// IntakeBytes caps the webhook body bytes read at once over all
 	// requests; a delivery that does not fit is answered 503 with
 	// Retry-After. Default 2 × max_body_bytes.

@@ -103,7 +103,14 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 // across jobs under the state directory) up to date with a job's worktree.
 // Indexing is by content hash, so a job at an unchanged tree re-indexes
 // nothing.
-type serveIndexer struct{ g *globals }
+type serveIndexer struct {
+	g       *globals
+	goProxy string // relay.yaml go_proxy: index.Options.GoProxy
+}
+
+func newServeIndexer(g *globals, cfg *serve.Config) *serveIndexer {
+	return &serveIndexer{g: g, goProxy: cfg.GoProxy}
+}
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
 	key, err := x.g.storeKey()
@@ -117,7 +124,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 		return serve.IndexStats{}, err
 	}
 	defer st.Close()
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, GoProxy: x.goProxy})
 	var graph graphdb.Reader = st
 	switch {
 	case errors.Is(err, index.ErrNotGo):
