@@ -51,7 +51,7 @@ func (q *Queue) ReserveCost(ctx context.Context, jobID int64, attempt int, b Bud
 		cap float64
 		d   time.Duration
 	}{{b.PerHour, time.Hour}, {b.PerDay, 24 * time.Hour}}
-	err = q.b.inTx(ctx, func(t txOps) error {
+	err = q.b.inTx(ctx, true, func(t txOps) error {
 		for _, w := range windows {
 			if w.cap <= 0 {
 				continue

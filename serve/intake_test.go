@@ -79,15 +79,23 @@ func TestServeKeyNormalized(t *testing.T) {
 // with Retry-After; a repeated delivery and a trigger that joins a queued
 // job take no token, and a redelivery over the limit is answered as a
 // duplicate; other authors are not held back until the
-// repository's own limit.
+// repository's own limit. On both queues.
 func TestServeRateLimit(t *testing.T) {
 	needGit(t)
-	cfg := testConfig(t, newTestRepos(t))
+	repos := newTestRepos(t)
+	for _, backend := range backends(t) {
+		t.Run(backendName(backend), func(t *testing.T) { checkRateLimit(t, repos, backend) })
+	}
+}
+
+func checkRateLimit(t *testing.T, repos testRepos, backend string) {
+	cfg := testConfig(t, repos)
 	cfg.Limits = Limits{AuthorPerHour: 2, RepositoryPerHour: 3}
 	gh := newFakeTracker(tracker.GitHub)
 	block := make(chan struct{})
 	defer close(block)
 	svc := startService(t, cfg, serviceDeps{
+		queueURL: queueURL(t, backend),
 		trackers: map[string]tracker.Tracker{tracker.GitHub: gh},
 		scoper:   &fakeScoper{running: map[string]int{}, err: func(ScopeInput) error { <-block; return nil }},
 	})

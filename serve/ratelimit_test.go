@@ -1,0 +1,81 @@
+package serve
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/relayhq/relay/tracker"
+)
+
+// TestServeRateLimitShared: two processes on one PostgreSQL queue share
+// the rate limits, and simultaneous deliveries cannot pass them: 24 new
+// issues posted at once, half to each process, start exactly the limit's
+// number of jobs and the rest are answered 429 (each process kept its own
+// buckets and checked before it took, so each let the full limit through,
+// or more).
+func TestServeRateLimitShared(t *testing.T) {
+	needGit(t)
+	url := freshPostgres(t)
+	repos := newTestRepos(t)
+	for _, tc := range []struct {
+		name, repo string
+		limits     Limits
+		actor      func(i int) string
+	}{
+		{"author", "acme/a", Limits{AuthorPerHour: 5, RepositoryPerHour: 1000}, func(int) string { return "mallory" }},
+		{"repository", "acme/b", Limits{AuthorPerHour: 1000, RepositoryPerHour: 7}, func(i int) string { return fmt.Sprintf("user%d", i) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			block := make(chan struct{})
+			defer close(block)
+			var svcs []*testService
+			for range 2 {
+				cfg := testConfig(t, repos)
+				cfg.Limits = tc.limits
+				svcs = append(svcs, startService(t, cfg, serviceDeps{
+					queueURL: url,
+					trackers: map[string]tracker.Tracker{tracker.GitHub: newFakeTracker(tracker.GitHub)},
+					scoper:   &fakeScoper{running: map[string]int{}, err: func(ScopeInput) error { <-block; return nil }},
+				}))
+			}
+			const n = 24
+			reqs := make([]*http.Request, n)
+			for i := range reqs {
+				p := testPayload{Delivery: tc.name + fmt.Sprint(i), Ref: tracker.Ref{Source: tracker.GitHub, Repo: tc.repo, Number: fmt.Sprint(i + 1)}, Actor: tc.actor(i)}
+				reqs[i] = signedRequest(t, svcs[i%2].url+sourcePath(p), p)
+			}
+			var mu sync.Mutex
+			got := map[string]int{}
+			var wg sync.WaitGroup
+			for _, r := range reqs {
+				wg.Go(func() {
+					resp, err := http.DefaultClient.Do(r)
+					res := "error"
+					if err == nil {
+						b, _ := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						res = fmt.Sprint(resp.StatusCode)
+						for _, want := range []string{ResultAccepted, ResultRateLimited} {
+							if strings.Contains(string(b), `"result":"`+want+`"`) {
+								res += " " + want
+							}
+						}
+					}
+					mu.Lock()
+					got[res]++
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			limit := int(min(tc.limits.AuthorPerHour, tc.limits.RepositoryPerHour))
+			want := map[string]int{"202 " + ResultAccepted: limit, "429 " + ResultRateLimited: n - limit}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("answers %v; want %v", got, want)
+			}
+		})
+	}
+}
