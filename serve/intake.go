@@ -94,10 +94,28 @@ func setRetryAfter(w http.ResponseWriter, d time.Duration) {
 // and groups, asked of Jira).
 type PermissionCheck func(ctx context.Context, t tracker.Trigger) (bool, error)
 
-// permitted runs the source's permission check for a command trigger.
+// needsPermission says which triggers the source's permission check sees.
+//
+// DESIGN: in Jira, adding a label to an existing issue takes the Edit
+// Issues project permission, which is permission enough to start a job (as
+// triage is on GitHub). Labels set on the create screen take only Create
+// Issues, which projects grant widely (any logged-in user, service-desk
+// customers, a mail handler's reporter), so an issue created with a
+// trigger label is checked like a comment command. triggers.opened is the
+// operator's choice to scope every new issue whoever opens it, bounded by
+// the rate limits and the cost caps; it is not checked.
+func needsPermission(t tracker.Trigger) bool {
+	return t.Reason == tracker.ReasonCommand || t.Reason == tracker.ReasonLabeled && t.Event == jiraIssueCreated
+}
+
+// jiraIssueCreated is the Jira webhook event of a new issue (tracker/jira
+// sets Trigger.Event to it).
+const jiraIssueCreated = "jira:issue_created"
+
+// permitted runs the source's permission check for a trigger that needs it.
 func (s *Service) permitted(ctx context.Context, t tracker.Trigger) (bool, error) {
 	check := s.permissions[t.Ref.Source]
-	if check == nil || t.Reason != tracker.ReasonCommand {
+	if check == nil || !needsPermission(t) {
 		return true, nil
 	}
 	ok, err := check(ctx, t)

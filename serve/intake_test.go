@@ -216,9 +216,10 @@ func TestServeReadyzDraining(t *testing.T) {
 	}
 }
 
-// TestServeCommandPermission: a comment command from an account the
-// source's permission check refuses starts nothing; an allowed one does;
-// a failing check asks for a redelivery.
+// TestServeCommandPermission: a comment command, or a Jira issue created
+// with a trigger label, from an account the source's permission check
+// refuses starts nothing; an allowed one does; a label added to an
+// existing issue is not checked; a failing check asks for a redelivery.
 func TestServeCommandPermission(t *testing.T) {
 	needGit(t)
 	cfg := testConfig(t, newTestRepos(t))
@@ -238,16 +239,18 @@ func TestServeCommandPermission(t *testing.T) {
 	})
 	ref := tracker.Ref{Source: tracker.Jira, Repo: "SHOP", Number: "SHOP-1"}
 	for _, tc := range []struct {
-		actor, reason string
-		status        int
-		result        string
+		actor, reason, event string
+		status               int
+		result               string
 	}{
-		{"mallory", tracker.ReasonCommand, 200, ResultForbidden},
-		{"broken", tracker.ReasonCommand, 503, ResultError},
-		{"mallory", tracker.ReasonLabeled, 202, ResultAccepted}, // labels need edit rights in Jira already
-		{"ada", tracker.ReasonCommand, 202, ResultCoalesced},
+		{"mallory", tracker.ReasonCommand, "comment_created", 200, ResultForbidden},
+		{"broken", tracker.ReasonCommand, "comment_created", 503, ResultError},
+		// A label set on the create screen needs only Create Issues.
+		{"mallory", tracker.ReasonLabeled, "jira:issue_created", 200, ResultForbidden},
+		{"mallory", tracker.ReasonLabeled, "jira:issue_updated", 202, ResultAccepted}, // adding a label needs Edit Issues
+		{"ada", tracker.ReasonCommand, "comment_created", 202, ResultCoalesced},
 	} {
-		code, body, _ := post(t, svc.url, testPayload{Delivery: tc.actor + tc.reason, Ref: ref, Actor: tc.actor, Reason: tc.reason})
+		code, body, _ := post(t, svc.url, testPayload{Delivery: tc.actor + tc.reason + tc.event, Ref: ref, Actor: tc.actor, Reason: tc.reason, Event: tc.event})
 		if code != tc.status || !strings.Contains(body, `"result":"`+tc.result+`"`) {
 			t.Errorf("%s %s: %d %s; want %d %s", tc.actor, tc.reason, code, body, tc.status, tc.result)
 		}
