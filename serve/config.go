@@ -453,6 +453,11 @@ func (c *Config) validateRanges(v *validator) {
 		}
 	}
 	for _, l := range lim[2:] {
+		if l.n > 0 && c.Model.Configured() && c.Model.MaxCost == 0 {
+			// Each job reserves max_cost before it runs; without it the
+			// running jobs could pass the cap by what they cost.
+			v.bad("limits.%s (%g) caps the model cost but model.max_cost is not set, so a running job could pass the cap by what it costs; set model.max_cost to the most one job may cost (e.g. 0.50), at most the cap", l.key, l.n)
+		}
 		if l.n > 0 && c.Model.MaxCost > l.n {
 			v.bad("limits.%s (%g) is below model.max_cost (%g), the most one job may cost; raise it or lower max_cost", l.key, l.n, c.Model.MaxCost)
 		}

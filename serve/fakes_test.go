@@ -172,7 +172,7 @@ func (s *fakeScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 	}()
 	if s.err != nil {
 		if err := s.err(in); err != nil {
-			return Report{}, err
+			return Report{Cost: s.cost}, err // what the failed model run cost
 		}
 	}
 	select {

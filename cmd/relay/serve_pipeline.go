@@ -200,6 +200,11 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	defer sess.Close()
 	sc, err := sess.runner.Scope(ctx, in.Issue.Text())
 	if err = sess.explain(err); err != nil {
+		// What the failed run cost is charged to the cost budget.
+		var failed *agent.FailedRun
+		if errors.As(err, &failed) {
+			return serve.Report{Cost: failed.Usage.Cost}, err
+		}
 		return serve.Report{}, err
 	}
 	md, err := publishable(in.Log, s.g.secrets, in.Root, sc.Markdown)
