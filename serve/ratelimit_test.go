@@ -3,10 +3,12 @@ package serve
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/relayhq/relay/tracker"
 )
@@ -78,4 +80,35 @@ func TestServeRateLimitShared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkRateLimitTake: one take (and give-back) of a delivery's two
+// tokens, in memory (the embedded queue) and in relay_rate (PostgreSQL):
+//
+//	RELAY_TEST_POSTGRES_URL=… go test -run '^$' -bench RateLimitTake -count 5 ./serve/
+func BenchmarkRateLimitTake(b *testing.B) {
+	lim := Limits{AuthorPerHour: 1e9, RepositoryPerHour: 1e9}
+	trig := func(i int) tracker.Trigger {
+		return tracker.Trigger{Ref: tracker.Ref{Source: tracker.GitHub, Repo: "acme/a", Number: "1"}, Actor: fmt.Sprint("user", i%100)}
+	}
+	run := func(b *testing.B, l rateLimiter) {
+		for i := 0; b.Loop(); i++ {
+			refund, wait, _, err := l.take(b.Context(), trig(i), time.Now())
+			if err != nil || wait != 0 {
+				b.Fatalf("take: %v, wait %s", err, wait)
+			}
+			if i%2 == 0 {
+				refund(b.Context())
+			}
+		}
+	}
+	b.Run("memory", func(b *testing.B) { run(b, newMemLimiter(lim)) })
+	b.Run("postgres", func(b *testing.B) {
+		q, err := OpenQueue(b.Context(), QueueOptions{URL: freshPostgres(b), StateDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer q.Close()
+		run(b, &sharedLimiter{limits: lim, q: q, log: slog.New(slog.DiscardHandler)})
+	})
 }
