@@ -13,16 +13,25 @@ import (
 	"github.com/relayhq/relay/tracker"
 )
 
-// TestServeRateLimitShared: two processes on one PostgreSQL queue share
-// the rate limits, and simultaneous deliveries cannot pass them: 24 new
-// issues posted at once, half to each process, start exactly the limit's
-// number of jobs and the rest are answered 429 (each process kept its own
-// buckets and checked before it took, so each let the full limit through,
-// or more).
+// TestServeRateLimitShared: simultaneous deliveries cannot pass the rate
+// limits, and two processes on one PostgreSQL queue share them: 24 new
+// issues posted at once (on PostgreSQL half to each of two processes)
+// start exactly the limit's number of jobs and the rest are answered 429.
+// Each process kept its own buckets and checked before it took, so on
+// PostgreSQL all 24 were accepted.
 func TestServeRateLimitShared(t *testing.T) {
 	needGit(t)
-	url := freshPostgres(t)
 	repos := newTestRepos(t)
+	for _, backend := range backends(t) {
+		t.Run(backendName(backend), func(t *testing.T) { checkRateLimitAtOnce(t, repos, backend) })
+	}
+}
+
+func checkRateLimitAtOnce(t *testing.T, repos testRepos, backend string) {
+	url, processes := queueURL(t, backend), 1
+	if backend == "postgres" {
+		processes = 2
+	}
 	for _, tc := range []struct {
 		name, repo string
 		limits     Limits
@@ -35,7 +44,7 @@ func TestServeRateLimitShared(t *testing.T) {
 			block := make(chan struct{})
 			defer close(block)
 			var svcs []*testService
-			for range 2 {
+			for range processes {
 				cfg := testConfig(t, repos)
 				cfg.Limits = tc.limits
 				svcs = append(svcs, startService(t, cfg, serviceDeps{
@@ -48,7 +57,7 @@ func TestServeRateLimitShared(t *testing.T) {
 			reqs := make([]*http.Request, n)
 			for i := range reqs {
 				p := testPayload{Delivery: tc.name + fmt.Sprint(i), Ref: tracker.Ref{Source: tracker.GitHub, Repo: tc.repo, Number: fmt.Sprint(i + 1)}, Actor: tc.actor(i)}
-				reqs[i] = signedRequest(t, svcs[i%2].url+sourcePath(p), p)
+				reqs[i] = signedRequest(t, svcs[i%processes].url+sourcePath(p), p)
 			}
 			var mu sync.Mutex
 			got := map[string]int{}
