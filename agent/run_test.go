@@ -549,3 +549,29 @@ func TestNewValidates(t *testing.T) {
 		t.Errorf("empty issue: err = %v", err)
 	}
 }
+
+// TestScopeFailedRunUsage: a run that fails after the planner answered
+// says in its error (*agent.FailedRun) what it used, so a cost budget can
+// charge it; it returned a bare error and the usage was lost.
+func TestScopeFailedRunUsage(t *testing.T) {
+	t.Parallel()
+	c := agenttest.NewClient(func(ctx context.Context, req openai.ChatCompletionRequest, n int) (openai.ChatCompletionResponse, error) {
+		if req.Model == "planner-model" {
+			resp := agenttest.Calls(agenttest.Call("p", "retrieve", `{"query":"q"}`))
+			resp.Usage = openai.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}
+			return resp, nil
+		}
+		return openai.ChatCompletionResponse{}, errors.New("the endpoint failed")
+	})
+	r := newRunner(t, c, tools.NewRegistry(), func(o *agent.Options) {
+		o.Prices = map[string]agent.Price{"planner-model": {In: 50000, Out: 0}} // 10 prompt tokens → 0.5
+	})
+	s, err := r.Scope(t.Context(), "issue")
+	var failed *agent.FailedRun
+	if s != nil || !errors.As(err, &failed) || !strings.Contains(err.Error(), "the endpoint failed") {
+		t.Fatalf("Scope = %v, %v; want nil and a *agent.FailedRun", s, err)
+	}
+	if failed.Usage.Cost != 0.5 || failed.Usage.PromptTokens != 10 {
+		t.Errorf("usage = %+v; want the planner's 10 prompt tokens, cost 0.5", failed.Usage)
+	}
+}

@@ -69,7 +69,8 @@ type Answer struct {
 // Scope runs planner → retrievers → gap detector for one issue. When the
 // budget or a deadline stops the run it still returns a Scoping (with
 // Stopped set) built from what it has; cancellation of ctx and
-// infrastructure failures are errors.
+// infrastructure failures are errors, a *FailedRun saying what the run
+// used before it failed.
 func (r *Runner) Scope(ctx context.Context, issue string) (*Scoping, error) {
 	issue = strings.TrimSpace(issue)
 	if issue == "" {
@@ -86,7 +87,7 @@ func (r *Runner) Scope(ctx context.Context, issue string) (*Scoping, error) {
 	}
 	u, cerr := rn.finish(stopped, err)
 	if err != nil {
-		return nil, errors.Join(err, cerr)
+		return nil, &FailedRun{Err: errors.Join(err, cerr), Usage: u}
 	}
 	s.Usage, s.Transcript, s.Duration = u, rn.tr.Path(), rn.elapsed()
 	return s, cerr
@@ -252,3 +253,13 @@ func evidence(heading, text string, p *planOutcome) string {
 	}
 	return b.String()
 }
+
+// FailedRun is the error of a run that failed after it may have used the
+// model: Usage is what it used (a cost budget charges it).
+type FailedRun struct {
+	Err   error
+	Usage Usage
+}
+
+func (e *FailedRun) Error() string { return e.Err.Error() }
+func (e *FailedRun) Unwrap() error { return e.Err }

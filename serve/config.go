@@ -35,7 +35,12 @@ type Config struct {
 	RescueAfter  time.Duration `yaml:"rescue_after"`  // a running job whose worker vanished is retried after this; default job_timeout + 5m
 	DrainTimeout time.Duration `yaml:"drain_timeout"` // on SIGTERM, how long running jobs may finish before they go back to the queue; default 1m
 	GitTimeout   time.Duration `yaml:"git_timeout"`   // deadline of one git command; default 10m
-	MaxBodyBytes int64         `yaml:"max_body_bytes"`
+	// GoProxy is the GOPROXY the index step's go command may download
+	// modules from (relay index --go-proxy), such as
+	// https://proxy.golang.org; "" (the default) is off: the module cache
+	// only, so a repository's go.mod makes no request.
+	GoProxy      string `yaml:"go_proxy"`
+	MaxBodyBytes int64  `yaml:"max_body_bytes"`
 	// IntakeBytes caps the webhook body bytes read at once over all
 	// requests; a delivery that does not fit is answered 503 with
 	// Retry-After. Default 2 × max_body_bytes.
@@ -448,6 +453,11 @@ func (c *Config) validateRanges(v *validator) {
 		}
 	}
 	for _, l := range lim[2:] {
+		if l.n > 0 && c.Model.Configured() && c.Model.MaxCost == 0 {
+			// Each job reserves max_cost before it runs; without it the
+			// running jobs could pass the cap by what they cost.
+			v.bad("limits.%s (%g) caps the model cost but model.max_cost is not set, so a running job could pass the cap by what it costs; set model.max_cost to the most one job may cost (e.g. 0.50), at most the cap", l.key, l.n)
+		}
 		if l.n > 0 && c.Model.MaxCost > l.n {
 			v.bad("limits.%s (%g) is below model.max_cost (%g), the most one job may cost; raise it or lower max_cost", l.key, l.n, c.Model.MaxCost)
 		}

@@ -73,6 +73,9 @@ func TestServeConfigErrors(t *testing.T) {
 		{"heartbeat too long", base + "heartbeat: 20m\n", env, []string{"heartbeat (20m0s) must be under a third of rescue_after"}},
 		{"intake below body", base + "intake_bytes: 100\n", env, []string{"intake_bytes (100) is below max_body_bytes"}},
 		{"negative limits", base + "limits:\n  author_per_hour: -1\n  cost_per_day: -2\n", env, []string{"limits.author_per_hour: -1 is negative", "limits.cost_per_day: -2 is negative"}},
+		// Each job reserved 0, so running jobs passed the cap by their cost.
+		{"cost cap without max_cost", base + "limits:\n  cost_per_hour: 5\nmodel:\n  base_url: http://127.0.0.1:1/v1\n", env, []string{
+			"limits.cost_per_hour (5) caps the model cost but model.max_cost is not set", "set model.max_cost"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

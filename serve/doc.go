@@ -26,7 +26,10 @@
 //     issue keys are normalised (NormalizeRef); a comment command passes
 //     the source's PermissionCheck (Jira: project roles and groups); new
 //     jobs are rate-limited per author and per repository (token buckets,
-//     limits.author_per_hour and repository_per_hour; 429 and Retry-After).
+//     limits.author_per_hour and repository_per_hour; 429 and Retry-After),
+//     taken atomically before the enqueue: in memory on the embedded queue,
+//     in the relay_rate table shared by all processes on PostgreSQL
+//     (ratelimit.go).
 //     On shutdown /readyz answers 503 for shutdown_delay before the listener
 //     closes.
 //   - Budget: limits.cost_per_hour and cost_per_day over all jobs, in the

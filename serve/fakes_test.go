@@ -30,6 +30,7 @@ type testPayload struct {
 	Ignore   string      `json:"ignore,omitempty"`
 	Actor    string      `json:"actor,omitempty"`
 	Reason   string      `json:"reason,omitempty"` // default opened
+	Event    string      `json:"event,omitempty"`  // default issues.opened
 }
 
 // hmacParser is a WebhookParser over testPayload, signed like GitHub's
@@ -61,7 +62,11 @@ func (p hmacParser) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	if reason == "" {
 		reason = tracker.ReasonOpened
 	}
-	return tracker.Trigger{Ref: pl.Ref, DeliveryID: pl.Delivery, Event: "issues.opened", Reason: reason, Actor: pl.Actor, ActorID: pl.Actor}, nil
+	event := pl.Event
+	if event == "" {
+		event = "issues.opened"
+	}
+	return tracker.Trigger{Ref: pl.Ref, DeliveryID: pl.Delivery, Event: event, Reason: reason, Actor: pl.Actor, ActorID: pl.Actor}, nil
 }
 
 // signedRequest builds a signed test delivery.
@@ -167,7 +172,7 @@ func (s *fakeScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 	}()
 	if s.err != nil {
 		if err := s.err(in); err != nil {
-			return Report{}, err
+			return Report{Cost: s.cost}, err // what the failed model run cost
 		}
 	}
 	select {

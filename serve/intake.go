@@ -7,12 +7,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/semaphore"
-	"golang.org/x/time/rate"
 
 	"github.com/relayhq/relay/tracker"
 )
@@ -92,96 +89,33 @@ func setRetryAfter(w http.ResponseWriter, d time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int((d+time.Second-1)/time.Second))))
 }
 
-// limiter is a token bucket per author and per repository: a trigger that
-// would start a new job takes a token from both.
-type limiter struct {
-	mu                    sync.Mutex
-	author, repo          rate.Limit
-	authorBurst, repBurst int
-	buckets               map[string]*rate.Limiter
-}
-
-func newLimiter(l Limits) *limiter {
-	return &limiter{
-		author: rate.Limit(l.AuthorPerHour / 3600), authorBurst: max(1, int(l.AuthorPerHour)),
-		repo: rate.Limit(l.RepositoryPerHour / 3600), repBurst: max(1, int(l.RepositoryPerHour)),
-		buckets: map[string]*rate.Limiter{},
-	}
-}
-
-func (l *limiter) bucket(key string, r rate.Limit, burst int) *rate.Limiter {
-	b := l.buckets[key]
-	if b == nil {
-		b = rate.NewLimiter(r, burst)
-		l.buckets[key] = b
-	}
-	return b
-}
-
-// check reports whether t's author and repository have a token left, or
-// how long until they have, naming the limit. It takes nothing: take does,
-// once the trigger has started a new job (a repeated delivery, or one that
-// joins the issue's job, costs nothing). Deliveries checked at the same
-// moment may pass the limit by their number.
-func (l *limiter) check(t tracker.Trigger, now time.Time) (wait time.Duration, which string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, b := range l.of(t) {
-		if b.lim.TokensAt(now) < 1 {
-			// A token comes back every 1/rate.
-			d := time.Duration((1 - b.lim.TokensAt(now)) / float64(b.lim.Limit()) * float64(time.Second))
-			return max(d, time.Second), b.name
-		}
-	}
-	return 0, ""
-}
-
-// take takes a token from t's author and repository.
-func (l *limiter) take(t tracker.Trigger, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, b := range l.of(t) {
-		b.lim.AllowN(now, 1)
-	}
-}
-
-type namedBucket struct {
-	name string
-	lim  *rate.Limiter
-}
-
-func (l *limiter) of(t tracker.Trigger) []namedBucket {
-	actor := t.ActorID
-	if actor == "" {
-		actor = t.Actor
-	}
-	return []namedBucket{
-		{"author_per_hour", l.bucket("author:"+t.Ref.Source+":"+strings.ToLower(actor), l.author, l.authorBurst)},
-		{"repository_per_hour", l.bucket("repo:"+t.Ref.Source+":"+strings.ToLower(t.Ref.Repo), l.repo, l.repBurst)},
-	}
-}
-
-// prune drops the buckets that are full again, so the map holds only
-// recent authors.
-func (l *limiter) prune(now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for k, b := range l.buckets {
-		if b.TokensAt(now) >= float64(b.Burst()) {
-			delete(l.buckets, k)
-		}
-	}
-}
-
 // PermissionCheck says whether a trigger's actor may start a job, for a
 // source whose webhook cannot tell (Jira comment commands: project roles
 // and groups, asked of Jira).
 type PermissionCheck func(ctx context.Context, t tracker.Trigger) (bool, error)
 
-// permitted runs the source's permission check for a command trigger.
+// needsPermission says which triggers the source's permission check sees.
+//
+// DESIGN: in Jira, adding a label to an existing issue takes the Edit
+// Issues project permission, which is permission enough to start a job (as
+// triage is on GitHub). Labels set on the create screen take only Create
+// Issues, which projects grant widely (any logged-in user, service-desk
+// customers, a mail handler's reporter), so an issue created with a
+// trigger label is checked like a comment command. triggers.opened is the
+// operator's choice to scope every new issue whoever opens it, bounded by
+// the rate limits and the cost caps; it is not checked.
+func needsPermission(t tracker.Trigger) bool {
+	return t.Reason == tracker.ReasonCommand || t.Reason == tracker.ReasonLabeled && t.Event == jiraIssueCreated
+}
+
+// jiraIssueCreated is the Jira webhook event of a new issue (tracker/jira
+// sets Trigger.Event to it).
+const jiraIssueCreated = "jira:issue_created"
+
+// permitted runs the source's permission check for a trigger that needs it.
 func (s *Service) permitted(ctx context.Context, t tracker.Trigger) (bool, error) {
 	check := s.permissions[t.Ref.Source]
-	if check == nil || t.Reason != tracker.ReasonCommand {
+	if check == nil || !needsPermission(t) {
 		return true, nil
 	}
 	ok, err := check(ctx, t)

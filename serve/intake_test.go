@@ -79,15 +79,23 @@ func TestServeKeyNormalized(t *testing.T) {
 // with Retry-After; a repeated delivery and a trigger that joins a queued
 // job take no token, and a redelivery over the limit is answered as a
 // duplicate; other authors are not held back until the
-// repository's own limit.
+// repository's own limit. On both queues.
 func TestServeRateLimit(t *testing.T) {
 	needGit(t)
-	cfg := testConfig(t, newTestRepos(t))
+	repos := newTestRepos(t)
+	for _, backend := range backends(t) {
+		t.Run(backendName(backend), func(t *testing.T) { checkRateLimit(t, repos, backend) })
+	}
+}
+
+func checkRateLimit(t *testing.T, repos testRepos, backend string) {
+	cfg := testConfig(t, repos)
 	cfg.Limits = Limits{AuthorPerHour: 2, RepositoryPerHour: 3}
 	gh := newFakeTracker(tracker.GitHub)
 	block := make(chan struct{})
 	defer close(block)
 	svc := startService(t, cfg, serviceDeps{
+		queueURL: queueURL(t, backend),
 		trackers: map[string]tracker.Tracker{tracker.GitHub: gh},
 		scoper:   &fakeScoper{running: map[string]int{}, err: func(ScopeInput) error { <-block; return nil }},
 	})
@@ -208,9 +216,10 @@ func TestServeReadyzDraining(t *testing.T) {
 	}
 }
 
-// TestServeCommandPermission: a comment command from an account the
-// source's permission check refuses starts nothing; an allowed one does;
-// a failing check asks for a redelivery.
+// TestServeCommandPermission: a comment command, or a Jira issue created
+// with a trigger label, from an account the source's permission check
+// refuses starts nothing; an allowed one does; a label added to an
+// existing issue is not checked; a failing check asks for a redelivery.
 func TestServeCommandPermission(t *testing.T) {
 	needGit(t)
 	cfg := testConfig(t, newTestRepos(t))
@@ -230,16 +239,18 @@ func TestServeCommandPermission(t *testing.T) {
 	})
 	ref := tracker.Ref{Source: tracker.Jira, Repo: "SHOP", Number: "SHOP-1"}
 	for _, tc := range []struct {
-		actor, reason string
-		status        int
-		result        string
+		actor, reason, event string
+		status               int
+		result               string
 	}{
-		{"mallory", tracker.ReasonCommand, 200, ResultForbidden},
-		{"broken", tracker.ReasonCommand, 503, ResultError},
-		{"mallory", tracker.ReasonLabeled, 202, ResultAccepted}, // labels need edit rights in Jira already
-		{"ada", tracker.ReasonCommand, 202, ResultCoalesced},
+		{"mallory", tracker.ReasonCommand, "comment_created", 200, ResultForbidden},
+		{"broken", tracker.ReasonCommand, "comment_created", 503, ResultError},
+		// A label set on the create screen needs only Create Issues.
+		{"mallory", tracker.ReasonLabeled, "jira:issue_created", 200, ResultForbidden},
+		{"mallory", tracker.ReasonLabeled, "jira:issue_updated", 202, ResultAccepted}, // adding a label needs Edit Issues
+		{"ada", tracker.ReasonCommand, "comment_created", 202, ResultCoalesced},
 	} {
-		code, body, _ := post(t, svc.url, testPayload{Delivery: tc.actor + tc.reason, Ref: ref, Actor: tc.actor, Reason: tc.reason})
+		code, body, _ := post(t, svc.url, testPayload{Delivery: tc.actor + tc.reason + tc.event, Ref: ref, Actor: tc.actor, Reason: tc.reason, Event: tc.event})
 		if code != tc.status || !strings.Contains(body, `"result":"`+tc.result+`"`) {
 			t.Errorf("%s %s: %d %s; want %d %s", tc.actor, tc.reason, code, body, tc.status, tc.result)
 		}
@@ -288,8 +299,8 @@ func TestServeCostBudget(t *testing.T) {
 
 // TestServeCostBudgetDefers: with cost_per_hour 1 and jobs that cost 0.6
 // (max_cost 0.6), the first job runs and the second waits in the queue
-// unscoped, counted in relay_jobs_budget_deferred_total, its comment
-// untouched.
+// unscoped, counted in relay_jobs_budget_deferred_total, its comment a
+// short note saying it waits for the hourly budget and until when.
 func TestServeCostBudgetDefers(t *testing.T) {
 	needGit(t)
 	cfg := testConfig(t, newTestRepos(t))
@@ -318,12 +329,19 @@ func TestServeCostBudgetDefers(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("%d scopes, want 1: the second job ran past the budget", calls)
 	}
-	if gh.current("github:acme/a#2") != "" {
-		t.Errorf("the deferred job touched its comment: %q", gh.current("github:acme/a#2"))
-	}
 	if jobs[0].ScheduledAt.Before(time.Now().Add(50 * time.Minute)) {
 		t.Errorf("the deferred job is scheduled at %s; want about an hour from now", jobs[0].ScheduledAt)
 	}
+	// The issue says why nothing happens and until when: the job is
+	// scheduled at the time the note gives, or a moment after it.
+	waitFor(t, 90*time.Second, "the budget note", func() bool {
+		for _, at := range []time.Time{jobs[0].ScheduledAt, jobs[0].ScheduledAt.Add(-2 * time.Second)} {
+			if strings.Contains(gh.current("github:acme/a#2"), "waiting for the hourly model budget**; it will run by "+at.UTC().Format("15:04")+" UTC.") {
+				return true
+			}
+		}
+		return false
+	})
 	resp, err := http.Get(svc.url + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -332,5 +350,44 @@ func TestServeCostBudgetDefers(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), "relay_jobs_budget_deferred_total 1") {
 		t.Errorf("/metrics does not count the deferred start")
+	}
+}
+
+// TestServeCostSettledOnFailure: an attempt that fails gives back the part
+// of its reservation it did not spend: its relay_cost row holds what the
+// failed model run cost (0.25), not max_cost (1), and one that fails
+// before the model runs holds 0. On both queues.
+func TestServeCostSettledOnFailure(t *testing.T) {
+	needGit(t)
+	repos := newTestRepos(t)
+	for _, backend := range backends(t) {
+		t.Run(backendName(backend), func(t *testing.T) {
+			cfg := testConfig(t, repos)
+			cfg.Limits.CostPerHour = 10
+			cfg.Model = ModelConfig{BaseURL: "http://model.invalid/v1", MaxCost: 1}
+			gh := newFakeTracker(tracker.GitHub)
+			gh.fail = func(op string, ref tracker.Ref) error {
+				if op == "fetch" && ref.Number == "2" {
+					return &Permanent{errors.New("no such issue")}
+				}
+				return nil
+			}
+			sc := &fakeScoper{running: map[string]int{}, cost: 0.25, err: func(ScopeInput) error { return &Permanent{errors.New("the model endpoint failed")} }}
+			svc := startService(t, cfg, serviceDeps{queueURL: queueURL(t, backend), trackers: map[string]tracker.Tracker{tracker.GitHub: gh}, scoper: sc})
+			for _, n := range []string{"1", "2"} {
+				if c, b, _ := post(t, svc.url, testPayload{Delivery: "f" + n, Ref: tracker.Ref{Source: tracker.GitHub, Repo: "acme/a", Number: n}, Actor: "ada"}); c != 202 {
+					t.Fatalf("post %s: %d %s", n, c, b)
+				}
+			}
+			var got string
+			waitFor(t, 90*time.Second, "both jobs failed and settled", func() bool {
+				jobs, err := svc.queue.Jobs(t.Context(), rivertype.JobStateCancelled)
+				if err != nil || len(jobs) != 2 {
+					return false
+				}
+				got, err = svc.queue.b.queryString(t.Context(), `SELECT CAST(CAST(sum(cost) AS DOUBLE PRECISION) AS TEXT) || ' ' || CAST(count(*) AS TEXT) FROM relay_cost`)
+				return err == nil && got == "0.25 2"
+			})
+		})
 	}
 }

@@ -108,7 +108,7 @@ type backend interface {
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
 	jobs(ctx context.Context, states ...rivertype.JobState) ([]*rivertype.JobRow, error)
-	inTx(ctx context.Context, fn func(txOps) error) error
+	inTx(ctx context.Context, lock bool, fn func(txOps) error) error
 	close()
 }
 
@@ -234,7 +234,7 @@ func openPostgres(ctx context.Context, o QueueOptions) (*Queue, error) {
 	if err == nil {
 		err = migrate(ctx, driver)
 		if err == nil {
-			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL+";"+createReportTableSQL)
+			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL+";"+createReportTableSQL+";"+createRateTableSQL)
 		}
 		_, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7231001)")
 		err = errors.Join(err, uerr)
@@ -409,14 +409,16 @@ func (t txBound[TTx]) queryFloat(q string, args ...any) (float64, error) {
 	return t.db.txQueryFloat(t.ctx, t.tx, q, args...)
 }
 
-func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(txOps) error) error {
+func (b *riverBackend[TTx]) inTx(ctx context.Context, lock bool, fn func(txOps) error) error {
 	tx, err := b.db.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer b.db.rollback(ctx, tx)
-	if err := b.db.txLock(ctx, tx); err != nil {
-		return err
+	if lock {
+		if err := b.db.txLock(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if err := fn(txBound[TTx]{ctx, b.db, tx}); err != nil {
 		return err

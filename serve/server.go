@@ -47,7 +47,7 @@ type Service struct {
 	parsers     map[string]tracker.WebhookParser
 	permissions map[string]PermissionCheck
 	intake      *intake
-	limits      *limiter
+	limits      rateLimiter
 	log         *slog.Logger
 	unlock      func()
 	workers     bool
@@ -74,7 +74,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	s := &Service{
 		cfg: cfg, parsers: o.Parsers, permissions: o.Permissions, log: o.Log, unlock: unlock, workers: !o.NoWorkers, metrics: NewMetrics(),
-		intake: newIntake(cfg.IntakeBytes, cfg.MaxBodyBytes), limits: newLimiter(cfg.Limits),
+		intake: newIntake(cfg.IntakeBytes, cfg.MaxBodyBytes),
 	}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
 	UseGitCredentials(s.mirrors, o.Trackers)
@@ -100,6 +100,12 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return nil, err
 	}
 	s.worker.queue = s.queue
+	if s.queue.Backend == "postgres" {
+		// Every process taking webhooks on this queue shares the buckets.
+		s.limits = &sharedLimiter{limits: cfg.Limits, q: s.queue, log: o.Log}
+	} else {
+		s.limits = newMemLimiter(cfg.Limits)
+	}
 	return s, nil
 }
 
@@ -210,7 +216,9 @@ func (s *Service) forgetLoop(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		s.limits.prune(time.Now())
+		if err := s.limits.prune(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			s.log.Warn("forget full rate-limit buckets", "err", err)
+		}
 		if err := s.queue.forgetCosts(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			s.log.Warn("forget old job costs", "err", err)
 		}
@@ -341,13 +349,14 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 		t.Ref = NormalizeRef(t.Ref)
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		if code, res, msg := s.admit(ctx, w, t); code != 0 {
+		refund, code, res, msg := s.admit(ctx, w, t)
+		if code != 0 {
 			result(res, code, msg, append(logArgs, "actor", t.Actor)...)
 			return
 		}
 		e, err := s.queue.Enqueue(ctx, t, s.cfg.MaxAttempts)
-		if err == nil && !e.Duplicate && !e.Coalesced {
-			s.limits.take(t, time.Now())
+		if refund != nil && (err != nil || e.Duplicate || e.Coalesced) {
+			refund(context.WithoutCancel(ctx)) // no new job: the tokens go back
 		}
 		switch {
 		case err != nil:
@@ -369,29 +378,34 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 }
 
 // admit decides whether a trigger may enqueue: the source's permission
-// check for commands, then the author's and repository's rate (which a
-// trigger joining the queued or running job does not need). It
-// returns the refusal's status, result and message, or 0. A redelivery of
-// an accepted delivery is not refused either.
-func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Trigger) (int, string, string) {
+// check for commands, then the author's and repository's rate, whose
+// tokens it takes (refund gives them back when the trigger starts no new
+// job). A trigger joining the queued or running job, and a
+// redelivery of an accepted delivery, need no token and are not refused.
+// It returns the refusal's status, result and message, or 0.
+func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Trigger) (refund func(context.Context), code int, result, msg string) {
 	if ok, err := s.permitted(ctx, t); err != nil {
 		s.log.Error("permission check", "key", t.Ref.Key(), "err", err)
-		return http.StatusServiceUnavailable, ResultError, "could not check the commenter's permission; redeliver it"
+		return nil, http.StatusServiceUnavailable, ResultError, "could not check the commenter's permission; redeliver it"
 	} else if !ok {
-		return http.StatusOK, ResultForbidden, fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor)
+		return nil, http.StatusOK, ResultForbidden, fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor)
 	}
-	wait, which := s.limits.check(t, time.Now())
+	refund, wait, which, err := s.limits.take(ctx, t, time.Now())
+	if err != nil {
+		s.log.Error("rate limit", "key", t.Ref.Key(), "err", err)
+		return nil, http.StatusServiceUnavailable, ResultError, "could not check the rate limits; redeliver it"
+	}
 	if wait == 0 {
-		return 0, "", ""
+		return refund, 0, "", ""
 	}
 	if active, err := s.queue.Active(ctx, t.Ref.Key()); err == nil && active {
-		return 0, "", ""
+		return nil, 0, "", ""
 	}
 	if seen, err := s.queue.Seen(ctx, t.Ref.Source, t.DeliveryID); err == nil && seen {
-		return 0, "", "" // a redelivery: answered as the duplicate it is
+		return nil, 0, "", "" // a redelivery: answered as the duplicate it is
 	}
 	setRetryAfter(w, wait)
-	return http.StatusTooManyRequests, ResultRateLimited, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second))
+	return nil, http.StatusTooManyRequests, ResultRateLimited, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second))
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

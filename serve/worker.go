@@ -56,7 +56,10 @@ type IndexStats struct {
 }
 
 // overBudget says the cost budget has no room for an attempt until retry.
-type overBudget struct{ retry time.Time }
+type overBudget struct {
+	retry  time.Time
+	window string // "hourly" or "daily"
+}
 
 func (e *overBudget) Error() string {
 	return "the hourly or daily cost budget is spent until " + e.retry.Format(time.RFC3339)
@@ -126,6 +129,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 		// Not an attempt: the job waits for the budget, its trigger kept.
 		w.metrics.BudgetDeferred.Inc()
 		log.Warn("cost budget reached; the job waits", "retry_at", over.retry, "cost_per_hour", w.cfg.Limits.CostPerHour, "cost_per_day", w.cfg.Limits.CostPerDay)
+		w.postDeferred(ctx, job, over, log)
 		return river.JobSnooze(max(time.Second, time.Until(over.retry)))
 	case err == nil:
 		w.metrics.JobsCompleted.WithLabelValues(OutcomeDone).Inc()
@@ -212,13 +216,15 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if w.cfg.Model.Configured() {
 		budget.Reserve = w.cfg.Model.MaxCost
 	}
-	ok, retry, err := w.queue.ReserveCost(ctx, job.ID, job.Attempt, budget, time.Now())
+	ok, retry, window, err := w.queue.reserveCost(ctx, job.ID, job.Attempt, budget, time.Now())
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return &overBudget{retry}
+		return &overBudget{retry, window}
 	}
+	var cost float64 // the attempt's model cost: 0 unless the scope step ran
+	defer w.settle(ctx, job, budget, &cost, log)
 	// A re-run shows the placeholder while it runs; should it fail,
 	// postFailure brings the last report back.
 	if _, err := tr.UpsertReport(ctx, ref, placeholder); err != nil {
@@ -247,6 +253,7 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	w.metrics.IndexDuration.Observe(time.Since(t0).Seconds())
 	log.Info("index step", "unchanged", st.Unchanged, "changed", st.Changed, "dur", time.Since(t0))
 	rep, err := w.scoper.Scope(ctx, ScopeInput{Issue: issue, Root: wt, StoreDir: storeDir, Commit: commit, JobID: job.ID, Log: log})
+	cost = rep.Cost
 	if err != nil {
 		return fmt.Errorf("scope: %w", err)
 	}
@@ -254,11 +261,6 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 		w.metrics.LLMTokens.WithLabelValues(stage).Add(float64(n))
 	}
 	w.metrics.LLMCost.Add(rep.Cost)
-	if budget.PerHour > 0 || budget.PerDay > 0 {
-		if err := w.queue.SettleCost(context.WithoutCancel(ctx), job.ID, job.Attempt, rep.Cost); err != nil {
-			log.Warn("record the job's cost; its reservation stands", "err", err)
-		}
-	}
 	body := ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)

@@ -95,7 +95,7 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 		Baseline:  f.baseline,
 		Agent:     localize,
 		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
-			return prepareCheckout(ctx, g, root)
+			return prepareCheckout(ctx, g, root, "")
 		},
 		Progress: evalProgress(g.stderr),
 	})
@@ -161,7 +161,7 @@ func (f *evalFlags) checkoutDir(ctx context.Context, g *globals, insts []eval.In
 
 // prepareCheckout indexes one checkout into its own embedded store and
 // builds its retrieval index; both are incremental on a second run.
-func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Reader, func() error, error) {
+func prepareCheckout(ctx context.Context, g *globals, root, goProxy string) (graphdb.Reader, func() error, error) {
 	dir := embedded.DefaultDir(root)
 	// A graph this relay cannot read (another schema version, corrupt) is
 	// rebuilt by the store itself, as relay index does.
@@ -173,7 +173,7 @@ func prepareCheckout(ctx context.Context, g *globals, root string) (graphdb.Read
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); errors.Is(err, index.ErrNotGo) {
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, GoProxy: goProxy}); errors.Is(err, index.ErrNotGo) {
 		// No language relay builds a graph for: localize by search alone
 		// over the (empty) graph, as relay scope does.
 		g.log.Info("no code graph for this checkout; searching without it", "root", root)

@@ -17,6 +17,7 @@ import (
 // realFlags are relay eval real's flags.
 type realFlags struct {
 	set, cache, out string
+	goProxy         string // index.Options.GoProxy
 	repos           []string
 	asJSON          bool
 }
@@ -54,6 +55,7 @@ Example:
 	fl.StringVar(&f.cache, "cache", "", "folder for the bare clones, checkouts and their indexes (default: the user cache folder, relay/realissues)")
 	fl.StringVar(&f.out, "out", "", "also write figures.txt, results.json and instances.jsonl here")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	fl.StringVar(&f.goProxy, "go-proxy", "", "GOPROXY the go command may download modules from while indexing a checkout, as relay index --go-proxy (env RELAY_GO_PROXY); default off: the module cache only")
 	return cmd
 }
 
@@ -67,6 +69,9 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 	set, err := filepath.Abs(f.set)
 	if err != nil {
 		return err
+	}
+	if f.goProxy == "" {
+		f.goProxy = g.getenv("RELAY_GO_PROXY")
 	}
 	cache := f.cache
 	if cache == "" {
@@ -85,7 +90,7 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 	rep, err := eval.RunRealIssues(ctx, eval.RealOptions{
 		Set: set, Cache: cache, Repos: f.repos,
 		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
-			return prepareCheckout(ctx, g, root)
+			return prepareCheckout(ctx, g, root, f.goProxy)
 		},
 		Progress: evalProgress(g.stderr),
 	})

@@ -115,7 +115,14 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 // across jobs under the state directory) up to date with a job's worktree.
 // Indexing is by content hash, so a job at an unchanged tree re-indexes
 // nothing.
-type serveIndexer struct{ g *globals }
+type serveIndexer struct {
+	g       *globals
+	goProxy string // relay.yaml go_proxy: index.Options.GoProxy
+}
+
+func newServeIndexer(g *globals, cfg *serve.Config) *serveIndexer {
+	return &serveIndexer{g: g, goProxy: cfg.GoProxy}
+}
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
 	key, err := x.g.storeKey()
@@ -129,7 +136,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 		return serve.IndexStats{}, err
 	}
 	defer st.Close()
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, GoProxy: x.goProxy})
 	var graph graphdb.Reader = st
 	switch {
 	case errors.Is(err, index.ErrNotGo):
@@ -205,6 +212,11 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	defer sess.Close()
 	sc, err := sess.runner.Scope(ctx, in.Issue.Text())
 	if err = sess.explain(err); err != nil {
+		// What the failed run cost is charged to the cost budget.
+		var failed *agent.FailedRun
+		if errors.As(err, &failed) {
+			return serve.Report{Cost: failed.Usage.Cost}, err
+		}
 		return serve.Report{}, err
 	}
 	md, err := publishable(in.Log, s.g.secrets, in.Root, ownRepo(in.Issue.Ref), sc.Markdown)
