@@ -88,37 +88,9 @@ func (g *Grep) Call(ctx context.Context, args json.RawMessage) (Result, error) {
 func (g *Grep) Run(ctx context.Context, p GrepParams) (out Result, _ error) {
 	start := time.Now()
 	meta := &GrepMeta{Pattern: p.Pattern, Include: p.Include}
-	if p.Pattern == "" {
-		return Errorf(`grep needs a non-empty "pattern", e.g. {"pattern": "func Serve", "include": "*.go"}`), nil
-	}
-	if msg := checkPattern("pattern", p.Pattern); msg != "" {
+	limit, nctx, inc, msg := g.check(p)
+	if msg != "" {
 		return Errorf("%s", msg), nil
-	}
-	// Like graph's depth: a negative bound is refused (it cannot mean
-	// anything), one above the maximum is lowered to it.
-	if p.Limit < 0 {
-		return Errorf("grep limit must be positive (got %d); leave it out for the default %d, at most %d", p.Limit, g.opts.GrepLimit, MaxGrepLimit), nil
-	}
-	if p.Context != nil && *p.Context < 0 {
-		return Errorf("grep context must be 0 or more (got %d); leave it out for the default %d, at most %d", *p.Context, g.opts.GrepContext, MaxGrepContext), nil
-	}
-	limit := p.Limit
-	switch {
-	case limit == 0:
-		limit = g.opts.GrepLimit
-	case limit > MaxGrepLimit:
-		limit = MaxGrepLimit
-	}
-	nctx := g.opts.GrepContext
-	if p.Context != nil {
-		nctx = min(*p.Context, MaxGrepContext)
-	}
-	var inc string
-	if p.Include != "" {
-		var msg string
-		if inc, msg = g.include(p.Include); msg != "" {
-			return Errorf("%s", msg), nil
-		}
 	}
 	c := newGrepCollector(limit, nctx, grepMaxCount(limit, nctx), g.maxStdout)
 	c.secret = func(rel string) bool { _, s := g.opts.SecretFiles.Match(rel); return s }
@@ -192,6 +164,42 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (out Result, _ error) {
 		fmt.Fprintf(&b, "\nnote: some files could not be searched: %s", cutLine(firstLine(res.stderr), 200))
 	}
 	return Result{Content: b.String(), Meta: meta}, nil
+}
+
+// check validates p and returns the match limit, the context lines and the
+// include glob to pass to rg, or a message for the model.
+func (g *Grep) check(p GrepParams) (limit, nctx int, inc, msg string) {
+	if p.Pattern == "" {
+		return 0, 0, "", `grep needs a non-empty "pattern", e.g. {"pattern": "func Serve", "include": "*.go"}`
+	}
+	if msg := checkPattern("pattern", p.Pattern); msg != "" {
+		return 0, 0, "", msg
+	}
+	// Like graph's depth: a negative bound is refused (it cannot mean
+	// anything), one above the maximum is lowered to it.
+	if p.Limit < 0 {
+		return 0, 0, "", fmt.Sprintf("grep limit must be positive (got %d); leave it out for the default %d, at most %d", p.Limit, g.opts.GrepLimit, MaxGrepLimit)
+	}
+	if p.Context != nil && *p.Context < 0 {
+		return 0, 0, "", fmt.Sprintf("grep context must be 0 or more (got %d); leave it out for the default %d, at most %d", *p.Context, g.opts.GrepContext, MaxGrepContext)
+	}
+	limit = p.Limit
+	switch {
+	case limit == 0:
+		limit = g.opts.GrepLimit
+	case limit > MaxGrepLimit:
+		limit = MaxGrepLimit
+	}
+	nctx = g.opts.GrepContext
+	if p.Context != nil {
+		nctx = min(*p.Context, MaxGrepContext)
+	}
+	if p.Include != "" {
+		if inc, msg = g.include(p.Include); msg != "" {
+			return 0, 0, "", msg
+		}
+	}
+	return limit, nctx, inc, ""
 }
 
 // grepMaxCount is rg's --max-count: enough to count up to MaxGrepLimit
