@@ -40,7 +40,7 @@ type Filter struct {
 	counts map[string]int64
 	total  atomic.Int64
 
-	valMu  sync.Mutex      // serialises AddValues
+	valMu  sync.Mutex        // serialises AddValues
 	valSet map[string]string // lower-cased value → the value as added
 	values atomic.Pointer[Values]
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
 )
 
 // TestSecretValuesSpecialFiles: a FIFO named like a secret-bearing file
