@@ -21,14 +21,26 @@ func (g *globals) addSecretValues(root string) error {
 	if g.valuesOf == root {
 		return nil
 	}
-	vals, err := egress.SecretValues(root, g.secrets)
+	if err := addSecretValues(g.log, root, g.secrets); err != nil {
+		return err
+	}
+	g.valuesOf = root
+	return nil
+}
+
+// addSecretValues adds the values of the secret-bearing files (by p) of
+// the checkout at root to the process-wide egress filter. The bot calls it
+// for each job's checkout before scoping: the filter then holds the values
+// of every repository the process served, and over-redacts across them,
+// which is the safe direction.
+func addSecretValues(log *slog.Logger, root string, p *egress.FilePolicy) error {
+	vals, err := egress.SecretValues(root, p)
 	if err != nil {
 		return fmt.Errorf("%w; relay reads them to keep their values out of what it shows, so make the checkout readable", err)
 	}
 	egress.Default().AddValues(vals)
-	g.valuesOf = root
-	if g.log != nil {
-		g.log.Debug("secret-file values added to the egress filter", slog.String("repo", root), slog.Int("values", len(vals)))
+	if log != nil {
+		log.Debug("secret-file values added to the egress filter", slog.String("repo", root), slog.Int("values", len(vals)))
 	}
 	return nil
 }
