@@ -67,7 +67,9 @@ func CompileValues(values []string) *Values {
 		mark(v[:gram])
 	}
 	for f := range vs.frags {
-		vs.starts[f[:gram]] = vs.starts[f[:gram]] // present, perhaps without values
+		if _, ok := vs.starts[f[:gram]]; !ok {
+			vs.starts[f[:gram]] = nil // present, without values
+		}
 		mark(f[:gram])
 	}
 	return vs
