@@ -32,7 +32,8 @@ const gramBase = 0x100000001b3
 // every value and every fragment (fragLen letters and digits of a
 // random-looking value) begins with a gram-long n-gram. A rolling hash of
 // each gram of the text is looked up in a bit set of the values' grams
-// (128 KiB, a few false hits per MB), and only on a hit is the gram looked
+// (128 KiB: with a few thousand grams, one position in a few hundred goes
+// on), and only on a hit is the gram looked
 // up in a map of the values starting with it and of the fragments' grams.
 // Text that holds no value thus costs one reduction and one hash step per
 // byte, however many values there are; an Aho-Corasick automaton
