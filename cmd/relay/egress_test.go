@@ -64,7 +64,10 @@ func TestEgressSearchAndTool(t *testing.T) {
 		noLeaks(t, "read "+file, out+errOut)
 	}
 	code, out, errOut := relay(t, "", "tool", "--repo", root, "--allow-secret-files", ".env", "read", `{"file": ".env"}`)
-	if code != 0 || !strings.Contains(out, "AWS_SECRET_ACCESS_KEY=[redacted: ") {
+	// Its lines are values of a secret-bearing file to any test of this
+	// process that read the canary repository without the allow list: the
+	// process-wide filter then redacts them whole.
+	if code != 0 || !strings.Contains(out, "AWS_SECRET_ACCESS_KEY=[redacted: ") && !strings.Contains(out, "[redacted: secret-file-value]") {
 		t.Errorf("read of an allowed .env: exit %d\n%s%s", code, out, errOut)
 	}
 	noLeaks(t, "read of an allowed .env", out+errOut)

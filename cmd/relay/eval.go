@@ -162,6 +162,11 @@ func (f *evalFlags) checkoutDir(ctx context.Context, g *globals, insts []eval.In
 // prepareCheckout indexes one checkout into its own embedded store and
 // builds its retrieval index; both are incremental on a second run.
 func prepareCheckout(ctx context.Context, g *globals, root, goProxy string) (graphdb.Reader, func() error, error) {
+	// The agent's requests on this checkout pass the process-wide filter,
+	// which learns its secret-file values first (secretvalues.go).
+	if err := addSecretValues(g.log, root, g.secrets); err != nil {
+		return nil, nil, err
+	}
 	dir := embedded.DefaultDir(root)
 	// A graph this relay cannot read (another schema version, corrupt) is
 	// rebuilt by the store itself, as relay index does.

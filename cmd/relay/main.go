@@ -50,6 +50,9 @@ type globals struct {
 	// the policy setup builds from them (internal/egress).
 	secretFiles, allowSecretFiles []string
 	secrets                       *egress.FilePolicy
+	// valuesOf is the root whose secret-file values the process-wide
+	// filter holds (see secretvalues.go).
+	valuesOf string
 
 	// trustStore believes an embedded store relay did not write for this
 	// user (flag --trust-store, env RELAY_TRUST_STORE); see storekey.go.
@@ -256,6 +259,9 @@ func (g *globals) repoRoot() (string, error) {
 	}
 	if !fi.IsDir() {
 		return "", fmt.Errorf("repository %s is not a directory; pass --repo DIR", abs)
+	}
+	if err := g.addSecretValues(abs); err != nil {
+		return "", err
 	}
 	return abs, nil
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -382,7 +383,14 @@ func TestServeInjection(t *testing.T) {
 	remote, files := canaryRemote(t)
 	cases := loadInjections(t, files)
 	m := &obeyingModel{cases: cases}
-	srvModel := agenttest.NewServer(m.handle)
+	var replied atomic.Bool // a reply carried a secret-file value
+	srvModel := agenttest.NewServer(func(req openai.ChatCompletionRequest, n int) agenttest.Reply {
+		r := m.handle(req, n)
+		for _, ch := range r.Completion.Choices {
+			replied.CompareAndSwap(false, strings.Contains(ch.Message.Content, "hunter2-canary-Prod-7731"))
+		}
+		return r
+	})
 	t.Cleanup(srvModel.Close)
 	final := runInjections(t, fmt.Sprintf(`model:
   base_url: %s/v1
@@ -391,14 +399,16 @@ func TestServeInjection(t *testing.T) {
   retriever_model: retriever-model
   gap_model: gap-model
 `, srvModel.URL()), cases, files, remote)
-	// The model did obey: its requests carried the secrets it read, and the
-	// reports were posted with what was cut and redacted said in notes.
-	sawKey := false
-	for _, req := range srvModel.Requests() {
-		sawKey = sawKey || agenttest.Contains(req, "hunter2-canary-Prod-7731")
+	// The model did obey: its replies carried a secret-file value, and the
+	// reports were posted with what was cut and redacted said in notes. Its
+	// requests did not: the egress filter knows the checkout's values.
+	if !replied.Load() {
+		t.Error("the scripted model never wrote a secret: the set does not exercise the publishing filter")
 	}
-	if !sawKey {
-		t.Error("the scripted model never saw a secret: the set does not exercise the publishing filter")
+	for i, req := range srvModel.Requests() {
+		if agenttest.Contains(req, "hunter2-canary-Prod-7731") {
+			t.Errorf("model request %d carries a value of the checkout's .env", i)
+		}
 	}
 	names := make([]string, 0, len(final))
 	for n := range final {

@@ -165,6 +165,12 @@ type serveScoper struct {
 }
 
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
+	// What the model is sent, the transcripts, the logs and the comment
+	// pass the process-wide filter; it learns this checkout's secret-file
+	// values before anything of the checkout is read.
+	if err := addSecretValues(in.Log, in.Root, s.g.secrets); err != nil {
+		return serve.Report{}, err
+	}
 	var graph graphdb.Reader
 	key, err := s.g.storeKey()
 	if err != nil {

@@ -104,3 +104,81 @@ func BenchmarkRedactSourceNoDecode(b *testing.B) {
 		f.Redact(text)
 	}
 }
+
+// benchValues is a value set the size of a busy checkout's: the values of
+// the canary repository's secret-bearing files and of 60 .env lines of
+// random keys, with their encodings and parts (SecretValues' output).
+func benchValues(b *testing.B) []string {
+	var env strings.Builder
+	for i := range 60 {
+		env.WriteString("KEY_" + strings.Repeat("X", i%5) + "=")
+		for j := range 32 {
+			env.WriteByte(base64Chars[(i*131+j*17+j*j)%62])
+		}
+		env.WriteString("\n")
+	}
+	vals := fileValues(env.String())
+	for _, c := range canaries {
+		vals = append(vals, fileValues(c.text)...)
+	}
+	return vals
+}
+
+// BenchmarkValuesSource measures the value matcher alone on ordinary
+// source (Values.Replace; the text holds none of the values).
+func BenchmarkValuesSource(b *testing.B) {
+	vs := CompileValues(benchValues(b))
+	text := ordinarySource(b)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		vs.Replace(text)
+	}
+	b.ReportMetric(float64(len(vs.values)), "values")
+}
+
+// BenchmarkValuesSourceNaive is BenchmarkValuesSource with the matcher
+// Values replaced: each value searched for in turn, fragments by a map.
+func BenchmarkValuesSourceNaive(b *testing.B) {
+	vals := benchValues(b)
+	text := ordinarySource(b)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		naiveReplace(text, vals)
+	}
+}
+
+// BenchmarkRedactSourceValues is BenchmarkRedactSource with the values
+// added to the filter, as the CLI and the bot run it.
+func BenchmarkRedactSourceValues(b *testing.B) {
+	f, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.AddValues(benchValues(b))
+	text := ordinarySource(b)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for b.Loop() {
+		f.Redact(text)
+	}
+}
+
+// BenchmarkSecretValuesGOROOT measures reading a checkout's values (the
+// walk every CLI command pays once) on GOROOT/src, about 10,000 files, a
+// few of them secret-bearing test keys.
+func BenchmarkSecretValuesGOROOT(b *testing.B) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("no go command: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	for b.Loop() {
+		vals, err := SecretValues(root, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(vals)), "values")
+	}
+}

@@ -40,6 +40,32 @@
 // uses. [DefaultFilePolicy] is the default list alone, for walks that need
 // no scanner; a nil policy means it wherever relay takes one.
 //
-// The package imports nothing of relay's but internal/redact, so every
-// package may use it.
+// # Values of secret-bearing files
+//
+// gitleaks finds a secret by its format; a value copied from .env into a
+// file relay may read (a table in docs/, a test fixture) may have none.
+// [SecretValues] reads a checkout's secret-bearing files (by the policy)
+// and returns the values they hold: each value of a KEY=value line and the
+// parts of its URL or list, other lines, PEM bodies, and the start of the
+// base64 and hex encodings of these; [Values] is their compiled matcher
+// (letters and digits alone compared, case ignored, pieces of 16 of a
+// random-looking value caught; see [Values.Replace]). [Filter.AddValues]
+// gives a filter such values: from then on [Filter.Redact] replaces them
+// with "[redacted: secret-file-value]", counted under that rule like any
+// other.
+//
+// Scope: the CLI adds, once the repository is known (every command that
+// reads one resolves it the same way: search, tool, scope, ask, mcp,
+// review, graph, batch, eval, index), the values of that repository to
+// [Default]; the bot adds each job's checkout's values before scoping.
+// Values are never removed, so a process that has served several
+// repositories redacts the values of all of them in every text: it
+// over-redacts across repositories, which is the safe direction. A
+// secret-bearing file changed after the values were read (a long-running
+// relay mcp) is not read again. Reading a checkout's values is a walk of
+// the checkout (about 0.3 s for 11,000 files, BENCHMARKS.md); matching
+// costs a few ms per MB.
+//
+// The package imports nothing of relay's but internal/redact and
+// internal/safefs, so every package may use it.
 package egress

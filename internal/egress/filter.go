@@ -39,6 +39,58 @@ type Filter struct {
 	mu     sync.Mutex
 	counts map[string]int64
 	total  atomic.Int64
+
+	valMu  sync.Mutex        // serialises AddValues
+	valSet map[string]string // lower-cased value → the value as added
+	values atomic.Pointer[Values]
+}
+
+// AddValues adds literal values (the values of a checkout's secret-bearing
+// files, as [SecretValues] returns them) that [Filter.Redact] replaces from
+// then on, under the rule "secret-file-value", wherever a text holds them:
+// in any case, spread over other characters, or in pieces (see
+// [Values.Replace]). Values shorter than 12 letters and digits are ignored;
+// a value already added is not added again. The matcher is compiled once
+// per call that adds something, and Redact never waits for it. Values are
+// never removed: a process that serves several checkouts over-redacts
+// across them, which is the safe direction.
+func (f *Filter) AddValues(vals []string) {
+	f.valMu.Lock()
+	defer f.valMu.Unlock()
+	if f.valSet == nil {
+		f.valSet = map[string]string{}
+	}
+	added := false
+	for _, v := range vals {
+		v = alnum(v)
+		// The case is kept: fragments are cut only from a value that
+		// mixes upper- and lower-case letters and digits.
+		if k := strings.ToLower(v); len(v) >= minValue && f.valSet[k] == "" {
+			f.valSet[k] = v
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	all := make([]string, 0, len(f.valSet))
+	for _, v := range f.valSet {
+		all = append(all, v)
+	}
+	sort.Strings(all)
+	f.values.Store(CompileValues(all))
+}
+
+// AddSecretValues adds the values of the secret-bearing files (by the
+// filter's policy) of the checkout at root, and returns how many values
+// the files hold.
+func (f *Filter) AddSecretValues(root string) (int, error) {
+	vals, err := SecretValues(root, f.files)
+	if err != nil {
+		return 0, err
+	}
+	f.AddValues(vals)
+	return len(vals), nil
 }
 
 // New builds a filter with gitleaks' default rules and the file policy of o.
@@ -125,7 +177,11 @@ func (f *Filter) Redact(s string) Result {
 		return res
 	}
 	if f != nil {
-		res = f.redactFindings(s)
+		vt, vn := f.values.Load().Replace(s)
+		res = f.redactFindings(vt)
+		if vn > 0 {
+			res.add(ValueRule, vn)
+		}
 		if t, n := cutOpenKeys(res.Text); n > 0 {
 			res.Text = t
 			res.add("private-key", n)

@@ -11,7 +11,9 @@
 //  2. replaces the values of the checkout's secret-bearing files wherever
 //     they appear — verbatim, split across lines or wrapped in markdown,
 //     lower-cased, in pieces of 16 characters, or base64- or hex-encoded —
-//     with "[redacted: secret-file value]";
+//     with "[redacted: secret-file-value]" (internal/egress's
+//     [egress.SecretValues] and [egress.Values], the implementation the
+//     egress filter uses for every text leaving relay);
 //  3. redacts secrets by their format with [egress.Filter] (gitleaks' rules);
 //  4. sanitises the markdown: no raw HTML, no images, no link whose URL a
 //     maintained sanitizer (bluemonday) refuses, no live @-mention of a
@@ -60,4 +62,8 @@
 // value cut in two by a label, or quoted in part, is caught; names of
 // settings (AWS_SECRET_ACCESS_KEY) have no such pieces. This is an exact
 // match against known values, not a detector, so it needs no rule list.
+// The extraction and the matching live in internal/egress, whose filter
+// also carries the values of the repository the CLI or the bot works on;
+// a report reads its own checkout's values anyway, so it is covered
+// whatever the process-wide filter holds.
 package publish

@@ -69,7 +69,7 @@ func Report(md string, o Options) (Result, error) {
 type Publisher struct {
 	f      *egress.Filter
 	files  *egress.FilePolicy
-	values []string // of the checkout's secret-bearing files
+	values *egress.Values // of the checkout's secret-bearing files
 	repo   string
 }
 
@@ -83,11 +83,11 @@ func NewPublisher(o Options) (*Publisher, error) {
 		p.files = p.f.Files()
 	}
 	if o.Root != "" {
-		values, err := SecretValues(o.Root, p.files)
+		values, err := egress.SecretValues(o.Root, p.files)
 		if err != nil {
 			return nil, err
 		}
-		p.values = values
+		p.values = egress.CompileValues(values)
 	}
 	return p, nil
 }
@@ -105,11 +105,9 @@ func (p *Publisher) Report(md string) Result {
 		res.Notes = append(res.Notes, fmt.Sprintf("The rest of this report was cut here: it would have quoted `%s`, "+
 			"a secret-bearing file relay does not publish.", strings.ReplaceAll(file, "`", "")))
 	}
-	if len(p.values) > 0 {
-		var n int
-		if md, n = replaceValues(md, p.values); n > 0 {
-			res.Redacted["secret-file-value"] += n
-		}
+	var n int
+	if md, n = p.values.Replace(md); n > 0 {
+		res.Redacted[egress.ValueRule] += n
 	}
 	redact := func() {
 		r := f.Redact(md)
@@ -140,9 +138,7 @@ func (p *Publisher) Text(s string) string {
 	if long {
 		s = capped(s)
 	}
-	if len(p.values) > 0 {
-		s, _ = replaceValues(s, p.values)
-	}
+	s, _ = p.values.Replace(s)
 	s = SanitizeFor(p.f.String(s), p.repo)
 	s = p.f.String(s)
 	if long {

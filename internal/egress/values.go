@@ -1,9 +1,8 @@
-package publish
+package egress
 
 import (
 	"encoding/base64"
 	"encoding/hex"
-
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/safefs"
 )
 
@@ -39,7 +37,12 @@ const (
 //
 // Files are read through internal/safefs: beneath the root only, regular
 // files only, without blocking on a FIFO swapped in.
-func SecretValues(root string, p *egress.FilePolicy) ([]string, error) {
+//
+// A nil p is [DefaultFilePolicy].
+func SecretValues(root string, p *FilePolicy) ([]string, error) {
+	if p == nil {
+		p = DefaultFilePolicy()
+	}
 	r, err := safefs.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("read the secret-bearing files of %s: %w", root, err)
@@ -174,86 +177,6 @@ func alnum(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// secretFileMark replaces a value of a secret-bearing file.
-const secretFileMark = "[redacted: secret-file value]"
-
-// replaceValues replaces in s every occurrence of the values (letters and
-// digits only), however s spreads them over other characters, and returns
-// the text and how many it replaced.
-func replaceValues(s string, values []string) (string, int) {
-	if len(values) == 0 {
-		return s, 0
-	}
-	// norm holds s's letters and digits; pos[i] is where norm[i] is in s.
-	var norm strings.Builder
-	pos := make([]int, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if isAlnum(s[i]) {
-			norm.WriteByte(s[i])
-			pos = append(pos, i)
-		}
-	}
-	// Compared without case: a report lower-cases search terms.
-	n := strings.ToLower(norm.String())
-	covered := make([]bool, len(n))
-	type span struct{ from, to int }
-	var spans []span
-	for _, v := range values {
-		v = strings.ToLower(v)
-		for from := 0; ; {
-			i := strings.Index(n[from:], v)
-			if i < 0 {
-				break
-			}
-			a, b := from+i, from+i+len(v)
-			from = b
-			if covered[a] || covered[b-1] {
-				continue
-			}
-			for k := a; k < b; k++ {
-				covered[k] = true
-			}
-			spans = append(spans, span{pos[a], pos[b-1] + 1})
-		}
-	}
-	// Pieces of a random-looking value: a value cut in two by a label or
-	// quoted in part still gives away most of it.
-	frags := fragments(values)
-	for a := 0; a+fragLen <= len(n); a++ {
-		if !frags[n[a:a+fragLen]] {
-			continue
-		}
-		b := a + fragLen
-		for b < len(n) && frags[n[b+1-fragLen:b+1]] {
-			b++
-		}
-		if !covered[a] || !covered[b-1] {
-			for k := a; k < b; k++ {
-				covered[k] = true
-			}
-			spans = append(spans, span{pos[a], pos[b-1] + 1})
-		}
-		a = b - 1
-	}
-	if len(spans) == 0 {
-		return s, 0
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
-	var out strings.Builder
-	last := 0
-	for _, sp := range spans {
-		if sp.from < last {
-			last = max(last, sp.to) // overlapping spans are one
-			continue
-		}
-		out.WriteString(s[last:sp.from])
-		out.WriteString(secretFileMark)
-		last = sp.to
-	}
-	out.WriteString(s[last:])
-	return out.String(), len(spans)
 }
 
 // fragLen is the length (letters and digits) of a piece of a value that is

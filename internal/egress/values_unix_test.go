@@ -1,14 +1,12 @@
 //go:build unix
 
-package publish
+package egress
 
 import (
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"github.com/relayhq/relay/internal/egress"
 )
 
 // TestSecretValuesSpecialFiles: a FIFO named like a secret-bearing file
@@ -30,7 +28,7 @@ func TestSecretValuesSpecialFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "id_rsa"), []byte("inside-value-abcdefghijkl\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	vals, err := SecretValues(root, egress.Default().Files())
+	vals, err := SecretValues(root, Default().Files())
 	if err != nil {
 		t.Fatal(err)
 	}
