@@ -8,7 +8,7 @@ import (
 
 // DESIGN: budgets per file. `relay index` runs on whatever lands on a
 // repository, so one file must not end, stall or exhaust a run. Each
-// Python and TypeScript/JavaScript file is held to three budgets
+// Python, TypeScript/JavaScript and Java file is held to three budgets
 // (Options.MaxFileBytes, MaxDepth, ParseTimeout):
 //
 //   - a file over the size limit, or one that looks minified or bundled
@@ -25,7 +25,9 @@ import (
 //     or twice per syntax level, and Go cannot recover from a stack
 //     overflow, so bounding the depth bounds every walk at once; the
 //     parent map replaces tree-sitter's Node.Parent, which walks down
-//     from the root on every call.
+//     from the root on every call. Java skips this pass: its walks are
+//     bounded by its own nesting limits (javalimits.go), which index
+//     what lies above the limit rather than refuse the file.
 //
 // A parse that misses its deadline and a tree that is too deep are
 // errors of the file (Summary.Errors), written like an unparsed file. A

@@ -75,11 +75,16 @@ func javaIsTest(rel string) bool {
 	return strings.Contains("/"+rel, "/src/test/")
 }
 
-// extractJava builds the javaFile of one parsed file.
+// extractJava builds the javaFile of one parsed file; with root nil (the
+// file was not parsed), its file node only.
 func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	f := &javaFile{rel: rel, scope: newJavaScope(rel)}
 	x := &javaExtractor{src: src, f: f, ids: idCounts{}, test: javaIsTest(rel)}
-	for _, st := range children(root) {
+	var top []*sitter.Node
+	if root != nil {
+		top = children(root)
+	}
+	for _, st := range top {
 		if st.Kind() == "package_declaration" {
 			for _, c := range children(st) {
 				if c.Kind() == "identifier" || c.Kind() == "scoped_identifier" {
@@ -93,7 +98,7 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	f.fileN = len(f.res.nodes)
 	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: max(countLines(src), 1)})
 	x.parent(fid, javaModuleID(f.scope.Pkg))
-	for _, st := range children(root) {
+	for _, st := range top {
 		switch st.Kind() {
 		case "import_declaration":
 			x.importDecl(st)
@@ -101,7 +106,7 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 			x.typeDecl(st, nil, fid)
 		}
 	}
-	if root.HasError() {
+	if root != nil && root.HasError() {
 		f.res.rec.Errors = append(f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	return f

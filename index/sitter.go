@@ -107,19 +107,39 @@ func (pf *parsedFile) root() *sitter.Node {
 // of the file (reported with pkg), and the file is not parsed either. It
 // returns nil when the file cannot be read (noted) or ctx was cancelled.
 func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
+	return parseBudgeted(ctx, j, rel, pkg, budgetUse{report: true, depth: true}, parse)
+}
+
+// budgetUse says how a frontend uses parseBudgeted.
+type budgetUse struct {
+	// report: note and report what keeps the file from being parsed (a
+	// frontend that parses a file twice reports on one pass only)
+	report bool
+	// depth: measure the tree's depth against the limit and index its
+	// parents; a frontend whose walks bound their own depth (Java,
+	// javalimits.go) keeps what lies above its limits instead
+	depth bool
+}
+
+// parseBudgeted is parseWithin as use says.
+func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
+	note, diag := j.note, j.diag
+	if !use.report {
+		note, diag = func(Diagnostic) {}, func(Diagnostic) {}
+	}
 	data, err := j.tree.rf.read(rel)
 	if err != nil {
-		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+		note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
 		return nil
 	}
 	pf := &parsedFile{data: data, text: data}
 	if why := j.budget.skip(data); why != "" {
-		j.note(Diagnostic{Pos: shortRel(rel), Msg: why})
+		note(Diagnostic{Pos: shortRel(rel), Msg: why})
 		return pf
 	}
 	fail := func(msg string) *parsedFile {
 		pf.problem = msg
-		j.diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg})
+		diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg})
 		return pf
 	}
 	t, text, err := parse(data)
@@ -130,6 +150,10 @@ func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data [
 		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (--parse-timeout); only the file itself is indexed", j.budget.timeout))
 	case err != nil:
 		return fail("not parsed: " + err.Error())
+	}
+	if !use.depth {
+		pf.tree = t
+		return pf
 	}
 	up, err := indexTree(t.RootNode(), j.budget.maxDepth)
 	if err != nil {
