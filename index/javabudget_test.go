@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index/internal/pathcorpus"
 )
@@ -122,4 +125,66 @@ func TestJavaFileBudgets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSiblingIndex: the previous siblings siblingIndex answers from one
+// pass over each parent's children are tree-sitter's own, for every node
+// of a Java and a TypeScript tree with comments, modifiers and anonymous
+// tokens between the declarations.
+func TestSiblingIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		ts   bool
+	}{
+		{"java", "package p;\n/** A. */\n@Deprecated public class A {\n  /** f. */ int f, g = 1;\n  // x\n  /** m. */ void m() { int a = 1; }\n  enum E { X, /** Y. */ Y; /** k. */ int k() { return 0; } }\n}\n", false},
+		{"ts", "/** a. */\nexport function a() {}\n// c\n/** B. */ class B { /** m. */ m(): void {} x = 1; }\nnamespace N { /** f. */ export const f = 1, g = 2; }\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var root *sitter.Node
+			if tc.ts {
+				p := sitter.NewParser()
+				defer p.Close()
+				if err := p.SetLanguage(sitter.NewLanguage(tsts.LanguageTypescript())); err != nil {
+					t.Fatal(err)
+				}
+				tree := p.Parse([]byte(tc.src), nil)
+				defer tree.Close()
+				root = tree.RootNode()
+			} else {
+				p := newJavaParser()
+				defer p.Close()
+				tree := p.Parse([]byte(tc.src), nil)
+				defer tree.Close()
+				root = tree.RootNode()
+			}
+			var s siblingIndex
+			checked := 0
+			var visit func(n *sitter.Node)
+			visit = func(n *sitter.Node) {
+				s.index(n)
+				for _, c := range allChildren(n) {
+					if got, want := s.prevNamedOf(c), c.PrevNamedSibling(); !sameNode(got, want) {
+						t.Errorf("%s at line %d: previous named sibling %v, want %v", c.Kind(), line(c), got, want)
+					}
+					if got, want := s.prevOf(c), c.PrevSibling(); !sameNode(got, want) {
+						t.Errorf("%s at line %d: previous sibling %v, want %v", c.Kind(), line(c), got, want)
+					}
+					checked++
+					visit(c)
+				}
+			}
+			visit(root)
+			if checked < 50 {
+				t.Errorf("checked %d nodes", checked)
+			}
+		})
+	}
+}
+
+func sameNode(a, b *sitter.Node) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Id() == b.Id()
 }

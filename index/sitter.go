@@ -33,10 +33,9 @@ func syntaxErrors(root *sitter.Node) []string {
 		if !nd.HasError() {
 			continue
 		}
-		for i := nd.ChildCount(); i > 0; i-- { // pushed last first: popped in source order
-			if c := nd.Child(i - 1); c != nil {
-				stack = append(stack, c)
-			}
+		cs := allChildren(nd)
+		for i := len(cs) - 1; i >= 0; i-- { // pushed last first: popped in source order
+			stack = append(stack, cs[i])
 		}
 	}
 	return errs
@@ -247,11 +246,58 @@ func parentMap(root *sitter.Node) map[uintptr]sitter.Node {
 	}
 }
 
+// siblingIndex answers a node's previous sibling, named or any, in place
+// of tree-sitter's PrevNamedSibling and PrevSibling, which climb from the
+// parent's first child on every call: asked for each member of a class of
+// 100,000, they are quadratic. A parent's children are indexed in one
+// cursor pass (index), by the extractor's loop over them or on the first
+// question about one of them.
+type siblingIndex struct {
+	done            map[uintptr]bool         // the parents indexed
+	prev, prevNamed map[uintptr]*sitter.Node // by Node.Id, for each indexed child (nil: none)
+}
+
+// index records the previous siblings of parent's children, once.
+func (s *siblingIndex) index(parent *sitter.Node) {
+	if s.done == nil {
+		s.done, s.prev, s.prevNamed = map[uintptr]bool{}, map[uintptr]*sitter.Node{}, map[uintptr]*sitter.Node{}
+	}
+	if s.done[parent.Id()] {
+		return
+	}
+	s.done[parent.Id()] = true
+	var last, lastNamed *sitter.Node
+	for _, c := range allChildren(parent) {
+		s.prev[c.Id()], s.prevNamed[c.Id()] = last, lastNamed
+		last = c
+		if c.IsNamed() {
+			lastNamed = c
+		}
+	}
+}
+
+// prevNamedOf is n's previous named sibling (nil when none); n's parent
+// must have been indexed, or it falls back to tree-sitter's lookup.
+func (s *siblingIndex) prevNamedOf(n *sitter.Node) *sitter.Node {
+	if p, ok := s.prevNamed[n.Id()]; ok {
+		return p
+	}
+	return n.PrevNamedSibling()
+}
+
+// prevOf is n's previous sibling, named or not, as prevNamedOf.
+func (s *siblingIndex) prevOf(n *sitter.Node) *sitter.Node {
+	if p, ok := s.prev[n.Id()]; ok {
+		return p
+	}
+	return n.PrevSibling()
+}
+
 // docComment returns the first text line of the /** … */ comment (a node
 // of kind commentKind) right before st, tags (@param …) skipped; "" when
-// there is none. The Java and TypeScript/JavaScript frontends share it.
-func docComment(st *sitter.Node, src []byte, commentKind string) string {
-	prev := st.PrevNamedSibling()
+// there is none. prev is st's previous named sibling (siblingIndex). The
+// Java and TypeScript/JavaScript frontends share it.
+func docComment(st, prev *sitter.Node, src []byte, commentKind string) string {
 	if prev == nil || prev.Kind() != commentKind || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
 		return ""
 	}
