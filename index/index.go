@@ -152,6 +152,12 @@ type Diagnostic struct {
 	Package string // import path, "" for files outside packages
 	Pos     string // "path/file.go:line:col", "path/file.go" or ""
 	Msg     string
+	// Limit is the Options field of the per-file budget that kept the
+	// file from being indexed ("MaxFileBytes", "MaxDepth",
+	// "ParseTimeout"), which Msg names as "Options.<Limit>"; "" for other
+	// diagnostics. A caller with its own name for the setting (a CLI
+	// flag, a configuration key) substitutes it.
+	Limit string
 }
 
 func sortDiagnostics(ds []Diagnostic) {

@@ -188,3 +188,80 @@ func sameNode(a, b *sitter.Node) bool {
 	}
 	return a.Id() == b.Id()
 }
+
+// TestJavaWideClass: a class of 100,000 methods, each calling itself
+// (3.4 MB, under the size limit), is indexed with every method and call
+// within the hang guard. Looking up each called name scanned all the
+// class's methods, and each member's doc comment climbed from the first
+// member: the run took 40–73 s on a loaded 2-core machine, about 7 s now
+// (BENCHMARKS.md).
+func TestJavaWideClass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes a 3.4 MB file")
+	}
+	dir, rel := corpusFile(t, "java-wide-100000")
+	st := newMemStore()
+	type result struct {
+		sum Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := Run(t.Context(), st, Options{Root: dir})
+		done <- result{sum, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if len(r.sum.Errors)+len(r.sum.Notes) != 0 {
+			t.Errorf("diagnostics %+v %+v", r.sum.Errors, r.sum.Notes)
+		}
+	case <-time.After(javaHangGuard):
+		t.Fatalf("indexing %s took over %v", rel, javaHangGuard)
+	}
+	got := dump(t, st)
+	for _, want := range []string{"node java:Wide.m0 member/method ", "node java:Wide.m99999 member/method ",
+		"edge calls java:Wide.m0 -> java:Wide.m0", "edge calls java:Wide.m99999 -> java:Wide.m99999"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the index lacks %q", want)
+		}
+	}
+	if n := strings.Count(got, "edge calls java:Wide.m"); n != 100_000 {
+		t.Errorf("%d calls, want 100,000", n)
+	}
+}
+
+// TestBudgetMessagesNameOptions: what a budget reports names the limit
+// by its Options field, in Diagnostic.Limit and in the message, and no
+// command-line flag: the library's callers (relay index, relay serve)
+// name their own settings. The messages used to give relay index's
+// flags.
+func TestBudgetMessagesNameOptions(t *testing.T) {
+	dir := t.TempDir()
+	for rel, src := range map[string]string{
+		"big.py":    strings.Repeat("x = 1\n", 400),
+		"deep.py":   "x = " + strings.Repeat("(", 60) + "1" + strings.Repeat(")", 60) + "\n",
+		"Big.java":  "class Big {" + strings.Repeat(" int m() { return 1; }", 100) + "}\n",
+		"small.txt": "",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := Run(t.Context(), openStore(t), Options{Root: dir, MaxFileBytes: 2000, MaxDepth: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Diagnostic{}
+	for _, d := range append(sum.Notes, sum.Errors...) {
+		got[d.Pos] = d
+	}
+	for _, w := range []struct{ pos, limit string }{{"big.py", "MaxFileBytes"}, {"Big.java", "MaxFileBytes"}, {"deep.py", "MaxDepth"}} {
+		d := got[w.pos]
+		if d.Limit != w.limit || !strings.Contains(d.Msg, "Options."+w.limit) || strings.Contains(d.Msg, "--") {
+			t.Errorf("%s: %+v, want Limit %s named in the message as Options.%[2]s, no flag", w.pos, d, w.limit)
+		}
+	}
+}

@@ -132,13 +132,13 @@ func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, 
 		return nil
 	}
 	pf := &parsedFile{data: data, text: data}
-	if why := j.budget.skip(data); why != "" {
-		note(Diagnostic{Pos: shortRel(rel), Msg: why})
+	if why, limit := j.budget.skip(data); why != "" {
+		note(Diagnostic{Pos: shortRel(rel), Msg: why, Limit: limit})
 		return pf
 	}
-	fail := func(msg string) *parsedFile {
+	fail := func(msg, limit string) *parsedFile {
 		pf.problem = msg
-		diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg})
+		diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg, Limit: limit})
 		return pf
 	}
 	t, text, err := parse(data)
@@ -146,9 +146,9 @@ func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, 
 	case err != nil && ctx.Err() != nil:
 		return nil
 	case errors.Is(err, errParseDeadline):
-		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (--parse-timeout); only the file itself is indexed", j.budget.timeout))
+		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (Options.%s); only the file itself is indexed", j.budget.timeout, limitParseTimeout), limitParseTimeout)
 	case err != nil:
-		return fail("not parsed: " + err.Error())
+		return fail("not parsed: "+err.Error(), "")
 	}
 	if !use.depth {
 		pf.tree = t
@@ -157,7 +157,7 @@ func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, 
 	up, err := indexTree(t.RootNode(), j.budget.maxDepth)
 	if err != nil {
 		t.Close()
-		return fail(fmt.Sprintf("not extracted: %v (limit --max-depth); only the file itself is indexed", err))
+		return fail(fmt.Sprintf("not extracted: %v (limit Options.%s); only the file itself is indexed", err, limitDepth), limitDepth)
 	}
 	pf.tree, pf.text, pf.up = t, text, up
 	return pf
