@@ -121,7 +121,7 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
 		Permissions: servePermissions(cfg, trackers),
 		Scoper:      &serveScoper{g: g, f: lf, m: cfg.Model},
-		Indexer:     &serveIndexer{g: g},
+		Indexer:     &serveIndexer{g: g, budgets: cfg.Index},
 	})
 	if err != nil {
 		return err

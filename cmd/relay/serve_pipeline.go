@@ -115,7 +115,10 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 // across jobs under the state directory) up to date with a job's worktree.
 // Indexing is by content hash, so a job at an unchanged tree re-indexes
 // nothing.
-type serveIndexer struct{ g *globals }
+type serveIndexer struct {
+	g       *globals
+	budgets serve.IndexBudgets // relay.yaml's index: block
+}
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
 	key, err := x.g.storeKey()
@@ -129,7 +132,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 		return serve.IndexStats{}, err
 	}
 	defer st.Close()
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, MaxFileBytes: x.budgets.MaxFileSize, MaxDepth: x.budgets.MaxDepth, ParseTimeout: x.budgets.ParseTimeout})
 	var graph graphdb.Reader = st
 	switch {
 	case errors.Is(err, index.ErrNotGo):
