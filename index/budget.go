@@ -8,7 +8,7 @@ import (
 
 // DESIGN: budgets per file. `relay index` runs on whatever lands on a
 // repository, so one file must not end, stall or exhaust a run. Each
-// Python and TypeScript/JavaScript file is held to three budgets
+// Python, TypeScript/JavaScript and Java file is held to three budgets
 // (Options.MaxFileBytes, MaxDepth, ParseTimeout):
 //
 //   - a file over the size limit, or one that looks minified or bundled
@@ -25,7 +25,9 @@ import (
 //     or twice per syntax level, and Go cannot recover from a stack
 //     overflow, so bounding the depth bounds every walk at once; the
 //     parent map replaces tree-sitter's Node.Parent, which walks down
-//     from the root on every call.
+//     from the root on every call. Java skips this pass: its walks are
+//     bounded by its own nesting limits (javalimits.go), which index
+//     what lies above the limit rather than refuse the file.
 //
 // A parse that misses its deadline and a tree that is too deep are
 // errors of the file (Summary.Errors), written like an unparsed file. A
@@ -94,19 +96,27 @@ func (b budgets) fingerprint() string {
 	return fmt.Sprintf("bytes=%d depth=%d", b.maxBytes, b.maxDepth)
 }
 
+// Options fields of the budgets, as Diagnostic.Limit names them.
+const (
+	limitFileBytes    = "MaxFileBytes"
+	limitDepth        = "MaxDepth"
+	limitParseTimeout = "ParseTimeout"
+)
+
 // skip says why a file of this content is not parsed ("" when it is):
-// too large, or minified. With the size limit off, neither applies.
-func (b budgets) skip(data []byte) string {
+// too large, or minified; limit is the Options field of the budget
+// (Diagnostic.Limit). With the size limit off, neither applies.
+func (b budgets) skip(data []byte) (why, limit string) {
 	if b.maxBytes == 0 {
-		return "" // the limit is off: minified files are parsed too
+		return "", "" // the limit is off: minified files are parsed too
 	}
 	if int64(len(data)) > b.maxBytes {
-		return fmt.Sprintf("not parsed: %s is over the %s file-size limit (--max-file-size); only the file itself is indexed", sizeText(int64(len(data))), sizeText(b.maxBytes))
+		return fmt.Sprintf("not parsed: %s is over the %s file-size limit (Options.%s); only the file itself is indexed", sizeText(int64(len(data))), sizeText(b.maxBytes), limitFileBytes), limitFileBytes
 	}
 	if isMinified(data) {
-		return fmt.Sprintf("not parsed: looks minified or bundled (%s with %d line breaks); only the file itself is indexed", sizeText(int64(len(data))), bytes.Count(data, []byte{'\n'}))
+		return fmt.Sprintf("not parsed: looks minified or bundled (%s with %d line breaks); only the file itself is indexed", sizeText(int64(len(data))), bytes.Count(data, []byte{'\n'})), limitFileBytes
 	}
-	return ""
+	return "", ""
 }
 
 // isMinified reports whether data looks like a minified or bundled file:

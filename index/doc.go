@@ -545,7 +545,7 @@
 
 // # Budgets per file
 //
-// Each Python and TypeScript/JavaScript file is held to budgets
+// Each Python, TypeScript/JavaScript and Java file is held to budgets
 // (Options.MaxFileBytes, MaxDepth, ParseTimeout; `relay index
 // --max-file-size, --max-depth, --parse-timeout`), so that one file a
 // repository committed cannot end, stall or exhaust a run:
@@ -559,7 +559,9 @@
 //     cancelled (Ctrl-C stops a parse in progress within milliseconds);
 //   - a syntax tree deeper than DefaultMaxDepth (4,000 levels) is refused,
 //     measured by one iterative pass before any recursive walk (a Go
-//     stack overflow cannot be recovered);
+//     stack overflow cannot be recovered); Java files are held to the
+//     Java frontend's own nesting limits instead (javalimits.go), which
+//     bound its walks and keep what lies above them;
 //   - a panic while extracting one file is recovered: the file is left
 //     out and its error is listed in Summary.Errors.
 //

@@ -67,8 +67,9 @@ type Options struct {
 	// then need not read them back.)
 	Written func(owner graphdb.FileRecord, nodes []graphdb.Node)
 
-	// Budgets per Python and TypeScript/JavaScript file (see budget.go):
-	// 0 takes the default, a negative value turns the limit off.
+	// Budgets per Python, TypeScript/JavaScript and Java file (see
+	// budget.go): 0 takes the default, a negative value turns the limit
+	// off.
 	//
 	// MaxFileBytes: a larger file, or one that looks minified or bundled
 	// (64 KiB or more, under one line break per 1,000 bytes), is not
@@ -78,7 +79,8 @@ type Options struct {
 	MaxFileBytes int64
 	// MaxDepth: a file whose syntax tree nests deeper than this is not
 	// extracted; the file's error in Summary.Errors says so
-	// (DefaultMaxDepth).
+	// (DefaultMaxDepth). Java files are held to the Java frontend's own
+	// nesting limits instead, which keep what lies above them.
 	MaxDepth int
 	// ParseTimeout bounds each file's tree-sitter parse; a parse past it
 	// stops, and the file's error says so (DefaultParseTimeout). A
@@ -150,6 +152,12 @@ type Diagnostic struct {
 	Package string // import path, "" for files outside packages
 	Pos     string // "path/file.go:line:col", "path/file.go" or ""
 	Msg     string
+	// Limit is the Options field of the per-file budget that kept the
+	// file from being indexed ("MaxFileBytes", "MaxDepth",
+	// "ParseTimeout"), which Msg names as "Options.<Limit>"; "" for other
+	// diagnostics. A caller with its own name for the setting (a CLI
+	// flag, a configuration key) substitutes it.
+	Limit string
 }
 
 func sortDiagnostics(ds []Diagnostic) {

@@ -83,7 +83,7 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 	t0 = time.Now()
 	rels := sortedKeys(parse)
 	decls, err := parseEach(ctx, j, rels, 0, len(rels), newJavaParser, (*sitter.Parser).Close,
-		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(j, ps, rel, nil, false) })
+		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(ctx, j, ps, rel, nil, false) })
 	if err != nil {
 		return d, err
 	}
@@ -115,7 +115,7 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 		return d, err
 	}
 	files, err := parseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newJavaParser, (*sitter.Parser).Close,
-		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(j, ps, rel, tab, true) })
+		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(ctx, j, ps, rel, tab, true) })
 	if err != nil {
 		return d, err
 	}
@@ -129,27 +129,34 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 	return d, ctx.Err()
 }
 
-// parseFile reads and parses one file: its declarations, and with tab its
-// resolved edges (reporting its syntax errors then, once); nil when it
-// vanished.
-func (p *javaFrontend) parseFile(j *job, ps *sitter.Parser, rel string, tab *javaTable, report bool) *javaFile {
-	data, err := j.tree.rf.read(rel)
-	if err != nil {
-		if report {
-			j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
-		}
+// parseFile reads and parses one file within the job's budgets: its
+// declarations, and with tab its resolved edges (reporting its syntax
+// errors and what a budget kept from being parsed then, once); nil when it
+// vanished or the run was cancelled. A file a budget kept from being
+// parsed gets its file node only. The tree's depth is not measured: the
+// walks bound their own (javalimits.go) and keep what lies above.
+func (p *javaFrontend) parseFile(ctx context.Context, j *job, ps *sitter.Parser, rel string, tab *javaTable, report bool) *javaFile {
+	pf := parseBudgeted(ctx, j, rel, "", budgetUse{report: report}, func(data []byte) (*sitter.Tree, []byte, error) {
+		t, err := parseLimited(ctx, ps, data, j.budget.timeout)
+		return t, data, err
+	})
+	if pf == nil {
 		return nil
 	}
-	t := ps.Parse(data, nil)
-	defer t.Close()
-	f := extractJava(rel, data, t.RootNode())
+	if pf.tree != nil {
+		defer pf.tree.Close()
+	}
+	f := extractJava(rel, pf.data, pf.root())
 	if tab == nil {
 		return f
 	}
-	javaResolveFile(f, data, tab)
+	javaResolveFile(f, pf.data, tab)
 	for _, e := range f.res.rec.Errors { // syntax errors, nesting limits met
 		pos, msg, _ := strings.Cut(e, ": ")
 		j.diag(Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
+	}
+	if pf.problem != "" {
+		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
 	}
 	return f
 }

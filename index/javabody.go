@@ -162,8 +162,8 @@ func (w *javaWalker) ctorCall(t *javaType, args []javaVal, ln int) {
 		return
 	}
 	hasCtor := false
-	for _, m := range t.Methods {
-		hasCtor = hasCtor || m.Name == "<init>" && m.ID != ""
+	for _, m := range w.l.methodsNamed(t, "<init>") {
+		hasCtor = hasCtor || m.ID != ""
 	}
 	if !hasCtor {
 		w.edge(graphdb.EdgeCalls, t.ID, ln)
@@ -238,10 +238,8 @@ func (w *javaWalker) walk(n *sitter.Node) {
 	case "class_body":
 		return // anonymous class bodies are walked by creation
 	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if c := n.NamedChild(i); c != nil {
-			w.walk(c)
-		}
+	for _, c := range children(n) {
+		w.walk(c)
 	}
 }
 
@@ -294,8 +292,7 @@ func (w *javaWalker) binders(n *sitter.Node) {
 // initialisers and declares its names.
 func (w *javaWalker) localVars(n *sitter.Node) {
 	typ := w.x.text(n.ChildByFieldName("type"))
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		d := n.NamedChild(i)
+	for _, d := range children(n) {
 		if d.Kind() != "variable_declarator" {
 			if d.Kind() != "modifiers" {
 				w.walk(d)

@@ -54,8 +54,8 @@ func (l *javaLookup) findMethods(t *javaType, name string, nargs int) *javaMetho
 			continue
 		}
 		seen[c] = true
-		for _, m := range c.Methods {
-			if m.Name != name || !javaArity(m, nargs) {
+		for _, m := range l.methodsNamed(c, name) {
+			if !javaArity(m, nargs) {
 				continue
 			}
 			key := javaParamKey(m.Params)

@@ -97,8 +97,10 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 		return
 	}
 	var decls []*sitter.Node
+	x.sib.index(body)
 	for _, c := range children(body) {
 		if c.Kind() == "enum_body_declarations" {
+			x.sib.index(c)
 			decls = append(decls, children(c)...)
 		} else {
 			decls = append(decls, c)
@@ -249,11 +251,7 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
 	mods := x.mods(c)
 	typ := x.text(c.ChildByFieldName("type"))
-	for i := uint(0); i < c.NamedChildCount(); i++ {
-		d := c.NamedChild(i)
-		if c.FieldNameForNamedChild(uint32(i)) != "declarator" {
-			continue
-		}
+	for _, d := range fieldChildren(c, "declarator") {
 		name := x.text(d.ChildByFieldName("name"))
 		w := typ
 		if dims := d.ChildByFieldName("dimensions"); dims != nil {

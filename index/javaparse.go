@@ -63,6 +63,9 @@ type javaExtractor struct {
 	ids  idCounts
 	test bool
 	deep bool // a nesting limit was met (javalimits.go)
+	// sib holds the previous siblings of the members and top-level
+	// declarations, indexed as they are iterated (for doc comments)
+	sib siblingIndex
 }
 
 // javaIsTest reports whether rel is a test file: under a src/test tree or
@@ -75,11 +78,17 @@ func javaIsTest(rel string) bool {
 	return strings.Contains("/"+rel, "/src/test/")
 }
 
-// extractJava builds the javaFile of one parsed file.
+// extractJava builds the javaFile of one parsed file; with root nil (the
+// file was not parsed), its file node only.
 func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	f := &javaFile{rel: rel, scope: newJavaScope(rel)}
 	x := &javaExtractor{src: src, f: f, ids: idCounts{}, test: javaIsTest(rel)}
-	for _, st := range children(root) {
+	var top []*sitter.Node
+	if root != nil {
+		top = children(root)
+		x.sib.index(root)
+	}
+	for _, st := range top {
 		if st.Kind() == "package_declaration" {
 			for _, c := range children(st) {
 				if c.Kind() == "identifier" || c.Kind() == "scoped_identifier" {
@@ -93,7 +102,7 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	f.fileN = len(f.res.nodes)
 	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: max(countLines(src), 1)})
 	x.parent(fid, javaModuleID(f.scope.Pkg))
-	for _, st := range children(root) {
+	for _, st := range top {
 		switch st.Kind() {
 		case "import_declaration":
 			x.importDecl(st)
@@ -101,7 +110,7 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 			x.typeDecl(st, nil, fid)
 		}
 	}
-	if root.HasError() {
+	if root != nil && root.HasError() {
 		f.res.rec.Errors = append(f.res.rec.Errors, syntaxErrors(root)...)
 	}
 	return f
@@ -180,8 +189,7 @@ func (x *javaExtractor) mods(n *sitter.Node) javaMods {
 	if mn == nil {
 		return m
 	}
-	for i := uint(0); i < mn.ChildCount(); i++ {
-		c := mn.Child(i)
+	for _, c := range allChildren(mn) {
 		switch c.Kind() {
 		case "static":
 			m.static = true
@@ -207,7 +215,7 @@ func (x *javaExtractor) annotate(id graphdb.NodeID, ctx *javaType, m javaMods) {
 
 // doc returns the first line of the Javadoc comment right before st.
 func (x *javaExtractor) doc(st *sitter.Node) string {
-	return docComment(st, x.src, "block_comment")
+	return docComment(st, x.sib.prevNamedOf(st), x.src, "block_comment")
 }
 
 // signature is a declaration's header without its body and modifiers'
@@ -215,8 +223,7 @@ func (x *javaExtractor) doc(st *sitter.Node) string {
 func (x *javaExtractor) signature(def *sitter.Node) string {
 	start, end := def.StartByte(), def.EndByte()
 	if mn := modifiersOf(def); mn != nil {
-		for i := uint(0); i < mn.ChildCount(); i++ {
-			c := mn.Child(i)
+		for _, c := range allChildren(mn) {
 			if k := c.Kind(); k != "marker_annotation" && k != "annotation" && k != "line_comment" && k != "block_comment" {
 				break
 			}

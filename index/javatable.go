@@ -89,6 +89,26 @@ type javaLookup struct {
 	methods  map[javaMethodsKey]*javaMethodSet
 	cands    map[string][]graphdb.NodeID // by-name candidates by javaByNameKey
 	busy     map[*javaType]bool          // types whose supers are being computed
+	// named indexes each type's methods by name, built on the first
+	// question about the type: scanning Methods for every name a file
+	// calls is quadratic in a class of 100,000 methods
+	named map[*javaType]map[string][]*javaMethod
+}
+
+// methodsNamed returns t's own methods of that name, in declaration order.
+func (l *javaLookup) methodsNamed(t *javaType, name string) []*javaMethod {
+	idx, ok := l.named[t]
+	if !ok {
+		idx = map[string][]*javaMethod{}
+		for _, m := range t.Methods {
+			idx[m.Name] = append(idx[m.Name], m)
+		}
+		if l.named == nil {
+			l.named = map[*javaType]map[string][]*javaMethod{}
+		}
+		l.named[t] = idx
+	}
+	return idx[name]
 }
 
 func newJavaLookup(tab *javaTable) *javaLookup {

@@ -54,8 +54,8 @@ func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID
 		}
 	case "comparison_operator":
 		cs := children(n)
-		for i := uint(0); i < n.ChildCount(); i++ {
-			if c := n.Child(i); c != nil && !c.IsNamed() && x.text(c) == "in" && len(cs) == 2 {
+		for _, c := range allChildren(n) {
+			if !c.IsNamed() && x.text(c) == "in" && len(cs) == 2 {
 				add(cs[1], "__contains__")
 			}
 		}

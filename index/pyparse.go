@@ -150,12 +150,37 @@ func endLine(n *sitter.Node) int {
 	return int(p.Row) + 1
 }
 
+// children returns n's named children, in order.
+//
+// It iterates with a cursor: tree-sitter's NamedChild(i) walks from the
+// first child, so a loop over i is quadratic in a wide node (a class of
+// 100,000 methods, a file of 100,000 functions).
 func children(n *sitter.Node) []*sitter.Node {
-	out := make([]*sitter.Node, 0, n.NamedChildCount())
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if c := n.NamedChild(i); c != nil {
-			out = append(out, c)
-		}
+	c := n.Walk()
+	defer c.Close()
+	return nodePtrs(n.NamedChildren(c))
+}
+
+// allChildren returns n's children, named and anonymous, in order; with a
+// cursor, like children.
+func allChildren(n *sitter.Node) []*sitter.Node {
+	c := n.Walk()
+	defer c.Close()
+	return nodePtrs(n.Children(c))
+}
+
+// fieldChildren returns n's children in the named field, in order; with a
+// cursor, like children.
+func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
+	c := n.Walk()
+	defer c.Close()
+	return nodePtrs(n.ChildrenByFieldName(field, c))
+}
+
+func nodePtrs(ns []sitter.Node) []*sitter.Node {
+	out := make([]*sitter.Node, len(ns))
+	for i := range ns {
+		out[i] = &ns[i]
 	}
 	return out
 }

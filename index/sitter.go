@@ -33,10 +33,9 @@ func syntaxErrors(root *sitter.Node) []string {
 		if !nd.HasError() {
 			continue
 		}
-		for i := nd.ChildCount(); i > 0; i-- { // pushed last first: popped in source order
-			if c := nd.Child(i - 1); c != nil {
-				stack = append(stack, c)
-			}
+		cs := allChildren(nd)
+		for i := len(cs) - 1; i >= 0; i-- { // pushed last first: popped in source order
+			stack = append(stack, cs[i])
 		}
 	}
 	return errs
@@ -107,19 +106,39 @@ func (pf *parsedFile) root() *sitter.Node {
 // of the file (reported with pkg), and the file is not parsed either. It
 // returns nil when the file cannot be read (noted) or ctx was cancelled.
 func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
+	return parseBudgeted(ctx, j, rel, pkg, budgetUse{report: true, depth: true}, parse)
+}
+
+// budgetUse says how a frontend uses parseBudgeted.
+type budgetUse struct {
+	// report: note and report what keeps the file from being parsed (a
+	// frontend that parses a file twice reports on one pass only)
+	report bool
+	// depth: measure the tree's depth against the limit and index its
+	// parents; a frontend whose walks bound their own depth (Java,
+	// javalimits.go) keeps what lies above its limits instead
+	depth bool
+}
+
+// parseBudgeted is parseWithin as use says.
+func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
+	note, diag := j.note, j.diag
+	if !use.report {
+		note, diag = func(Diagnostic) {}, func(Diagnostic) {}
+	}
 	data, err := j.tree.rf.read(rel)
 	if err != nil {
-		j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+		note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
 		return nil
 	}
 	pf := &parsedFile{data: data, text: data}
-	if why := j.budget.skip(data); why != "" {
-		j.note(Diagnostic{Pos: shortRel(rel), Msg: why})
+	if why, limit := j.budget.skip(data); why != "" {
+		note(Diagnostic{Pos: shortRel(rel), Msg: why, Limit: limit})
 		return pf
 	}
-	fail := func(msg string) *parsedFile {
+	fail := func(msg, limit string) *parsedFile {
 		pf.problem = msg
-		j.diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg})
+		diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg, Limit: limit})
 		return pf
 	}
 	t, text, err := parse(data)
@@ -127,14 +146,18 @@ func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data [
 	case err != nil && ctx.Err() != nil:
 		return nil
 	case errors.Is(err, errParseDeadline):
-		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (--parse-timeout); only the file itself is indexed", j.budget.timeout))
+		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (Options.%s); only the file itself is indexed", j.budget.timeout, limitParseTimeout), limitParseTimeout)
 	case err != nil:
-		return fail("not parsed: " + err.Error())
+		return fail("not parsed: "+err.Error(), "")
+	}
+	if !use.depth {
+		pf.tree = t
+		return pf
 	}
 	up, err := indexTree(t.RootNode(), j.budget.maxDepth)
 	if err != nil {
 		t.Close()
-		return fail(fmt.Sprintf("not extracted: %v (limit --max-depth); only the file itself is indexed", err))
+		return fail(fmt.Sprintf("not extracted: %v (limit Options.%s); only the file itself is indexed", err, limitDepth), limitDepth)
 	}
 	pf.tree, pf.text, pf.up = t, text, up
 	return pf
@@ -223,11 +246,58 @@ func parentMap(root *sitter.Node) map[uintptr]sitter.Node {
 	}
 }
 
+// siblingIndex answers a node's previous sibling, named or any, in place
+// of tree-sitter's PrevNamedSibling and PrevSibling, which climb from the
+// parent's first child on every call: asked for each member of a class of
+// 100,000, they are quadratic. A parent's children are indexed in one
+// cursor pass (index), by the extractor's loop over them or on the first
+// question about one of them.
+type siblingIndex struct {
+	done            map[uintptr]bool         // the parents indexed
+	prev, prevNamed map[uintptr]*sitter.Node // by Node.Id, for each indexed child (nil: none)
+}
+
+// index records the previous siblings of parent's children, once.
+func (s *siblingIndex) index(parent *sitter.Node) {
+	if s.done == nil {
+		s.done, s.prev, s.prevNamed = map[uintptr]bool{}, map[uintptr]*sitter.Node{}, map[uintptr]*sitter.Node{}
+	}
+	if s.done[parent.Id()] {
+		return
+	}
+	s.done[parent.Id()] = true
+	var last, lastNamed *sitter.Node
+	for _, c := range allChildren(parent) {
+		s.prev[c.Id()], s.prevNamed[c.Id()] = last, lastNamed
+		last = c
+		if c.IsNamed() {
+			lastNamed = c
+		}
+	}
+}
+
+// prevNamedOf is n's previous named sibling (nil when none); n's parent
+// must have been indexed, or it falls back to tree-sitter's lookup.
+func (s *siblingIndex) prevNamedOf(n *sitter.Node) *sitter.Node {
+	if p, ok := s.prevNamed[n.Id()]; ok {
+		return p
+	}
+	return n.PrevNamedSibling()
+}
+
+// prevOf is n's previous sibling, named or not, as prevNamedOf.
+func (s *siblingIndex) prevOf(n *sitter.Node) *sitter.Node {
+	if p, ok := s.prev[n.Id()]; ok {
+		return p
+	}
+	return n.PrevSibling()
+}
+
 // docComment returns the first text line of the /** … */ comment (a node
 // of kind commentKind) right before st, tags (@param …) skipped; "" when
-// there is none. The Java and TypeScript/JavaScript frontends share it.
-func docComment(st *sitter.Node, src []byte, commentKind string) string {
-	prev := st.PrevNamedSibling()
+// there is none. prev is st's previous named sibling (siblingIndex). The
+// Java and TypeScript/JavaScript frontends share it.
+func docComment(st, prev *sitter.Node, src []byte, commentKind string) string {
 	if prev == nil || prev.Kind() != commentKind || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
 		return ""
 	}

@@ -43,7 +43,10 @@ func (x *tsExtractor) jsdocFor(n *sitter.Node) *tsJSDoc {
 		return nil
 	}
 	for cur := n; cur != nil; cur = x.parentOf(cur) {
-		if prev := cur.PrevSibling(); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
+		if p := x.parentOf(cur); p != nil {
+			x.sib.index(p)
+		}
+		if prev := x.sib.prevOf(cur); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
 			if s := x.text(prev); strings.HasPrefix(s, "/**") {
 				return x.parseJSDoc(s, prev)
 			}

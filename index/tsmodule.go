@@ -57,10 +57,8 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 	x.useSpec(spec, st)
 	var decs []*sitter.Node
 	isDefault, isAssign := false, false
-	for i := uint(0); i < st.ChildCount(); i++ {
-		c := st.Child(i)
+	for _, c := range allChildren(st) {
 		switch {
-		case c == nil:
 		case c.Kind() == "default":
 			isDefault = true
 		case c.Kind() == "=":

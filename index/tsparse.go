@@ -73,6 +73,7 @@ type tsExtractor struct {
 	ambient    bool
 	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
 	up         *nodeParents  // each node's parent (Node.Parent walks from the root)
+	sib        siblingIndex  // previous siblings (doc comments, JSDoc)
 }
 
 // tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
@@ -163,7 +164,10 @@ func (x *tsExtractor) text(n *sitter.Node) string {
 
 // doc returns the first line of the JSDoc comment right before st.
 func (x *tsExtractor) doc(st *sitter.Node) string {
-	return docComment(st, x.src, "comment")
+	if p := x.parentOf(st); p != nil {
+		x.sib.index(p)
+	}
+	return docComment(st, x.sib.prevNamedOf(st), x.src, "comment")
 }
 
 // signature is a declaration's header without its body, whitespace

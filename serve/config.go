@@ -59,8 +59,18 @@ type Config struct {
 	Repositories []Repository  `yaml:"repositories"`
 	Model        ModelConfig   `yaml:"model"`
 	SecretFiles  SecretFiles   `yaml:"secret_files"` // secretfiles.go
+	Index        IndexBudgets  `yaml:"index"`
 
 	path string // the file it was loaded from, for messages
+}
+
+// IndexBudgets are the per-file budgets of indexing a repository
+// (index.Options MaxFileBytes, MaxDepth, ParseTimeout): absent or 0 takes
+// the indexer's default, a negative value turns the limit off.
+type IndexBudgets struct {
+	MaxFileSize  int64         `yaml:"max_file_size"` // bytes: a larger file, or a minified one, is not parsed
+	MaxDepth     int           `yaml:"max_depth"`     // syntax levels: a file nested deeper is not extracted
+	ParseTimeout time.Duration `yaml:"parse_timeout"` // one file's parse stops after this long
 }
 
 // GitHubConfig connects to GitHub or GitHub Enterprise, with a token or as a

@@ -45,10 +45,11 @@ fetches from version control and, unless --go-proxy allows a module proxy, never
 module: imports resolve from the module cache. A module, package or file that cannot be loaded
 (a go.mod the installed go refuses, a missing module, a package the type checker cannot
 survive) is listed under "Errors" and indexed from syntax as far as it can be; everything else
-is indexed and the exit status is 0. Each Python and TypeScript/JavaScript file is held to budgets: a file over
+is indexed and the exit status is 0. Each Python, TypeScript/JavaScript and Java file is held to budgets: a file over
 --max-file-size or one that looks minified is not parsed (listed under "Not indexed"), and a
 parse past --parse-timeout or a syntax tree nested deeper than --max-depth leaves the file
-unextracted with an error naming the limit; 0 takes a default, a negative value turns a limit off.`,
+unextracted with an error naming the limit (Java files are held to the Java frontend's own
+nesting limits instead of --max-depth); 0 takes a default, a negative value turns a limit off.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := g.repoRoot()
@@ -77,7 +78,7 @@ unextracted with an error naming the limit; 0 takes a default, a negative value 
 	cmd.Flags().IntVar(&maxErrors, "max-errors", 20, "how many type-check errors and files not indexed to list (all are counted)")
 	cmd.Flags().StringVar(&goProxy, "go-proxy", "", "GOPROXY the go command may download modules from while listing packages, such as https://proxy.golang.org (env RELAY_GO_PROXY); default off: the module cache only")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", index.DefaultListTimeout, "stop go list and fail when one runs longer than this (a blocking file it reads, a stuck download)")
-	cmd.Flags().Int64Var(&b.maxFileBytes, "max-file-size", index.DefaultMaxFileBytes, "bytes: a larger Python or TypeScript/JavaScript file, or a minified one, is not parsed, only listed (negative: parse every file)")
+	cmd.Flags().Int64Var(&b.maxFileBytes, "max-file-size", index.DefaultMaxFileBytes, "bytes: a larger Python, TypeScript/JavaScript or Java file, or a minified one, is not parsed, only listed (negative: parse every file)")
 	cmd.Flags().IntVar(&b.maxDepth, "max-depth", index.DefaultMaxDepth, "syntax levels: a file nested deeper is not extracted, with an error (negative: no limit)")
 	cmd.Flags().DurationVar(&b.parseTimeout, "parse-timeout", index.DefaultParseTimeout, "stop one file's parse after this long, with an error (negative: no limit)")
 	return cmd
@@ -380,7 +381,7 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 // is not known (a module go list refused has no package, a package not
 // type-checked no position).
 func errorLine(d index.Diagnostic) string {
-	s := d.Msg
+	s := withFlag(d)
 	if d.Pos != "" {
 		s = d.Pos + ": " + s
 	}
@@ -405,8 +406,21 @@ func printNotes(w io.Writer, notes []index.Diagnostic, max int) {
 			fmt.Fprintf(w, "  %s\n", d.Msg) // a whole language this build cannot parse
 			continue
 		}
-		fmt.Fprintf(w, "  %s: %s\n", d.Pos, d.Msg)
+		fmt.Fprintf(w, "  %s: %s\n", d.Pos, withFlag(d))
 	}
+}
+
+// budgetFlags are the flags of index.Options' per-file budgets, by the
+// field name index.Diagnostic.Limit gives.
+var budgetFlags = map[string]string{"MaxFileBytes": "--max-file-size", "MaxDepth": "--max-depth", "ParseTimeout": "--parse-timeout"}
+
+// withFlag is d's message naming the flag that sets the budget it met,
+// where the index names the Options field.
+func withFlag(d index.Diagnostic) string {
+	if f, ok := budgetFlags[d.Limit]; ok {
+		return strings.ReplaceAll(d.Msg, "Options."+d.Limit, f)
+	}
+	return d.Msg
 }
 
 // kindCounts renders "function 12, type 3" in the order of kinds, skipping zeros.

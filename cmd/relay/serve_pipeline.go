@@ -117,11 +117,12 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 // nothing.
 type serveIndexer struct {
 	g       *globals
-	goProxy string // relay.yaml go_proxy: index.Options.GoProxy
+	goProxy string             // relay.yaml go_proxy: index.Options.GoProxy
+	budgets serve.IndexBudgets // relay.yaml's index: block
 }
 
 func newServeIndexer(g *globals, cfg *serve.Config) *serveIndexer {
-	return &serveIndexer{g: g, goProxy: cfg.GoProxy}
+	return &serveIndexer{g: g, goProxy: cfg.GoProxy, budgets: cfg.Index}
 }
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
@@ -136,7 +137,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 		return serve.IndexStats{}, err
 	}
 	defer st.Close()
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, GoProxy: x.goProxy})
+	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, GoProxy: x.goProxy, MaxFileBytes: x.budgets.MaxFileSize, MaxDepth: x.budgets.MaxDepth, ParseTimeout: x.budgets.ParseTimeout})
 	var graph graphdb.Reader = st
 	switch {
 	case errors.Is(err, index.ErrNotGo):

@@ -57,6 +57,9 @@ func Kinds() []Kind {
 			return "class Deep {\n  int x = " + nested("(", "1", ")", 1_000_000) + ";\n}\n"
 		}),
 		kind("java-overloads-5000", "java", "Over.java", func() string { return javaOverloads(5_000) }),
+		kind("java-wide-100000", "java", "Wide.java", func() string {
+			return "class Wide {\n" + repeatf(100_000, "  int m%[1]d() { return m%[1]d(); }\n") + "}\n"
+		}),
 		kind("go-generics-24", "go", "gen/gen.go", func() string { return goGenerics(24) }),
 	}
 }
