@@ -221,19 +221,7 @@ func TestEgressMCP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "internal/sms/pem.go"), []byte("package sms\n\nconst keyHeader = \"-----BEGIN RSA PRIVATE KEY-----\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	go func() {
-		run(ctx, []string{"--repo", root, "mcp"}, inR, outW, io.Discard, func(string) string { return "" })
-		outW.Close()
-	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	ctx, cs := startMCPSession(t, root)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -267,4 +255,25 @@ func TestEgressLogLines(t *testing.T) {
 		t.Errorf("no redacted debug line on stderr:\n%s", errOut)
 	}
 	noLeaks(t, "grep for a token", out+errOut)
+}
+
+// startMCPSession runs `relay mcp` on root in-process and connects the
+// official Go MCP client to it; both end with the test (a one-minute hang
+// guard bounds every call).
+func startMCPSession(t *testing.T, root string) (context.Context, *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		run(ctx, []string{"--repo", root, "mcp"}, inR, outW, io.Discard, func(string) string { return "" })
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return ctx, cs
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,19 +94,7 @@ func TestEgressSecretFileValuesMCP(t *testing.T) {
 	t.Parallel()
 	needRgFd(t)
 	root := valuesRepo(t)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	go func() {
-		run(ctx, []string{"--repo", root, "mcp"}, inR, outW, io.Discard, func(string) string { return "" })
-		outW.Close()
-	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	ctx, cs := startMCPSession(t, root)
 	for _, c := range []struct {
 		tool string
 		args map[string]any
