@@ -99,12 +99,17 @@ func secretName(k string) bool {
 // white space or a quote (url.Error quotes its URL).
 var urlRE = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>`]+")
 
-// Text masks the secrets of every URL in s.
+// Text masks the secrets of every URL in s. Punctuation that ends a URL in
+// prose ("…?sslmode=disable: failed", "see https://h/x.") is left out of the
+// URL, so it is kept as written rather than query-escaped (%3A) or dropped.
 func Text(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return urlRE.ReplaceAllStringFunc(s, URL)
+	return urlRE.ReplaceAllStringFunc(s, func(m string) string {
+		core := strings.TrimRight(m, ".,:;!?)]}")
+		return URL(core) + m[len(core):]
+	})
 }
 
 // Error returns err with its message passed through [Text]. The original

@@ -51,7 +51,11 @@ func TestText(t *testing.T) {
 	}{
 		{"url.Error", `Post "https://bob:hunter2@api.example.com/v1/chat/completions": dial tcp: lookup api.example.com: no such host`,
 			`Post "https://bob:***@api.example.com/v1/chat/completions": dial tcp: lookup api.example.com: no such host`},
-		{"two urls", "from http://a:1@x/ to https://tok@y/?key=2.", "from http://a:***@x/ to https://***@y/?key=***"},
+		{"two urls", "from http://a:1@x/ to https://tok@y/?key=2.", "from http://a:***@x/ to https://***@y/?key=***."},
+		{"url then colon", "queue postgres://relay:pw@127.0.0.1:55439/relay?sslmode=disable: failed to connect",
+			"queue postgres://relay:***@127.0.0.1:55439/relay?sslmode=disable: failed to connect"},
+		{"masked url then colon", "queue postgres://relay:***@h/relay?sslmode=disable: failed",
+			"queue postgres://relay:***@h/relay?sslmode=disable: failed"},
 		{"hint", "cannot reach the model endpoint https://u:pw@h/v1: check", "cannot reach the model endpoint https://u:***@h/v1: check"},
 		{"plain", "no URL here: 3 of 4", "no URL here: 3 of 4"},
 	}
