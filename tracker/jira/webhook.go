@@ -90,12 +90,14 @@ func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	if p.Issue == nil || p.Issue.Key == "" {
 		return tracker.Trigger{}, fmt.Errorf("%w: %s payload has no issue key", tracker.ErrMalformed, p.WebhookEvent)
 	}
-	ref, err := tracker.ParseRef("jira:" + p.Issue.Key)
+	// Jira ignores the case of issue and project keys (shop-7 is SHOP-7);
+	// the job key is spelt the way Jira shows it, upper-case.
+	ref, err := tracker.ParseRef("jira:" + strings.ToUpper(p.Issue.Key))
 	if err != nil {
 		return tracker.Trigger{}, fmt.Errorf("%w: %v", tracker.ErrMalformed, err)
 	}
 	if pr := p.Issue.Fields.Project; pr != nil && pr.Key != "" {
-		ref.Repo = pr.Key
+		ref.Repo = strings.ToUpper(pr.Key)
 	}
 	t := tracker.Trigger{Ref: ref, DeliveryID: delivery, Event: p.WebhookEvent, Actor: p.User.label()}
 	switch p.WebhookEvent {

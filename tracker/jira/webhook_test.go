@@ -88,6 +88,10 @@ func TestWebhookTriggers(t *testing.T) {
 				map[string]any{"type": "paragraph", "content": []any{map[string]any{"type": "text", "text": "/relay scope"}}},
 			}}
 		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "5b10a2844c20165700ede21g"}},
+		{"lower-case issue and project keys (Jira ignores their case)", "cloud-comment_created.json", nil, func(p map[string]any) {
+			m(p, "issue")["key"] = "shop-42"
+			m(m(m(p, "issue"), "fields"), "project")["key"] = "shop"
+		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "5b10a2844c20165700ede21g"}},
 		{"project key from the issue key when fields lack it", "cloud-comment_created.json", nil, func(p map[string]any) {
 			delete(m(m(p, "issue"), "fields"), "project")
 		}, tracker.Trigger{Ref: shop42, Event: "comment_created", Reason: tracker.ReasonCommand, Actor: "Grace Hopper", ActorID: "5b10a2844c20165700ede21g"}},
