@@ -446,8 +446,7 @@ func (c *Config) validateRanges(v *validator) {
 	}
 	if c.MaxBodyBytes < 1 || c.MaxBodyBytes > maxBodyCap {
 		v.bad("max_body_bytes: %d is out of range; give 1 to %d (GitHub sends at most 25 MB: 26214400)", c.MaxBodyBytes, maxBodyCap)
-	}
-	if c.IntakeBytes < c.MaxBodyBytes {
+	} else if c.IntakeBytes < c.MaxBodyBytes {
 		v.bad("intake_bytes (%d) is below max_body_bytes (%d): the largest delivery could never be read; make it at least max_body_bytes", c.IntakeBytes, c.MaxBodyBytes)
 	}
 	lim := []struct {

@@ -114,3 +114,21 @@ func TestServeConfigEffective(t *testing.T) {
 		t.Errorf("default associations (-want +got):\n%s", diff)
 	}
 }
+
+// A negative max_body_bytes also made its derived intake_bytes negative,
+// and --check-config printed a second, confusing problem about
+// intake_bytes the operator never set.
+func TestServeConfigBadBodyCapOneProblem(t *testing.T) {
+	yaml := "state_dir: /tmp/relay\nmax_body_bytes: -5\ngithub:\n  webhook_secret_env: S\n  token_env: T\n  bot_login: bot\nrepositories:\n  - github: acme/a\n    remote: /tmp/a\n"
+	c, err := LoadConfig("relay.yaml", strings.NewReader(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Validate(func(k string) string { return map[string]string{"S": "s", "T": "t"}[k] })
+	if err == nil || !strings.Contains(err.Error(), "max_body_bytes: -5 is out of range") {
+		t.Fatalf("error %v; want max_body_bytes out of range", err)
+	}
+	if strings.Contains(err.Error(), "intake_bytes") {
+		t.Errorf("error also blames intake_bytes, which the file does not set:\n%v", err)
+	}
+}
