@@ -59,6 +59,10 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 	}
 	fmt.Fprintf(g.stdout, "# effective configuration of %s (secrets are environment variable names; values are never printed)\n", f.config)
 	fmt.Fprint(g.stdout, cfg.Effective())
+	if f.queue != "" {
+		// The flag overrides the file's queue, which Effective prints.
+		fmt.Fprintf(g.stdout, "# queue (--queue): %s\n", serve.Redact(f.queue))
+	}
 	fmt.Fprintln(g.stdout, "# remotes:")
 	for i, r := range cfg.Repositories {
 		state := "unreachable"

@@ -11,6 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/relayhq/relay/serve"
+	"github.com/relayhq/relay/tracker"
 )
 
 // modelAPI is an httptest fake of an OpenAI-compatible endpoint: GET
@@ -135,5 +138,31 @@ model:
 				}
 			}
 		})
+	}
+}
+
+// With --queue, the effective configuration printed queue: "" (the file's
+// value), as if the embedded queue would be used; it names the queue the
+// flag gives, password masked.
+func TestServeCheckConfigQueueFlag(t *testing.T) {
+	remote := serveGitRepo(t)
+	old := newServeTrackers
+	newServeTrackers = func(cfg *serve.Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error) {
+		return map[string]tracker.Tracker{tracker.GitHub: &cmdTracker{}}, nil, nil
+	}
+	t.Cleanup(func() { newServeTrackers = old })
+	p := writeServeConfig(t, remote, "")
+	var out, errb bytes.Buffer
+	args := []string{"serve", "--config", p, "--check-config", "--queue", "postgres://relay:pg-s3cret@127.0.0.1:1/relay?sslmode=disable"}
+	code := run(t.Context(), args, strings.NewReader(""), &out, &errb, func(k string) string { return serveEnv[k] })
+	all := out.String() + errb.String()
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (nothing listens on port 1):\n%s", code, all)
+	}
+	if want := "queue (--queue): postgres://relay:***@127.0.0.1:1/relay?sslmode=disable"; !strings.Contains(out.String(), want) {
+		t.Errorf("effective configuration lacks %q:\n%s", want, out.String())
+	}
+	if strings.Contains(all, "pg-s3cret") {
+		t.Errorf("output shows the queue password:\n%s", all)
 	}
 }
