@@ -3,14 +3,11 @@
 package embedded
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 )
@@ -94,30 +91,9 @@ func TestFullDiskReaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "RELAY_TEST_CHILD=full-disk", "RELAY_TEST_DIR="+t.TempDir())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
-			t.Skipf("no mount namespace (mounting a small tmpfs needs root): %v", err)
-		}
-		t.Fatalf("child: %v\n%s%s", err, out.String(), errb.String())
-	}
-	var want, got string
-	for _, line := range strings.Split(out.String(), "\n") {
-		k, v, _ := strings.Cut(line, " ")
-		switch k {
-		case "skip":
-			t.Skipf("%s (mounting a small tmpfs needs root)", v)
-		case "want":
-			want = v
-		case "view":
-			got = v
-		}
-	}
+	out, stderr := runMountChild(t, "full-disk", t.TempDir(), "mounting a small tmpfs needs root")
+	want, got := out["want"], out["view"]
 	if want == "" || got != want {
-		t.Errorf("a reader on the full disk saw %q, the writer stored %q\n%s", got, want, errb.String())
+		t.Errorf("a reader on the full disk saw %q, the writer stored %q\n%s", got, want, stderr)
 	}
 }

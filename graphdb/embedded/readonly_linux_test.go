@@ -70,29 +70,8 @@ func TestReadOnlyMount(t *testing.T) {
 	}
 	run := func(t *testing.T, dir string) (view, writer string) {
 		t.Helper()
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "RELAY_TEST_CHILD=read-only-mount", "RELAY_TEST_DIR="+dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
-				t.Skipf("no mount namespace: %v", err)
-			}
-			t.Fatalf("child: %v\n%s%s", err, out.String(), errb.String())
-		}
-		for _, line := range strings.Split(out.String(), "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			switch k {
-			case "skip":
-				t.Skip(v)
-			case "view":
-				view = v
-			case "writer":
-				writer = v
-			}
-		}
-		return view, writer
+		out, _ := runMountChild(t, "read-only-mount", dir, "no mount namespace")
+		return out["view"], out["writer"]
 	}
 	check := func(t *testing.T, dir, want string) {
 		t.Helper()
@@ -127,4 +106,33 @@ func TestReadOnlyMount(t *testing.T) {
 		}
 		check(t, dir, want)
 	})
+}
+
+// runMountChild runs the child role on dir in a process of the test binary
+// with a mount namespace of its own, and returns the child's output lines
+// by their first word ("view <digest>" → out["view"]) and its stderr. The
+// test is skipped, saying why (and hint), where the kernel refuses the
+// namespace or the child reports "skip".
+func runMountChild(t *testing.T, role, dir, hint string) (out map[string]string, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "RELAY_TEST_CHILD="+role, "RELAY_TEST_DIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	var stdout, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &errb
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
+			t.Skipf("%s: %v", hint, err)
+		}
+		t.Fatalf("child: %v\n%s%s", err, stdout.String(), errb.String())
+	}
+	out = map[string]string{}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		if k == "skip" {
+			t.Skipf("%s (%s)", v, hint)
+		}
+		out[k] = v
+	}
+	return out, errb.String()
 }
