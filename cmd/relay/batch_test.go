@@ -216,7 +216,7 @@ func TestBatchNoLeaks(t *testing.T) {
 	}
 }
 
-// settle waits (up to 5s) until goroutines and fds drop to the given
+// settle waits (up to a minute, a hang guard) until goroutines and fds drop to the given
 // baselines (-1: just let things settle briefly) and returns the counts,
 // the descriptors' targets and the live heap. Counts and targets are taken
 // before any GC, so a file left open for a finalizer to close still counts

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
@@ -214,13 +213,7 @@ func TestServeSecretFileValues(t *testing.T) {
   retriever_model: retriever-model
   gap_model: gap-model
 `, srvModel.URL()), func(k string) string { return env[k] })
-	h, body := openedDelivery("values-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
-	srv.post(t, "/webhooks/github", h, body)
-	var report string
-	waitUntil(t, 2*time.Minute, "the report", srv, func() bool {
-		report, _ = api.lastVersion("acme/sample#7")
-		return strings.Contains(report, "Scoped by relay")
-	})
+	report := srv.scopeOpened(t, api, "values-1", "the report")
 	srv.stop(t)
 	sawTable := false
 	for i, r := range srvModel.Requests() {

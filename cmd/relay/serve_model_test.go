@@ -82,6 +82,21 @@ func startServeGitHub(t *testing.T, remote string, api *ghAPI, extra string, get
 	return startServe(t, cfg, getenv)
 }
 
+// scopeOpened posts a signed "opened" delivery (id delivery) for
+// acme/sample#7 and waits (a two-minute hang guard) until the issue's
+// comment is a report, which it returns.
+func (s *serveRun) scopeOpened(t *testing.T, api *ghAPI, delivery, what string) string {
+	t.Helper()
+	h, body := openedDelivery(delivery, "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
+	s.post(t, "/webhooks/github", h, body)
+	var report string
+	waitUntil(t, 2*time.Minute, what, s, func() bool {
+		report, _ = api.lastVersion("acme/sample#7")
+		return strings.Contains(report, "Scoped by relay")
+	})
+	return report
+}
+
 // lastVersion is the current body of the issue's single comment, or "".
 func (f *ghAPI) lastVersion(key string) (string, int) {
 	ids, versions := f.commentsOf(key)
@@ -130,13 +145,7 @@ func TestServeModel(t *testing.T) {
     gap-model: "3/6"
   retries: 3
 `, srvModel.URL()), getenv)
-	h, body := openedDelivery("m-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
-	srv.post(t, "/webhooks/github", h, body)
-	var report string
-	waitUntil(t, 2*time.Minute, "the model's report", srv, func() bool {
-		report, _ = api.lastVersion("acme/sample#7")
-		return strings.Contains(report, "Scoped by relay")
-	})
+	report := srv.scopeOpened(t, api, "m-1", "the model's report")
 	for _, want := range []string{"# Scoping:", "| notify.Send | notify/sms.go:4 | retries |", "**Size:** S — one function"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q (the gap detector's report):\n%s", want, report)
@@ -187,13 +196,7 @@ func TestServeScopePostOffline(t *testing.T) {
 	api := newGHAPI(t, serveEnv["RELAY_TEST_GH_TOKEN"])
 	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again.")
 	srv := startServeGitHub(t, remote, api, "", serveGetenv)
-	h, body := openedDelivery("o-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
-	srv.post(t, "/webhooks/github", h, body)
-	var report string
-	waitUntil(t, 2*time.Minute, "the offline report", srv, func() bool {
-		report, _ = api.lastVersion("acme/sample#7")
-		return strings.Contains(report, "Scoped by relay")
-	})
+	report := srv.scopeOpened(t, api, "o-1", "the offline report")
 	srv.stop(t)
 	// A clone, so the CLI's index does not land in the remote's tree.
 	clone := filepath.Join(t.TempDir(), "clone")

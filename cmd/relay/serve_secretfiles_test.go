@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestServeSecretFilesConfig: the secret_files block of relay.yaml reaches
@@ -27,13 +26,7 @@ func TestServeSecretFilesConfig(t *testing.T) {
 	api := newGHAPI(t, serveEnv["RELAY_TEST_GH_TOKEN"])
 	api.addIssue("acme/sample#7", "Customers receive the same SMS twice", "When the SMS provider is slow, notify sends the message again: duplicate resend.")
 	srv := startServeGitHub(t, remote, api, "secret_files:\n  extra: ['config/sms-*.yml']\n", serveGetenv)
-	h, body := openedDelivery("secret-files-1", "acme/sample", 7, []byte(serveEnv["RELAY_TEST_GH_SECRET"]))
-	srv.post(t, "/webhooks/github", h, body)
-	var report string
-	waitUntil(t, 2*time.Minute, "the report", srv, func() bool {
-		report, _ = api.lastVersion("acme/sample#7")
-		return strings.Contains(report, "Scoped by relay")
-	})
+	report := srv.scopeOpened(t, api, "secret-files-1", "the report")
 	srv.stop(t)
 	for _, leak := range []string{"sms-provider.yml", "outbox-canary-7f3a"} {
 		if strings.Contains(report, leak) {
