@@ -34,13 +34,12 @@ func (g *globals) addSecretValues(root string) error {
 // of every repository the process served, and over-redacts across them,
 // which is the safe direction.
 func addSecretValues(log *slog.Logger, root string, p *egress.FilePolicy) error {
-	vals, err := egress.SecretValues(root, p)
+	n, err := egress.Default().AddSecretValues(root, p)
 	if err != nil {
 		return fmt.Errorf("%w; relay reads them to keep their values out of what it shows, so make the checkout readable", err)
 	}
-	egress.Default().AddValues(vals)
 	if log != nil {
-		log.Debug("secret-file values added to the egress filter", slog.String("repo", root), slog.Int("values", len(vals)))
+		log.Debug("secret-file values added to the egress filter", slog.String("repo", root), slog.Int("values", n))
 	}
 	return nil
 }

@@ -81,11 +81,14 @@ func (f *Filter) AddValues(vals []string) {
 	f.values.Store(CompileValues(all))
 }
 
-// AddSecretValues adds the values of the secret-bearing files (by the
-// filter's policy) of the checkout at root, and returns how many values
-// the files hold.
-func (f *Filter) AddSecretValues(root string) (int, error) {
-	vals, err := SecretValues(root, f.files)
+// AddSecretValues adds the values of the secret-bearing files of the
+// checkout at root, by p (nil: the filter's own policy), and returns how
+// many values the files hold.
+func (f *Filter) AddSecretValues(root string, p *FilePolicy) (int, error) {
+	if p == nil {
+		p = f.files
+	}
+	vals, err := SecretValues(root, p)
 	if err != nil {
 		return 0, err
 	}

@@ -49,11 +49,11 @@ func TestFilterValues(t *testing.T) {
 	if res := f.Redact(table); !strings.Contains(res.Text, copiedKey) {
 		t.Fatalf("gitleaks alone redacts the copy, so the test shows nothing: %q", res.Text)
 	}
-	n, err := f.AddSecretValues(root)
+	n, err := f.AddSecretValues(root, nil)
 	if err != nil || n == 0 {
 		t.Fatalf("AddSecretValues = %d, %v", n, err)
 	}
-	f.AddSecretValues(root) // adding again adds nothing
+	f.AddSecretValues(root, nil) // adding again adds nothing
 	tests := []struct {
 		name, text, secret string
 	}{
