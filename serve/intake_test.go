@@ -189,7 +189,9 @@ func TestServeIntakeBudget(t *testing.T) {
 func TestServeReadyzDraining(t *testing.T) {
 	needGit(t)
 	cfg := testConfig(t, newTestRepos(t))
-	cfg.ShutdownDelay = 3 * time.Second
+	// The window in which /readyz must be seen answering 503: long
+	// enough that a busy machine's pauses between polls cannot miss it.
+	cfg.ShutdownDelay = 10 * time.Second
 	svc := startService(t, cfg, serviceDeps{
 		trackers: map[string]tracker.Tracker{tracker.GitHub: newFakeTracker(tracker.GitHub)},
 		scoper:   &fakeScoper{running: map[string]int{}},
