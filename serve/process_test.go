@@ -331,14 +331,16 @@ func deliver(t testing.TB, base func() string, payloads []testPayload, sent func
 // short enough that a killed worker's jobs come back within the test, and
 // a job timeout long enough that a job on a loaded machine (two cores,
 // the race detector, other tests) is not timed out and run again, which
-// would be one more report edit than the kill explains.
+// would be one more report edit than the kill explains. The heartbeat is
+// as patient for the same reason: a live process reclaimed after missing
+// three beats (9 s) while the machine is loaded would run its job twice.
 func processConfig(t *testing.T, repos testRepos) *Config {
 	cfg := testConfig(t, repos)
 	cfg.JobTimeout = 10 * time.Second
 	cfg.RescueAfter = 11 * time.Second
 	cfg.RetryBackoff = 100 * time.Millisecond
 	cfg.MaxAttempts = 10
-	cfg.Heartbeat = time.Second
+	cfg.Heartbeat = 3 * time.Second
 	return cfg
 }
 
