@@ -167,7 +167,7 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 		}
 		// The files get the report made safe to publish (relay scope's, the
 		// bot's): scripts post them.
-		if err := publishScoping(g.log, g.secrets, root, "", s); err != nil {
+		if err := g.ws(root).PublishScoping(g.log, "", s); err != nil {
 			return scopeOutcome{}, err
 		}
 		js, err := scopingJSON(s)

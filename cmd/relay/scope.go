@@ -128,7 +128,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	// What relay shows, writes and posts is the report made safe to
 	// publish, every text of the JSON included.
-	if err := publishScoping(g.log, g.secrets, root, ownRepo(tracked.Ref), s); err != nil {
+	if err := g.ws(root).PublishScoping(g.log, ownRepo(tracked.Ref), s); err != nil {
 		return err
 	}
 	body := s.Markdown + "\n"

@@ -3,20 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"sort"
 	"time"
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/graphdb/embedded"
-	"github.com/relayhq/relay/index"
-	"github.com/relayhq/relay/internal/egress"
-	"github.com/relayhq/relay/internal/publish"
-	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/workspace"
 )
 
 // serveLLMFlags turns the configuration's model section into the flags the
@@ -52,25 +46,6 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// publishable is a report made safe to post (package publish: quotes of
-// secret-bearing files cut, their values and other secrets redacted, no raw
-// HTML, images, unsafe links or live mentions); what was cut and redacted
-// is logged. The bot and `relay scope` publish only through it, so the two
-// post the same body.
-//
-// repo is the GitHub repository (owner/name) the report is posted on, whose
-// cross-references stay live; "" neutralises them all (ownRepo).
-func publishable(log *slog.Logger, files *egress.FilePolicy, root, repo, md string) (string, error) {
-	res, err := publish.Report(md, publish.Options{Root: root, Files: files, Repo: repo})
-	if err != nil {
-		return "", fmt.Errorf("check the report before publishing it: %w", err)
-	}
-	if res.N() > 0 || res.CutAt != "" {
-		log.Warn("report filtered before publishing", "redacted", res.N(), "cut_before", res.CutAt)
-	}
-	return res.Markdown, nil
 }
 
 // ownRepo is the GitHub repository a report on ref is posted on, or ""
@@ -126,34 +101,14 @@ func newServeIndexer(g *globals, cfg *serve.Config) *serveIndexer {
 }
 
 func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
-	key, err := x.g.storeKey()
-	if err != nil {
-		return serve.IndexStats{}, err
-	}
 	// The bot's stores are its own, under its state directory (never a
 	// worktree's .relay), and are never trusted without the key's MAC.
-	st, err := embedded.Open(storeDir, embedded.Options{Logger: x.g.log, Rebuild: true, Key: key})
+	ws := workspace.New(workspace.Options{Root: root, Store: storeDir, KeyFile: x.g.keyFile(), SecretFiles: x.g.secrets, Log: x.g.log})
+	res, err := ws.Index(ctx, workspace.IndexOptions{GoProxy: x.goProxy, MaxFileBytes: x.budgets.MaxFileSize, MaxDepth: x.budgets.MaxDepth, ParseTimeout: x.budgets.ParseTimeout, SearchWithoutGraph: true})
 	if err != nil {
 		return serve.IndexStats{}, err
 	}
-	defer st.Close()
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, GoProxy: x.goProxy, MaxFileBytes: x.budgets.MaxFileSize, MaxDepth: x.budgets.MaxDepth, ParseTimeout: x.budgets.ParseTimeout})
-	var graph graphdb.Reader = st
-	switch {
-	case errors.Is(err, index.ErrNotGo):
-		// No code graph for this repository: search alone ranks files.
-		graph, sum = nil, index.Summary{Unchanged: true}
-	case err != nil:
-		return serve.IndexStats{}, err
-	case !sum.Unchanged:
-		if err := st.Warm(ctx); err != nil {
-			return serve.IndexStats{}, fmt.Errorf("prepare the traversal index: %w", err)
-		}
-	}
-	bs, err := retrieve.Build(ctx, root, graph, retrieve.BuildOptions{Dir: storeDir, Log: x.g.log, Key: key, SecretFiles: x.g.secrets})
-	if err != nil {
-		return serve.IndexStats{}, fmt.Errorf("build the search index: %w", err)
-	}
+	sum, bs := res.Graph, res.Search
 	return serve.IndexStats{Unchanged: sum.Unchanged && bs.Changed == 0 && bs.Removed == 0, Files: bs.Files, Changed: sum.Changed + bs.Changed}, nil
 }
 
@@ -168,16 +123,22 @@ type serveScoper struct {
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
 	// What the model is sent, the transcripts, the logs and the comment
 	// pass the process-wide filter; it learns this checkout's secret-file
-	// values before anything of the checkout is read.
-	if err := addSecretValues(in.Log, in.Root, s.g.secrets); err != nil {
+	// values before anything of the checkout is read, and the report is
+	// published with the same values, read once.
+	ws := workspace.New(workspace.Options{Root: in.Root, Store: in.StoreDir, KeyFile: s.g.keyFile(), SecretFiles: s.g.secrets, Log: in.Log})
+	defer ws.Close()
+	if _, err := ws.SecretValues(); err != nil {
 		return serve.Report{}, err
+	}
+	if !s.m.Configured() {
+		res, err := ws.OfflineReport(ctx, in.Issue.Text(), workspace.OfflineOptions{Repo: ownRepo(in.Issue.Ref)})
+		if err != nil {
+			return serve.Report{}, err
+		}
+		return serve.Report{Markdown: res.Markdown}, nil
 	}
 	var graph graphdb.Reader
-	key, err := s.g.storeKey()
-	if err != nil {
-		return serve.Report{}, err
-	}
-	st, err := embedded.Open(in.StoreDir, embedded.Options{ReadOnly: true, Logger: s.g.log, Key: key})
+	st, err := ws.OpenStore(ctx, false)
 	switch {
 	case err == nil:
 		defer st.Close()
@@ -185,25 +146,6 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	case errors.Is(err, graphdb.ErrNotFound):
 	default:
 		return serve.Report{}, err
-	}
-	if !s.m.Configured() {
-		srch, err := retrieve.Open(in.Root, graph, retrieve.OpenOptions{Dir: in.StoreDir, Log: s.g.log, Key: key, SecretFiles: s.g.secrets})
-		if err != nil {
-			return serve.Report{}, err
-		}
-		text, note := tracker.SplitCut(in.Issue.Text())
-		rep, err := srch.Report(ctx, text, retrieve.ReportOptions{Dir: in.StoreDir})
-		if err != nil {
-			return serve.Report{}, err
-		}
-		if note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
-		md, err := publishable(in.Log, s.g.secrets, in.Root, ownRepo(in.Issue.Ref), rep.Markdown())
-		if err != nil {
-			return serve.Report{}, err
-		}
-		return serve.Report{Markdown: md}, nil
 	}
 	f := *s.f
 	mg := modelGlobals(s.g, s.m)
@@ -226,7 +168,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		}
 		return serve.Report{}, err
 	}
-	md, err := publishable(in.Log, s.g.secrets, in.Root, ownRepo(in.Issue.Ref), sc.Markdown)
+	md, err := ws.Publish(in.Log, ownRepo(in.Issue.Ref), sc.Markdown)
 	if err != nil {
 		return serve.Report{}, err
 	}

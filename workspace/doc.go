@@ -1,0 +1,31 @@
+// Package workspace is a repository and relay's files for it: the
+// application layer that the CLI (cmd/relay), the bot (serve) and the MCP
+// server share, so that each runs the same code.
+//
+// It owns:
+//
+//   - the store and state directories and their rules: where the graph,
+//     the search index, transcripts and history live (Options.Store,
+//     Options.State, <repo>/.relay by default), which directories relay
+//     refuses to write (the repository itself, a source folder, anything
+//     behind a symbolic link inside the repository), and the store key
+//     that says whose an embedded store is (storekey.go, Options.TrustStore);
+//   - one Index: the code graph (index.Run), its traversal index (warm-up)
+//     and the search index (retrieve.Build), with recovery from a store
+//     damaged mid-run; relay index, the bot's jobs, the offline report and
+//     eval all index through it;
+//   - one Searcher: the search index opened, or built first when there is
+//     none yet (in memory where the state directory cannot be written);
+//   - one OfflineReport: the context report written without a model, made
+//     safe to post;
+//   - the values of the checkout's secret-bearing files, read once and
+//     handed both to the egress filter and to internal/publish
+//     (SecretValues, Publisher);
+//   - the graph tool of the MCP server that opens the index when it
+//     becomes usable (MCPRegistry).
+//
+// It prints nothing: notices a person should see (an index rebuilt, a
+// read-only state directory) go to Options.Notify, and errors come back to
+// the caller, which adds its own advice. Errors of configuration (a store
+// location that cannot be used) are a *ConfigError.
+package workspace
