@@ -121,7 +121,7 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
 		Permissions: servePermissions(cfg, trackers),
 		Scoper:      &serveScoper{g: g, f: lf, m: cfg.Model},
-		Indexer:     newServeIndexer(g, cfg),
+		Indexer:     serve.NewPipeline(cfg, g.keyFile(), g.secrets, g.log),
 	})
 	if err != nil {
 		return err

@@ -86,32 +86,6 @@ func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 	}
 }
 
-// serveIndexer brings a repository's store (graph and search index, kept
-// across jobs under the state directory) up to date with a job's worktree.
-// Indexing is by content hash, so a job at an unchanged tree re-indexes
-// nothing.
-type serveIndexer struct {
-	g       *globals
-	goProxy string             // relay.yaml go_proxy: index.Options.GoProxy
-	budgets serve.IndexBudgets // relay.yaml's index: block
-}
-
-func newServeIndexer(g *globals, cfg *serve.Config) *serveIndexer {
-	return &serveIndexer{g: g, goProxy: cfg.GoProxy, budgets: cfg.Index}
-}
-
-func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.IndexStats, error) {
-	// The bot's stores are its own, under its state directory (never a
-	// worktree's .relay), and are never trusted without the key's MAC.
-	ws := workspace.New(workspace.Options{Root: root, Store: storeDir, KeyFile: x.g.keyFile(), SecretFiles: x.g.secrets, Log: x.g.log})
-	res, err := ws.Index(ctx, workspace.IndexOptions{GoProxy: x.goProxy, MaxFileBytes: x.budgets.MaxFileSize, MaxDepth: x.budgets.MaxDepth, ParseTimeout: x.budgets.ParseTimeout, SearchWithoutGraph: true})
-	if err != nil {
-		return serve.IndexStats{}, err
-	}
-	sum, bs := res.Graph, res.Search
-	return serve.IndexStats{Unchanged: sum.Unchanged && bs.Changed == 0 && bs.Removed == 0, Files: bs.Files, Changed: sum.Changed + bs.Changed}, nil
-}
-
 // serveScoper runs the CLI's scope pipeline on a job's worktree: the agent
 // with the configured model, or the offline context report without one.
 type serveScoper struct {
