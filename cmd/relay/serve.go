@@ -119,7 +119,7 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 	}
 	svc, err := serve.New(ctx, serve.Options{
 		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
-		Permissions: servePermissions(cfg, trackers),
+		Permissions: serve.Permissions(cfg, trackers),
 		Scoper:      &serveScoper{g: g, f: lf, m: cfg.Model},
 		Indexer:     serve.NewPipeline(cfg, g.keyFile(), g.secrets, g.log),
 	})
@@ -144,5 +144,5 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 // configuration names. It is a variable so that tests can substitute
 // fakes; serve_trackers.go sets it.
 var newServeTrackers = func(cfg *serve.Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error) {
-	return buildTrackers(cfg, getenv)
+	return serve.BuildTrackers(cfg, getenv)
 }
