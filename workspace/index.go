@@ -10,6 +10,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
 )
@@ -203,4 +204,17 @@ func (w *Workspace) rebuildDamaged(ctx context.Context, dir string, cause error)
 	}
 	w.notify(fmt.Sprintf("index: the graph is damaged; moved %s aside to %s and indexing from scratch (%v).", filepath.Join(dir, "graph.db"), moved, cause))
 	return w.OpenStore(ctx, true)
+}
+
+// InMemoryGraph indexes the repository into a graph held in memory
+// (graphdb/memstore), writing nothing, for one question of the graph (the
+// functions a fix changes). A repository without source relay builds a
+// graph for has an empty one. Close the store when done.
+func (w *Workspace) InMemoryGraph(ctx context.Context) (graphdb.Store, error) {
+	st := memstore.New()
+	if _, err := w.runIndex(ctx, st, IndexOptions{}, nil); err != nil && !noSource(err) {
+		st.Close()
+		return nil, fmt.Errorf("index %s: %w", w.o.Root, err)
+	}
+	return st, nil
 }
