@@ -2,13 +2,17 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sashabaranov/go-openai"
 
+	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/jira"
@@ -112,4 +116,48 @@ func Permissions(cfg *Config, trackers map[string]tracker.Tracker) map[string]Pe
 			return jc.MayCommand(ctx, t.ActorID, t.Ref.Repo, access)
 		},
 	}
+}
+
+// CheckModel asks the model endpoint for its models list, or where it has
+// none (404) for a one-token completion, with the configured key (read by
+// secret from the variable api_key_env names).
+func CheckModel(ctx context.Context, m ModelConfig, secret func(string) string) error {
+	key := ""
+	if m.APIKeyEnv != "" {
+		key = secret(m.APIKeyEnv)
+	}
+	c := agent.NewOpenAIClient(m.BaseURL, key, &http.Client{Timeout: CheckTimeout})
+	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	defer cancel()
+	_, err := c.ListModels(ctx)
+	if err != nil && status(err) == http.StatusNotFound && m.Model != "" {
+		_, err = c.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+			Model: m.Model, MaxCompletionTokens: 1, Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "ping"}},
+		})
+	}
+	if err == nil {
+		return nil
+	}
+	endpoint := m.BaseURL
+	if endpoint == "" {
+		endpoint = "https://api.openai.com/v1"
+	}
+	hint := "check model.base_url and that the endpoint is up"
+	if s := status(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
+		hint = fmt.Sprintf("the key was refused: check the key in %s", m.APIKeyEnv)
+	}
+	return fmt.Errorf("model endpoint %s does not answer: %w; %s", redact.URL(endpoint), redact.Error(err), hint)
+}
+
+// status is the HTTP status of a go-openai error, or 0.
+func status(err error) int {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		return reqErr.HTTPStatusCode
+	}
+	return 0
 }

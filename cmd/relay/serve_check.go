@@ -4,20 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
 )
-
-// checkTimeout bounds each network check of --check-config.
-const checkTimeout = serve.CheckTimeout
 
 // checkServeConfig checks everything relay serve needs before it starts —
 // the file's keys and value ranges, the secrets, the state directory, the
@@ -32,7 +25,7 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 	if _, err := serveLLMFlags(g, cfg.Model); err != nil {
 		errs = append(errs, fmt.Errorf("model: %w", err))
 	} else if cfg.Model.Configured() {
-		errs = append(errs, checkModel(ctx, g, cfg.Model))
+		errs = append(errs, serve.CheckModel(ctx, cfg.Model, g.getenv))
 	}
 	var trackers map[string]tracker.Tracker
 	if errors.Join(errs...) == nil {
@@ -80,47 +73,4 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 	}
 	sort.Strings(lines)
 	return &exitError{code: 1, err: fmt.Errorf("the configuration has %d problem(s):\n  %s", len(lines), strings.Join(lines, "\n  "))}
-}
-
-// checkModel asks the model endpoint for its models list, or where it has
-// none (404) for a one-token completion, with the configured key.
-func checkModel(ctx context.Context, g *globals, m serve.ModelConfig) error {
-	key := ""
-	if m.APIKeyEnv != "" {
-		key = g.getenv(m.APIKeyEnv)
-	}
-	c := agent.NewOpenAIClient(m.BaseURL, key, &http.Client{Timeout: checkTimeout})
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	_, err := c.ListModels(ctx)
-	if err != nil && status(err) == http.StatusNotFound && m.Model != "" {
-		_, err = c.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-			Model: m.Model, MaxCompletionTokens: 1, Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "ping"}},
-		})
-	}
-	if err == nil {
-		return nil
-	}
-	endpoint := m.BaseURL
-	if endpoint == "" {
-		endpoint = "https://api.openai.com/v1"
-	}
-	hint := "check model.base_url and that the endpoint is up"
-	if s := status(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
-		hint = fmt.Sprintf("the key was refused: check the key in %s", m.APIKeyEnv)
-	}
-	return fmt.Errorf("model endpoint %s does not answer: %w; %s", redact.URL(endpoint), redact.Error(err), hint)
-}
-
-// status is the HTTP status of a go-openai error, or 0.
-func status(err error) int {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		return apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		return reqErr.HTTPStatusCode
-	}
-	return 0
 }
