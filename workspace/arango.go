@@ -12,7 +12,7 @@ import (
 // a malformed URL is a *ConfigError.
 func (w *Workspace) checkArangoURL() error {
 	if _, err := arango.ParseURL(w.o.Store); err != nil {
-		return configErr(fmt.Errorf("--store: %w", err))
+		return configErr(fmt.Errorf("%s: %w", w.o.Advice.store(), err))
 	}
 	return nil
 }
@@ -35,7 +35,11 @@ func (w *Workspace) openArango(ctx context.Context, write bool) (graphdb.Store, 
 		files, err := st.Files(ctx)
 		if err == nil && len(files) == 0 {
 			st.Close()
-			return nil, &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index --repo %s --store %s` first", st.Target(), root, st.Target())}
+			msg := fmt.Sprintf("no index at %s", st.Target())
+			if a := w.o.Advice; a.Index != "" {
+				msg += fmt.Sprintf("; run `%s --repo %s %s %s` first", a.Index, root, a.store(), st.Target())
+			}
+			return nil, &graphdb.NoIndexError{Msg: msg}
 		}
 	}
 	return st, nil

@@ -23,20 +23,20 @@ func (w *Workspace) StoreDir() (string, error) {
 	switch {
 	case s == "":
 		dir := embedded.DefaultDir(root)
-		return dir, checkNoLinks(root, dir)
+		return dir, w.checkNoLinks(dir)
 	case arango.IsURL(s):
 		return "", w.checkArangoURL()
 	case strings.Contains(s, "://"):
-		return "", configErr(fmt.Errorf("--store %q: unknown store scheme (want a directory for the embedded store, or arangodb://host:port/db)", s))
+		return "", configErr(fmt.Errorf("%s %q: unknown store scheme (want a directory for the embedded store, or arangodb://host:port/db)", w.o.Advice.store(), s))
 	}
 	dir, err := filepath.Abs(s)
 	if err != nil {
 		return "", err
 	}
-	if err := checkNoLinks(root, dir); err != nil {
+	if err := w.checkNoLinks(dir); err != nil {
 		return "", err
 	}
-	return dir, checkOwnDir("--store", s, root, dir)
+	return dir, checkOwnDir(w.o.Advice.store(), s, root, dir)
 }
 
 // relayNames are files and folders relay writes into its store and state
@@ -106,19 +106,19 @@ func (w *Workspace) StateDir() (string, error) {
 	switch {
 	case w.o.State != "":
 		if strings.Contains(w.o.State, "://") {
-			return "", configErr(fmt.Errorf("--state %q: want a local directory", w.o.State))
+			return "", configErr(fmt.Errorf("%s %q: want a local directory", w.o.Advice.state(), w.o.State))
 		}
 		state, err := filepath.Abs(w.o.State)
 		if err != nil {
 			return "", err
 		}
-		if err := checkNoLinks(root, state); err != nil {
+		if err := w.checkNoLinks(state); err != nil {
 			return "", err
 		}
-		return state, checkOwnDir("--state", w.o.State, root, state)
+		return state, checkOwnDir(w.o.Advice.state(), w.o.State, root, state)
 	case dir == "":
 		dir = embedded.DefaultDir(root)
-		return dir, checkNoLinks(root, dir)
+		return dir, w.checkNoLinks(dir)
 	}
 	return dir, nil
 }
@@ -179,7 +179,10 @@ func (w *Workspace) OpenStore(ctx context.Context, write bool) (graphdb.Store, e
 	}
 	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: w.o.Log, Rebuild: write, Key: key, TrustForeign: trust})
 	if errors.Is(err, embedded.ErrForeign) {
-		return nil, fmt.Errorf("%w (to use a store shared on purpose, set RELAY_TRUST_STORE=1 or pass --trust-store)", err)
+		if a := w.o.Advice.Trust; a != "" {
+			return nil, fmt.Errorf("%w (to use a store shared on purpose, %s)", err, a)
+		}
+		return nil, err
 	}
 	if err != nil {
 		return nil, err
@@ -193,7 +196,8 @@ func (w *Workspace) OpenStore(ctx context.Context, write bool) (graphdb.Store, e
 // the parent, hiding its files from git): relay writes only into
 // directories of its own. Links above the repository, and in a directory
 // outside it, are the user's choice and are followed.
-func checkNoLinks(root, dir string) error {
+func (w *Workspace) checkNoLinks(dir string) error {
+	root := w.o.Root
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return nil
@@ -207,7 +211,12 @@ func checkNoLinks(root, dir string) error {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(p)
-			return fmt.Errorf("%s is a symbolic link (to %s) inside the repository: relay keeps its index only in a directory of its own, never behind a link, so nothing is written through it; remove the link (if it came with the repository, relay index recreates the store), or pass --store/--state DIR outside the repository: %w", p, target, embedded.ErrLink)
+			a := w.o.Advice
+			fix := "remove the link (indexing recreates the store), or keep the store and state directories outside the repository"
+			if a.Index != "" && a.Store != "" && a.State != "" {
+				fix = fmt.Sprintf("remove the link (if it came with the repository, %s recreates the store), or pass %s/%s DIR outside the repository", a.Index, a.Store, a.State)
+			}
+			return fmt.Errorf("%s is a symbolic link (to %s) inside the repository: relay keeps its index only in a directory of its own, never behind a link, so nothing is written through it; %s: %w", p, target, fix, embedded.ErrLink)
 		}
 	}
 	return nil

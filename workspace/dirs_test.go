@@ -94,7 +94,7 @@ func TestOwnDir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := New(Options{Root: root, Store: tt.store, State: tt.state}).StateDir()
+			_, err := New(Options{Root: root, Store: tt.store, State: tt.state, Advice: Advice{Store: "--store", State: "--state"}}).StateDir()
 			if tt.want == "" {
 				if err != nil {
 					t.Errorf("StateDir: %v; want it accepted", err)
@@ -105,5 +105,29 @@ func TestOwnDir(t *testing.T) {
 				t.Errorf("StateDir: %v; want a *ConfigError with %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestAdviceLeftOut: without Advice the workspace's errors name the
+// store and the state directory, no flag of the CLI (the bot's log has
+// none); with it, the caller's names.
+func TestAdviceLeftOut(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	tests := []struct {
+		store, state string
+		advice       Advice
+		want         string
+	}{
+		{store: "redis://x", want: `store "redis://x": unknown store scheme`},
+		{store: "redis://x", advice: Advice{Store: "--store"}, want: `--store "redis://x": unknown store scheme`},
+		{state: "s3://b", want: `state directory "s3://b": want a local directory`},
+		{store: root, want: "store " + root + " is the repository itself"},
+	}
+	for _, tt := range tests {
+		_, err := New(Options{Root: root, Store: tt.store, State: tt.state, Advice: tt.advice}).StateDir()
+		if err == nil || !strings.Contains(err.Error(), tt.want) || (tt.advice == Advice{} && strings.Contains(err.Error(), "--")) {
+			t.Errorf("store %q, state %q, advice %+v: %v; want %q", tt.store, tt.state, tt.advice, err, tt.want)
+		}
 	}
 }

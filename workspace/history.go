@@ -15,7 +15,11 @@ func (w *Workspace) HistoryFile() (string, error) {
 		return "", err
 	}
 	if !Writable(dir) {
-		w.notify(fmt.Sprintf("relay: %s cannot be written, so the REPL keeps no history (pass --state DIR for a writable place)", dir))
+		msg := fmt.Sprintf("relay: %s cannot be written, so the REPL keeps no history", dir)
+		if a := w.o.Advice.writable(); a != "" {
+			msg += " (" + a + ")"
+		}
+		w.notify(msg)
 		return "", nil
 	}
 	if dir, err = w.PrepareStateDir(); err != nil {

@@ -181,7 +181,11 @@ func (w *Workspace) buildSearch(ctx context.Context, graph graphdb.Reader, o Ind
 	bs, err := retrieve.Build(ctx, w.o.Root, graph, retrieve.BuildOptions{Dir: state, Embedder: o.Embedder, Force: o.Full, Log: w.o.Log, Symbols: symbols, Key: key, TrustForeign: trust, SecretFiles: w.o.SecretFiles})
 	if err != nil {
 		if ctx.Err() != nil {
-			return retrieve.BuildStats{}, &InterruptedError{"the code graph is indexed; the search index may be behind it (marked stale when the graph changed): run relay index again"}
+			left := "the code graph is indexed; the search index may be behind it (marked stale when the graph changed)"
+			if w.o.Advice.Index != "" {
+				left += ": run " + w.o.Advice.Index + " again"
+			}
+			return retrieve.BuildStats{}, &InterruptedError{left}
 		}
 		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
 	}

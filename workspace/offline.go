@@ -95,7 +95,7 @@ func (w *Workspace) openOffline(ctx context.Context, o OfflineOptions) (graphdb.
 			graphless = true
 		} else if o.IndexFirst != nil {
 			// No index yet: build it now, as relay index would.
-			w.notify(fmt.Sprintf("relay: no index for %s yet; indexing it first (relay index keeps it up to date)", w.o.Root))
+			w.notify(fmt.Sprintf("relay: no index for %s yet; indexing it first%s", w.o.Root, w.o.Advice.indexer()))
 			_, err = w.Index(ctx, *o.IndexFirst)
 			if noSource(err) {
 				// No code graph for this repository (no source file of

@@ -31,14 +31,18 @@ func (w *Workspace) Searcher(ctx context.Context, graph graphdb.Reader, emb retr
 		return s, err
 	}
 	if !Writable(dir) {
-		w.notify(fmt.Sprintf("relay: %v\nrelay: %s cannot be written, so the search index is built in memory for this run only (lexical search; pass --state DIR for a writable place)", err, dir))
+		how := "lexical search"
+		if a := w.o.Advice.writable(); a != "" {
+			how += "; " + a
+		}
+		w.notify(fmt.Sprintf("relay: %v\nrelay: %s cannot be written, so the search index is built in memory for this run only (%s)", err, dir, how))
 		s, _, err := retrieve.OpenInMemory(ctx, root, graph, opts)
 		if err != nil {
 			return nil, fmt.Errorf("build the search index in memory: %w", err)
 		}
 		return s, nil
 	}
-	w.notify("relay: no usable search index yet; building it now (relay index keeps it up to date)")
+	w.notify("relay: no usable search index yet; building it now" + w.o.Advice.indexer())
 	if _, err := w.PrepareStateDir(); err != nil {
 		return nil, err
 	}

@@ -13,7 +13,8 @@ import (
 // DESIGN: the store key. A store relay wrote carries an HMAC-SHA256 under
 // a per-user secret (see graphdb/embedded, Ownership); the secret lives
 // outside every repository, in the user's config folder
-// (os.UserConfigDir()/relay/store.key, or the file RELAY_STORE_KEY names),
+// (os.UserConfigDir()/relay/store.key, or Options.KeyFile: the CLI takes
+// it from RELAY_STORE_KEY),
 // 32 random bytes created 0600 on first use. A store that came with a
 // repository cannot carry a MAC under it, so it is rebuilt by `relay index`
 // and refused by readers. RELAY_TRUST_STORE=1 (or --trust-store) believes a
@@ -28,7 +29,7 @@ const storeKeySize = 32
 func DefaultKeyPath() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("find the user config folder for relay's store key: %w (set RELAY_STORE_KEY to a file relay may create)", err)
+		return "", fmt.Errorf("find the user config folder for relay's store key: %w", err)
 	}
 	return filepath.Join(dir, "relay", "store.key"), nil
 }
@@ -42,6 +43,9 @@ func (w *Workspace) StoreKey() ([]byte, error) {
 	if p == "" {
 		var err error
 		if p, err = DefaultKeyPath(); err != nil {
+			if a := w.o.Advice.KeyFile; a != "" {
+				err = fmt.Errorf("%w (%s)", err, a)
+			}
 			return nil, err
 		}
 	}

@@ -36,6 +36,8 @@ type Options struct {
 	Filter *egress.Filter
 	// Log receives debug and info records; nil discards them.
 	Log *slog.Logger
+	// Advice names the caller's settings in errors and notices.
+	Advice Advice
 	// Notify receives what a person running relay should see (an index
 	// rebuilt from scratch, a directory that cannot be written), one
 	// message at a time without a trailing newline; nil logs them.

@@ -42,8 +42,16 @@ func (g *globals) ws(root string) *workspace.Workspace {
 // wsOptions are the options every workspace of the process shares: the
 // store key, the secret-file policy, the log and stderr for notices.
 func (g *globals) wsOptions(root string) workspace.Options {
-	return workspace.Options{Root: root, KeyFile: g.keyFile(), SecretFiles: g.secrets, Log: g.log,
+	return workspace.Options{Root: root, KeyFile: g.keyFile(), SecretFiles: g.secrets, Log: g.log, Advice: cliAdvice,
 		Notify: func(msg string) { fmt.Fprintln(g.stderr, msg) }}
+}
+
+// cliAdvice names the flags, variables and commands that change what the
+// workspace's errors and notices are about.
+var cliAdvice = workspace.Advice{
+	Store: "--store", State: "--state", Index: "relay index", NoTranscript: "--no-transcript",
+	Trust:   "set RELAY_TRUST_STORE=1 or pass --trust-store",
+	KeyFile: "set RELAY_STORE_KEY to a file relay may create",
 }
 
 // keyFile is the store key's file: RELAY_STORE_KEY, or the default path.
