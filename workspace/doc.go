@@ -22,7 +22,11 @@
 //     handed both to the egress filter and to internal/publish
 //     (SecretValues, Publisher);
 //   - the graph tool of the MCP server that opens the index when it
-//     becomes usable (MCPRegistry).
+//     becomes usable (MCPTools);
+//   - the REPL's history file (HistoryFile) and a graph indexed in memory
+//     for one question (InMemoryGraph);
+//   - a backlog of tickets (ReadTickets) and the resumable Batch that
+//     scopes it into report files.
 //
 // It prints nothing: notices a person should see (an index rebuilt, a
 // read-only state directory) go to Options.Notify, and errors come back to
