@@ -22,9 +22,10 @@ const MaxFileSize = 1 << 20
 // considers, sorted, honouring the repository's ignore rules (.gitignore
 // files and .git/info/exclude, internal/repofs), skipping repofs.SkipDirs,
 // secret-bearing files (egress.DefaultSecretFiles), files over MaxFileSize
-// and everything that is not a regular file (symbolic links included). stateDir (the index directory, which may be anywhere,
-// e.g. --store ./idx) is skipped too when it lies inside root: relay's own
-// files are not the repository's.
+// and everything that is not a regular file (symbolic links included).
+// stateDir (the index directory, which may be anywhere, e.g. --store
+// ./idx) is skipped too when it lies inside root: relay's own files are
+// not the repository's.
 func walkFiles(root, stateDir string) ([]string, error) {
 	paths, _, err := walkTree(root, stateDir, nil)
 	return paths, err
@@ -33,7 +34,8 @@ func walkFiles(root, stateDir string) ([]string, error) {
 // walkTree is walkFiles that also returns notes ("path: why") on what
 // could hold text but is not read: symbolic links whose real path lies
 // outside the repository (files of a known language, directories), link
-// loops, and directories that cannot be read (a path too long to open).
+// loops, directories that cannot be read (a path too long to open) and
+// ignore files that cannot be read.
 // Links inside the repository are skipped silently, as before: their
 // targets are indexed where they are. Files the policy secret (nil: the
 // default list) calls secret-bearing are left out with a note naming the
