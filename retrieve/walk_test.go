@@ -1,8 +1,9 @@
 package retrieve
 
 import (
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,7 +54,11 @@ func TestBuildHonoursGitignore(t *testing.T) {
 // BenchmarkWalkGOROOT walks the Go standard library's source tree as
 // Build does (go test ./retrieve -run '^$' -bench WalkGOROOT).
 func BenchmarkWalkGOROOT(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
 	for b.Loop() {
 		paths, _, err := walkTree(root, "", nil)
 		if err != nil {

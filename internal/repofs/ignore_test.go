@@ -32,6 +32,8 @@ var ignoreCases = []struct {
 		[]string{"abc/x", "abc/d/y", "abc/keep", "abcd/x"}, []string{"abc/x", "abc/d/", "abc/d/y"}},
 	{"trailing ** directory only", map[string]string{".gitignore": "out/**/\n"},
 		[]string{"out/f", "out/d/g"}, []string{"out/d/", "out/d/g"}},
+	{"/** matches everything beneath", map[string]string{"sub/.gitignore": "/**\n"},
+		[]string{"sub/a", "sub/d/b", "c"}, []string{"sub/.gitignore", "sub/a", "sub/d/", "sub/d/b"}},
 	{"middle ** matches zero or more directories", map[string]string{".gitignore": "a/**/b\n"},
 		[]string{"a/b", "a/x/b", "a/x/y/b", "a/bc", "c/a/b"}, []string{"a/b", "a/x/b", "a/x/y/b"}},
 	{"issue: docs/**/draft.md", map[string]string{".gitignore": "docs/**/draft.md\n"},
