@@ -222,8 +222,8 @@ func TestScopeCommandBudget(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
-	if !strings.Contains(out, "the run stopped early (budget: 30 tokens used, budget --max-tokens 20)") ||
-		!strings.Contains(errOut, "relay: the run stopped early (budget: 30 tokens used") {
+	if !strings.Contains(out, "the run stopped early (budget: token budget 20 reached (30 tokens used))") ||
+		!strings.Contains(errOut, "relay: the run stopped early (budget: token budget 20 reached (30 tokens used)") {
 		t.Errorf("budget stop not reported;\nstdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 	if got := len(m.srv.Requests()); got != 2 {
