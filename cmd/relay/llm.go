@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,52 +23,44 @@ import (
 
 // llmFlags configure the agent runtime of ask, scope and batch. Flags win
 // over environment variables; the API key comes only from the environment.
+// The flags that map one to one onto a field of agent.Config are bound to
+// it; their defaults are agent.Config's (SetDefaults).
 type llmFlags struct {
-	baseURL          string
-	model            string
-	plannerModel     string
-	retrieverModel   string
-	gapModel         string
-	prices           []string
-	maxTokens        int64
-	maxCost          float64
-	parallel         int
-	maxRetrievers    int
-	maxToolCalls     int
-	plannerSteps     int
-	softCap          int
-	retrieverTimeout time.Duration
-	requestTimeout   time.Duration
-	timeout          time.Duration
-	retries          int
-	noJSONMode       bool
-	noTranscript     bool
-	keepRuns         int
-	keepRunsMB       int64
+	cfg            agent.Config // BaseURL, numbers, durations and switches, as parsed
+	model          string
+	plannerModel   string
+	retrieverModel string
+	gapModel       string
+	prices         []string
+	maxTokens      int64 // 0: no limit
+	keepRunsMB     int64
 }
 
 func (f *llmFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL; default api.openai.com); the key comes from OPENAI_API_KEY")
-	fs.StringVar(&f.model, "model", "", "model of every stage unless overridden (env RELAY_MODEL; default gpt-4o-mini on api.openai.com)")
+	var d agent.Config
+	d.SetDefaults()
+	c := &f.cfg
+	fs.StringVar(&c.BaseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL; default api.openai.com); the key comes from OPENAI_API_KEY")
+	fs.StringVar(&f.model, "model", "", "model of every stage unless overridden (env RELAY_MODEL; default "+agent.DefaultModel+" on api.openai.com)")
 	fs.StringVar(&f.plannerModel, "planner-model", "", "planner model (env RELAY_PLANNER_MODEL; default --model)")
 	fs.StringVar(&f.retrieverModel, "retriever-model", "", "retriever model (env RELAY_RETRIEVER_MODEL; default --model)")
 	fs.StringVar(&f.gapModel, "gap-model", "", "gap detector / answer writer model (env RELAY_GAP_MODEL; default --model)")
 	fs.StringArrayVar(&f.prices, "price", nil, "price of a model per million tokens, model=in/out, e.g. gpt-4o-mini=0.15/0.60; repeatable (env RELAY_PRICES, comma-separated)")
-	fs.Int64Var(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, "stop the run once it has used this many tokens (0: no limit)")
-	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the run once it has cost this much, by --price (0: no limit)")
-	fs.IntVar(&f.parallel, "parallel", 4, "retrievers running at once")
-	fs.IntVar(&f.maxRetrievers, "max-retrievers", agent.DefaultMaxRetrievers, "retrievers one run starts at most; further retrieve calls are answered as not run")
-	fs.IntVar(&f.maxToolCalls, "max-tool-calls", agent.DefaultMaxToolCallsPerTurn, "tool calls of one model turn that run (planner and retrievers); the rest are answered as not run")
-	fs.IntVar(&f.plannerSteps, "planner-steps", 6, "planner turns before it must conclude")
-	fs.IntVar(&f.softCap, "retriever-steps", 20, "retriever turns before it is asked for its final report (soft cap)")
-	fs.DurationVar(&f.retrieverTimeout, "retriever-timeout", 5*time.Minute, "hard deadline of one retriever; it then returns what it has")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", 3*time.Minute, "timeout of one model request (then retried)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of the whole run; it then ends with what it has (0: none)")
-	fs.IntVar(&f.retries, "retries", 4, "attempts per model request on 429, 5xx and timeouts")
-	fs.BoolVar(&f.noJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
-	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under runs/ in the store directory (or --state)")
-	fs.IntVar(&f.keepRuns, "keep-runs", agent.DefaultRunsKeep, "transcripts kept in the runs directory; older ones are deleted when a run starts (-1: no limit)")
-	fs.Int64Var(&f.keepRunsMB, "keep-runs-mb", agent.DefaultRunsMaxBytes>>20, "megabytes of transcripts kept in the runs directory; the oldest go first (-1: no limit)")
+	fs.Int64Var(&f.maxTokens, "max-tokens", d.MaxTokens, "stop the run once it has used this many tokens (0: no limit)")
+	fs.Float64Var(&c.MaxCost, "max-cost", 0, "stop the run once it has cost this much, by --price (0: no limit)")
+	fs.IntVar(&c.Parallel, "parallel", d.Parallel, "retrievers running at once")
+	fs.IntVar(&c.MaxRetrievers, "max-retrievers", d.MaxRetrievers, "retrievers one run starts at most; further retrieve calls are answered as not run")
+	fs.IntVar(&c.MaxToolCallsPerTurn, "max-tool-calls", d.MaxToolCallsPerTurn, "tool calls of one model turn that run (planner and retrievers); the rest are answered as not run")
+	fs.IntVar(&c.PlannerSteps, "planner-steps", d.PlannerSteps, "planner turns before it must conclude")
+	fs.IntVar(&c.RetrieverSteps, "retriever-steps", d.RetrieverSteps, "retriever turns before it is asked for its final report (soft cap)")
+	fs.DurationVar(&c.RetrieverTimeout, "retriever-timeout", d.RetrieverTimeout, "hard deadline of one retriever; it then returns what it has")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", d.RequestTimeout, "timeout of one model request (then retried)")
+	fs.DurationVar(&c.Timeout, "timeout", 0, "deadline of the whole run; it then ends with what it has (0: none)")
+	fs.IntVar(&c.Retries, "retries", d.Retries, "attempts per model request on 429, 5xx and timeouts")
+	fs.BoolVar(&c.NoJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
+	fs.BoolVar(&c.NoTranscript, "no-transcript", false, "do not write the run transcript under runs/ in the store directory (or --state)")
+	fs.IntVar(&c.RunsKeep, "keep-runs", d.RunsKeep, "transcripts kept in the runs directory; older ones are deleted when a run starts (-1: no limit)")
+	fs.Int64Var(&f.keepRunsMB, "keep-runs-mb", d.RunsMaxBytes>>20, "megabytes of transcripts kept in the runs directory; the oldest go first (-1: no limit)")
 }
 
 // errNoEndpoint is what newAgent returns when no model endpoint is
@@ -79,7 +70,7 @@ var errNoEndpoint = errors.New("no model endpoint configured")
 // endpoint returns the configured base URL and key; ok is false when neither
 // OPENAI_API_KEY nor an endpoint is set.
 func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
-	baseURL = f.baseURL
+	baseURL = f.cfg.BaseURL
 	if baseURL == "" {
 		baseURL = g.getenv("OPENAI_BASE_URL")
 	}
@@ -87,37 +78,66 @@ func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
 	return baseURL, apiKey, baseURL != "" || apiKey != ""
 }
 
+// config is the agent configuration of the flags and the environment, with
+// its defaults, checked; errNoEndpoint without an endpoint. Its errors
+// name the flags (cliSettings).
+func (f *llmFlags) config(g *globals) (agent.Config, error) {
+	c := f.cfg
+	var ok bool
+	if c.BaseURL, c.APIKey, ok = f.endpoint(g); !ok {
+		return c, errNoEndpoint
+	}
+	pick := func(flag, env string) string {
+		if flag != "" {
+			return flag
+		}
+		return g.getenv(env)
+	}
+	c.Model = pick(f.model, "RELAY_MODEL")
+	c.Models = agent.Models{
+		Planner:   pick(f.plannerModel, "RELAY_PLANNER_MODEL"),
+		Retriever: pick(f.retrieverModel, "RELAY_RETRIEVER_MODEL"),
+		Gap:       pick(f.gapModel, "RELAY_GAP_MODEL"),
+	}
+	// On the command line 0 tokens means no limit; a negative count is a
+	// mistake, not the config's NoLimit.
+	switch {
+	case f.maxTokens == 0:
+		c.MaxTokens = agent.NoLimit
+	case f.maxTokens < 0:
+		return c, usageErr(fmt.Errorf("--max-tokens %d: must not be negative (0: no limit)", f.maxTokens))
+	default:
+		c.MaxTokens = f.maxTokens
+	}
+	c.RunsMaxBytes = f.keepRunsMB << 20
+	if f.keepRunsMB < 0 {
+		c.RunsMaxBytes = agent.NoLimit
+	}
+	var err error
+	if c.Prices, err = f.priceTable(g); err != nil {
+		return c, err
+	}
+	// A flag given as 0 is refused before the zero could become a default.
+	if err := c.Validate(); err != nil {
+		return c, usageErr(cliSettings.advise(err, c))
+	}
+	c.SetDefaults()
+	return c, nil
+}
+
 // agentSession is a configured Runner plus what to release after it.
 type agentSession struct {
 	runner  *agent.Runner
-	http    *http.Client
 	closers []io.Closer
-	baseURL string // the endpoint, for error messages
-	retries int
+	cfg     agent.Config  // with its defaults, for messages
+	names   *settingNames // how the user sets cfg, for messages
 }
 
 // explain adds what to check to an error that means the model endpoint
-// could not be reached at all (refused, unknown host, no route) or did not
-// answer in time.
+// could not be reached at all (refused, unknown host, no route), did not
+// answer in time, or answered with something other than the API.
 func (s *agentSession) explain(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w\nthe model endpoint %s did not answer within --request-timeout %s (%d attempt(s), --retries); raise --request-timeout for a slow model, or check the endpoint",
-			err, redact.URL(s.baseURL), s.http.Timeout, s.retries)
-	}
-	var op *net.OpError
-	var dns *net.DNSError
-	if !(errors.As(err, &op) || errors.As(err, &dns)) {
-		return err
-	}
-	where := redact.URL(s.baseURL)
-	if where == "" {
-		where = "https://api.openai.com/v1"
-	}
-	return fmt.Errorf("%w\ncannot reach the model endpoint %s: check that the server is running and that --base-url / OPENAI_BASE_URL points at it (without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline)", err, where)
+	return s.names.explain(err, s.cfg)
 }
 
 func (s *agentSession) Close() error {
@@ -125,7 +145,9 @@ func (s *agentSession) Close() error {
 	for _, c := range s.closers {
 		errs = append(errs, c.Close())
 	}
-	s.http.CloseIdleConnections()
+	if s.runner != nil {
+		s.runner.Close()
+	}
 	return errors.Join(errs...)
 }
 
@@ -138,81 +160,42 @@ func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progre
 // newAgentOn is newAgent over an already open graph (nil: open root's
 // store, if it has one); the session does not close that graph.
 func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
-	baseURL, apiKey, ok := f.endpoint(g)
-	if !ok {
-		return nil, errNoEndpoint
-	}
-	models, err := f.models(g, baseURL)
+	cfg, err := f.config(g)
 	if err != nil {
 		return nil, err
 	}
-	prices, err := f.priceTable(g)
-	if err != nil {
-		return nil, err
-	}
-	if f.parallel < 1 || f.plannerSteps < 1 || f.softCap < 1 || f.retries < 1 || f.maxRetrievers < 1 || f.maxToolCalls < 1 {
-		return nil, usageErr(errors.New("--parallel, --planner-steps, --retriever-steps, --retries, --max-retrievers and --max-tool-calls must be at least 1"))
-	}
-	if f.keepRuns == 0 || f.keepRunsMB == 0 {
-		return nil, usageErr(errors.New("--keep-runs and --keep-runs-mb must be positive, or -1 for no limit (--no-transcript writes none)"))
-	}
-	if f.requestTimeout <= 0 || f.retrieverTimeout <= 0 || f.timeout < 0 {
-		return nil, usageErr(fmt.Errorf("--request-timeout (%s) and --retriever-timeout (%s) must be positive, --timeout (%s) positive or 0 for none", f.requestTimeout, f.retrieverTimeout, f.timeout))
-	}
-	if f.maxTokens < 0 || f.maxCost < 0 {
-		return nil, usageErr(errors.New("--max-tokens and --max-cost must not be negative"))
-	}
-	if f.maxCost > 0 && len(prices) == 0 {
-		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
-	}
-	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL, retries: f.retries}
-	reg, err := f.tools(ctx, g, root, graph, s)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	// Every request passes the egress filter before it is sent (or retried).
-	client := agent.NewEgressClient(agent.NewRetryClient(agent.NewOpenAIClient(baseURL, apiKey, s.http), agent.RetryOptions{MaxAttempts: f.retries, Log: g.log}), nil)
-	runsDir, err := f.runsDir(g, root)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.runner, err = agent.New(agent.Options{
-		Client:           client,
-		Tools:            reg,
-		Root:             root,
-		Models:           models,
-		RetrieverSoftCap: f.softCap,
-		RetrieverTimeout: f.retrieverTimeout,
-		PlannerMaxSteps:  f.plannerSteps,
-		Parallel:         f.parallel,
-		NoJSONMode:       f.noJSONMode,
-		Budget:           agent.Budget{MaxTokens: noLimit(f.maxTokens), MaxCost: f.maxCost},
-		Prices:           prices,
-		RunsDir:          runsDir,
-		RunsKeep:         f.keepRuns,
-		RunsMaxBytes:     f.keepRunsMB << 20,
-		Log:              g.log,
-		Progress:         progress,
+	return startAgent(ctx, g, cfg, &cliSettings, root, graph, progress)
+}
 
-		MaxRetrievers:       f.maxRetrievers,
-		MaxToolCallsPerTurn: f.maxToolCalls,
-	})
+// startAgent builds the agent runtime of cfg (checked, with its defaults)
+// for root: the tools over root and graph, the transcripts in g's state
+// directory. names says how the user sets cfg, for the session's messages.
+func startAgent(ctx context.Context, g *globals, cfg agent.Config, names *settingNames, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
+	s := &agentSession{cfg: cfg, names: names}
+	reg, err := s.tools(ctx, g, root, graph)
 	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	runsDir := ""
+	if !cfg.NoTranscript {
+		if runsDir, err = runsDirOf(g, root); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	s.runner, err = agent.NewFromConfig(cfg, agent.Deps{Tools: reg, Root: root, RunsDir: runsDir, Log: g.log, Progress: progress})
+	if err != nil {
+		s.Close()
+		return nil, names.advise(err, cfg)
 	}
 	return s, nil
 }
 
-// runsDir returns where transcripts go: runs/ in relay's state directory,
-// or "" (none) with --no-transcript or when that directory cannot be
-// written, which is said once on stderr.
-func (f *llmFlags) runsDir(g *globals, root string) (string, error) {
-	if f.noTranscript {
-		return "", nil
-	}
+// runsDirOf returns where transcripts go: runs/ in relay's state
+// directory, or "" (none) when that directory cannot be written, which is
+// said once on stderr.
+func runsDirOf(g *globals, root string) (string, error) {
 	dir, err := g.stateDir(root)
 	if err != nil {
 		return "", err
@@ -230,7 +213,7 @@ func (f *llmFlags) runsDir(g *globals, root string) (string, error) {
 // tools builds grep/glob/read/graph over root; the graph tool uses graph,
 // or else the index when one exists, and otherwise tells the model there is
 // none.
-func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph graphdb.Reader, s *agentSession) (*tools.Registry, error) {
+func (s *agentSession) tools(ctx context.Context, g *globals, root string, graph graphdb.Reader) (*tools.Registry, error) {
 	if graph == nil {
 		st, err := g.openStore(ctx, root, false)
 		switch {
@@ -271,31 +254,6 @@ func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph gra
 	return reg, nil
 }
 
-func (f *llmFlags) models(g *globals, baseURL string) (agent.Models, error) {
-	pick := func(flag, env, fallback string) string {
-		switch {
-		case flag != "":
-			return flag
-		case g.getenv(env) != "":
-			return g.getenv(env)
-		}
-		return fallback
-	}
-	model := pick(f.model, "RELAY_MODEL", "")
-	if model == "" && baseURL == "" {
-		model = "gpt-4o-mini"
-	}
-	m := agent.Models{
-		Planner:   pick(f.plannerModel, "RELAY_PLANNER_MODEL", model),
-		Retriever: pick(f.retrieverModel, "RELAY_RETRIEVER_MODEL", model),
-		Gap:       pick(f.gapModel, "RELAY_GAP_MODEL", model),
-	}
-	if m.Planner == "" || m.Retriever == "" || m.Gap == "" {
-		return m, usageErr(fmt.Errorf("no model for endpoint %s: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama", redact.URL(baseURL)))
-	}
-	return m, nil
-}
-
 func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
 	specs := f.prices
 	if env := g.getenv("RELAY_PRICES"); env != "" && len(specs) == 0 {
@@ -318,8 +276,13 @@ func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
 
 // runContext applies --timeout.
 func (f *llmFlags) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if f.timeout > 0 {
-		return context.WithTimeout(ctx, f.timeout)
+	return runContext(ctx, f.cfg.Timeout)
+}
+
+// runContext bounds a run by timeout (0: none).
+func runContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
 	}
 	return context.WithCancel(ctx)
 }
@@ -378,10 +341,101 @@ func writeUsage(w io.Writer, u agent.Usage, transcript, stopped string, d time.D
 // formatTokens renders a token count for tables.
 func formatTokens(n int64) string { return strconv.FormatInt(n, 10) }
 
-// noLimit maps a flag's 0 ("no limit") to the agent's -1.
-func noLimit(n int64) int64 {
-	if n == 0 {
-		return -1
-	}
-	return n
+// settingNames says how a user sets the agent's settings — the CLI's
+// flags and environment, or relay.yaml's keys — so that the advice added
+// to the agent's errors names what the user can change.
+type settingNames struct {
+	fields         map[string]string // agent.Config field → flag or key
+	noModel        string            // what to do on agent.ErrNoModel
+	noPrices       string            // what to do on agent.ErrNoPrices
+	requestTimeout string
+	retries        string
+	baseURL        string // where the endpoint is set
+	offline        string // how to run without a model
 }
+
+// cliSettings names the flags of llmFlags.register.
+var cliSettings = settingNames{
+	fields: map[string]string{
+		"Parallel": "--parallel", "PlannerSteps": "--planner-steps", "RetrieverSteps": "--retriever-steps",
+		"Retries": "--retries", "MaxRetrievers": "--max-retrievers", "MaxToolCallsPerTurn": "--max-tool-calls",
+		"RunsKeep": "--keep-runs", "RunsMaxBytes": "--keep-runs-mb", "RequestTimeout": "--request-timeout",
+		"RetrieverTimeout": "--retriever-timeout", "Timeout": "--timeout", "MaxTokens": "--max-tokens", "MaxCost": "--max-cost",
+	},
+	noModel:        "pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama",
+	noPrices:       "pass --price model=in/out (per million tokens) or set RELAY_PRICES",
+	requestTimeout: "--request-timeout",
+	retries:        "--retries",
+	baseURL:        "--base-url / OPENAI_BASE_URL",
+	offline:        "without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline",
+}
+
+// advise rewrites agent.Config.Validate's problems in the user's terms,
+// one a line; errors.Is and errors.As still see the originals.
+func (n *settingNames) advise(err error, c agent.Config) error {
+	if err == nil {
+		return nil
+	}
+	problems := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		problems = j.Unwrap()
+	}
+	lines := make([]string, 0, len(problems))
+	for _, p := range problems {
+		var ce *agent.ConfigError
+		switch {
+		case errors.Is(p, agent.ErrNoModel):
+			lines = append(lines, fmt.Sprintf("no model for endpoint %s: %s", redact.URL(c.BaseURL), n.noModel))
+		case errors.As(p, &ce):
+			name := n.fields[ce.Field]
+			if name == "" {
+				name = ce.Field
+			}
+			line := fmt.Sprintf("%s %s: %s", name, ce.Value, ce.Reason)
+			if errors.Is(ce, agent.ErrNoPrices) {
+				line += "; " + n.noPrices
+			}
+			lines = append(lines, line)
+		default:
+			lines = append(lines, p.Error())
+		}
+	}
+	return &advisedError{msg: strings.Join(lines, "\n"), err: err}
+}
+
+// explain adds what to check to an error of a run that means the model
+// endpoint could not be reached at all (refused, unknown host, no route),
+// did not answer in time, or answered with something other than the API.
+func (n *settingNames) explain(err error, c agent.Config) error {
+	if err == nil {
+		return nil
+	}
+	where := redact.URL(c.BaseURL)
+	if where == "" {
+		where = "https://api.openai.com/v1"
+	}
+	var re *agent.ReplyError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%w\ncheck %s", err, n.baseURL)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w\nthe model endpoint %s did not answer within %s %s (%d attempt(s), %s); raise %s for a slow model, or check the endpoint",
+			err, redact.URL(c.BaseURL), n.requestTimeout, c.RequestTimeout, c.Retries, n.retries, n.requestTimeout)
+	}
+	var op *net.OpError
+	var dns *net.DNSError
+	if !(errors.As(err, &op) || errors.As(err, &dns)) {
+		return err
+	}
+	return fmt.Errorf("%w\ncannot reach the model endpoint %s: check that the server is running and that %s points at it (%s)", err, where, n.baseURL, n.offline)
+}
+
+// advisedError replaces an error's text with advice and keeps its chain.
+type advisedError struct {
+	msg string
+	err error
+}
+
+func (e *advisedError) Error() string { return e.msg }
+func (e *advisedError) Unwrap() error { return e.err }

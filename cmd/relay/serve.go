@@ -113,14 +113,14 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 	if err != nil {
 		return err
 	}
-	lf, err := serveLLMFlags(g, cfg.Model)
+	acfg, err := botAgentConfig(cfg.Model, g.getenv)
 	if err != nil {
 		return err
 	}
 	svc, err := serve.New(ctx, serve.Options{
 		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
 		Permissions: servePermissions(cfg, trackers),
-		Scoper:      &serveScoper{g: g, f: lf, m: cfg.Model},
+		Scoper:      &serveScoper{g: g, cfg: acfg, m: cfg.Model},
 		Indexer:     newServeIndexer(g, cfg),
 	})
 	if err != nil {

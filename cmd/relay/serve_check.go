@@ -33,7 +33,7 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 	if err := cfg.CheckStateDir(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := serveLLMFlags(g, cfg.Model); err != nil {
+	if _, err := botAgentConfig(cfg.Model, g.getenv); err != nil {
 		errs = append(errs, fmt.Errorf("model: %w", err))
 	} else if cfg.Model.Configured() {
 		errs = append(errs, checkModel(ctx, g, cfg.Model))

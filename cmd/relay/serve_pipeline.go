@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"time"
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
@@ -19,19 +18,30 @@ import (
 	"github.com/relayhq/relay/tracker"
 )
 
-// serveLLMFlags turns the configuration's model section into the flags the
-// CLI's agent runtime reads, and checks them as `relay scope` would.
-func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
-	f := &llmFlags{
-		baseURL: m.BaseURL, model: m.Model, plannerModel: m.PlannerModel, retrieverModel: m.RetrieverModel,
-		gapModel: m.GapModel, maxTokens: m.MaxTokens, maxCost: m.MaxCost,
-		parallel: or(m.Parallel, 4), plannerSteps: or(m.PlannerSteps, 6), softCap: or(m.RetrieverSteps, 20),
-		retrieverTimeout: or(m.RetrieverTimeout, 5*time.Minute), requestTimeout: or(m.RequestTimeout, 3*time.Minute),
-		timeout: m.Timeout, retries: or(m.Retries, 4), noJSONMode: m.NoJSONMode,
-		maxRetrievers: agent.DefaultMaxRetrievers, maxToolCalls: agent.DefaultMaxToolCallsPerTurn,
-		// The transcripts of the jobs, under the repository's store, are
-		// pruned as the CLI prunes its own.
-		keepRuns: agent.DefaultRunsKeep, keepRunsMB: agent.DefaultRunsMaxBytes >> 20,
+// botAgentConfig is the agent configuration of relay.yaml's model section,
+// with its defaults (agent.Config.SetDefaults); max_tokens 0 means no
+// limit, as on the command line. Only the configuration speaks for the
+// model: the key comes from the variable api_key_env names, and the CLI's
+// variables (OPENAI_BASE_URL, RELAY_MODEL, …) do not count. Without a
+// model endpoint the section is not checked further (the bot posts the
+// offline report); with one, its problems name relay.yaml's keys.
+func botAgentConfig(m serve.ModelConfig, getenv func(string) string) (agent.Config, error) {
+	c := agent.Config{
+		BaseURL: m.BaseURL, Model: m.Model,
+		Models:    agent.Models{Planner: m.PlannerModel, Retriever: m.RetrieverModel, Gap: m.GapModel},
+		MaxTokens: m.MaxTokens, MaxCost: m.MaxCost, Parallel: m.Parallel, PlannerSteps: m.PlannerSteps,
+		RetrieverSteps: m.RetrieverSteps, RetrieverTimeout: m.RetrieverTimeout, RequestTimeout: m.RequestTimeout,
+		Timeout: m.Timeout, Retries: m.Retries, NoJSONMode: m.NoJSONMode,
+	}
+	if m.MaxTokens == 0 {
+		c.MaxTokens = agent.NoLimit
+	}
+	if m.APIKeyEnv != "" {
+		c.APIKey = getenv(m.APIKeyEnv)
+	}
+	c.SetDefaults()
+	if !m.Configured() {
+		return c, nil
 	}
 	names := make([]string, 0, len(m.Prices))
 	for name := range m.Prices {
@@ -39,19 +49,28 @@ func serveLLMFlags(g *globals, m serve.ModelConfig) (*llmFlags, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		f.prices = append(f.prices, name+"="+m.Prices[name])
+		model, p, err := agent.ParsePrice(name + "=" + m.Prices[name])
+		if err != nil {
+			return c, fmt.Errorf("model.prices: %w", err)
+		}
+		c.Prices[model] = p
 	}
-	if !m.Configured() {
-		return f, nil
-	}
-	mg := modelGlobals(g, m)
-	if _, err := f.models(mg, f.baseURL); err != nil {
-		return nil, err
-	}
-	if _, err := f.priceTable(mg); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return c, botSettings.advise(c.Validate(), c)
+}
+
+// botSettings names relay.yaml's keys of the model section.
+var botSettings = settingNames{
+	fields: map[string]string{
+		"Parallel": "model.parallel", "PlannerSteps": "model.planner_steps", "RetrieverSteps": "model.retriever_steps",
+		"Retries": "model.retries", "RequestTimeout": "model.request_timeout", "RetrieverTimeout": "model.retriever_timeout",
+		"Timeout": "model.timeout", "MaxTokens": "model.max_tokens", "MaxCost": "model.max_cost",
+	},
+	noModel:        "set model.model in relay.yaml, e.g. model: qwen2.5-coder:14b for Ollama",
+	noPrices:       "set model.prices in relay.yaml (model: in/out per million tokens)",
+	requestTimeout: "model.request_timeout",
+	retries:        "model.retries",
+	baseURL:        "model.base_url in relay.yaml",
+	offline:        "without a model, leave out model.base_url and model.api_key_env for the offline report",
 }
 
 // publishable is a report made safe to post (package publish: quotes of
@@ -80,35 +99,6 @@ func ownRepo(ref tracker.Ref) string {
 		return ref.Repo
 	}
 	return ""
-}
-
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-// modelGlobals is g with an environment in which only the configuration
-// speaks for the model: the API key comes from the variable it names, and
-// the CLI's model variables (OPENAI_BASE_URL, RELAY_MODEL, …) are ignored.
-func modelGlobals(g *globals, m serve.ModelConfig) *globals {
-	return &globals{
-		repo: g.repo, store: "", logLevel: g.logLevel, stdout: g.stdout, stderr: g.stderr, stdin: g.stdin, log: g.log,
-		getenv: func(k string) string {
-			switch k {
-			case "OPENAI_API_KEY":
-				if m.APIKeyEnv == "" {
-					return ""
-				}
-				return g.getenv(m.APIKeyEnv)
-			case "OPENAI_BASE_URL", "RELAY_MODEL", "RELAY_PLANNER_MODEL", "RELAY_RETRIEVER_MODEL", "RELAY_GAP_MODEL", "RELAY_PRICES", "RELAY_STORE":
-				return ""
-			}
-			return g.getenv(k)
-		},
-	}
 }
 
 // serveIndexer brings a repository's store (graph and search index, kept
@@ -160,9 +150,9 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 // serveScoper runs the CLI's scope pipeline on a job's worktree: the agent
 // with the configured model, or the offline context report without one.
 type serveScoper struct {
-	g *globals
-	f *llmFlags
-	m serve.ModelConfig
+	g   *globals
+	cfg agent.Config // botAgentConfig's
+	m   serve.ModelConfig
 }
 
 func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Report, error) {
@@ -205,14 +195,9 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 		}
 		return serve.Report{Markdown: md}, nil
 	}
-	f := *s.f
-	mg := modelGlobals(s.g, s.m)
-	// The repository's store directory holds its graph, its search index
-	// and the transcripts of its jobs (the checkout is a per-job worktree).
-	mg.store = in.StoreDir
-	ctx, cancel := f.runContext(ctx)
+	ctx, cancel := runContext(ctx, s.cfg.Timeout)
 	defer cancel()
-	sess, err := f.newAgentOn(ctx, mg, in.Root, graph, nil)
+	sess, err := startAgent(ctx, s.jobGlobals(in.StoreDir), s.cfg, &botSettings, in.Root, graph, nil)
 	if err != nil {
 		return serve.Report{}, err
 	}
@@ -236,4 +221,16 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 	}
 	in.Log.Info("scoped", "tokens", sc.Usage.Tokens(), "cost", sc.Usage.Cost, "stopped", sc.Stopped, "transcript", sc.Transcript)
 	return rep, nil
+}
+
+// jobGlobals is the process's globals for one job: the repository's store
+// directory holds its graph, its search index and the transcripts of its
+// jobs (the checkout is a per-job worktree), and neither --state nor a
+// foreign store's trust applies.
+func (s *serveScoper) jobGlobals(storeDir string) *globals {
+	g := s.g
+	return &globals{
+		repo: g.repo, store: storeDir, logLevel: g.logLevel, stdout: g.stdout, stderr: g.stderr, stdin: g.stdin, log: g.log,
+		getenv: g.getenv, secrets: g.secrets,
+	}
 }
