@@ -12,6 +12,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/publish"
 	"github.com/relayhq/relay/retrieve"
@@ -95,7 +96,7 @@ func or[T comparable](v, def T) T {
 // the CLI's model variables (OPENAI_BASE_URL, RELAY_MODEL, …) are ignored.
 func modelGlobals(g *globals, m serve.ModelConfig) *globals {
 	return &globals{
-		repo: g.repo, store: "", logLevel: g.logLevel, stdout: g.stdout, stderr: g.stderr, stdin: g.stdin, log: g.log,
+		repo: g.repo, store: "", logLevel: g.logLevel, stdout: g.stdout, stderr: g.stderr, stdin: g.stdin, log: g.log, surface: advice.Operator,
 		getenv: func(k string) string {
 			switch k {
 			case "OPENAI_API_KEY":
