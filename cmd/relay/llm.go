@@ -226,7 +226,7 @@ func (s *agentSession) tools(ctx context.Context, g *globals, root string, graph
 			return nil, err
 		}
 	}
-	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets})
+	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: g.toolHints()})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/tools"
 	"github.com/relayhq/relay/tools/mcpserver"
 )
@@ -65,7 +66,7 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: advice.ToolHints(advice.MCP)}
 			graph, err := newMCPGraph(cmd.Context(), g, root, opts)
 			if err != nil {
 				return err
@@ -194,16 +195,18 @@ func (m *mcpGraph) tryOpen(ctx context.Context) {
 	}
 	m.notFound = errors.Is(err, graphdb.ErrNotFound)
 	if m.notFound {
-		m.reason = tools.NoIndexText
+		m.reason = tools.NoIndexText(m.opts.Hints)
 		m.log.Info("no code graph index yet; graph answers that relay index must be run", "err", err)
 		return
 	}
 	msg := mcpserver.Redact(err.Error(), m.root)
-	advice := " Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
+	hint := " Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
 	if strings.Contains(msg, "relay index") {
-		advice = " Then retry."
+		hint = " Then retry."
+	} else if a := advice.For(err, advice.MCP); a != "" {
+		hint = " " + advice.Sentence(mcpserver.Redact(a, m.root))
 	}
-	m.reason = "The code graph is unavailable: " + msg + "." + advice + " The index is opened again on the next call; grep, glob and read work meanwhile."
+	m.reason = "The code graph is unavailable: " + msg + "." + hint + " The index is opened again on the next call; grep, glob and read work meanwhile."
 	m.log.Warn("code graph unavailable; serving the other tools", "err", err)
 }
 
@@ -229,7 +232,7 @@ func (m *mcpGraph) Call(ctx context.Context, args json.RawMessage) (tools.Result
 	m.mu.Unlock()
 	if ready == nil {
 		// Arguments are still checked first, so a malformed call learns that.
-		if res, err := m.base.Call(ctx, args); err != nil || res.Content != tools.NoIndexText {
+		if res, err := m.base.Call(ctx, args); err != nil || res.Content != tools.NoIndexText(m.opts.Hints) {
 			return res, err
 		}
 		return tools.Result{Content: reason, IsError: true}, nil

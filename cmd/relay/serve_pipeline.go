@@ -11,6 +11,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/publish"
 	"github.com/relayhq/relay/retrieve"
@@ -230,7 +231,7 @@ func (s *serveScoper) Scope(ctx context.Context, in serve.ScopeInput) (serve.Rep
 func (s *serveScoper) jobGlobals(storeDir string) *globals {
 	g := s.g
 	return &globals{
-		repo: g.repo, store: storeDir, logLevel: g.logLevel, stdout: g.stdout, stderr: g.stderr, stdin: g.stdin, log: g.log,
+		repo: g.repo, store: storeDir, logLevel: g.logLevel, stdout: g.stdout, stderr: g.stderr, stdin: g.stdin, log: g.log, surface: advice.Operator,
 		getenv: g.getenv, secrets: g.secrets,
 	}
 }

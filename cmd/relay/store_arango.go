@@ -33,7 +33,7 @@ func (g *globals) openArango(ctx context.Context, root string, write bool) (grap
 		files, err := st.Files(ctx)
 		if err == nil && len(files) == 0 {
 			st.Close()
-			return nil, &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index --repo %s --store %s` first", st.Target(), root, st.Target())}
+			return nil, &graphdb.NoIndexError{Where: st.Target().String()}
 		}
 	}
 	return st, nil
