@@ -97,6 +97,7 @@ func run(ctx context.Context, log *slog.Logger, doc string, runs int, work strin
 	if err != nil {
 		return err
 	}
+	m.LoadEnd = loadAverage()
 	out, err := replaceTable(string(old), render(m, runs, rows, evals))
 	if err != nil {
 		return fmt.Errorf("%s: %w", doc, err)
@@ -112,10 +113,13 @@ func run(ctx context.Context, log *slog.Logger, doc string, runs int, work strin
 type machine struct {
 	Date, CPU, Memory, GoVersion, Commit string
 	Cores                                int
+	// LoadStart and LoadEnd are the 1-minute load averages before and
+	// after the measurements: how shared the machine was.
+	LoadStart, LoadEnd string
 }
 
 func describeMachine(ctx context.Context, doc string) (machine, error) {
-	m := machine{Date: time.Now().UTC().Format("2006-01-02"), CPU: "unknown CPU", Memory: "unknown memory"}
+	m := machine{Date: time.Now().UTC().Format("2006-01-02"), CPU: "unknown CPU", Memory: "unknown memory", LoadStart: loadAverage()}
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		m.CPU, m.Cores = cpuInfo(string(data))
 	}
@@ -142,6 +146,16 @@ func describeMachine(ctx context.Context, doc string) (machine, error) {
 		m.Commit += " with uncommitted changes"
 	}
 	return m, nil
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg, "?" where
+// there is none.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // output runs a command and returns its trimmed standard output.

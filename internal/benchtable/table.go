@@ -133,10 +133,11 @@ func finishEval(rows []evalRow, head []string) ([]evalRow, error) {
 func render(m machine, runs int, rows []row, evals []evalRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Current figures\n\n")
-	fmt.Fprintf(&b, "Measured %s on %s (%d cores, %s), %s, commit %s; medians of %d runs, spread min – max. "+
+	fmt.Fprintf(&b, "Measured %s on %s (%d cores, %s), %s, commit %s; medians of %d runs, spread min – max; "+
+		"1-minute load average %s before and %s after. "+
 		"Regenerate with `nice go run ./internal/benchtable` from the repository root (a few minutes; it rewrites only "+
 		"this section). The machine is shared, so read the figures as noisy; the dated log below has the "+
-		"side-by-side comparisons.\n\n", m.Date, m.CPU, m.Cores, m.Memory, m.GoVersion, m.Commit, runs)
+		"side-by-side comparisons.\n\n", m.Date, m.CPU, m.Cores, m.Memory, m.GoVersion, m.Commit, runs, m.LoadStart, m.LoadEnd)
 	b.WriteString("| figure | median | spread | peak RSS | measured by |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
 		rss := r.RSS

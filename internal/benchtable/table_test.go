@@ -147,3 +147,21 @@ func TestMachineInfo(t *testing.T) {
 		t.Errorf("thousands = %q", got)
 	}
 }
+
+func TestRender(t *testing.T) {
+	m := machine{Date: "2026-11-27", CPU: "AMD EPYC 7B13", Cores: 2, Memory: "23 GiB", GoVersion: "go1.26.8", Commit: "abc1234", LoadStart: "0.50", LoadEnd: "1.20"}
+	rows := []row{{Figure: "cold index", Median: "**8.00 s**", Spread: "7.00 s – 9.00 s", RSS: "800 MiB", By: "`benchstd`"}, {Figure: "query", Median: "**5.0 ms**", Spread: "4.0 ms – 6.0 ms", By: "`go test`"}}
+	evals := []evalRow{{set: evalSets[0], method: "relay", cols: map[string]string{"n": "33", "f.any1": "66.7", "f.all5": "100.0", "fn.y10": "93.9", "file.mrr": "0.819"}}}
+	got := render(m, 3, rows, evals)
+	for _, want := range []string{
+		"Measured 2026-11-27 on AMD EPYC 7B13 (2 cores, 23 GiB), go1.26.8, commit abc1234; medians of 3 runs",
+		"load average 0.50 before and 1.20 after",
+		"| cold index | **8.00 s** | 7.00 s – 9.00 s | 800 MiB | `benchstd` |",
+		"| query | **5.0 ms** | 4.0 ms – 6.0 ms | — | `go test` |",
+		"| dev set (Go) | relay | 33 | 66.7 | 100.0 | 93.9 | 0.819 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("render lacks %q; got\n%s", want, got)
+		}
+	}
+}
