@@ -65,24 +65,24 @@ func (b *bench) measure() ([]row, error) {
 		return nil, err
 	}
 	for _, sub := range []struct{ name, figure string }{
-		{"BenchmarkStore/CallersDepth1", "callers of a std function, depth 1 (embedded store)"},
-		{"BenchmarkStore/CallersDepth3", "callers of a std function, depth 3 (embedded store)"},
-		{"BenchmarkStore/OpenQuery", "open the std store and resolve one qname"},
+		{"BenchmarkStore/CallersDepth1", "callers of a std function, depth 1, p50 (embedded store, adjacency loaded)"},
+		{"BenchmarkStore/CallersDepth3", "callers of a std function, depth 3, p50 (embedded store, adjacency loaded)"},
+		{"BenchmarkStore/OpenQuery/depth1", "open the std store, resolve a qname, callers depth 1, p50"},
 	} {
-		rows = append(rows, benchRow(store, sub.name, "ns/op", sub.figure, "`go test ./graphdb/embedded -bench BenchmarkStore`"))
+		rows = append(rows, benchRow(store, sub.name, "p50-ms", sub.figure, "`RELAY_BENCH_STORE=… go test ./graphdb/embedded -bench BenchmarkStore`"))
 	}
 	build, err := b.goBench([]string{"RELAY_BUILD_STORE=" + graph}, "./retrieve", "^BenchmarkBuildCold$", "1x")
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, benchRow(build, "BenchmarkBuildCold", "ns/op", "search index build of std, cold (`retrieve.Build`)", "`go test ./retrieve -bench BuildCold`"))
+	rows = append(rows, benchRow(build, "BenchmarkBuildCold", "ns/op", "search index build of std, cold (`retrieve.Build`)", "`RELAY_BUILD_STORE=… go test ./retrieve -bench BuildCold`"))
 	search, err := b.goBench([]string{"RELAY_BENCH_DIR=" + b.work}, "./retrieve", "^BenchmarkSearch(Lexical|Hybrid)$", "200x")
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows,
-		benchRow(search, "BenchmarkSearchLexical", "p50-ms", "search query on std, p50: BM25 + graph re-rank", "`go test ./retrieve -bench SearchLexical`"),
-		benchRow(search, "BenchmarkSearchHybrid", "p50-ms", "search query on std, p50: hybrid, 384-d vectors (embedding call excluded)", "`go test ./retrieve -bench SearchHybrid`"))
+		benchRow(search, "BenchmarkSearchLexical", "p50-ms", "search query on std, p50: BM25 + graph re-rank", "`RELAY_BENCH_DIR=… go test ./retrieve -bench SearchLexical`"),
+		benchRow(search, "BenchmarkSearchHybrid", "p50-ms", "search query on std, p50: hybrid, 384-d vectors (embedding call excluded)", "`RELAY_BENCH_DIR=… go test ./retrieve -bench SearchHybrid`"))
 	return rows, nil
 }
 
@@ -110,7 +110,7 @@ func (b *bench) stdIndex(exe, src, graph string) ([]row, error) {
 		same = append(same, s)
 	}
 	counts := fields(cold[len(cold)-1].out, `files=(\d+)`, `nodes=(\d+)`, `edges=(\d+)`)
-	by := "`go run ./index/internal/benchstd -step index`"
+	by := "`benchstd -step index $(go env GOROOT)/src STORE` (index/internal/benchstd)"
 	return []row{
 		sampleRow(fmt.Sprintf("Go std library (GOROOT/src: %s files, %s nodes, %s edges): cold graph index", counts[0], counts[1], counts[2]), cold, by),
 		sampleRow("Go std library: no-change re-index", same, by),
@@ -138,7 +138,7 @@ func (b *bench) pyIndex(exe string) (row, error) {
 	}
 	c := fields(cold[len(cold)-1].out, `parsed (\d+)`, `nodes (\d+)`, `edges (\d+)`)
 	return sampleRow(fmt.Sprintf("Python stdlib (%s, %s files parsed, %s nodes, %s edges): cold graph index", filepath.Base(lib), c[0], c[1], c[2]),
-		cold, "`go run ./index/internal/benchpy -step`"), nil
+		cold, "`benchpy -step LIB STORE` (index/internal/benchpy)"), nil
 }
 
 // child runs one step and takes its wall time and peak RSS.
