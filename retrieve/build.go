@@ -260,13 +260,13 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 // until all are in place (see diskindex.MarkStale).
 func persistIndex(dir, root string, ix *diskindex.Index, paths []string, graphHash map[string]string, opts BuildOptions, start time.Time, st BuildStats, log *slog.Logger) error {
 	if err := diskindex.MarkStale(dir); err != nil {
-		return err
+		return &writeError{err: err}
 	}
 	if err := diskindex.Write(dir, ix); err != nil {
-		return fmt.Errorf("%w (the previous search index is marked stale; run `relay index` again once the problem is fixed)", err)
+		return &writeError{err: err, marked: true}
 	}
 	if err := diskindex.WriteMAC(dir, opts.Key); err != nil {
-		return err
+		return &writeError{err: err, marked: true}
 	}
 	log.Debug("search index: written", "dur", time.Since(start))
 	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
@@ -274,6 +274,31 @@ func persistIndex(dir, root string, ix *diskindex.Index, paths []string, graphHa
 	}
 	return diskindex.ClearStale(dir)
 }
+
+// ErrIndexNotWritten is matched (errors.Is) by Build's error when the new
+// index, or its MAC, could not be written (a full disk, a directory that
+// cannot be written). The index in the directory is then marked stale
+// (or removed, when the mark cannot be made), so that Open refuses it
+// until a Build succeeds; when neither could be done, the error says so.
+// It matches its cause too.
+var ErrIndexNotWritten = errors.New("search index not written")
+
+// writeError is a failure to write the index; it matches
+// ErrIndexNotWritten and its cause. marked: the previous index is marked
+// stale.
+type writeError struct {
+	err    error
+	marked bool
+}
+
+func (e *writeError) Error() string {
+	if e.marked {
+		return fmt.Sprintf("%v (the previous search index is marked stale)", e.err)
+	}
+	return e.err.Error()
+}
+
+func (e *writeError) Unwrap() []error { return []error{ErrIndexNotWritten, e.err} }
 
 // previousIndex reads the index in dir to reuse its chunks, postings and
 // vectors; nil when there is none or it is damaged or of another format

@@ -34,14 +34,26 @@
 // from the graph, one query per file, or, for the first build of a new
 // store, from the nodes the graph indexer handed over as it wrote them
 // ([Symbols]). [Open] only reads, and refuses an index
-// that fails its checks ([ErrIndexDamaged], "run `relay index`"), which the next Build
+// that fails its checks ([ErrIndexDamaged]), which the next Build
 // rebuilds; [OpenInMemory] builds the index without writing anything,
 // for a read-only directory. An index whose update did not finish is
 // marked stale (retrieve.stale, [ErrIndexStale]) and one without the MAC
 // of the store key (retrieve.mac, [ErrIndexForeign]: it came with the
 // repository) is refused the same way; the next Build brings a stale one
 // up to date (checking every file) and rebuilds a foreign one from
-// scratch.
+// scratch. A Build that cannot write the index fails with
+// [ErrIndexNotWritten] and leaves the old one marked stale.
+//
+// # Errors
+//
+// The package's errors and texts state the problem only, and name the
+// index file where there is one; they never name a command, a flag or an
+// environment variable, because the same text reaches a terminal, a
+// tracker comment of the bot and an MCP client. The program that shows an
+// error tells the sentinels apart with errors.Is ([ErrNoIndex],
+// [ErrIndexDamaged], [ErrIndexStale], [ErrIndexForeign],
+// [ErrIndexNotWritten], [ErrEmbedNotConfigured]) and adds the advice that
+// fits where its user is.
 //
 // # Search
 //

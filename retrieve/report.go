@@ -300,7 +300,7 @@ func (r Report) Markdown() string {
 		fmt.Fprintf(&b, "Note: %s\n\n", n)
 	}
 	if len(r.Files) == 0 {
-		b.WriteString("Nothing in the index matched the question. Try other words, name a symbol or file, or run `relay index` if the repository changed.\n")
+		b.WriteString("Nothing in the index matched the question. Try other words, or name a symbol or file; if the repository changed since it was indexed, the index may not match the files.\n")
 		return b.String()
 	}
 	b.WriteString("## Files\n\n| # | file | score | matched symbols |\n|---|---|---|---|\n")

@@ -108,7 +108,7 @@ type OpenOptions struct {
 // or one of another format is ErrNoIndex; an index that fails its checks is
 // ErrIndexDamaged, one whose last update did not finish ErrIndexStale, and
 // one without the MAC of opts.Key ErrIndexForeign, each with a message
-// that says to run `relay index`.
+// that names the index file and the problem.
 func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error) {
 	dir := opts.Dir
 	if dir == "" {
@@ -120,7 +120,7 @@ func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error
 	}
 	ix, err := diskindex.Read(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w at %s; run 'relay index' in the repository first", ErrNoIndex, p)
+		return nil, fmt.Errorf("%w at %s", ErrNoIndex, p)
 	}
 	if err != nil {
 		return nil, err

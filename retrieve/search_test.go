@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -314,7 +315,7 @@ func TestBuildIncremental(t *testing.T) {
 	if _, err := Open(root, g, OpenOptions{}); err != nil {
 		t.Errorf("index lost after a cancelled build: %v", err)
 	}
-	if _, err := Open(t.TempDir(), g, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "relay index") {
+	if _, err := Open(t.TempDir(), g, OpenOptions{}); !errors.Is(err, ErrNoIndex) {
 		t.Errorf("missing index: err = %v", err)
 	}
 }

@@ -8,7 +8,9 @@
 // (its build's shortcut); this package only knows its name, to remove it
 // with the index.
 //
-// Its errors match the sentinels ErrNoIndex, ErrDamaged, ErrStale and
+// Its errors state the problem only ("the search index at … is damaged
+// (checksum mismatch)"); what to do about it is for the program that shows
+// them. They match the sentinels ErrNoIndex, ErrDamaged, ErrStale and
 // ErrForeign with errors.Is; package retrieve exports them under its own
 // names (retrieve.ErrNoIndex, ErrIndexDamaged, ErrIndexStale,
 // ErrIndexForeign).

@@ -32,8 +32,7 @@ import (
 // not damaged), that the version is this relay's, that the length matches
 // the file size (truncation), and that the checksum matches, all before
 // decoding. A stale index is ErrNoIndex (rebuild it); anything else is
-// ErrDamaged, whose message names the file and says to run `relay index`,
-// which rebuilds it.
+// ErrDamaged, whose message names the file and the problem.
 
 // indexMagic starts every index file written since format 7.
 const indexMagic = "RELAYIX\n"
@@ -54,9 +53,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Kind == ErrDamaged {
-		return fmt.Sprintf("the search index at %s is damaged; run `relay index` to rebuild it (%s)", e.Path, e.Reason)
+		return fmt.Sprintf("the search index at %s is damaged (%s)", e.Path, e.Reason)
 	}
-	return fmt.Sprintf("the search index at %s %s; run `relay index` to rebuild it", e.Path, e.Reason)
+	return fmt.Sprintf("the search index at %s %s", e.Path, e.Reason)
 }
 
 // Is reports whether target is e's kind.

@@ -33,7 +33,7 @@ const macFile = "retrieve.mac"
 type foreignError struct{ path, why string }
 
 func (e *foreignError) Error() string {
-	return fmt.Sprintf("the search index at %s was not written by relay for this user on this machine (%s): it may have come with the repository or been copied in, and is not believed; run `relay index` to rebuild it", e.path, e.why)
+	return fmt.Sprintf("the search index at %s was not written by relay for this user on this machine (%s): it may have come with the repository or been copied in, and is not believed", e.path, e.why)
 }
 
 func (e *foreignError) Is(target error) bool {

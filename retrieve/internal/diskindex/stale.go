@@ -33,7 +33,7 @@ const staleFile = "retrieve.stale"
 type staleError struct{ path, since string }
 
 func (e *staleError) Error() string {
-	return fmt.Sprintf("the search index at %s is stale: its last update (begun %s) did not finish, so its line numbers may no longer match the files; run `relay index` to rebuild it", e.path, e.since)
+	return fmt.Sprintf("the search index at %s is stale: its last update (begun %s) did not finish, so its line numbers may no longer match the files", e.path, e.since)
 }
 
 func (e *staleError) Is(target error) bool {
