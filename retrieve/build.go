@@ -89,7 +89,7 @@ func (s *Symbols) Written(owner graphdb.FileRecord, nodes []graphdb.Node) {
 
 // byFile groups the nodes by the file that declares them, each file's in
 // the order of FindSymbols (start line, qualified name, id), which
-// chunkFile keeps among symbols that start on the same line under the
+// chunk.File keeps among symbols that start on the same line under the
 // same name.
 func (s *Symbols) byFile() map[string][]graphdb.Node {
 	out := map[string][]graphdb.Node{}

@@ -52,8 +52,9 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 }
 
 // withWindowMembers puts after each text-window hit the object-literal
-// members (objectMember) whose lines the window holds and whose own name
-// the window matched: the window carries the member's text, so when it
+// members (chunks that leave their lines to the windows, see chunk.File)
+// whose lines the window holds and whose own name the window matched:
+// the window carries the member's text, so when it
 // matches `ordinal` in a locale file, `locale.ordinal` of that file is the
 // function the text is about, even though the one-line member chunk ranks
 // below the hundred others of that name.
