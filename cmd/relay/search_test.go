@@ -169,7 +169,7 @@ func TestDamagedSearchIndex(t *testing.T) {
 			if err := os.WriteFile(idx, tt.corrupt(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			want := "the search index at " + idx + " is damaged; run `relay index` to rebuild it"
+			want := "the search index at " + idx + " is damaged"
 			for i, args := range [][]string{
 				{"search", "discount"},
 				{"scope", "discount on large orders"},

@@ -1,4 +1,4 @@
-package retrieve
+package diskindex
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/relayhq/relay/retrieve/internal/bm25"
 )
 
 // DESIGN: the two inverted indexes are most of the index file (the
@@ -24,7 +26,7 @@ import (
 // (little endian; ends are offsets from the start of their bytes).
 
 // writeLexSection writes ix as a section to w.
-func writeLexSection(w *bufio.Writer, ix *lexIndex) error {
+func writeLexSection(w *bufio.Writer, ix *bm25.Index) error {
 	if len(ix.Terms) > math.MaxUint32 || len(ix.DocLen) > math.MaxUint32 {
 		return errors.New("encode search index: too many terms or documents")
 	}
@@ -71,7 +73,7 @@ func writeLexSection(w *bufio.Writer, ix *lexIndex) error {
 // with the bytes after it. The index's terms are substrings of one copy
 // of the section's term bytes and its blobs slices of buf, which they
 // keep: a copy would double what a search holds while it opens the index.
-func readLexSection(buf []byte) (*lexIndex, []byte, error) {
+func readLexSection(buf []byte) (*bm25.Index, []byte, error) {
 	r := sectionReader{buf: buf}
 	nTerms, nDocs := int(r.u32()), int(r.u32())
 	avg := math.Float32frombits(r.u32())
@@ -80,7 +82,7 @@ func readLexSection(buf []byte) (*lexIndex, []byte, error) {
 	if r.err != nil || nTerms > len(r.buf)/12 || nDocs > len(r.buf)/4 {
 		return nil, nil, errors.New("postings section: counts exceed its size")
 	}
-	ix := &lexIndex{AvgLen: avg, DocLen: make([]float32, nDocs), DF: make([]int32, nTerms),
+	ix := &bm25.Index{AvgLen: avg, DocLen: make([]float32, nDocs), DF: make([]int32, nTerms),
 		Terms: make([]string, nTerms), Blobs: make([][]byte, nTerms)}
 	for i := range ix.DocLen {
 		ix.DocLen[i] = math.Float32frombits(r.u32())

@@ -1,4 +1,11 @@
-package retrieve
+// Package chunk owns how the search index cuts a file into chunks, its
+// retrievable units: functions, methods and types from the code graph
+// (with the doc comment above them), markdown sections split at headings,
+// and overlapping windows of lines over everything no symbol covers. It
+// also owns a chunk's indexable text (its fields, capped) and its hash,
+// the key of cached embeddings. Package retrieve re-exports Chunk and the
+// kinds.
+package chunk
 
 import (
 	"crypto/sha256"
@@ -13,15 +20,15 @@ import (
 
 // Chunk kinds, the values of Chunk.Kind and of the kind filter.
 const (
-	ChunkFunction = "function" // package-level function
-	ChunkMethod   = "method"   // method (member that is not a field)
-	ChunkType     = "type"     // struct, interface, class, alias…
-	ChunkSection  = "section"  // markdown section, split at headings
-	ChunkText     = "text"     // a window of a file not covered by symbols
+	KindFunction = "function" // package-level function
+	KindMethod   = "method"   // method (member that is not a field)
+	KindType     = "type"     // struct, interface, class, alias…
+	KindSection  = "section"  // markdown section, split at headings
+	KindText     = "text"     // a window of a file not covered by symbols
 )
 
-// ChunkKinds lists the chunk kinds in a stable order.
-var ChunkKinds = []string{ChunkFunction, ChunkMethod, ChunkType, ChunkSection, ChunkText}
+// Kinds lists the chunk kinds in a stable order.
+var Kinds = []string{KindFunction, KindMethod, KindType, KindSection, KindText}
 
 // Chunk is one retrievable unit: a symbol from the graph, a markdown section
 // or a window of another text file. Its text is not stored: it is read from
@@ -46,44 +53,54 @@ type Chunk struct {
 // Dir returns the chunk's directory ("." for the root).
 func (c Chunk) Dir() string { return path.Dir(c.Path) }
 
+// Location is "path:line" of the declaration (of the first line for
+// sections and text windows).
+func (c Chunk) Location() string {
+	if c.Line > 0 {
+		return fmt.Sprintf("%s:%d", c.Path, c.Line)
+	}
+	return fmt.Sprintf("%s:%d", c.Path, c.StartLine)
+}
+
 // Limits on the text a chunk contributes to the index.
 const (
-	maxChunkLines = 150     // body lines tokenized per symbol
-	maxChunkBytes = 8 << 10 // bytes tokenized per chunk
+	MaxLines      = 150     // body lines tokenized per symbol
+	MaxBytes      = 8 << 10 // bytes tokenized per chunk
 	maxEmbedBytes = 2 << 10 // bytes sent to the embeddings endpoint per chunk
 	windowLines   = 50      // text window size
 	windowStep    = 40      // text window stride (10 lines overlap)
 	maxDocLines   = 20      // doc-comment lines gathered above a symbol
 )
 
-// chunkText is the indexable text of one chunk, split by field.
-type chunkText struct {
-	name string // name, qname, parent
-	path string
-	body string // signature, doc, body
+// Fields is the indexable text of one chunk, split by field (the fields
+// of bm25's BM25F).
+type Fields struct {
+	Name string // name, qname, parent
+	Path string
+	Body string // signature, doc, body
 }
 
-// embedText is what the embeddings endpoint sees for a chunk.
-func (t chunkText) embedText(c Chunk) string {
-	s := c.Path + "\n" + t.body
+// EmbedText is what the embeddings endpoint sees for chunk c of fields t.
+func (t Fields) EmbedText(c Chunk) string {
+	s := c.Path + "\n" + t.Body
 	if len(s) > maxEmbedBytes {
 		s = s[:maxEmbedBytes]
 	}
 	return s
 }
 
-// chunkFile cuts one file into chunks. nodes are the graph nodes declared in
+// File cuts one file into chunks. nodes are the graph nodes declared in
 // the file (possibly none): functions, methods and types become chunks; the
 // lines no symbol covers become text windows. Markdown is split at
 // headings; other files are windowed.
-func chunkFile(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
+func File(rel, lang string, lines []string, nodes []graphdb.Node) []Chunk {
 	if lang == "markdown" {
 		return markdownChunks(rel, lang, lines)
 	}
 	var out []Chunk
 	covered := make([]bool, len(lines)+2)
 	for _, n := range nodes {
-		kind := chunkKind(n)
+		kind := KindOf(n)
 		if kind == "" {
 			continue
 		}
@@ -144,19 +161,19 @@ func objectMember(n graphdb.Node) bool {
 	return n.Kind == graphdb.KindFunction && n.SubKind == "method"
 }
 
-// chunkKind is the kind of chunk node n makes, "" for none: functions,
+// KindOf is the kind of chunk node n makes, "" for none: functions,
 // methods and types; not fields, modules, variables, nor synthetic nodes,
 // which have no declaration and whose lines may span other symbols.
-func chunkKind(n graphdb.Node) string {
+func KindOf(n graphdb.Node) string {
 	switch {
 	case n.Synthetic():
 		return ""
 	case n.Kind == graphdb.KindFunction:
-		return ChunkFunction
+		return KindFunction
 	case n.Kind == graphdb.KindMember && n.SubKind != "field":
-		return ChunkMethod
+		return KindMethod
 	case n.Kind == graphdb.KindType:
-		return ChunkType
+		return KindType
 	}
 	return ""
 }
@@ -174,7 +191,7 @@ func windows(rel, lang string, lines []string, start, end int) []Chunk {
 			}
 		}
 		if nonBlank >= 3 {
-			out = append(out, Chunk{Path: rel, Language: lang, Kind: ChunkText, Name: fmt.Sprintf("lines %d-%d", s, e), StartLine: s, EndLine: e})
+			out = append(out, Chunk{Path: rel, Language: lang, Kind: KindText, Name: fmt.Sprintf("lines %d-%d", s, e), StartLine: s, EndLine: e})
 		}
 		if e == end {
 			break
@@ -200,7 +217,7 @@ func markdownChunks(rel, lang string, lines []string) []Chunk {
 		}
 		for s := start; s <= end; s += 80 {
 			e := min(s+99, end)
-			out = append(out, Chunk{Path: rel, Language: lang, Kind: ChunkSection, Name: name, Parent: parent, StartLine: s, EndLine: e})
+			out = append(out, Chunk{Path: rel, Language: lang, Kind: KindSection, Name: name, Parent: parent, StartLine: s, EndLine: e})
 			if e == end {
 				break
 			}
@@ -264,8 +281,8 @@ func parentName(n graphdb.Node) string {
 	return q
 }
 
-// textOf returns the indexable text of c, read from the file's lines.
-func textOf(c Chunk, lines []string) chunkText {
+// FieldsOf returns the indexable text of c, read from the file's lines.
+func FieldsOf(c Chunk, lines []string) Fields {
 	var body strings.Builder
 	if c.Signature != "" {
 		body.WriteString(c.Signature)
@@ -275,22 +292,46 @@ func textOf(c Chunk, lines []string) chunkText {
 		body.WriteString(c.Doc)
 		body.WriteByte('\n')
 	}
-	end := min(c.EndLine, len(lines), c.StartLine+maxChunkLines-1)
+	end := min(c.EndLine, len(lines), c.StartLine+MaxLines-1)
 	for i := c.StartLine; i <= end; i++ {
-		if body.Len() > maxChunkBytes {
+		if body.Len() > MaxBytes {
 			break
 		}
 		body.WriteString(lines[i-1])
 		body.WriteByte('\n')
 	}
 	name := ""
-	if c.Kind != ChunkText {
+	if c.Kind != KindText {
 		name = c.Name + " " + c.Parent + " " + c.QName
 	}
-	return chunkText{name: name, path: c.Path, body: body.String()}
+	return Fields{Name: name, Path: c.Path, Body: body.String()}
 }
 
-func hashString(s string) string {
+// HashString is the hash relay keys a text by: the first 12 bytes of its
+// SHA-256, in hex.
+func HashString(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:12])
+}
+
+// Hash is HashString(FieldsOf(c, ls).EmbedText(c)), the chunk's
+// embeddings cache key, made from the first maxEmbedBytes of that text
+// only. buf is scratch.
+func Hash(c Chunk, ls []string, buf []byte) (string, []byte) {
+	buf = append(buf[:0], c.Path...)
+	buf = append(buf, '\n')
+	if c.Signature != "" {
+		buf = append(append(buf, c.Signature...), '\n')
+	}
+	if c.Doc != "" {
+		buf = append(append(buf, c.Doc...), '\n')
+	}
+	// FieldsOf stops adding lines past MaxBytes, far beyond the
+	// maxEmbedBytes kept here.
+	end := min(c.EndLine, len(ls), c.StartLine+MaxLines-1)
+	for i := c.StartLine; i <= end && len(buf) < maxEmbedBytes; i++ {
+		buf = append(append(buf, ls[i-1]...), '\n')
+	}
+	h := sha256.Sum256(buf[:min(len(buf), maxEmbedBytes)])
+	return hex.EncodeToString(h[:12]), buf
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package retrieve
+package diskindex
 
 import (
 	"os"

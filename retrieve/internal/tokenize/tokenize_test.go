@@ -1,4 +1,4 @@
-package retrieve
+package tokenize
 
 import (
 	"io/fs"
@@ -35,8 +35,8 @@ func TestTokenize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tt.want, Tokenize(tt.in)); diff != "" {
-				t.Errorf("Tokenize(%q) (-want +got):\n%s", tt.in, diff)
+			if diff := cmp.Diff(tt.want, Text(tt.in)); diff != "" {
+				t.Errorf("Text(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}
@@ -44,10 +44,10 @@ func TestTokenize(t *testing.T) {
 
 func TestTokenizePath(t *testing.T) {
 	t.Parallel()
-	got := TokenizePath("graphdb/embedded/store_test.go")
+	got := Path("graphdb/embedded/store_test.go")
 	want := []string{"graphdb", "embed", "store_test", "stor", "test", "go", "store_test.go"}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("TokenizePath (-want +got):\n%s", diff)
+		t.Errorf("Path (-want +got):\n%s", diff)
 	}
 }
 
@@ -67,45 +67,6 @@ func TestSplitIdent(t *testing.T) {
 			t.Errorf("splitIdent(%q) (-want +got):\n%s", in, diff)
 		}
 	}
-}
-
-func TestFuseRRF(t *testing.T) {
-	t.Parallel()
-	type ds = []int32
-	tests := []struct {
-		name     string
-		rankings []Ranking
-		want     []int32
-		top      float64
-	}{
-		{"single list keeps order", []Ranking{{Name: "bm25", Weight: 1, Docs: ds{3, 1, 2}}}, ds{3, 1, 2}, 1.0 / 61},
-		{"agreement wins", []Ranking{{Name: "bm25", Weight: 0.4, Docs: ds{1, 2, 3}}, {Name: "vector", Weight: 1, Docs: ds{2, 3, 1}}}, ds{2, 3, 1}, 0.4/62 + 1.0/61},
-		{"weight decides a tie of ranks", []Ranking{{Name: "bm25", Weight: 0.4, Docs: ds{1}}, {Name: "vector", Weight: 1, Docs: ds{2}}}, ds{2, 1}, 1.0 / 61},
-		{"equal scores break by doc", []Ranking{{Name: "a", Weight: 1, Docs: ds{5}}, {Name: "b", Weight: 1, Docs: ds{4}}}, ds{4, 5}, 1.0 / 61},
-		{"duplicate in one list counts once", []Ranking{{Name: "a", Weight: 1, Docs: ds{7, 7}}}, ds{7}, 1.0 / 61},
-		{"empty", nil, nil, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := FuseRRF(0, tt.rankings...)
-			var docs []int32
-			for _, f := range got {
-				docs = append(docs, f.Doc)
-			}
-			if diff := cmp.Diff(tt.want, docs); diff != "" {
-				t.Errorf("order (-want +got):\n%s", diff)
-			}
-			if len(got) > 0 && !near(got[0].Score, tt.top) {
-				t.Errorf("top score = %v, want %v", got[0].Score, tt.top)
-			}
-		})
-	}
-}
-
-func near(a, b float64) bool {
-	d := a - b
-	return d < 1e-12 && d > -1e-12
 }
 
 // generalTokenize is Tokenize through the general (rune) path only: the
@@ -128,7 +89,7 @@ func TestTokenizeFastPathAgrees(t *testing.T) {
 		"größeMax straßeName Éclair fooÜber naïve_value"
 	// Words of the longest length indexed: one part per byte.
 	texts := []string{words, strings.Repeat("a1", maxWordLen/2), strings.Repeat("aB", maxWordLen/2), strings.Repeat("_x", maxWordLen/2)}
-	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../../..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, ".md")) {
 			return err
 		}
@@ -140,7 +101,7 @@ func TestTokenizeFastPathAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, text := range texts {
-		if diff := cmp.Diff(generalTokenize(text), Tokenize(text)); diff != "" {
+		if diff := cmp.Diff(generalTokenize(text), Text(text)); diff != "" {
 			t.Fatalf("fast path differs on %.80q (-general +fast):\n%s", text, diff)
 		}
 	}
@@ -151,8 +112,8 @@ func FuzzTokenize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if diff := cmp.Diff(generalTokenize(s), Tokenize(s)); diff != "" {
-			t.Errorf("Tokenize(%q) (-general +fast):\n%s", s, diff)
+		if diff := cmp.Diff(generalTokenize(s), Text(s)); diff != "" {
+			t.Errorf("Text(%q) (-general +fast):\n%s", s, diff)
 		}
 	})
 }

@@ -1,4 +1,13 @@
-package retrieve
+// Package bm25 owns the lexical indexes of the search index: BM25F over
+// fields of weighted term frequency (WeightName, WeightPath, WeightBody),
+// postings kept per term as varint blobs and decoded only when a query
+// uses the term (Index), their assembly from documents counted in any
+// order, possibly on many goroutines (Counter, Builder), the expansion of
+// a query term absent from the vocabulary to the terms that contain it
+// (trigram index), and scoring (Index.Search). Terms come from package
+// tokenize; how the postings are laid out in the index file is package
+// diskindex's.
+package bm25
 
 import (
 	"encoding/binary"
@@ -8,24 +17,26 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/relayhq/relay/retrieve/internal/tokenize"
 )
 
 // Field weights of the lexical index (a simplified BM25F: the term frequency
 // of a chunk is the weighted sum over its fields, and so is its length).
 // Names and paths are short and precise; bodies are long and noisy.
 const (
-	weightName = 3.0
-	weightPath = 1.5
-	weightBody = 1.0
+	WeightName = 3.0
+	WeightPath = 1.5
+	WeightBody = 1.0
 	bm25K1     = 1.2
 	bm25B      = 0.75
 	tfScale    = 4 // term frequencies are stored as round(tf*tfScale)
 )
 
-// lexIndex is the inverted index. Postings are stored per term as a varint
+// Index is the inverted index. Postings are stored per term as a varint
 // blob (doc delta, scaled tf) and decoded only when a query uses the term,
 // so loading an index is a copy, not a rebuild.
-type lexIndex struct {
+type Index struct {
 	Terms  []string  // sorted
 	Blobs  [][]byte  // postings of Terms[i]
 	DF     []int32   // document frequency of Terms[i]
@@ -38,50 +49,52 @@ type lexIndex struct {
 	triMu  sync.Once
 }
 
-type posting struct {
-	doc int32
-	tf  float32
+// Posting is one document of a term's postings with the term's
+// frequency in it (weighted by field, quantized as stored).
+type Posting struct {
+	Doc int32
+	TF  float32
 }
 
-// lexBuilder accumulates raw postings; docs may arrive in any order (new
-// chunks are tokenized per block of files, see fileCounter, unchanged ones
-// imported from the previous index) and finish sorts and encodes them.
-type lexBuilder struct {
-	tt     *termTable  // may be shared with other builders (newLexBuilders)
-	post   [][]posting // by term id of tt
+// Builder accumulates raw postings; docs may arrive in any order (new
+// chunks are tokenized per block of files and merged, unchanged ones
+// imported from the previous index) and Finish sorts and encodes them.
+type Builder struct {
+	tt     *TermTable  // may be shared with other builders (NewBuilders)
+	post   [][]Posting // by term id of tt
 	docLen []float32
-	// What add and addDoc tokenize, merged by finish.
-	vocab   *vocab
-	own     *docCounter
+	// What Add tokenizes, merged by Flush.
+	vocab   *tokenize.Vocab
+	own     *Counter
 	scratch []int32
 }
 
-// termTable numbers the terms of one or more lexBuilders: the chunk and
+// TermTable numbers the terms of one or more Builders: the chunk and
 // whole-file indexes of a build share one, so a term is looked up and
 // sorted once for both.
-type termTable struct {
+type TermTable struct {
 	ids   map[string]int32 // term → index in terms
 	terms []string
 	once  sync.Once
-	order []int32 // the ids in term order, for finish
+	order []int32 // the ids in term order, for Finish
 }
 
-func newLexBuilder() *lexBuilder { return newLexBuilders(1)[0] }
+func NewBuilder() *Builder { return NewBuilders(1)[0] }
 
-// newLexBuilders returns n builders sharing one termTable. Their finish
-// may run concurrently once every builder's add and merge are over.
-func newLexBuilders(n int) []*lexBuilder {
-	tt := &termTable{ids: map[string]int32{}}
-	out := make([]*lexBuilder, n)
+// NewBuilders returns n builders sharing one TermTable. Their finish
+// may run concurrently once every builder's Add and Merge are over.
+func NewBuilders(n int) []*Builder {
+	tt := &TermTable{ids: map[string]int32{}}
+	out := make([]*Builder, n)
 	for i := range out {
-		out[i] = &lexBuilder{tt: tt}
+		out[i] = &Builder{tt: tt}
 	}
 	return out
 }
 
 // termIndex returns the id of term t in b.tt, adding it, with room for
 // its postings in b.post.
-func (b *lexBuilder) termIndex(t string) int32 {
+func (b *Builder) termIndex(t string) int32 {
 	tt := b.tt
 	id, ok := tt.ids[t]
 	if !ok {
@@ -108,7 +121,7 @@ func growZero[T any](s []T, n int) []T {
 }
 
 // sorted returns the ids of tt in term order; tt must not change after.
-func (tt *termTable) sorted() []int32 {
+func (tt *TermTable) sorted() []int32 {
 	tt.once.Do(func() {
 		tt.order = make([]int32, len(tt.terms))
 		for i := range tt.order {
@@ -119,38 +132,41 @@ func (tt *termTable) sorted() []int32 {
 	return tt.order
 }
 
-// add indexes t as the next document.
-func (b *lexBuilder) add(t chunkText) { b.addDoc(int32(len(b.docLen)), t) }
+// Table returns the term table b numbers its terms in, shared with the
+// builders NewBuilders made with it.
+func (b *Builder) Table() *TermTable { return b.tt }
 
-// addDoc tokenizes t as document doc: a term's frequency is its weighted
-// count over the fields (BM25F), and so is the document's length.
-func (b *lexBuilder) addDoc(doc int32, t chunkText) {
+// Add tokenizes the next document from its fields: a term's frequency is
+// its weighted count over the fields (BM25F), and so is the document's
+// length.
+func (b *Builder) Add(name, path, body string) {
+	doc := int32(len(b.docLen))
 	if b.own == nil {
-		b.vocab, b.own = newVocab(), &docCounter{}
+		b.vocab, b.own = tokenize.NewVocab(), &Counter{}
 	}
-	b.scratch = b.vocab.appendIDs(b.scratch[:0], t.name)
-	b.own.count(b.scratch, weightName)
-	b.scratch = b.vocab.appendPathIDs(b.scratch[:0], t.path)
-	b.own.count(b.scratch, weightPath)
-	b.scratch = b.vocab.appendIDs(b.scratch[:0], t.body)
-	b.own.count(b.scratch, weightBody)
-	b.own.end(doc)
+	b.scratch = b.vocab.AppendIDs(b.scratch[:0], name)
+	b.own.Count(b.scratch, WeightName)
+	b.scratch = b.vocab.AppendPathIDs(b.scratch[:0], path)
+	b.own.Count(b.scratch, WeightPath)
+	b.scratch = b.vocab.AppendIDs(b.scratch[:0], body)
+	b.own.Count(b.scratch, WeightBody)
+	b.own.End(doc)
 	b.setLen(doc, b.own.docLen[doc])
 }
 
-func (b *lexBuilder) setLen(doc int32, l float32) {
+func (b *Builder) setLen(doc int32, l float32) {
 	for int(doc) >= len(b.docLen) {
 		b.docLen = append(b.docLen, 0)
 	}
 	b.docLen[doc] = l
 }
 
-// merge adds the documents c counted over terms, renumbered by base (c's
+// Merge adds the documents c counted over terms, renumbered by base (c's
 // document d becomes base+d). c's postings are handed over, not copied.
 // ids, when not nil, remembers for each of terms 1 + its index in b (0:
 // not looked up yet): a vocabulary that goes on from block to block looks
 // each of its terms up in b once, not once per block.
-func (b *lexBuilder) merge(terms []string, c *docCounter, base int32, ids *[]int32) {
+func (b *Builder) Merge(terms []string, c *Counter, base int32, ids *[]int32) {
 	for d, l := range c.docLen {
 		if l != 0 { // a document c did not count (an imported one) stays as it is
 			b.setLen(base+int32(d), l)
@@ -162,7 +178,7 @@ func (b *lexBuilder) merge(terms []string, c *docCounter, base int32, ids *[]int
 		}
 		if base != 0 {
 			for i := range ps {
-				ps[i].doc += base
+				ps[i].Doc += base
 			}
 		}
 		if i := b.cachedIndex(terms, id, ids); b.post[i] == nil {
@@ -173,9 +189,9 @@ func (b *lexBuilder) merge(terms []string, c *docCounter, base int32, ids *[]int
 	}
 }
 
-// cachedIndex is termIndex(terms[id]) through the cache ids (see merge),
-// which holds ids of b.tt: builders sharing a termTable share caches.
-func (b *lexBuilder) cachedIndex(terms []string, id int, ids *[]int32) int32 {
+// cachedIndex is termIndex(terms[id]) through the cache ids (see Merge),
+// which holds ids of b.tt: builders sharing a TermTable share caches.
+func (b *Builder) cachedIndex(terms []string, id int, ids *[]int32) int32 {
 	if ids == nil {
 		return b.termIndex(terms[id])
 	}
@@ -194,10 +210,10 @@ func (b *lexBuilder) cachedIndex(terms []string, id int, ids *[]int32) int32 {
 	return i
 }
 
-// importDocs copies the postings and lengths of old's documents into b,
+// ImportDocs copies the postings and lengths of old's documents into b,
 // renumbered by remap (old doc → new doc, −1 to drop), without
 // tokenizing anything: unchanged files cost one pass over old postings.
-func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
+func (b *Builder) ImportDocs(old *Index, remap []int32) {
 	for d, nd := range remap {
 		if nd >= 0 {
 			b.setLen(nd, old.DocLen[d])
@@ -205,31 +221,31 @@ func (b *lexBuilder) importDocs(old *lexIndex, remap []int32) {
 	}
 	for id, term := range old.Terms {
 		i := int32(-1)
-		for _, p := range old.postings(int32(id)) {
-			if nd := remap[p.doc]; nd >= 0 {
+		for _, p := range old.Postings(int32(id)) {
+			if nd := remap[p.Doc]; nd >= 0 {
 				if i < 0 {
 					i = b.termIndex(term)
 				}
-				b.post[i] = append(b.post[i], posting{doc: nd, tf: p.tf})
+				b.post[i] = append(b.post[i], Posting{Doc: nd, TF: p.TF})
 			}
 		}
 	}
 }
 
-// flush merges what add and addDoc counted; finish does it too, but
-// builders sharing a termTable must flush before they finish concurrently.
-func (b *lexBuilder) flush() {
+// Flush merges what Add counted; Finish does it too, but
+// builders sharing a TermTable must flush before they finish concurrently.
+func (b *Builder) Flush() {
 	if b.own != nil {
-		b.merge(b.vocab.terms, b.own, 0, nil)
+		b.Merge(b.vocab.Terms(), b.own, 0, nil)
 		b.vocab, b.own = nil, nil
 	}
 }
 
-// finish sorts the terms and encodes each term's postings, sorted by
+// Finish sorts the terms and encodes each term's postings, sorted by
 // document, as a varint blob: the terms are split among the cores.
-func (b *lexBuilder) finish() *lexIndex {
-	b.flush()
-	ix := &lexIndex{DocLen: b.docLen}
+func (b *Builder) Finish() *Index {
+	b.Flush()
+	ix := &Index{DocLen: b.docLen}
 	all := b.tt.sorted()
 	order := make([]int32, 0, len(all))
 	for _, id := range all {
@@ -247,16 +263,16 @@ func (b *lexBuilder) finish() *lexIndex {
 			var buf [2 * binary.MaxVarintLen32]byte
 			for k := w * len(order) / workers; k < (w+1)*len(order)/workers; k++ {
 				ps := b.post[order[k]]
-				if !slices.IsSortedFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) }) {
-					slices.SortFunc(ps, func(a, b posting) int { return int(a.doc - b.doc) })
+				if !slices.IsSortedFunc(ps, func(a, b Posting) int { return int(a.Doc - b.Doc) }) {
+					slices.SortFunc(ps, func(a, b Posting) int { return int(a.Doc - b.Doc) })
 				}
 				blob := make([]byte, 0, len(ps)*3)
 				prev := int32(0)
 				for _, p := range ps {
-					n := binary.PutUvarint(buf[:], uint64(p.doc-prev))
-					n += binary.PutUvarint(buf[n:], uint64(math.Round(float64(p.tf)*tfScale)))
+					n := binary.PutUvarint(buf[:], uint64(p.Doc-prev))
+					n += binary.PutUvarint(buf[n:], uint64(math.Round(float64(p.TF)*tfScale)))
 					blob = append(blob, buf[:n]...)
-					prev = p.doc
+					prev = p.Doc
 				}
 				ix.Terms[k], ix.Blobs[k], ix.DF[k] = b.tt.terms[order[k]], blob, int32(len(ps))
 			}
@@ -273,7 +289,8 @@ func (b *lexBuilder) finish() *lexIndex {
 	return ix
 }
 
-func (ix *lexIndex) termID(t string) (int32, bool) {
+// TermID returns the id of term t, if the index has it.
+func (ix *Index) TermID(t string) (int32, bool) {
 	ix.once.Do(func() {
 		ix.lookup = make(map[string]int32, len(ix.Terms))
 		for i, t := range ix.Terms {
@@ -284,10 +301,10 @@ func (ix *lexIndex) termID(t string) (int32, bool) {
 	return id, ok
 }
 
-// postings decodes the postings of term id.
-func (ix *lexIndex) postings(id int32) []posting {
+// Postings decodes the postings of term id.
+func (ix *Index) Postings(id int32) []Posting {
 	blob := ix.Blobs[id]
-	out := make([]posting, 0, ix.DF[id])
+	out := make([]Posting, 0, ix.DF[id])
 	doc := int32(0)
 	for len(blob) > 0 {
 		d, n := binary.Uvarint(blob)
@@ -295,41 +312,41 @@ func (ix *lexIndex) postings(id int32) []posting {
 		tf, m := binary.Uvarint(blob)
 		blob = blob[m:]
 		doc += int32(d)
-		out = append(out, posting{doc: doc, tf: float32(tf) / tfScale})
+		out = append(out, Posting{Doc: doc, TF: float32(tf) / tfScale})
 	}
 	return out
 }
 
 // idf is the BM25 inverse document frequency of term id.
-func (ix *lexIndex) idf(id int32) float64 {
+func (ix *Index) idf(id int32) float64 {
 	n := float64(len(ix.DocLen))
 	df := float64(ix.DF[id])
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// queryTerm is one term of a lexical query with its weight (1 for terms the
+// QueryTerm is one term of a lexical query with its weight (1 for terms the
 // query contains, less for trigram expansions).
-type queryTerm struct {
-	term   string
-	id     int32
-	weight float64
-	orig   string // the query word it came from
+type QueryTerm struct {
+	Term   string
+	ID     int32
+	Weight float64
+	Orig   string // the query word it came from
 }
 
-// expand maps the query's terms to index terms: present terms as is; an
+// Expand maps the query's terms to index terms: present terms as is; an
 // absent term of at least four characters (a partial identifier, a
 // misspelled or truncated name, an error code) to the index terms that
 // contain it, found through a trigram index over the vocabulary.
-func (ix *lexIndex) expand(terms []string) []queryTerm {
-	var out []queryTerm
+func (ix *Index) Expand(terms []string) []QueryTerm {
+	var out []QueryTerm
 	seen := map[string]bool{}
 	for _, t := range terms {
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
-		if id, ok := ix.termID(t); ok {
-			out = append(out, queryTerm{term: t, id: id, weight: 1, orig: t})
+		if id, ok := ix.TermID(t); ok {
+			out = append(out, QueryTerm{Term: t, ID: id, Weight: 1, Orig: t})
 			continue
 		}
 		if len(t) < 4 {
@@ -337,7 +354,7 @@ func (ix *lexIndex) expand(terms []string) []queryTerm {
 		}
 		for _, id := range ix.containing(t, 8) {
 			if !seen[ix.Terms[id]] {
-				out = append(out, queryTerm{term: ix.Terms[id], id: id, weight: 0.5, orig: t})
+				out = append(out, QueryTerm{Term: ix.Terms[id], ID: id, Weight: 0.5, Orig: t})
 			}
 		}
 	}
@@ -346,7 +363,7 @@ func (ix *lexIndex) expand(terms []string) []queryTerm {
 
 // containing returns up to limit ids of vocabulary terms containing sub,
 // shortest (closest) first.
-func (ix *lexIndex) containing(sub string, limit int) []int32 {
+func (ix *Index) containing(sub string, limit int) []int32 {
 	ix.triMu.Do(func() {
 		ix.tri = map[string][]int32{}
 		for i, t := range ix.Terms {
@@ -392,16 +409,16 @@ func (ix *lexIndex) containing(sub string, limit int) []int32 {
 	return out
 }
 
-// lexHit is one scored chunk with the query words it matched.
-type lexHit struct {
-	doc     int32
-	score   float64
-	matched []string
+// Hit is one scored document with the query words it matched.
+type Hit struct {
+	Doc     int32
+	Score   float64
+	Matched []string // the query words (QueryTerm.Orig) it matched
 }
 
-// search scores every chunk accepted by keep (nil: all) against terms with
+// Search scores every document accepted by keep (nil: all) against terms with
 // BM25 and returns the best limit hits, best first.
-func (ix *lexIndex) search(terms []queryTerm, keep func(int32) bool, limit int) []lexHit {
+func (ix *Index) Search(terms []QueryTerm, keep func(int32) bool, limit int) []Hit {
 	if len(ix.DocLen) == 0 || len(terms) == 0 {
 		return nil
 	}
@@ -411,42 +428,42 @@ func (ix *lexIndex) search(terms []queryTerm, keep func(int32) bool, limit int) 
 	var touched []int32
 	avg := float64(ix.AvgLen)
 	for qi, qt := range terms {
-		idf := ix.idf(qt.id) * qt.weight
-		for _, p := range ix.postings(qt.id) {
-			if keep != nil && !keep(p.doc) {
+		idf := ix.idf(qt.ID) * qt.Weight
+		for _, p := range ix.Postings(qt.ID) {
+			if keep != nil && !keep(p.Doc) {
 				continue
 			}
-			tf := float64(p.tf)
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.DocLen[p.doc])/avg)
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+			tf := float64(p.TF)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.DocLen[p.Doc])/avg)
+			if scores[p.Doc] == 0 {
+				touched = append(touched, p.Doc)
 			}
-			scores[p.doc] += idf * tf * (bm25K1 + 1) / (tf + norm)
+			scores[p.Doc] += idf * tf * (bm25K1 + 1) / (tf + norm)
 			if qi < 64 {
-				masks[p.doc] |= 1 << qi
+				masks[p.Doc] |= 1 << qi
 			}
 		}
 	}
-	hits := make([]lexHit, 0, len(touched))
+	hits := make([]Hit, 0, len(touched))
 	for _, d := range touched {
-		hits = append(hits, lexHit{doc: d, score: scores[d]})
+		hits = append(hits, Hit{Doc: d, Score: scores[d]})
 	}
 	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].score != hits[j].score {
-			return hits[i].score > hits[j].score
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
 		}
-		return hits[i].doc < hits[j].doc
+		return hits[i].Doc < hits[j].Doc
 	})
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]
 	}
 	for i := range hits {
-		m := masks[hits[i].doc]
+		m := masks[hits[i].Doc]
 		seen := map[string]bool{}
 		for qi, qt := range terms {
-			if qi < 64 && m&(1<<qi) != 0 && !seen[qt.orig] {
-				seen[qt.orig] = true
-				hits[i].matched = append(hits[i].matched, qt.orig)
+			if qi < 64 && m&(1<<qi) != 0 && !seen[qt.Orig] {
+				seen[qt.Orig] = true
+				hits[i].Matched = append(hits[i].Matched, qt.Orig)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package retrieve
+package chunk
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func TestChunkFileSkipsSynthetic(t *testing.T) {
 			Attrs: map[string]string{graphdb.AttrSynthetic: "go.varinit"}},
 	}
 	var got []string
-	for _, c := range chunkFile("p.go", "go", lines, nodes) {
+	for _, c := range File("p.go", "go", lines, nodes) {
 		got = append(got, c.Kind+" "+c.Name)
 	}
 	want := []string{"text lines 1-4", "function f"} // lines 6-7: too short for a window
@@ -54,7 +54,7 @@ func TestChunkFileObjectMembers(t *testing.T) {
 		{ID: "ts:en-ie.f", Kind: graphdb.KindFunction, Name: "f", Loc: "en-ie.js:f", StartLine: 11, EndLine: 11},
 	}
 	var got []string
-	for _, c := range chunkFile("en-ie.js", "javascript", lines, nodes) {
+	for _, c := range File("en-ie.js", "javascript", lines, nodes) {
 		got = append(got, fmt.Sprintf("%s %s %d-%d", c.Kind, c.Name, c.StartLine, c.EndLine))
 	}
 	// Line 11 is a (top-level) function: it still covers its line.

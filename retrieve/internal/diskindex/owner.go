@@ -1,4 +1,4 @@
-package retrieve
+package diskindex
 
 import (
 	"crypto/hmac"
@@ -17,10 +17,10 @@ import (
 // are keyed by content and graph hashes an attacker can compute, so Build
 // would reuse forged chunks and Open would serve them. With a key (the
 // per-user secret graphdb/embedded seals its graph with), Build writes
-// retrieve.mac beside the index: the HMAC-SHA256 of the index's header
-// (format, CRC-32C and length of the payload) and the index file's inode.
-// Open refuses an index whose MAC does not verify (ErrIndexForeign), and
-// Build neither reuses it nor calls it up to date. The inode ties the MAC
+// retrieve.mac beside the index (WriteMAC): the HMAC-SHA256 of the index's
+// header (format, CRC-32C and length of the payload) and the index file's
+// inode. Open refuses an index whose MAC does not verify (CheckOwner:
+// ErrForeign), and Build neither reuses it nor calls it up to date. The inode ties the MAC
 // to the file Build wrote: a checkout or copy is a new file, so CRC-32C's
 // forgeability does not let a changed copy of this user's own index keep
 // a valid MAC. Without a key nothing is judged.
@@ -28,20 +28,16 @@ import (
 // macFile is the name of the index's MAC under the index directory.
 const macFile = "retrieve.mac"
 
-// ErrIndexForeign is matched (errors.Is) by Open's error when the index
-// was not written by relay with this key (see OpenOptions.Key). It also
-// matches ErrIndexDamaged, so callers that work without a damaged index
-// work without a foreign one; its message says to run `relay index`.
-var ErrIndexForeign = errors.New("search index not written by this user's relay")
+// foreignError is CheckOwner's refusal: it matches ErrForeign and
+// ErrDamaged.
+type foreignError struct{ path, why string }
 
-type foreignIndexError struct{ path, why string }
-
-func (e *foreignIndexError) Error() string {
-	return fmt.Sprintf("the search index at %s was not written by relay for this user on this machine (%s): it may have come with the repository or been copied in, and is not believed; run `relay index` to rebuild it", e.path, e.why)
+func (e *foreignError) Error() string {
+	return fmt.Sprintf("the search index at %s was not written by relay for this user on this machine (%s): it may have come with the repository or been copied in, and is not believed", e.path, e.why)
 }
 
-func (e *foreignIndexError) Is(target error) bool {
-	return target == ErrIndexForeign || target == ErrIndexDamaged
+func (e *foreignError) Is(target error) bool {
+	return target == ErrForeign || target == ErrDamaged
 }
 
 // indexMAC returns the MAC of the index file at p under key.
@@ -66,13 +62,13 @@ func indexMAC(p string, key []byte) ([]byte, error) {
 	return m.Sum(nil), nil
 }
 
-// checkOwner returns a *foreignIndexError unless the index in dir carries
-// key's MAC; nil without a key or with trust.
-func checkOwner(dir string, key []byte, trust bool) error {
+// CheckOwner returns an error matching ErrForeign unless the index in dir
+// carries key's MAC; nil without a key or with trust.
+func CheckOwner(dir string, key []byte, trust bool) error {
 	if key == nil || trust {
 		return nil
 	}
-	p := filepath.Join(dir, IndexFile)
+	p := filepath.Join(dir, FileName)
 	want, err := indexMAC(p, key)
 	if err != nil {
 		return err
@@ -80,26 +76,26 @@ func checkOwner(dir string, key []byte, trust bool) error {
 	got, err := os.ReadFile(filepath.Join(dir, macFile))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return &foreignIndexError{p, "it has no " + macFile}
+		return &foreignError{p, "it has no " + macFile}
 	case err != nil:
 		return fmt.Errorf("read %s: %w", macFile, err)
 	case !hmac.Equal(got, want):
-		return &foreignIndexError{p, "the MAC in " + macFile + " does not verify with this user's key"}
+		return &foreignError{p, "the MAC in " + macFile + " does not verify with this user's key"}
 	}
 	return nil
 }
 
-// writeMAC writes the MAC of the index in dir under key (temp file and
+// WriteMAC writes the MAC of the index in dir under key (temp file and
 // rename); without a key it removes any, so that no MAC outlives the index
 // it was made for.
-func writeMAC(dir string, key []byte) error {
+func WriteMAC(dir string, key []byte) error {
 	if key == nil {
 		if err := os.Remove(filepath.Join(dir, macFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	mac, err := indexMAC(filepath.Join(dir, IndexFile), key)
+	mac, err := indexMAC(filepath.Join(dir, FileName), key)
 	if err != nil {
 		return err
 	}
@@ -115,11 +111,11 @@ func writeMAC(dir string, key []byte) error {
 	return nil
 }
 
-// adopt gives the index in dir key's MAC when it lacks one (an index kept
-// with TrustForeign, or one written before indexes carried a MAC).
-func adopt(dir string, key []byte) error {
-	if key == nil || checkOwner(dir, key, false) == nil {
+// Adopt gives the index in dir key's MAC when it lacks one (an index kept
+// on trust, or one written before indexes carried a MAC).
+func Adopt(dir string, key []byte) error {
+	if key == nil || CheckOwner(dir, key, false) == nil {
 		return nil
 	}
-	return writeMAC(dir, key)
+	return WriteMAC(dir, key)
 }

@@ -1,4 +1,4 @@
-package retrieve
+package diskindex
 
 import (
 	"bufio"
@@ -10,10 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/relayhq/relay/retrieve/internal/bm25"
+	"github.com/relayhq/relay/retrieve/internal/chunk"
 )
 
 // lexSection encodes ixs as consecutive sections.
-func lexSection(t testing.TB, ixs ...*lexIndex) []byte {
+func lexSection(t testing.TB, ixs ...*bm25.Index) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
@@ -29,36 +32,36 @@ func lexSection(t testing.TB, ixs ...*lexIndex) []byte {
 }
 
 // builtLex is the chunk index of a few texts, as finish makes it.
-func builtLex(texts ...string) *lexIndex {
-	b := newLexBuilder()
+func builtLex(texts ...string) *bm25.Index {
+	b := bm25.NewBuilder()
 	for _, s := range texts {
-		b.add(chunkText{name: "n", path: "p/f.go", body: s})
+		b.Add("n", "p/f.go", s)
 	}
-	return b.finish()
+	return b.Finish()
 }
 
 func TestLexSectionRoundTrip(t *testing.T) {
 	t.Parallel()
-	opt := cmpopts.IgnoreUnexported(lexIndex{})
+	opt := cmpopts.IgnoreUnexported(bm25.Index{})
 	for _, tt := range []struct {
 		name string
-		ixs  []*lexIndex
+		ixs  []*bm25.Index
 	}{
-		{"empty", []*lexIndex{{}}},
-		{"one", []*lexIndex{builtLex("HTTPServer parses retries", "a longer body of words and more words")}},
-		{"two in a row", []*lexIndex{builtLex("alpha beta"), builtLex("gamma", "delta gamma größe")}},
+		{"empty", []*bm25.Index{{}}},
+		{"one", []*bm25.Index{builtLex("HTTPServer parses retries", "a longer body of words and more words")}},
+		{"two in a row", []*bm25.Index{builtLex("alpha beta"), builtLex("gamma", "delta gamma größe")}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rest := lexSection(t, tt.ixs...)
 			for i, want := range tt.ixs {
-				var got *lexIndex
+				var got *bm25.Index
 				var err error
 				got, rest, err = readLexSection(rest)
 				if err != nil {
 					t.Fatalf("section %d: %v", i, err)
 				}
 				if want.Terms == nil { // decoded empty sections have empty, not nil, slices
-					want = &lexIndex{Terms: []string{}, Blobs: [][]byte{}, DF: []int32{}, DocLen: []float32{}}
+					want = &bm25.Index{Terms: []string{}, Blobs: [][]byte{}, DF: []int32{}, DocLen: []float32{}}
 				}
 				if diff := cmp.Diff(want, got, opt, cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("section %d (-written +read):\n%s", i, diff)
@@ -113,7 +116,7 @@ func termEnds(b []byte) int {
 
 func FuzzReadLexSection(f *testing.F) {
 	f.Add(lexSection(f, builtLex("HTTPServer parses retries", "words and more words")))
-	f.Add(lexSection(f, &lexIndex{}))
+	f.Add(lexSection(f, &bm25.Index{}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ix, rest, err := readLexSection(b)
 		if err != nil {
@@ -125,7 +128,7 @@ func FuzzReadLexSection(f *testing.F) {
 			t.Fatalf("re-encoding differs")
 		}
 		for id := range ix.Terms {
-			ix.postings(int32(id))
+			ix.Postings(int32(id))
 		}
 	})
 }
@@ -135,19 +138,19 @@ func FuzzReadLexSection(f *testing.F) {
 // bytes do not back.
 func FuzzDecodePayload(f *testing.F) {
 	dir := f.TempDir()
-	ix := &diskIndex{Version: formatVersion, Files: []fileEntry{{Path: "a.go", Key: "k", Count: 2}},
-		Chunks: []Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
+	ix := &Index{Version: Version, Files: []FileEntry{{Path: "a.go", Key: "k", Count: 2}},
+		Chunks: []chunk.Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
 		Lex:    builtLex("HTTPServer parses", "retries"), FileLex: builtLex("HTTPServer parses retries")}
-	if err := writeIndex(dir, ix); err != nil {
+	if err := Write(dir, ix); err != nil {
 		f.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(data[indexHeaderSize:])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if ix, err := decodePayload(b); err == nil && ix.Version != formatVersion {
+		if ix, err := decodePayload(b); err == nil && ix.Version != Version {
 			t.Fatalf("decoded format %d", ix.Version)
 		}
 	})

@@ -1,4 +1,4 @@
-package retrieve
+package diskindex
 
 import (
 	"bufio"
@@ -11,6 +11,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/relayhq/relay/retrieve/internal/bm25"
+	"github.com/relayhq/relay/retrieve/internal/chunk"
 )
 
 // DESIGN: the index file is a fixed header and a payload:
@@ -25,12 +28,11 @@ import (
 // would change answers, and a bad length can make the decoder allocate
 // before it fails. So the reader checks, in this order, that the file is
 // not empty, that it starts with the magic (a bare gob stream naming
-// diskIndex is an index of an older relay: stale, not damaged), that the
-// version is this relay's, that the length matches the file size
-// (truncation), and that the checksum matches, all before decoding. A
-// stale index is ErrNoIndex (rebuild it); anything else is ErrIndexDamaged,
-// whose message names the file and says to run `relay index`, which
-// rebuilds it.
+// diskIndex, the type's name then, is an index of an older relay: stale,
+// not damaged), that the version is this relay's, that the length matches
+// the file size (truncation), and that the checksum matches, all before
+// decoding. A stale index is ErrNoIndex (rebuild it); anything else is
+// ErrDamaged, whose message names the file and the problem.
 
 // indexMagic starts every index file written since format 7.
 const indexMagic = "RELAYIX\n"
@@ -40,38 +42,35 @@ const indexHeaderSize = 24
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// ErrIndexDamaged is matched (errors.Is) by the error of Open, and of
-// Build's read of the previous index, when the index file is empty,
-// truncated, fails its checksum or does not decode. Build then rebuilds it.
-var ErrIndexDamaged = errors.New("search index damaged")
-
-// indexError is a problem with the index file at path; kind is ErrNoIndex
-// (missing or another format version: rebuild it) or ErrIndexDamaged.
-type indexError struct {
-	path   string
-	kind   error
-	reason string
+// Error is a problem with the index file at Path: Kind is ErrNoIndex
+// (another format version: rebuild it) or ErrDamaged, and Reason says
+// what the checks found.
+type Error struct {
+	Path   string
+	Kind   error
+	Reason string
 }
 
-func (e *indexError) Error() string {
-	if e.kind == ErrIndexDamaged {
-		return fmt.Sprintf("the search index at %s is damaged; run `relay index` to rebuild it (%s)", e.path, e.reason)
+func (e *Error) Error() string {
+	if e.Kind == ErrDamaged {
+		return fmt.Sprintf("the search index at %s is damaged (%s)", e.Path, e.Reason)
 	}
-	return fmt.Sprintf("the search index at %s %s; run `relay index` to rebuild it", e.path, e.reason)
+	return fmt.Sprintf("the search index at %s %s", e.Path, e.Reason)
 }
 
-func (e *indexError) Is(target error) bool { return target == e.kind }
+// Is reports whether target is e's kind.
+func (e *Error) Is(target error) bool { return target == e.Kind }
 
 func damaged(path, format string, args ...any) error {
-	return &indexError{path: path, kind: ErrIndexDamaged, reason: fmt.Sprintf(format, args...)}
+	return &Error{Path: path, Kind: ErrDamaged, Reason: fmt.Sprintf(format, args...)}
 }
 
-// writeIndex writes ix to dir/IndexFile through a temp file and a rename.
-func writeIndex(dir string, ix *diskIndex) error {
+// Write writes ix to dir/FileName through a temp file and a rename.
+func Write(dir string, ix *Index) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, IndexFile+".tmp-*")
+	f, err := os.CreateTemp(dir, FileName+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create retrieval index: %w", err)
 	}
@@ -88,14 +87,14 @@ func writeIndex(dir string, ix *diskIndex) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close retrieval index: %w", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, IndexFile)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, FileName)); err != nil {
 		return fmt.Errorf("install retrieval index: %w", err)
 	}
 	return nil
 }
 
 // encodeIndex writes the header and payload of ix to f (at its start).
-func encodeIndex(f *os.File, ix *diskIndex) error {
+func encodeIndex(f *os.File, ix *Index) error {
 	hdr := make([]byte, indexHeaderSize)
 	if _, err := f.Write(hdr); err != nil { // placeholder until length and checksum are known
 		return fmt.Errorf("write retrieval index: %w", err)
@@ -103,9 +102,9 @@ func encodeIndex(f *os.File, ix *diskIndex) error {
 	sum := crc32.New(castagnoli)
 	n := &countWriter{}
 	w := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 1<<20)
-	for _, lx := range []*lexIndex{ix.Lex, ix.FileLex} {
+	for _, lx := range []*bm25.Index{ix.Lex, ix.FileLex} {
 		if lx == nil {
-			lx = &lexIndex{}
+			lx = &bm25.Index{}
 		}
 		if err := writeLexSection(w, lx); err != nil {
 			return err
@@ -143,10 +142,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// readIndex loads the index file at p. A missing file is an
-// os.ErrNotExist error; an index of another format version is ErrNoIndex;
-// a file that fails a check is ErrIndexDamaged (see the DESIGN note).
-func readIndex(p string) (*diskIndex, error) {
+// Read loads the index file at p. A missing file is an os.ErrNotExist
+// error; an index of another format version is ErrNoIndex; a file that
+// fails a check is ErrDamaged (see the DESIGN note).
+func Read(p string) (*Index, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil, err
@@ -175,7 +174,7 @@ func readIndex(p string) (*diskIndex, error) {
 // messages of up to chunkBatch.
 type indexHead struct {
 	Version    int
-	Files      []fileEntry
+	Files      []FileEntry
 	EmbedModel string
 	Vectors    map[string][]float32
 	Chunks     int
@@ -185,8 +184,8 @@ const chunkBatch = 4096
 
 // decodePayload decodes an index payload: the chunk and file postings
 // sections, then the gob part (the head and the chunks in batches).
-func decodePayload(buf []byte) (*diskIndex, error) {
-	var ix diskIndex
+func decodePayload(buf []byte) (*Index, error) {
+	var ix Index
 	var err error
 	if ix.Lex, buf, err = readLexSection(buf); err != nil {
 		return nil, err
@@ -200,8 +199,8 @@ func decodePayload(buf []byte) (*diskIndex, error) {
 	if err := dec.Decode(&head); err != nil {
 		return nil, err
 	}
-	if head.Version != formatVersion {
-		return nil, fmt.Errorf("the payload says format %d, the header %d", head.Version, formatVersion)
+	if head.Version != Version {
+		return nil, fmt.Errorf("the payload says format %d, the header %d", head.Version, Version)
 	}
 	// A chunk takes more than 8 bytes: a larger count is damage, refused
 	// before allocating for it.
@@ -209,9 +208,9 @@ func decodePayload(buf []byte) (*diskIndex, error) {
 		return nil, fmt.Errorf("%d chunks announced in %d bytes", head.Chunks, r.Len())
 	}
 	ix.Version, ix.Files, ix.EmbedModel, ix.Vectors = head.Version, head.Files, head.EmbedModel, head.Vectors
-	ix.Chunks = make([]Chunk, 0, head.Chunks)
+	ix.Chunks = make([]chunk.Chunk, 0, head.Chunks)
 	for len(ix.Chunks) < head.Chunks {
-		var batch []Chunk
+		var batch []chunk.Chunk
 		if err := dec.Decode(&batch); err != nil {
 			return nil, fmt.Errorf("chunk %d of %d: %w", len(ix.Chunks), head.Chunks, err)
 		}
@@ -226,9 +225,8 @@ func decodePayload(buf []byte) (*diskIndex, error) {
 	return &ix, nil
 }
 
-// verifyIndex checks the index file at p as readIndex does, without
-// decoding it.
-func verifyIndex(p string) error {
+// Verify checks the index file at p as Read does, without decoding it.
+func Verify(p string) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -260,7 +258,7 @@ func checkIndexFile(p string, f *os.File, keep bool) ([]byte, error) {
 		// Formats before 7 were a bare gob stream, whose first message
 		// defines the type diskIndex.
 		if bytes.Contains(head, []byte("diskIndex")) {
-			return nil, &indexError{path: p, kind: ErrNoIndex, reason: "was written by an older relay"}
+			return nil, &Error{Path: p, Kind: ErrNoIndex, Reason: "was written by an older relay"}
 		}
 		if size < indexHeaderSize {
 			return nil, damaged(p, "truncated to %d bytes", size)
@@ -270,9 +268,9 @@ func checkIndexFile(p string, f *os.File, keep bool) ([]byte, error) {
 	if size < indexHeaderSize {
 		return nil, damaged(p, "truncated to %d bytes", size)
 	}
-	if v := binary.BigEndian.Uint32(head[8:]); v != formatVersion {
-		return nil, &indexError{path: p, kind: ErrNoIndex,
-			reason: fmt.Sprintf("was written by another relay version (format %d; this relay reads format %d)", v, formatVersion)}
+	if v := binary.BigEndian.Uint32(head[8:]); v != Version {
+		return nil, &Error{Path: p, Kind: ErrNoIndex,
+			Reason: fmt.Sprintf("was written by another relay version (format %d; this relay reads format %d)", v, Version)}
 	}
 	want := binary.BigEndian.Uint32(head[12:])
 	payload := int64(binary.BigEndian.Uint64(head[16:]))

@@ -1,4 +1,4 @@
-package retrieve
+package tokenize
 
 import (
 	"unicode/utf8"
@@ -31,7 +31,7 @@ const (
 type wordSlot struct {
 	hash uint32
 	key  uint32 // offset of the word's bytes in wordTable.keys
-	off  int32  // the word's term ids are vocab.wordIDs[off:off+n]
+	off  int32  // the word's term ids are Vocab.wordIDs[off:off+n]
 	len  uint8  // of the word, ≤ maxWordLen
 	n    uint8
 }

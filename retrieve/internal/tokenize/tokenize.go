@@ -1,4 +1,18 @@
-package retrieve
+// Package tokenize owns how relay's search index turns text into terms:
+// the code-aware tokenizer (whole identifiers and their camelCase,
+// snake_case and digit parts, lower-cased, lightly stemmed, a small stop
+// list), the word scanner, and Vocab, which numbers the terms of many
+// texts and remembers the terms of each word it met (the build's hot
+// path, see wordtable.go). The index's format version in package
+// diskindex changes whenever what this package yields does: an index is
+// only as good as the agreement of the terms it was built with and the
+// terms of a query.
+//
+// The stemmer is written here rather than taken from a library: it is
+// deliberately weaker than Porter (see stem), and its ASCII fast path
+// must agree term for term with the general path
+// (TestTokenizeFastPathAgrees).
+package tokenize
 
 import (
 	"strings"
@@ -23,7 +37,7 @@ var stopWords = map[string]bool{
 	"self": true, "def": true, "let": true, "const": true,
 }
 
-// Tokenize splits text into index terms, code-aware:
+// Text splits text into index terms, code-aware:
 //
 //   - words are maximal runs of letters, digits and '_';
 //   - each word is kept whole (lower-cased), so an exact identifier such as
@@ -36,24 +50,24 @@ var stopWords = map[string]bool{
 //   - stop words and one-letter tokens are dropped.
 //
 // Terms may repeat; callers count them.
-func Tokenize(text string) []string {
+func Text(text string) []string {
 	var out []string
 	var tk tokenizer
 	tk.terms(text, func(t []byte) { out = append(out, string(t)) })
 	return out
 }
 
-// TokenizePath splits a repository-relative path into terms: every
+// Path splits a repository-relative path into terms: every
 // directory and the file name are tokenized like identifiers, and the file
 // name is also kept whole ("store_test.go").
-func TokenizePath(p string) []string {
+func Path(p string) []string {
 	var out []string
 	var tk tokenizer
 	tk.pathTerms(p, func(t []byte) { out = append(out, string(t)) })
 	return out
 }
 
-// tokenizer produces the terms of Tokenize without allocating for ASCII
+// tokenizer produces the terms of Text without allocating for ASCII
 // words: terms are handed to the callback as bytes of its buffer, valid
 // only during the call (a caller that keeps one copies it, which a map
 // lookup by string(b) does not). Indexing the standard library tokenizes
@@ -63,12 +77,12 @@ type tokenizer struct {
 	buf [maxWordLen]byte
 }
 
-// terms calls fn with each term of text, in Tokenize's order.
+// terms calls fn with each term of text, in Text's order.
 func (tk *tokenizer) terms(text string, fn func([]byte)) {
 	forEachWord(text, func(w string) { tk.wordTerms(w, fn) })
 }
 
-// pathTerms calls fn with each term of TokenizePath(p), in order.
+// pathTerms calls fn with each term of Path(p), in order.
 func (tk *tokenizer) pathTerms(p string, fn func([]byte)) {
 	tk.terms(p, fn)
 	base := p
@@ -227,6 +241,17 @@ func undoubleBytes(t []byte) []byte {
 	}
 	return t
 }
+
+// Words calls fn with each word of text: each maximal run of letters,
+// digits and '_', the units Text splits into terms.
+func Words(text string, fn func(string)) { forEachWord(text, fn) }
+
+// WordTerms returns the terms of one word of Words, in Text's order.
+func WordTerms(w string) []string { return appendWordTerms(nil, w) }
+
+// IsStopWord reports whether the lower-case word w is on the stop list:
+// Text drops it.
+func IsStopWord(w string) bool { return stopWords[w] }
 
 // forEachWord calls fn for each maximal run of letters, digits and '_'.
 func forEachWord(text string, fn func(string)) {
