@@ -167,6 +167,24 @@ var table = []entry{
 		},
 	},
 	{
+		name:  "a search index update that could not be written",
+		match: is(retrieve.ErrIndexNotWritten),
+		say: [4]string{
+			"fix the cause (space, permissions) and run `relay index` again",
+			"fix the cause (space, permissions) and run `relay index` in the repository root again, then retry",
+			"fix the cause on state_dir's file system (space, permissions); the next job indexes again",
+		},
+	},
+	{
+		name:  "embeddings without an endpoint",
+		match: is(retrieve.ErrEmbedNotConfigured),
+		say: [4]string{
+			"set --embed-model and RELAY_EMBED_BASE_URL (or OPENAI_BASE_URL)",
+			"start `relay mcp` with --embed-model and RELAY_EMBED_BASE_URL (or OPENAI_BASE_URL)",
+			"set the embedding model and its base URL in the bot's configuration",
+		},
+	},
+	{
 		name: "a read-only index directory with changes pending",
 		match: func(err error) bool {
 			e, ok := as[*embedded.ReadOnlyError](err)

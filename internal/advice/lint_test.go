@@ -20,8 +20,7 @@ import (
 // test was written, and the list is emptied once they are. cmd/ (the CLI)
 // and internal/advice are where advice belongs and are never scanned.
 var adviceAllowed = []string{
-	"index",    // ErrNotGo's message and the index budgets
-	"retrieve", // ErrNoIndex, ErrIndexDamaged, ErrIndexStale: "run `relay index`"
+	"index", // ErrNotGo's message and the index budgets
 }
 
 // TestNoCLIAdviceInLibraries keeps advice out of the libraries: an error
