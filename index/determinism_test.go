@@ -35,7 +35,7 @@ func cleanExport(t *testing.T, root string, workers int) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Workers: workers}); err != nil && !errors.Is(err, index.ErrNotGo) {
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Workers: workers}); err != nil && !errors.Is(err, index.ErrNoSource) {
 		t.Fatalf("index %s: %v", root, err)
 	}
 	var b bytes.Buffer

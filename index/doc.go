@@ -576,13 +576,21 @@
 //
 // # Other languages
 //
-// The orchestration (scan, diff, transaction, progress) is shared; a
-// language plugs in as a frontend (frontend.go). Go works a package at a
-// time; Python (tree-sitter) a file at a time. Further file-at-a-time
-// languages register a fileLang (frontend.go; TypeScript/JavaScript in
-// tslang.go, Java in javalang.go): the scan collects their files and configuration files, Run
-// gives each its job, format version and Summary.Languages entry. A
-// repository holding several languages indexes them all in one
-// transaction; Run returns ErrNotGo (its message naming the languages)
-// only when there is none.
+// The orchestration (scan, diff, transaction, progress) is shared; each
+// language registers a fileLang (frontend.go) and is listed, in order, in
+// fileLangs (langs.go): Go (langs.go, golang.go), Python (langs.go,
+// python.go), Java (javalang.go) and TypeScript/JavaScript (tslang.go).
+// The scan asks the registered languages to claim each file (its source,
+// its configuration files; Go's own rules — go.mod and go.work, the
+// directories the go command ignores, files .gitignore hides but go list
+// reads — live in Go's registration), and Run gives each present language
+// its job, format version (Meta "index.<name>.version"; Python keeps
+// "index.py.version") and Summary.Languages entry, in the same way. Go
+// works a package at a time and reads its configuration before the plan
+// (prepare, gotree.go); the tree-sitter languages work a file at a time.
+// A panic while extracting one file or Go package is that unit's
+// diagnostic (parseOne, goRun.checkOne), one elsewhere in a frontend the
+// language's (runner.index). A repository holding several languages
+// indexes them all in one transaction; Run returns ErrNoSource (its
+// message naming the languages) only when there is none.
 package index

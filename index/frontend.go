@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/relayhq/relay/graphdb"
 	"golang.org/x/sync/errgroup"
@@ -74,7 +75,8 @@ func edgeLess(a, b graphdb.Edge) bool {
 }
 
 // frontend indexes one language. Go works a package at a time (it needs the
-// type checker); tree-sitter languages will work a file at a time. The
+// type checker); the tree-sitter languages (Python, TypeScript/JavaScript,
+// Java) a file at a time. The
 // orchestration in Run (scan, diff against the store, one transaction,
 // progress) is shared.
 //
@@ -92,6 +94,7 @@ type frontend interface {
 
 // job is the input of one frontend run.
 type job struct {
+	lang    string // fileLang.name
 	tree    *tree
 	files   map[string]*diskFile          // this language's files on disk, by rel
 	stored  map[string]graphdb.FileRecord // this language's records, by path (pseudo-owners included)
@@ -113,39 +116,76 @@ type job struct {
 	// sorted; configHash fingerprints their contents (fileLang.configOwner).
 	configs    []string
 	configHash string
+	// irregular lists the names the language would claim that are not
+	// regular files or lead outside the repository (noted by the scan;
+	// Go hides them from go list).
+	irregular []string
 }
 
 // done is what a frontend reports when it finishes.
 type done struct {
-	packages int          // units (packages) re-extracted
+	packages int          // units (packages, modules, files) re-extracted: Summary.Languages[...].Units
 	global   []fileResult // owners computed across the repository, written last
 	remove   []string     // owners to delete (vanished packages)
 	phases   map[string]int64
 }
 
-// fileLang is a language indexed a file at a time, plugged into the scan
-// and Run besides Go and Python (TypeScript/JavaScript; Java later). A
-// language registers itself in an init function (tslang.go); one built
-// without cgo registers with newFrontend nil, and Run notes its files as
-// not indexed.
-type fileLang struct {
-	name    string // FileRecord.Language and Summary.Languages key
-	title   string // how the summary names it
-	files   string // its files, for messages (".ts, .tsx … files")
-	version string // format version, kept in Meta "index.<name>.version"
-	// source reports whether a file (repo-relative path, base name) is a
-	// source file of the language; config whether it is a file the
-	// language reads to resolve names (tsconfig.json, package.json).
-	source, config func(rel, base string) bool
-	// configOwner is the pseudo-owner whose FileRecord.Hash fingerprints
-	// the configuration files (job.configHash); Run treats a change as work.
-	configOwner string
-	newFrontend func(log *slog.Logger) frontend // nil: unavailable in this build
-	unavailable string                          // why, when newFrontend is nil
+// preparer is implemented by a frontend that reads its configuration
+// files before the plan (Go reads go.mod and go.work).
+type preparer interface {
+	// prepare reads j.configs; it fails the run on a configuration it
+	// cannot use.
+	prepare(ctx context.Context, j *job) (prepared, error)
 }
 
-// fileLangs are the registered languages, in registration order.
-var fileLangs []fileLang
+// prepared is what a preparer found.
+type prepared struct {
+	full       bool              // the configuration changed since the stored run: run in full
+	meta       map[string]string // Meta entries the commit writes
+	syntaxOnly int               // files indexed from syntax alone (Summary.Languages[...].SyntaxOnly)
+}
+
+// feEnv is what a frontend is made with.
+type feEnv struct {
+	log         *slog.Logger
+	listTimeout time.Duration // Options.ListTimeout (Go)
+	goProxy     string        // Options.GoProxy (Go)
+}
+
+// fileLang is one indexed language: what the scan hands it and how Run
+// runs it. The languages are listed, in order, by languages (langs.go); a
+// language that this build cannot index (tree-sitter without cgo) has
+// newFrontend nil, and Run notes its files as not indexed.
+type fileLang struct {
+	name       string // FileRecord.Language
+	title      string // Summary.Languages key and how messages name it
+	files      string // its files, for messages (".ts, .tsx … files")
+	version    string // format version, kept in Meta versionKey
+	versionKey string // "index.<name>.version" ("index.py.version" for Python)
+	unit       string // what LanguageSummary.Units counts ("packages", "modules", "files")
+	// source reports whether a file (repo-relative path, base name) is a
+	// source file of the language; config whether it is a file the
+	// language reads to resolve names (go.mod, tsconfig.json,
+	// package.json). The first language whose source claims a file owns it.
+	source, config func(rel, base string) bool
+	// configOwner, when set, is the pseudo-owner whose FileRecord.Hash
+	// fingerprints the configuration files (job.configHash); Run treats a
+	// change as work.
+	configOwner string
+	// configPresent: a configuration file alone makes the language
+	// present (a go.mod without .go files is still a Go module).
+	configPresent bool
+	// unfiltered: the language's own tool reads every file it claims (go
+	// list), so .gitignore does not hide them, and a configuration file
+	// that is not a regular file is claimed anyway (reading it fails with
+	// advice).
+	unfiltered bool
+	// budgeted: the files are held to the per-file budgets (budget.go);
+	// a change to the budgets runs the language in full.
+	budgeted    bool
+	newFrontend func(feEnv) frontend // nil: unavailable in this build
+	unavailable string               // why, when newFrontend is nil
+}
 
 // fileLangOf returns the index in fileLangs of the language whose source
 // rel is, or -1.
@@ -214,8 +254,15 @@ func parseOne[S, F any](j *job, st S, rel string, parse func(S, string) *F) (f *
 			f = nil
 		}
 	}()
+	if testHookExtract != nil {
+		testHookExtract(j.lang, rel)
+	}
 	return parse(st, rel)
 }
+
+// testHookExtract, when set by a test, runs before each file (language
+// name, path) or Go package (language "go", import path) is extracted.
+var testHookExtract func(lang, unit string)
 
 // panicSite names the function of this package that panicked, from the
 // stack of a deferred recover: the first frame in package index below the

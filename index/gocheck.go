@@ -197,6 +197,14 @@ func (r *goRun) checkOne(p *gpkg) {
 			r.release(f)
 		}
 	}()
+	// A panic while parsing, type-checking or extracting the package is
+	// its error: its files are indexed from syntax alone.
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("type check or extraction panicked", "package", p.meta.PkgPath, "panic", v, "stack", string(debug.Stack()))
+			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
+		}
+	}()
 	if !p.root {
 		p.key = r.depKey(p)
 		if tp, growth := depCacheGet(p.key); tp != nil {
@@ -211,14 +219,8 @@ func (r *goRun) checkOne(p *gpkg) {
 		r.refuse(p, err.Error())
 		return
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			r.log.Error("type check or extraction panicked", "package", p.meta.PkgPath, "panic", v, "stack", string(debug.Stack()))
-			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
-		}
-	}()
-	if testHookCheck != nil {
-		testHookCheck(p.meta.PkgPath)
+	if testHookExtract != nil {
+		testHookExtract("go", p.meta.PkgPath)
 	}
 	var info *types.Info
 	if p.root {
@@ -243,10 +245,6 @@ func (r *goRun) checkOne(p *gpkg) {
 	}
 	r.extractRoot(p, tpkg, info, src)
 }
-
-// testHookCheck, when set by a test, runs before each package is
-// type-checked.
-var testHookCheck func(pkgPath string)
 
 // importedGrowth returns the lookup of the growth of imported types for
 // screenGenerics: from the imports p waits for (checked, so their growths

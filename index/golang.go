@@ -32,6 +32,7 @@ type goFrontend struct {
 	log         *slog.Logger
 	listTimeout time.Duration // the longest one `go list` may run
 	goProxy     string        // Options.GoProxy
+	tree        *goTree       // modules and workspace, read by prepare
 }
 
 func (g *goFrontend) language() string { return "go" }
@@ -186,16 +187,16 @@ func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
 	for f := range j.deleted {
 		loadDirs[path.Dir(f)] = true
 	}
-	for rel := range j.tree.files {
+	for rel := range j.files {
 		goDirs[path.Dir(rel)] = true
 	}
-	testdata := j.tree.testdataDirs()
+	testdata := r.tree.testdataDirs()
 	for dir := range loadDirs {
 		if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
 			delete(loadDirs, dir)
 			continue
 		}
-		if _, ok := j.tree.moduleOf(dir); !ok {
+		if _, ok := r.tree.moduleOf(dir); !ok {
 			delete(loadDirs, dir)
 		}
 	}
@@ -281,7 +282,7 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 	// Files no package claims: testdata, directories outside any module,
 	// files go list could not place. Syntax only.
 	var loose []string
-	for rel := range j.tree.files {
+	for rel := range j.files {
 		if claimed[rel] {
 			continue
 		}
@@ -315,7 +316,7 @@ func (r *goRun) claim(roots []*gpkg) (claimed map[string]bool, ignored []string)
 	}
 	for _, p := range roots {
 		for _, f := range p.meta.IgnoredFiles {
-			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && r.j.tree.files[rel] != nil {
+			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && r.j.files[rel] != nil {
 				claimed[rel] = true
 				ignored = append(ignored, rel)
 			}
@@ -441,12 +442,12 @@ func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[strin
 // constraint, so go list neither opens it (a FIFO would block it forever)
 // nor lists it (nothing from outside the repository is parsed).
 func (r *goRun) overlay() map[string][]byte {
-	if len(r.j.tree.overlay) == 0 {
+	if len(r.j.irregular) == 0 {
 		return nil
 	}
 	stub := []byte("//go:build relay_excluded && !relay_excluded\n\npackage excluded\n")
-	out := make(map[string][]byte, len(r.j.tree.overlay))
-	for _, rel := range r.j.tree.overlay {
+	out := make(map[string][]byte, len(r.j.irregular))
+	for _, rel := range r.j.irregular {
 		out[filepath.Join(r.j.tree.root, filepath.FromSlash(rel))] = stub
 	}
 	return out
@@ -473,7 +474,7 @@ func (r *goRun) rel(abs string) (string, bool) {
 // modules are listed together in workspace mode; every other module alone
 // with GOWORK=off. loadDirs restricts an incremental run to directories.
 func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
-	t := r.j.tree
+	t := r.tree
 	inWork := map[string]bool{}
 	for _, w := range t.work {
 		inWork[w] = true

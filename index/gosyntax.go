@@ -34,9 +34,9 @@ func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fr, ok := r.syntaxFile(rel, isIgnored)
-			if ok {
-				r.emit(fr)
+			// A panic is the file's error (parseOne), not the run's end.
+			if fr := parseOne(r.j, isIgnored, rel, r.syntaxFilePtr); fr != nil {
+				r.emit(*fr)
 			}
 			mu.Lock()
 			n++
@@ -61,6 +61,15 @@ func contains(sorted []string, s string) bool {
 		}
 	}
 	return lo < len(sorted) && sorted[lo] == s
+}
+
+// syntaxFilePtr is syntaxFile for parseOne: nil when the file is not
+// indexed.
+func (r *goRun) syntaxFilePtr(ignored bool, rel string) *fileResult {
+	if fr, ok := r.syntaxFile(rel, ignored); ok {
+		return &fr
+	}
+	return nil
 }
 
 func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
@@ -96,7 +105,7 @@ func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
 	}
 	x.add(fileNode)
 	if f != nil && !ignored {
-		x.decls(f, looseQualifier(r.j.tree.importPathGuess(dirOf(rel)), f))
+		x.decls(f, looseQualifier(r.tree.importPathGuess(dirOf(rel)), f))
 	}
 	fr.sortResult()
 	return fr, true

@@ -166,12 +166,14 @@ func assertGolden(t *testing.T, name, got string) {
 
 func summaryText(s Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "packages=%d files=%d changed=%d deleted=%d unchanged=%v\n", s.Packages, s.Files, s.Changed, s.Deleted, s.Unchanged)
-	if s.Python > 0 {
-		fmt.Fprintf(&b, "python files=%d modules=%d\n", s.Python, s.Modules)
+	fmt.Fprintf(&b, "packages=%d files=%d changed=%d deleted=%d unchanged=%v\n", s.Languages["Go"].Units, s.Files, s.Changed, s.Deleted, s.Unchanged)
+	if py := s.Languages["Python"]; py.Files > 0 {
+		fmt.Fprintf(&b, "python files=%d modules=%d\n", py.Files, py.Units)
 	}
 	for _, l := range slices.Sorted(maps.Keys(s.Languages)) {
-		fmt.Fprintf(&b, "%s files=%d extracted=%d\n", l, s.Languages[l], s.Units[l])
+		if l != "Go" && l != "Python" {
+			fmt.Fprintf(&b, "%s files=%d extracted=%d\n", l, s.Languages[l].Files, s.Languages[l].Units)
+		}
 	}
 	for _, d := range s.Errors {
 		fmt.Fprintf(&b, "diagnostic %s\n", d)

@@ -19,9 +19,8 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-func init() {
-	registerJava(func(log *slog.Logger) frontend { return &javaFrontend{log: log} }, "")
-}
+// newJavaFrontend makes the frontend of javaLang.
+var newJavaFrontend = func(env feEnv) frontend { return &javaFrontend{log: env.log} }
 
 // javaFrontend indexes Java with tree-sitter (javaparse.go, javadecl.go:
 // declarations; javatable.go, javacall.go: types, overloads; javabody.go,

@@ -66,8 +66,8 @@ func TestJavaIncremental(t *testing.T) {
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		if s.extracted >= 0 && sum.Units["Java"] != s.extracted {
-			t.Errorf("%s: %d files re-resolved, want %d", s.name, sum.Units["Java"], s.extracted)
+		if s.extracted >= 0 && sum.Languages["Java"].Units != s.extracted {
+			t.Errorf("%s: %d files re-resolved, want %d", s.name, sum.Languages["Java"].Units, s.extracted)
 		}
 		got := matchesFullIndex(t, s.name, st, root)
 		dumpHolds(t, s.name, got, s.want, s.notWant)

@@ -1,9 +1,6 @@
 package index
 
-import (
-	"log/slog"
-	"strings"
-)
+import "strings"
 
 // JavaFormatVersion is the format of the Java records (language "java"),
 // kept in Meta "index.java.version"; a change re-indexes Java only.
@@ -21,12 +18,10 @@ func javaIsSource(_, base string) bool {
 // that an unchanged tree is no work.
 const javaPkgOwner = "@java/packages"
 
-// registerJava registers the Java language; newFE is nil when this build
-// cannot index it (why says so).
-func registerJava(newFE func(*slog.Logger) frontend, why string) {
-	fileLangs = append(fileLangs, fileLang{
-		name: "java", title: "Java", version: JavaFormatVersion, files: ".java files",
-		source: javaIsSource, config: func(_, _ string) bool { return false },
-		configOwner: javaPkgOwner, newFrontend: newFE, unavailable: why,
-	})
+// javaLang registers Java (java.go).
+var javaLang = fileLang{
+	name: "java", title: "Java", version: JavaFormatVersion, versionKey: "index.java.version", unit: "files",
+	files:  ".java files",
+	source: javaIsSource, config: func(_, _ string) bool { return false },
+	configOwner: javaPkgOwner, budgeted: true, newFrontend: newJavaFrontend, unavailable: sitterUnavailable,
 }

@@ -27,6 +27,9 @@ type pyFrontend struct {
 
 func (p *pyFrontend) language() string { return "python" }
 
+// newPyFrontend makes the frontend of pyLang.
+var newPyFrontend = func(env feEnv) frontend { return &pyFrontend{log: env.log} }
+
 // pyMod is the module a file defines.
 type pyMod struct {
 	name  string

@@ -12,6 +12,9 @@ import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
+// sitterUnavailable is empty: this build parses with tree-sitter (cgo).
+const sitterUnavailable = ""
+
 // syntaxErrors returns where tree-sitter could not parse a file ("line:col:
 // syntax error", at most 10), for the tree-sitter frontends' file records.
 // It walks with an explicit stack: a tree may be a million levels deep.

@@ -22,9 +22,8 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-func init() {
-	registerTS(func(log *slog.Logger) frontend { return &tsFrontend{log: log} }, "")
-}
+// newTSFrontend makes the frontend of tsLang.
+var newTSFrontend = func(env feEnv) frontend { return &tsFrontend{log: env.log} }
 
 // tsFrontend indexes TypeScript and JavaScript with tree-sitter, a file at
 // a time, then resolves names across the repository's files

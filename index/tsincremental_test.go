@@ -115,8 +115,8 @@ func TestTSIncremental(t *testing.T) {
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		if s.extracted >= 0 && sum.Units[lang] != s.extracted {
-			t.Errorf("%s: %d files re-extracted, want %d", s.name, sum.Units[lang], s.extracted)
+		if s.extracted >= 0 && sum.Languages[lang].Units != s.extracted {
+			t.Errorf("%s: %d files re-extracted, want %d", s.name, sum.Languages[lang].Units, s.extracted)
 		}
 		got := matchesFullIndex(t, s.name, st, root)
 		dumpHolds(t, s.name, got, s.want, s.notWant)

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"log/slog"
 	"path"
 	"strings"
 )
@@ -41,12 +40,11 @@ func tsIsConfig(_, base string) bool {
 // change re-resolves every file.
 const tsConfigOwner = "@ts/config"
 
-// registerTS registers the TypeScript/JavaScript language; newFE is nil
-// when this build cannot index it (why says so).
-func registerTS(newFE func(*slog.Logger) frontend, why string) {
-	fileLangs = append(fileLangs, fileLang{
-		name: "typescript", title: "TypeScript/JavaScript", version: TSFormatVersion,
-		files:  ".ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files",
-		source: tsIsSource, config: tsIsConfig, configOwner: tsConfigOwner, newFrontend: newFE, unavailable: why,
-	})
+// tsLang registers TypeScript/JavaScript (ts.go).
+var tsLang = fileLang{
+	name: "typescript", title: "TypeScript/JavaScript", version: TSFormatVersion,
+	versionKey: "index.typescript.version", unit: "files",
+	files:  ".ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files",
+	source: tsIsSource, config: tsIsConfig, configOwner: tsConfigOwner, budgeted: true,
+	newFrontend: newTSFrontend, unavailable: sitterUnavailable,
 }
