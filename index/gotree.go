@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/relayhq/relay/index/internal/frontend"
 	"golang.org/x/mod/modfile"
 )
 
@@ -24,45 +25,45 @@ type module struct {
 // the scan handed to Go (goLang.config).
 type goTree struct {
 	root    string
-	files   map[string]*diskFile // Go files, by rel
-	modules []module             // one per go.mod
-	work    []string             // module dirs listed in the root go.work (rel), nil without go.work
-	config  string               // hash of every go.mod/go.work: a change forces a full re-index
-	badDirs []string             // directories the walk could not read (go list's ./... would fail there)
+	files   map[string]*frontend.DiskFile // Go files, by rel
+	modules []module                      // one per go.mod
+	work    []string                      // module dirs listed in the root go.work (rel), nil without go.work
+	config  string                        // hash of every go.mod/go.work: a change forces a full re-index
+	badDirs []string                      // directories the walk could not read (go list's ./... would fail there)
 }
 
 // prepare reads every go.mod and the root go.work, compares their hash
 // with the stored one (MetaConfig: a change runs Go in full) and counts
 // the Go files outside every module.
-func (g *goFrontend) prepare(ctx context.Context, j *job) (prepared, error) {
-	t := &goTree{root: j.tree.root, files: j.files, badDirs: j.tree.badDirs}
-	if err := t.readConfigs(j.tree.rf, j.configs); err != nil {
-		return prepared{}, err
+func (g *goFrontend) Prepare(ctx context.Context, j *frontend.Job) (frontend.Prepared, error) {
+	t := &goTree{root: j.Root, files: j.Files, badDirs: j.BadDirs}
+	if err := t.readConfigs(j.Read, j.Configs); err != nil {
+		return frontend.Prepared{}, err
 	}
 	g.tree = t
-	stored, err := j.reader.Meta(ctx, MetaConfig)
+	stored, err := j.Reader.Meta(ctx, MetaConfig)
 	if err != nil {
-		return prepared{}, fmt.Errorf("read index config: %w", err)
+		return frontend.Prepared{}, fmt.Errorf("read index config: %w", err)
 	}
-	p := prepared{full: stored != t.config, meta: map[string]string{MetaConfig: t.config}}
-	if p.full && stored != "" {
+	p := frontend.Prepared{Full: stored != t.config, Meta: map[string]string{MetaConfig: t.config}}
+	if p.Full && stored != "" {
 		g.log.Info("go configuration changed: full re-index")
 	}
 	for rel := range t.files {
-		if _, ok := t.moduleOf(dirOf(rel)); !ok && !isTestdata(rel) {
-			p.syntaxOnly++
+		if _, ok := t.moduleOf(dirOf(rel)); !ok && !frontend.IsTestdata(rel) {
+			p.SyntaxOnly++
 		}
 	}
 	return p, nil
 }
 
 // readConfigs reads and hashes every go.mod and the root go.work.
-func (t *goTree) readConfigs(rf *repoFiles, configs []string) error {
+func (t *goTree) readConfigs(read func(rel string) ([]byte, error), configs []string) error {
 	cfgHash := sha256.New()
 	for _, rel := range configs {
-		data, err := rf.read(rel)
+		data, err := read(rel)
 		if err != nil {
-			return fmt.Errorf("read %s: %s: replace it with a regular file inside the repository", rel, reason(err))
+			return fmt.Errorf("read %s: %s: replace it with a regular file inside the repository", rel, frontend.Reason(err))
 		}
 		fmt.Fprintf(cfgHash, "%s\x00%x\x00", rel, sha256.Sum256(data))
 		if rel == "go.work" {
@@ -108,7 +109,7 @@ func (t *goTree) walkFailedIn(m module) bool {
 func (t *goTree) goDirs() map[string]bool {
 	out := map[string]bool{}
 	for rel := range t.files {
-		if !isTestdata(rel) {
+		if !frontend.IsTestdata(rel) {
 			out[path.Dir(rel)] = true
 		}
 	}
@@ -125,7 +126,7 @@ func (t *goTree) testdataDirs() map[string]bool {
 	checked := map[string]bool{}
 	for rel := range t.files {
 		dir := path.Dir(rel)
-		if !isTestdata(rel) || goIgnored(rel) || checked[dir] {
+		if !frontend.IsTestdata(rel) || goIgnored(rel) || checked[dir] {
 			continue
 		}
 		checked[dir] = true

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // FormatVersion is the index format this package writes. A store holding
@@ -99,17 +100,12 @@ type Options struct {
 // it.
 const DefaultListTimeout = 10 * time.Minute
 
-// Progress reports how far a run got.
-type Progress struct {
-	// Phase is one of "scan" (files found), "list" (go list running),
-	// "check" (Done of Total packages type-checked and extracted),
-	// "files" (Done of Total files indexed from syntax alone),
-	// "implements" and "commit".
-	Phase string
-	Done  int
-	Total int
-	Item  string // the package or file just finished
-}
+// Progress reports how far a run got (internal/frontend).
+type Progress = frontend.Progress
+
+// Diagnostic is one problem found while indexing; indexing goes on
+// (internal/frontend).
+type Diagnostic = frontend.Diagnostic
 
 // Summary tells what a run did.
 type Summary struct {
@@ -152,19 +148,6 @@ type LanguageSummary struct {
 	SyntaxOnly int
 }
 
-// Diagnostic is one problem found while indexing. Indexing goes on.
-type Diagnostic struct {
-	Package string // import path, "" for files outside packages
-	Pos     string // "path/file.go:line:col", "path/file.go" or ""
-	Msg     string
-	// Limit is the Options field of the per-file budget that kept the
-	// file from being indexed ("MaxFileBytes", "MaxDepth",
-	// "ParseTimeout"), which Msg names as "Options.<Limit>"; "" for other
-	// diagnostics. A caller with its own name for the setting (a CLI
-	// flag, a configuration key) substitutes it.
-	Limit string
-}
-
 // sortDiagnostics sorts ds and drops repeats (a file two passes of a
 // frontend both failed on).
 func sortDiagnostics(ds []Diagnostic) []Diagnostic {
@@ -198,17 +181,6 @@ func uniqueNotes(ns []Diagnostic) []Diagnostic {
 		out = append(out, n)
 	}
 	return out
-}
-
-func (d Diagnostic) String() string {
-	s := d.Msg
-	if d.Pos != "" {
-		s = d.Pos + ": " + s
-	}
-	if d.Package != "" {
-		s = d.Package + ": " + s
-	}
-	return s
 }
 
 // Run indexes the repository at opts.Root into st and returns what it did.
@@ -275,8 +247,8 @@ type runner struct {
 	steps []*langRun // the languages that run, in order
 	gone  []string   // owners deleted before anything is written, sorted
 
-	results  []done   // by steps
-	written  []string // owners written
+	results  []frontend.Done // by steps
+	written  []string        // owners written
 	writeDur time.Duration
 }
 
@@ -356,17 +328,17 @@ func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
 	w.send(writeOp{del: true, deletes: r.gone})
 	var ferr error
 	for _, s := range r.steps {
-		s.j.rewrite = rewrite
+		s.j.Rewrite = rewrite
 		res, err := r.index(w.ctx, s, w.emit)
-		for _, g := range res.global {
+		for _, g := range res.Global {
 			w.emit(g)
 		}
-		if len(res.remove) > 0 {
-			w.send(writeOp{del: true, deletes: res.remove})
+		if len(res.Remove) > 0 {
+			w.send(writeOp{del: true, deletes: res.Remove})
 		}
 		r.results = append(r.results, res)
 		if err != nil {
-			ferr = fmt.Errorf("index %s: %w", s.fe.language(), err)
+			ferr = fmt.Errorf("index %s: %w", s.fe.Language(), err)
 			break
 		}
 	}
@@ -385,33 +357,33 @@ func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
 // they are extracted: parseOne, goRun.checkOne) is the language's error,
 // not the run's end: what the frontend wrote stays, and the language's
 // format version is not recorded, so that the next run indexes it in full.
-func (r *runner) index(ctx context.Context, lr *langRun, emit func(fileResult)) (res done, err error) {
+func (r *runner) index(ctx context.Context, lr *langRun, emit func(frontend.FileResult)) (res frontend.Done, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			r.log.Error("frontend panicked", "language", lr.l.name, "panic", v, "stack", string(debug.Stack()))
-			r.diag(Diagnostic{Msg: fmt.Sprintf("%s not fully indexed: the frontend failed (%v at %s); please report it; the next run indexes %s again", lr.l.title, v, panicSite(), lr.l.title)})
+			r.log.Error("frontend panicked", "language", lr.l.Name, "panic", v, "stack", string(debug.Stack()))
+			r.diag(Diagnostic{Msg: fmt.Sprintf("%s not fully indexed: the frontend failed (%v at %s); please report it; the next run indexes %s again", lr.l.Title, v, frontend.PanicSite(), lr.l.Title)})
 			lr.failed = true
-			res, err = done{}, nil
+			res, err = frontend.Done{}, nil
 		}
 	}()
-	return lr.fe.index(ctx, lr.j, emit)
+	return lr.fe.Index(ctx, lr.j, emit)
 }
 
 // commit records the format versions, the languages' Meta entries and
 // the budgets, and commits tx.
 func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
-	if err := tx.SetMeta(ctx, MetaBudgets, budgetsOf(r.opts).fingerprint()); err != nil {
+	if err := tx.SetMeta(ctx, MetaBudgets, budgetsOf(r.opts).Fingerprint()); err != nil {
 		return fmt.Errorf("write index budgets: %w", err)
 	}
 	for _, lr := range r.langs {
 		if lr.fe == nil {
 			continue
 		}
-		version := lr.l.version
+		version := lr.l.Version
 		if lr.failed {
 			version = "" // a full run next time
 		}
-		if err := tx.SetMeta(ctx, lr.l.versionKey, version); err != nil {
+		if err := tx.SetMeta(ctx, lr.l.VersionKey, version); err != nil {
 			return fmt.Errorf("write index version: %w", err)
 		}
 		for _, k := range slices.Sorted(maps.Keys(lr.meta)) {
@@ -434,12 +406,12 @@ func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
 func (r *runner) summarize(ctx context.Context) (Summary, error) {
 	sum, tree := r.sum, r.tree
 	for i, res := range r.results {
-		for k, v := range res.phases {
+		for k, v := range res.Phases {
 			sum.Phases[k] += time.Duration(v)
 		}
-		title := r.steps[i].l.title
+		title := r.steps[i].l.Title
 		ls := sum.Languages[title]
-		ls.Units = res.packages
+		ls.Units = res.Units
 		sum.Languages[title] = ls
 	}
 	for _, p := range r.written {
@@ -449,7 +421,7 @@ func (r *runner) summarize(ctx context.Context) (Summary, error) {
 	}
 	for _, lr := range r.langs {
 		if lr.j != nil {
-			sum.Deleted += len(lr.j.deleted)
+			sum.Deleted += len(lr.j.Deleted)
 		}
 	}
 	var err error
@@ -499,7 +471,7 @@ func (p *progressPump) close() {
 
 // writeOp is one write of the run: an owner, or a batch of deletions.
 type writeOp struct {
-	res     fileResult
+	res     frontend.FileResult
 	del     bool     // a deletion batch instead of res
 	deletes []string // for del
 }
@@ -546,13 +518,13 @@ func (w *txWriter) loop() {
 			}
 		} else {
 			fr := op.res
-			if err := w.tx.ReplaceFile(w.ctx, fr.rec, fr.nodes, fr.edges); err != nil {
-				w.err = fmt.Errorf("write %s: %w", fr.rec.Path, err)
+			if err := w.tx.ReplaceFile(w.ctx, fr.Rec, fr.Nodes, fr.Edges); err != nil {
+				w.err = fmt.Errorf("write %s: %w", fr.Rec.Path, err)
 				w.cancel()
 			} else if w.onWrite != nil {
-				w.onWrite(fr.rec, fr.nodes)
+				w.onWrite(fr.Rec, fr.Nodes)
 			}
-			w.written = append(w.written, fr.rec.Path)
+			w.written = append(w.written, fr.Rec.Path)
 		}
 		w.dur += time.Since(t)
 	}
@@ -567,7 +539,7 @@ func (w *txWriter) send(op writeOp) {
 }
 
 // emit queues one owner; frontends call it from many goroutines.
-func (w *txWriter) emit(fr fileResult) { w.send(writeOp{res: fr}) }
+func (w *txWriter) emit(fr frontend.FileResult) { w.send(writeOp{res: fr}) }
 
 // finish waits for the queued writes and returns the first error.
 func (w *txWriter) finish() error {

@@ -1,6 +1,10 @@
 package index
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/relayhq/relay/index/internal/frontend"
+)
 
 // JavaFormatVersion is the format of the Java records (language "java"),
 // kept in Meta "index.java.version"; a change re-indexes Java only.
@@ -19,9 +23,9 @@ func javaIsSource(_, base string) bool {
 const javaPkgOwner = "@java/packages"
 
 // javaLang registers Java (java.go).
-var javaLang = fileLang{
-	name: "java", title: "Java", version: JavaFormatVersion, versionKey: "index.java.version", unit: "files",
-	files:  ".java files",
-	source: javaIsSource, config: func(_, _ string) bool { return false },
-	configOwner: javaPkgOwner, budgeted: true, newFrontend: newJavaFrontend, unavailable: sitterUnavailable,
+var javaLang = frontend.Lang{
+	Name: "java", Title: "Java", Version: JavaFormatVersion, VersionKey: "index.java.version", Unit: "files",
+	Files:  ".java files",
+	Source: javaIsSource, Config: func(_, _ string) bool { return false },
+	ConfigOwner: javaPkgOwner, Budgeted: true, New: newJavaFrontend, Unavailable: sitterUnavailable,
 }

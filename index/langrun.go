@@ -8,15 +8,16 @@ import (
 	"sort"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // langRun is one registered language's part of a run (fileLangs).
 type langRun struct {
 	idx  int // in fileLangs and tree.langs
-	l    fileLang
-	fe   frontend          // nil: unavailable in this build
+	l    frontend.Lang
+	fe   frontend.Frontend // nil: unavailable in this build
 	full bool              // the stored format or configuration differs (or Options.Full)
-	j    *job              // set by plan when the language is available
+	j    *frontend.Job     // set by plan when the language is available
 	meta map[string]string // the frontend's Meta entries (preparer), written by commit
 	// failed: the frontend panicked (runner.index); its version is not
 	// recorded.
@@ -42,45 +43,45 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 	}
 	// Budgets that changed re-index the tree-sitter languages in full: a
 	// file they kept from being parsed is retried.
-	budgetsChanged := budgetMeta != budgetsOf(r.opts).fingerprint()
+	budgetsChanged := budgetMeta != budgetsOf(r.opts).Fingerprint()
 	listTimeout := r.opts.ListTimeout
 	if listTimeout <= 0 {
 		listTimeout = DefaultListTimeout
 	}
-	env := feEnv{log: r.log, listTimeout: listTimeout, goProxy: r.opts.GoProxy}
+	env := frontend.Env{Log: r.log, ListTimeout: listTimeout, GoProxy: r.opts.GoProxy}
 	r.sum.Languages = map[string]LanguageSummary{}
 	r.langs = make([]langRun, len(fileLangs))
 	var gone []string
 	for i, l := range fileLangs {
 		lr := &r.langs[i]
 		*lr = langRun{idx: i, l: l}
-		if l.newFrontend == nil {
+		if l.New == nil {
 			if n := len(r.tree.langs[i]); n > 0 {
-				r.note(Diagnostic{Msg: fmt.Sprintf("%d %s files not indexed: %s", n, l.title, l.unavailable)})
+				r.note(Diagnostic{Msg: fmt.Sprintf("%d %s files not indexed: %s", n, l.Title, l.Unavailable)})
 			}
 			continue
 		}
 		if err := r.planLang(ctx, lr, records, env, budgetsChanged); err != nil {
 			return false, err
 		}
-		files := lr.j.files
-		if len(files) == 0 && !(l.configPresent && len(lr.j.configs) > 0) {
+		files := lr.j.Files
+		if len(files) == 0 && !(l.ConfigPresent && len(lr.j.Configs) > 0) {
 			// Gone from the tree: drop every owner, pseudo-owners included.
-			for p := range lr.j.stored {
+			for p := range lr.j.Stored {
 				gone = append(gone, p)
 			}
 			continue
 		}
 		r.steps = append(r.steps, lr)
-		for p := range lr.j.deleted {
+		for p := range lr.j.Deleted {
 			gone = append(gone, p)
 		}
-		ls := r.sum.Languages[l.title]
-		ls.Files, ls.Unit = len(files), l.unit
-		r.sum.Languages[l.title] = ls
+		ls := r.sum.Languages[l.Title]
+		ls.Files, ls.Unit = len(files), l.Unit
+		r.sum.Languages[l.Title] = ls
 		r.sum.Files += len(files)
-		work = work || lr.full || len(lr.j.changed) > 0 || l.configOwner != "" && lr.j.stored[l.configOwner].Hash != lr.j.configHash
-		r.log.Debug("index plan", "language", l.name, "full", lr.full, "changed", len(lr.j.changed), "deleted", len(lr.j.deleted))
+		work = work || lr.full || len(lr.j.Changed) > 0 || l.ConfigOwner != "" && lr.j.Stored[l.ConfigOwner].Hash != lr.j.ConfigHash
+		r.log.Debug("index plan", "language", l.Name, "full", lr.full, "changed", len(lr.j.Changed), "deleted", len(lr.j.Deleted))
 	}
 	sort.Strings(gone)
 	r.gone = gone
@@ -89,35 +90,35 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 
 // planLang makes the job of one available language and decides whether it
 // runs in full.
-func (r *runner) planLang(ctx context.Context, lr *langRun, records []graphdb.FileRecord, env feEnv, budgetsChanged bool) error {
+func (r *runner) planLang(ctx context.Context, lr *langRun, records []graphdb.FileRecord, env frontend.Env, budgetsChanged bool) error {
 	l := lr.l
-	v, err := r.st.Meta(ctx, l.versionKey)
+	v, err := r.st.Meta(ctx, l.VersionKey)
 	if err != nil {
 		return fmt.Errorf("read index version: %w", err)
 	}
-	lr.fe = l.newFrontend(env)
-	lr.full = r.opts.Full || v != l.version || l.budgeted && budgetsChanged
-	if !r.opts.Full && v != l.version && v != "" {
-		r.log.Info("full re-index", "language", l.name, "stored_version", v, "version", l.version)
+	lr.fe = l.New(env)
+	lr.full = r.opts.Full || v != l.Version || l.Budgeted && budgetsChanged
+	if !r.opts.Full && v != l.Version && v != "" {
+		r.log.Info("full re-index", "language", l.Name, "stored_version", v, "version", l.Version)
 	}
 	j := r.newJob(records, lr.fe, r.tree.langs[lr.idx])
-	j.configs, j.irregular = r.tree.langConfigs[lr.idx], r.tree.irregular[lr.idx]
-	if l.configOwner != "" {
-		j.configHash = configHash(r.tree, lr.idx)
+	j.Configs, j.Irregular = r.tree.langConfigs[lr.idx], r.tree.irregular[lr.idx]
+	if l.ConfigOwner != "" {
+		j.ConfigHash = configHash(r.tree, lr.idx)
 	}
-	if p, ok := lr.fe.(preparer); ok {
-		prep, err := p.prepare(ctx, j)
+	if p, ok := lr.fe.(frontend.Preparer); ok {
+		prep, err := p.Prepare(ctx, j)
 		if err != nil {
 			return err
 		}
-		lr.full, lr.meta = lr.full || prep.full, prep.meta
-		if prep.syntaxOnly > 0 {
-			r.sum.Languages[l.title] = LanguageSummary{SyntaxOnly: prep.syntaxOnly}
+		lr.full, lr.meta = lr.full || prep.Full, prep.Meta
+		if prep.SyntaxOnly > 0 {
+			r.sum.Languages[l.Title] = LanguageSummary{SyntaxOnly: prep.SyntaxOnly}
 		}
 	}
-	if j.full = lr.full; j.full {
-		for rel := range j.files {
-			j.changed[rel] = true
+	if j.Full = lr.full; j.Full {
+		for rel := range j.Files {
+			j.Changed[rel] = true
 		}
 	}
 	lr.j = j
@@ -128,29 +129,29 @@ func (r *runner) planLang(ctx context.Context, lr *langRun, records []graphdb.Fi
 // disk): files that cannot be read are noted and dropped, a file whose
 // hash differs from its record is changed, a record whose file is gone is
 // deleted.
-func (r *runner) newJob(records []graphdb.FileRecord, fe frontend, files map[string]*diskFile) *job {
-	j := &job{
-		lang: fe.language(), tree: r.tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-		workers: r.workers, budget: budgetsOf(r.opts), reader: r.st, progress: r.prog.send, diag: r.diag, note: r.note,
+func (r *runner) newJob(records []graphdb.FileRecord, fe frontend.Frontend, files map[string]*frontend.DiskFile) *frontend.Job {
+	j := &frontend.Job{
+		Lang: fe.Language(), Root: r.tree.root, Read: r.tree.rf.read, BadDirs: r.tree.badDirs, Files: files, Stored: map[string]graphdb.FileRecord{}, Changed: map[string]bool{}, Deleted: map[string]bool{},
+		Workers: r.workers, Budget: budgetsOf(r.opts), Reader: r.st, Progress: r.prog.send, Diag: r.diag, Note: r.note,
 	}
 	for _, rec := range records {
-		if rec.Language == fe.language() {
-			j.stored[rec.Path] = rec
+		if rec.Language == fe.Language() {
+			j.Stored[rec.Path] = rec
 		}
 	}
 	for rel, df := range files {
-		if df.err != nil {
-			r.note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
+		if df.Err != nil {
+			r.note(Diagnostic{Pos: frontend.ShortRel(rel), Msg: frontend.Reason(df.Err)})
 			delete(files, rel)
 			continue
 		}
-		if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash {
-			j.changed[rel] = true
+		if rec, ok := j.Stored[rel]; !ok || rec.Hash != df.Hash {
+			j.Changed[rel] = true
 		}
 	}
-	for p, rec := range j.stored {
+	for p, rec := range j.Stored {
 		if !rec.IsPseudo() && files[p] == nil {
-			j.deleted[p] = true
+			j.Deleted[p] = true
 		}
 	}
 	return j

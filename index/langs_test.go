@@ -50,7 +50,7 @@ func TestStoreFormatUnchanged(t *testing.T) {
 	want := map[string]string{
 		"index.go.version": "go-6", "index.go.config": hex.EncodeToString(cfg.Sum(nil)),
 		"index.py.version": "py-5", "index.typescript.version": "ts-3", "index.java.version": "java-3",
-		"index.budgets": budgetsOf(Options{}).fingerprint(),
+		"index.budgets": budgetsOf(Options{}).Fingerprint(),
 	}
 	got := map[string]string{}
 	for k := range want {

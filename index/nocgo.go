@@ -2,6 +2,8 @@
 
 package index
 
+import "github.com/relayhq/relay/index/internal/frontend"
+
 // Without cgo there is no tree-sitter: the languages parsed with it
 // (Python, TypeScript/JavaScript, Java) are registered without a frontend,
 // and Run notes their files instead of indexing them.
@@ -10,7 +12,7 @@ package index
 const sitterUnavailable = "this relay was built without cgo (tree-sitter needs it); build it with CGO_ENABLED=1 and a C compiler to index them"
 
 var (
-	newPyFrontend   func(feEnv) frontend
-	newTSFrontend   func(feEnv) frontend
-	newJavaFrontend func(feEnv) frontend
+	newPyFrontend   func(frontend.Env) frontend.Frontend
+	newTSFrontend   func(frontend.Env) frontend.Frontend
+	newJavaFrontend func(frontend.Env) frontend.Frontend
 )

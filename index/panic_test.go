@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
@@ -18,12 +19,12 @@ import (
 // run.
 func TestExtractPanicIsDiagnostic(t *testing.T) {
 	bad := map[string]bool{"example.com/m/bad": true, "ok/gen.go": true, "bad.py": true, "bad.ts": true, "Bad.java": true}
-	testHookExtract = func(_, unit string) {
+	frontend.TestHookExtract = func(_, unit string) {
 		if bad[unit] {
 			panic("boom")
 		}
 	}
-	t.Cleanup(func() { testHookExtract = nil })
+	t.Cleanup(func() { frontend.TestHookExtract = nil })
 	root := t.TempDir()
 	for rel, data := range map[string]string{
 		"go.mod":     "module example.com/m\n\ngo 1.22\n",
@@ -62,9 +63,9 @@ func TestExtractPanicIsDiagnostic(t *testing.T) {
 // panicFrontend panics on the runner's goroutine, outside any one file.
 type panicFrontend struct{}
 
-func (panicFrontend) language() string { return "panicky" }
+func (panicFrontend) Language() string { return "panicky" }
 
-func (panicFrontend) index(context.Context, *job, func(fileResult)) (done, error) {
+func (panicFrontend) Index(context.Context, *frontend.Job, func(frontend.FileResult)) (frontend.Done, error) {
 	panic("frontend boom")
 }
 
@@ -75,12 +76,12 @@ func (panicFrontend) index(context.Context, *job, func(fileResult)) (done, error
 func TestFrontendPanicIsDiagnostic(t *testing.T) {
 	saved := fileLangs
 	t.Cleanup(func() { fileLangs = saved })
-	fileLangs = append(slices.Clip(saved), fileLang{
-		name: "panicky", title: "Panicky", version: "p-1", versionKey: "index.panicky.version", unit: "files",
-		files:       ".panic files",
-		source:      func(_, base string) bool { return strings.HasSuffix(base, ".panic") },
-		config:      func(_, _ string) bool { return false },
-		newFrontend: func(feEnv) frontend { return panicFrontend{} },
+	fileLangs = append(slices.Clip(saved), frontend.Lang{
+		Name: "panicky", Title: "Panicky", Version: "p-1", VersionKey: "index.panicky.version", Unit: "files",
+		Files:  ".panic files",
+		Source: func(_, base string) bool { return strings.HasSuffix(base, ".panic") },
+		Config: func(_, _ string) bool { return false },
+		New:    func(frontend.Env) frontend.Frontend { return panicFrontend{} },
 	})
 	root := t.TempDir()
 	testutil.WriteFile(t, root, "a.panic", "x\n")

@@ -1,10 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,16 +11,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/relayhq/relay/index/internal/frontend"
 	"golang.org/x/sync/errgroup"
 )
-
-// diskFile is one source file found under the root.
-type diskFile struct {
-	rel  string // repo-relative, slash-separated
-	hash string
-	size int64
-	err  error // read error (the file vanished or is unreadable)
-}
 
 // tree is what a scan of the root found.
 type tree struct {
@@ -37,7 +27,7 @@ type tree struct {
 	// langConfigs the configuration files each reads (sorted rels);
 	// irregular the names each would claim that are not regular files
 	// or lead outside the repository (job.irregular).
-	langs       []map[string]*diskFile
+	langs       []map[string]*frontend.DiskFile
 	langConfigs [][]string
 	irregular   [][]string
 }
@@ -51,11 +41,6 @@ func skipDir(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, ".")
-}
-
-// isTestdata reports whether rel lies under a testdata directory.
-func isTestdata(rel string) bool {
-	return rel == "testdata" || strings.HasPrefix(rel, "testdata/") || strings.Contains(rel, "/testdata/")
 }
 
 // checkRoot validates the root directory.
@@ -94,7 +79,7 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		return nil, err
 	}
 	n := len(fileLangs)
-	t := &tree{root: root, rf: rf, langs: make([]map[string]*diskFile, n), langConfigs: make([][]string, n), irregular: make([][]string, n)}
+	t := &tree{root: root, rf: rf, langs: make([]map[string]*frontend.DiskFile, n), langConfigs: make([][]string, n), irregular: make([][]string, n)}
 	w := &walker{t: t, langFiles: make([][]string, n)}
 	w.loadIgnores(".", ".git/info/exclude")
 	w.loadIgnores(".", ".gitignore")
@@ -113,14 +98,14 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		}
 		all = append(all, fs...)
 		sort.Strings(t.langConfigs[i])
-		present = present || len(fs) > 0 || fileLangs[i].configPresent && len(t.langConfigs[i]) > 0
+		present = present || len(fs) > 0 || fileLangs[i].ConfigPresent && len(t.langConfigs[i]) > 0
 	}
 	if !present {
 		rf.close()
 		return nil, fmt.Errorf("%w under %s (%s)", ErrNoSource, root, languageList())
 	}
 	// Hash the files in parallel.
-	dfs := make([]*diskFile, len(all))
+	dfs := make([]*frontend.DiskFile, len(all))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for i, rel := range all {
@@ -137,10 +122,10 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		return nil, err
 	}
 	for i := range t.langs {
-		t.langs[i] = map[string]*diskFile{}
+		t.langs[i] = map[string]*frontend.DiskFile{}
 	}
 	for i, df := range dfs {
-		t.langs[langOf[i]][df.rel] = df
+		t.langs[langOf[i]][df.Rel] = df
 	}
 	return t, nil
 }
@@ -202,13 +187,13 @@ func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) 
 	cfgUnfiltered := false
 	if src < 0 {
 		for i, l := range fileLangs {
-			if l.config(rel, name) {
+			if l.Config(rel, name) {
 				configOf = append(configOf, i)
-				cfgUnfiltered = cfgUnfiltered || l.unfiltered
+				cfgUnfiltered = cfgUnfiltered || l.Unfiltered
 			}
 		}
 	}
-	if !(src >= 0 && fileLangs[src].unfiltered) && !cfgUnfiltered && w.ig.ignored(rel, false) {
+	if !(src >= 0 && fileLangs[src].Unfiltered) && !cfgUnfiltered && w.ig.ignored(rel, false) {
 		return nil // .gitignore'd: not indexed, and not worth a note
 	}
 	if !d.Type().IsRegular() && !cfgUnfiltered {
@@ -272,21 +257,15 @@ func isDirOutside(abs string) bool {
 
 // note records that rel was not indexed and why.
 func (t *tree) note(rel string, err error) {
-	t.notes = append(t.notes, Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+	t.notes = append(t.notes, Diagnostic{Pos: frontend.ShortRel(rel), Msg: frontend.Reason(err)})
 }
 
-func (t *tree) hashFile(rel string) *diskFile {
+func (t *tree) hashFile(rel string) *frontend.DiskFile {
 	data, err := t.rf.read(rel)
 	if err != nil {
-		return &diskFile{rel: rel, err: err}
+		return &frontend.DiskFile{Rel: rel, Err: err}
 	}
-	return &diskFile{rel: rel, hash: contentHash(data), size: int64(len(data))}
-}
-
-// contentHash is the FileRecord.Hash of a file's bytes.
-func contentHash(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
+	return &frontend.DiskFile{Rel: rel, Hash: frontend.ContentHash(data), Size: int64(len(data))}
 }
 
 // defaultWorkers is GOMAXPROCS.
@@ -297,28 +276,11 @@ func defaultWorkers(n int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// firstLine returns the first line of s, trimmed.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.TrimSpace(s)
-}
-
-// countLines counts the lines of data (a last line without newline counts).
-func countLines(data []byte) int {
-	n := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
 // languageList names the languages relay indexes, for messages.
 func languageList() string {
 	var names []string
 	for _, l := range fileLangs {
-		names = append(names, l.title+": "+l.files)
+		names = append(names, l.Title+": "+l.Files)
 	}
 	return strings.Join(names, "; ")
 }

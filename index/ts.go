@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 	"golang.org/x/sync/errgroup"
@@ -23,7 +24,7 @@ import (
 )
 
 // newTSFrontend makes the frontend of tsLang.
-var newTSFrontend = func(env feEnv) frontend { return &tsFrontend{log: env.log} }
+var newTSFrontend = func(env frontend.Env) frontend.Frontend { return &tsFrontend{log: env.Log} }
 
 // tsFrontend indexes TypeScript and JavaScript with tree-sitter, a file at
 // a time, then resolves names across the repository's files
@@ -33,7 +34,7 @@ type tsFrontend struct {
 	log *slog.Logger
 }
 
-func (p *tsFrontend) language() string { return "typescript" }
+func (p *tsFrontend) Language() string { return "typescript" }
 
 // tsParsers holds one parser per grammar for one worker.
 type tsParsers struct {
@@ -77,7 +78,7 @@ func (ps *tsParsers) get(rel string) *sitter.Parser {
 // rewritten text, where the anonymous default function is named default.
 func (ps *tsParsers) parse(ctx context.Context, rel string, data []byte, timeout time.Duration) (*sitter.Tree, []byte, error) {
 	p := ps.get(rel)
-	t, err := parseLimited(ctx, p, data, timeout)
+	t, err := sitter.ParseLimited(ctx, p, data, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,12 +94,12 @@ func (ps *tsParsers) parse(ctx context.Context, rel string, data []byte, timeout
 	if !ok {
 		return t, data, nil
 	}
-	t2, err := parseLimited(ctx, p, fixed, timeout)
+	t2, err := sitter.ParseLimited(ctx, p, fixed, timeout)
 	if err != nil {
 		t.Close()
 		return nil, nil, err
 	}
-	if t2.RootNode().HasError() && len(syntaxErrors(t2.RootNode())) > len(syntaxErrors(t.RootNode())) {
+	if t2.RootNode().HasError() && len(sitter.SyntaxErrors(t2.RootNode())) > len(sitter.SyntaxErrors(t.RootNode())) {
 		t2.Close()
 		return t, data, nil
 	}
@@ -123,7 +124,7 @@ func (ps *tsParsers) close() {
 // and CommonJS ships them), the one whose extension ranks first in
 // tsModuleRank keeps it and the others are named by their full path, so
 // the name does not depend on how the extensions sort (.cjs before .js).
-func tsModuleNames(files map[string]*diskFile) map[string]string {
+func tsModuleNames(files map[string]*frontend.DiskFile) map[string]string {
 	byName := map[string][]string{}
 	for rel := range files {
 		m := tsModuleName(rel)
@@ -162,31 +163,31 @@ func tsModuleRank(rel string) int {
 // parseFile reads and extracts one file within the job's budgets; nil
 // when it vanished or the run was cancelled. A file a budget kept from
 // being parsed gets its file and module nodes only.
-func (p *tsFrontend) parseFile(ctx context.Context, j *job, ps *tsParsers, rel, module string) *tsFile {
-	pf := parseWithin(ctx, j, rel, module, func(data []byte) (*sitter.Tree, []byte, error) {
-		return ps.parse(ctx, rel, data, j.budget.timeout)
+func (p *tsFrontend) parseFile(ctx context.Context, j *frontend.Job, ps *tsParsers, rel, module string) *tsFile {
+	pf := sitter.ParseWithin(ctx, j, rel, module, func(data []byte) (*sitter.Tree, []byte, error) {
+		return ps.parse(ctx, rel, data, j.Budget.Timeout)
 	})
 	if pf == nil {
 		return nil
 	}
-	if pf.tree != nil {
-		defer pf.tree.Close()
+	if pf.Tree != nil {
+		defer pf.Tree.Close()
 	}
-	f := extractTS(rel, module, pf.text, pf.root(), pf.up)
-	f.res.rec.Hash = contentHash(pf.data) // text is data rewritten for a declaration file that did not parse
-	for _, e := range f.res.rec.Errors {
+	f := extractTS(rel, module, pf.Text, pf.Root(), pf.Up)
+	f.res.Rec.Hash = frontend.ContentHash(pf.Data) // text is data rewritten for a declaration file that did not parse
+	for _, e := range f.res.Rec.Errors {
 		pos, msg, _ := strings.Cut(e, ": ")
-		j.diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})
+		j.Diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})
 	}
-	if pf.problem != "" {
-		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
+	if pf.Problem != "" {
+		f.res.Rec.Errors = append(f.res.Rec.Errors, pf.Problem)
 	}
 	return f
 }
 
 // parseAll parses rels with one set of parsers per worker.
-func (p *tsFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]string) ([]*tsFile, error) {
-	return parseEach(ctx, j, rels, 0, len(rels), func() *tsParsers { return &tsParsers{} }, (*tsParsers).close,
+func (p *tsFrontend) parseAll(ctx context.Context, j *frontend.Job, rels []string, mods map[string]string) ([]*tsFile, error) {
+	return frontend.ParseEach(ctx, j, rels, 0, len(rels), func() *tsParsers { return &tsParsers{} }, (*tsParsers).close,
 		func(ps *tsParsers, rel string) *tsFile { return p.parseFile(ctx, j, ps, rel, mods[rel]) })
 }
 
@@ -211,18 +212,18 @@ type tsStored struct {
 // parses anything, for the types they give. A change of a tsconfig.json,
 // jsconfig.json or package.json (pseudo-owner @ts/config) re-indexes every
 // file.
-func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
-	d := done{phases: map[string]int64{}}
-	mods := tsModuleNames(j.files)
-	cfg := j.configHash
-	full := j.full || j.stored[tsConfigOwner].Hash != cfg
+func (p *tsFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+	d := frontend.Done{Phases: map[string]int64{}}
+	mods := tsModuleNames(j.Files)
+	cfg := j.ConfigHash
+	full := j.Full || j.Stored[tsConfigOwner].Hash != cfg
 	parse := map[string]bool{}
-	for rel := range j.files {
-		if full || j.changed[rel] || j.stored[rel].Module != mods[rel] || tsIsDecl(rel) {
+	for rel := range j.Files {
+		if full || j.Changed[rel] || j.Stored[rel].Module != mods[rel] || tsIsDecl(rel) {
 			parse[rel] = true
 		}
 	}
-	if !full && len(j.deleted) == 0 && len(j.changed) == 0 {
+	if !full && len(j.Deleted) == 0 && len(j.Changed) == 0 {
 		return d, nil
 	}
 	t0 := time.Now()
@@ -233,10 +234,10 @@ func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 			return d, err
 		}
 	}
-	d.phases["ts.load"] = int64(time.Since(t0))
+	d.Phases["ts.load"] = int64(time.Since(t0))
 
 	t0 = time.Now()
-	files, err := p.parseAll(ctx, j, sortedKeys(parse), mods)
+	files, err := p.parseAll(ctx, j, frontend.SortedKeys(parse), mods)
 	if err != nil {
 		return d, err
 	}
@@ -249,14 +250,14 @@ func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 		files = append(files, extra...)
 		p.log.Debug("typescript incremental", "parsed", len(files)-len(extra), "dependents", len(extra))
 	}
-	d.phases["ts.parse"] = int64(time.Since(t0))
+	d.Phases["ts.parse"] = int64(time.Since(t0))
 
 	t0 = time.Now()
 	all := map[string]bool{}
-	for rel := range j.files {
+	for rel := range j.Files {
 		all[rel] = true
 	}
-	table := &tsTable{files: map[string]*tsScope{}, r: newTSResolver(all, j.configs, j.tree.rf.read)}
+	table := &tsTable{files: map[string]*tsScope{}, r: newTSResolver(all, j.Configs, j.Read)}
 	for rel, st := range stored {
 		table.files[rel] = st.scope
 	}
@@ -265,65 +266,65 @@ func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	}
 	var rewrite []string
 	for _, f := range files {
-		if _, ok := j.stored[f.rel]; ok && (!f.decl || j.changed[f.rel] || full) {
+		if _, ok := j.Stored[f.rel]; ok && (!f.decl || j.Changed[f.rel] || full) {
 			rewrite = append(rewrite, f.rel)
 		}
 	}
 	sort.Strings(rewrite)
-	if err := j.rewrite(rewrite); err != nil {
+	if err := j.Rewrite(rewrite); err != nil {
 		return d, err
 	}
 	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
 	n := 0
 	for _, f := range files {
 		if f.decl {
-			if j.changed[f.rel] || full {
+			if j.Changed[f.rel] || full {
 				emit(f.res) // the record only: declaration files are not indexed as code
 			}
 			continue
 		}
 		table.link(f)
-		f.res.sortResult()
+		f.res.Sort()
 		emit(f.res)
 		n++
 	}
-	if full || j.stored[tsConfigOwner].Hash != cfg {
-		d.global = append(d.global, fileResult{rec: graphdb.FileRecord{Path: tsConfigOwner, Hash: cfg, Language: "typescript"}})
+	if full || j.Stored[tsConfigOwner].Hash != cfg {
+		d.Global = append(d.Global, frontend.FileResult{Rec: graphdb.FileRecord{Path: tsConfigOwner, Hash: cfg, Language: "typescript"}})
 	}
-	d.phases["ts.resolve"] = int64(time.Since(t0))
-	d.packages = n
+	d.Phases["ts.resolve"] = int64(time.Since(t0))
+	d.Units = n
 	return d, ctx.Err()
 }
 
 // loadStored decodes the stored scopes of the files not parsed; a file
 // whose module node is missing or unreadable is parsed instead.
-func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]string, parse map[string]bool) (map[string]*tsStored, error) {
+func (p *tsFrontend) loadStored(ctx context.Context, j *frontend.Job, mods map[string]string, parse map[string]bool) (map[string]*tsStored, error) {
 	out := map[string]*tsStored{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.workers)
-	rels := sortedKeys(j.files)
-	for rel := range j.deleted {
+	g.SetLimit(j.Workers)
+	rels := frontend.SortedKeys(j.Files)
+	for rel := range j.Deleted {
 		rels = append(rels, rel) // for their methods (by-name candidates), then dropped
 	}
 	for _, rel := range rels {
-		rec, ok := j.stored[rel]
+		rec, ok := j.Stored[rel]
 		if !ok || tsIsDecl(rel) {
 			continue
 		}
 		g.Go(func() error {
-			n, err := j.reader.Node(gctx, tsModuleID(rec.Module))
+			n, err := j.Reader.Node(gctx, tsModuleID(rec.Module))
 			var st *tsStored
 			if err == nil {
 				if sc, ok := decodeTSScope(rel, rec.Module, n.Attrs[tsAttrScope]); ok {
-					st = &tsStored{scope: sc, deps: splitLines(n.Attrs[tsAttrDeps]), unres: n.Attrs[tsAttrUnres] == "1",
-						surface: n.Attrs[tsAttrSurface], byName: splitLines(n.Attrs[tsAttrByName])}
+					st = &tsStored{scope: sc, deps: frontend.SplitLines(n.Attrs[tsAttrDeps]), unres: n.Attrs[tsAttrUnres] == "1",
+						surface: n.Attrs[tsAttrSurface], byName: frontend.SplitLines(n.Attrs[tsAttrByName])}
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case j.deleted[rel]:
+			case j.Deleted[rel]:
 				if st != nil {
 					out[rel] = st
 				}
@@ -342,23 +343,23 @@ func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]str
 
 // dependents lists the stored files to re-resolve after files were parsed,
 // and drops them (and the parsed ones) from stored.
-func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*tsFile) []string {
+func (p *tsFrontend) dependents(j *frontend.Job, stored map[string]*tsStored, files []*tsFile) []string {
 	byName := tsByNameChanged(j, stored, files)
 	changed := map[string]bool{}
-	for rel := range j.deleted {
+	for rel := range j.Deleted {
 		changed[rel] = true
 		delete(stored, rel)
 	}
-	added := len(j.deleted) > 0
+	added := len(j.Deleted) > 0
 	for _, f := range files {
 		old, ok := stored[f.rel]
 		if f.decl {
-			if j.changed[f.rel] {
+			if j.Changed[f.rel] {
 				changed[f.rel] = true
 			}
 			continue
 		}
-		_, wasStored := j.stored[f.rel]
+		_, wasStored := j.Stored[f.rel]
 		if !wasStored {
 			added = true
 		}
@@ -391,12 +392,12 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 // declared before or declare now, those whose lists changed. Stored files
 // whose by-name calls look one up (ts.byname) are re-resolved; a name that
 // stays over the limit re-resolves none.
-func tsByNameChanged(j *job, stored map[string]*tsStored, files []*tsFile) map[string]bool {
+func tsByNameChanged(j *frontend.Job, stored map[string]*tsStored, files []*tsFile) map[string]bool {
 	touched := map[string]bool{}
 	was, now := map[string]*tsScope{}, map[string]*tsScope{}
 	for rel, st := range stored {
 		was[rel] = st.scope
-		if !j.deleted[rel] {
+		if !j.Deleted[rel] {
 			now[rel] = st.scope
 		}
 	}
@@ -410,7 +411,7 @@ func tsByNameChanged(j *job, stored map[string]*tsStored, files []*tsFile) map[s
 		f.scope.methodNames(touched)
 		now[f.rel] = f.scope
 	}
-	for rel := range j.deleted {
+	for rel := range j.Deleted {
 		if old := stored[rel]; old != nil {
 			old.scope.methodNames(touched)
 		}

@@ -3,7 +3,7 @@
 package index
 
 import (
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -14,17 +14,17 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 	id := x.add(n)
 	x.parent(id, fid)
 	d := &tsDecl{ID: id, Kind: "class", Members: map[string]*tsMember{}}
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		switch c.Kind() {
 		case "class_heritage":
-			for _, h := range children(c) {
+			for _, h := range sitter.Children(c) {
 				switch h.Kind() {
 				case "extends_clause":
 					if b := x.dotted(h.ChildByFieldName("value")); b != "" {
 						d.Bases = append(d.Bases, b)
 					}
 				case "implements_clause":
-					for _, t := range children(h) {
+					for _, t := range sitter.Children(h) {
 						if tn := x.typeName(t); tn != "" {
 							d.Impls = append(d.Impls, tn)
 						}
@@ -46,7 +46,7 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 		return
 	}
 	var pending []*sitter.Node
-	for _, m := range children(body) {
+	for _, m := range sitter.Children(body) {
 		switch m.Kind() {
 		case "decorator":
 			pending = append(pending, m)
@@ -105,11 +105,11 @@ func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
 				}
 			}
 		}
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			walk(c, false)
 		}
 	}
-	for _, m := range children(body) {
+	for _, m := range sitter.Children(body) {
 		if m.Kind() != "method_definition" {
 			continue
 		}
@@ -164,7 +164,7 @@ func isPrivate(x *tsExtractor, m *sitter.Node, name string) bool {
 	if len(name) > 0 && name[0] == '#' {
 		return true
 	}
-	for _, c := range children(m) {
+	for _, c := range sitter.Children(m) {
 		if c.Kind() == "accessibility_modifier" && x.text(c) == "private" {
 			return true
 		}
@@ -178,14 +178,14 @@ func (x *tsExtractor) method(m *sitter.Node, class string, d *tsDecl, decs []*si
 	if name == "" {
 		return
 	}
-	for _, c := range children(m) {
+	for _, c := range sitter.Children(m) {
 		if c.Kind() == "decorator" {
 			decs = append(decs, c)
 		}
 	}
 	n := x.node(m, m, name, class+"."+name, graphdb.KindMember, "method")
 	if len(decs) > 0 {
-		n.StartLine = line(decs[0])
+		n.StartLine = sitter.Line(decs[0])
 	}
 	n.Exported = !isPrivate(x, m, name)
 	id := x.add(n)
@@ -215,9 +215,9 @@ func (x *tsExtractor) paramProperties(ctor *sitter.Node, class string, d *tsDecl
 	if params == nil {
 		return
 	}
-	for _, p := range children(params) {
+	for _, p := range sitter.Children(params) {
 		mod := false
-		for _, c := range children(p) {
+		for _, c := range sitter.Children(p) {
 			if c.Kind() == "accessibility_modifier" || c.Kind() == "override_modifier" || x.text(c) == "readonly" {
 				mod = true
 			}
@@ -243,7 +243,7 @@ func (x *tsExtractor) field(m *sitter.Node, class string, d *tsDecl, decs []*sit
 	if name == "" {
 		return
 	}
-	for _, c := range children(m) {
+	for _, c := range sitter.Children(m) {
 		if c.Kind() == "decorator" {
 			decs = append(decs, c)
 		}
@@ -300,7 +300,7 @@ func (x *tsExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 			e = e.ChildByFieldName("function")
 		}
 		if s := x.dotted(e); s != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: line(d), scope: x.f.scope})
+			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: sitter.Line(d), scope: x.f.scope})
 		}
 	}
 }
@@ -316,9 +316,9 @@ func (x *tsExtractor) iface(st, outer *sitter.Node, name string, fid graphdb.Nod
 	if old := x.f.scope.Decls[name]; old != nil && old.Kind == "interface" {
 		d = old // declaration merging: one interface, members of both
 	}
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		if c.Kind() == "extends_type_clause" {
-			for _, t := range children(c) {
+			for _, t := range sitter.Children(c) {
 				if tn := x.typeName(t); tn != "" {
 					d.Bases = append(d.Bases, tn)
 				}
@@ -330,7 +330,7 @@ func (x *tsExtractor) iface(st, outer *sitter.Node, name string, fid graphdb.Nod
 	if body == nil {
 		return
 	}
-	for _, m := range children(body) {
+	for _, m := range sitter.Children(body) {
 		sub, typ := "", ""
 		switch m.Kind() {
 		case "method_signature":

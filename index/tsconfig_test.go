@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // TestTSResolveSpecifiers checks module specifier resolution: relative
@@ -36,7 +37,7 @@ func TestTSResolveSpecifiers(t *testing.T) {
 		}
 		return nil, fmt.Errorf("no %s", rel)
 	}
-	r := newTSResolver(files, sortedKeys(configs), read)
+	r := newTSResolver(files, frontend.SortedKeys(configs), read)
 	tests := []struct{ from, spec, want string }{
 		{"src/a.ts", "./c", "src/c.mts"},
 		{"src/a.ts", "./b", "src/b/index.tsx"},

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -32,7 +32,7 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 		}
 		x.refs(st, mid, "", nil)
 	case "ambient_declaration":
-		for _, c := range children(st) {
+		for _, c := range sitter.Children(st) {
 			x.top(c, mid, fid)
 		}
 	case "lexical_declaration", "variable_declaration":
@@ -98,7 +98,7 @@ func (x *tsExtractor) define(name string, d *tsDecl) {
 func (x *tsExtractor) node(outer, def *sitter.Node, name, loc string, kind graphdb.NodeKind, sub string) graphdb.Node {
 	q := x.f.module + "." + x.prefix + loc
 	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + x.prefix + loc,
-		StartLine: line(outer), EndLine: endLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
+		StartLine: sitter.Line(outer), EndLine: sitter.EndLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
 		Exported: outer.Kind() == "export_statement" || x.parentOf(outer) != nil && x.parentOf(outer).Kind() == "export_statement"}
 }
 
@@ -134,17 +134,17 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 			t = x.docReturns(fn)
 		}
 		if t != "" {
-			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn), scope: x.f.scope})
+			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: sitter.Line(fn), scope: x.f.scope})
 		}
 		doc := x.docParams(fn)
 		if params != nil {
-			for _, p := range children(params) {
+			for _, p := range sitter.Children(params) {
 				t := x.typeName(p.ChildByFieldName("type"))
 				if t == "" {
 					t = doc[x.jsParamName(p)]
 				}
 				if t != "" {
-					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p), scope: x.f.scope})
+					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: sitter.Line(p), scope: x.f.scope})
 				}
 			}
 		}
@@ -170,7 +170,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 				f.locals[name] = typ
 			}
 		case "object_pattern", "array_pattern", "pair_pattern", "rest_pattern", "assignment_pattern", "object_assignment_pattern":
-			for _, c := range children(p) {
+			for _, c := range sitter.Children(p) {
 				if p.Kind() == "pair_pattern" && c.Equals(*p.ChildByFieldName("key")) {
 					continue
 				}
@@ -186,7 +186,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 		case "variable_declarator":
 			if nm, v := n.ChildByFieldName("name"), n.ChildByFieldName("value"); nm != nil && nm.Kind() == "object_pattern" && v != nil && v.Kind() == "this" {
 				// const { a, b } = this: "~a" is the type of this.a.
-				for _, c := range children(nm) {
+				for _, c := range sitter.Children(nm) {
 					if c.Kind() == "shorthand_property_identifier_pattern" {
 						f.locals[x.text(c)] = "~" + x.text(c)
 					}
@@ -220,7 +220,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 			if x.parentOf(n) != nil {
 				doc = x.docParams(x.parentOf(n))
 			}
-			for _, c := range children(n) {
+			for _, c := range sitter.Children(n) {
 				switch c.Kind() {
 				case "identifier", "object_pattern", "array_pattern":
 					bind(c, doc[x.jsParamName(c)]) // JavaScript parameters
@@ -229,7 +229,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 				}
 			}
 		}
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			walk(c)
 		}
 	}
@@ -255,7 +255,7 @@ func (x *tsExtractor) contextual(args *sitter.Node, f *tsFn) {
 	if callee == "" || strings.ContainsRune(callee, '|') {
 		return
 	}
-	for i, a := range children(args) {
+	for i, a := range sitter.Children(args) {
 		if a.Kind() != "arrow_function" && a.Kind() != "function_expression" && a.Kind() != "function" {
 			continue
 		}
@@ -296,7 +296,7 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 			}
 		}
 		if expr != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
+			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: sitter.Line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
 		}
 	}
 	switch n.Kind() {
@@ -316,7 +316,7 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 		x.importStmt(n)
 		return
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		x.refs(c, owner, class, f)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // tsJSDoc is what a JSDoc comment says about types, as type expressions
@@ -44,9 +44,9 @@ func (x *tsExtractor) jsdocFor(n *sitter.Node) *tsJSDoc {
 	}
 	for cur := n; cur != nil; cur = x.parentOf(cur) {
 		if p := x.parentOf(cur); p != nil {
-			x.sib.index(p)
+			x.sib.Index(p)
 		}
-		if prev := x.sib.prevOf(cur); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
+		if prev := x.sib.PrevOf(cur); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
 			if s := x.text(prev); strings.HasPrefix(s, "/**") {
 				return x.parseJSDoc(s, prev)
 			}

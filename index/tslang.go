@@ -3,6 +3,8 @@ package index
 import (
 	"path"
 	"strings"
+
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // TSFormatVersion is the format of the TypeScript/JavaScript records
@@ -41,10 +43,10 @@ func tsIsConfig(_, base string) bool {
 const tsConfigOwner = "@ts/config"
 
 // tsLang registers TypeScript/JavaScript (ts.go).
-var tsLang = fileLang{
-	name: "typescript", title: "TypeScript/JavaScript", version: TSFormatVersion,
-	versionKey: "index.typescript.version", unit: "files",
-	files:  ".ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files",
-	source: tsIsSource, config: tsIsConfig, configOwner: tsConfigOwner, budgeted: true,
-	newFrontend: newTSFrontend, unavailable: sitterUnavailable,
+var tsLang = frontend.Lang{
+	Name: "typescript", Title: "TypeScript/JavaScript", Version: TSFormatVersion,
+	VersionKey: "index.typescript.version", Unit: "files",
+	Files:  ".ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files",
+	Source: tsIsSource, Config: tsIsConfig, ConfigOwner: tsConfigOwner, Budgeted: true,
+	New: newTSFrontend, Unavailable: sitterUnavailable,
 }

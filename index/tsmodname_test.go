@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // TestTSModuleNames: same-stem siblings share their module name by
@@ -31,9 +32,9 @@ func TestTSModuleNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := map[string]*diskFile{}
+			files := map[string]*frontend.DiskFile{}
 			for _, f := range tt.files {
-				files[f] = &diskFile{}
+				files[f] = &frontend.DiskFile{}
 			}
 			if diff := cmp.Diff(tt.want, tsModuleNames(files)); diff != "" {
 				t.Errorf("tsModuleNames(%v) (-want +got):\n%s", tt.files, diff)

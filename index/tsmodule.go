@@ -3,7 +3,7 @@
 package index
 
 import (
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -13,10 +13,10 @@ import (
 func (x *tsExtractor) importStmt(st *sitter.Node) {
 	spec := x.spec(st.ChildByFieldName("source"))
 	s := x.f.scope
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		switch c.Kind() {
 		case "import_clause":
-			for _, b := range children(c) {
+			for _, b := range sitter.Children(c) {
 				switch b.Kind() {
 				case "identifier":
 					s.Imports[x.text(b)] = tsImport{Spec: spec, Name: "default"}
@@ -25,7 +25,7 @@ func (x *tsExtractor) importStmt(st *sitter.Node) {
 						s.Imports[x.text(b.NamedChild(0))] = tsImport{Spec: spec, Name: "*"}
 					}
 				case "named_imports":
-					for _, sp := range children(b) {
+					for _, sp := range sitter.Children(b) {
 						if sp.Kind() != "import_specifier" {
 							continue
 						}
@@ -57,7 +57,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 	x.useSpec(spec, st)
 	var decs []*sitter.Node
 	isDefault, isAssign := false, false
-	for _, c := range allChildren(st) {
+	for _, c := range sitter.AllChildren(st) {
 		switch {
 		case c.Kind() == "default":
 			isDefault = true
@@ -85,7 +85,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 			x.top(d, mid, fid)
 		}
 		if d.Kind() == "ambient_declaration" {
-			for _, c := range children(d) {
+			for _, c := range sitter.Children(d) {
 				x.exportStmtDecl(c, st, mid, fid)
 			}
 		}
@@ -99,7 +99,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 	}
 	if v := st.ChildByFieldName("value"); v != nil || isAssign {
 		if v == nil {
-			for _, c := range children(st) {
+			for _, c := range sitter.Children(st) {
 				if c.Kind() != "comment" {
 					v = c
 				}
@@ -108,10 +108,10 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 		x.exportValue(v, st, mid, fid, isAssign, decs)
 		return
 	}
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		switch c.Kind() {
 		case "export_clause":
-			for _, sp := range children(c) {
+			for _, sp := range sitter.Children(c) {
 				if sp.Kind() != "export_specifier" {
 					continue
 				}
@@ -211,7 +211,7 @@ func isFuncValue(v *sitter.Node) bool {
 // requires bound to names, and typed variables.
 func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, exported bool) {
 	s := x.f.scope
-	for _, vd := range children(st) {
+	for _, vd := range sitter.Children(st) {
 		if vd.Kind() != "variable_declarator" {
 			continue
 		}
@@ -219,7 +219,7 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 		if nameNode != nil && nameNode.Kind() == "object_pattern" {
 			if spec := x.requireSpec(v); spec != "" { // const { a, b: c } = require("m")
 				x.useSpec(spec, vd)
-				for _, p := range children(nameNode) {
+				for _, p := range sitter.Children(nameNode) {
 					switch p.Kind() {
 					case "shorthand_property_identifier_pattern":
 						s.Imports[x.text(p)] = tsImport{Spec: spec, Name: x.text(p)}
@@ -294,7 +294,7 @@ func (x *tsExtractor) cjsExport(as, st *sitter.Node, mid, fid graphdb.NodeID) bo
 		case right.Kind() == "identifier":
 			s.Whole = x.text(right)
 		case right.Kind() == "object":
-			for _, p := range children(right) {
+			for _, p := range sitter.Children(right) {
 				switch p.Kind() {
 				case "shorthand_property_identifier":
 					s.Exports[x.text(p)] = x.text(p)

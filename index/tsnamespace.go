@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -67,7 +67,7 @@ func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) stri
 		x.f.scope, x.prefix, parent = d.NS, x.prefix+p+".", d.ID
 	}
 	if body := st.ChildByFieldName("body"); body != nil {
-		for _, c := range children(body) {
+		for _, c := range sitter.Children(body) {
 			x.top(c, parent, parent)
 		}
 	}
@@ -84,7 +84,7 @@ func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) stri
 // of the variable's tsDecl, other properties members typed by their value.
 func (x *tsExtractor) objectLiteral(obj, outer *sitter.Node, name string, mid, fid graphdb.NodeID) *tsDecl {
 	d := &tsDecl{Kind: "var", Type: tsLiteralType, Members: map[string]*tsMember{}}
-	for _, p := range children(obj) {
+	for _, p := range sitter.Children(obj) {
 		switch p.Kind() {
 		case "method_definition":
 			if key := x.memberName(p); key != "" {

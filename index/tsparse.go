@@ -6,7 +6,8 @@ import (
 	"path"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -17,7 +18,7 @@ import (
 type tsFile struct {
 	rel, module string
 	decl        bool // a declaration file: scope only, no nodes
-	res         fileResult
+	res         frontend.FileResult
 	scope       *tsScope
 	refs        []tsRef
 	types       []tsTypeRef
@@ -64,16 +65,16 @@ type tsFn struct {
 type tsExtractor struct {
 	src  []byte
 	f    *tsFile
-	ids  idCounts
+	ids  frontend.IDCounts
 	test bool
 	lang string
 	// prefix is the namespace path of the declarations being extracted
 	// ("N." in namespace N), ambient whether the namespace is declared.
 	prefix     string
 	ambient    bool
-	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
-	up         *nodeParents  // each node's parent (Node.Parent walks from the root)
-	sib        siblingIndex  // previous siblings (doc comments, JSDoc)
+	shorthands []tsShorthand   // { f } properties bound at the end (bindShorthands)
+	up         *sitter.Parents // each node's parent (Node.Parent walks from the root)
+	sib        sitter.Siblings // previous siblings (doc comments, JSDoc)
 }
 
 // tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
@@ -103,19 +104,19 @@ func tsLanguageOf(rel string) string {
 // extractTS builds the tsFile of one parsed file; up holds the tree's
 // parents (indexTree). With root nil (a file not parsed) it has its file
 // and module nodes only.
-func extractTS(rel, module string, src []byte, root *sitter.Node, up *nodeParents) *tsFile {
+func extractTS(rel, module string, src []byte, root *sitter.Node, up *sitter.Parents) *tsFile {
 	f := &tsFile{rel: rel, module: module, decl: tsIsDecl(rel), scope: newTSScope(rel, module)}
-	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
+	f.res.Rec = graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
 	x := &tsExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: tsIsTest(rel), lang: tsLanguageOf(rel), up: up}
-	lines := max(countLines(src), 1)
+	lines := max(frontend.CountLines(src), 1)
 	mid := tsModuleID(module)
-	fid := fileID(rel)
+	fid := frontend.FileID(rel)
 	if !f.decl {
 		x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines})
 		x.parent(fid, mid)
 	}
 	if root != nil {
-		for _, st := range children(root) {
+		for _, st := range sitter.Children(root) {
 			if st.Kind() == "comment" {
 				x.jsdocDecls(st)
 			}
@@ -124,11 +125,11 @@ func extractTS(rel, module string, src []byte, root *sitter.Node, up *nodeParent
 	}
 	x.bindShorthands()
 	if root != nil && root.HasError() {
-		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
+		x.f.res.Rec.Errors = append(x.f.res.Rec.Errors, sitter.SyntaxErrors(root)...)
 	}
 	x.markExported()
 	if !f.decl {
-		f.modNode = len(f.res.nodes)
+		f.modNode = len(f.res.Nodes)
 		x.add(graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: path.Base(module), QName: module,
 			Loc: rel, StartLine: 1, EndLine: lines, Exported: true})
 	}
@@ -139,21 +140,21 @@ func (x *tsExtractor) add(n graphdb.Node) graphdb.NodeID {
 	if x.f.decl {
 		return ""
 	}
-	n.ID = x.ids.unique(n.ID)
+	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = x.lang, x.f.rel
-	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
-	x.f.res.nodes = append(x.f.res.nodes, n)
+	n.Test, n.Testdata = x.test, frontend.IsTestdata(x.f.rel)
+	x.f.res.Nodes = append(x.f.res.Nodes, n)
 	return n.ID
 }
 
 func (x *tsExtractor) parent(from, to graphdb.NodeID) {
 	if from != "" {
-		x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+		x.f.res.Edges = append(x.f.res.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 	}
 }
 
 // parentOf is n's parent, nil for the root.
-func (x *tsExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.of(n) }
+func (x *tsExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.Of(n) }
 
 func (x *tsExtractor) text(n *sitter.Node) string {
 	if n == nil {
@@ -165,9 +166,9 @@ func (x *tsExtractor) text(n *sitter.Node) string {
 // doc returns the first line of the JSDoc comment right before st.
 func (x *tsExtractor) doc(st *sitter.Node) string {
 	if p := x.parentOf(st); p != nil {
-		x.sib.index(p)
+		x.sib.Index(p)
 	}
-	return docComment(st, x.sib.prevNamedOf(st), x.src, "comment")
+	return sitter.DocComment(st, x.sib.PrevNamedOf(st), x.src, "comment")
 }
 
 // signature is a declaration's header without its body, whitespace
@@ -198,7 +199,7 @@ func (x *tsExtractor) spec(n *sitter.Node) string {
 
 func (x *tsExtractor) useSpec(spec string, n *sitter.Node) {
 	if spec != "" {
-		x.f.specs = append(x.f.specs, tsSpecUse{spec: spec, line: line(n)})
+		x.f.specs = append(x.f.specs, tsSpecUse{spec: spec, line: sitter.Line(n)})
 	}
 }
 
@@ -240,7 +241,7 @@ func (x *tsExtractor) typeName(n *sitter.Node) string {
 		}
 	case "union_type":
 		one := ""
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			if c.Kind() == "literal_type" || c.Kind() == "predefined_type" && (x.text(c) == "undefined" || x.text(c) == "null" || x.text(c) == "void") {
 				continue
 			}
@@ -285,7 +286,7 @@ func (x *tsExtractor) fnParams(fn *sitter.Node) [][]string {
 // paramList lists formal parameters without a leading `this` parameter.
 func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
 	var out []*sitter.Node
-	for _, p := range children(params) {
+	for _, p := range sitter.Children(params) {
 		switch p.Kind() {
 		case "required_parameter", "optional_parameter", "identifier", "rest_pattern", "object_pattern", "array_pattern", "assignment_pattern":
 			if pat := p.ChildByFieldName("pattern"); pat != nil && pat.Kind() == "this" {
@@ -299,7 +300,7 @@ func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
 
 // dotted renders identifier/member chains ("a.b.c", "this.m", "super.m");
 // "" for anything else.
-func (x *tsExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, maxDottedParts) }
+func (x *tsExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, sitter.MaxDottedParts) }
 
 // dottedIn is dotted for a chain of at most parts links.
 func (x *tsExtractor) dottedIn(n *sitter.Node, parts int) string {
@@ -389,8 +390,8 @@ func (x *tsExtractor) markExported() {
 	for _, l := range s.Exports {
 		names[l] = true
 	}
-	for i := range x.f.res.nodes {
-		n := &x.f.res.nodes[i]
+	for i := range x.f.res.Nodes {
+		n := &x.f.res.Nodes[i]
 		if (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && names[n.Name] && n.QName == x.f.module+"."+n.Name {
 			n.Exported = true
 		}

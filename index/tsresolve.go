@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // tsTable resolves names across the repository's TypeScript/JavaScript
@@ -398,7 +399,7 @@ func tsCapped(cs []tsCandidate) []tsCandidate {
 func tsCandidateIndex(files map[string]*tsScope, only map[string]bool) map[string][]tsCandidate {
 	idx := map[string][]tsCandidate{}
 	seen := map[graphdb.NodeID]bool{} // a { f } property is f itself
-	for _, rel := range sortedKeys(files) {
+	for _, rel := range frontend.SortedKeys(files) {
 		files[rel].eachDecl(func(d *tsDecl) {
 			for mn, m := range d.Members {
 				if m.Fn && m.ID != "" && !seen[m.ID] && (only == nil || only[mn]) {
@@ -501,7 +502,7 @@ func (t *tsTable) link(f *tsFile) {
 	}
 	defer func() { t.visit = nil }()
 	s := f.scope
-	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	add := func(e graphdb.Edge) { f.res.Edges = append(f.res.Edges, e) }
 	byName := t.linkRefs(f, deps)
 	typeID := func(sc *tsScope, typ string) graphdb.NodeID {
 		if sc == nil {
@@ -537,7 +538,7 @@ func (t *tsTable) link(f *tsFile) {
 		}
 	}
 	walk(s)
-	for _, n := range f.res.nodes {
+	for _, n := range f.res.Nodes {
 		if n.Kind != graphdb.KindType || (n.SubKind != "class" && n.SubKind != "interface") {
 			continue
 		}
@@ -566,21 +567,21 @@ func (t *tsTable) link(f *tsFile) {
 		}
 		deps[rel] = true
 		if m := t.files[rel]; m != nil && rel != f.rel && !tsIsDecl(rel) {
-			add(graphdb.Edge{From: fileID(f.rel), To: tsModuleID(m.module), Kind: graphdb.EdgeImports, File: f.rel, Line: u.line})
+			add(graphdb.Edge{From: frontend.FileID(f.rel), To: tsModuleID(m.module), Kind: graphdb.EdgeImports, File: f.rel, Line: u.line})
 		}
 	}
 	js, surface := s.encode()
 	a := map[string]string{tsAttrScope: js, tsAttrSurface: surface}
 	if len(deps) > 0 {
-		a[tsAttrDeps] = strings.Join(sortedKeys(deps), "\n")
+		a[tsAttrDeps] = strings.Join(frontend.SortedKeys(deps), "\n")
 	}
 	if unres {
 		a[tsAttrUnres] = "1"
 	}
 	if len(byName) > 0 {
-		a[tsAttrByName] = strings.Join(sortedKeys(byName), "\n")
+		a[tsAttrByName] = strings.Join(frontend.SortedKeys(byName), "\n")
 	}
-	f.res.nodes[f.modNode].Attrs = a
+	f.res.Nodes[f.modNode].Attrs = a
 }
 
 // linkRefs adds the edges of a parsed file's calls and decorators:
@@ -588,7 +589,7 @@ func (t *tsTable) link(f *tsFile) {
 // those on values of unknown class (their files join deps). It returns
 // the method names of the by-name calls.
 func (t *tsTable) linkRefs(f *tsFile, deps map[string]bool) map[string]bool {
-	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	add := func(e graphdb.Edge) { f.res.Edges = append(f.res.Edges, e) }
 	byName := map[string]bool{}
 	for _, r := range f.refs {
 		sc := r.scope
