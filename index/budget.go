@@ -1,8 +1,6 @@
 package index
 
 import (
-	"time"
-
 	"github.com/relayhq/relay/index/internal/frontend"
 )
 
@@ -36,21 +34,11 @@ import (
 // store (MetaBudgets): changing one re-indexes the tree-sitter languages
 // in full, so a file skipped under the old budgets is retried.
 
-// Defaults of the per-file budgets (Options).
+// Defaults of the per-file budgets (Options; internal/frontend).
 const (
-	// DefaultMaxFileBytes is above the largest hand-written source files
-	// in common repositories (TypeScript's checker.ts is about 3 MB).
-	DefaultMaxFileBytes = 4 << 20
-	// DefaultMaxDepth is far above what people write and keeps every
-	// recursive walk a few megabytes of stack: the deepest file of
-	// Python's standard library nests 808 syntax levels (a test of deep
-	// nesting), TypeScript declaration files with long union types about
-	// 400, each member one level; CPython itself refuses 200 nested
-	// parentheses.
-	DefaultMaxDepth = 4000
-	// DefaultParseTimeout is far above the parse of any file under the
-	// size limit on an idle machine (a 4 MB file parses in about a second).
-	DefaultParseTimeout = 30 * time.Second
+	DefaultMaxFileBytes = frontend.DefaultMaxFileBytes
+	DefaultMaxDepth     = frontend.DefaultMaxDepth
+	DefaultParseTimeout = frontend.DefaultParseTimeout
 )
 
 // MetaBudgets holds the fingerprint of the per-file budgets of the last
@@ -58,19 +46,7 @@ const (
 // files in full.
 const MetaBudgets = "index.budgets"
 
-// budgetsOf applies the defaults to opts' budgets: 0 takes the default, a
-// negative value turns the limit off.
+// budgetsOf applies the defaults to opts' budgets (frontend.NewBudgets).
 func budgetsOf(opts Options) frontend.Budgets {
-	b := frontend.Budgets{MaxBytes: opts.MaxFileBytes, MaxDepth: opts.MaxDepth, Timeout: opts.ParseTimeout}
-	if b.MaxBytes == 0 {
-		b.MaxBytes = DefaultMaxFileBytes
-	}
-	if b.MaxDepth == 0 {
-		b.MaxDepth = DefaultMaxDepth
-	}
-	if b.Timeout == 0 {
-		b.Timeout = DefaultParseTimeout
-	}
-	b.MaxBytes, b.MaxDepth, b.Timeout = max(b.MaxBytes, 0), max(b.MaxDepth, 0), max(b.Timeout, 0)
-	return b
+	return frontend.NewBudgets(opts.MaxFileBytes, opts.MaxDepth, opts.ParseTimeout)
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/indextest"
 	"github.com/relayhq/relay/index/internal/sitter"
-	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -165,56 +165,18 @@ func TestSkip(t *testing.T) {
 	}
 }
 
-// FuzzSitterExtract parses any input as Python or TypeScript within the
-// budgets and extracts it: no panic, a depth error only past the limit,
-// and the parents indexTree records agree with tree-sitter's own.
+// FuzzSitterExtract parses any input as Python within the budgets and
+// extracts it: no panic, a depth error only past the limit, and the
+// parents IndexTree records agree with tree-sitter's own
+// (index/typescript's FuzzExtract does the same for TypeScript).
 func FuzzSitterExtract(f *testing.F) {
-	f.Add([]byte("def f():\n    return a.b.c(d)\n\nclass C(B):\n    def m(self):\n        return self.n()\n"), false)
-	f.Add([]byte("function g() { return f(f(f(0))); }\nnamespace N { namespace M { export const x = 1; } }\n"), true)
-	f.Add([]byte("x = "+strings.Repeat("(", 300)+"1"+strings.Repeat(")", 300)), false)
-	f.Add([]byte("/** doc */\nexport class A extends B { m(x) { if (x instanceof C) { x.n(); } } }\n"), true)
-	f.Fuzz(func(t *testing.T, src []byte, ts bool) {
-		p, rel := newPyParser(), "a.py"
-		if ts {
-			p, rel = newTSParser(sitter.NewLanguage(tsts.LanguageTypescript())), "a.ts"
-		}
+	f.Add([]byte("def f():\n    return a.b.c(d)\n\nclass C(B):\n    def m(self):\n        return self.n()\n"))
+	f.Add([]byte("x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300)))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p := newPyParser()
 		defer p.Close()
-		tree, err := sitter.ParseLimited(t.Context(), p, src, 10*time.Second)
-		if err != nil {
-			return
-		}
-		defer tree.Close()
-		const depth = 200
-		up, err := sitter.IndexTree(tree.RootNode(), depth)
-		if err != nil {
-			if !errors.Is(err, sitter.ErrTooDeep) {
-				t.Fatalf("indexTree: %v", err)
-			}
-			return
-		}
-		checkParents(t, tree.RootNode(), up)
-		if ts {
-			extractTS(rel, "a", src, tree.RootNode(), up)
-		} else {
-			extractPy(rel, "a", false, src, tree.RootNode(), up)
-		}
-		sitter.SyntaxErrors(tree.RootNode())
+		indextest.ParseChecked(t, p, src, func(root *sitter.Node, up *sitter.Parents) {
+			extractPy("a.py", "a", false, src, root, up)
+		})
 	})
-}
-
-// checkParents compares up with Node.Parent for every node under root.
-func checkParents(t *testing.T, root *sitter.Node, up *sitter.Parents) {
-	t.Helper()
-	stack := []*sitter.Node{root}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		got, want := up.Of(n), n.Parent()
-		if (got == nil) != (want == nil) || got != nil && got.Id() != want.Id() {
-			t.Fatalf("parent of %s at %v: %v, want %v", n.Kind(), n.StartPosition(), got, want)
-		}
-		for i := range n.ChildCount() {
-			stack = append(stack, n.Child(i))
-		}
-	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/typescript"
 )
 
 // FormatVersion is the index format this package writes. A store holding
@@ -37,6 +38,10 @@ const (
 	// a full Python run (Go is untouched).
 	MetaPyVersion = "index.py.version"
 )
+
+// TSFormatVersion is the format of the TypeScript/JavaScript records
+// (language "typescript", package index/typescript).
+const TSFormatVersion = typescript.FormatVersion
 
 // PyFormatVersion is the format of the Python records (language "python");
 // they are versioned apart from Go's.
@@ -107,46 +112,12 @@ type Progress = frontend.Progress
 // (internal/frontend).
 type Diagnostic = frontend.Diagnostic
 
-// Summary tells what a run did.
-type Summary struct {
-	Files     int  // files of every language in the index after the run (on an unchanged run too)
-	Changed   int  // files (re)written: added or modified, plus their package mates
-	Deleted   int  // files removed from the index
-	Unchanged bool // nothing changed on disk: no loading, no write
-	Stats     graphdb.Stats
-	// Errors lists list, parse and type errors, the files a budget left
-	// unextracted (a parse past ParseTimeout, nesting deeper than
-	// MaxDepth) and failures inside one file's extraction; sorted.
-	Errors []Diagnostic
-	// Notes lists the files and directories that were not indexed and
-	// why, by repository-relative path: files that are not regular (FIFOs,
-	// devices), symbolic links leading outside the repository, symbolic
-	// link loops, paths too long to open, unreadable or vanished files, and
-	// files over Options.MaxFileBytes or minified (not parsed);
-	// sorted.
-	Notes    []Diagnostic
-	Duration time.Duration
-	// Phases times the run: scan, list, parse+typecheck and extract (summed
-	// over workers), loose, implements, write (time inside the store) and
-	// commit.
-	Phases map[string]time.Duration
-
-	// Languages reports each indexed language present in the repository,
-	// by title ("Go", "Python", "TypeScript/JavaScript", "Java").
-	Languages map[string]LanguageSummary
-}
+// Summary tells what a run did (internal/frontend, so that the
+// languages' tests share one rendering of it).
+type Summary = frontend.Summary
 
 // LanguageSummary is one language's part of a run.
-type LanguageSummary struct {
-	Files int    // its files on disk (also counted in Summary.Files)
-	Units int    // the units (re)extracted in this run
-	Unit  string // what Units counts: "packages" (Go), "modules" (Python), "files"
-	// SyntaxOnly counts the files indexed from syntax alone, without
-	// types: Go files (testdata aside) outside every module, with no
-	// go.mod above them, have declarations but no calls, types or
-	// implementations.
-	SyntaxOnly int
-}
+type LanguageSummary = frontend.LanguageSummary
 
 // sortDiagnostics sorts ds and drops repeats (a file two passes of a
 // frontend both failed on).

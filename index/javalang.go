@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // JavaFormatVersion is the format of the Java records (language "java"),
@@ -27,5 +28,5 @@ var javaLang = frontend.Lang{
 	Name: "java", Title: "Java", Version: JavaFormatVersion, VersionKey: "index.java.version", Unit: "files",
 	Files:  ".java files",
 	Source: javaIsSource, Config: func(_, _ string) bool { return false },
-	ConfigOwner: javaPkgOwner, Budgeted: true, New: newJavaFrontend, Unavailable: sitterUnavailable,
+	ConfigOwner: javaPkgOwner, Budgeted: true, New: newJavaFrontend, Unavailable: sitter.Unavailable,
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // pyLang registers Python, parsed with tree-sitter (python.go).
@@ -12,5 +13,5 @@ var pyLang = frontend.Lang{
 	Files:  ".py files",
 	Source: func(_, base string) bool { return strings.HasSuffix(base, ".py") },
 	Config: func(_, _ string) bool { return false }, Budgeted: true,
-	New: newPyFrontend, Unavailable: sitterUnavailable,
+	New: newPyFrontend, Unavailable: sitter.Unavailable,
 }

@@ -66,3 +66,38 @@ func SizeText(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// Defaults of the per-file budgets (index.Options).
+const (
+	// DefaultMaxFileBytes is above the largest hand-written source files
+	// in common repositories (TypeScript's checker.ts is about 3 MB).
+	DefaultMaxFileBytes = 4 << 20
+	// DefaultMaxDepth is far above what people write and keeps every
+	// recursive walk a few megabytes of stack: the deepest file of
+	// Python's standard library nests 808 syntax levels (a test of deep
+	// nesting), TypeScript declaration files with long union types about
+	// 400, each member one level; CPython itself refuses 200 nested
+	// parentheses.
+	DefaultMaxDepth = 4000
+	// DefaultParseTimeout is far above the parse of any file under the
+	// size limit on an idle machine (a 4 MB file parses in about a second).
+	DefaultParseTimeout = 30 * time.Second
+)
+
+// NewBudgets applies the defaults to a run's budgets (index.Options
+// MaxFileBytes, MaxDepth, ParseTimeout): 0 takes the default, a negative
+// value turns the limit off.
+func NewBudgets(maxBytes int64, maxDepth int, timeout time.Duration) Budgets {
+	b := Budgets{MaxBytes: maxBytes, MaxDepth: maxDepth, Timeout: timeout}
+	if b.MaxBytes == 0 {
+		b.MaxBytes = DefaultMaxFileBytes
+	}
+	if b.MaxDepth == 0 {
+		b.MaxDepth = DefaultMaxDepth
+	}
+	if b.Timeout == 0 {
+		b.Timeout = DefaultParseTimeout
+	}
+	b.MaxBytes, b.MaxDepth, b.Timeout = max(b.MaxBytes, 0), max(b.MaxDepth, 0), max(b.Timeout, 0)
+	return b
+}

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"testing"
@@ -9,11 +9,11 @@ import (
 	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// TestTSModuleNames: same-stem siblings share their module name by
+// TestModuleNames: same-stem siblings share their module name by
 // extension rank, not by how the paths sort (.cjs sorts before .js, .d.ts
 // before .js), so adding a CommonJS copy or a declaration file next to a
 // module does not rename it.
-func TestTSModuleNames(t *testing.T) {
+func TestModuleNames(t *testing.T) {
 	tests := []struct {
 		name  string
 		files []string
@@ -36,8 +36,8 @@ func TestTSModuleNames(t *testing.T) {
 			for _, f := range tt.files {
 				files[f] = &frontend.DiskFile{}
 			}
-			if diff := cmp.Diff(tt.want, tsModuleNames(files)); diff != "" {
-				t.Errorf("tsModuleNames(%v) (-want +got):\n%s", tt.files, diff)
+			if diff := cmp.Diff(tt.want, moduleNames(files)); diff != "" {
+				t.Errorf("moduleNames(%v) (-want +got):\n%s", tt.files, diff)
 			}
 		})
 	}
