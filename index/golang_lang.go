@@ -7,6 +7,24 @@ import (
 	"github.com/relayhq/relay/index/internal/frontend"
 )
 
+// FormatVersion is the format of the Go records (language "go"). A store
+// holding another version is re-indexed from scratch. go-2: calls in
+// package-level variable initialisers (synthetic "#vars" callers). go-4:
+// references edges, implements edges of generic types and between
+// interfaces, testdata packages that type-check indexed as packages. go-5:
+// implements edges to generic interfaces through their instantiations, the
+// go.pointer_methods and go.embedded_methods node attributes. go-6: the
+// declarations of a file at the root of a tree with no go.mod above it are
+// qualified by its package clause ("main.Server.Serve"), not by "."
+// ("..Server.Serve").
+const FormatVersion = "go-6"
+
+// Meta keys of Go's records.
+const (
+	MetaVersion = "index.go.version" // FormatVersion of the last run
+	MetaConfig  = "index.go.config"  // hash of every go.mod and go.work: a change forces a full Go run
+)
+
 // goLang registers Go. Go is read the way the go command reads it:
 // .gitignore does not hide .go files or go.mod (go list reads them), and
 // the go command ignores directories whose name starts with "_" (Python

@@ -15,37 +15,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index/internal/frontend"
-	"github.com/relayhq/relay/index/typescript"
 )
-
-// FormatVersion is the index format this package writes. A store holding
-// another version is re-indexed from scratch. go-2: calls in package-level
-// variable initialisers (synthetic "#vars" callers). go-4: references
-// edges, implements edges of generic types and between interfaces,
-// testdata packages that type-check indexed as packages. go-5: implements
-// edges to generic interfaces through their instantiations, the
-// go.pointer_methods and go.embedded_methods node attributes. go-6: the
-// declarations of a file at the root of a tree with no go.mod above it are
-// qualified by its package clause ("main.Server.Serve"), not by "."
-// ("..Server.Serve").
-const FormatVersion = "go-6"
-
-// Meta keys written by Run.
-const (
-	MetaVersion = "index.go.version" // FormatVersion of the last run
-	MetaConfig  = "index.go.config"  // hash of every go.mod and go.work: a change forces a full run
-	// MetaPyVersion holds PyFormatVersion of the last run; a change forces
-	// a full Python run (Go is untouched).
-	MetaPyVersion = "index.py.version"
-)
-
-// TSFormatVersion is the format of the TypeScript/JavaScript records
-// (language "typescript", package index/typescript).
-const TSFormatVersion = typescript.FormatVersion
-
-// PyFormatVersion is the format of the Python records (language "python");
-// they are versioned apart from Go's.
-const PyFormatVersion = "py-5"
 
 // ErrNoSource is returned by Run for a root holding no source of any
 // indexed language (no Go module, workspace or file, no Python,

@@ -2,14 +2,14 @@ package index
 
 import (
 	"github.com/relayhq/relay/index/internal/frontend"
-	"github.com/relayhq/relay/index/typescript"
 )
 
 // fileLangs are the indexed languages, in the order Run runs them and
-// messages list them. Each is registered by its own file (golang_lang.go,
-// pylang.go, javalang.go, typescript/lang.go); a language that moves into a package
-// of its own keeps one line here.
-var fileLangs = []frontend.Lang{goLang, pyLang, javaLang, typescript.Lang}
+// messages list them. Each is registered by a file of its own
+// (golang_lang.go, pylang.go, javalang.go, tslang.go), which holds the
+// language's record, or takes it from the language's package
+// (typescript.Lang), with the package's public names.
+var fileLangs = []frontend.Lang{goLang, pyLang, javaLang, tsLang}
 
 // fileLangOf returns the index in fileLangs of the language whose source
 // rel is, or -1.

@@ -7,6 +7,14 @@ import (
 	"github.com/relayhq/relay/index/internal/sitter"
 )
 
+// PyFormatVersion is the format of the Python records (language "python");
+// they are versioned apart from Go's.
+const PyFormatVersion = "py-5"
+
+// MetaPyVersion holds PyFormatVersion of the last run; a change forces a
+// full Python run (Go is untouched).
+const MetaPyVersion = "index.py.version"
+
 // pyLang registers Python, parsed with tree-sitter (python.go).
 var pyLang = frontend.Lang{
 	Name: "python", Title: "Python", Version: PyFormatVersion, VersionKey: MetaPyVersion, Unit: "modules",
