@@ -58,7 +58,7 @@ func BenchmarkRunGOROOT(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(sum.Packages), "packages")
+		b.ReportMetric(float64(sum.Languages["Go"].Units), "packages")
 		b.ReportMetric(float64(sum.Stats.TotalNodes()), "nodes")
 		b.ReportMetric(float64(sum.Stats.TotalEdges()), "edges")
 	}

@@ -18,7 +18,7 @@ import (
 // value of unknown type) and files k0…k9, each holding one class Ki with
 // one method.
 type byNameLang struct {
-	title     string // Summary.Units key; "" for Python (Summary.Modules)
+	title     string // Summary.Languages key; "" for Python
 	callerRel string
 	caller    string
 	from      string                            // the calling function's node id
@@ -178,9 +178,9 @@ func testByNameIncremental(t *testing.T, l byNameLang) {
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		n := sum.Modules
+		n := sum.Languages["Python"].Units
 		if l.title != "" {
-			n = sum.Units[l.title]
+			n = sum.Languages[l.title].Units
 		}
 		if n != s.extracted {
 			t.Errorf("%s: %d files re-extracted, want %d", s.name, n, s.extracted)

@@ -37,8 +37,8 @@ func TestRunErrors(t *testing.T) {
 		{"no root", "", "no repository root given"},
 		{"missing root", filepath.Join(dir, "nope"), "does not exist"},
 		{"root is a file", file, "is not a directory"},
-		{"empty directory", empty, "not a Go repository: no source file of a language relay indexes under " + empty + " (Go: go.mod, go.work or .go files; Python: .py files; Java: .java files; TypeScript/JavaScript: .ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files)"},
-		{"no Go files", readme, "not a Go repository"},
+		{"empty directory", empty, "no source file of a language relay indexes under " + empty + " (Go: go.mod, go.work or .go files; Python: .py files; Java: .java files; TypeScript/JavaScript: .ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files)"},
+		{"no source files", readme, "no source file of a language relay indexes"},
 		{"go.mod without module line", badMod, "go.mod has no module line"},
 	}
 	for _, tt := range tests {
@@ -65,8 +65,8 @@ func TestLooseFilesWithoutModule(t *testing.T) {
 	if !strings.Contains(got, want+"\n") {
 		t.Errorf("dump lacks %q:\n%s", want, got)
 	}
-	if sum.Files != 1 || sum.Packages != 0 {
-		t.Errorf("files=%d packages=%d, want 1 0", sum.Files, sum.Packages)
+	if sum.Files != 1 || sum.Languages["Go"].Units != 0 {
+		t.Errorf("files=%d packages=%d, want 1 0", sum.Files, sum.Languages["Go"].Units)
 	}
 }
 
@@ -150,7 +150,7 @@ func TestInterruptedRunKeepsPreviousGraph(t *testing.T) {
 		t.Errorf("failed runs changed the graph (-before +after):\n%s", diff)
 	}
 	sum := runIndex(t, mem, root, false)
-	if sum.Unchanged || sum.Packages != 1 {
-		t.Errorf("run after failures: unchanged=%v packages=%d, want the edit indexed", sum.Unchanged, sum.Packages)
+	if sum.Unchanged || sum.Languages["Go"].Units != 1 {
+		t.Errorf("run after failures: unchanged=%v packages=%d, want the edit indexed", sum.Unchanged, sum.Languages["Go"].Units)
 	}
 }

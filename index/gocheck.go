@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // check type-checks every root and its dependencies in dependency order, at
@@ -74,7 +75,7 @@ func (r *goRun) check(ctx context.Context, roots []*gpkg) error {
 	r.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, r.j.workers)
+	sem := make(chan struct{}, r.j.Workers)
 	var wg sync.WaitGroup
 	for _, p := range all {
 		wg.Add(1)
@@ -133,9 +134,9 @@ func (r *goRun) parse(file string) *parsed {
 		var data []byte
 		var err error
 		if inRepo {
-			data, err = r.j.tree.rf.read(rel)
+			data, err = r.j.Read(rel)
 		} else {
-			data, err = readRegular(file)
+			data, err = frontend.ReadRegular(file)
 		}
 		if err != nil {
 			e.readErr = err
@@ -151,7 +152,7 @@ func (r *goRun) parse(file string) *parsed {
 			e.errs = append(e.errs, errorLines(err)...)
 		}
 		if inRepo {
-			e.hash, e.size, e.lines = contentHash(data), int64(len(data)), countLines(data)
+			e.hash, e.size, e.lines = frontend.ContentHash(data), int64(len(data)), frontend.CountLines(data)
 			e.generated = f != nil && ast.IsGenerated(f)
 		}
 	})
@@ -197,6 +198,14 @@ func (r *goRun) checkOne(p *gpkg) {
 			r.release(f)
 		}
 	}()
+	// A panic while parsing, type-checking or extracting the package is
+	// its error: its files are indexed from syntax alone.
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("type check or extraction panicked", "package", p.meta.PkgPath, "panic", v, "stack", string(debug.Stack()))
+			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
+		}
+	}()
 	if !p.root {
 		p.key = r.depKey(p)
 		if tp, growth := depCacheGet(p.key); tp != nil {
@@ -211,14 +220,8 @@ func (r *goRun) checkOne(p *gpkg) {
 		r.refuse(p, err.Error())
 		return
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			r.log.Error("type check or extraction panicked", "package", p.meta.PkgPath, "panic", v, "stack", string(debug.Stack()))
-			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
-		}
-	}()
-	if testHookCheck != nil {
-		testHookCheck(p.meta.PkgPath)
+	if frontend.TestHookExtract != nil {
+		frontend.TestHookExtract("go", p.meta.PkgPath)
 	}
 	var info *types.Info
 	if p.root {
@@ -243,10 +246,6 @@ func (r *goRun) checkOne(p *gpkg) {
 	}
 	r.extractRoot(p, tpkg, info, src)
 }
-
-// testHookCheck, when set by a test, runs before each package is
-// type-checked.
-var testHookCheck func(pkgPath string)
 
 // importedGrowth returns the lookup of the growth of imported types for
 // screenGenerics: from the imports p waits for (checked, so their growths
@@ -281,7 +280,7 @@ func (r *goRun) refuse(p *gpkg, msg string) {
 	if p.root {
 		p.failed = true
 		if !p.testdata { // testdata is indexed from syntax unreported, as when it does not build
-			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: msg})
+			r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Msg: msg})
 		}
 	}
 }
@@ -308,7 +307,7 @@ func (r *goRun) parseFiles(p *gpkg) *pkgSources {
 		rel, inRepo := r.rel(f)
 		if e.readErr != nil {
 			if p.root && inRepo {
-				r.j.note(Diagnostic{Package: p.meta.PkgPath, Pos: shortRel(rel), Msg: reason(e.readErr)})
+				r.j.Note(Diagnostic{Package: p.meta.PkgPath, Pos: frontend.ShortRel(rel), Msg: frontend.Reason(e.readErr)})
 			}
 			continue
 		}
@@ -324,7 +323,7 @@ func (r *goRun) parseFiles(p *gpkg) *pkgSources {
 		}
 		sf := &srcFile{
 			rel: rel, ast: e.file, hash: e.hash, size: e.size, lines: e.lines,
-			test: strings.HasSuffix(rel, "_test.go"), generated: e.generated, testdata: isTestdata(rel),
+			test: strings.HasSuffix(rel, "_test.go"), generated: e.generated, testdata: frontend.IsTestdata(rel),
 		}
 		for _, msg := range e.errs {
 			if p.testdata {
@@ -332,7 +331,7 @@ func (r *goRun) parseFiles(p *gpkg) *pkgSources {
 				continue
 			}
 			sf.errors = append(sf.errors, trimFilePrefix(msg, f, rel))
-			r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
+			r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
 		}
 		src.srcs = append(src.srcs, sf)
 	}
@@ -380,7 +379,7 @@ func (r *goRun) typeError(p *gpkg, src *pkgSources, err error) {
 	}
 	var te types.Error
 	if !errors.As(err, &te) {
-		r.j.diag(Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
+		r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
 		return
 	}
 	if src.cgo && strings.Contains(te.Msg, "invalid type") {
@@ -393,7 +392,7 @@ func (r *goRun) typeError(p *gpkg, src *pkgSources, err error) {
 	where := fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
 	msg := strings.TrimSpace(te.Msg) // continuation lines ("\tother declaration of X") start with a tab
 	src.errs[rel] = append(src.errs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, msg))
-	r.j.diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
+	r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
 }
 
 // extractRoot extracts a checked root package: its files' owners and the
@@ -410,10 +409,10 @@ func (r *goRun) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, src 
 	sets := methodSets(tpkg)
 	mod := packageNode(tpkg, src.srcs, p.testdata, sets, exts, x.embeds)
 	r.extractNS.Add(int64(time.Since(t1)))
-	owner := fileResult{rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, nodes: []graphdb.Node{mod}}
+	owner := frontend.FileResult{Rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, Nodes: []graphdb.Node{mod}}
 	r.emit(owner)
 	for _, fr := range x.files {
-		fr.sortResult()
+		fr.Sort()
 		r.emit(*fr)
 	}
 	r.mu.Lock()
@@ -423,7 +422,7 @@ func (r *goRun) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, src 
 	r.doneRoots++
 	n := r.doneRoots
 	r.mu.Unlock()
-	r.j.progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
+	r.j.Progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
 }
 
 // packageNode is the module node of a Go package (srcs: its files, at

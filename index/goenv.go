@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // DESIGN: the go command never reaches the network, switches toolchain or
@@ -114,7 +116,7 @@ func (e *goEnv) copyModFile(goMod string, read func(rel string) ([]byte, error))
 	}
 	data, err := read(goMod)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %s", goMod, reason(err))
+		return "", fmt.Errorf("read %s: %s", goMod, frontend.Reason(err))
 	}
 	dst := filepath.Join(dir, "go.mod")
 	if err := os.WriteFile(dst, data, 0o600); err != nil {

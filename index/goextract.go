@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // srcFile is one parsed file of a package being extracted.
@@ -33,9 +34,9 @@ type goExtractor struct {
 	info   *types.Info
 	inRepo func(pkgPath string) bool
 
-	ids    idCounts
-	files  []*fileResult
-	cur    *fileResult
+	ids    frontend.IDCounts
+	files  []*frontend.FileResult
+	cur    *frontend.FileResult
 	sf     *srcFile
 	calls  []callSite            // every call edge with its nature, for the accuracy check
 	embeds map[string]bool       // other repository packages whose types this package embeds
@@ -56,7 +57,6 @@ type callSite struct {
 
 // Node id scheme (see doc.go).
 func pkgID(path string) graphdb.NodeID  { return graphdb.NodeID("go:pkg:" + path) }
-func fileID(rel string) graphdb.NodeID  { return graphdb.NodeID("file:" + rel) }
 func symID(qname string) graphdb.NodeID { return graphdb.NodeID("go:" + qname) }
 
 // pkgOwner is the pseudo-owner of a package's module node.
@@ -75,18 +75,18 @@ func (x *goExtractor) line(p token.Pos) int {
 }
 
 func (x *goExtractor) add(n graphdb.Node) graphdb.NodeID {
-	n.ID = x.ids.unique(n.ID)
+	n.ID = x.ids.Unique(n.ID)
 	n.Language = "go"
 	n.File = x.sf.rel
 	n.Test = x.sf.test
 	n.Generated = x.sf.generated
 	n.Testdata = x.sf.testdata
-	x.cur.nodes = append(x.cur.nodes, n)
+	x.cur.Nodes = append(x.cur.Nodes, n)
 	return n.ID
 }
 
 func (x *goExtractor) edge(from, to graphdb.NodeID, kind graphdb.EdgeKind, line int) {
-	x.cur.edges = append(x.cur.edges, graphdb.Edge{From: from, To: to, Kind: kind, File: x.sf.rel, Line: line})
+	x.cur.Edges = append(x.cur.Edges, graphdb.Edge{From: from, To: to, Kind: kind, File: x.sf.rel, Line: line})
 }
 
 // extract runs over every file of the package.
@@ -94,7 +94,7 @@ func (x *goExtractor) extract(files []*srcFile) {
 	x.ids = map[graphdb.NodeID]int{}
 	for _, sf := range files {
 		x.sf = sf
-		x.cur = &fileResult{rec: graphdb.FileRecord{
+		x.cur = &frontend.FileResult{Rec: graphdb.FileRecord{
 			Path: sf.rel, Hash: sf.hash, Language: "go", Module: x.pkg.Path(), Size: sf.size, Errors: sf.errors,
 		}}
 		x.files = append(x.files, x.cur)
@@ -105,7 +105,7 @@ func (x *goExtractor) extract(files []*srcFile) {
 func (x *goExtractor) file(sf *srcFile) {
 	f := sf.ast
 	fid := x.add(graphdb.Node{
-		ID: fileID(sf.rel), Kind: graphdb.KindFile, Name: path.Base(sf.rel), QName: sf.rel, Loc: sf.rel,
+		ID: frontend.FileID(sf.rel), Kind: graphdb.KindFile, Name: path.Base(sf.rel), QName: sf.rel, Loc: sf.rel,
 		StartLine: 1, EndLine: max(sf.lines, 1), Signature: "package " + f.Name.Name, Doc: docLine(f.Doc),
 	})
 	x.edge(fid, pkgID(x.pkg.Path()), graphdb.EdgeParent, 0)
@@ -160,23 +160,23 @@ func (x *goExtractor) varInits(fid graphdb.NodeID, vars []*ast.GenDecl) {
 	}
 	pp := x.pkg.Path()
 	id := VarInitID(pp, x.sf.rel)
-	before := len(x.cur.edges)
+	before := len(x.cur.Edges)
 	start, end := 0, 0
 	for _, d := range vars {
-		calls := len(x.cur.edges)
+		calls := len(x.cur.Edges)
 		for _, s := range d.Specs {
 			for _, v := range s.(*ast.ValueSpec).Values {
 				x.callsIn(id, v)
 			}
 		}
-		if len(x.cur.edges) > calls {
+		if len(x.cur.Edges) > calls {
 			if start == 0 {
 				start = x.line(d.Pos())
 			}
 			end = x.line(d.End())
 		}
 	}
-	if len(x.cur.edges) == before {
+	if len(x.cur.Edges) == before {
 		return
 	}
 	x.add(graphdb.Node{
@@ -686,7 +686,7 @@ func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bo
 		kind = graphdb.EdgeReferences
 	}
 	e := graphdb.Edge{From: from, To: id, Kind: kind, File: x.sf.rel, Line: line}
-	x.cur.edges = append(x.cur.edges, e)
+	x.cur.Edges = append(x.cur.Edges, e)
 	iface := false
 	if recv := fn.Origin().Type().(*types.Signature).Recv(); recv != nil {
 		iface = types.IsInterface(recv.Type())
@@ -699,7 +699,7 @@ func docLine(cg *ast.CommentGroup) string {
 	if cg == nil {
 		return ""
 	}
-	return firstLine(cg.Text())
+	return frontend.FirstLine(cg.Text())
 }
 
 // funcSignature renders a declaration's header as written:

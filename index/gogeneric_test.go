@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
@@ -140,12 +141,12 @@ func TestGenericChainContained(t *testing.T) {
 // package is that package's error; its files are indexed from syntax and
 // the other packages as usual.
 func TestCheckPanicContained(t *testing.T) {
-	testHookCheck = func(pkgPath string) {
-		if pkgPath == "example.com/m/bad" {
+	frontend.TestHookExtract = func(lang, pkgPath string) {
+		if lang == "go" && pkgPath == "example.com/m/bad" {
 			panic("boom")
 		}
 	}
-	t.Cleanup(func() { testHookCheck = nil })
+	t.Cleanup(func() { frontend.TestHookExtract = nil })
 	root := t.TempDir()
 	testutil.WriteFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n")
 	testutil.WriteFile(t, root, "bad/bad.go", "package bad\n\n// Bad panics the checker.\nfunc Bad() {}\n")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // methodSet is the fingerprint of one named type: its kind ('c' concrete,
@@ -462,7 +463,7 @@ func implementsEdges(sets []methodSet) []graphdb.Edge {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return edgeLess(out[i], out[j]) })
+	sort.Slice(out, func(i, j int) bool { return frontend.EdgeLess(out[i], out[j]) })
 	return out
 }
 

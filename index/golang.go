@@ -23,6 +23,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // goFrontend indexes Go: package metadata from go/packages (`go list`),
@@ -32,9 +33,10 @@ type goFrontend struct {
 	log         *slog.Logger
 	listTimeout time.Duration // the longest one `go list` may run
 	goProxy     string        // Options.GoProxy
+	tree        *goTree       // modules and workspace, read by prepare
 }
 
-func (g *goFrontend) language() string { return "go" }
+func (g *goFrontend) Language() string { return "go" }
 
 // testHookListed, when set by a test, runs between listing and loading.
 var testHookListed func(root string)
@@ -85,11 +87,11 @@ type parsed struct {
 // goRun is the state of one Go frontend run.
 type goRun struct {
 	*goFrontend
-	j      *job
+	j      *frontend.Job
 	fset   *token.FileSet
 	sizes  types.Sizes
 	inRepo map[string]bool
-	emit   func(fileResult)
+	emit   func(frontend.FileResult)
 
 	pkgNodes  map[string]graphdb.Node // stored module nodes read so far; zero Node: absent
 	rewritten map[string]bool         // stored owners deleted for rewriting
@@ -106,7 +108,7 @@ type goRun struct {
 	checkNS   atomic.Int64
 }
 
-func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
+func (g *goFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
 	r := &goRun{
 		goFrontend: g, j: j, fset: token.NewFileSet(), emit: emit,
 		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
@@ -116,12 +118,12 @@ func (g *goFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	return r.run(ctx)
 }
 
-func (r *goRun) run(ctx context.Context) (done, error) {
+func (r *goRun) run(ctx context.Context) (frontend.Done, error) {
 	j := r.j
-	d := done{phases: map[string]int64{}}
+	d := frontend.Done{Phases: map[string]int64{}}
 	r.rewritten = map[string]bool{}
 	r.reloaded = map[string]bool{}
-	for _, rec := range j.stored {
+	for _, rec := range j.Stored {
 		if rec.Module != "" && !rec.IsPseudo() {
 			r.inRepo[rec.Module] = true
 		}
@@ -138,7 +140,7 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 		if err != nil {
 			return d, err
 		}
-		if j.full {
+		if j.Full {
 			break
 		}
 		changed := map[string]bool{}
@@ -165,8 +167,8 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 	if err := r.implements(ctx, &d); err != nil {
 		return d, err
 	}
-	d.phases["parse+typecheck"] = r.checkNS.Load()
-	d.phases["extract"] = r.extractNS.Load()
+	d.Phases["parse+typecheck"] = r.checkNS.Load()
+	d.Phases["extract"] = r.extractNS.Load()
 	return d, nil
 }
 
@@ -177,25 +179,25 @@ func (r *goRun) run(ctx context.Context) (done, error) {
 func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
 	j := r.j
 	loadDirs, goDirs = map[string]bool{}, map[string]bool{}
-	if j.full {
+	if j.Full {
 		return loadDirs, goDirs
 	}
-	for f := range j.changed {
+	for f := range j.Changed {
 		loadDirs[path.Dir(f)] = true
 	}
-	for f := range j.deleted {
+	for f := range j.Deleted {
 		loadDirs[path.Dir(f)] = true
 	}
-	for rel := range j.tree.files {
+	for rel := range j.Files {
 		goDirs[path.Dir(rel)] = true
 	}
-	testdata := j.tree.testdataDirs()
+	testdata := r.tree.testdataDirs()
 	for dir := range loadDirs {
-		if (isTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
+		if (frontend.IsTestdata(dir+"/") && !testdata[dir]) || !goDirs[dir] {
 			delete(loadDirs, dir)
 			continue
 		}
-		if _, ok := j.tree.moduleOf(dir); !ok {
+		if _, ok := r.tree.moduleOf(dir); !ok {
 			delete(loadDirs, dir)
 		}
 	}
@@ -205,13 +207,13 @@ func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
 // implements computes the implements edges and the external interface
 // nodes from every package's fingerprints and references: fresh ones for
 // the packages loaded in this run, stored ones for the others.
-func (r *goRun) implements(ctx context.Context, d *done) error {
+func (r *goRun) implements(ctx context.Context, d *frontend.Done) error {
 	j := r.j
-	j.progress(Progress{Phase: "implements"})
+	j.Progress(Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
 	need := map[string]bool{}
-	for p, rec := range j.stored {
+	for p, rec := range j.Stored {
 		if rec.IsPseudo() || r.rewritten[p] || rec.Module == "" || r.reloaded[rec.Module] {
 			continue
 		}
@@ -236,32 +238,32 @@ func (r *goRun) implements(ctx context.Context, d *done) error {
 	}
 	extNodes, extEdges, extSets := externalNodes(r.allExternals())
 	edges := append(implementsEdges(append(sets, extSets...)), extEdges...)
-	sort.Slice(edges, func(i, k int) bool { return edgeLess(edges[i], edges[k]) })
-	d.global = append(d.global, fileResult{
-		rec:   graphdb.FileRecord{Path: implOwner, Language: "go"},
-		nodes: extNodes,
-		edges: edges,
+	sort.Slice(edges, func(i, k int) bool { return frontend.EdgeLess(edges[i], edges[k]) })
+	d.Global = append(d.Global, frontend.FileResult{
+		Rec:   graphdb.FileRecord{Path: implOwner, Language: "go"},
+		Nodes: extNodes,
+		Edges: edges,
 	})
-	d.phases["implements"] = int64(time.Since(t3))
+	d.Phases["implements"] = int64(time.Since(t3))
 	return nil
 }
 
 // pass lists, rewrites, type-checks and extracts the packages of loadDirs
 // (everything in a full run), then the files of those directories that no
 // package claims. first adds the changed files outside packages (testdata).
-func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, d *done) ([]*gpkg, error) {
+func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, d *frontend.Done) ([]*gpkg, error) {
 	j := r.j
 	groups := r.groups(loadDirs)
-	r.log.Debug("go list", "groups", len(groups), "dirs", len(loadDirs), "full", j.full)
-	j.progress(Progress{Phase: "list", Total: len(groups)})
+	r.log.Debug("go list", "groups", len(groups), "dirs", len(loadDirs), "full", j.Full)
+	j.Progress(Progress{Phase: "list", Total: len(groups)})
 	t0 := time.Now()
 	roots, err := r.list(ctx, groups)
 	if err != nil {
 		return nil, err
 	}
-	d.phases["list"] += int64(time.Since(t0))
+	d.Phases["list"] += int64(time.Since(t0))
 	if testHookListed != nil {
-		testHookListed(j.tree.root)
+		testHookListed(j.Root)
 	}
 
 	claimed, ignored := r.claim(roots)
@@ -274,18 +276,18 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 	if err := r.check(ctx, roots); err != nil {
 		return nil, err
 	}
-	d.phases["check"] += int64(time.Since(t1))
+	d.Phases["check"] += int64(time.Since(t1))
 	roots = r.dropFailed(roots, claimed)
-	d.packages += len(roots)
+	d.Units += len(roots)
 
 	// Files no package claims: testdata, directories outside any module,
 	// files go list could not place. Syntax only.
 	var loose []string
-	for rel := range j.tree.files {
+	for rel := range j.Files {
 		if claimed[rel] {
 			continue
 		}
-		if j.full || (first && j.changed[rel]) || loadDirs[path.Dir(rel)] {
+		if j.Full || (first && j.Changed[rel]) || loadDirs[path.Dir(rel)] {
 			loose = append(loose, rel)
 		}
 	}
@@ -294,7 +296,7 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 	if err := r.looseFiles(ctx, loose, ignored); err != nil {
 		return nil, err
 	}
-	d.phases["loose"] += int64(time.Since(t2))
+	d.Phases["loose"] += int64(time.Since(t2))
 	return roots, nil
 }
 
@@ -315,7 +317,7 @@ func (r *goRun) claim(roots []*gpkg) (claimed map[string]bool, ignored []string)
 	}
 	for _, p := range roots {
 		for _, f := range p.meta.IgnoredFiles {
-			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && r.j.tree.files[rel] != nil {
+			if rel, ok := r.rel(f); ok && strings.HasSuffix(rel, ".go") && !claimed[rel] && r.j.Files[rel] != nil {
 				claimed[rel] = true
 				ignored = append(ignored, rel)
 			}
@@ -331,25 +333,25 @@ func (r *goRun) claim(roots []*gpkg) (claimed map[string]bool, ignored []string)
 func (r *goRun) rewriteOwners(loadDirs map[string]bool, first bool) error {
 	j := r.j
 	var rewrite []string
-	for p, rec := range j.stored {
+	for p, rec := range j.Stored {
 		if r.rewritten[p] {
 			continue
 		}
-		re := j.full || (first && (j.changed[p] || j.deleted[p])) || (!rec.IsPseudo() && loadDirs[path.Dir(p)])
+		re := j.Full || (first && (j.Changed[p] || j.Deleted[p])) || (!rec.IsPseudo() && loadDirs[path.Dir(p)])
 		if !re {
 			continue
 		}
 		rewrite = append(rewrite, p)
 		r.rewritten[p] = true
 		if rec.Module != "" && !rec.IsPseudo() {
-			if _, ok := j.stored[pkgOwner(rec.Module)]; ok && !r.rewritten[pkgOwner(rec.Module)] {
+			if _, ok := j.Stored[pkgOwner(rec.Module)]; ok && !r.rewritten[pkgOwner(rec.Module)] {
 				rewrite = append(rewrite, pkgOwner(rec.Module))
 				r.rewritten[pkgOwner(rec.Module)] = true
 			}
 		}
 	}
 	sort.Strings(rewrite)
-	return j.rewrite(rewrite)
+	return j.Rewrite(rewrite)
 }
 
 // dropFailed returns the roots without the testdata packages that did not
@@ -378,7 +380,7 @@ func (r *goRun) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bo
 	if n, ok := r.pkgNodes[pkgPath]; ok {
 		return n, n.ID != "", nil
 	}
-	n, err := r.j.reader.Node(ctx, pkgID(pkgPath))
+	n, err := r.j.Reader.Node(ctx, pkgID(pkgPath))
 	if errors.Is(err, graphdb.ErrNotFound) {
 		r.pkgNodes[pkgPath] = graphdb.Node{}
 		return graphdb.Node{}, false, nil
@@ -403,8 +405,8 @@ func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[strin
 		return nil, nil
 	}
 	dirsOf := map[string][]string{} // package → its stored directories
-	for p, rec := range r.j.stored {
-		if rec.IsPseudo() || rec.Module == "" || isTestdata(p) || loaded[path.Dir(p)] || !goDirs[path.Dir(p)] {
+	for p, rec := range r.j.Stored {
+		if rec.IsPseudo() || rec.Module == "" || frontend.IsTestdata(p) || loaded[path.Dir(p)] || !goDirs[path.Dir(p)] {
 			continue
 		}
 		dirsOf[rec.Module] = append(dirsOf[rec.Module], path.Dir(p))
@@ -441,13 +443,13 @@ func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[strin
 // constraint, so go list neither opens it (a FIFO would block it forever)
 // nor lists it (nothing from outside the repository is parsed).
 func (r *goRun) overlay() map[string][]byte {
-	if len(r.j.tree.overlay) == 0 {
+	if len(r.j.Irregular) == 0 {
 		return nil
 	}
 	stub := []byte("//go:build relay_excluded && !relay_excluded\n\npackage excluded\n")
-	out := make(map[string][]byte, len(r.j.tree.overlay))
-	for _, rel := range r.j.tree.overlay {
-		out[filepath.Join(r.j.tree.root, filepath.FromSlash(rel))] = stub
+	out := make(map[string][]byte, len(r.j.Irregular))
+	for _, rel := range r.j.Irregular {
+		out[filepath.Join(r.j.Root, filepath.FromSlash(rel))] = stub
 	}
 	return out
 }
@@ -462,7 +464,7 @@ func (r *goRun) relDir(abs string) string {
 
 // rel maps an absolute file name to a repo-relative path inside the root.
 func (r *goRun) rel(abs string) (string, bool) {
-	rel, err := filepath.Rel(r.j.tree.root, abs)
+	rel, err := filepath.Rel(r.j.Root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
 	}
@@ -473,7 +475,7 @@ func (r *goRun) rel(abs string) (string, bool) {
 // modules are listed together in workspace mode; every other module alone
 // with GOWORK=off. loadDirs restricts an incremental run to directories.
 func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
-	t := r.j.tree
+	t := r.tree
 	inWork := map[string]bool{}
 	for _, w := range t.work {
 		inWork[w] = true
@@ -484,17 +486,17 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 	mods := append([]module(nil), t.modules...)
 	sort.Slice(mods, func(i, j int) bool { return mods[i].dir < mods[j].dir })
 	var testdata map[string]bool
-	if r.j.full {
+	if r.j.Full {
 		testdata = t.testdataDirs()
 	}
 	for _, m := range mods {
 		var pats []string
 		want := loadDirs
-		if r.j.full && !t.walkFailedIn(m) {
+		if r.j.Full && !t.walkFailedIn(m) {
 			// "./..." skips testdata: those directories are named.
 			pats = []string{"./..."}
 			want = testdata
-		} else if r.j.full {
+		} else if r.j.Full {
 			// "./..." fails as a whole on a directory it cannot read
 			// (a path too long to open) and lists nothing: name the
 			// package directories the scan found instead.
@@ -571,9 +573,9 @@ func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.P
 	g, gctx := errgroup.WithContext(lctx)
 	genvs := make([][]string, len(groups))
 	for i, grp := range groups {
-		genv, err := env.forGroup(grp, r.j.tree.rf.read)
+		genv, err := env.forGroup(grp, r.j.Read)
 		if err != nil {
-			r.j.diag(Diagnostic{Pos: grp.goMod, Msg: fmt.Sprintf("not listed: %v", err)})
+			r.j.Diag(Diagnostic{Pos: grp.goMod, Msg: fmt.Sprintf("not listed: %v", err)})
 			continue
 		}
 		genvs[i] = genv
@@ -621,7 +623,7 @@ func (r *goRun) listFailed(grp listGroup, env *goEnv, err error) {
 	}
 	msg := listFailure(err, env.copies)
 	r.log.Debug("go list failed; the module's Go files are indexed from syntax", "dir", r.relDir(grp.dir), "err", msg)
-	r.j.diag(Diagnostic{Pos: pos, Msg: "go list failed (its Go files are indexed from syntax alone): " + msg})
+	r.j.Diag(Diagnostic{Pos: pos, Msg: "go list failed (its Go files are indexed from syntax alone): " + msg})
 }
 
 // link converts the listed packages into gpkgs, the variants of one
@@ -670,10 +672,10 @@ func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 			}
 			// A package with no Go file left (all excluded) is placed by
 			// its import path, which mirrors its directory.
-			td := len(p.GoFiles) > 0 || isTestdata(p.PkgPath+"/")
+			td := len(p.GoFiles) > 0 || frontend.IsTestdata(p.PkgPath+"/")
 			for _, f := range p.GoFiles {
 				rel, ok := r.rel(f)
-				td = td && ok && isTestdata(rel)
+				td = td && ok && frontend.IsTestdata(rel)
 			}
 			if td && len(p.Errors) > 0 {
 				continue // testdata that does not build: its files are indexed from syntax
@@ -690,7 +692,7 @@ func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 				continue
 			}
 			if prev, dup := seenPath[p.PkgPath]; dup {
-				r.j.diag(Diagnostic{Package: p.PkgPath, Msg: fmt.Sprintf("package path %s is declared twice (%s and %s); only the first is indexed", p.PkgPath, prev, p.ID)})
+				r.j.Diag(Diagnostic{Package: p.PkgPath, Msg: fmt.Sprintf("package path %s is declared twice (%s and %s); only the first is indexed", p.PkgPath, prev, p.ID)})
 				continue
 			}
 			seenPath[p.PkgPath] = p.ID
@@ -717,7 +719,7 @@ func (r *goRun) missingImports(p *packages.Package) {
 	sort.Strings(paths)
 	for _, path := range paths {
 		for _, e := range p.Imports[path].Errors {
-			r.j.diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: fmt.Sprintf("import %q: %s", path, e.Msg)})
+			r.j.Diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: fmt.Sprintf("import %q: %s", path, e.Msg)})
 		}
 	}
 }
@@ -737,6 +739,6 @@ func (r *goRun) relPos(pos string) string {
 // clauses) as diagnostics.
 func (r *goRun) packageErrors(p *packages.Package) {
 	for _, e := range p.Errors {
-		r.j.diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: e.Msg})
+		r.j.Diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: e.Msg})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // looseFiles indexes the files no type-checked package covers, from syntax
@@ -24,7 +25,7 @@ import (
 //     node only (their declarations would clash with the included files').
 func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.j.workers)
+	g.SetLimit(r.j.Workers)
 	all := append(append([]string(nil), loose...), ignored...)
 	var mu sync.Mutex
 	n := 0
@@ -34,14 +35,14 @@ func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			fr, ok := r.syntaxFile(rel, isIgnored)
-			if ok {
-				r.emit(fr)
+			// A panic is the file's error (parseOne), not the run's end.
+			if fr := frontend.ParseOne(r.j, isIgnored, rel, r.syntaxFilePtr); fr != nil {
+				r.emit(*fr)
 			}
 			mu.Lock()
 			n++
 			if n%64 == 0 || n == len(all) {
-				r.j.progress(Progress{Phase: "files", Done: n, Total: len(all), Item: rel})
+				r.j.Progress(Progress{Phase: "files", Done: n, Total: len(all), Item: rel})
 			}
 			mu.Unlock()
 			return nil
@@ -63,11 +64,20 @@ func contains(sorted []string, s string) bool {
 	return lo < len(sorted) && sorted[lo] == s
 }
 
-func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
-	data, err := r.j.tree.rf.read(rel)
+// syntaxFilePtr is syntaxFile for parseOne: nil when the file is not
+// indexed.
+func (r *goRun) syntaxFilePtr(ignored bool, rel string) *frontend.FileResult {
+	if fr, ok := r.syntaxFile(rel, ignored); ok {
+		return &fr
+	}
+	return nil
+}
+
+func (r *goRun) syntaxFile(rel string, ignored bool) (frontend.FileResult, bool) {
+	data, err := r.j.Read(rel)
 	if err != nil {
-		r.j.note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
-		return fileResult{}, false
+		r.j.Note(Diagnostic{Pos: frontend.ShortRel(rel), Msg: frontend.Reason(err)})
+		return frontend.FileResult{}, false
 	}
 	fset := token.NewFileSet()
 	mode := parser.ParseComments | parser.SkipObjectResolution
@@ -75,17 +85,17 @@ func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
 		mode |= parser.PackageClauseOnly
 	}
 	f, perr := parser.ParseFile(fset, rel, data, mode)
-	fr := fileResult{rec: graphdb.FileRecord{Path: rel, Hash: contentHash(data), Language: "go", Size: int64(len(data))}}
+	fr := frontend.FileResult{Rec: graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(data), Language: "go", Size: int64(len(data))}}
 	if perr != nil {
 		for _, msg := range errorLines(perr) {
-			fr.rec.Errors = append(fr.rec.Errors, strings.TrimPrefix(msg, rel+":"))
+			fr.Rec.Errors = append(fr.Rec.Errors, strings.TrimPrefix(msg, rel+":"))
 		}
 	}
-	x := &syntaxExtractor{fset: fset, rel: rel, testdata: isTestdata(rel), test: strings.HasSuffix(rel, "_test.go"), fr: &fr, ids: map[graphdb.NodeID]int{}}
+	x := &syntaxExtractor{fset: fset, rel: rel, testdata: frontend.IsTestdata(rel), test: strings.HasSuffix(rel, "_test.go"), fr: &fr, ids: map[graphdb.NodeID]int{}}
 	x.generated = f != nil && ast.IsGenerated(f)
 	fileNode := graphdb.Node{
-		ID: fileID(rel), Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel,
-		StartLine: 1, EndLine: max(countLines(data), 1),
+		ID: frontend.FileID(rel), Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel,
+		StartLine: 1, EndLine: max(frontend.CountLines(data), 1),
 	}
 	if f != nil && f.Name != nil {
 		fileNode.Signature = "package " + f.Name.Name
@@ -96,9 +106,9 @@ func (r *goRun) syntaxFile(rel string, ignored bool) (fileResult, bool) {
 	}
 	x.add(fileNode)
 	if f != nil && !ignored {
-		x.decls(f, looseQualifier(r.j.tree.importPathGuess(dirOf(rel)), f))
+		x.decls(f, looseQualifier(r.tree.importPathGuess(dirOf(rel)), f))
 	}
-	fr.sortResult()
+	fr.Sort()
 	return fr, true
 }
 
@@ -132,25 +142,25 @@ type syntaxExtractor struct {
 	fset                      *token.FileSet
 	rel                       string
 	testdata, test, generated bool
-	fr                        *fileResult
-	ids                       idCounts
+	fr                        *frontend.FileResult
+	ids                       frontend.IDCounts
 }
 
 func (x *syntaxExtractor) add(n graphdb.Node) graphdb.NodeID {
-	n.ID = x.ids.unique(n.ID)
+	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = "go", x.rel
 	n.Test, n.Testdata, n.Generated = x.test, x.testdata, x.generated
-	x.fr.nodes = append(x.fr.nodes, n)
+	x.fr.Nodes = append(x.fr.Nodes, n)
 	return n.ID
 }
 
 func (x *syntaxExtractor) line(p token.Pos) int { return x.fset.PositionFor(p, false).Line }
 
 func (x *syntaxExtractor) decls(f *ast.File, pkgPath string) {
-	fid := fileID(x.rel)
+	fid := frontend.FileID(x.rel)
 	idOf := func(loc string) graphdb.NodeID { return graphdb.NodeID("go:" + x.rel + ":" + loc) }
 	parent := func(from, to graphdb.NodeID) {
-		x.fr.edges = append(x.fr.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.rel})
+		x.fr.Edges = append(x.fr.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.rel})
 	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {

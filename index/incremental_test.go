@@ -297,8 +297,8 @@ func TestIncremental(t *testing.T) {
 			if sum.Unchanged {
 				t.Fatal("second run reported no change after an edit")
 			}
-			if sum.Packages != tt.wantPackages {
-				t.Errorf("incremental run extracted %d packages, want %d", sum.Packages, tt.wantPackages)
+			if sum.Languages["Go"].Units != tt.wantPackages {
+				t.Errorf("incremental run extracted %d packages, want %d", sum.Languages["Go"].Units, tt.wantPackages)
 			}
 			if sum.Deleted != tt.wantDeleted {
 				t.Errorf("incremental run deleted %d files, want %d", sum.Deleted, tt.wantDeleted)
@@ -317,8 +317,8 @@ func TestIncremental(t *testing.T) {
 			}
 			// A third run finds nothing to do.
 			again := runIndex(t, st, root, false)
-			if !again.Unchanged || again.Packages != 0 {
-				t.Errorf("run after the incremental one: unchanged=%v packages=%d, want true 0", again.Unchanged, again.Packages)
+			if !again.Unchanged || again.Languages["Go"].Units != 0 {
+				t.Errorf("run after the incremental one: unchanged=%v packages=%d, want true 0", again.Unchanged, again.Languages["Go"].Units)
 			}
 		})
 	}
@@ -333,7 +333,7 @@ func TestNoChange(t *testing.T) {
 	first := runIndex(t, st, root, false)
 	before := dump(t, st)
 	sum := runIndex(t, st, root, false)
-	if !sum.Unchanged || sum.Packages != 0 || sum.Changed != 0 || sum.Deleted != 0 {
+	if !sum.Unchanged || sum.Languages["Go"].Units != 0 || sum.Changed != 0 || sum.Deleted != 0 {
 		t.Errorf("second run: %+v, want unchanged with nothing loaded", sum)
 	}
 	for _, phase := range []string{"list", "check", "write"} {
@@ -382,9 +382,9 @@ func TestFullRuns(t *testing.T) {
 				tt.setup(t, root, st)
 			}
 			sum := runIndex(t, st, root, tt.full)
-			if sum.Unchanged || sum.Packages != first.Packages || sum.Changed != first.Files {
+			if sum.Unchanged || sum.Languages["Go"].Units != first.Languages["Go"].Units || sum.Changed != first.Files {
 				t.Errorf("run: unchanged=%v packages=%d changed=%d, want a full run (%d packages, %d files)",
-					sum.Unchanged, sum.Packages, sum.Changed, first.Packages, first.Files)
+					sum.Unchanged, sum.Languages["Go"].Units, sum.Changed, first.Languages["Go"].Units, first.Files)
 			}
 			if diff := cmp.Diff(before, dump(t, st)); diff != "" {
 				t.Errorf("full re-index changed the graph (-before +after):\n%s", diff)

@@ -12,16 +12,16 @@ import (
 	"sync"
 	"time"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
-func init() {
-	registerJava(func(log *slog.Logger) frontend { return &javaFrontend{log: log} }, "")
-}
+// newJavaFrontend makes the frontend of javaLang.
+var newJavaFrontend = func(env frontend.Env) frontend.Frontend { return &javaFrontend{log: env.Log} }
 
 // javaFrontend indexes Java with tree-sitter (javaparse.go, javadecl.go:
 // declarations; javatable.go, javacall.go: types, overloads; javabody.go,
@@ -30,7 +30,7 @@ type javaFrontend struct {
 	log *slog.Logger
 }
 
-func (p *javaFrontend) language() string { return "java" }
+func (p *javaFrontend) Language() string { return "java" }
 
 func newJavaParser() *sitter.Parser {
 	ps := sitter.NewParser()
@@ -60,29 +60,29 @@ type javaStored struct {
 // that was deleted, or, when files were added or deleted, a file in which
 // a type name did not resolve (java.unres). Parsing twice costs less than
 // keeping every tree alive across the passes.
-func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
-	d := done{phases: map[string]int64{}}
-	if !j.full && len(j.deleted) == 0 && len(j.changed) == 0 && j.stored[javaPkgOwner].Hash == j.configHash {
+func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+	d := frontend.Done{Phases: map[string]int64{}}
+	if !j.Full && len(j.Deleted) == 0 && len(j.Changed) == 0 && j.Stored[javaPkgOwner].Hash == j.ConfigHash {
 		return d, nil
 	}
 	t0 := time.Now()
 	parse := map[string]bool{}
-	for rel := range j.files {
-		if j.full || j.changed[rel] {
+	for rel := range j.Files {
+		if j.Full || j.Changed[rel] {
 			parse[rel] = true
 		}
 	}
 	stored, gone := map[string]*javaStored{}, map[string]*javaStored{}
-	if !j.full {
+	if !j.Full {
 		var err error
 		if stored, gone, err = p.loadStored(ctx, j, parse); err != nil {
 			return d, err
 		}
 	}
-	d.phases["java.load"] = int64(time.Since(t0))
+	d.Phases["java.load"] = int64(time.Since(t0))
 	t0 = time.Now()
-	rels := sortedKeys(parse)
-	decls, err := parseEach(ctx, j, rels, 0, len(rels), newJavaParser, (*sitter.Parser).Close,
+	rels := frontend.SortedKeys(parse)
+	decls, err := frontend.ParseEach(ctx, j, rels, 0, len(rels), newJavaParser, (*sitter.Parser).Close,
 		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(ctx, j, ps, rel, nil, false) })
 	if err != nil {
 		return d, err
@@ -95,37 +95,37 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 		scopes[f.rel] = f.scope
 	}
 	resolve := rels
-	if !j.full {
+	if !j.Full {
 		more := p.dependents(j, stored, gone, decls)
 		resolve = append(append([]string(nil), rels...), more...)
 		sort.Strings(resolve)
 		p.log.Debug("java incremental", "parsed", len(rels), "dependents", len(more))
 	}
-	d.phases["java.declare"] = int64(time.Since(t0))
+	d.Phases["java.declare"] = int64(time.Since(t0))
 
 	t0 = time.Now()
 	tab := newJavaTable(scopes)
 	var rewrite []string
 	for _, rel := range resolve {
-		if _, ok := j.stored[rel]; ok {
+		if _, ok := j.Stored[rel]; ok {
 			rewrite = append(rewrite, rel)
 		}
 	}
-	if err := j.rewrite(rewrite); err != nil {
+	if err := j.Rewrite(rewrite); err != nil {
 		return d, err
 	}
-	files, err := parseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newJavaParser, (*sitter.Parser).Close,
+	files, err := frontend.ParseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newJavaParser, (*sitter.Parser).Close,
 		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(ctx, j, ps, rel, tab, true) })
 	if err != nil {
 		return d, err
 	}
 	for _, f := range files {
-		f.res.sortResult()
+		f.res.Sort()
 		emit(f.res)
 	}
-	d.global = append(d.global, javaPackages(j, scopes))
-	d.phases["java.resolve"] = int64(time.Since(t0))
-	d.packages = len(files)
+	d.Global = append(d.Global, javaPackages(j, scopes))
+	d.Phases["java.resolve"] = int64(time.Since(t0))
+	d.Units = len(files)
 	return d, ctx.Err()
 }
 
@@ -135,28 +135,28 @@ func (p *javaFrontend) index(ctx context.Context, j *job, emit func(fileResult))
 // vanished or the run was cancelled. A file a budget kept from being
 // parsed gets its file node only. The tree's depth is not measured: the
 // walks bound their own (javalimits.go) and keep what lies above.
-func (p *javaFrontend) parseFile(ctx context.Context, j *job, ps *sitter.Parser, rel string, tab *javaTable, report bool) *javaFile {
-	pf := parseBudgeted(ctx, j, rel, "", budgetUse{report: report}, func(data []byte) (*sitter.Tree, []byte, error) {
-		t, err := parseLimited(ctx, ps, data, j.budget.timeout)
+func (p *javaFrontend) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Parser, rel string, tab *javaTable, report bool) *javaFile {
+	pf := sitter.ParseBudgeted(ctx, j, rel, "", sitter.BudgetUse{Report: report}, func(data []byte) (*sitter.Tree, []byte, error) {
+		t, err := sitter.ParseLimited(ctx, ps, data, j.Budget.Timeout)
 		return t, data, err
 	})
 	if pf == nil {
 		return nil
 	}
-	if pf.tree != nil {
-		defer pf.tree.Close()
+	if pf.Tree != nil {
+		defer pf.Tree.Close()
 	}
-	f := extractJava(rel, pf.data, pf.root())
+	f := extractJava(rel, pf.Data, pf.Root())
 	if tab == nil {
 		return f
 	}
-	javaResolveFile(f, pf.data, tab)
-	for _, e := range f.res.rec.Errors { // syntax errors, nesting limits met
+	javaResolveFile(f, pf.Data, tab)
+	for _, e := range f.res.Rec.Errors { // syntax errors, nesting limits met
 		pos, msg, _ := strings.Cut(e, ": ")
-		j.diag(Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
+		j.Diag(Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
 	}
-	if pf.problem != "" {
-		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
+	if pf.Problem != "" {
+		f.res.Rec.Errors = append(f.res.Rec.Errors, pf.Problem)
 	}
 	return f
 }
@@ -185,7 +185,7 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 			pkg = pkg[:max(strings.LastIndexByte(pkg, '.'), 0)]
 		}
 		if tab.pkgs[pkg] && pkg != f.scope.Pkg {
-			f.res.edges = append(f.res.edges, graphdb.Edge{From: fileID(f.rel), To: javaModuleID(pkg), Kind: graphdb.EdgeImports, File: f.rel, Line: im.line})
+			f.res.Edges = append(f.res.Edges, graphdb.Edge{From: frontend.FileID(f.rel), To: javaModuleID(pkg), Kind: graphdb.EdgeImports, File: f.rel, Line: im.line})
 		}
 	}
 	w := &javaWalker{x: x, l: l, sc: f.scope}
@@ -195,19 +195,19 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 	}
 	js, surface := f.scope.encode()
 	delete(l.deps, f.rel)
-	n := &f.res.nodes[f.fileN]
+	n := &f.res.Nodes[f.fileN]
 	n.Attrs = map[string]string{javaAttrScope: js, javaAttrSurface: surface}
 	if len(l.deps) > 0 {
-		n.Attrs[javaAttrDeps] = strings.Join(sortedKeys(l.deps), "\n")
+		n.Attrs[javaAttrDeps] = strings.Join(frontend.SortedKeys(l.deps), "\n")
 	}
 	if l.unres {
 		n.Attrs[javaAttrUnres] = "1"
 	}
 	if len(l.byName) > 0 {
-		n.Attrs[javaAttrByName] = strings.Join(sortedKeys(l.byName), "\n")
+		n.Attrs[javaAttrByName] = strings.Join(frontend.SortedKeys(l.byName), "\n")
 	}
 	if javaRenameDuplicates(f, tab) {
-		f.res.nodes[f.fileN].Attrs[javaAttrDup] = "1"
+		f.res.Nodes[f.fileN].Attrs[javaAttrDup] = "1"
 	}
 }
 
@@ -230,23 +230,23 @@ func javaRenameDuplicates(f *javaFile, tab *javaTable) bool {
 		return dup
 	}
 	renamed := map[graphdb.NodeID]graphdb.NodeID{}
-	for i := range f.res.nodes {
-		id := string(f.res.nodes[i].ID)
+	for i := range f.res.Nodes {
+		id := string(f.res.Nodes[i].ID)
 		for _, p := range prefixes {
 			if rest, ok := strings.CutPrefix(id, p); ok && (rest == "" || rest[0] == '.' || rest[0] == '(' || rest[0] == '#') {
 				nid := graphdb.NodeID(id + "@" + f.rel)
-				renamed[f.res.nodes[i].ID] = nid
-				f.res.nodes[i].ID = nid
+				renamed[f.res.Nodes[i].ID] = nid
+				f.res.Nodes[i].ID = nid
 				break
 			}
 		}
 	}
-	for i, e := range f.res.edges {
+	for i, e := range f.res.Edges {
 		if to, ok := renamed[e.From]; ok {
-			f.res.edges[i].From = to
+			f.res.Edges[i].From = to
 		}
 		if to, ok := renamed[e.To]; ok {
-			f.res.edges[i].To = to
+			f.res.Edges[i].To = to
 		}
 	}
 	return true
@@ -267,7 +267,7 @@ func javaLinkUse(l *javaLookup, f *javaFile, u javaTypeUse) {
 	if u.reverse {
 		e.From, e.To = t.ID, u.from
 	}
-	f.res.edges = append(f.res.edges, e)
+	f.res.Edges = append(f.res.Edges, e)
 }
 
 // scopeOf returns the table's scope for the file of sc.
@@ -293,23 +293,23 @@ func (t *javaTable) typeIn(sc *javaScope, ty *javaType) *javaType {
 
 // javaPackages builds the pseudo-owner of the package nodes: one module
 // node per package, placed in the directory of its first file.
-func javaPackages(j *job, scopes map[string]*javaScope) fileResult {
-	res := fileResult{rec: graphdb.FileRecord{Path: javaPkgOwner, Hash: j.configHash, Language: "java"}}
+func javaPackages(j *frontend.Job, scopes map[string]*javaScope) frontend.FileResult {
+	res := frontend.FileResult{Rec: graphdb.FileRecord{Path: javaPkgOwner, Hash: j.ConfigHash, Language: "java"}}
 	first := map[string]string{}
-	for _, rel := range sortedKeys(scopes) {
+	for _, rel := range frontend.SortedKeys(scopes) {
 		if _, ok := first[scopes[rel].Pkg]; !ok {
 			first[scopes[rel].Pkg] = rel
 		}
 	}
-	for _, pkg := range sortedKeys(first) {
+	for _, pkg := range frontend.SortedKeys(first) {
 		name, q := pkg[strings.LastIndexByte(pkg, '.')+1:], pkg
 		if pkg == "" {
 			name = "(default package)"
 		}
 		dir := path.Dir(first[pkg])
-		res.nodes = append(res.nodes, graphdb.Node{ID: javaModuleID(pkg), Kind: graphdb.KindModule, SubKind: "package",
+		res.Nodes = append(res.Nodes, graphdb.Node{ID: javaModuleID(pkg), Kind: graphdb.KindModule, SubKind: "package",
 			Name: name, QName: q, Loc: dir, File: dir, Language: "java", Signature: "package " + pkg, Exported: true,
-			Test: javaIsTest(first[pkg]), Testdata: isTestdata(first[pkg])})
+			Test: javaIsTest(first[pkg]), Testdata: frontend.IsTestdata(first[pkg])})
 	}
 	return res
 }
@@ -317,32 +317,32 @@ func javaPackages(j *job, scopes map[string]*javaScope) fileResult {
 // loadStored decodes the stored scopes of the files on disk (a file whose
 // node is missing or unreadable is parsed instead) and, in gone, of the
 // deleted files, whose methods were by-name candidates.
-func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]bool) (out, gone map[string]*javaStored, err error) {
+func (p *javaFrontend) loadStored(ctx context.Context, j *frontend.Job, parse map[string]bool) (out, gone map[string]*javaStored, err error) {
 	out, gone = map[string]*javaStored{}, map[string]*javaStored{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.workers)
-	rels := sortedKeys(j.files)
-	for rel := range j.deleted {
+	g.SetLimit(j.Workers)
+	rels := frontend.SortedKeys(j.Files)
+	for rel := range j.Deleted {
 		rels = append(rels, rel)
 	}
 	for _, rel := range rels {
-		if _, ok := j.stored[rel]; !ok {
+		if _, ok := j.Stored[rel]; !ok {
 			continue
 		}
 		g.Go(func() error {
-			n, err := j.reader.Node(gctx, fileID(rel))
+			n, err := j.Reader.Node(gctx, frontend.FileID(rel))
 			var st *javaStored
 			if err == nil {
 				if sc, ok := decodeJavaScope(rel, n.Attrs[javaAttrScope]); ok {
-					st = &javaStored{scope: sc, deps: splitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1",
-						byName: splitLines(n.Attrs[javaAttrByName])}
+					st = &javaStored{scope: sc, deps: frontend.SplitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1",
+						byName: frontend.SplitLines(n.Attrs[javaAttrByName])}
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case j.deleted[rel]:
+			case j.Deleted[rel]:
 				if st != nil {
 					gone[rel] = st
 				}
@@ -359,17 +359,17 @@ func (p *javaFrontend) loadStored(ctx context.Context, j *job, parse map[string]
 
 // dependents lists the stored files to re-resolve after files were parsed,
 // and drops the parsed ones from stored (their fresh scopes replace them).
-func (p *javaFrontend) dependents(j *job, stored, gone map[string]*javaStored, files []*javaFile) []string {
+func (p *javaFrontend) dependents(j *frontend.Job, stored, gone map[string]*javaStored, files []*javaFile) []string {
 	byName := javaByNameDependents(stored, gone, files)
 	changed := map[string]bool{}
-	for rel := range j.deleted {
+	for rel := range j.Deleted {
 		changed[rel] = true
 	}
-	added := len(j.deleted) > 0
+	added := len(j.Deleted) > 0
 	parsed := map[string]bool{}
 	for _, f := range files {
 		parsed[f.rel] = true
-		if _, ok := j.stored[f.rel]; !ok {
+		if _, ok := j.Stored[f.rel]; !ok {
 			added = true
 		}
 		old, ok := stored[f.rel]
@@ -389,7 +389,7 @@ func (p *javaFrontend) dependents(j *job, stored, gone map[string]*javaStored, f
 			delete(stored, rel)
 			continue
 		}
-		dep := added && st.unres || len(j.deleted) > 0 && st.dup || byName[rel]
+		dep := added && st.unres || len(j.Deleted) > 0 && st.dup || byName[rel]
 		for _, t := range st.scope.Types {
 			dep = dep || fresh[t.Q] // a parsed file may now take or give up the plain ids
 		}

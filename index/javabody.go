@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -82,7 +82,7 @@ func (w *javaWalker) resolveBody(b javaBody) {
 		w.params(b.decl, b.m)
 	}
 	if b.ctor && !javaHasCtorCall(b.n) {
-		w.implicitSuper(line(b.n)) // javac places it at the body
+		w.implicitSuper(sitter.Line(b.n)) // javac places it at the body
 	}
 	if b.n.Kind() == "enum_constant" {
 		w.enumConstant(b.n)
@@ -98,7 +98,7 @@ func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
 		return
 	}
 	i := 0
-	for _, p := range children(ps) {
+	for _, p := range sitter.Children(ps) {
 		switch p.Kind() {
 		case "formal_parameter":
 			if i < len(m.Params) {
@@ -110,7 +110,7 @@ func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
 			if i < len(m.Params) {
 				v = w.declType(m.Params[i])
 			}
-			for _, c := range children(p) {
+			for _, c := range sitter.Children(p) {
 				if c.Kind() == "variable_declarator" {
 					w.declare(w.x.text(c.ChildByFieldName("name")), v)
 				}
@@ -124,13 +124,13 @@ func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
 // the implicit default constructor.
 func javaNameLine(n *sitter.Node) int {
 	if nm := n.ChildByFieldName("name"); nm != nil {
-		return line(nm)
+		return sitter.Line(nm)
 	}
-	return line(n)
+	return sitter.Line(n)
 }
 
 func javaHasCtorCall(body *sitter.Node) bool {
-	for _, c := range children(body) {
+	for _, c := range sitter.Children(body) {
 		if c.Kind() == "explicit_constructor_invocation" {
 			return true
 		}
@@ -195,7 +195,7 @@ func (w *javaWalker) edge(kind graphdb.EdgeKind, to graphdb.NodeID, ln int) {
 	if w.from == "" || to == "" {
 		return
 	}
-	w.x.f.res.edges = append(w.x.f.res.edges, graphdb.Edge{From: w.from, To: to, Kind: kind, File: w.x.f.rel, Line: ln})
+	w.x.f.res.Edges = append(w.x.f.res.Edges, graphdb.Edge{From: w.from, To: to, Kind: kind, File: w.x.f.rel, Line: ln})
 }
 
 // walk visits n's subtree in source order.
@@ -238,7 +238,7 @@ func (w *javaWalker) walk(n *sitter.Node) {
 	case "class_body":
 		return // anonymous class bodies are walked by creation
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		w.walk(c)
 	}
 }
@@ -262,7 +262,7 @@ func (w *javaWalker) binders(n *sitter.Node) {
 			w.declare(w.x.text(ps), at(0))
 			return
 		}
-		for i, p := range children(ps) {
+		for i, p := range sitter.Children(ps) {
 			switch p.Kind() {
 			case "identifier":
 				w.declare(w.x.text(p), at(i))
@@ -271,14 +271,14 @@ func (w *javaWalker) binders(n *sitter.Node) {
 			}
 		}
 	case "catch_clause":
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			if c.Kind() != "catch_formal_parameter" {
 				continue
 			}
 			v := javaVal{}
-			for _, ct := range children(c) {
+			for _, ct := range sitter.Children(c) {
 				if ct.Kind() == "catch_type" {
-					if ts := children(ct); len(ts) == 1 {
+					if ts := sitter.Children(ct); len(ts) == 1 {
 						v = w.declType(w.x.text(ts[0]))
 					}
 				}
@@ -292,7 +292,7 @@ func (w *javaWalker) binders(n *sitter.Node) {
 // initialisers and declares its names.
 func (w *javaWalker) localVars(n *sitter.Node) {
 	typ := w.x.text(n.ChildByFieldName("type"))
-	for _, d := range children(n) {
+	for _, d := range sitter.Children(n) {
 		if d.Kind() != "variable_declarator" {
 			if d.Kind() != "modifiers" {
 				w.walk(d)
@@ -334,7 +334,7 @@ func (w *javaWalker) forEach(n *sitter.Node) {
 		elem = a
 		elem.dims--
 	} else if v != nil {
-		elem = w.iterate(a, line(v))
+		elem = w.iterate(a, sitter.Line(v))
 	}
 	typ := w.x.text(n.ChildByFieldName("type"))
 	val := elem
@@ -405,7 +405,7 @@ func (w *javaWalker) resource(n *sitter.Node) {
 		w.walk(e)
 		val = w.typeOf(e)
 	}
-	w.implicitCall(val, "close", line(n), true)
+	w.implicitCall(val, "close", sitter.Line(n), true)
 }
 
 // args returns the argument expressions of a call and walks them.
@@ -415,7 +415,7 @@ func (w *javaWalker) args(n *sitter.Node) ([]*sitter.Node, []javaVal) {
 		return nil, nil
 	}
 	var ns []*sitter.Node
-	for _, c := range children(al) {
+	for _, c := range sitter.Children(al) {
 		if k := c.Kind(); k != "line_comment" && k != "block_comment" {
 			ns = append(ns, c)
 		}

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 
 	"github.com/relayhq/relay/graphdb"
@@ -51,8 +52,8 @@ func TestJavaParseCancelled(t *testing.T) {
 	}
 	defer rf.close()
 	var said []Diagnostic
-	j := &job{tree: &tree{rf: rf}, budget: budgetsOf(Options{}),
-		note: func(d Diagnostic) { said = append(said, d) }, diag: func(d Diagnostic) { said = append(said, d) }}
+	j := &frontend.Job{Read: rf.read, Budget: budgetsOf(Options{}),
+		Note: func(d Diagnostic) { said = append(said, d) }, Diag: func(d Diagnostic) { said = append(said, d) }}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	ps := newJavaParser()
@@ -62,7 +63,7 @@ func TestJavaParseCancelled(t *testing.T) {
 	select {
 	case f := <-got:
 		if f != nil {
-			t.Errorf("a cancelled run extracted %s: %d nodes", rel, len(f.res.nodes))
+			t.Errorf("a cancelled run extracted %s: %d nodes", rel, len(f.res.Nodes))
 		}
 		if len(said) != 0 {
 			t.Errorf("a cancelled run reported %+v", said)
@@ -158,17 +159,17 @@ func TestSiblingIndex(t *testing.T) {
 				defer tree.Close()
 				root = tree.RootNode()
 			}
-			var s siblingIndex
+			var s sitter.Siblings
 			checked := 0
 			var visit func(n *sitter.Node)
 			visit = func(n *sitter.Node) {
-				s.index(n)
-				for _, c := range allChildren(n) {
-					if got, want := s.prevNamedOf(c), c.PrevNamedSibling(); !sameNode(got, want) {
-						t.Errorf("%s at line %d: previous named sibling %v, want %v", c.Kind(), line(c), got, want)
+				s.Index(n)
+				for _, c := range sitter.AllChildren(n) {
+					if got, want := s.PrevNamedOf(c), c.PrevNamedSibling(); !sameNode(got, want) {
+						t.Errorf("%s at line %d: previous named sibling %v, want %v", c.Kind(), sitter.Line(c), got, want)
 					}
-					if got, want := s.prevOf(c), c.PrevSibling(); !sameNode(got, want) {
-						t.Errorf("%s at line %d: previous sibling %v, want %v", c.Kind(), line(c), got, want)
+					if got, want := s.PrevOf(c), c.PrevSibling(); !sameNode(got, want) {
+						t.Errorf("%s at line %d: previous sibling %v, want %v", c.Kind(), sitter.Line(c), got, want)
 					}
 					checked++
 					visit(c)

@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -30,21 +30,21 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 	m := x.mods(st)
 	t.Static = m.static || outer != nil && outer.Kind != "class" || t.Kind != "class"
 	t.ID = x.add(graphdb.Node{ID: javaID(t.Q), Kind: graphdb.KindType, SubKind: t.Kind, Name: name, QName: t.Q,
-		Loc: x.locName(t.Q), StartLine: line(st), EndLine: endLine(st), Signature: x.signature(st), Doc: x.doc(st),
+		Loc: x.locName(t.Q), StartLine: sitter.Line(st), EndLine: sitter.EndLine(st), Signature: x.signature(st), Doc: x.doc(st),
 		Exported: m.public || outer != nil && outer.Kind == "interface"})
 	x.parent(t.ID, owner)
 	x.f.scope.Types = append(x.f.scope.Types, t)
 	x.annotate(t.ID, outer, m)
 	ctx := outer
 	if sc := st.ChildByFieldName("superclass"); sc != nil && sc.NamedChildCount() > 0 {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: graphdb.EdgeInherits, written: t.Super, ctx: ctx, line: line(sc)})
+		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: graphdb.EdgeInherits, written: t.Super, ctx: ctx, line: sitter.Line(sc)})
 	}
 	kind := graphdb.EdgeImplements
 	if t.Kind == "interface" || t.Kind == "annotation" {
 		kind = graphdb.EdgeInherits // an interface extends its superinterfaces
 	}
 	for _, w := range t.Ifaces {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: kind, written: w, ctx: ctx, line: line(st)})
+		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: kind, written: w, ctx: ctx, line: sitter.Line(st)})
 	}
 	x.members(st, t, false)
 	return t
@@ -62,7 +62,7 @@ func (x *javaExtractor) typeShape(st *sitter.Node, name string, outer *javaType)
 	}
 	ifs := st.ChildByFieldName("interfaces")
 	if t.Kind == "interface" {
-		for _, c := range children(st) {
+		for _, c := range sitter.Children(st) {
 			if c.Kind() == "extends_interfaces" {
 				ifs = c
 			}
@@ -97,11 +97,11 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 		return
 	}
 	var decls []*sitter.Node
-	x.sib.index(body)
-	for _, c := range children(body) {
+	x.sib.Index(body)
+	for _, c := range sitter.Children(body) {
 		if c.Kind() == "enum_body_declarations" {
-			x.sib.index(c)
-			decls = append(decls, children(c)...)
+			x.sib.Index(c)
+			decls = append(decls, sitter.Children(c)...)
 		} else {
 			decls = append(decls, c)
 		}
@@ -176,7 +176,7 @@ func (x *javaExtractor) method(c *sitter.Node, t *javaType) (javaMember, bool) {
 		return jm, true
 	}
 	if ps := c.ChildByFieldName("parameters"); ps != nil {
-		for _, p := range children(ps) {
+		for _, p := range sitter.Children(ps) {
 			switch p.Kind() {
 			case "formal_parameter":
 				w := x.text(p.ChildByFieldName("type"))
@@ -186,7 +186,7 @@ func (x *javaExtractor) method(c *sitter.Node, t *javaType) (javaMember, bool) {
 				jm.m.Params = append(jm.m.Params, w)
 				jm.params = append(jm.params, p)
 			case "spread_parameter":
-				for _, pc := range children(p) {
+				for _, pc := range sitter.Children(p) {
 					if pc.Kind() != "modifiers" && pc.Kind() != "variable_declarator" {
 						jm.m.Params = append(jm.m.Params, x.text(pc)+"...")
 						break
@@ -232,15 +232,15 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 		q += javaParamKey(m.Params)
 	}
 	m.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: sub, Name: name, QName: q,
-		Loc: x.locName(q), StartLine: line(jm.n), EndLine: endLine(jm.n), Signature: x.signature(jm.n), Doc: x.doc(jm.n),
+		Loc: x.locName(q), StartLine: sitter.Line(jm.n), EndLine: sitter.EndLine(jm.n), Signature: x.signature(jm.n), Doc: x.doc(jm.n),
 		Exported: jm.mods.public || t.Kind == "interface" && !jm.mods.private})
 	x.parent(m.ID, t.ID)
 	x.annotate(m.ID, t, jm.mods)
 	if m.Ret != "" {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeReturns, written: m.Ret, ctx: t, line: line(jm.n)})
+		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeReturns, written: m.Ret, ctx: t, line: sitter.Line(jm.n)})
 	}
 	for i, p := range jm.params {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: line(p), reverse: true})
+		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: sitter.Line(p), reverse: true})
 	}
 	if body := jm.n.ChildByFieldName("body"); body != nil {
 		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
@@ -251,7 +251,7 @@ func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded 
 func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
 	mods := x.mods(c)
 	typ := x.text(c.ChildByFieldName("type"))
-	for _, d := range fieldChildren(c, "declarator") {
+	for _, d := range sitter.FieldChildren(c, "declarator") {
 		name := x.text(d.ChildByFieldName("name"))
 		w := typ
 		if dims := d.ChildByFieldName("dimensions"); dims != nil {
@@ -263,7 +263,7 @@ func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
 		if !local {
 			q := t.Q + "." + name
 			f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
-				Loc: x.locName(q), StartLine: line(d), EndLine: endLine(d), Signature: strings.Join(strings.Fields(typ+" "+name), " "),
+				Loc: x.locName(q), StartLine: sitter.Line(d), EndLine: sitter.EndLine(d), Signature: strings.Join(strings.Fields(typ+" "+name), " "),
 				Doc: x.doc(c), Exported: mods.public || t.Kind == "interface"})
 			x.parent(f.ID, t.ID)
 			x.annotate(f.ID, t, mods)
@@ -286,7 +286,7 @@ func (x *javaExtractor) enumConstant(c *sitter.Node, t *javaType, local bool) {
 	}
 	q := t.Q + "." + name
 	f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
-		Loc: x.locName(q), StartLine: line(c), EndLine: endLine(c), Signature: name, Doc: x.doc(c), Exported: true})
+		Loc: x.locName(q), StartLine: sitter.Line(c), EndLine: sitter.EndLine(c), Signature: name, Doc: x.doc(c), Exported: true})
 	x.parent(f.ID, t.ID)
 	x.f.bodies = append(x.f.bodies, javaBody{from: f.ID, cls: t, n: c})
 }
@@ -297,7 +297,7 @@ func (x *javaExtractor) recordComponents(st *sitter.Node, t *javaType, local boo
 	if ps == nil {
 		return
 	}
-	for _, p := range children(ps) {
+	for _, p := range sitter.Children(ps) {
 		if p.Kind() != "formal_parameter" {
 			continue
 		}
@@ -308,7 +308,7 @@ func (x *javaExtractor) recordComponents(st *sitter.Node, t *javaType, local boo
 		if !local {
 			q := t.Q + "." + name
 			f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
-				Loc: x.locName(q), StartLine: line(p), EndLine: endLine(p), Signature: typ + " " + name})
+				Loc: x.locName(q), StartLine: sitter.Line(p), EndLine: sitter.EndLine(p), Signature: typ + " " + name})
 			x.parent(f.ID, t.ID)
 		}
 	}
@@ -328,7 +328,7 @@ func (x *javaExtractor) recordAccessors(st *sitter.Node, t *javaType) {
 	if ps == nil {
 		return
 	}
-	for _, p := range children(ps) {
+	for _, p := range sitter.Children(ps) {
 		name := x.text(p.ChildByFieldName("name"))
 		if p.Kind() == "formal_parameter" && !has[name] {
 			t.Methods = append(t.Methods, &javaMethod{Name: name, Ret: x.text(p.ChildByFieldName("type"))})

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -23,13 +23,13 @@ func (w *javaWalker) invocation(n *sitter.Node) {
 		if len(ts) == 1 {
 			w.lambdaParams(ts[0], argNodes, recv)
 		}
-		w.calls(ts, line(nm))
+		w.calls(ts, sitter.Line(nm))
 		return
 	}
 	if recv.known || recv.ext {
 		return // a receiver outside the repository
 	}
-	w.byName(w.x.text(nm), len(args), line(nm))
+	w.byName(w.x.text(nm), len(args), sitter.Line(nm))
 }
 
 // byName records the repository methods named name that take nargs
@@ -110,19 +110,19 @@ func (w *javaWalker) creation(n *sitter.Node) {
 	if o := n.ChildByFieldName("object"); o != nil {
 		w.walk(o)
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		if c.Kind() == "argument_list" {
 			w.walk(c)
 		}
 	}
 	_, args := w.args(n)
 	tv := w.declType(w.x.text(n.ChildByFieldName("type")))
-	ln := line(n)
+	ln := sitter.Line(n)
 	if tv.t != nil && tv.t.ID != "" && tv.t.Kind != "interface" {
 		w.ctorCall(tv.t, args, ln)
 	}
 	var body *sitter.Node
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		if c.Kind() == "class_body" {
 			body = c
 		}
@@ -174,7 +174,7 @@ func (w *javaWalker) localBody(n *sitter.Node, t *javaType) {
 			w.params(b.decl, b.m)
 		}
 		if b.ctor && !javaHasCtorCall(b.n) {
-			w.implicitSuper(line(b.n))
+			w.implicitSuper(sitter.Line(b.n))
 		}
 		w.walk(b.n)
 		w.pop()
@@ -190,14 +190,14 @@ func (w *javaWalker) explicitCtor(n *sitter.Node) {
 		return
 	}
 	if c.Kind() == "this" {
-		w.ctorCall(w.cls, args, line(n))
+		w.ctorCall(w.cls, args, sitter.Line(n))
 		return
 	}
 	if w.cls.Kind == "enum" {
 		return
 	}
 	if s := w.superVal(); s.t != nil {
-		w.ctorCall(s.t, args, line(n))
+		w.ctorCall(s.t, args, sitter.Line(n))
 	}
 }
 
@@ -208,7 +208,7 @@ func (w *javaWalker) enumConstant(n *sitter.Node) {
 		w.walk(a)
 	}
 	_, args := w.args(n)
-	w.ctorCall(w.cls, args, line(n))
+	w.ctorCall(w.cls, args, sitter.Line(n))
 	if b := n.ChildByFieldName("body"); b != nil {
 		w.anonymous(b, javaVal{t: w.cls, known: true}, javaSimple(w.cls.Q))
 	}
@@ -256,7 +256,7 @@ func (w *javaWalker) typeOfNode(n *sitter.Node) javaVal {
 		return w.declType(w.x.text(n.ChildByFieldName("type")))
 	case "array_creation_expression":
 		v := w.declType(w.x.text(n.ChildByFieldName("type")))
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			if c.Kind() == "dimensions_expr" {
 				v.dims++
 			} else if c.Kind() == "dimensions" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relayhq/relay/index/internal/indextest"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
@@ -31,7 +32,7 @@ func TestJavaIncremental(t *testing.T) {
 		{
 			name: "edit a body only",
 			change: func() {
-				write(shape+"Circle.java", strings.Replace(tsReadFile(t, root, shape+"Circle.java"), "return Math.PI * r * r;", "return Math.PI * r * r * scaled(1).r;", 1))
+				write(shape+"Circle.java", strings.Replace(indextest.ReadFile(t, root, shape+"Circle.java"), "return Math.PI * r * r;", "return Math.PI * r * r * scaled(1).r;", 1))
 			},
 			extracted: 1,
 			want:      []string{"edge calls java:com.acme.shape.Circle.area -> java:com.acme.shape.Circle.scaled @" + shape + "Circle.java:20"},
@@ -39,7 +40,7 @@ func TestJavaIncremental(t *testing.T) {
 		{
 			name: "change an overload's parameter type",
 			change: func() {
-				write(shape+"Log.java", strings.Replace(tsReadFile(t, root, shape+"Log.java"), "print(int n)", "print(long n)", 1))
+				write(shape+"Log.java", strings.Replace(indextest.ReadFile(t, root, shape+"Log.java"), "print(int n)", "print(long n)", 1))
 			},
 			extracted: -1,
 			want:      []string{"edge calls java:com.acme.app.App.run -> java:com.acme.shape.Log.print(long) @src/main/java/com/acme/app/App.java:30"},
@@ -66,8 +67,8 @@ func TestJavaIncremental(t *testing.T) {
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		if s.extracted >= 0 && sum.Units["Java"] != s.extracted {
-			t.Errorf("%s: %d files re-resolved, want %d", s.name, sum.Units["Java"], s.extracted)
+		if s.extracted >= 0 && sum.Languages["Java"].Units != s.extracted {
+			t.Errorf("%s: %d files re-resolved, want %d", s.name, sum.Languages["Java"].Units, s.extracted)
 		}
 		got := matchesFullIndex(t, s.name, st, root)
 		dumpHolds(t, s.name, got, s.want, s.notWant)

@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // lambdaParams types the parameters of the lambdas passed to the chosen

@@ -1,8 +1,10 @@
 package index
 
 import (
-	"log/slog"
 	"strings"
+
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // JavaFormatVersion is the format of the Java records (language "java"),
@@ -21,12 +23,10 @@ func javaIsSource(_, base string) bool {
 // that an unchanged tree is no work.
 const javaPkgOwner = "@java/packages"
 
-// registerJava registers the Java language; newFE is nil when this build
-// cannot index it (why says so).
-func registerJava(newFE func(*slog.Logger) frontend, why string) {
-	fileLangs = append(fileLangs, fileLang{
-		name: "java", title: "Java", version: JavaFormatVersion, files: ".java files",
-		source: javaIsSource, config: func(_, _ string) bool { return false },
-		configOwner: javaPkgOwner, newFrontend: newFE, unavailable: why,
-	})
+// javaLang registers Java (java.go).
+var javaLang = frontend.Lang{
+	Name: "java", Title: "Java", Version: JavaFormatVersion, VersionKey: "index.java.version", Unit: "files",
+	Files:  ".java files",
+	Source: javaIsSource, Config: func(_, _ string) bool { return false },
+	ConfigOwner: javaPkgOwner, Budgeted: true, New: newJavaFrontend, Unavailable: sitter.Unavailable,
 }

@@ -5,7 +5,7 @@ package index
 import (
 	"fmt"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // Nesting budgets of the Java frontend. Real code stays far below them,
@@ -43,7 +43,7 @@ func (x *javaExtractor) tooDeep(n *sitter.Node, what string) {
 	}
 	x.deep = true
 	p := n.StartPosition()
-	x.f.res.rec.Errors = append(x.f.res.rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, what))
+	x.f.res.Rec.Errors = append(x.f.res.Rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, what))
 }
 
 // javaTypeTooDeep is the diagnostic of a type nested too deep.

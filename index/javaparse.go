@@ -6,7 +6,8 @@ import (
 	"path"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -16,7 +17,7 @@ import (
 // scope, and the work resolution does while the tree is alive.
 type javaFile struct {
 	rel    string
-	res    fileResult
+	res    frontend.FileResult
 	scope  *javaScope
 	bodies []javaBody    // code whose calls to resolve
 	uses   []javaTypeUse // declared types to link
@@ -60,12 +61,12 @@ type javaImport struct {
 type javaExtractor struct {
 	src  []byte
 	f    *javaFile
-	ids  idCounts
+	ids  frontend.IDCounts
 	test bool
 	deep bool // a nesting limit was met (javalimits.go)
 	// sib holds the previous siblings of the members and top-level
 	// declarations, indexed as they are iterated (for doc comments)
-	sib siblingIndex
+	sib sitter.Siblings
 }
 
 // javaIsTest reports whether rel is a test file: under a src/test tree or
@@ -82,25 +83,25 @@ func javaIsTest(rel string) bool {
 // file was not parsed), its file node only.
 func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	f := &javaFile{rel: rel, scope: newJavaScope(rel)}
-	x := &javaExtractor{src: src, f: f, ids: idCounts{}, test: javaIsTest(rel)}
+	x := &javaExtractor{src: src, f: f, ids: frontend.IDCounts{}, test: javaIsTest(rel)}
 	var top []*sitter.Node
 	if root != nil {
-		top = children(root)
-		x.sib.index(root)
+		top = sitter.Children(root)
+		x.sib.Index(root)
 	}
 	for _, st := range top {
 		if st.Kind() == "package_declaration" {
-			for _, c := range children(st) {
+			for _, c := range sitter.Children(st) {
 				if c.Kind() == "identifier" || c.Kind() == "scoped_identifier" {
 					f.scope.Pkg = x.text(c)
 				}
 			}
 		}
 	}
-	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "java", Module: f.scope.Pkg, Size: int64(len(src))}
-	fid := fileID(rel)
-	f.fileN = len(f.res.nodes)
-	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: max(countLines(src), 1)})
+	f.res.Rec = graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(src), Language: "java", Module: f.scope.Pkg, Size: int64(len(src))}
+	fid := frontend.FileID(rel)
+	f.fileN = len(f.res.Nodes)
+	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: max(frontend.CountLines(src), 1)})
 	x.parent(fid, javaModuleID(f.scope.Pkg))
 	for _, st := range top {
 		switch st.Kind() {
@@ -111,7 +112,7 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 		}
 	}
 	if root != nil && root.HasError() {
-		f.res.rec.Errors = append(f.res.rec.Errors, syntaxErrors(root)...)
+		f.res.Rec.Errors = append(f.res.Rec.Errors, sitter.SyntaxErrors(root)...)
 	}
 	return f
 }
@@ -124,21 +125,21 @@ func (x *javaExtractor) text(n *sitter.Node) string {
 }
 
 func (x *javaExtractor) add(n graphdb.Node) graphdb.NodeID {
-	n.ID = x.ids.unique(n.ID)
+	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = "java", x.f.rel
-	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
-	x.f.res.nodes = append(x.f.res.nodes, n)
+	n.Test, n.Testdata = x.test, frontend.IsTestdata(x.f.rel)
+	x.f.res.Nodes = append(x.f.res.Nodes, n)
 	return n.ID
 }
 
 func (x *javaExtractor) parent(from, to graphdb.NodeID) {
-	x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+	x.f.res.Edges = append(x.f.res.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 }
 
 func (x *javaExtractor) importDecl(st *sitter.Node) {
 	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(x.text(st)), ";"))
 	s = strings.TrimSpace(strings.TrimPrefix(s, "import"))
-	im := javaImport{line: line(st)}
+	im := javaImport{line: sitter.Line(st)}
 	if rest, ok := strings.CutPrefix(s, "static"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n') {
 		im.static, s = true, rest
 	}
@@ -169,7 +170,7 @@ func (x *javaExtractor) importDecl(st *sitter.Node) {
 
 // modifiers returns a declaration's modifiers node (nil when none).
 func modifiersOf(n *sitter.Node) *sitter.Node {
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		if c.Kind() == "modifiers" {
 			return c
 		}
@@ -189,7 +190,7 @@ func (x *javaExtractor) mods(n *sitter.Node) javaMods {
 	if mn == nil {
 		return m
 	}
-	for _, c := range allChildren(mn) {
+	for _, c := range sitter.AllChildren(mn) {
 		switch c.Kind() {
 		case "static":
 			m.static = true
@@ -209,13 +210,13 @@ func (x *javaExtractor) mods(n *sitter.Node) javaMods {
 // annotate records decorated_by uses for a declaration's annotations.
 func (x *javaExtractor) annotate(id graphdb.NodeID, ctx *javaType, m javaMods) {
 	for _, a := range m.annots {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: id, kind: graphdb.EdgeDecoratedBy, written: x.text(a.ChildByFieldName("name")), ctx: ctx, line: line(a)})
+		x.f.uses = append(x.f.uses, javaTypeUse{from: id, kind: graphdb.EdgeDecoratedBy, written: x.text(a.ChildByFieldName("name")), ctx: ctx, line: sitter.Line(a)})
 	}
 }
 
 // doc returns the first line of the Javadoc comment right before st.
 func (x *javaExtractor) doc(st *sitter.Node) string {
-	return docComment(st, x.sib.prevNamedOf(st), x.src, "block_comment")
+	return sitter.DocComment(st, x.sib.PrevNamedOf(st), x.src, "block_comment")
 }
 
 // signature is a declaration's header without its body and modifiers'
@@ -223,7 +224,7 @@ func (x *javaExtractor) doc(st *sitter.Node) string {
 func (x *javaExtractor) signature(def *sitter.Node) string {
 	start, end := def.StartByte(), def.EndByte()
 	if mn := modifiersOf(def); mn != nil {
-		for _, c := range allChildren(mn) {
+		for _, c := range sitter.AllChildren(mn) {
 			if k := c.Kind(); k != "marker_annotation" && k != "annotation" && k != "line_comment" && k != "block_comment" {
 				break
 			}
@@ -247,9 +248,9 @@ func (x *javaExtractor) typeParams(n *sitter.Node) []string {
 		return nil
 	}
 	var out []string
-	for _, p := range children(tp) {
+	for _, p := range sitter.Children(tp) {
 		if p.Kind() == "type_parameter" {
-			for _, c := range children(p) {
+			for _, c := range sitter.Children(p) {
 				if c.Kind() == "type_identifier" || c.Kind() == "identifier" {
 					out = append(out, x.text(c))
 					break
@@ -266,9 +267,9 @@ func (x *javaExtractor) typeList(n *sitter.Node) []*sitter.Node {
 	if n == nil {
 		return nil
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		if c.Kind() == "type_list" {
-			return children(c)
+			return sitter.Children(c)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // javaTable holds the repository's Java types by qualified name. It is
@@ -34,7 +35,7 @@ func newJavaTable(scopes map[string]*javaScope) *javaTable {
 	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
 		roots: map[string]bool{}, dups: map[string][]string{}}
 	defer t.addJDK()
-	for _, rel := range sortedKeys(scopes) {
+	for _, rel := range frontend.SortedKeys(scopes) {
 		sc := scopes[rel]
 		t.pkgs[sc.Pkg] = true
 		root, _, _ := strings.Cut(sc.Pkg, ".")

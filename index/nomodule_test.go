@@ -21,14 +21,14 @@ func TestSummaryNoModule(t *testing.T) {
 	st := openStore(t)
 	for _, step := range []string{"first run", "unchanged run"} {
 		sum := runIndex(t, st, root, false)
-		if sum.NoModule != 2 {
-			t.Errorf("%s: NoModule = %d, want 2 (loose.go, more/loose2.go)", step, sum.NoModule)
+		if sum.Languages["Go"].SyntaxOnly != 2 {
+			t.Errorf("%s: NoModule = %d, want 2 (loose.go, more/loose2.go)", step, sum.Languages["Go"].SyntaxOnly)
 		}
 	}
 	mod := t.TempDir()
 	testutil.WriteFile(t, mod, "go.mod", "module m\n\ngo 1.22\n")
 	testutil.WriteFile(t, mod, "a.go", "package m\n")
-	if sum := runIndex(t, openStore(t), mod, false); sum.NoModule != 0 {
-		t.Errorf("a module: NoModule = %d, want 0", sum.NoModule)
+	if sum := runIndex(t, openStore(t), mod, false); sum.Languages["Go"].SyntaxOnly != 0 {
+		t.Errorf("a module: NoModule = %d, want 0", sum.Languages["Go"].SyntaxOnly)
 	}
 }

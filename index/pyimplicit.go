@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -34,7 +34,7 @@ func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID
 			return
 		}
 		for _, m := range methods {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: line(v),
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: sitter.Line(v),
 				class: class, decl: d, module: x.f.module, implicit: true})
 		}
 	}
@@ -53,8 +53,8 @@ func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID
 			add(pyField(n, "left"), pyBinaryDunders[x.text(op)])
 		}
 	case "comparison_operator":
-		cs := children(n)
-		for _, c := range allChildren(n) {
+		cs := sitter.Children(n)
+		for _, c := range sitter.AllChildren(n) {
 			if !c.IsNamed() && x.text(c) == "in" && len(cs) == 2 {
 				add(cs[1], "__contains__")
 			}

@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
 // importStmt records an import statement: its bindings (module scope when
@@ -22,10 +22,10 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 		}
 		x.f.scope.imports[local] = target
 	}
-	stmt := pyImportStmt{line: line(st)}
+	stmt := pyImportStmt{line: sitter.Line(st)}
 	switch st.Kind() {
 	case "import_statement":
-		for _, c := range children(st) {
+		for _, c := range sitter.Children(st) {
 			switch c.Kind() {
 			case "dotted_name":
 				m := x.text(c)
@@ -50,7 +50,7 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				return
 			}
 		}
-		for _, c := range children(st) {
+		for _, c := range sitter.Children(st) {
 			if c.Equals(*mn) {
 				continue
 			}
@@ -79,7 +79,7 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 // relative resolves `from ..x import` against the file's module.
 func (x *pyExtractor) relative(n *sitter.Node) string {
 	dots, rest := 0, ""
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		switch c.Kind() {
 		case "import_prefix":
 			dots = strings.Count(x.text(c), ".")

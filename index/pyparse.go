@@ -4,10 +4,10 @@ package index
 
 import (
 	"path"
-	"sort"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -18,7 +18,7 @@ import (
 type pyFile struct {
 	rel, module string
 	isPkg       bool
-	res         fileResult
+	res         frontend.FileResult
 	modNode     int // the module node's index in res.nodes
 	scope       *pyScope
 	refs        []pyRef
@@ -67,13 +67,13 @@ type pyDecl struct {
 type pyExtractor struct {
 	src  []byte
 	f    *pyFile
-	ids  idCounts
+	ids  frontend.IDCounts
 	test bool
 	// inMain: walking `if __name__ == "__main__":`, which runs after every
 	// definition of the module, so its imports do not rebind what the
 	// definitions' annotations name
 	inMain bool
-	up     *nodeParents // each node's parent (Node.Parent walks from the root)
+	up     *sitter.Parents // each node's parent (Node.Parent walks from the root)
 }
 
 // pyIsTest reports whether rel is a test file: test_*.py, *_test.py,
@@ -97,93 +97,48 @@ func pyID(qname string) graphdb.NodeID     { return graphdb.NodeID("py:" + qname
 // extractPy builds the pyFile of one parsed file; up holds the tree's
 // parents (indexTree). With root nil (a file not parsed) it has its file
 // and module nodes only.
-func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node, up *nodeParents) *pyFile {
+func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node, up *sitter.Parents) *pyFile {
 	f := &pyFile{rel: rel, module: module, isPkg: isPkg, scope: newPyScope(module, rel)}
-	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "python", Module: module, Size: int64(len(src))}
+	f.res.Rec = graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(src), Language: "python", Module: module, Size: int64(len(src))}
 	x := &pyExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: pyIsTest(rel), up: up}
-	lines := max(countLines(src), 1)
+	lines := max(frontend.CountLines(src), 1)
 	mid := pyModuleID(module)
 	modNode := graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: module[strings.LastIndexByte(module, '.')+1:],
 		QName: module, Loc: rel, File: rel, StartLine: 1, EndLine: lines, Exported: true, Doc: x.docstring(root)}
 	if isPkg {
 		modNode.SubKind = "package"
 	}
-	fid := fileID(rel)
+	fid := frontend.FileID(rel)
 	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines, Doc: modNode.Doc})
 	x.parent(fid, mid)
 	if root != nil {
 		x.body(root, mid, fid)
 	}
 	if root != nil && root.HasError() {
-		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
+		x.f.res.Rec.Errors = append(x.f.res.Rec.Errors, sitter.SyntaxErrors(root)...)
 	}
 	modNode.Attrs = f.scope.attrs(f.imports)
-	f.modNode = len(f.res.nodes)
+	f.modNode = len(f.res.Nodes)
 	x.add(modNode)
 	return f
 }
 
 func (x *pyExtractor) add(n graphdb.Node) graphdb.NodeID {
-	n.ID = x.ids.unique(n.ID)
+	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = "python", x.f.rel
-	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
-	x.f.res.nodes = append(x.f.res.nodes, n)
+	n.Test, n.Testdata = x.test, frontend.IsTestdata(x.f.rel)
+	x.f.res.Nodes = append(x.f.res.Nodes, n)
 	return n.ID
 }
 
 func (x *pyExtractor) parent(from, to graphdb.NodeID) {
-	x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+	x.f.res.Edges = append(x.f.res.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 }
 
 func (x *pyExtractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
 
 // parentOf is n's parent, nil for the root.
-func (x *pyExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.of(n) }
-
-func line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
-
-func endLine(n *sitter.Node) int {
-	p := n.EndPosition()
-	if p.Column == 0 && p.Row > 0 {
-		return int(p.Row)
-	}
-	return int(p.Row) + 1
-}
-
-// children returns n's named children, in order.
-//
-// It iterates with a cursor: tree-sitter's NamedChild(i) walks from the
-// first child, so a loop over i is quadratic in a wide node (a class of
-// 100,000 methods, a file of 100,000 functions).
-func children(n *sitter.Node) []*sitter.Node {
-	c := n.Walk()
-	defer c.Close()
-	return nodePtrs(n.NamedChildren(c))
-}
-
-// allChildren returns n's children, named and anonymous, in order; with a
-// cursor, like children.
-func allChildren(n *sitter.Node) []*sitter.Node {
-	c := n.Walk()
-	defer c.Close()
-	return nodePtrs(n.Children(c))
-}
-
-// fieldChildren returns n's children in the named field, in order; with a
-// cursor, like children.
-func fieldChildren(n *sitter.Node, field string) []*sitter.Node {
-	c := n.Walk()
-	defer c.Close()
-	return nodePtrs(n.ChildrenByFieldName(field, c))
-}
-
-func nodePtrs(ns []sitter.Node) []*sitter.Node {
-	out := make([]*sitter.Node, len(ns))
-	for i := range ns {
-		out[i] = &ns[i]
-	}
-	return out
-}
+func (x *pyExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.Of(n) }
 
 // docstring returns the first line of the docstring of a module, class or
 // function body.
@@ -191,7 +146,7 @@ func (x *pyExtractor) docstring(body *sitter.Node) string {
 	if body == nil {
 		return ""
 	}
-	for _, st := range children(body) {
+	for _, st := range sitter.Children(body) {
 		if st.Kind() == "comment" {
 			continue
 		}
@@ -229,7 +184,7 @@ func (x *pyExtractor) signature(def *sitter.Node) string {
 // body walks a module-level block: declarations become nodes, other
 // statements' references belong to owner (the module node).
 func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
-	for _, st := range children(block) {
+	for _, st := range sitter.Children(block) {
 		switch st.Kind() {
 		case "function_definition", "class_definition", "decorated_definition":
 			x.topDecl(st, fid)
@@ -241,7 +196,7 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 				x.inMain = true
 				defer func() { x.inMain = false }()
 			}
-			for _, c := range children(st) {
+			for _, c := range sitter.Children(st) {
 				switch c.Kind() {
 				case "block", "elif_clause", "else_clause", "except_clause", "finally_clause":
 					x.body(c, owner, fid)
@@ -276,7 +231,7 @@ func unwrap(st *sitter.Node) (def *sitter.Node, decorators []*sitter.Node) {
 	if st.Kind() != "decorated_definition" {
 		return st, nil
 	}
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		if c.Kind() == "decorator" {
 			decorators = append(decorators, c)
 		}
@@ -293,13 +248,13 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	name := x.text(pyField(def, "name"))
 	qname := x.f.module + "." + name
 	n := graphdb.Node{ID: pyID(qname), Name: name, QName: qname, Loc: x.f.rel + ":" + name,
-		StartLine: line(st), EndLine: endLine(st), Signature: x.signature(def),
+		StartLine: sitter.Line(st), EndLine: sitter.EndLine(st), Signature: x.signature(def),
 		Doc: x.docstring(pyField(def, "body")), Exported: !strings.HasPrefix(name, "_")}
 	if def.Kind() == "class_definition" {
 		n.Kind, n.SubKind = graphdb.KindType, "class"
 		cls := newPyClass(qname)
 		if sc := pyField(def, "superclasses"); sc != nil {
-			for _, b := range children(sc) {
+			for _, b := range sitter.Children(sc) {
 				if e := x.dotted(b); e != "" {
 					cls.baseExprs = append(cls.baseExprs, e)
 				}
@@ -308,7 +263,7 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		if len(cls.baseExprs) > 0 {
 			n.Attrs = map[string]string{"py.bases": strings.Join(cls.baseExprs, "\n")}
 		}
-		idx := len(x.f.res.nodes)
+		idx := len(x.f.res.Nodes)
 		id := x.add(n)
 		cls.id = id
 		x.parent(id, fid)
@@ -324,7 +279,7 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		return
 	}
 	n.Kind = graphdb.KindFunction
-	idx := len(x.f.res.nodes)
+	idx := len(x.f.res.Nodes)
 	id := x.add(n)
 	x.parent(id, fid)
 	x.decorators(decs, id, "")
@@ -344,7 +299,7 @@ func (x *pyExtractor) setAttr(idx int, k, v string) {
 	if v == "" {
 		return
 	}
-	n := &x.f.res.nodes[idx]
+	n := &x.f.res.Nodes[idx]
 	if n.Attrs == nil {
 		n.Attrs = map[string]string{}
 	}
@@ -359,7 +314,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 	}
 	var walk func(block *sitter.Node)
 	walk = func(block *sitter.Node) {
-		for _, st := range children(block) {
+		for _, st := range sitter.Children(block) {
 			def, decs := unwrap(st)
 			if def == nil {
 				continue
@@ -369,7 +324,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				name := x.text(pyField(def, "name"))
 				loc := cls.qname[len(x.f.module)+1:] + "." + name
 				n := graphdb.Node{ID: pyID(cls.qname + "." + name), Kind: graphdb.KindMember, SubKind: "method", Name: name,
-					QName: cls.qname + "." + name, Loc: x.f.rel + ":" + loc, StartLine: line(st), EndLine: endLine(st),
+					QName: cls.qname + "." + name, Loc: x.f.rel + ":" + loc, StartLine: sitter.Line(st), EndLine: sitter.EndLine(st),
 					Signature: x.signature(def), Doc: x.docstring(pyField(def, "body")),
 					Exported: !strings.HasPrefix(name, "_") || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")}
 				for _, d := range decs {
@@ -378,7 +333,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 						n.Attrs = map[string]string{"py.method": t}
 					}
 				}
-				idx := len(x.f.res.nodes)
+				idx := len(x.f.res.Nodes)
 				id := x.add(n)
 				x.parent(id, cls.id)
 				x.decorators(decs, id, cls.qname)
@@ -403,12 +358,12 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				}
 				x.setAttr(idx, pyAttrRet, ret)
 			case def.Kind() == "if_statement" || def.Kind() == "try_statement":
-				for _, c := range children(def) {
+				for _, c := range sitter.Children(def) {
 					switch c.Kind() {
 					case "block":
 						walk(c)
 					case "elif_clause", "else_clause", "except_clause", "finally_clause":
-						for _, b := range children(c) {
+						for _, b := range sitter.Children(c) {
 							if b.Kind() == "block" {
 								walk(b)
 							} else {
@@ -458,8 +413,8 @@ func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 	}
 	for _, d := range decs {
 		if e := x.decoratorExpr(d); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: line(d), module: x.f.module},
-				pyRef{from: scope, kind: graphdb.EdgeCalls, expr: e, line: line(d), class: class, module: x.f.module})
+			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: sitter.Line(d), module: x.f.module},
+				pyRef{from: scope, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(d), class: class, module: x.f.module})
 		}
 		if d.NamedChildCount() > 0 && d.NamedChild(0).Kind() == "call" {
 			x.refs(pyField(d.NamedChild(0), "arguments"), id, class, nil)
@@ -523,7 +478,7 @@ func (l *pyLocals) bind(t *sitter.Node) {
 	case "identifier":
 		l.d.locals[l.x.text(t)] = true
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "as_pattern_target":
-		for _, c := range children(t) {
+		for _, c := range sitter.Children(t) {
 			l.bind(c)
 		}
 	}
@@ -586,20 +541,20 @@ func (l *pyLocals) walk(n, parent *sitter.Node, top bool) {
 			x.withAliasType(n, parent, a, d)
 		}
 	case "except_clause":
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			if c.Kind() == "as_pattern" {
 				l.bind(pyField(c, "alias"))
 			}
 		}
 	case "global_statement", "nonlocal_statement":
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			l.globals = append(l.globals, x.text(c))
 		}
 	case "import_statement", "import_from_statement":
 		x.importStmt(n, d)
 		return
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		l.walk(c, n, false)
 	}
 }
@@ -610,7 +565,7 @@ func (l *pyLocals) params(p *sitter.Node) {
 		return
 	}
 	x, d := l.x, l.d
-	for _, c := range children(p) {
+	for _, c := range sitter.Children(p) {
 		switch c.Kind() {
 		case "identifier":
 			l.bind(c)
@@ -619,7 +574,7 @@ func (l *pyLocals) params(p *sitter.Node) {
 			l.bind(pyField(c, "name"))
 			bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
 		case "typed_parameter":
-			for _, cc := range children(c) {
+			for _, cc := range sitter.Children(c) {
 				if cc.Kind() == "identifier" {
 					l.bind(cc)
 					bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
@@ -627,7 +582,7 @@ func (l *pyLocals) params(p *sitter.Node) {
 				}
 			}
 		default: // *args, **kwargs
-			for _, cc := range children(c) {
+			for _, cc := range sitter.Children(c) {
 				if cc.Kind() == "identifier" {
 					l.bind(cc)
 					bindType(d.types, x.text(cc), pyUnknown)
@@ -651,10 +606,10 @@ func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class
 	kind := n.Kind()
 	if kind == "call" {
 		if e := x.dotted(pyField(n, "function")); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module,
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(n), class: class, decl: d, module: x.f.module,
 				args: x.callArgs(pyField(n, "arguments"))})
 			if d != nil && d.params[e] {
-				d.pcalls = append(d.pcalls, pyParamCall{param: e, line: line(n)})
+				d.pcalls = append(d.pcalls, pyParamCall{param: e, line: sitter.Line(n)})
 			}
 		}
 	}
@@ -667,7 +622,7 @@ func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class
 		}
 		if p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
 			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
-				x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: line(n), class: class, decl: d, module: x.f.module, prop: true})
+				x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(n), class: class, decl: d, module: x.f.module, prop: true})
 			}
 		}
 	}
@@ -675,7 +630,7 @@ func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class
 		x.importStmt(n, nil)
 		return
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		x.refsIn(c, n, owner, class, d)
 	}
 }
@@ -684,7 +639,7 @@ func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class
 // super()/super(C, self) attributes ("super().m", "super(C).m"), and calls and
 // subscripts of such chains ("get()", "get()()", "HANDLERS[]",
 // "self.fns[]()"); "" for anything else.
-func (x *pyExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, maxDottedParts) }
+func (x *pyExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, sitter.MaxDottedParts) }
 
 // dottedIn is dotted for a chain of at most parts links.
 func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
@@ -698,7 +653,7 @@ func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
 		field, suffix := "function", "()"
 		if n.Kind() == "subscript" {
 			field, suffix = "value", "[]"
-			for _, c := range children(n)[1:] {
+			for _, c := range sitter.Children(n)[1:] {
 				if c.Kind() == "slice" {
 					suffix = "" // xs[1:] is a container like xs
 				}
@@ -737,7 +692,7 @@ func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
 func (x *pyExtractor) superOf(call *sitter.Node) string {
 	var args []*sitter.Node
 	if al := pyField(call, "arguments"); al != nil {
-		for _, c := range children(al) {
+		for _, c := range sitter.Children(al) {
 			if c.IsNamed() && c.Kind() != "comment" {
 				args = append(args, c)
 			}
@@ -750,14 +705,4 @@ func (x *pyExtractor) superOf(call *sitter.Node) string {
 		return "super(" + x.text(args[0]) + ")"
 	}
 	return "super(?)"
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
 // pyScope is what a module binds at module level: its functions and
@@ -119,15 +120,15 @@ func (f pyFnInfo) key() string {
 }
 
 func fnInfoOf(n graphdb.Node) pyFnInfo {
-	f := pyFnInfo{decos: splitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
-	for _, l := range splitLines(n.Attrs[pyAttrPcalls]) {
+	f := pyFnInfo{decos: frontend.SplitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
+	for _, l := range frontend.SplitLines(n.Attrs[pyAttrPcalls]) {
 		p, ln, _ := strings.Cut(l, "\t")
 		if k, err := strconv.Atoi(ln); err == nil {
 			f.pcalls = append(f.pcalls, pyParamCall{param: p, line: k})
 		}
 	}
 	if len(f.pcalls) > 0 {
-		f.params = splitLines(n.Attrs[pyAttrParams])
+		f.params = frontend.SplitLines(n.Attrs[pyAttrParams])
 	}
 	return f
 }
@@ -153,18 +154,18 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 			deps[m] = true
 		}
 	}
-	s.deps = sortedKeys(deps)
+	s.deps = frontend.SortedKeys(deps)
 	var imp []string
-	for _, k := range sortedKeys(s.imports) {
+	for _, k := range frontend.SortedKeys(s.imports) {
 		imp = append(imp, k+"\t"+s.imports[k])
 	}
 	h := sha256.New()
-	for _, name := range sortedKeys(s.defs) {
+	for _, name := range frontend.SortedKeys(s.defs) {
 		sym := s.defs[name]
 		fmt.Fprintf(h, "d %s %s %s %s\n", name, sym.id, sym.ret, sym.fn.key())
 		if sym.cls != nil {
 			fmt.Fprintf(h, "b %s\n", strings.Join(sym.cls.baseExprs, ","))
-			for _, m := range sortedKeys(sym.cls.methods) {
+			for _, m := range frontend.SortedKeys(sym.cls.methods) {
 				fmt.Fprintf(h, "m %s %s %s %v %s\n", m, sym.cls.methods[m], sym.cls.rets[m], sym.cls.props[m], sym.cls.fns[m].key())
 			}
 			fmt.Fprintf(h, "a %q\n", typedAttrs(sym.cls.attrs))
@@ -191,13 +192,6 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	return a
 }
 
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
 // storedScope rebuilds the scope of an unchanged module from its stored
 // nodes. ok is false when the module node is missing.
 func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
@@ -210,22 +204,22 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 		switch {
 		case n.Kind == graphdb.KindModule && n.ID == pyModuleID(module):
 			found = true
-			for _, l := range splitLines(n.Attrs[pyAttrImports]) {
+			for _, l := range frontend.SplitLines(n.Attrs[pyAttrImports]) {
 				if k, v, ok := strings.Cut(l, "\t"); ok {
 					s.imports[k] = v
 				}
 			}
-			s.stars = splitLines(n.Attrs[pyAttrStars])
-			s.deps = splitLines(n.Attrs[pyAttrDeps])
+			s.stars = frontend.SplitLines(n.Attrs[pyAttrStars])
+			s.deps = frontend.SplitLines(n.Attrs[pyAttrDeps])
 			s.surface = n.Attrs[pyAttrSurface]
 			s.vars = parseTypedAttrs(n.Attrs[pyAttrVars])
-			s.byName = splitLines(n.Attrs[pyAttrByName])
+			s.byName = frontend.SplitLines(n.Attrs[pyAttrByName])
 		case (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && n.QName == module+"."+n.Name:
 			var cls *pyClass
 			if n.Kind == graphdb.KindType {
 				cls = newPyClass(n.QName)
-				cls.id, cls.baseExprs, cls.attrs = n.ID, splitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[pyAttrAttrs])
-				cls.fields = splitLines(n.Attrs[pyAttrFields])
+				cls.id, cls.baseExprs, cls.attrs = n.ID, frontend.SplitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[pyAttrAttrs])
+				cls.fields = frontend.SplitLines(n.Attrs[pyAttrFields])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
 					lines[cls] = [2]int{n.StartLine, n.EndLine}
@@ -625,7 +619,7 @@ func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.No
 // link adds a parsed file's resolved edges: calls, decorated_by, inherits
 // and imports, and lists the names of its by-name calls on its module node.
 func (t *pyTable) link(f *pyFile) {
-	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	add := func(e graphdb.Edge) { f.res.Edges = append(f.res.Edges, e) }
 	byName := map[string]bool{}
 	for _, r := range f.refs {
 		ids := t.resolve(r)
@@ -648,9 +642,9 @@ func (t *pyTable) link(f *pyFile) {
 		}
 	}
 	if len(byName) > 0 {
-		f.res.nodes[f.modNode].Attrs[pyAttrByName] = strings.Join(sortedKeys(byName), "\n")
+		f.res.Nodes[f.modNode].Attrs[pyAttrByName] = strings.Join(frontend.SortedKeys(byName), "\n")
 	}
-	for _, n := range f.res.nodes {
+	for _, n := range f.res.Nodes {
 		if n.Kind != graphdb.KindType {
 			continue
 		}
@@ -660,7 +654,7 @@ func (t *pyTable) link(f *pyFile) {
 			}
 		}
 	}
-	fid := fileID(f.rel)
+	fid := frontend.FileID(f.rel)
 	edge := func(m string, line int) {
 		if m != f.module {
 			add(graphdb.Edge{From: fid, To: pyModuleID(m), Kind: graphdb.EdgeImports, File: f.rel, Line: line})

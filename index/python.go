@@ -12,7 +12,8 @@ import (
 	"sync"
 	"time"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
 	"golang.org/x/sync/errgroup"
 
@@ -25,7 +26,10 @@ type pyFrontend struct {
 	log *slog.Logger
 }
 
-func (p *pyFrontend) language() string { return "python" }
+func (p *pyFrontend) Language() string { return "python" }
+
+// newPyFrontend makes the frontend of pyLang.
+var newPyFrontend = func(env frontend.Env) frontend.Frontend { return &pyFrontend{log: env.Log} }
 
 // pyMod is the module a file defines.
 type pyMod struct {
@@ -39,14 +43,14 @@ type pyMod struct {
 // outside packages; __init__.py is its package. When two files claim the
 // same name (two copies of a package in one repository), the first in path
 // order keeps it and the others are named by their full path.
-func pyModuleNames(files map[string]*diskFile) map[string]pyMod {
+func pyModuleNames(files map[string]*frontend.DiskFile) map[string]pyMod {
 	pkgDirs := map[string]bool{}
 	for rel := range files {
 		if path.Base(rel) == "__init__.py" && path.Dir(rel) != "." {
 			pkgDirs[path.Dir(rel)] = true
 		}
 	}
-	rels := sortedKeys(files)
+	rels := frontend.SortedKeys(files)
 	out := make(map[string]pyMod, len(rels))
 	taken := map[string]bool{}
 	for _, rel := range rels {
@@ -116,30 +120,30 @@ func pyField(n *sitter.Node, name string) *sitter.Node {
 // parsePyFile reads and extracts one file within the job's budgets; nil
 // when it vanished or the run was cancelled. A file a budget kept from
 // being parsed gets its file and module nodes only.
-func (p *pyFrontend) parsePyFile(ctx context.Context, j *job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
-	pf := parseWithin(ctx, j, rel, m.name, func(data []byte) (*sitter.Tree, []byte, error) {
-		t, err := parseLimited(ctx, parser, data, j.budget.timeout)
+func (p *pyFrontend) parsePyFile(ctx context.Context, j *frontend.Job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
+	pf := sitter.ParseWithin(ctx, j, rel, m.name, func(data []byte) (*sitter.Tree, []byte, error) {
+		t, err := sitter.ParseLimited(ctx, parser, data, j.Budget.Timeout)
 		return t, data, err
 	})
 	if pf == nil {
 		return nil
 	}
-	if pf.tree != nil {
-		defer pf.tree.Close()
+	if pf.Tree != nil {
+		defer pf.Tree.Close()
 	}
-	f := extractPy(rel, m.name, m.isPkg, pf.data, pf.root(), pf.up)
-	for _, e := range f.res.rec.Errors {
-		j.diag(Diagnostic{Package: m.name, Pos: rel + ":" + strings.SplitN(e, ": ", 2)[0], Msg: strings.SplitN(e, ": ", 2)[1]})
+	f := extractPy(rel, m.name, m.isPkg, pf.Data, pf.Root(), pf.Up)
+	for _, e := range f.res.Rec.Errors {
+		j.Diag(Diagnostic{Package: m.name, Pos: rel + ":" + strings.SplitN(e, ": ", 2)[0], Msg: strings.SplitN(e, ": ", 2)[1]})
 	}
-	if pf.problem != "" {
-		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
+	if pf.Problem != "" {
+		f.res.Rec.Errors = append(f.res.Rec.Errors, pf.Problem)
 	}
 	return f
 }
 
 // parseAll parses rels with one parser per worker.
-func (p *pyFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]pyMod, doneSoFar, total int) ([]*pyFile, error) {
-	return parseEach(ctx, j, rels, doneSoFar, total, newPyParser, (*sitter.Parser).Close,
+func (p *pyFrontend) parseAll(ctx context.Context, j *frontend.Job, rels []string, mods map[string]pyMod, doneSoFar, total int) ([]*pyFile, error) {
+	return frontend.ParseEach(ctx, j, rels, doneSoFar, total, newPyParser, (*sitter.Parser).Close,
 		func(parser *sitter.Parser, rel string) *pyFile { return p.parsePyFile(ctx, j, parser, rel, mods[rel]) })
 }
 
@@ -158,38 +162,38 @@ func (p *pyFrontend) parseAll(ctx context.Context, j *job, rels []string, mods m
 // a self.m() call that resolved through a base class two imports away can
 // go stale until its file changes; edges to deleted targets dangle and are
 // not returned by the store.
-func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
-	d := done{phases: map[string]int64{}}
-	mods := pyModuleNames(j.files)
+func (p *pyFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+	d := frontend.Done{Phases: map[string]int64{}}
+	mods := pyModuleNames(j.Files)
 	parse := map[string]bool{}
-	for rel := range j.files {
-		if j.full || j.changed[rel] || j.stored[rel].Module != mods[rel].name {
+	for rel := range j.Files {
+		if j.Full || j.Changed[rel] || j.Stored[rel].Module != mods[rel].name {
 			parse[rel] = true
 		}
 	}
 	t0 := time.Now()
 	stored, old := map[string]*pyScope{}, map[string]*pyScope{}
-	if !j.full {
+	if !j.Full {
 		var err error
 		if stored, old, err = p.loadStored(ctx, j, mods, parse); err != nil {
 			return d, err
 		}
 	}
-	d.phases["py.load"] = int64(time.Since(t0))
+	d.Phases["py.load"] = int64(time.Since(t0))
 
 	t0 = time.Now()
 	files, err := p.parseChanged(ctx, j, mods, parse, stored, old)
 	if err != nil {
 		return d, err
 	}
-	d.phases["py.parse"] = int64(time.Since(t0))
+	d.Phases["py.parse"] = int64(time.Since(t0))
 
 	t0 = time.Now()
 	if err := p.link(j, files, stored, emit); err != nil {
 		return d, err
 	}
-	d.phases["py.resolve"] = int64(time.Since(t0))
-	d.packages = len(files)
+	d.Phases["py.resolve"] = int64(time.Since(t0))
+	d.Units = len(files)
 	return d, ctx.Err()
 }
 
@@ -197,24 +201,24 @@ func (p *pyFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 // stored nodes (a file whose module node is missing joins parse), and
 // those the files to parse and the deleted files had (old), for their
 // surfaces and methods.
-func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool) (stored, old map[string]*pyScope, err error) {
+func (p *pyFrontend) loadStored(ctx context.Context, j *frontend.Job, mods map[string]pyMod, parse map[string]bool) (stored, old map[string]*pyScope, err error) {
 	stored, old = map[string]*pyScope{}, map[string]*pyScope{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.workers)
-	rels := sortedKeys(j.files)
-	for rel := range j.deleted {
+	g.SetLimit(j.Workers)
+	rels := frontend.SortedKeys(j.Files)
+	for rel := range j.Deleted {
 		rels = append(rels, rel)
 	}
 	var missing []string // joins parse once every goroutine is done
 	for _, rel := range rels {
-		prev := parse[rel] || j.deleted[rel]
+		prev := parse[rel] || j.Deleted[rel]
 		g.Go(func() error {
-			rec, ok := j.stored[rel]
+			rec, ok := j.Stored[rel]
 			if prev && !ok {
 				return nil
 			}
-			nodes, err := j.reader.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
+			nodes, err := j.Reader.FindSymbols(gctx, graphdb.SymbolQuery{File: rel})
 			if err != nil {
 				return fmt.Errorf("read stored nodes of %s: %w", rel, err)
 			}
@@ -247,21 +251,21 @@ func (p *pyFrontend) loadStored(ctx context.Context, j *job, mods map[string]pyM
 // parseChanged parses the files in parse and, in incremental runs, the
 // stored files importing a module whose surface changed and those whose
 // by-name calls' candidates changed (removed from stored).
-func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]pyMod, parse map[string]bool, stored, old map[string]*pyScope) ([]*pyFile, error) {
-	rels := sortedKeys(parse)
+func (p *pyFrontend) parseChanged(ctx context.Context, j *frontend.Job, mods map[string]pyMod, parse map[string]bool, stored, old map[string]*pyScope) ([]*pyFile, error) {
+	rels := frontend.SortedKeys(parse)
 	files, err := p.parseAll(ctx, j, rels, mods, 0, len(rels))
-	if err != nil || j.full {
+	if err != nil || j.Full {
 		return files, err
 	}
 	changedMods := map[string]bool{}
-	for rel := range j.deleted {
-		changedMods[j.stored[rel].Module] = true
+	for rel := range j.Deleted {
+		changedMods[j.Stored[rel].Module] = true
 	}
 	for _, f := range files {
 		prev, ok := old[f.rel]
-		if !ok || prev.surface != f.scope.surface || j.stored[f.rel].Module != f.module {
+		if !ok || prev.surface != f.scope.surface || j.Stored[f.rel].Module != f.module {
 			changedMods[f.module] = true
-			if m := j.stored[f.rel].Module; m != "" {
+			if m := j.Stored[f.rel].Module; m != "" {
 				changedMods[m] = true
 			}
 		}
@@ -290,7 +294,7 @@ func (p *pyFrontend) parseChanged(ctx context.Context, j *job, mods map[string]p
 
 // link resolves the parsed files against every module's scope and emits
 // them in path order, after clearing the stored records they replace.
-func (p *pyFrontend) link(j *job, files []*pyFile, stored map[string]*pyScope, emit func(fileResult)) error {
+func (p *pyFrontend) link(j *frontend.Job, files []*pyFile, stored map[string]*pyScope, emit func(frontend.FileResult)) error {
 	table := &pyTable{mods: map[string]*pyScope{}}
 	for _, sc := range stored {
 		table.add(sc)
@@ -300,18 +304,18 @@ func (p *pyFrontend) link(j *job, files []*pyFile, stored map[string]*pyScope, e
 	}
 	var rewrite []string
 	for _, f := range files {
-		if _, ok := j.stored[f.rel]; ok {
+		if _, ok := j.Stored[f.rel]; ok {
 			rewrite = append(rewrite, f.rel)
 		}
 	}
 	sort.Strings(rewrite)
-	if err := j.rewrite(rewrite); err != nil {
+	if err := j.Rewrite(rewrite); err != nil {
 		return err
 	}
 	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
 	for _, f := range files {
 		table.link(f)
-		f.res.sortResult()
+		f.res.Sort()
 		emit(f.res)
 	}
 	return nil

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -200,7 +201,7 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 			}
 		}
 		var alts []string
-		for i, c := range children(n) {
+		for i, c := range sitter.Children(n) {
 			if n.Kind() == "conditional_expression" && i == 1 {
 				continue // the condition
 			}
@@ -340,7 +341,7 @@ func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[st
 // typedAttrs encodes name → vexpr as "name\tvexpr" lines, skipping unknowns.
 func typedAttrs(m map[string]string) string {
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range frontend.SortedKeys(m) {
 		if v := m[k]; v != "" && v != pyUnknown {
 			out = append(out, k+"\t"+v)
 		}
@@ -350,7 +351,7 @@ func typedAttrs(m map[string]string) string {
 
 func parseTypedAttrs(s string) map[string]string {
 	m := map[string]string{}
-	for _, l := range splitLines(s) {
+	for _, l := range frontend.SplitLines(s) {
 		if k, v, ok := strings.Cut(l, "\t"); ok {
 			m[k] = v
 		}
@@ -731,12 +732,12 @@ func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty 
 		bindType(names, x.text(left), ty)
 		return
 	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
-		for _, c := range children(left) {
+		for _, c := range sitter.Children(left) {
 			if c.Kind() == "list_splat_pattern" || c.Kind() == "list_splat" {
 				ty = pyUnknown // a, *rest, b: positions after the splat are unknown
 			}
 		}
-		for i, c := range children(left) {
+		for i, c := range sitter.Children(left) {
 			if c.Kind() != "identifier" {
 				continue
 			}
@@ -748,7 +749,7 @@ func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty 
 		}
 		return
 	}
-	for _, c := range children(left) {
+	for _, c := range sitter.Children(left) {
 		if c.Kind() == "identifier" {
 			bindType(names, x.text(c), pyUnknown)
 		}
@@ -767,7 +768,7 @@ func (x *pyExtractor) namedTupleFields(def *sitter.Node, bases []string) []strin
 		return nil
 	}
 	var out []string
-	for _, st := range children(body) {
+	for _, st := range sitter.Children(body) {
 		if st.Kind() != "expression_statement" || st.NamedChildCount() == 0 {
 			continue
 		}

@@ -5,7 +5,7 @@ package index
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -68,7 +68,7 @@ func (x *pyExtractor) paramList(def *sitter.Node, dropFirst bool) []string {
 	}
 	var out []string
 	kwOnly := false
-	for _, c := range children(p) {
+	for _, c := range sitter.Children(p) {
 		name := ""
 		switch c.Kind() {
 		case "identifier":
@@ -78,7 +78,7 @@ func (x *pyExtractor) paramList(def *sitter.Node, dropFirst bool) []string {
 				name = x.text(n)
 			}
 		case "typed_parameter":
-			for _, cc := range children(c) {
+			for _, cc := range sitter.Children(c) {
 				if cc.Kind() == "identifier" {
 					name = x.text(cc)
 					break
@@ -115,7 +115,7 @@ func (x *pyExtractor) callArgs(args *sitter.Node) []pyArg {
 	}
 	var out []pyArg
 	pos := 0
-	for _, c := range children(args) {
+	for _, c := range sitter.Children(args) {
 		switch c.Kind() {
 		case "keyword_argument":
 			if ty := x.valueType(pyField(c, "value")); strings.HasPrefix(ty, "v:") {
@@ -144,12 +144,12 @@ func (x *pyExtractor) valueRefs(n *sitter.Node, kind string, owner graphdb.NodeI
 			return
 		}
 		if e := x.dotted(v); e != "" && !strings.HasPrefix(e, "super(") {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeReferences, expr: e, line: line(v), class: class, decl: d, module: x.f.module})
+			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeReferences, expr: e, line: sitter.Line(v), class: class, decl: d, module: x.f.module})
 		}
 	}
 	switch kind {
 	case "argument_list", "list", "tuple", "set", "expression_list":
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			if c.Kind() == "keyword_argument" {
 				ref(pyField(c, "value"))
 			} else {
@@ -280,7 +280,7 @@ func (t *pyTable) callTargets(v pyVal) []graphdb.NodeID {
 func (x *pyExtractor) containerType(n *sitter.Node) string {
 	var alts []string
 	seen := map[string]bool{}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		if c.Kind() == "pair" {
 			c = pyField(c, "value")
 		}

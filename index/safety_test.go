@@ -95,8 +95,8 @@ func TestFIFOSourceFiles(t *testing.T) {
 	if diff := cmp.Diff(want, notesOf(sum)); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
-	if sum.Packages != 1 || sum.Files != 2 || len(sum.Errors) != 0 {
-		t.Errorf("packages=%d files=%d errors=%v, want 1 package, 2 files, no errors", sum.Packages, sum.Files, sum.Errors)
+	if sum.Languages["Go"].Units != 1 || sum.Files != 2 || len(sum.Errors) != 0 {
+		t.Errorf("packages=%d files=%d errors=%v, want 1 package, 2 files, no errors", sum.Languages["Go"].Units, sum.Files, sum.Errors)
 	}
 }
 

@@ -20,7 +20,7 @@ func TestServeFailureAdvice(t *testing.T) {
 	cfg := testConfig(t, repos)
 	cfg.MaxAttempts = 1
 	gh := newFakeTracker(tracker.GitHub)
-	jobErr := fmt.Errorf("index the worktree: %w: no source file of a language relay indexes under /srv/x", index.ErrNotGo)
+	jobErr := fmt.Errorf("index the worktree: %w: no source file of a language relay indexes under /srv/x", index.ErrNoSource)
 	scoper := &fakeScoper{running: map[string]int{}, err: func(ScopeInput) error { return jobErr }}
 	logs := &syncLog{}
 	svc := startService(t, cfg, serviceDeps{trackers: map[string]tracker.Tracker{tracker.GitHub: gh}, scoper: scoper, log: logs})

@@ -178,7 +178,7 @@ func prepareCheckout(ctx context.Context, g *globals, root, goProxy string) (gra
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, GoProxy: goProxy}); errors.Is(err, index.ErrNotGo) {
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, GoProxy: goProxy}); errors.Is(err, index.ErrNoSource) {
 		// No language relay builds a graph for: localize by search alone
 		// over the (empty) graph, as relay scope does.
 		g.log.Info("no code graph for this checkout; searching without it", "root", root)

@@ -162,7 +162,7 @@ func deriveFromDiff(ctx context.Context, g *globals, repo, diffFile string) (eva
 	// checkout: index it in memory (nothing is written to the checkout).
 	st := memstore.New()
 	defer st.Close()
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); err != nil && !errors.Is(err, index.ErrNotGo) {
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); err != nil && !errors.Is(err, index.ErrNoSource) {
 		return eval.Gold{}, fmt.Errorf("index %s for gold functions: %w", repo, err)
 	}
 	return eval.GoldFromDiffGraph(ctx, root, diffs, st)

@@ -105,7 +105,7 @@ func (g *globals) offlineSearcher(ctx context.Context, root string) (*retrieve.S
 			// No index yet: build it now, as `relay index` would.
 			fmt.Fprintf(g.stderr, "relay: no index for %s yet; indexing it first (relay index keeps it up to date)\n", root)
 			err = g.indexRepo(ctx, root, indexRun{maxErrors: 5, out: g.stderr})
-			if errors.Is(err, index.ErrNotGo) {
+			if errors.Is(err, index.ErrNoSource) {
 				// No code graph for this repository (relay indexes Go
 				// and Python code): search code, docs and config
 				// without graph relations.

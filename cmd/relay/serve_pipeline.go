@@ -131,7 +131,7 @@ func (x *serveIndexer) Index(ctx context.Context, root, storeDir string) (serve.
 	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: x.g.log, GoProxy: x.goProxy, MaxFileBytes: x.budgets.MaxFileSize, MaxDepth: x.budgets.MaxDepth, ParseTimeout: x.budgets.ParseTimeout})
 	var graph graphdb.Reader = st
 	switch {
-	case errors.Is(err, index.ErrNotGo):
+	case errors.Is(err, index.ErrNoSource):
 		// No code graph for this repository: search alone ranks files.
 		graph, sum = nil, index.Summary{Unchanged: true}
 	case err != nil:

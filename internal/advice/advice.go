@@ -244,7 +244,7 @@ var table = []entry{
 	},
 	{
 		name:  "no source relay indexes",
-		match: is(index.ErrNotGo),
+		match: is(index.ErrNoSource),
 		say: [4]string{
 			"pass --repo DIR (or set RELAY_REPO) to point at a checkout with source in a language relay indexes",
 			"start `relay mcp` with --repo pointing at a checkout with source in a language relay indexes",

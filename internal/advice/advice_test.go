@@ -197,7 +197,7 @@ func TestFor(t *testing.T) {
 		},
 		{
 			name: "no source relay indexes",
-			err:  fmt.Errorf("index: %w: no source file of a language relay indexes under /r", index.ErrNotGo),
+			err:  fmt.Errorf("index: %w: no source file of a language relay indexes under /r", index.ErrNoSource),
 			want: [4]string{
 				"pass --repo DIR (or set RELAY_REPO) to point at a checkout with source in a language relay indexes",
 				"start `relay mcp` with --repo pointing at a checkout with source in a language relay indexes",

@@ -1,12 +1,12 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"fmt"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -14,7 +14,7 @@ import (
 // top handles one top-level statement: declarations become nodes and
 // scope entries, imports and exports scope entries, and other code's
 // references belong to the module node.
-func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
+func (x *extractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 	s := x.f.scope
 	switch st.Kind() {
 	case "import_statement":
@@ -32,7 +32,7 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 		}
 		x.refs(st, mid, "", nil)
 	case "ambient_declaration":
-		for _, c := range children(st) {
+		for _, c := range sitter.Children(st) {
 			x.top(c, mid, fid)
 		}
 	case "lexical_declaration", "variable_declaration":
@@ -42,7 +42,7 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 		// declaration alone (declare, .d.ts) still gives the type.
 		name := x.text(st.ChildByFieldName("name"))
 		if d := s.Decls[name]; d == nil && name != "" {
-			s.Decls[name] = &tsDecl{Kind: "function", Type: x.typeName(st.ChildByFieldName("return_type")), Params: x.fnParams(st)}
+			s.Decls[name] = &scopeDecl{Kind: "function", Type: x.typeName(st.ChildByFieldName("return_type")), Params: x.fnParams(st)}
 		}
 	default:
 		if name := x.decl(st, st, nil, fid); name == "" {
@@ -54,7 +54,7 @@ func (x *tsExtractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 // decl adds a declaration (class, interface, enum, type alias, function)
 // and returns its local name, or "" when st is none. outer is the
 // statement holding it (export, decorators) for lines and doc.
-func (x *tsExtractor) decl(st, outer *sitter.Node, decs []*sitter.Node, fid graphdb.NodeID) string {
+func (x *extractor) decl(st, outer *sitter.Node, decs []*sitter.Node, fid graphdb.NodeID) string {
 	nameNode := st.ChildByFieldName("name")
 	name := x.text(nameNode)
 	switch st.Kind() {
@@ -69,7 +69,7 @@ func (x *tsExtractor) decl(st, outer *sitter.Node, decs []*sitter.Node, fid grap
 		sub := map[string]string{"enum_declaration": "enum", "type_alias_declaration": "alias"}[st.Kind()]
 		id := x.add(x.node(outer, st, name, name, graphdb.KindType, sub))
 		x.parent(id, fid)
-		x.define(name, &tsDecl{ID: id, Kind: sub})
+		x.define(name, &scopeDecl{ID: id, Kind: sub})
 	case "function_declaration", "generator_function_declaration", "function_expression", "function", "generator_function", "arrow_function":
 		if name == "" {
 			return ""
@@ -85,7 +85,7 @@ func (x *tsExtractor) decl(st, outer *sitter.Node, decs []*sitter.Node, fid grap
 
 // define binds a top-level name; the first declaration keeps it, except
 // that an implementation replaces the bare overload signatures before it.
-func (x *tsExtractor) define(name string, d *tsDecl) {
+func (x *extractor) define(name string, d *scopeDecl) {
 	if old := x.f.scope.Decls[name]; old != nil && old.ID != "" {
 		return
 	} else if old != nil && d.Type == "" {
@@ -95,16 +95,16 @@ func (x *tsExtractor) define(name string, d *tsDecl) {
 }
 
 // node builds a declaration node: loc is the part after "file:".
-func (x *tsExtractor) node(outer, def *sitter.Node, name, loc string, kind graphdb.NodeKind, sub string) graphdb.Node {
+func (x *extractor) node(outer, def *sitter.Node, name, loc string, kind graphdb.NodeKind, sub string) graphdb.Node {
 	q := x.f.module + "." + x.prefix + loc
-	return graphdb.Node{ID: tsID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + x.prefix + loc,
-		StartLine: line(outer), EndLine: endLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
+	return graphdb.Node{ID: nodeID(q), Kind: kind, SubKind: sub, Name: name, QName: q, Loc: x.f.rel + ":" + x.prefix + loc,
+		StartLine: sitter.Line(outer), EndLine: sitter.EndLine(outer), Signature: x.signature(def), Doc: x.doc(outer),
 		Exported: outer.Kind() == "export_statement" || x.parentOf(outer) != nil && x.parentOf(outer).Kind() == "export_statement"}
 }
 
 // function adds a top-level function (declared, or a function or arrow
 // bound to a name).
-func (x *tsExtractor) function(fn, outer *sitter.Node, name string, fid graphdb.NodeID) {
+func (x *extractor) function(fn, outer *sitter.Node, name string, fid graphdb.NodeID) {
 	n := x.node(outer, fn, name, name, graphdb.KindFunction, "")
 	if fn.Kind() == "arrow_function" {
 		n.SubKind = "arrow"
@@ -115,15 +115,15 @@ func (x *tsExtractor) function(fn, outer *sitter.Node, name string, fid graphdb.
 	if ret == "" {
 		ret = x.docReturns(fn)
 	}
-	x.define(name, &tsDecl{ID: id, Kind: "function", Type: ret, Params: x.fnParams(fn)})
+	x.define(name, &scopeDecl{ID: id, Kind: "function", Type: ret, Params: x.fnParams(fn)})
 	x.body(fn, id, "")
 }
 
 // body walks a function's parameters and body: its locals shadow
 // top-level names, its calls (nested functions included) belong to id,
 // and its declared types give returns and param_of edges.
-func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
-	f := &tsFn{locals: map[string]string{}}
+func (x *extractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
+	f := &funcInfo{locals: map[string]string{}}
 	params := fn.ChildByFieldName("parameters")
 	if params == nil {
 		params = fn.ChildByFieldName("parameter") // x => ...
@@ -134,17 +134,17 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 			t = x.docReturns(fn)
 		}
 		if t != "" {
-			x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: line(fn), scope: x.f.scope})
+			x.f.types = append(x.f.types, typeRef{from: id, kind: graphdb.EdgeReturns, typ: t, line: sitter.Line(fn), scope: x.f.scope})
 		}
 		doc := x.docParams(fn)
 		if params != nil {
-			for _, p := range children(params) {
+			for _, p := range sitter.Children(params) {
 				t := x.typeName(p.ChildByFieldName("type"))
 				if t == "" {
 					t = doc[x.jsParamName(p)]
 				}
 				if t != "" {
-					x.f.types = append(x.f.types, tsTypeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: line(p), scope: x.f.scope})
+					x.f.types = append(x.f.types, typeRef{from: id, kind: graphdb.EdgeParamOf, typ: t, line: sitter.Line(p), scope: x.f.scope})
 				}
 			}
 		}
@@ -156,7 +156,7 @@ func (x *tsExtractor) body(fn *sitter.Node, id graphdb.NodeID, class string) {
 
 // locals collects the names a function binds, nested functions included:
 // parameters and variables with their declared or evident types.
-func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
+func (x *extractor) locals(root *sitter.Node, f *funcInfo) {
 	n := root
 	var bind func(p *sitter.Node, typ string)
 	bind = func(p *sitter.Node, typ string) {
@@ -170,7 +170,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 				f.locals[name] = typ
 			}
 		case "object_pattern", "array_pattern", "pair_pattern", "rest_pattern", "assignment_pattern", "object_assignment_pattern":
-			for _, c := range children(p) {
+			for _, c := range sitter.Children(p) {
 				if p.Kind() == "pair_pattern" && c.Equals(*p.ChildByFieldName("key")) {
 					continue
 				}
@@ -186,7 +186,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 		case "variable_declarator":
 			if nm, v := n.ChildByFieldName("name"), n.ChildByFieldName("value"); nm != nil && nm.Kind() == "object_pattern" && v != nil && v.Kind() == "this" {
 				// const { a, b } = this: "~a" is the type of this.a.
-				for _, c := range children(nm) {
+				for _, c := range sitter.Children(nm) {
 					if c.Kind() == "shorthand_property_identifier_pattern" {
 						f.locals[x.text(c)] = "~" + x.text(c)
 					}
@@ -220,7 +220,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 			if x.parentOf(n) != nil {
 				doc = x.docParams(x.parentOf(n))
 			}
-			for _, c := range children(n) {
+			for _, c := range sitter.Children(n) {
 				switch c.Kind() {
 				case "identifier", "object_pattern", "array_pattern":
 					bind(c, doc[x.jsParamName(c)]) // JavaScript parameters
@@ -229,7 +229,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 				}
 			}
 		}
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			walk(c)
 		}
 	}
@@ -240,7 +240,7 @@ func (x *tsExtractor) locals(root *sitter.Node, f *tsFn) {
 // by the callee's declared parameter types: "@c|f|i|j" (or "@n|C|i|j" for
 // new C(...)) is the type of parameter j of the function type of
 // parameter i of the callee.
-func (x *tsExtractor) contextual(args *sitter.Node, f *tsFn) {
+func (x *extractor) contextual(args *sitter.Node, f *funcInfo) {
 	call := x.parentOf(args)
 	if call == nil {
 		return
@@ -255,7 +255,7 @@ func (x *tsExtractor) contextual(args *sitter.Node, f *tsFn) {
 	if callee == "" || strings.ContainsRune(callee, '|') {
 		return
 	}
-	for i, a := range children(args) {
+	for i, a := range sitter.Children(args) {
 		if a.Kind() != "arrow_function" && a.Kind() != "function_expression" && a.Kind() != "function" {
 			continue
 		}
@@ -285,7 +285,7 @@ func (x *tsExtractor) contextual(args *sitter.Node, f *tsFn) {
 }
 
 // refs collects the calls, constructions and JSX elements under n.
-func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f *tsFn) {
+func (x *extractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f *funcInfo) {
 	if n == nil || owner == "" || x.f.decl {
 		return
 	}
@@ -296,7 +296,7 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 			}
 		}
 		if expr != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
+			x.f.refs = append(x.f.refs, ref{from: owner, kind: graphdb.EdgeCalls, expr: expr, line: sitter.Line(at), class: class, fn: f, ctor: ctor, scope: x.f.scope})
 		}
 	}
 	switch n.Kind() {
@@ -316,7 +316,7 @@ func (x *tsExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, f
 		x.importStmt(n)
 		return
 	}
-	for _, c := range children(n) {
+	for _, c := range sitter.Children(n) {
 		x.refs(c, owner, class, f)
 	}
 }

@@ -1,30 +1,30 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
 // class adds a class, its members and its decorators.
-func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.Node, fid graphdb.NodeID) {
+func (x *extractor) class(st, outer *sitter.Node, name string, decs []*sitter.Node, fid graphdb.NodeID) {
 	n := x.node(outer, st, name, name, graphdb.KindType, "class")
 	id := x.add(n)
 	x.parent(id, fid)
-	d := &tsDecl{ID: id, Kind: "class", Members: map[string]*tsMember{}}
-	for _, c := range children(st) {
+	d := &scopeDecl{ID: id, Kind: "class", Members: map[string]*classMember{}}
+	for _, c := range sitter.Children(st) {
 		switch c.Kind() {
 		case "class_heritage":
-			for _, h := range children(c) {
+			for _, h := range sitter.Children(c) {
 				switch h.Kind() {
 				case "extends_clause":
 					if b := x.dotted(h.ChildByFieldName("value")); b != "" {
 						d.Bases = append(d.Bases, b)
 					}
 				case "implements_clause":
-					for _, t := range children(h) {
+					for _, t := range sitter.Children(h) {
 						if tn := x.typeName(t); tn != "" {
 							d.Impls = append(d.Impls, tn)
 						}
@@ -46,7 +46,7 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 		return
 	}
 	var pending []*sitter.Node
-	for _, m := range children(body) {
+	for _, m := range sitter.Children(body) {
 		switch m.Kind() {
 		case "decorator":
 			pending = append(pending, m)
@@ -58,7 +58,7 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 		case "method_signature":
 			mn := x.text(m.ChildByFieldName("name"))
 			if _, ok := d.Members[mn]; !ok && mn != "" {
-				d.Members[mn] = &tsMember{Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
+				d.Members[mn] = &classMember{Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
 			}
 		case "class_static_block":
 			x.refs(m, id, name, nil)
@@ -68,16 +68,16 @@ func (x *tsExtractor) class(st, outer *sitter.Node, name string, decs []*sitter.
 	x.thisAssigns(body, d)
 }
 
-// tsLiteralType marks a property assigned a literal (array, object,
+// literalType marks a property assigned a literal (array, object,
 // string, number): a value of no repository class.
-const tsLiteralType = "!"
+const literalType = "!"
 
 // thisAssigns adds the properties a class's methods assign to this
 // (this.items = [], this.repo = new Repo()) and does not declare, typed
 // by the first value that tells: what JavaScript classes declare their
 // fields with. Nested classes and non-arrow functions have a this of
 // their own and are not entered.
-func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
+func (x *extractor) thisAssigns(body *sitter.Node, d *scopeDecl) {
 	var params map[string]string // the method's typed parameters
 	var walk func(n *sitter.Node, top bool)
 	walk = func(n *sitter.Node, top bool) {
@@ -100,16 +100,16 @@ func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
 						if t == "" {
 							t = x.assignedType(right)
 						}
-						d.Members[name] = &tsMember{Type: t}
+						d.Members[name] = &classMember{Type: t}
 					}
 				}
 			}
 		}
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			walk(c, false)
 		}
 	}
-	for _, m := range children(body) {
+	for _, m := range sitter.Children(body) {
 		if m.Kind() != "method_definition" {
 			continue
 		}
@@ -133,17 +133,17 @@ func (x *tsExtractor) thisAssigns(body *sitter.Node, d *tsDecl) {
 }
 
 // assignedType is the type expression of an assigned value: valueType,
-// or tsLiteralType for a literal.
-func (x *tsExtractor) assignedType(v *sitter.Node) string {
+// or literalType for a literal.
+func (x *extractor) assignedType(v *sitter.Node) string {
 	switch v.Kind() {
 	case "array", "object", "string", "template_string", "number", "true", "false", "regex":
-		return tsLiteralType
+		return literalType
 	}
 	return x.valueType(v)
 }
 
 // memberName is the name of a method or field; "" for computed names.
-func (x *tsExtractor) memberName(m *sitter.Node) string {
+func (x *extractor) memberName(m *sitter.Node) string {
 	nm := m.ChildByFieldName("name")
 	if nm == nil {
 		nm = m.ChildByFieldName("property")
@@ -160,11 +160,11 @@ func (x *tsExtractor) memberName(m *sitter.Node) string {
 	return ""
 }
 
-func isPrivate(x *tsExtractor, m *sitter.Node, name string) bool {
+func isPrivate(x *extractor, m *sitter.Node, name string) bool {
 	if len(name) > 0 && name[0] == '#' {
 		return true
 	}
-	for _, c := range children(m) {
+	for _, c := range sitter.Children(m) {
 		if c.Kind() == "accessibility_modifier" && x.text(c) == "private" {
 			return true
 		}
@@ -173,26 +173,26 @@ func isPrivate(x *tsExtractor, m *sitter.Node, name string) bool {
 }
 
 // method adds a class method (constructor included).
-func (x *tsExtractor) method(m *sitter.Node, class string, d *tsDecl, decs []*sitter.Node) {
+func (x *extractor) method(m *sitter.Node, class string, d *scopeDecl, decs []*sitter.Node) {
 	name := x.memberName(m)
 	if name == "" {
 		return
 	}
-	for _, c := range children(m) {
+	for _, c := range sitter.Children(m) {
 		if c.Kind() == "decorator" {
 			decs = append(decs, c)
 		}
 	}
 	n := x.node(m, m, name, class+"."+name, graphdb.KindMember, "method")
 	if len(decs) > 0 {
-		n.StartLine = line(decs[0])
+		n.StartLine = sitter.Line(decs[0])
 	}
 	n.Exported = !isPrivate(x, m, name)
 	id := x.add(n)
 	x.parent(id, d.ID)
 	old := d.Members[name]
 	if old == nil || old.ID == "" {
-		mem := &tsMember{ID: id, Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
+		mem := &classMember{ID: id, Type: x.typeName(m.ChildByFieldName("return_type")), Fn: true, Params: x.fnParams(m)}
 		if mem.Type == "" {
 			mem.Type = x.docReturns(m)
 		}
@@ -210,14 +210,14 @@ func (x *tsExtractor) method(m *sitter.Node, class string, d *tsDecl, decs []*si
 
 // paramProperties adds the fields a constructor declares with
 // accessibility modifiers (constructor(private repo: Repo)).
-func (x *tsExtractor) paramProperties(ctor *sitter.Node, class string, d *tsDecl) {
+func (x *extractor) paramProperties(ctor *sitter.Node, class string, d *scopeDecl) {
 	params := ctor.ChildByFieldName("parameters")
 	if params == nil {
 		return
 	}
-	for _, p := range children(params) {
+	for _, p := range sitter.Children(params) {
 		mod := false
-		for _, c := range children(p) {
+		for _, c := range sitter.Children(p) {
 			if c.Kind() == "accessibility_modifier" || c.Kind() == "override_modifier" || x.text(c) == "readonly" {
 				mod = true
 			}
@@ -232,18 +232,18 @@ func (x *tsExtractor) paramProperties(ctor *sitter.Node, class string, d *tsDecl
 		id := x.add(n)
 		x.parent(id, d.ID)
 		if _, ok := d.Members[name]; !ok {
-			d.Members[name] = &tsMember{ID: id, Type: x.typeName(p.ChildByFieldName("type"))}
+			d.Members[name] = &classMember{ID: id, Type: x.typeName(p.ChildByFieldName("type"))}
 		}
 	}
 }
 
 // field adds a class field; one bound to a function is a method.
-func (x *tsExtractor) field(m *sitter.Node, class string, d *tsDecl, decs []*sitter.Node) {
+func (x *extractor) field(m *sitter.Node, class string, d *scopeDecl, decs []*sitter.Node) {
 	name := x.memberName(m)
 	if name == "" {
 		return
 	}
-	for _, c := range children(m) {
+	for _, c := range sitter.Children(m) {
 		if c.Kind() == "decorator" {
 			decs = append(decs, c)
 		}
@@ -274,7 +274,7 @@ func (x *tsExtractor) field(m *sitter.Node, class string, d *tsDecl, decs []*sit
 				t = x.docReturns(m)
 			}
 		}
-		d.Members[name] = &tsMember{ID: id, Type: t, Fn: fn}
+		d.Members[name] = &classMember{ID: id, Type: t, Fn: fn}
 	}
 	x.decorators(decs, id, class)
 	if fn {
@@ -286,7 +286,7 @@ func (x *tsExtractor) field(m *sitter.Node, class string, d *tsDecl, decs []*sit
 
 // decorators records decorated_by references (@f and @f(args) → f) and
 // the calls in decorator arguments.
-func (x *tsExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
+func (x *extractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
 	if id == "" {
 		return
 	}
@@ -300,25 +300,25 @@ func (x *tsExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 			e = e.ChildByFieldName("function")
 		}
 		if s := x.dotted(e); s != "" {
-			x.f.refs = append(x.f.refs, tsRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: line(d), scope: x.f.scope})
+			x.f.refs = append(x.f.refs, ref{from: id, kind: graphdb.EdgeDecoratedBy, expr: s, line: sitter.Line(d), scope: x.f.scope})
 		}
 	}
 }
 
 // iface adds an interface and its method and property signatures.
-func (x *tsExtractor) iface(st, outer *sitter.Node, name string, fid graphdb.NodeID) {
+func (x *extractor) iface(st, outer *sitter.Node, name string, fid graphdb.NodeID) {
 	if name == "" {
 		return
 	}
 	id := x.add(x.node(outer, st, name, name, graphdb.KindType, "interface"))
 	x.parent(id, fid)
-	d := &tsDecl{ID: id, Kind: "interface", Members: map[string]*tsMember{}}
+	d := &scopeDecl{ID: id, Kind: "interface", Members: map[string]*classMember{}}
 	if old := x.f.scope.Decls[name]; old != nil && old.Kind == "interface" {
 		d = old // declaration merging: one interface, members of both
 	}
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		if c.Kind() == "extends_type_clause" {
-			for _, t := range children(c) {
+			for _, t := range sitter.Children(c) {
 				if tn := x.typeName(t); tn != "" {
 					d.Bases = append(d.Bases, tn)
 				}
@@ -330,7 +330,7 @@ func (x *tsExtractor) iface(st, outer *sitter.Node, name string, fid graphdb.Nod
 	if body == nil {
 		return
 	}
-	for _, m := range children(body) {
+	for _, m := range sitter.Children(body) {
 		sub, typ := "", ""
 		switch m.Kind() {
 		case "method_signature":
@@ -349,7 +349,7 @@ func (x *tsExtractor) iface(st, outer *sitter.Node, name string, fid graphdb.Nod
 		mid := x.add(n)
 		x.parent(mid, id)
 		if _, ok := d.Members[mn]; !ok {
-			d.Members[mn] = &tsMember{ID: mid, Type: typ, Fn: sub == "method"}
+			d.Members[mn] = &classMember{ID: mid, Type: typ, Fn: sub == "method"}
 		}
 	}
 }

@@ -1,31 +1,31 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
 // importStmt binds the names of an import statement (import x = require
 // included).
-func (x *tsExtractor) importStmt(st *sitter.Node) {
+func (x *extractor) importStmt(st *sitter.Node) {
 	spec := x.spec(st.ChildByFieldName("source"))
 	s := x.f.scope
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		switch c.Kind() {
 		case "import_clause":
-			for _, b := range children(c) {
+			for _, b := range sitter.Children(c) {
 				switch b.Kind() {
 				case "identifier":
-					s.Imports[x.text(b)] = tsImport{Spec: spec, Name: "default"}
+					s.Imports[x.text(b)] = imp{Spec: spec, Name: "default"}
 				case "namespace_import":
 					if b.NamedChildCount() > 0 {
-						s.Imports[x.text(b.NamedChild(0))] = tsImport{Spec: spec, Name: "*"}
+						s.Imports[x.text(b.NamedChild(0))] = imp{Spec: spec, Name: "*"}
 					}
 				case "named_imports":
-					for _, sp := range children(b) {
+					for _, sp := range sitter.Children(b) {
 						if sp.Kind() != "import_specifier" {
 							continue
 						}
@@ -34,14 +34,14 @@ func (x *tsExtractor) importStmt(st *sitter.Node) {
 						if a := sp.ChildByFieldName("alias"); a != nil {
 							local = x.text(a)
 						}
-						s.Imports[local] = tsImport{Spec: spec, Name: name}
+						s.Imports[local] = imp{Spec: spec, Name: name}
 					}
 				}
 			}
 		case "import_require_clause": // import x = require("m")
 			if c.NamedChildCount() >= 2 {
 				spec = x.spec(c.NamedChild(1))
-				s.Imports[x.text(c.NamedChild(0))] = tsImport{Spec: spec, Name: "*"}
+				s.Imports[x.text(c.NamedChild(0))] = imp{Spec: spec, Name: "*"}
 			}
 		}
 	}
@@ -50,14 +50,14 @@ func (x *tsExtractor) importStmt(st *sitter.Node) {
 
 // exportStmt handles export declarations, export lists, re-exports,
 // export default and export =.
-func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
+func (x *extractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 	s := x.f.scope
 	src := st.ChildByFieldName("source")
 	spec := x.spec(src)
 	x.useSpec(spec, st)
 	var decs []*sitter.Node
 	isDefault, isAssign := false, false
-	for _, c := range allChildren(st) {
+	for _, c := range sitter.AllChildren(st) {
 		switch {
 		case c.Kind() == "default":
 			isDefault = true
@@ -85,7 +85,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 			x.top(d, mid, fid)
 		}
 		if d.Kind() == "ambient_declaration" {
-			for _, c := range children(d) {
+			for _, c := range sitter.Children(d) {
 				x.exportStmtDecl(c, st, mid, fid)
 			}
 		}
@@ -99,7 +99,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 	}
 	if v := st.ChildByFieldName("value"); v != nil || isAssign {
 		if v == nil {
-			for _, c := range children(st) {
+			for _, c := range sitter.Children(st) {
 				if c.Kind() != "comment" {
 					v = c
 				}
@@ -108,10 +108,10 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 		x.exportValue(v, st, mid, fid, isAssign, decs)
 		return
 	}
-	for _, c := range children(st) {
+	for _, c := range sitter.Children(st) {
 		switch c.Kind() {
 		case "export_clause":
-			for _, sp := range children(c) {
+			for _, sp := range sitter.Children(c) {
 				if sp.Kind() != "export_specifier" {
 					continue
 				}
@@ -121,7 +121,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 					as = x.text(a)
 				}
 				if spec != "" {
-					s.ReExports[as] = tsImport{Spec: spec, Name: name}
+					s.ReExports[as] = imp{Spec: spec, Name: name}
 				} else {
 					s.Exports[as] = name
 				}
@@ -129,7 +129,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 			return
 		case "namespace_export":
 			if c.NamedChildCount() > 0 && spec != "" {
-				s.ReExports[x.text(c.NamedChild(0))] = tsImport{Spec: spec, Name: "*"}
+				s.ReExports[x.text(c.NamedChild(0))] = imp{Spec: spec, Name: "*"}
 			}
 			return
 		}
@@ -140,7 +140,7 @@ func (x *tsExtractor) exportStmt(st *sitter.Node, mid, fid graphdb.NodeID) {
 }
 
 // exportStmtDecl exports a declaration under `export declare`.
-func (x *tsExtractor) exportStmtDecl(d, st *sitter.Node, mid, fid graphdb.NodeID) {
+func (x *extractor) exportStmtDecl(d, st *sitter.Node, mid, fid graphdb.NodeID) {
 	x.top(d, mid, fid)
 	if name := x.text(d.ChildByFieldName("name")); name != "" {
 		x.f.scope.Exports[name] = name
@@ -148,7 +148,7 @@ func (x *tsExtractor) exportStmtDecl(d, st *sitter.Node, mid, fid graphdb.NodeID
 }
 
 // exportValue handles `export default <expr>` and `export = <expr>`.
-func (x *tsExtractor) exportValue(v, st *sitter.Node, mid, fid graphdb.NodeID, assign bool, decs []*sitter.Node) {
+func (x *extractor) exportValue(v, st *sitter.Node, mid, fid graphdb.NodeID, assign bool, decs []*sitter.Node) {
 	s := x.f.scope
 	bind := func(local string) {
 		if assign {
@@ -209,9 +209,9 @@ func isFuncValue(v *sitter.Node) bool {
 
 // varDecl handles a top-level const/let/var: functions, classes and
 // requires bound to names, and typed variables.
-func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, exported bool) {
+func (x *extractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, exported bool) {
 	s := x.f.scope
-	for _, vd := range children(st) {
+	for _, vd := range sitter.Children(st) {
 		if vd.Kind() != "variable_declarator" {
 			continue
 		}
@@ -219,12 +219,12 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 		if nameNode != nil && nameNode.Kind() == "object_pattern" {
 			if spec := x.requireSpec(v); spec != "" { // const { a, b: c } = require("m")
 				x.useSpec(spec, vd)
-				for _, p := range children(nameNode) {
+				for _, p := range sitter.Children(nameNode) {
 					switch p.Kind() {
 					case "shorthand_property_identifier_pattern":
-						s.Imports[x.text(p)] = tsImport{Spec: spec, Name: x.text(p)}
+						s.Imports[x.text(p)] = imp{Spec: spec, Name: x.text(p)}
 					case "pair_pattern":
-						s.Imports[x.text(p.ChildByFieldName("value"))] = tsImport{Spec: spec, Name: x.text(p.ChildByFieldName("key"))}
+						s.Imports[x.text(p.ChildByFieldName("value"))] = imp{Spec: spec, Name: x.text(p.ChildByFieldName("key"))}
 					}
 				}
 				continue
@@ -248,7 +248,7 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 		}
 		if spec := x.requireSpec(v); spec != "" {
 			x.useSpec(spec, vd)
-			s.Imports[name] = tsImport{Spec: spec, Name: "*"}
+			s.Imports[name] = imp{Spec: spec, Name: "*"}
 			continue
 		}
 		if obj := objectValue(v); obj != nil && vd.ChildByFieldName("type") == nil {
@@ -261,7 +261,7 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 		if v != nil && v.Kind() == "member_expression" { // const f = require("m").f
 			if spec := x.requireSpec(v.ChildByFieldName("object")); spec != "" {
 				x.useSpec(spec, vd)
-				s.Imports[name] = tsImport{Spec: spec, Name: x.text(v.ChildByFieldName("property"))}
+				s.Imports[name] = imp{Spec: spec, Name: x.text(v.ChildByFieldName("property"))}
 				continue
 			}
 		}
@@ -273,7 +273,7 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 			t = x.valueType(v)
 		}
 		if _, ok := s.Decls[name]; !ok {
-			s.Decls[name] = &tsDecl{Kind: "var", Type: t}
+			s.Decls[name] = &scopeDecl{Kind: "var", Type: t}
 		}
 		x.refs(v, mid, "", nil)
 	}
@@ -282,7 +282,7 @@ func (x *tsExtractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, e
 // cjsExport handles CommonJS exports: module.exports = x | {a, b: c} |
 // function/class, and exports.a = / module.exports.a = function or name.
 // It returns false for any other assignment.
-func (x *tsExtractor) cjsExport(as, st *sitter.Node, mid, fid graphdb.NodeID) bool {
+func (x *extractor) cjsExport(as, st *sitter.Node, mid, fid graphdb.NodeID) bool {
 	s := x.f.scope
 	left, right := x.dotted(as.ChildByFieldName("left")), as.ChildByFieldName("right")
 	if right == nil {
@@ -294,7 +294,7 @@ func (x *tsExtractor) cjsExport(as, st *sitter.Node, mid, fid graphdb.NodeID) bo
 		case right.Kind() == "identifier":
 			s.Whole = x.text(right)
 		case right.Kind() == "object":
-			for _, p := range children(right) {
+			for _, p := range sitter.Children(right) {
 				switch p.Kind() {
 				case "shorthand_property_identifier":
 					s.Exports[x.text(p)] = x.text(p)
@@ -355,7 +355,7 @@ func (x *tsExtractor) cjsExport(as, st *sitter.Node, mid, fid graphdb.NodeID) bo
 	return true
 }
 
-func (x *tsExtractor) memberNameOfKey(k *sitter.Node) string {
+func (x *extractor) memberNameOfKey(k *sitter.Node) string {
 	if k == nil {
 		return ""
 	}

@@ -1,18 +1,18 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"regexp"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 )
 
-// tsJSDoc is what a JSDoc comment says about types, as type expressions
+// jsDoc is what a JSDoc comment says about types, as type expressions
 // of the scope (typeName's form): @param {T} name, @returns {T} (or
 // @return), @type {T}.
-type tsJSDoc struct {
+type jsDoc struct {
 	params  map[string]string
 	returns string
 	typ     string
@@ -28,9 +28,9 @@ type tsJSDoc struct {
 // resolve through the same tables. TypeScript files ignore JSDoc types,
 // as the compiler does.
 
-// tsJSDocClimb are the parents a JSDoc comment may stand before instead
+// jsDocClimb are the parents a JSDoc comment may stand before instead
 // of the declaration itself.
-var tsJSDocClimb = map[string]bool{
+var jsDocClimb = map[string]bool{
 	"export_statement": true, "variable_declarator": true, "lexical_declaration": true, "variable_declaration": true,
 	"expression_statement": true, "assignment_expression": true, "pair": true, "field_definition": true,
 	"public_field_definition": true, "parenthesized_expression": true,
@@ -38,21 +38,21 @@ var tsJSDocClimb = map[string]bool{
 
 // jsdocFor returns the JSDoc comment right before n (or before the
 // statement holding it), nil in TypeScript files or when there is none.
-func (x *tsExtractor) jsdocFor(n *sitter.Node) *tsJSDoc {
+func (x *extractor) jsdocFor(n *sitter.Node) *jsDoc {
 	if x.lang != "javascript" || n == nil {
 		return nil
 	}
 	for cur := n; cur != nil; cur = x.parentOf(cur) {
 		if p := x.parentOf(cur); p != nil {
-			x.sib.index(p)
+			x.sib.Index(p)
 		}
-		if prev := x.sib.prevOf(cur); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
+		if prev := x.sib.PrevOf(cur); prev != nil && prev.Kind() == "comment" && int(prev.EndPosition().Row)+1 >= int(cur.StartPosition().Row) {
 			if s := x.text(prev); strings.HasPrefix(s, "/**") {
 				return x.parseJSDoc(s, prev)
 			}
 		}
 		p := x.parentOf(cur)
-		if p == nil || !tsJSDocClimb[p.Kind()] {
+		if p == nil || !jsDocClimb[p.Kind()] {
 			return nil
 		}
 	}
@@ -61,8 +61,8 @@ func (x *tsExtractor) jsdocFor(n *sitter.Node) *tsJSDoc {
 
 // parseJSDoc reads the type tags of one comment; at names the position
 // of specifiers it uses (imports edges).
-func (x *tsExtractor) parseJSDoc(s string, at *sitter.Node) *tsJSDoc {
-	d := &tsJSDoc{}
+func (x *extractor) parseJSDoc(s string, at *sitter.Node) *jsDoc {
+	d := &jsDoc{}
 	for _, tag := range jsdocTags(s) {
 		name, typ, rest := tag[0], tag[1], tag[2]
 		switch name {
@@ -86,7 +86,7 @@ func (x *tsExtractor) parseJSDoc(s string, at *sitter.Node) *tsJSDoc {
 // jsdocDecls binds the names a top-level comment's @typedef and @import
 // tags declare: `@typedef {import('./m').T} Name` and
 // `@import { T, U as V } from './m'` (also `* as ns`).
-func (x *tsExtractor) jsdocDecls(c *sitter.Node) {
+func (x *extractor) jsdocDecls(c *sitter.Node) {
 	s := x.text(c)
 	if x.lang != "javascript" || !strings.HasPrefix(s, "/**") {
 		return
@@ -97,11 +97,11 @@ func (x *tsExtractor) jsdocDecls(c *sitter.Node) {
 		case "typedef":
 			name := strings.Fields(tag[2] + " ")[0]
 			spec, imported, ok := jsdocImportType(tag[1])
-			if !ok || name == "" || !tsIdentRE.MatchString(name) || imported == "" || strings.Contains(imported, ".") {
+			if !ok || name == "" || !identRE.MatchString(name) || imported == "" || strings.Contains(imported, ".") {
 				continue
 			}
 			if _, taken := sc.Imports[name]; !taken && sc.Decls[name] == nil {
-				sc.Imports[name] = tsImport{Spec: spec, Name: imported}
+				sc.Imports[name] = imp{Spec: spec, Name: imported}
 				x.useSpec(spec, c)
 			}
 		case "import":
@@ -115,7 +115,7 @@ func (x *tsExtractor) jsdocDecls(c *sitter.Node) {
 }
 
 // jsdocImport binds `{ T, U as V } from './m'` or `* as ns from './m'`.
-func (x *tsExtractor) jsdocImport(text string, at *sitter.Node) {
+func (x *extractor) jsdocImport(text string, at *sitter.Node) {
 	m := jsdocImportRE.FindStringSubmatch(text)
 	if m == nil {
 		return
@@ -123,8 +123,8 @@ func (x *tsExtractor) jsdocImport(text string, at *sitter.Node) {
 	what, spec := strings.TrimSpace(m[1]), m[3]
 	sc := x.f.scope
 	bind := func(local, name string) {
-		if _, taken := sc.Imports[local]; !taken && sc.Decls[local] == nil && tsIdentRE.MatchString(local) {
-			sc.Imports[local] = tsImport{Spec: spec, Name: name}
+		if _, taken := sc.Imports[local]; !taken && sc.Decls[local] == nil && identRE.MatchString(local) {
+			sc.Imports[local] = imp{Spec: spec, Name: name}
 		}
 	}
 	if ns, ok := strings.CutPrefix(what, "*"); ok {
@@ -146,8 +146,8 @@ func (x *tsExtractor) jsdocImport(text string, at *sitter.Node) {
 }
 
 var (
-	tsIdentRE     = regexp.MustCompile(`^[A-Za-z_$][\w$]*$`)
-	tsDottedRE    = regexp.MustCompile(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
+	identRE       = regexp.MustCompile(`^[A-Za-z_$][\w$]*$`)
+	dottedRE      = regexp.MustCompile(`^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$`)
 	jsdocImportRE = regexp.MustCompile(`^\s*(\{[^}]*\}|\*\s+as\s+[\w$]+)\s+from\s+(['"])([^'"]+)['"]`)
 	jsdocImpTyRE  = regexp.MustCompile(`^import\(\s*(['"])([^'"]+)['"]\s*\)((?:\.[A-Za-z_$][\w$]*)*)$`)
 )
@@ -219,7 +219,7 @@ func jsdocParamName(rest string) string {
 	if i := strings.IndexAny(p, "=]"); i >= 0 {
 		p = p[:i]
 	}
-	if !tsIdentRE.MatchString(p) {
+	if !identRE.MatchString(p) {
 		return ""
 	}
 	return p
@@ -229,7 +229,7 @@ func jsdocParamName(rest string) string {
 // typeName does for annotations: one named type ("Foo", "ns.Foo") or an
 // import type (bound in the scope under a name of its own), with `?`,
 // `!`, `=`, `...`, generics and `|null|undefined` dropped; "" otherwise.
-func (x *tsExtractor) jsdocType(t string, at *sitter.Node) string {
+func (x *extractor) jsdocType(t string, at *sitter.Node) string {
 	t = strings.TrimSpace(t)
 	t = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(t, "..."), "?"), "!")
 	t = strings.TrimSuffix(t, "=")
@@ -258,7 +258,7 @@ func (x *tsExtractor) jsdocType(t string, at *sitter.Node) string {
 		key := "import(" + strings.ReplaceAll(spec, ".", "%2E") + ")" + head
 		sc := x.f.scope
 		if _, ok := sc.Imports[key]; !ok {
-			sc.Imports[key] = tsImport{Spec: spec, Name: head}
+			sc.Imports[key] = imp{Spec: spec, Name: head}
 			x.useSpec(spec, at)
 		}
 		if tail != "" {
@@ -266,7 +266,7 @@ func (x *tsExtractor) jsdocType(t string, at *sitter.Node) string {
 		}
 		return key
 	}
-	if !tsDottedRE.MatchString(one) {
+	if !dottedRE.MatchString(one) {
 		return ""
 	}
 	return one
@@ -302,7 +302,7 @@ func jsdocSplit(s string, sep byte) []string {
 }
 
 // docType is the @type of the JSDoc comment before n, "" without one.
-func (x *tsExtractor) docType(n *sitter.Node) string {
+func (x *extractor) docType(n *sitter.Node) string {
 	if d := x.jsdocFor(n); d != nil {
 		return d.typ
 	}
@@ -310,7 +310,7 @@ func (x *tsExtractor) docType(n *sitter.Node) string {
 }
 
 // docReturns is the @returns type of the JSDoc comment before fn.
-func (x *tsExtractor) docReturns(fn *sitter.Node) string {
+func (x *extractor) docReturns(fn *sitter.Node) string {
 	if d := x.jsdocFor(fn); d != nil {
 		return d.returns
 	}
@@ -318,7 +318,7 @@ func (x *tsExtractor) docReturns(fn *sitter.Node) string {
 }
 
 // docParams are the @param types of the JSDoc comment before fn, by name.
-func (x *tsExtractor) docParams(fn *sitter.Node) map[string]string {
+func (x *extractor) docParams(fn *sitter.Node) map[string]string {
 	if d := x.jsdocFor(fn); d != nil {
 		return d.params
 	}
@@ -326,7 +326,7 @@ func (x *tsExtractor) docParams(fn *sitter.Node) map[string]string {
 }
 
 // jsParamName is the name a JavaScript parameter binds (x, x = 1), "".
-func (x *tsExtractor) jsParamName(p *sitter.Node) string {
+func (x *extractor) jsParamName(p *sitter.Node) string {
 	switch p.Kind() {
 	case "identifier":
 		return x.text(p)

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestTSBlankModifiers(t *testing.T) {
+func TestBlankModifiers(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
@@ -34,22 +34,22 @@ func TestTSBlankModifiers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := tsBlankModifiers([]byte(tt.src))
+			got, ok := blankModifiers([]byte(tt.src))
 			want := tt.want
 			if want == "" {
 				want = tt.src
 			}
 			if diff := cmp.Diff(want, string(got)); diff != "" {
-				t.Errorf("tsBlankModifiers(%q) (-want +got):\n%s", tt.src, diff)
+				t.Errorf("blankModifiers(%q) (-want +got):\n%s", tt.src, diff)
 			}
 			if ok != (tt.want != "") {
-				t.Errorf("tsBlankModifiers(%q) found = %v, want %v", tt.src, ok, tt.want != "")
+				t.Errorf("blankModifiers(%q) found = %v, want %v", tt.src, ok, tt.want != "")
 			}
 		})
 	}
 }
 
-func TestTSNameDefaultSignatures(t *testing.T) {
+func TestNameDefaultSignatures(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
@@ -63,22 +63,22 @@ func TestTSNameDefaultSignatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := tsNameDefaultSignatures([]byte(tt.src))
+			got, ok := nameDefaultSignatures([]byte(tt.src))
 			want := tt.want
 			if want == "" {
 				want = tt.src
 			}
 			if diff := cmp.Diff(want, string(got)); diff != "" {
-				t.Errorf("tsNameDefaultSignatures(%q) (-want +got):\n%s", tt.src, diff)
+				t.Errorf("nameDefaultSignatures(%q) (-want +got):\n%s", tt.src, diff)
 			}
 			if ok != (tt.want != "") {
-				t.Errorf("tsNameDefaultSignatures(%q) found = %v, want %v", tt.src, ok, tt.want != "")
+				t.Errorf("nameDefaultSignatures(%q) found = %v, want %v", tt.src, ok, tt.want != "")
 			}
 		})
 	}
 }
 
-func TestTSRewriteCode(t *testing.T) {
+func TestRewriteCode(t *testing.T) {
 	tests := []struct {
 		name, src, visited string
 	}{
@@ -92,7 +92,7 @@ func TestTSRewriteCode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var visited []byte
-			got, ok := tsRewriteCode([]byte(tt.src), func(_ func() []byte, i int) int {
+			got, ok := rewriteCode([]byte(tt.src), func(_ func() []byte, i int) int {
 				visited = append(visited, tt.src[i])
 				return i + 1
 			})
@@ -106,7 +106,7 @@ func TestTSRewriteCode(t *testing.T) {
 	}
 	// Edits go to a copy; a callback that does not move on still ends.
 	src := []byte("ab")
-	got, ok := tsRewriteCode(src, func(edit func() []byte, i int) int {
+	got, ok := rewriteCode(src, func(edit func() []byte, i int) int {
 		edit()[i] = 'x'
 		return i
 	})

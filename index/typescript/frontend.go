@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"cmp"
@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 	"golang.org/x/sync/errgroup"
@@ -22,26 +23,25 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-func init() {
-	registerTS(func(log *slog.Logger) frontend { return &tsFrontend{log: log} }, "")
-}
+// newFrontend makes the frontend of Lang.
+var newFrontend = func(env frontend.Env) frontend.Frontend { return &indexer{log: env.Log} }
 
-// tsFrontend indexes TypeScript and JavaScript with tree-sitter, a file at
+// indexer indexes TypeScript and JavaScript with tree-sitter, a file at
 // a time, then resolves names across the repository's files
 // (tsparse.go, tsdecl.go, tsclass.go, tsmodule.go, tsresolve.go,
 // tsconfig.go).
-type tsFrontend struct {
+type indexer struct {
 	log *slog.Logger
 }
 
-func (p *tsFrontend) language() string { return "typescript" }
+func (p *indexer) Language() string { return "typescript" }
 
-// tsParsers holds one parser per grammar for one worker.
-type tsParsers struct {
+// parserSet holds one parser per grammar for one worker.
+type parserSet struct {
 	ts, tsx, js *sitter.Parser
 }
 
-func newTSParser(lang *sitter.Language) *sitter.Parser {
+func newParser(lang *sitter.Language) *sitter.Parser {
 	p := sitter.NewParser()
 	if err := p.SetLanguage(lang); err != nil {
 		panic(fmt.Sprintf("tree-sitter typescript: %v", err)) // the grammars and the runtime are pinned together
@@ -49,68 +49,68 @@ func newTSParser(lang *sitter.Language) *sitter.Parser {
 	return p
 }
 
-func (ps *tsParsers) get(rel string) *sitter.Parser {
+func (ps *parserSet) get(rel string) *sitter.Parser {
 	switch path.Ext(rel) {
 	case ".tsx":
 		if ps.tsx == nil {
-			ps.tsx = newTSParser(sitter.NewLanguage(tsts.LanguageTSX()))
+			ps.tsx = newParser(sitter.NewLanguage(tsts.LanguageTSX()))
 		}
 		return ps.tsx
 	case ".js", ".jsx", ".mjs", ".cjs":
 		if ps.js == nil {
-			ps.js = newTSParser(sitter.NewLanguage(tsjs.Language()))
+			ps.js = newParser(sitter.NewLanguage(tsjs.Language()))
 		}
 		return ps.js
 	}
 	if ps.ts == nil {
-		ps.ts = newTSParser(sitter.NewLanguage(tsts.LanguageTypescript()))
+		ps.ts = newParser(sitter.NewLanguage(tsts.LanguageTypescript()))
 	}
 	return ps.ts
 }
 
 // parse parses one file's data and returns the tree with the text to
 // read it against. A TypeScript file that does not parse is parsed again
-// with what the grammar lacks rewritten (tsBlankModifiers; in declaration
-// files also tsNameDefaultSignatures), and that tree is kept unless it has
+// with what the grammar lacks rewritten (blankModifiers; in declaration
+// files also nameDefaultSignatures), and that tree is kept unless it has
 // more syntax errors. Offsets are the same in both texts: a source file's
 // tree is read against data, so signatures show the modifiers; a
 // declaration file's (no nodes, only names and types) against the
 // rewritten text, where the anonymous default function is named default.
-func (ps *tsParsers) parse(ctx context.Context, rel string, data []byte, timeout time.Duration) (*sitter.Tree, []byte, error) {
+func (ps *parserSet) parse(ctx context.Context, rel string, data []byte, timeout time.Duration) (*sitter.Tree, []byte, error) {
 	p := ps.get(rel)
-	t, err := parseLimited(ctx, p, data, timeout)
+	t, err := sitter.ParseLimited(ctx, p, data, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !t.RootNode().HasError() || tsLanguageOf(rel) != "typescript" {
+	if !t.RootNode().HasError() || languageOf(rel) != "typescript" {
 		return t, data, nil
 	}
-	fixed, ok := tsBlankModifiers(data)
-	if tsIsDecl(rel) {
+	fixed, ok := blankModifiers(data)
+	if isDecl(rel) {
 		var named bool
-		fixed, named = tsNameDefaultSignatures(fixed)
+		fixed, named = nameDefaultSignatures(fixed)
 		ok = ok || named
 	}
 	if !ok {
 		return t, data, nil
 	}
-	t2, err := parseLimited(ctx, p, fixed, timeout)
+	t2, err := sitter.ParseLimited(ctx, p, fixed, timeout)
 	if err != nil {
 		t.Close()
 		return nil, nil, err
 	}
-	if t2.RootNode().HasError() && len(syntaxErrors(t2.RootNode())) > len(syntaxErrors(t.RootNode())) {
+	if t2.RootNode().HasError() && len(sitter.SyntaxErrors(t2.RootNode())) > len(sitter.SyntaxErrors(t.RootNode())) {
 		t2.Close()
 		return t, data, nil
 	}
 	t.Close()
-	if tsIsDecl(rel) {
+	if isDecl(rel) {
 		return t2, fixed, nil
 	}
 	return t2, data, nil
 }
 
-func (ps *tsParsers) close() {
+func (ps *parserSet) close() {
 	for _, p := range []*sitter.Parser{ps.ts, ps.tsx, ps.js} {
 		if p != nil {
 			p.Close()
@@ -118,22 +118,22 @@ func (ps *tsParsers) close() {
 	}
 }
 
-// tsModuleNames names every file's module: its path without extension;
+// moduleNames names every file's module: its path without extension;
 // when files share it (a.ts next to its compiled a.js; types.js,
 // types.cjs, types.d.ts and types.d.cts as a package built for both ESM
 // and CommonJS ships them), the one whose extension ranks first in
-// tsModuleRank keeps it and the others are named by their full path, so
+// moduleRank keeps it and the others are named by their full path, so
 // the name does not depend on how the extensions sort (.cjs before .js).
-func tsModuleNames(files map[string]*diskFile) map[string]string {
+func moduleNames(files map[string]*frontend.DiskFile) map[string]string {
 	byName := map[string][]string{}
 	for rel := range files {
-		m := tsModuleName(rel)
+		m := moduleName(rel)
 		byName[m] = append(byName[m], rel)
 	}
 	out := make(map[string]string, len(files))
 	for m, rels := range byName {
 		slices.SortFunc(rels, func(a, b string) int {
-			return cmp.Or(cmp.Compare(tsModuleRank(a), tsModuleRank(b)), strings.Compare(a, b))
+			return cmp.Or(cmp.Compare(moduleRank(a), moduleRank(b)), strings.Compare(a, b))
 		})
 		out[rels[0]] = m
 		for _, rel := range rels[1:] {
@@ -143,16 +143,16 @@ func tsModuleNames(files map[string]*diskFile) map[string]string {
 	return out
 }
 
-// tsModuleRanks orders same-stem siblings for their module name: the
+// moduleRanks orders same-stem siblings for their module name: the
 // TypeScript source first, then the JavaScript (ESM before CommonJS),
 // then the declaration files, which have no nodes of their own.
-var tsModuleRanks = []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".d.mts", ".d.cts"}
+var moduleRanks = []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".d.mts", ".d.cts"}
 
-// tsModuleRank is rel's place in tsModuleRanks (the longest matching
+// moduleRank is rel's place in moduleRanks (the longest matching
 // extension: a.d.ts is a declaration, not a .ts).
-func tsModuleRank(rel string) int {
-	r, n := len(tsModuleRanks), 0
-	for i, e := range tsModuleRanks {
+func moduleRank(rel string) int {
+	r, n := len(moduleRanks), 0
+	for i, e := range moduleRanks {
 		if strings.HasSuffix(rel, e) && len(e) > n {
 			r, n = i, len(e)
 		}
@@ -163,37 +163,37 @@ func tsModuleRank(rel string) int {
 // parseFile reads and extracts one file within the job's budgets; nil
 // when it vanished or the run was cancelled. A file a budget kept from
 // being parsed gets its file and module nodes only.
-func (p *tsFrontend) parseFile(ctx context.Context, j *job, ps *tsParsers, rel, module string) *tsFile {
-	pf := parseWithin(ctx, j, rel, module, func(data []byte) (*sitter.Tree, []byte, error) {
-		return ps.parse(ctx, rel, data, j.budget.timeout)
+func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *parserSet, rel, module string) *sourceFile {
+	pf := sitter.ParseWithin(ctx, j, rel, module, func(data []byte) (*sitter.Tree, []byte, error) {
+		return ps.parse(ctx, rel, data, j.Budget.Timeout)
 	})
 	if pf == nil {
 		return nil
 	}
-	if pf.tree != nil {
-		defer pf.tree.Close()
+	if pf.Tree != nil {
+		defer pf.Tree.Close()
 	}
-	f := extractTS(rel, module, pf.text, pf.root(), pf.up)
-	f.res.rec.Hash = contentHash(pf.data) // text is data rewritten for a declaration file that did not parse
-	for _, e := range f.res.rec.Errors {
+	f := extract(rel, module, pf.Text, pf.Root(), pf.Up)
+	f.res.Rec.Hash = frontend.ContentHash(pf.Data) // text is data rewritten for a declaration file that did not parse
+	for _, e := range f.res.Rec.Errors {
 		pos, msg, _ := strings.Cut(e, ": ")
-		j.diag(Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})
+		j.Diag(frontend.Diagnostic{Package: module, Pos: rel + ":" + pos, Msg: msg})
 	}
-	if pf.problem != "" {
-		f.res.rec.Errors = append(f.res.rec.Errors, pf.problem)
+	if pf.Problem != "" {
+		f.res.Rec.Errors = append(f.res.Rec.Errors, pf.Problem)
 	}
 	return f
 }
 
 // parseAll parses rels with one set of parsers per worker.
-func (p *tsFrontend) parseAll(ctx context.Context, j *job, rels []string, mods map[string]string) ([]*tsFile, error) {
-	return parseEach(ctx, j, rels, 0, len(rels), func() *tsParsers { return &tsParsers{} }, (*tsParsers).close,
-		func(ps *tsParsers, rel string) *tsFile { return p.parseFile(ctx, j, ps, rel, mods[rel]) })
+func (p *indexer) parseAll(ctx context.Context, j *frontend.Job, rels []string, mods map[string]string) ([]*sourceFile, error) {
+	return frontend.ParseEach(ctx, j, rels, 0, len(rels), func() *parserSet { return &parserSet{} }, (*parserSet).close,
+		func(ps *parserSet, rel string) *sourceFile { return p.parseFile(ctx, j, ps, rel, mods[rel]) })
 }
 
-// tsStored is what an unchanged file's module node holds.
-type tsStored struct {
-	scope   *tsScope
+// storedFile is what an unchanged file's module node holds.
+type storedFile struct {
+	scope   *fileScope
 	deps    []string
 	unres   bool
 	surface string
@@ -212,32 +212,32 @@ type tsStored struct {
 // parses anything, for the types they give. A change of a tsconfig.json,
 // jsconfig.json or package.json (pseudo-owner @ts/config) re-indexes every
 // file.
-func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (done, error) {
-	d := done{phases: map[string]int64{}}
-	mods := tsModuleNames(j.files)
-	cfg := j.configHash
-	full := j.full || j.stored[tsConfigOwner].Hash != cfg
+func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+	d := frontend.Done{Phases: map[string]int64{}}
+	mods := moduleNames(j.Files)
+	cfg := j.ConfigHash
+	full := j.Full || j.Stored[configOwner].Hash != cfg
 	parse := map[string]bool{}
-	for rel := range j.files {
-		if full || j.changed[rel] || j.stored[rel].Module != mods[rel] || tsIsDecl(rel) {
+	for rel := range j.Files {
+		if full || j.Changed[rel] || j.Stored[rel].Module != mods[rel] || isDecl(rel) {
 			parse[rel] = true
 		}
 	}
-	if !full && len(j.deleted) == 0 && len(j.changed) == 0 {
+	if !full && len(j.Deleted) == 0 && len(j.Changed) == 0 {
 		return d, nil
 	}
 	t0 := time.Now()
-	stored := map[string]*tsStored{}
+	stored := map[string]*storedFile{}
 	if !full {
 		var err error
 		if stored, err = p.loadStored(ctx, j, mods, parse); err != nil {
 			return d, err
 		}
 	}
-	d.phases["ts.load"] = int64(time.Since(t0))
+	d.Phases["ts.load"] = int64(time.Since(t0))
 
 	t0 = time.Now()
-	files, err := p.parseAll(ctx, j, sortedKeys(parse), mods)
+	files, err := p.parseAll(ctx, j, frontend.SortedKeys(parse), mods)
 	if err != nil {
 		return d, err
 	}
@@ -250,14 +250,14 @@ func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 		files = append(files, extra...)
 		p.log.Debug("typescript incremental", "parsed", len(files)-len(extra), "dependents", len(extra))
 	}
-	d.phases["ts.parse"] = int64(time.Since(t0))
+	d.Phases["ts.parse"] = int64(time.Since(t0))
 
 	t0 = time.Now()
 	all := map[string]bool{}
-	for rel := range j.files {
+	for rel := range j.Files {
 		all[rel] = true
 	}
-	table := &tsTable{files: map[string]*tsScope{}, r: newTSResolver(all, j.configs, j.tree.rf.read)}
+	table := &symbolTable{files: map[string]*fileScope{}, r: newResolver(all, j.Configs, j.Read)}
 	for rel, st := range stored {
 		table.files[rel] = st.scope
 	}
@@ -266,65 +266,65 @@ func (p *tsFrontend) index(ctx context.Context, j *job, emit func(fileResult)) (
 	}
 	var rewrite []string
 	for _, f := range files {
-		if _, ok := j.stored[f.rel]; ok && (!f.decl || j.changed[f.rel] || full) {
+		if _, ok := j.Stored[f.rel]; ok && (!f.decl || j.Changed[f.rel] || full) {
 			rewrite = append(rewrite, f.rel)
 		}
 	}
 	sort.Strings(rewrite)
-	if err := j.rewrite(rewrite); err != nil {
+	if err := j.Rewrite(rewrite); err != nil {
 		return d, err
 	}
 	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
 	n := 0
 	for _, f := range files {
 		if f.decl {
-			if j.changed[f.rel] || full {
+			if j.Changed[f.rel] || full {
 				emit(f.res) // the record only: declaration files are not indexed as code
 			}
 			continue
 		}
 		table.link(f)
-		f.res.sortResult()
+		f.res.Sort()
 		emit(f.res)
 		n++
 	}
-	if full || j.stored[tsConfigOwner].Hash != cfg {
-		d.global = append(d.global, fileResult{rec: graphdb.FileRecord{Path: tsConfigOwner, Hash: cfg, Language: "typescript"}})
+	if full || j.Stored[configOwner].Hash != cfg {
+		d.Global = append(d.Global, frontend.FileResult{Rec: graphdb.FileRecord{Path: configOwner, Hash: cfg, Language: "typescript"}})
 	}
-	d.phases["ts.resolve"] = int64(time.Since(t0))
-	d.packages = n
+	d.Phases["ts.resolve"] = int64(time.Since(t0))
+	d.Units = n
 	return d, ctx.Err()
 }
 
 // loadStored decodes the stored scopes of the files not parsed; a file
 // whose module node is missing or unreadable is parsed instead.
-func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]string, parse map[string]bool) (map[string]*tsStored, error) {
-	out := map[string]*tsStored{}
+func (p *indexer) loadStored(ctx context.Context, j *frontend.Job, mods map[string]string, parse map[string]bool) (map[string]*storedFile, error) {
+	out := map[string]*storedFile{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.workers)
-	rels := sortedKeys(j.files)
-	for rel := range j.deleted {
+	g.SetLimit(j.Workers)
+	rels := frontend.SortedKeys(j.Files)
+	for rel := range j.Deleted {
 		rels = append(rels, rel) // for their methods (by-name candidates), then dropped
 	}
 	for _, rel := range rels {
-		rec, ok := j.stored[rel]
-		if !ok || tsIsDecl(rel) {
+		rec, ok := j.Stored[rel]
+		if !ok || isDecl(rel) {
 			continue
 		}
 		g.Go(func() error {
-			n, err := j.reader.Node(gctx, tsModuleID(rec.Module))
-			var st *tsStored
+			n, err := j.Reader.Node(gctx, moduleID(rec.Module))
+			var st *storedFile
 			if err == nil {
-				if sc, ok := decodeTSScope(rel, rec.Module, n.Attrs[tsAttrScope]); ok {
-					st = &tsStored{scope: sc, deps: splitLines(n.Attrs[tsAttrDeps]), unres: n.Attrs[tsAttrUnres] == "1",
-						surface: n.Attrs[tsAttrSurface], byName: splitLines(n.Attrs[tsAttrByName])}
+				if sc, ok := decodeScope(rel, rec.Module, n.Attrs[attrScope]); ok {
+					st = &storedFile{scope: sc, deps: frontend.SplitLines(n.Attrs[attrDeps]), unres: n.Attrs[attrUnres] == "1",
+						surface: n.Attrs[attrSurface], byName: frontend.SplitLines(n.Attrs[attrByName])}
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case j.deleted[rel]:
+			case j.Deleted[rel]:
 				if st != nil {
 					out[rel] = st
 				}
@@ -343,23 +343,23 @@ func (p *tsFrontend) loadStored(ctx context.Context, j *job, mods map[string]str
 
 // dependents lists the stored files to re-resolve after files were parsed,
 // and drops them (and the parsed ones) from stored.
-func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*tsFile) []string {
-	byName := tsByNameChanged(j, stored, files)
+func (p *indexer) dependents(j *frontend.Job, stored map[string]*storedFile, files []*sourceFile) []string {
+	byName := byNameChanged(j, stored, files)
 	changed := map[string]bool{}
-	for rel := range j.deleted {
+	for rel := range j.Deleted {
 		changed[rel] = true
 		delete(stored, rel)
 	}
-	added := len(j.deleted) > 0
+	added := len(j.Deleted) > 0
 	for _, f := range files {
 		old, ok := stored[f.rel]
 		if f.decl {
-			if j.changed[f.rel] {
+			if j.Changed[f.rel] {
 				changed[f.rel] = true
 			}
 			continue
 		}
-		_, wasStored := j.stored[f.rel]
+		_, wasStored := j.Stored[f.rel]
 		if !wasStored {
 			added = true
 		}
@@ -386,18 +386,18 @@ func (p *tsFrontend) dependents(j *job, stored map[string]*tsStored, files []*ts
 	return out
 }
 
-// tsByNameChanged returns the method names whose by-name candidates
-// (tsCandidateIndex, cut off at tsMaxByName) differ between the stored
+// byNameChanged returns the method names whose by-name candidates
+// (candidateIndex, cut off at maxByName) differ between the stored
 // scopes and the new ones: of the names the parsed and the deleted files
 // declared before or declare now, those whose lists changed. Stored files
 // whose by-name calls look one up (ts.byname) are re-resolved; a name that
 // stays over the limit re-resolves none.
-func tsByNameChanged(j *job, stored map[string]*tsStored, files []*tsFile) map[string]bool {
+func byNameChanged(j *frontend.Job, stored map[string]*storedFile, files []*sourceFile) map[string]bool {
 	touched := map[string]bool{}
-	was, now := map[string]*tsScope{}, map[string]*tsScope{}
+	was, now := map[string]*fileScope{}, map[string]*fileScope{}
 	for rel, st := range stored {
 		was[rel] = st.scope
-		if !j.deleted[rel] {
+		if !j.Deleted[rel] {
 			now[rel] = st.scope
 		}
 	}
@@ -411,7 +411,7 @@ func tsByNameChanged(j *job, stored map[string]*tsStored, files []*tsFile) map[s
 		f.scope.methodNames(touched)
 		now[f.rel] = f.scope
 	}
-	for rel := range j.deleted {
+	for rel := range j.Deleted {
 		if old := stored[rel]; old != nil {
 			old.scope.methodNames(touched)
 		}
@@ -420,10 +420,10 @@ func tsByNameChanged(j *job, stored map[string]*tsStored, files []*tsFile) map[s
 	if len(touched) == 0 {
 		return changed
 	}
-	a, b := tsCandidateIndex(was, touched), tsCandidateIndex(now, touched)
+	a, b := candidateIndex(was, touched), candidateIndex(now, touched)
 	for name := range touched {
-		x, y := tsCapped(a[name]), tsCapped(b[name])
-		if !slices.EqualFunc(x, y, func(p, q tsCandidate) bool { return p.id == q.id }) {
+		x, y := capped(a[name]), capped(b[name])
+		if !slices.EqualFunc(x, y, func(p, q candidate) bool { return p.id == q.id }) {
 			changed[name] = true
 		}
 	}

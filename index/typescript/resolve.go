@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"fmt"
@@ -9,31 +9,32 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// tsTable resolves names across the repository's TypeScript/JavaScript
+// symbolTable resolves names across the repository's TypeScript/JavaScript
 // files (declaration files included).
-type tsTable struct {
-	files map[string]*tsScope // by rel
-	r     *tsResolver
+type symbolTable struct {
+	files map[string]*fileScope // by rel
+	r     *resolver
 	visit func(rel string) // records the files one file's resolution reads
 	// byName indexes the methods by name for by-name candidates
 	// (candidates); built on first use, after every scope is in files.
-	byName map[string][]tsCandidate
+	byName map[string][]candidate
 }
 
-// tsTarget is what a name resolves to: a top-level declaration, a member
+// resolvedTarget is what a name resolves to: a top-level declaration, a member
 // of a class or interface, or a whole module (namespace import).
-type tsTarget struct {
-	scope  *tsScope
-	decl   *tsDecl
-	member *tsMember
+type resolvedTarget struct {
+	scope  *fileScope
+	decl   *scopeDecl
+	member *classMember
 	ns     bool
 }
 
-const tsMaxDepth = 16
+const maxDepth = 16
 
-func (t *tsTable) mod(from, spec string) *tsScope {
+func (t *symbolTable) mod(from, spec string) *fileScope {
 	rel := t.r.resolve(from, spec)
 	if rel == "" {
 		return nil
@@ -45,15 +46,15 @@ func (t *tsTable) mod(from, spec string) *tsScope {
 }
 
 // local resolves a top-level name of s: a declaration or an import.
-func (t *tsTable) local(s *tsScope, name string, depth int) (tsTarget, bool) {
-	if depth > tsMaxDepth {
-		return tsTarget{}, false
+func (t *symbolTable) local(s *fileScope, name string, depth int) (resolvedTarget, bool) {
+	if depth > maxDepth {
+		return resolvedTarget{}, false
 	}
 	if d := s.Decls[name]; d != nil {
 		if d.Kind == "namespace" && d.NS != nil {
-			return tsTarget{scope: d.NS, ns: true}, true
+			return resolvedTarget{scope: d.NS, ns: true}, true
 		}
-		return tsTarget{scope: s, decl: d}, true
+		return resolvedTarget{scope: s, decl: d}, true
 	}
 	if im, ok := s.Imports[name]; ok {
 		return t.imported(s, im, depth+1)
@@ -61,19 +62,19 @@ func (t *tsTable) local(s *tsScope, name string, depth int) (tsTarget, bool) {
 	if s.parent != nil { // a namespace's body sees the enclosing scopes
 		return t.local(s.parent, name, depth+1)
 	}
-	return tsTarget{}, false
+	return resolvedTarget{}, false
 }
 
-func (t *tsTable) imported(s *tsScope, im tsImport, depth int) (tsTarget, bool) {
+func (t *symbolTable) imported(s *fileScope, im imp, depth int) (resolvedTarget, bool) {
 	m := t.mod(s.file, im.Spec)
 	if m == nil {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	if im.Name == "*" {
 		if m.Whole != "" {
 			return t.local(m, m.Whole, depth+1)
 		}
-		return tsTarget{scope: m, ns: true}, true
+		return resolvedTarget{scope: m, ns: true}, true
 	}
 	return t.export(m, im.Name, depth+1)
 }
@@ -81,9 +82,9 @@ func (t *tsTable) imported(s *tsScope, im tsImport, depth int) (tsTarget, bool) 
 // export resolves what module m exports as name: export lists and
 // declarations, re-exports, `export *` (never "default"), and CommonJS
 // module.exports.
-func (t *tsTable) export(m *tsScope, name string, depth int) (tsTarget, bool) {
-	if depth > tsMaxDepth {
-		return tsTarget{}, false
+func (t *symbolTable) export(m *fileScope, name string, depth int) (resolvedTarget, bool) {
+	if depth > maxDepth {
+		return resolvedTarget{}, false
 	}
 	if l, ok := m.Exports[name]; ok {
 		return t.local(m, l, depth+1)
@@ -100,11 +101,11 @@ func (t *tsTable) export(m *tsScope, name string, depth int) (tsTarget, bool) {
 		case tg.ns:
 			return t.export(tg.scope, name, depth+1)
 		case tg.decl != nil && tg.decl.Members[name] != nil:
-			return tsTarget{scope: tg.scope, decl: tg.decl, member: tg.decl.Members[name]}, true
+			return resolvedTarget{scope: tg.scope, decl: tg.decl, member: tg.decl.Members[name]}, true
 		}
 	}
 	if name == "default" {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	for _, st := range m.Stars {
 		if sm := t.mod(m.file, st); sm != nil && sm != m {
@@ -113,11 +114,11 @@ func (t *tsTable) export(m *tsScope, name string, depth int) (tsTarget, bool) {
 			}
 		}
 	}
-	return tsTarget{}, false
+	return resolvedTarget{}, false
 }
 
 // dotted resolves "a.b.c" in s: a top-level name, then members.
-func (t *tsTable) dotted(s *tsScope, expr string, depth int) (tsTarget, bool) {
+func (t *symbolTable) dotted(s *fileScope, expr string, depth int) (resolvedTarget, bool) {
 	parts := strings.Split(expr, ".")
 	tg, ok := t.local(s, parts[0], depth)
 	for _, p := range parts[1:] {
@@ -131,9 +132,9 @@ func (t *tsTable) dotted(s *tsScope, expr string, depth int) (tsTarget, bool) {
 
 // step resolves member p of tg: an export of a namespace, or a member of
 // the class or interface tg is or has as type.
-func (t *tsTable) step(tg tsTarget, p string, depth int) (tsTarget, bool) {
-	if depth > tsMaxDepth {
-		return tsTarget{}, false
+func (t *symbolTable) step(tg resolvedTarget, p string, depth int) (resolvedTarget, bool) {
+	if depth > maxDepth {
+		return resolvedTarget{}, false
 	}
 	if tg.ns {
 		return t.export(tg.scope, p, depth+1)
@@ -141,96 +142,96 @@ func (t *tsTable) step(tg tsTarget, p string, depth int) (tsTarget, bool) {
 	if tg.member == nil && tg.decl != nil && tg.decl.Kind == "var" && tg.decl.Members != nil {
 		// An object literal's property.
 		if m := tg.decl.Members[p]; m != nil {
-			return tsTarget{scope: tg.scope, decl: tg.decl, member: m}, true
+			return resolvedTarget{scope: tg.scope, decl: tg.decl, member: m}, true
 		}
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	cls, ok := t.classOf(tg, depth+1)
 	if !ok {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	return t.member(cls, p, depth+1)
 }
 
 // classOf returns the class or interface tg denotes or holds an instance
 // of: itself, or the declared type of a variable, field or function result.
-func (t *tsTable) classOf(tg tsTarget, depth int) (tsTarget, bool) {
-	if depth > tsMaxDepth {
-		return tsTarget{}, false
+func (t *symbolTable) classOf(tg resolvedTarget, depth int) (resolvedTarget, bool) {
+	if depth > maxDepth {
+		return resolvedTarget{}, false
 	}
 	switch {
 	case tg.member != nil:
 		if tg.member.Type == "" || tg.member.Fn {
-			return tsTarget{}, false
+			return resolvedTarget{}, false
 		}
 		return t.typeOf(tg.scope, tg.member.Type, depth+1)
 	case tg.decl == nil:
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	case tg.decl.Kind == "class" || tg.decl.Kind == "interface":
 		return tg, true
 	case tg.decl.Kind == "var" && tg.decl.Type != "":
 		return t.typeOf(tg.scope, tg.decl.Type, depth+1)
 	}
-	return tsTarget{}, false
+	return resolvedTarget{}, false
 }
 
 // typeOf resolves a type expression of s to a class or interface: a type
 // name, or "()f", the declared return type of calling f.
-func (t *tsTable) typeOf(s *tsScope, typ string, depth int) (tsTarget, bool) {
-	if depth > tsMaxDepth || typ == "" {
-		return tsTarget{}, false
+func (t *symbolTable) typeOf(s *fileScope, typ string, depth int) (resolvedTarget, bool) {
+	if depth > maxDepth || typ == "" {
+		return resolvedTarget{}, false
 	}
 	if callee, ok := strings.CutPrefix(typ, "()"); ok {
 		tg, ok := t.dotted(s, callee, depth+1)
 		if !ok {
-			return tsTarget{}, false
+			return resolvedTarget{}, false
 		}
 		return t.returnOf(tg, depth+1)
 	}
 	tg, ok := t.dotted(s, typ, depth+1)
 	if !ok || tg.decl == nil || tg.member != nil || tg.decl.Kind != "class" && tg.decl.Kind != "interface" {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	return tg, true
 }
 
 // returnOf is the class of what calling tg returns.
-func (t *tsTable) returnOf(tg tsTarget, depth int) (tsTarget, bool) {
+func (t *symbolTable) returnOf(tg resolvedTarget, depth int) (resolvedTarget, bool) {
 	switch {
 	case tg.member != nil && tg.member.Fn:
 		return t.typeOf(tg.scope, tg.member.Type, depth+1)
 	case tg.member == nil && tg.decl != nil && tg.decl.Kind == "function":
 		return t.typeOf(tg.scope, tg.decl.Type, depth+1)
 	}
-	return tsTarget{}, false
+	return resolvedTarget{}, false
 }
 
 // member finds name in a class or interface, then in its bases (extends
 // first, depth-first).
-func (t *tsTable) member(cls tsTarget, name string, depth int) (tsTarget, bool) {
-	seen := map[*tsDecl]bool{}
-	var walk func(c tsTarget, d int) (tsTarget, bool)
-	walk = func(c tsTarget, d int) (tsTarget, bool) {
-		if c.decl == nil || seen[c.decl] || d > tsMaxDepth {
-			return tsTarget{}, false
+func (t *symbolTable) member(cls resolvedTarget, name string, depth int) (resolvedTarget, bool) {
+	seen := map[*scopeDecl]bool{}
+	var walk func(c resolvedTarget, d int) (resolvedTarget, bool)
+	walk = func(c resolvedTarget, d int) (resolvedTarget, bool) {
+		if c.decl == nil || seen[c.decl] || d > maxDepth {
+			return resolvedTarget{}, false
 		}
 		seen[c.decl] = true
 		if m := c.decl.Members[name]; m != nil {
-			return tsTarget{scope: c.scope, decl: c.decl, member: m}, true
+			return resolvedTarget{scope: c.scope, decl: c.decl, member: m}, true
 		}
 		for _, b := range t.bases(c, d+1) {
 			if r, ok := walk(b, d+1); ok {
 				return r, true
 			}
 		}
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	return walk(cls, depth)
 }
 
 // bases resolves a class's extends (and an interface's) in its scope.
-func (t *tsTable) bases(c tsTarget, depth int) []tsTarget {
-	var out []tsTarget
+func (t *symbolTable) bases(c resolvedTarget, depth int) []resolvedTarget {
+	var out []resolvedTarget
 	for _, b := range c.decl.Bases {
 		if bt, ok := t.dotted(c.scope, b, depth+1); ok && bt.decl != nil && bt.member == nil && bt.decl != c.decl {
 			out = append(out, bt)
@@ -247,9 +248,9 @@ func (t *tsTable) bases(c tsTarget, depth int) []tsTarget {
 // without a type): the calls by-name candidates are recorded for. Calls
 // on globals, on library values and on values of a known class lacking
 // the member are not.
-func (t *tsTable) resolveRef(s *tsScope, r tsRef) (id graphdb.NodeID, unknown bool) {
+func (t *symbolTable) resolveRef(s *fileScope, r ref) (id graphdb.NodeID, unknown bool) {
 	parts := strings.Split(r.expr, ".")
-	var cur tsTarget
+	var cur resolvedTarget
 	ok := false
 	rest := parts[1:]
 	member := len(parts) > 1 && r.kind == graphdb.EdgeCalls && !r.ctor
@@ -259,7 +260,7 @@ func (t *tsTable) resolveRef(s *tsScope, r tsRef) (id graphdb.NodeID, unknown bo
 		if r.class == "" || cls == nil || len(parts) == 1 && head == "this" {
 			return "", false
 		}
-		cur, ok = tsTarget{scope: s, decl: cls}, true
+		cur, ok = resolvedTarget{scope: s, decl: cls}, true
 		if head == "super" {
 			bs := t.bases(cur, 0)
 			if len(bs) == 0 {
@@ -292,7 +293,7 @@ func (t *tsTable) resolveRef(s *tsScope, r tsRef) (id graphdb.NodeID, unknown bo
 			if r.class == "" || cls == nil {
 				return "", false
 			}
-			if cur, ok = t.member(tsTarget{scope: s, decl: cls}, typ[1:], 0); ok {
+			if cur, ok = t.member(resolvedTarget{scope: s, decl: cls}, typ[1:], 0); ok {
 				cur, ok = t.classOf(cur, 0)
 			}
 		default:
@@ -334,7 +335,7 @@ func (t *tsTable) resolveRef(s *tsScope, r tsRef) (id graphdb.NodeID, unknown bo
 // unknownValue reports whether tg is a repository value whose class is
 // not known: a variable or field without a type (or typed by a repository
 // call without a declared return type), or a result of the same kind.
-func (t *tsTable) unknownValue(tg tsTarget) bool {
+func (t *symbolTable) unknownValue(tg resolvedTarget) bool {
 	switch {
 	case tg.ns:
 		return false
@@ -351,7 +352,7 @@ func (t *tsTable) unknownValue(tg tsTarget) bool {
 // type, or the result of a repository function or method that declares
 // no resolvable return type. A named type that does not resolve is a
 // library's.
-func (t *tsTable) repoValueType(s *tsScope, typ string) bool {
+func (t *symbolTable) repoValueType(s *fileScope, typ string) bool {
 	callee, isCall := strings.CutPrefix(typ, "()")
 	switch {
 	case typ == "":
@@ -363,47 +364,47 @@ func (t *tsTable) repoValueType(s *tsScope, typ string) bool {
 	return ok && (tg.member != nil && tg.member.Fn || tg.member == nil && tg.decl != nil && tg.decl.Kind == "function")
 }
 
-// tsMaxByName caps the by-name candidates of one call: a method name
+// maxByName caps the by-name candidates of one call: a method name
 // defined in more places than this (get, map, toString) says nothing about
 // the callee, and the call gets none.
-const tsMaxByName = 8
+const maxByName = 8
 
-// tsCandidate is a method a by-name call may land on.
-type tsCandidate struct {
+// candidate is a method a by-name call may land on.
+type candidate struct {
 	id   graphdb.NodeID
 	file string
 }
 
 // candidates lists the methods named name in the repository's classes
 // and object literals (sorted by id), nil when there are more than
-// tsMaxByName. Top-level functions are not candidates: a member call
+// maxByName. Top-level functions are not candidates: a member call
 // reaches one only through a module, which resolves by import.
-func (t *tsTable) candidates(name string) []tsCandidate {
+func (t *symbolTable) candidates(name string) []candidate {
 	if t.byName == nil {
-		t.byName = tsCandidateIndex(t.files, nil)
+		t.byName = candidateIndex(t.files, nil)
 	}
-	return tsCapped(t.byName[name])
+	return capped(t.byName[name])
 }
 
-func tsCapped(cs []tsCandidate) []tsCandidate {
-	if len(cs) > tsMaxByName {
+func capped(cs []candidate) []candidate {
+	if len(cs) > maxByName {
 		return nil
 	}
 	return cs
 }
 
-// tsCandidateIndex lists by name (each list sorted by id) the methods of
+// candidateIndex lists by name (each list sorted by id) the methods of
 // the classes and object literals of files; with only, just the names in
 // only.
-func tsCandidateIndex(files map[string]*tsScope, only map[string]bool) map[string][]tsCandidate {
-	idx := map[string][]tsCandidate{}
+func candidateIndex(files map[string]*fileScope, only map[string]bool) map[string][]candidate {
+	idx := map[string][]candidate{}
 	seen := map[graphdb.NodeID]bool{} // a { f } property is f itself
-	for _, rel := range sortedKeys(files) {
-		files[rel].eachDecl(func(d *tsDecl) {
+	for _, rel := range frontend.SortedKeys(files) {
+		files[rel].eachDecl(func(d *scopeDecl) {
 			for mn, m := range d.Members {
 				if m.Fn && m.ID != "" && !seen[m.ID] && (only == nil || only[mn]) {
 					seen[m.ID] = true
-					idx[mn] = append(idx[mn], tsCandidate{id: m.ID, file: rel})
+					idx[mn] = append(idx[mn], candidate{id: m.ID, file: rel})
 				}
 			}
 		})
@@ -416,7 +417,7 @@ func tsCandidateIndex(files map[string]*tsScope, only map[string]bool) map[strin
 
 // callTarget is the node a call of tg lands on: a function or method, a
 // class's constructor (inherited included) or the class when it has none.
-func (t *tsTable) callTarget(tg tsTarget, ctor bool) graphdb.NodeID {
+func (t *symbolTable) callTarget(tg resolvedTarget, ctor bool) graphdb.NodeID {
 	switch {
 	case tg.member != nil:
 		if tg.member.Fn {
@@ -436,43 +437,43 @@ func (t *tsTable) callTarget(tg tsTarget, ctor bool) graphdb.NodeID {
 
 // callbackParam resolves "c|f|i|j" (or "n|C|i|j"): the type of
 // parameter j of the function type of parameter i of f (C's constructor).
-func (t *tsTable) callbackParam(s *tsScope, class, spec string) (tsTarget, bool) {
+func (t *symbolTable) callbackParam(s *fileScope, class, spec string) (resolvedTarget, bool) {
 	f := strings.Split(spec, "|")
 	if len(f) != 4 {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	var i, j int
 	if _, err := fmt.Sscan(f[2], &i); err != nil {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	if _, err := fmt.Sscan(f[3], &j); err != nil {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	var params [][]string
-	var scope *tsScope
+	var scope *fileScope
 	if f[0] == "n" {
 		cls, ok := t.typeOf(s, f[1], 0)
 		if !ok {
-			return tsTarget{}, false
+			return resolvedTarget{}, false
 		}
 		c, ok := t.member(cls, "constructor", 0)
 		if !ok {
-			return tsTarget{}, false
+			return resolvedTarget{}, false
 		}
 		params, scope = c.member.Params, c.scope
 	} else {
-		var tg tsTarget
+		var tg resolvedTarget
 		ok := false
 		if rest, isThis := strings.CutPrefix(f[1], "this."); isThis {
 			if cls := s.Decls[class]; class != "" && cls != nil && !strings.Contains(rest, ".") {
-				tg, ok = t.member(tsTarget{scope: s, decl: cls}, rest, 0)
+				tg, ok = t.member(resolvedTarget{scope: s, decl: cls}, rest, 0)
 			}
 		} else {
 			tg, ok = t.dotted(s, f[1], 0)
 		}
 		switch {
 		case !ok:
-			return tsTarget{}, false
+			return resolvedTarget{}, false
 		case tg.member != nil:
 			params, scope = tg.member.Params, tg.scope
 		case tg.decl != nil && tg.decl.Kind == "function":
@@ -480,7 +481,7 @@ func (t *tsTable) callbackParam(s *tsScope, class, spec string) (tsTarget, bool)
 		}
 	}
 	if i >= len(params) || j >= len(params[i]) || params[i][j] == "" {
-		return tsTarget{}, false
+		return resolvedTarget{}, false
 	}
 	return t.typeOf(scope, params[i][j], 0)
 }
@@ -492,7 +493,7 @@ func hasKey(m map[string]string, k string) bool {
 
 // link adds a parsed file's resolved edges and sets its module node's
 // Attrs (scope, surface, deps).
-func (t *tsTable) link(f *tsFile) {
+func (t *symbolTable) link(f *sourceFile) {
 	deps := map[string]bool{}
 	t.visit = func(rel string) {
 		if rel != f.rel {
@@ -501,9 +502,9 @@ func (t *tsTable) link(f *tsFile) {
 	}
 	defer func() { t.visit = nil }()
 	s := f.scope
-	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+	add := func(e graphdb.Edge) { f.res.Edges = append(f.res.Edges, e) }
 	byName := t.linkRefs(f, deps)
-	typeID := func(sc *tsScope, typ string) graphdb.NodeID {
+	typeID := func(sc *fileScope, typ string) graphdb.NodeID {
 		if sc == nil {
 			sc = s
 		}
@@ -524,9 +525,9 @@ func (t *tsTable) link(f *tsFile) {
 		}
 	}
 	// Classes and interfaces, those in namespaces included, by node.
-	scopeOf := map[graphdb.NodeID]*tsScope{}
-	var walk func(sc *tsScope)
-	walk = func(sc *tsScope) {
+	scopeOf := map[graphdb.NodeID]*fileScope{}
+	var walk func(sc *fileScope)
+	walk = func(sc *fileScope) {
 		for _, d := range sc.Decls {
 			if d.ID != "" {
 				scopeOf[d.ID] = sc
@@ -537,7 +538,7 @@ func (t *tsTable) link(f *tsFile) {
 		}
 	}
 	walk(s)
-	for _, n := range f.res.nodes {
+	for _, n := range f.res.Nodes {
 		if n.Kind != graphdb.KindType || (n.SubKind != "class" && n.SubKind != "interface") {
 			continue
 		}
@@ -546,7 +547,7 @@ func (t *tsTable) link(f *tsFile) {
 		if d == nil {
 			continue
 		}
-		for _, b := range t.bases(tsTarget{scope: sc, decl: d}, 0) {
+		for _, b := range t.bases(resolvedTarget{scope: sc, decl: d}, 0) {
 			if b.decl.ID != "" {
 				add(graphdb.Edge{From: d.ID, To: b.decl.ID, Kind: graphdb.EdgeInherits, File: f.rel, Line: n.StartLine})
 			}
@@ -565,30 +566,30 @@ func (t *tsTable) link(f *tsFile) {
 			continue
 		}
 		deps[rel] = true
-		if m := t.files[rel]; m != nil && rel != f.rel && !tsIsDecl(rel) {
-			add(graphdb.Edge{From: fileID(f.rel), To: tsModuleID(m.module), Kind: graphdb.EdgeImports, File: f.rel, Line: u.line})
+		if m := t.files[rel]; m != nil && rel != f.rel && !isDecl(rel) {
+			add(graphdb.Edge{From: frontend.FileID(f.rel), To: moduleID(m.module), Kind: graphdb.EdgeImports, File: f.rel, Line: u.line})
 		}
 	}
 	js, surface := s.encode()
-	a := map[string]string{tsAttrScope: js, tsAttrSurface: surface}
+	a := map[string]string{attrScope: js, attrSurface: surface}
 	if len(deps) > 0 {
-		a[tsAttrDeps] = strings.Join(sortedKeys(deps), "\n")
+		a[attrDeps] = strings.Join(frontend.SortedKeys(deps), "\n")
 	}
 	if unres {
-		a[tsAttrUnres] = "1"
+		a[attrUnres] = "1"
 	}
 	if len(byName) > 0 {
-		a[tsAttrByName] = strings.Join(sortedKeys(byName), "\n")
+		a[attrByName] = strings.Join(frontend.SortedKeys(byName), "\n")
 	}
-	f.res.nodes[f.modNode].Attrs = a
+	f.res.Nodes[f.modNode].Attrs = a
 }
 
 // linkRefs adds the edges of a parsed file's calls and decorators:
 // calls to what they resolve to, and calls_by_name to the candidates of
 // those on values of unknown class (their files join deps). It returns
 // the method names of the by-name calls.
-func (t *tsTable) linkRefs(f *tsFile, deps map[string]bool) map[string]bool {
-	add := func(e graphdb.Edge) { f.res.edges = append(f.res.edges, e) }
+func (t *symbolTable) linkRefs(f *sourceFile, deps map[string]bool) map[string]bool {
+	add := func(e graphdb.Edge) { f.res.Edges = append(f.res.Edges, e) }
 	byName := map[string]bool{}
 	for _, r := range f.refs {
 		sc := r.scope
@@ -620,7 +621,7 @@ func (t *tsTable) linkRefs(f *tsFile, deps map[string]bool) map[string]bool {
 // looksLocal reports whether an unresolved specifier may name a
 // repository file that does not exist yet: relative, or matching a paths
 // pattern or a workspace package.
-func (r *tsResolver) looksLocal(from, spec string) bool {
+func (r *resolver) looksLocal(from, spec string) bool {
 	if strings.HasPrefix(spec, ".") {
 		return true
 	}

@@ -1,18 +1,19 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// TestTSModuleNames: same-stem siblings share their module name by
+// TestModuleNames: same-stem siblings share their module name by
 // extension rank, not by how the paths sort (.cjs sorts before .js, .d.ts
 // before .js), so adding a CommonJS copy or a declaration file next to a
 // module does not rename it.
-func TestTSModuleNames(t *testing.T) {
+func TestModuleNames(t *testing.T) {
 	tests := []struct {
 		name  string
 		files []string
@@ -31,12 +32,12 @@ func TestTSModuleNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := map[string]*diskFile{}
+			files := map[string]*frontend.DiskFile{}
 			for _, f := range tt.files {
-				files[f] = &diskFile{}
+				files[f] = &frontend.DiskFile{}
 			}
-			if diff := cmp.Diff(tt.want, tsModuleNames(files)); diff != "" {
-				t.Errorf("tsModuleNames(%v) (-want +got):\n%s", tt.files, diff)
+			if diff := cmp.Diff(tt.want, moduleNames(files)); diff != "" {
+				t.Errorf("moduleNames(%v) (-want +got):\n%s", tt.files, diff)
 			}
 		})
 	}

@@ -1,23 +1,23 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
 // DESIGN: namespaces and object literals. A namespace (`namespace N {}`,
 // `namespace A.B {}`, `declare namespace N {}`, `module N {}`) is a scope
-// of its own nested in the file's: a tsDecl of kind "namespace" whose NS
+// of its own nested in the file's: a scopeDecl of kind "namespace" whose NS
 // holds what the body declares and exports, serialised with the file's
 // scope. Its node is a module of sub-kind "namespace" (qname
 // "file-module.N"), the parent of what it declares; code in its body
 // resolves names in the namespace first, then in the enclosing scopes
-// (tsScope.parent), and N.f resolves as an export of N. Blocks of the
+// (fileScope.parent), and N.f resolves as an export of N. Blocks of the
 // same namespace in one file merge. In a declared namespace (declare, or
 // a declaration file) every declaration counts as exported.
 //
@@ -32,7 +32,7 @@ import (
 // namespace adds a namespace declaration and walks its body; it returns
 // the name it binds in the enclosing scope ("A" for `namespace A.B`), ""
 // for an ambient module with a string name (declare module "m").
-func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) string {
+func (x *extractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) string {
 	nameNode := st.ChildByFieldName("name")
 	if nameNode == nil || nameNode.Kind() != "identifier" && nameNode.Kind() != "nested_identifier" {
 		return ""
@@ -57,7 +57,7 @@ func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) stri
 			}
 			id := x.add(n)
 			x.parent(id, parent)
-			d = &tsDecl{ID: id, Kind: "namespace", NS: newTSScope(x.f.rel, x.f.module)}
+			d = &scopeDecl{ID: id, Kind: "namespace", NS: newScope(x.f.rel, x.f.module)}
 			d.NS.parent = sc
 			sc.Decls[p] = d
 		}
@@ -67,7 +67,7 @@ func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) stri
 		x.f.scope, x.prefix, parent = d.NS, x.prefix+p+".", d.ID
 	}
 	if body := st.ChildByFieldName("body"); body != nil {
-		for _, c := range children(body) {
+		for _, c := range sitter.Children(body) {
 			x.top(c, parent, parent)
 		}
 	}
@@ -81,10 +81,10 @@ func (x *tsExtractor) namespace(st, outer *sitter.Node, fid graphdb.NodeID) stri
 
 // objectLiteral binds a top-level variable initialised with an object
 // literal: function-valued properties become function nodes and members
-// of the variable's tsDecl, other properties members typed by their value.
-func (x *tsExtractor) objectLiteral(obj, outer *sitter.Node, name string, mid, fid graphdb.NodeID) *tsDecl {
-	d := &tsDecl{Kind: "var", Type: tsLiteralType, Members: map[string]*tsMember{}}
-	for _, p := range children(obj) {
+// of the variable's scopeDecl, other properties members typed by their value.
+func (x *extractor) objectLiteral(obj, outer *sitter.Node, name string, mid, fid graphdb.NodeID) *scopeDecl {
+	d := &scopeDecl{Kind: "var", Type: literalType, Members: map[string]*classMember{}}
+	for _, p := range sitter.Children(obj) {
 		switch p.Kind() {
 		case "method_definition":
 			if key := x.memberName(p); key != "" {
@@ -98,11 +98,11 @@ func (x *tsExtractor) objectLiteral(obj, outer *sitter.Node, name string, mid, f
 			case isFuncValue(val):
 				d.Members[key] = x.objectMethod(val, p, val, name, key, fid)
 			default:
-				d.Members[key] = &tsMember{Type: x.assignedType(val)}
+				d.Members[key] = &classMember{Type: x.assignedType(val)}
 				x.refs(val, mid, "", nil)
 			}
 		case "shorthand_property_identifier":
-			x.shorthands = append(x.shorthands, tsShorthand{scope: x.f.scope, d: d, key: x.text(p)})
+			x.shorthands = append(x.shorthands, shorthandRef{scope: x.f.scope, d: d, key: x.text(p)})
 		default:
 			x.refs(p, mid, "", nil)
 		}
@@ -111,7 +111,7 @@ func (x *tsExtractor) objectLiteral(obj, outer *sitter.Node, name string, mid, f
 }
 
 // objectMethod adds one function-valued property of an object literal.
-func (x *tsExtractor) objectMethod(fn, outer, sig *sitter.Node, obj, key string, fid graphdb.NodeID) *tsMember {
+func (x *extractor) objectMethod(fn, outer, sig *sitter.Node, obj, key string, fid graphdb.NodeID) *classMember {
 	n := x.node(outer, sig, key, obj+"."+key, graphdb.KindFunction, "method")
 	n.Exported = x.f.scope.Exports[obj] != ""
 	id := x.add(n)
@@ -121,20 +121,20 @@ func (x *tsExtractor) objectMethod(fn, outer, sig *sitter.Node, obj, key string,
 		ret = x.docReturns(outer)
 	}
 	x.body(fn, id, obj)
-	return &tsMember{ID: id, Type: ret, Fn: true, Params: x.fnParams(fn)}
+	return &classMember{ID: id, Type: ret, Fn: true, Params: x.fnParams(fn)}
 }
 
-// tsShorthand is a `{ f }` property waiting for the end of the file,
+// shorthandRef is a `{ f }` property waiting for the end of the file,
 // when every function of its scope is known.
-type tsShorthand struct {
-	scope *tsScope
-	d     *tsDecl
+type shorthandRef struct {
+	scope *fileScope
+	d     *scopeDecl
 	key   string
 }
 
 // bindShorthands types the shorthand properties of object literals by
 // the functions (or classes) of the same name in their scope.
-func (x *tsExtractor) bindShorthands() {
+func (x *extractor) bindShorthands() {
 	for _, sh := range x.shorthands {
 		if _, ok := sh.d.Members[sh.key]; ok {
 			continue
@@ -142,9 +142,9 @@ func (x *tsExtractor) bindShorthands() {
 		switch f := sh.scope.Decls[sh.key]; {
 		case f == nil:
 		case f.Kind == "function" && f.ID != "":
-			sh.d.Members[sh.key] = &tsMember{ID: f.ID, Type: f.Type, Fn: true, Params: f.Params}
+			sh.d.Members[sh.key] = &classMember{ID: f.ID, Type: f.Type, Fn: true, Params: f.Params}
 		case f.Kind == "var" && f.Type != "":
-			sh.d.Members[sh.key] = &tsMember{Type: f.Type}
+			sh.d.Members[sh.key] = &classMember{Type: f.Type}
 		}
 	}
 }
@@ -154,7 +154,7 @@ func (x *tsExtractor) bindShorthands() {
 // or right of `&&`, whose condition holds the test (alone or in a chain
 // of &&). The innermost test wins; the walk stops at the enclosing
 // function. Assignments to the local inside the branch are not followed.
-func (x *tsExtractor) narrowed(n *sitter.Node, name string) string {
+func (x *extractor) narrowed(n *sitter.Node, name string) string {
 	for cur := n; cur != nil; cur = x.parentOf(cur) {
 		p := x.parentOf(cur)
 		if p == nil {
@@ -183,7 +183,7 @@ func (x *tsExtractor) narrowed(n *sitter.Node, name string) string {
 
 // instanceOf finds `name instanceof C` in a condition (parentheses and &&
 // chains looked through) and returns C.
-func (x *tsExtractor) instanceOf(cond *sitter.Node, name string) string {
+func (x *extractor) instanceOf(cond *sitter.Node, name string) string {
 	if cond == nil {
 		return ""
 	}

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package sitter
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relayhq/relay/index/internal/frontend"
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
 // syntaxErrors returns where tree-sitter could not parse a file ("line:col:
 // syntax error", at most 10), for the tree-sitter frontends' file records.
 // It walks with an explicit stack: a tree may be a million levels deep.
-func syntaxErrors(root *sitter.Node) []string {
+func SyntaxErrors(root *sitter.Node) []string {
 	var errs []string
 	stack := []*sitter.Node{root}
 	for len(stack) > 0 && len(errs) < 10 {
@@ -33,7 +34,7 @@ func syntaxErrors(root *sitter.Node) []string {
 		if !nd.HasError() {
 			continue
 		}
-		cs := allChildren(nd)
+		cs := AllChildren(nd)
 		for i := len(cs) - 1; i >= 0; i-- { // pushed last first: popped in source order
 			stack = append(stack, cs[i])
 		}
@@ -43,14 +44,14 @@ func syntaxErrors(root *sitter.Node) []string {
 
 // errParseDeadline is what parseLimited reports for a parse that ran
 // past its deadline.
-var errParseDeadline = errors.New("parse deadline exceeded")
+var ErrParseDeadline = errors.New("parse deadline exceeded")
 
 // parseLimited parses data with p, stopped when ctx is cancelled or, when
 // timeout > 0, once it has run that long: tree-sitter calls the progress
 // callback every few hundred steps, so a parse in progress stops within
 // milliseconds. A stopped parse returns the reason and leaves p reset for
 // the next file.
-func parseLimited(ctx context.Context, p *sitter.Parser, data []byte, timeout time.Duration) (*sitter.Tree, error) {
+func ParseLimited(ctx context.Context, p *sitter.Parser, data []byte, timeout time.Duration) (*sitter.Tree, error) {
 	start := time.Now()
 	var why error
 	opts := &sitter.ParseOptions{ProgressCallback: func(sitter.ParseState) bool {
@@ -59,7 +60,7 @@ func parseLimited(ctx context.Context, p *sitter.Parser, data []byte, timeout ti
 			return true
 		}
 		if timeout > 0 && time.Since(start) > timeout {
-			why = errParseDeadline
+			why = ErrParseDeadline
 			return true
 		}
 		return false
@@ -81,23 +82,23 @@ func parseLimited(ctx context.Context, p *sitter.Parser, data []byte, timeout ti
 }
 
 // parsedFile is one file read and parsed within a job's budgets.
-type parsedFile struct {
-	data []byte
-	tree *sitter.Tree // nil: not parsed (a budget said no); Close it otherwise
-	text []byte       // what tree reads against (data, or data rewritten)
-	up   *nodeParents
+type File struct {
+	Data []byte
+	Tree *sitter.Tree // nil: not parsed (a budget said no); Close it otherwise
+	Text []byte       // what tree reads against (data, or data rewritten)
+	Up   *Parents
 	// problem is the error that left the file unparsed (a parse deadline,
 	// nesting too deep), for its record; "" when it parsed or was skipped
 	// with a note
-	problem string
+	Problem string
 }
 
 // root is the tree's root, nil when the file was not parsed.
-func (pf *parsedFile) root() *sitter.Node {
-	if pf.tree == nil {
+func (pf *File) Root() *sitter.Node {
+	if pf.Tree == nil {
 		return nil
 	}
-	return pf.tree.RootNode()
+	return pf.Tree.RootNode()
 }
 
 // parseWithin reads rel and parses it with parse within j's budgets
@@ -105,61 +106,61 @@ func (pf *parsedFile) root() *sitter.Node {
 // parsed; a parse past the deadline or a tree nested too deep is an error
 // of the file (reported with pkg), and the file is not parsed either. It
 // returns nil when the file cannot be read (noted) or ctx was cancelled.
-func parseWithin(ctx context.Context, j *job, rel, pkg string, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
-	return parseBudgeted(ctx, j, rel, pkg, budgetUse{report: true, depth: true}, parse)
+func ParseWithin(ctx context.Context, j *frontend.Job, rel, pkg string, parse func(data []byte) (*sitter.Tree, []byte, error)) *File {
+	return ParseBudgeted(ctx, j, rel, pkg, BudgetUse{Report: true, Depth: true}, parse)
 }
 
 // budgetUse says how a frontend uses parseBudgeted.
-type budgetUse struct {
+type BudgetUse struct {
 	// report: note and report what keeps the file from being parsed (a
 	// frontend that parses a file twice reports on one pass only)
-	report bool
+	Report bool
 	// depth: measure the tree's depth against the limit and index its
 	// parents; a frontend whose walks bound their own depth (Java,
 	// javalimits.go) keeps what lies above its limits instead
-	depth bool
+	Depth bool
 }
 
 // parseBudgeted is parseWithin as use says.
-func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, parse func(data []byte) (*sitter.Tree, []byte, error)) *parsedFile {
-	note, diag := j.note, j.diag
-	if !use.report {
-		note, diag = func(Diagnostic) {}, func(Diagnostic) {}
+func ParseBudgeted(ctx context.Context, j *frontend.Job, rel, pkg string, use BudgetUse, parse func(data []byte) (*sitter.Tree, []byte, error)) *File {
+	note, diag := j.Note, j.Diag
+	if !use.Report {
+		note, diag = func(frontend.Diagnostic) {}, func(frontend.Diagnostic) {}
 	}
-	data, err := j.tree.rf.read(rel)
+	data, err := j.Read(rel)
 	if err != nil {
-		note(Diagnostic{Pos: shortRel(rel), Msg: reason(err)})
+		note(frontend.Diagnostic{Pos: frontend.ShortRel(rel), Msg: frontend.Reason(err)})
 		return nil
 	}
-	pf := &parsedFile{data: data, text: data}
-	if why, limit := j.budget.skip(data); why != "" {
-		note(Diagnostic{Pos: shortRel(rel), Msg: why, Limit: limit})
+	pf := &File{Data: data, Text: data}
+	if why, limit := j.Budget.Skip(data); why != "" {
+		note(frontend.Diagnostic{Pos: frontend.ShortRel(rel), Msg: why, Limit: limit})
 		return pf
 	}
-	fail := func(msg, limit string) *parsedFile {
-		pf.problem = msg
-		diag(Diagnostic{Package: pkg, Pos: rel, Msg: msg, Limit: limit})
+	fail := func(msg, limit string) *File {
+		pf.Problem = msg
+		diag(frontend.Diagnostic{Package: pkg, Pos: rel, Msg: msg, Limit: limit})
 		return pf
 	}
 	t, text, err := parse(data)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil
-	case errors.Is(err, errParseDeadline):
-		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (Options.%s); only the file itself is indexed", j.budget.timeout, limitParseTimeout), limitParseTimeout)
+	case errors.Is(err, ErrParseDeadline):
+		return fail(fmt.Sprintf("not parsed: the parse ran past its %s deadline (Options.%s); only the file itself is indexed", j.Budget.Timeout, frontend.LimitParseTimeout), frontend.LimitParseTimeout)
 	case err != nil:
 		return fail("not parsed: "+err.Error(), "")
 	}
-	if !use.depth {
-		pf.tree = t
+	if !use.Depth {
+		pf.Tree = t
 		return pf
 	}
-	up, err := indexTree(t.RootNode(), j.budget.maxDepth)
+	up, err := IndexTree(t.RootNode(), j.Budget.MaxDepth)
 	if err != nil {
 		t.Close()
-		return fail(fmt.Sprintf("not extracted: %v (limit Options.%s); only the file itself is indexed", err, limitDepth), limitDepth)
+		return fail(fmt.Sprintf("not extracted: %v (limit Options.%s); only the file itself is indexed", err, frontend.LimitDepth), frontend.LimitDepth)
 	}
-	pf.tree, pf.text, pf.up = t, text, up
+	pf.Tree, pf.Text, pf.Up = t, text, up
 	return pf
 }
 
@@ -169,13 +170,13 @@ func parseBudgeted(ctx context.Context, j *job, rel, pkg string, use budgetUse, 
 // statement of a file of 100,000, it is quadratic. The extractors ask this
 // instead: a map from each inner node (Node.Id) to its parent, built by one
 // cursor pass on the first question.
-type nodeParents struct {
+type Parents struct {
 	root sitter.Node
 	m    map[uintptr]sitter.Node
 }
 
 // of returns n's parent, nil for the root.
-func (ps *nodeParents) of(n *sitter.Node) *sitter.Node {
+func (ps *Parents) Of(n *sitter.Node) *sitter.Node {
 	if ps == nil {
 		return n.Parent() // a tree extracted without indexTree (tests)
 	}
@@ -193,27 +194,27 @@ func (ps *nodeParents) of(n *sitter.Node) *sitter.Node {
 
 // errTooDeep is what indexTree reports for a tree nested deeper than the
 // limit.
-var errTooDeep = errors.New("nesting too deep")
+var ErrTooDeep = errors.New("nesting too deep")
 
 // indexTree walks the tree once with a cursor (no recursion) and refuses
 // a tree more than maxDepth levels deep (maxDepth > 0) with an error
 // wrapping errTooDeep, before anything recursive walks it: the extractors
 // recurse once or twice per level, and a Go stack overflow cannot be
 // recovered. It returns the tree's parent lookup.
-func indexTree(root *sitter.Node, maxDepth int) (*nodeParents, error) {
+func IndexTree(root *sitter.Node, maxDepth int) (*Parents, error) {
 	c := root.Walk()
 	defer c.Close()
 	depth := 0
 	for {
 		if c.GotoFirstChild() {
 			if depth++; maxDepth > 0 && depth > maxDepth {
-				return nil, fmt.Errorf("%w: more than %d syntax levels at line %d", errTooDeep, maxDepth, line(c.Node()))
+				return nil, fmt.Errorf("%w: more than %d syntax levels at line %d", ErrTooDeep, maxDepth, Line(c.Node()))
 			}
 			continue
 		}
 		for !c.GotoNextSibling() {
 			if !c.GotoParent() {
-				return &nodeParents{root: *root}, nil
+				return &Parents{root: *root}, nil
 			}
 			depth--
 		}
@@ -252,13 +253,13 @@ func parentMap(root *sitter.Node) map[uintptr]sitter.Node {
 // 100,000, they are quadratic. A parent's children are indexed in one
 // cursor pass (index), by the extractor's loop over them or on the first
 // question about one of them.
-type siblingIndex struct {
+type Siblings struct {
 	done            map[uintptr]bool         // the parents indexed
 	prev, prevNamed map[uintptr]*sitter.Node // by Node.Id, for each indexed child (nil: none)
 }
 
 // index records the previous siblings of parent's children, once.
-func (s *siblingIndex) index(parent *sitter.Node) {
+func (s *Siblings) Index(parent *sitter.Node) {
 	if s.done == nil {
 		s.done, s.prev, s.prevNamed = map[uintptr]bool{}, map[uintptr]*sitter.Node{}, map[uintptr]*sitter.Node{}
 	}
@@ -267,7 +268,7 @@ func (s *siblingIndex) index(parent *sitter.Node) {
 	}
 	s.done[parent.Id()] = true
 	var last, lastNamed *sitter.Node
-	for _, c := range allChildren(parent) {
+	for _, c := range AllChildren(parent) {
 		s.prev[c.Id()], s.prevNamed[c.Id()] = last, lastNamed
 		last = c
 		if c.IsNamed() {
@@ -278,7 +279,7 @@ func (s *siblingIndex) index(parent *sitter.Node) {
 
 // prevNamedOf is n's previous named sibling (nil when none); n's parent
 // must have been indexed, or it falls back to tree-sitter's lookup.
-func (s *siblingIndex) prevNamedOf(n *sitter.Node) *sitter.Node {
+func (s *Siblings) PrevNamedOf(n *sitter.Node) *sitter.Node {
 	if p, ok := s.prevNamed[n.Id()]; ok {
 		return p
 	}
@@ -286,7 +287,7 @@ func (s *siblingIndex) prevNamedOf(n *sitter.Node) *sitter.Node {
 }
 
 // prevOf is n's previous sibling, named or not, as prevNamedOf.
-func (s *siblingIndex) prevOf(n *sitter.Node) *sitter.Node {
+func (s *Siblings) PrevOf(n *sitter.Node) *sitter.Node {
 	if p, ok := s.prev[n.Id()]; ok {
 		return p
 	}
@@ -297,7 +298,7 @@ func (s *siblingIndex) prevOf(n *sitter.Node) *sitter.Node {
 // of kind commentKind) right before st, tags (@param …) skipped; "" when
 // there is none. prev is st's previous named sibling (siblingIndex). The
 // Java and TypeScript/JavaScript frontends share it.
-func docComment(st, prev *sitter.Node, src []byte, commentKind string) string {
+func DocComment(st, prev *sitter.Node, src []byte, commentKind string) string {
 	if prev == nil || prev.Kind() != commentKind || int(prev.EndPosition().Row)+1 < int(st.StartPosition().Row) {
 		return ""
 	}
@@ -319,4 +320,66 @@ func docComment(st, prev *sitter.Node, src []byte, commentKind string) string {
 // expressions ("a.b.c"): a longer one is not resolved. Rendering is then
 // linear in the chain's length for every link of it, where a chain of
 // thousands of links made each link's rendering cost its whole length.
-const maxDottedParts = 64
+const MaxDottedParts = 64
+
+func Line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
+
+func EndLine(n *sitter.Node) int {
+	p := n.EndPosition()
+	if p.Column == 0 && p.Row > 0 {
+		return int(p.Row)
+	}
+	return int(p.Row) + 1
+}
+
+// children returns n's named children, in order.
+//
+// It iterates with a cursor: tree-sitter's NamedChild(i) walks from the
+// first child, so a loop over i is quadratic in a wide node (a class of
+// 100,000 methods, a file of 100,000 functions).
+func Children(n *sitter.Node) []*sitter.Node {
+	c := n.Walk()
+	defer c.Close()
+	return nodePtrs(n.NamedChildren(c))
+}
+
+// allChildren returns n's children, named and anonymous, in order; with a
+// cursor, like children.
+func AllChildren(n *sitter.Node) []*sitter.Node {
+	c := n.Walk()
+	defer c.Close()
+	return nodePtrs(n.Children(c))
+}
+
+// fieldChildren returns n's children in the named field, in order; with a
+// cursor, like children.
+func FieldChildren(n *sitter.Node, field string) []*sitter.Node {
+	c := n.Walk()
+	defer c.Close()
+	return nodePtrs(n.ChildrenByFieldName(field, c))
+}
+
+func nodePtrs(ns []sitter.Node) []*sitter.Node {
+	out := make([]*sitter.Node, len(ns))
+	for i := range ns {
+		out[i] = &ns[i]
+	}
+	return out
+}
+
+// The go-tree-sitter names the frontends use, so that they import this
+// package alone for tree-sitter.
+type (
+	Node         = sitter.Node
+	Tree         = sitter.Tree
+	Parser       = sitter.Parser
+	Language     = sitter.Language
+	Point        = sitter.Point
+	ParseOptions = sitter.ParseOptions
+	ParseState   = sitter.ParseState
+)
+
+var (
+	NewParser   = sitter.NewParser
+	NewLanguage = sitter.NewLanguage
+)

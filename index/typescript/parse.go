@@ -1,84 +1,85 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"path"
 	"strings"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
+	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
-// tsFile is what the extraction of one TypeScript/JavaScript file yields:
+// sourceFile is what the extraction of one TypeScript/JavaScript file yields:
 // its owner (nodes and parent edges; the other edges come from
 // resolution), its scope and the references to resolve.
-type tsFile struct {
+type sourceFile struct {
 	rel, module string
 	decl        bool // a declaration file: scope only, no nodes
-	res         fileResult
-	scope       *tsScope
-	refs        []tsRef
-	types       []tsTypeRef
-	specs       []tsSpecUse // every module specifier, for imports edges
-	modNode     int         // index of the module node in res.nodes
+	res         frontend.FileResult
+	scope       *fileScope
+	refs        []ref
+	types       []typeRef
+	specs       []specUse // every module specifier, for imports edges
+	modNode     int       // index of the module node in res.nodes
 }
 
-// tsRef is a call or decorator to resolve, written as a dotted expression
+// ref is a call or decorator to resolve, written as a dotted expression
 // ("f", "ns.f", "this.m", "this.x.m", "super", "super.m", "v.m").
-type tsRef struct {
+type ref struct {
 	from  graphdb.NodeID
 	kind  graphdb.EdgeKind
 	expr  string
 	line  int
-	class string   // local name of the enclosing top-level class
-	fn    *tsFn    // the enclosing function's locals; nil outside functions
-	ctor  bool     // new C(): a class resolves to its constructor
-	scope *tsScope // the scope names resolve in: the file's or a namespace's
+	class string     // local name of the enclosing top-level class
+	fn    *funcInfo  // the enclosing function's locals; nil outside functions
+	ctor  bool       // new C(): a class resolves to its constructor
+	scope *fileScope // the scope names resolve in: the file's or a namespace's
 }
 
-// tsTypeRef is a declared type to link: a return type (from returns typ)
+// typeRef is a declared type to link: a return type (from returns typ)
 // or a parameter type (typ param_of from).
-type tsTypeRef struct {
+type typeRef struct {
 	from  graphdb.NodeID
 	kind  graphdb.EdgeKind
 	typ   string
 	line  int
-	scope *tsScope // the scope typ resolves in: the file's or a namespace's
+	scope *fileScope // the scope typ resolves in: the file's or a namespace's
 }
 
-// tsSpecUse is a module specifier used at a line (import, export from,
+// specUse is a module specifier used at a line (import, export from,
 // require).
-type tsSpecUse struct {
+type specUse struct {
 	spec string
 	line int
 }
 
-// tsFn is what a function binds: locals and parameters with their type
+// funcInfo is what a function binds: locals and parameters with their type
 // expression ("" when unknown: the name only shadows top-level ones).
-type tsFn struct {
+type funcInfo struct {
 	locals map[string]string
 }
 
-type tsExtractor struct {
+type extractor struct {
 	src  []byte
-	f    *tsFile
-	ids  idCounts
+	f    *sourceFile
+	ids  frontend.IDCounts
 	test bool
 	lang string
 	// prefix is the namespace path of the declarations being extracted
 	// ("N." in namespace N), ambient whether the namespace is declared.
 	prefix     string
 	ambient    bool
-	shorthands []tsShorthand // { f } properties bound at the end (bindShorthands)
-	up         *nodeParents  // each node's parent (Node.Parent walks from the root)
-	sib        siblingIndex  // previous siblings (doc comments, JSDoc)
+	shorthands []shorthandRef  // { f } properties bound at the end (bindShorthands)
+	up         *sitter.Parents // each node's parent (Node.Parent walks from the root)
+	sib        sitter.Siblings // previous siblings (doc comments, JSDoc)
 }
 
-// tsIsTest reports whether rel is a test file: *.test.*, *.spec.*, or a
+// isTest reports whether rel is a test file: *.test.*, *.spec.*, or a
 // file under __tests__, test or tests.
-func tsIsTest(rel string) bool {
+func isTest(rel string) bool {
 	base := path.Base(rel)
 	if strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") {
 		return true
@@ -91,8 +92,8 @@ func tsIsTest(rel string) bool {
 	return false
 }
 
-// tsLanguageOf is the node Language of a file.
-func tsLanguageOf(rel string) string {
+// languageOf is the node Language of a file.
+func languageOf(rel string) string {
 	switch path.Ext(rel) {
 	case ".js", ".jsx", ".mjs", ".cjs":
 		return "javascript"
@@ -100,22 +101,22 @@ func tsLanguageOf(rel string) string {
 	return "typescript"
 }
 
-// extractTS builds the tsFile of one parsed file; up holds the tree's
+// extract builds the sourceFile of one parsed file; up holds the tree's
 // parents (indexTree). With root nil (a file not parsed) it has its file
 // and module nodes only.
-func extractTS(rel, module string, src []byte, root *sitter.Node, up *nodeParents) *tsFile {
-	f := &tsFile{rel: rel, module: module, decl: tsIsDecl(rel), scope: newTSScope(rel, module)}
-	f.res.rec = graphdb.FileRecord{Path: rel, Hash: contentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
-	x := &tsExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: tsIsTest(rel), lang: tsLanguageOf(rel), up: up}
-	lines := max(countLines(src), 1)
-	mid := tsModuleID(module)
-	fid := fileID(rel)
+func extract(rel, module string, src []byte, root *sitter.Node, up *sitter.Parents) *sourceFile {
+	f := &sourceFile{rel: rel, module: module, decl: isDecl(rel), scope: newScope(rel, module)}
+	f.res.Rec = graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(src), Language: "typescript", Module: module, Size: int64(len(src))}
+	x := &extractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: isTest(rel), lang: languageOf(rel), up: up}
+	lines := max(frontend.CountLines(src), 1)
+	mid := moduleID(module)
+	fid := frontend.FileID(rel)
 	if !f.decl {
 		x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: lines})
 		x.parent(fid, mid)
 	}
 	if root != nil {
-		for _, st := range children(root) {
+		for _, st := range sitter.Children(root) {
 			if st.Kind() == "comment" {
 				x.jsdocDecls(st)
 			}
@@ -124,38 +125,38 @@ func extractTS(rel, module string, src []byte, root *sitter.Node, up *nodeParent
 	}
 	x.bindShorthands()
 	if root != nil && root.HasError() {
-		x.f.res.rec.Errors = append(x.f.res.rec.Errors, syntaxErrors(root)...)
+		x.f.res.Rec.Errors = append(x.f.res.Rec.Errors, sitter.SyntaxErrors(root)...)
 	}
 	x.markExported()
 	if !f.decl {
-		f.modNode = len(f.res.nodes)
+		f.modNode = len(f.res.Nodes)
 		x.add(graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: path.Base(module), QName: module,
 			Loc: rel, StartLine: 1, EndLine: lines, Exported: true})
 	}
 	return f
 }
 
-func (x *tsExtractor) add(n graphdb.Node) graphdb.NodeID {
+func (x *extractor) add(n graphdb.Node) graphdb.NodeID {
 	if x.f.decl {
 		return ""
 	}
-	n.ID = x.ids.unique(n.ID)
+	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = x.lang, x.f.rel
-	n.Test, n.Testdata = x.test, isTestdata(x.f.rel)
-	x.f.res.nodes = append(x.f.res.nodes, n)
+	n.Test, n.Testdata = x.test, frontend.IsTestdata(x.f.rel)
+	x.f.res.Nodes = append(x.f.res.Nodes, n)
 	return n.ID
 }
 
-func (x *tsExtractor) parent(from, to graphdb.NodeID) {
+func (x *extractor) parent(from, to graphdb.NodeID) {
 	if from != "" {
-		x.f.res.edges = append(x.f.res.edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
+		x.f.res.Edges = append(x.f.res.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 	}
 }
 
 // parentOf is n's parent, nil for the root.
-func (x *tsExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.of(n) }
+func (x *extractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.Of(n) }
 
-func (x *tsExtractor) text(n *sitter.Node) string {
+func (x *extractor) text(n *sitter.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -163,16 +164,16 @@ func (x *tsExtractor) text(n *sitter.Node) string {
 }
 
 // doc returns the first line of the JSDoc comment right before st.
-func (x *tsExtractor) doc(st *sitter.Node) string {
+func (x *extractor) doc(st *sitter.Node) string {
 	if p := x.parentOf(st); p != nil {
-		x.sib.index(p)
+		x.sib.Index(p)
 	}
-	return docComment(st, x.sib.prevNamedOf(st), x.src, "comment")
+	return sitter.DocComment(st, x.sib.PrevNamedOf(st), x.src, "comment")
 }
 
 // signature is a declaration's header without its body, whitespace
 // collapsed, at most 200 bytes.
-func (x *tsExtractor) signature(def *sitter.Node) string {
+func (x *extractor) signature(def *sitter.Node) string {
 	end := def.EndByte()
 	if b := def.ChildByFieldName("body"); b != nil {
 		end = b.StartByte()
@@ -185,7 +186,7 @@ func (x *tsExtractor) signature(def *sitter.Node) string {
 	return strings.TrimSpace(s)
 }
 
-func (x *tsExtractor) spec(n *sitter.Node) string {
+func (x *extractor) spec(n *sitter.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -196,14 +197,14 @@ func (x *tsExtractor) spec(n *sitter.Node) string {
 	return ""
 }
 
-func (x *tsExtractor) useSpec(spec string, n *sitter.Node) {
+func (x *extractor) useSpec(spec string, n *sitter.Node) {
 	if spec != "" {
-		x.f.specs = append(x.f.specs, tsSpecUse{spec: spec, line: line(n)})
+		x.f.specs = append(x.f.specs, specUse{spec: spec, line: sitter.Line(n)})
 	}
 }
 
 // requireSpec returns the specifier of require("m"), "" for anything else.
-func (x *tsExtractor) requireSpec(n *sitter.Node) string {
+func (x *extractor) requireSpec(n *sitter.Node) string {
 	if n == nil || n.Kind() != "call_expression" {
 		return ""
 	}
@@ -217,7 +218,7 @@ func (x *tsExtractor) requireSpec(n *sitter.Node) string {
 // typeName reduces a type annotation to the name of one named type
 // ("Foo", "ns.Foo"): generics, parentheses and `| null | undefined` are
 // dropped; anything else is "".
-func (x *tsExtractor) typeName(n *sitter.Node) string {
+func (x *extractor) typeName(n *sitter.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -240,7 +241,7 @@ func (x *tsExtractor) typeName(n *sitter.Node) string {
 		}
 	case "union_type":
 		one := ""
-		for _, c := range children(n) {
+		for _, c := range sitter.Children(n) {
 			if c.Kind() == "literal_type" || c.Kind() == "predefined_type" && (x.text(c) == "undefined" || x.text(c) == "null" || x.text(c) == "void") {
 				continue
 			}
@@ -257,7 +258,7 @@ func (x *tsExtractor) typeName(n *sitter.Node) string {
 // fnParams returns, for each parameter of fn (a `this` parameter left
 // out) whose type is a function type, that type's parameter types; nil
 // when there is none.
-func (x *tsExtractor) fnParams(fn *sitter.Node) [][]string {
+func (x *extractor) fnParams(fn *sitter.Node) [][]string {
 	params := fn.ChildByFieldName("parameters")
 	if params == nil {
 		return nil
@@ -283,9 +284,9 @@ func (x *tsExtractor) fnParams(fn *sitter.Node) [][]string {
 }
 
 // paramList lists formal parameters without a leading `this` parameter.
-func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
+func (x *extractor) paramList(params *sitter.Node) []*sitter.Node {
 	var out []*sitter.Node
-	for _, p := range children(params) {
+	for _, p := range sitter.Children(params) {
 		switch p.Kind() {
 		case "required_parameter", "optional_parameter", "identifier", "rest_pattern", "object_pattern", "array_pattern", "assignment_pattern":
 			if pat := p.ChildByFieldName("pattern"); pat != nil && pat.Kind() == "this" {
@@ -299,10 +300,10 @@ func (x *tsExtractor) paramList(params *sitter.Node) []*sitter.Node {
 
 // dotted renders identifier/member chains ("a.b.c", "this.m", "super.m");
 // "" for anything else.
-func (x *tsExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, maxDottedParts) }
+func (x *extractor) dotted(n *sitter.Node) string { return x.dottedIn(n, sitter.MaxDottedParts) }
 
 // dottedIn is dotted for a chain of at most parts links.
-func (x *tsExtractor) dottedIn(n *sitter.Node, parts int) string {
+func (x *extractor) dottedIn(n *sitter.Node, parts int) string {
 	if n == nil || parts == 0 {
 		return ""
 	}
@@ -358,7 +359,7 @@ func (x *tsExtractor) dottedIn(n *sitter.Node, parts int) string {
 // valueType is the type expression of a variable's initial value: the
 // class of `new C()`, "()f" for the result of calling f, the type of an
 // `as T` assertion; "" otherwise.
-func (x *tsExtractor) valueType(v *sitter.Node) string {
+func (x *extractor) valueType(v *sitter.Node) string {
 	if v == nil {
 		return ""
 	}
@@ -383,14 +384,14 @@ func (x *tsExtractor) valueType(v *sitter.Node) string {
 
 // markExported flags the top-level declarations an export list, export
 // default or CommonJS export names.
-func (x *tsExtractor) markExported() {
+func (x *extractor) markExported() {
 	s := x.f.scope
 	names := map[string]bool{s.Whole: true}
 	for _, l := range s.Exports {
 		names[l] = true
 	}
-	for i := range x.f.res.nodes {
-		n := &x.f.res.nodes[i]
+	for i := range x.f.res.Nodes {
+		n := &x.f.res.Nodes[i]
 		if (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && names[n.Name] && n.QName == x.f.module+"."+n.Name {
 			n.Exported = true
 		}

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript_test
 
 import (
 	"os"
@@ -8,17 +8,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
-// TestTSIncremental edits, deletes and adds TypeScript files and changes
+// TestIncremental edits, deletes and adds TypeScript files and changes
 // tsconfig.json, and checks after each step that the incremental graph
 // equals a fresh full index of the same tree, that the dependents were
 // re-resolved and that no more files than needed were re-extracted.
-func TestTSIncremental(t *testing.T) {
-	root := extractTxtar(t, "ts_basic")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+func TestIncremental(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "basic")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
 	remove := func(rel string) {
 		t.Helper()
@@ -45,7 +47,7 @@ func TestTSIncremental(t *testing.T) {
 		{
 			name: "rename a base class method",
 			change: func() {
-				write("src/models/base.ts", strings.Replace(tsReadFile(t, root, "src/models/base.ts"), "describe()", "explain()", 1))
+				write("src/models/base.ts", strings.Replace(indextest.ReadFile(t, root, "src/models/base.ts"), "describe()", "explain()", 1))
 			},
 			extracted: 3, // base.ts, item.ts (super.describe) and orders.ts (through item.ts's Item)
 			want:      []string{"node ts:src/models/base.Base.explain "},
@@ -111,38 +113,29 @@ func TestTSIncremental(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
-		sum := runIndex(t, st, root, false)
+		sum := indexrun.Run(t, st, root, false)
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		if s.extracted >= 0 && sum.Units[lang] != s.extracted {
-			t.Errorf("%s: %d files re-extracted, want %d", s.name, sum.Units[lang], s.extracted)
+		if s.extracted >= 0 && sum.Languages[lang].Units != s.extracted {
+			t.Errorf("%s: %d files re-extracted, want %d", s.name, sum.Languages[lang].Units, s.extracted)
 		}
-		got := matchesFullIndex(t, s.name, st, root)
-		dumpHolds(t, s.name, got, s.want, s.notWant)
+		got := indextest.MatchesFullIndex(t, s.name, st, root, indexrun.Run)
+		indextest.DumpHolds(t, s.name, got, s.want, s.notWant)
 	}
-	if sum := runIndex(t, st, root, false); !sum.Unchanged {
+	if sum := indexrun.Run(t, st, root, false); !sum.Unchanged {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
 }
 
-func tsReadFile(t *testing.T, root, rel string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-// TestTSIncrementalNamespaces re-resolves a file against a stored scope
+// TestIncrementalNamespaces re-resolves a file against a stored scope
 // holding namespaces (decoded from ts.scope, parents restored): the graph
 // must equal a full index, and renaming a namespace's function drops the
 // calls into it from the dependent file.
-func TestTSIncrementalNamespaces(t *testing.T) {
-	root := extractTxtar(t, "ts_namespace")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+func TestIncrementalNamespaces(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "namespace")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	steps := []struct {
 		name, rel, old, new string
 		want, notWant       string
@@ -154,12 +147,12 @@ func TestTSIncrementalNamespaces(t *testing.T) {
 	}
 	for _, s := range steps {
 		p := filepath.Join(root, filepath.FromSlash(s.rel))
-		if err := os.WriteFile(p, []byte(strings.Replace(tsReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(strings.Replace(indextest.ReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runIndex(t, st, root, false)
-		got := matchesFullIndex(t, s.name, st, root)
-		dumpHolds(t, s.name, got, []string{s.want}, []string{s.notWant})
+		indexrun.Run(t, st, root, false)
+		got := indextest.MatchesFullIndex(t, s.name, st, root, indexrun.Run)
+		indextest.DumpHolds(t, s.name, got, []string{s.want}, []string{s.notWant})
 	}
 }
 
@@ -167,9 +160,9 @@ func TestTSIncrementalNamespaces(t *testing.T) {
 // it stops ignoring are indexed, files it starts ignoring leave the graph,
 // as a full index of the same tree has them.
 func TestGitignoreIncremental(t *testing.T) {
-	root := extractTxtar(t, "ts_gitignore")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+	root := indextest.ExtractTxtar(t, "gitignore")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	steps := []struct {
 		name, rel, old, new string
 		want, notWant       string
@@ -180,11 +173,11 @@ func TestGitignoreIncremental(t *testing.T) {
 	}
 	for _, s := range steps {
 		p := filepath.Join(root, filepath.FromSlash(s.rel))
-		if err := os.WriteFile(p, []byte(strings.Replace(tsReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(strings.Replace(indextest.ReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runIndex(t, st, root, false)
-		got := matchesFullIndex(t, s.name, st, root)
-		dumpHolds(t, s.name, got, []string{s.want}, []string{s.notWant})
+		indexrun.Run(t, st, root, false)
+		got := indextest.MatchesFullIndex(t, s.name, st, root, indexrun.Run)
+		indextest.DumpHolds(t, s.name, got, []string{s.want}, []string{s.notWant})
 	}
 }

@@ -1,20 +1,21 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// TestTSResolveSpecifiers checks module specifier resolution: relative
+// TestResolveSpecifiers checks module specifier resolution: relative
 // paths, extensions, index files, ".js" written for ".ts", tsconfig paths
 // and baseUrl through extends (with comments and trailing commas),
 // workspace packages by main, exports and a dist → src fallback, and
 // specifiers that must not resolve.
-func TestTSResolveSpecifiers(t *testing.T) {
+func TestResolveSpecifiers(t *testing.T) {
 	files := map[string]bool{}
 	for _, f := range []string{
 		"src/a.ts", "src/b/index.tsx", "src/c.mts", "src/util/str.ts", "src/types.d.ts", "lib/old.js",
@@ -36,7 +37,7 @@ func TestTSResolveSpecifiers(t *testing.T) {
 		}
 		return nil, fmt.Errorf("no %s", rel)
 	}
-	r := newTSResolver(files, sortedKeys(configs), read)
+	r := newResolver(files, frontend.SortedKeys(configs), read)
 	tests := []struct{ from, spec, want string }{
 		{"src/a.ts", "./c", "src/c.mts"},
 		{"src/a.ts", "./b", "src/b/index.tsx"},

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// tsResolver maps module specifiers to repository files the way the
+// resolver maps module specifiers to repository files the way the
 // TypeScript compiler does for the cases a repository holds: relative
 // paths (extensions and index files tried, ".js" written for a ".ts"
 // file), tsconfig.json/jsconfig.json baseUrl and paths (with extends), and
@@ -17,38 +17,38 @@ import (
 // back from build output such as dist/ to src/ when the output is not
 // checked in). Bare specifiers of packages outside the repository resolve
 // to nothing.
-type tsResolver struct {
+type resolver struct {
 	files   map[string]bool // every source and declaration file
-	configs map[string]*tsConfig
-	pkgs    map[string]*tsPkg // by package name
-	pkgDir  map[string]*tsPkg // by directory
+	configs map[string]*projectConfig
+	pkgs    map[string]*packageJSON // by package name
+	pkgDir  map[string]*packageJSON // by directory
 	cache   map[[2]string]string
 }
 
-// tsConfig is the module resolution part of one tsconfig.json.
-type tsConfig struct {
+// projectConfig is the module resolution part of one tsconfig.json.
+type projectConfig struct {
 	baseURL  string // repository-relative directory; "" when unset
 	pathsDir string // the directory paths are relative to
 	paths    map[string][]string
 }
 
-type tsPkg struct {
+type packageJSON struct {
 	name, dir string
 	raw       map[string]any
 }
 
-var tsExts = []string{".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+var resolveExts = []string{".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
 
-// newTSResolver reads the configuration files (read returns a file's
+// newResolver reads the configuration files (read returns a file's
 // bytes; errors leave the file out).
-func newTSResolver(files map[string]bool, configs []string, read func(string) ([]byte, error)) *tsResolver {
-	r := &tsResolver{files: files, configs: map[string]*tsConfig{}, pkgs: map[string]*tsPkg{}, pkgDir: map[string]*tsPkg{}, cache: map[[2]string]string{}}
+func newResolver(files map[string]bool, configs []string, read func(string) ([]byte, error)) *resolver {
+	r := &resolver{files: files, configs: map[string]*projectConfig{}, pkgs: map[string]*packageJSON{}, pkgDir: map[string]*packageJSON{}, cache: map[[2]string]string{}}
 	for _, rel := range configs {
 		base := path.Base(rel)
 		if base == "package.json" {
 			var raw map[string]any
 			if data, err := read(rel); err == nil && json.Unmarshal(stripJSONC(data), &raw) == nil {
-				p := &tsPkg{dir: path.Dir(rel), raw: raw}
+				p := &packageJSON{dir: path.Dir(rel), raw: raw}
 				p.name, _ = raw["name"].(string)
 				r.pkgDir[p.dir] = p
 				if p.name != "" {
@@ -65,15 +65,15 @@ func newTSResolver(files map[string]bool, configs []string, read func(string) ([
 		if _, ok := r.configs[path.Dir(rel)]; ok && base == "jsconfig.json" {
 			continue
 		}
-		r.configs[path.Dir(rel)] = readTSConfig(rel, read, 0)
+		r.configs[path.Dir(rel)] = readConfig(rel, read, 0)
 	}
 	return r
 }
 
-// readTSConfig reads compilerOptions baseUrl and paths of one config,
+// readConfig reads compilerOptions baseUrl and paths of one config,
 // following extends to repository files (a config's own settings win).
-func readTSConfig(rel string, read func(string) ([]byte, error), depth int) *tsConfig {
-	c := &tsConfig{}
+func readConfig(rel string, read func(string) ([]byte, error), depth int) *projectConfig {
+	c := &projectConfig{}
 	data, err := read(rel)
 	if err != nil || depth > 8 {
 		return c
@@ -108,7 +108,7 @@ func readTSConfig(rel string, read func(string) ([]byte, error), depth int) *tsC
 		if !strings.HasSuffix(p, ".json") {
 			p += ".json"
 		}
-		parent := readTSConfig(p, read, depth+1)
+		parent := readConfig(p, read, depth+1)
 		if parent.baseURL != "" {
 			c.baseURL = parent.baseURL
 		}
@@ -178,7 +178,7 @@ func stripJSONC(data []byte) []byte {
 
 // resolve returns the repository file a specifier used in from names, ""
 // when none.
-func (r *tsResolver) resolve(from, spec string) string {
+func (r *resolver) resolve(from, spec string) string {
 	if spec == "" {
 		return ""
 	}
@@ -192,7 +192,7 @@ func (r *tsResolver) resolve(from, spec string) string {
 	return v
 }
 
-func (r *tsResolver) resolveUncached(dir, spec string) string {
+func (r *resolver) resolveUncached(dir, spec string) string {
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
 		p := path.Join(dir, spec)
 		if strings.HasPrefix(p, "../") || p == ".." {
@@ -217,7 +217,7 @@ func (r *tsResolver) resolveUncached(dir, spec string) string {
 }
 
 // configFor returns the nearest tsconfig.json/jsconfig.json at or above dir.
-func (r *tsResolver) configFor(dir string) *tsConfig {
+func (r *resolver) configFor(dir string) *projectConfig {
 	for d := dir; ; d = path.Dir(d) {
 		if c := r.configs[d]; c != nil {
 			return c
@@ -230,7 +230,7 @@ func (r *tsResolver) configFor(dir string) *tsConfig {
 
 // viaPaths applies compilerOptions.paths: the longest matching prefix
 // pattern wins, its targets tried in order.
-func (r *tsResolver) viaPaths(c *tsConfig, spec string) string {
+func (r *resolver) viaPaths(c *projectConfig, spec string) string {
 	best, star := "", ""
 	for pat := range c.paths {
 		pre, suf, hasStar := strings.Cut(pat, "*")
@@ -247,7 +247,7 @@ func (r *tsResolver) viaPaths(c *tsConfig, spec string) string {
 	return r.pathTargets(c, c.paths[best], star)
 }
 
-func (r *tsResolver) pathTargets(c *tsConfig, targets []string, star string) string {
+func (r *resolver) pathTargets(c *projectConfig, targets []string, star string) string {
 	for _, t := range targets {
 		if f := r.file(path.Join(c.pathsDir, strings.Replace(t, "*", star, 1)), 0); f != "" {
 			return f
@@ -257,7 +257,7 @@ func (r *tsResolver) pathTargets(c *tsConfig, targets []string, star string) str
 }
 
 // viaPackage resolves "name" and "name/sub" against workspace packages.
-func (r *tsResolver) viaPackage(spec string) string {
+func (r *resolver) viaPackage(spec string) string {
 	parts := strings.Split(spec, "/")
 	n := 1
 	if strings.HasPrefix(spec, "@") {
@@ -276,7 +276,7 @@ func (r *tsResolver) viaPackage(spec string) string {
 
 // pkgEntry resolves a package subpath ("" for the package itself) through
 // exports, then main/types/module (for the root), then the directory.
-func (r *tsResolver) pkgEntry(p *tsPkg, sub string) string {
+func (r *resolver) pkgEntry(p *packageJSON, sub string) string {
 	key := "."
 	if sub != "" {
 		key = "./" + sub
@@ -368,7 +368,7 @@ func firstKey(m map[string]any) string {
 // for ".ts", an index file, or a nested package.json's entry. When p lies
 // in build output that is not checked in (dist, lib, build, out), the
 // same path under src is tried (depth 1 only, for package entries).
-func (r *tsResolver) file(p string, depth int) string {
+func (r *resolver) file(p string, depth int) string {
 	p = path.Clean(p)
 	if r.files[p] {
 		return p
@@ -380,12 +380,12 @@ func (r *tsResolver) file(p string, depth int) string {
 			break
 		}
 	}
-	for _, e := range tsExts {
+	for _, e := range resolveExts {
 		if r.files[stem+e] {
 			return stem + e
 		}
 	}
-	for _, e := range tsExts {
+	for _, e := range resolveExts {
 		if r.files[p+"/index"+e] {
 			return p + "/index" + e
 		}

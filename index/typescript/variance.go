@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package typescript
 
 import "bytes"
 
@@ -12,11 +12,11 @@ import "bytes"
 // which the grammar takes for a field named accessor). Each use breaks the
 // code around it into ERROR nodes and reports syntax errors. Neither says
 // anything the index records, so a file that does not parse is parsed
-// again with them blanked (tsBlankModifiers): spaces of the same length
+// again with them blanked (blankModifiers): spaces of the same length
 // keep every byte offset, line and column, and the second tree is
 // extracted against the file's real bytes.
 
-// tsBlankModifiers returns a copy of src with those modifiers replaced by
+// blankModifiers returns a copy of src with those modifiers replaced by
 // spaces, and whether it found any. A variance modifier is an in, out or
 // in out after a type parameter list's < or a , (comments and a const
 // modifier may come between), followed by the parameter's name and then
@@ -25,17 +25,17 @@ import "bytes"
 // expression). An accessor modifier is the word accessor after another
 // class member modifier and before the member's name. Comments, strings
 // and template literals are skipped.
-func tsBlankModifiers(src []byte) ([]byte, bool) {
-	return tsRewriteCode(src, func(edit func() []byte, i int) int {
+func blankModifiers(src []byte) ([]byte, bool) {
+	return rewriteCode(src, func(edit func() []byte, i int) int {
 		switch c := src[i]; {
 		case c == '<' || c == ',':
-			for _, m := range tsVarianceAt(src, i+1) {
+			for _, m := range varianceAt(src, i+1) {
 				out := edit()
 				for k := m[0]; k < m[1]; k++ {
 					out[k] = ' '
 				}
 			}
-		case c == 'a' && tsAccessorAt(src, i):
+		case c == 'a' && accessorAt(src, i):
 			copy(edit()[i:], "        ")
 			return i + len("accessor")
 		}
@@ -43,13 +43,13 @@ func tsBlankModifiers(src []byte) ([]byte, bool) {
 	})
 }
 
-// tsRewriteCode calls at at each byte of src outside comments (and the
+// rewriteCode calls at at each byte of src outside comments (and the
 // white space after one), strings and template literals, in order, so
 // that a rewrite never touches their text; at returns where the scan goes on (past i: i+1, or past what it
 // handled). edit gives at the copy of src to change, made on first use:
-// tsRewriteCode returns it and true, or src itself and false when at never
+// rewriteCode returns it and true, or src itself and false when at never
 // asked for it.
-func tsRewriteCode(src []byte, at func(edit func() []byte, i int) int) ([]byte, bool) {
+func rewriteCode(src []byte, at func(edit func() []byte, i int) int) ([]byte, bool) {
 	var out []byte
 	edit := func() []byte {
 		if out == nil {
@@ -60,9 +60,9 @@ func tsRewriteCode(src []byte, at func(edit func() []byte, i int) int) ([]byte, 
 	for i := 0; i < len(src); {
 		switch c := src[i]; {
 		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
-			i = tsSkipSpace(src, i)
+			i = skipSpace(src, i)
 		case c == '\'' || c == '"' || c == '`':
-			i = tsSkipString(src, i)
+			i = skipString(src, i)
 		default:
 			i = max(at(edit, i), i+1)
 		}
@@ -73,33 +73,33 @@ func tsRewriteCode(src []byte, at func(edit func() []byte, i int) int) ([]byte, 
 	return out, true
 }
 
-// tsVarianceAt returns the [start, end) ranges of the variance modifiers
+// varianceAt returns the [start, end) ranges of the variance modifiers
 // of the type parameter starting at i (right after a < or ,); none when
 // what follows is not a type parameter with one.
-func tsVarianceAt(src []byte, i int) [][2]int {
-	i = tsSkipSpace(src, i)
-	if w := tsWordAt(src, i); w == "const" {
-		i = tsSkipSpace(src, i+len(w))
+func varianceAt(src []byte, i int) [][2]int {
+	i = skipSpace(src, i)
+	if w := wordAt(src, i); w == "const" {
+		i = skipSpace(src, i+len(w))
 	}
 	var mods [][2]int
 	for _, kw := range []string{"in", "out"} {
-		if tsWordAt(src, i) != kw {
+		if wordAt(src, i) != kw {
 			continue
 		}
-		j := tsSkipSpace(src, i+len(kw))
+		j := skipSpace(src, i+len(kw))
 		if j == i+len(kw) { // a modifier is followed by space or a comment
 			return nil
 		}
 		mods = append(mods, [2]int{i, i + len(kw)})
 		i = j
 	}
-	name := tsWordAt(src, i)
+	name := wordAt(src, i)
 	if len(mods) == 0 || name == "" || name == "extends" || name == "in" || name == "out" {
 		return nil
 	}
-	i = tsSkipSpace(src, i+len(name))
+	i = skipSpace(src, i+len(name))
 	switch {
-	case tsWordAt(src, i) == "extends", i < len(src) && (src[i] == ',' || src[i] == '>'):
+	case wordAt(src, i) == "extends", i < len(src) && (src[i] == ',' || src[i] == '>'):
 		return mods
 	case i < len(src) && src[i] == '=' && (i+1 == len(src) || src[i+1] != '=' && src[i+1] != '>'):
 		return mods
@@ -107,25 +107,25 @@ func tsVarianceAt(src []byte, i int) [][2]int {
 	return nil
 }
 
-// tsWordAt is the identifier starting at i ("" when none does, or when i
+// wordAt is the identifier starting at i ("" when none does, or when i
 // is inside a longer identifier).
-func tsWordAt(src []byte, i int) string {
-	if i >= len(src) || (i > 0 && tsIdentByte(src[i-1])) || src[i] >= '0' && src[i] <= '9' {
+func wordAt(src []byte, i int) string {
+	if i >= len(src) || (i > 0 && identByte(src[i-1])) || src[i] >= '0' && src[i] <= '9' {
 		return ""
 	}
 	j := i
-	for j < len(src) && tsIdentByte(src[j]) {
+	for j < len(src) && identByte(src[j]) {
 		j++
 	}
 	return string(src[i:j])
 }
 
-func tsIdentByte(c byte) bool {
+func identByte(c byte) bool {
 	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
-// tsSkipSpace skips white space and comments from i.
-func tsSkipSpace(src []byte, i int) int {
+// skipSpace skips white space and comments from i.
+func skipSpace(src []byte, i int) int {
 	for i < len(src) {
 		switch c := src[i]; {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
@@ -147,9 +147,9 @@ func tsSkipSpace(src []byte, i int) int {
 	return i
 }
 
-// tsSkipString skips the string or template literal starting at i (its
+// skipString skips the string or template literal starting at i (its
 // quote); a template's ${} parts are skipped with it.
-func tsSkipString(src []byte, i int) int {
+func skipString(src []byte, i int) int {
 	q := src[i]
 	for i++; i < len(src); i++ {
 		switch src[i] {
@@ -166,11 +166,11 @@ func tsSkipString(src []byte, i int) int {
 	return i
 }
 
-// tsAccessorAt reports whether an accessor modifier the grammar does not
+// accessorAt reports whether an accessor modifier the grammar does not
 // take starts at i: the word accessor after static, override, readonly or
 // an accessibility modifier (on the same line) and before a member name.
-func tsAccessorAt(src []byte, i int) bool {
-	if tsWordAt(src, i) != "accessor" {
+func accessorAt(src []byte, i int) bool {
+	if wordAt(src, i) != "accessor" {
 		return false
 	}
 	j := i
@@ -178,7 +178,7 @@ func tsAccessorAt(src []byte, i int) bool {
 		j--
 	}
 	k := j
-	for k > 0 && tsIdentByte(src[k-1]) {
+	for k > 0 && identByte(src[k-1]) {
 		k--
 	}
 	if k == j || j == i {
@@ -197,25 +197,25 @@ func tsAccessorAt(src []byte, i int) bool {
 	if m == n || m == len(src) {
 		return false
 	}
-	return src[m] == '#' || src[m] == '[' || src[m] == '"' || src[m] == '\'' || tsWordAt(src, m) != ""
+	return src[m] == '#' || src[m] == '[' || src[m] == '"' || src[m] == '\'' || wordAt(src, m) != ""
 }
 
-// tsNameDefaultSignatures rewrites the bodiless anonymous default
+// nameDefaultSignatures rewrites the bodiless anonymous default
 // functions of a declaration file (export default function (): T;, as
 // tsc emits for export default function () {…}), which the grammar only
 // takes with a name, to a function named default of the same length
 // (export function  default(): T;): read against the rewritten text, the
 // declaration exports it as default, as an anonymous default function of
 // a source file is. It returns src itself, and false, when there is none.
-func tsNameDefaultSignatures(src []byte) ([]byte, bool) {
-	return tsRewriteCode(src, func(edit func() []byte, i int) int {
-		if src[i] != 'e' || tsWordAt(src, i) != "export" {
+func nameDefaultSignatures(src []byte) ([]byte, bool) {
+	return rewriteCode(src, func(edit func() []byte, i int) int {
+		if src[i] != 'e' || wordAt(src, i) != "export" {
 			return i + 1
 		}
-		d := tsSkipBlank(src, i+len("export"))
-		f := tsSkipBlank(src, d+len("default"))
-		end := tsSkipBlank(src, f+len("function"))
-		if d == i+len("export") || tsWordAt(src, d) != "default" || f == d+len("default") || tsWordAt(src, f) != "function" ||
+		d := skipBlank(src, i+len("export"))
+		f := skipBlank(src, d+len("default"))
+		end := skipBlank(src, f+len("function"))
+		if d == i+len("export") || wordAt(src, d) != "default" || f == d+len("default") || wordAt(src, f) != "function" ||
 			end == len(src) || src[end] != '(' && src[end] != '<' {
 			return i + len("export")
 		}
@@ -229,8 +229,8 @@ func tsNameDefaultSignatures(src []byte) ([]byte, bool) {
 	})
 }
 
-// tsSkipBlank skips spaces and tabs from i.
-func tsSkipBlank(src []byte, i int) int {
+// skipBlank skips spaces and tabs from i.
+func skipBlank(src []byte, i int) int {
 	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
 		i++
 	}
