@@ -3,18 +3,13 @@
 package index
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/relayhq/relay/index/internal/frontend"
-	"github.com/relayhq/relay/index/internal/indextest"
-	"github.com/relayhq/relay/index/internal/sitter"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -49,44 +44,6 @@ func TestParseEachRecoversPanic(t *testing.T) {
 	}
 	if len(diags) != 1 || diags[0].Pos != "bad.py" || !strings.Contains(diags[0].Msg, "index out of range") || !strings.Contains(diags[0].Msg, "budget_test.go") {
 		t.Errorf("diagnostics %+v, want bad.py's panic with where it happened", diags)
-	}
-}
-
-// TestParseLimitedStops: a cancelled context and a deadline stop a parse
-// in progress, and the parser parses the next file.
-func TestParseLimitedStops(t *testing.T) {
-	big := []byte(strings.Repeat("def f(a, b):\n    return a.b(c, d[e])\n", 200_000))
-	p := newPyParser()
-	defer p.Close()
-	cancelled, cancel := context.WithCancel(t.Context())
-	cancel()
-	for _, tc := range []struct {
-		name    string
-		ctx     context.Context
-		timeout time.Duration
-		want    error
-	}{
-		{"cancelled", cancelled, 0, context.Canceled},
-		{"deadline", t.Context(), time.Nanosecond, sitter.ErrParseDeadline},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tree, err := sitter.ParseLimited(tc.ctx, p, big, tc.timeout)
-			if tree != nil {
-				tree.Close()
-				t.Fatal("the parse ran to its end")
-			}
-			if !errors.Is(err, tc.want) {
-				t.Fatalf("error %v, want %v", err, tc.want)
-			}
-			tree, err = sitter.ParseLimited(t.Context(), p, []byte("def ok():\n    return 1\n"), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tree.Close()
-			if got := tree.RootNode().ToSexp(); strings.Contains(got, "ERROR") || !strings.Contains(got, "function_definition") {
-				t.Errorf("the next parse: %s", got)
-			}
-		})
 	}
 }
 
@@ -163,20 +120,4 @@ func TestSkip(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-}
-
-// FuzzSitterExtract parses any input as Python within the budgets and
-// extracts it: no panic, a depth error only past the limit, and the
-// parents IndexTree records agree with tree-sitter's own
-// (index/typescript's FuzzExtract does the same for TypeScript).
-func FuzzSitterExtract(f *testing.F) {
-	f.Add([]byte("def f():\n    return a.b.c(d)\n\nclass C(B):\n    def m(self):\n        return self.n()\n"))
-	f.Add([]byte("x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300)))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		p := newPyParser()
-		defer p.Close()
-		indextest.ParseChecked(t, p, src, func(root *sitter.Node, up *sitter.Parents) {
-			extractPy("a.py", "a", false, src, root, up)
-		})
-	})
 }

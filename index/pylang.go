@@ -1,25 +1,14 @@
 package index
 
-import (
-	"strings"
+import "github.com/relayhq/relay/index/python"
 
-	"github.com/relayhq/relay/index/internal/frontend"
-	"github.com/relayhq/relay/index/internal/sitter"
-)
+// pyLang is Python (package index/python).
+var pyLang = python.Lang
 
-// PyFormatVersion is the format of the Python records (language "python");
-// they are versioned apart from Go's.
-const PyFormatVersion = "py-5"
+// PyFormatVersion is the format of the Python records (language
+// "python"); they are versioned apart from Go's.
+const PyFormatVersion = python.FormatVersion
 
 // MetaPyVersion holds PyFormatVersion of the last run; a change forces a
-// full Python run (Go is untouched).
-const MetaPyVersion = "index.py.version"
-
-// pyLang registers Python, parsed with tree-sitter (python.go).
-var pyLang = frontend.Lang{
-	Name: "python", Title: "Python", Version: PyFormatVersion, VersionKey: MetaPyVersion, Unit: "modules",
-	Files:  ".py files",
-	Source: func(_, base string) bool { return strings.HasSuffix(base, ".py") },
-	Config: func(_, _ string) bool { return false }, Budgeted: true,
-	New: newPyFrontend, Unavailable: sitter.Unavailable,
-}
+// full Python run (the other languages are untouched).
+const MetaPyVersion = python.MetaVersion

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"strconv"
@@ -24,7 +24,7 @@ import (
 //	        "Order()", "make_order()", "o", "self.repo.get()"
 //	e:E     an element of the iterable E (`for x in xs`); E may be an l:
 //	l:E1,E2 a list, tuple, set or dict literal whose elements (values) are
-//	        one of E1, E2 (pyvalues.go)
+//	        one of E1, E2 (values.go)
 //	f:I:X   the I-th field of the NamedTuple instance X yields when unpacked
 //	        (`for text, style in segments`, `a, b = seg`)
 //	u:X|Y   one of the vexprs X, Y: a name bound more than once, or
@@ -33,32 +33,32 @@ import (
 //	        of a union)
 //	?       something the indexer cannot follow: never resolved
 //
-// Function locals (pyDecl.types), module variables (pyScope.vars), class
-// and instance attributes (pyClass.attrs: class-body assignments and
+// Function locals (decl.types), module variables (moduleScope.vars), class
+// and instance attributes (classInfo.attrs: class-body assignments and
 // annotations, `self.x = ...` in any method) and return values
-// (pySym.ret, pyClass.rets: the annotation, else the union of what the
+// (symbol.ret, classInfo.rets: the annotation, else the union of what the
 // return statements return) each hold one vexpr per name. The analysis is
 // flow-insensitive: a name rebound to a different value is a union,
 // `x = None` does not count. Values stored on class attributes and returns must not
 // depend on the function's locals (portable), since they are resolved in
-// the module's scope. The pyTable evaluates a vexpr to a pyVal; evaluation
+// the module's scope. The symbolTable evaluates a vexpr to a evalValue; evaluation
 // is depth-bounded, so cycles (x = x.next()) end unresolved.
-const pyUnknown = "?"
+const unknownType = "?"
 
 // bindType records ty for name in m; a second, different binding makes it
 // unknown.
 func bindType(m map[string]string, name, ty string) {
 	if ty == "" {
-		ty = pyUnknown
+		ty = unknownType
 	}
 	if old, ok := m[name]; ok && old != ty {
-		ty = pyUnion(old, ty)
+		ty = unionOf(old, ty)
 	}
 	m[name] = ty
 }
 
-// pyUnion joins vexprs into a union, "?" when it grows past 8.
-func pyUnion(tys ...string) string {
+// unionOf joins vexprs into a union, "?" when it grows past 8.
+func unionOf(tys ...string) string {
 	var alts []string
 	seen := map[string]bool{}
 	for _, t := range tys {
@@ -75,7 +75,7 @@ func pyUnion(tys ...string) string {
 	}
 	switch {
 	case len(alts) == 0 || len(alts) > 8:
-		return pyUnknown
+		return unknownType
 	case len(alts) == 1:
 		return alts[0]
 	}
@@ -175,29 +175,29 @@ func isDottedName(s string) bool {
 }
 
 // annType is the vexpr of an annotation node ("" when there is none).
-func (x *pyExtractor) annType(n *sitter.Node) string {
+func (x *extractor) annType(n *sitter.Node) string {
 	if n == nil {
 		return ""
 	}
 	if t := normAnn(x.text(n)); t != "" {
 		return "a:" + t
 	}
-	return pyUnknown
+	return unknownType
 }
 
 // valueType is the vexpr of an expression assigned to a name; "" for None
 // (ignored), "?" for what is not followed.
-func (x *pyExtractor) valueType(n *sitter.Node) string {
+func (x *extractor) valueType(n *sitter.Node) string {
 	if n == nil {
-		return pyUnknown
+		return unknownType
 	}
 	switch n.Kind() {
 	case "none":
 		return ""
 	case "conditional_expression", "boolean_operator":
 		if n.Kind() == "boolean_operator" {
-			if op := pyField(n, "operator"); op == nil || x.text(op) != "or" {
-				return pyUnknown
+			if op := fieldChild(n, "operator"); op == nil || x.text(op) != "or" {
+				return unknownType
 			}
 		}
 		var alts []string
@@ -212,7 +212,7 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 		if len(alts) == 0 {
 			return ""
 		}
-		return pyUnion(alts...)
+		return unionOf(alts...)
 	case "parenthesized_expression":
 		if n.NamedChildCount() == 1 {
 			return x.valueType(n.NamedChild(0))
@@ -221,21 +221,21 @@ func (x *pyExtractor) valueType(n *sitter.Node) string {
 		return x.containerType(n)
 	}
 	if n.Kind() == "call" {
-		if e := x.dotted(pyField(n, "function")); e != "" && !strings.HasPrefix(e, "super(") {
+		if e := x.dotted(fieldChild(n, "function")); e != "" && !strings.HasPrefix(e, "super(") {
 			return "v:" + e + "()"
 		}
-		return pyUnknown
+		return unknownType
 	}
 	if e := x.dotted(n); e != "" && !strings.HasPrefix(e, "super(") {
 		return "v:" + e
 	}
-	return pyUnknown
+	return unknownType
 }
 
 // portable returns ty when it does not depend on d's locals (self and cls
 // excepted), the local's own vexpr when ty is just that local, else "?".
-func portable(d *pyDecl, ty string, depth int) string {
-	if d == nil || ty == "" || ty == pyUnknown || strings.HasPrefix(ty, "a:") {
+func portable(d *decl, ty string, depth int) string {
+	if d == nil || ty == "" || ty == unknownType || strings.HasPrefix(ty, "a:") {
 		return ty
 	}
 	if strings.HasPrefix(ty, "u:") {
@@ -243,25 +243,25 @@ func portable(d *pyDecl, ty string, depth int) string {
 		for _, a := range strings.Split(ty[2:], "|") {
 			alts = append(alts, portable(d, a, depth))
 		}
-		return pyUnion(alts...)
+		return unionOf(alts...)
 	}
 	if strings.HasPrefix(ty, "f:") {
 		i, inner, _ := strings.Cut(ty[2:], ":")
-		if p := portable(d, inner, depth); p != pyUnknown && !strings.HasPrefix(p, "u:") {
+		if p := portable(d, inner, depth); p != unknownType && !strings.HasPrefix(p, "u:") {
 			return "f:" + i + ":" + p
 		}
-		return pyUnknown
+		return unknownType
 	}
 	if strings.HasPrefix(ty, "l:") || strings.HasPrefix(ty, "e:l:") {
 		items, _ := strings.CutPrefix(ty, "e:")
 		var alts []string
 		for _, a := range strings.Split(items[2:], ",") {
-			if p := portable(d, a, depth); p != pyUnknown && !strings.HasPrefix(p, "u:") {
+			if p := portable(d, a, depth); p != unknownType && !strings.HasPrefix(p, "u:") {
 				alts = append(alts, p)
 			}
 		}
 		if len(alts) == 0 {
-			return pyUnknown
+			return unknownType
 		}
 		return ty[:len(ty)-len(items)] + "l:" + strings.Join(alts, ",")
 	}
@@ -272,20 +272,20 @@ func portable(d *pyDecl, ty string, depth int) string {
 	case head == "self" || head == "cls":
 		return ty
 	case d.imports[head] != "":
-		return pyUnknown // an import inside the function: not visible at module level
+		return unknownType // an import inside the function: not visible at module level
 	case !d.locals[head]:
 		return ty
 	case e == head && ty[0] == 'v' && depth < 4:
 		return portable(d, d.types[head], depth+1)
 	}
-	return pyUnknown
+	return unknownType
 }
 
 // returnType infers the vexpr a function returns: its annotation, else the
 // value all its own return statements return (collected by locals).
-func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
-	if rt := pyField(def, "return_type"); rt != nil {
-		if t := x.annType(rt); t != pyUnknown {
+func (x *extractor) returnType(def *sitter.Node, d *decl) string {
+	if rt := fieldChild(def, "return_type"); rt != nil {
+		if t := x.annType(rt); t != unknownType {
 			return t
 		}
 		return ""
@@ -296,7 +296,7 @@ func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
 			alts = append(alts, v)
 		}
 	}
-	if ty := pyUnion(alts...); ty != pyUnknown {
+	if ty := unionOf(alts...); ty != unknownType {
 		return ty
 	}
 	return ""
@@ -304,19 +304,19 @@ func (x *pyExtractor) returnType(def *sitter.Node, d *pyDecl) string {
 
 // assignTypes records the vexprs of an assignment's targets: plain names
 // in names, `self.x` targets in attrs (when attrs is non-nil).
-func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[string]string) {
-	left := pyField(n, "left")
+func (x *extractor) assignTypes(n *sitter.Node, d *decl, names, attrs map[string]string) {
+	left := fieldChild(n, "left")
 	if left == nil {
 		return
 	}
 	ty := ""
-	if t := pyField(n, "type"); t != nil {
+	if t := fieldChild(n, "type"); t != nil {
 		ty = x.annType(t)
 	} else if n.Kind() == "assignment" {
-		right := pyField(n, "right")
+		right := fieldChild(n, "right")
 		if right != nil && right.Kind() == "assignment" { // a = b = f()
 			x.assignTypes(right, d, names, attrs)
-			right = pyField(right, "right")
+			right = fieldChild(right, "right")
 		}
 		ty = x.valueType(right)
 		if ty == "" {
@@ -329,9 +329,9 @@ func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[st
 	case "identifier":
 		bindType(names, x.text(left), ty)
 	case "attribute":
-		obj := pyField(left, "object")
+		obj := fieldChild(left, "object")
 		if attrs != nil && obj != nil && obj.Kind() == "identifier" && x.text(obj) == "self" {
-			bindType(attrs, x.text(pyField(left, "attribute")), portable(d, ty, 0))
+			bindType(attrs, x.text(fieldChild(left, "attribute")), portable(d, ty, 0))
 		}
 	default:
 		x.bindTarget(names, left, ty)
@@ -342,7 +342,7 @@ func (x *pyExtractor) assignTypes(n *sitter.Node, d *pyDecl, names, attrs map[st
 func typedAttrs(m map[string]string) string {
 	var out []string
 	for _, k := range frontend.SortedKeys(m) {
-		if v := m[k]; v != "" && v != pyUnknown {
+		if v := m[k]; v != "" && v != unknownType {
 			out = append(out, k+"\t"+v)
 		}
 	}
@@ -359,101 +359,101 @@ func parseTypedAttrs(s string) map[string]string {
 	return m
 }
 
-// pyCtx is where a vexpr is evaluated: a module's scope, the enclosing
+// evalCtx is where a vexpr is evaluated: a module's scope, the enclosing
 // function's locals (nil outside functions) and the enclosing class.
-type pyCtx struct {
-	scope *pyScope
-	decl  *pyDecl
+type evalCtx struct {
+	scope *moduleScope
+	decl  *decl
 	class string
 }
 
-// pyVal is what evaluation yields: a module, a class, an instance of a
+// evalValue is what evaluation yields: a module, a class, an instance of a
 // class, a function (with its return vexpr and where to evaluate it), or
 // an iterable whose elements have annotation elem.
-type pyVal struct {
-	mod     *pyScope
-	cls     *pyClass
+type evalValue struct {
+	mod     *moduleScope
+	cls     *classInfo
 	inst    bool
 	fn      graphdb.NodeID
 	ret     string
-	retCtx  pyCtx
+	retCtx  evalCtx
 	elem    string
-	elemCtx pyCtx
+	elemCtx evalCtx
 	// a container literal: its element vexprs ("E1,E2"), where to
 	// evaluate them, and the container method read from it (get, values…)
 	items    string
-	itemsCtx pyCtx
+	itemsCtx evalCtx
 	method   string
-	alts     []pyVal // one of several values: the elements of a container
+	alts     []evalValue // one of several values: the elements of a container
 }
 
-// pyMemoKey names an evaluation outside functions (module variables,
+// memoKey names an evaluation outside functions (module variables,
 // attributes, returns), which many calls share.
-type pyMemoKey struct {
-	scope     *pyScope
+type memoKey struct {
+	scope     *moduleScope
 	class, ty string
 }
 
-type pyMemoVal struct {
-	v  pyVal
+type memoVal struct {
+	v  evalValue
 	ok bool
 }
 
 // evalType evaluates a vexpr; outside functions the result is memoized.
-func (t *pyTable) evalType(c pyCtx, ty string, depth int) (pyVal, bool) {
+func (t *symbolTable) evalType(c evalCtx, ty string, depth int) (evalValue, bool) {
 	if c.decl != nil {
 		return t.evalType1(c, ty, depth)
 	}
-	k := pyMemoKey{c.scope, c.class, ty}
+	k := memoKey{c.scope, c.class, ty}
 	if m, ok := t.memo[k]; ok {
 		return m.v, m.ok
 	}
 	v, ok := t.evalType1(c, ty, depth)
 	if depth <= 1 || ok { // a failure deep in a chain may be the depth bound only
 		if t.memo == nil {
-			t.memo = map[pyMemoKey]pyMemoVal{}
+			t.memo = map[memoKey]memoVal{}
 		}
-		t.memo[k] = pyMemoVal{v, ok}
+		t.memo[k] = memoVal{v, ok}
 	}
 	return v, ok
 }
 
-func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
-	if depth > pyMaxDepth || len(ty) < 3 || ty[1] != ':' {
-		return pyVal{}, false
+func (t *symbolTable) evalType1(c evalCtx, ty string, depth int) (evalValue, bool) {
+	if depth > maxDepth || len(ty) < 3 || ty[1] != ':' {
+		return evalValue{}, false
 	}
 	switch ty[0] {
 	case 'l':
-		return pyVal{items: ty[2:], itemsCtx: c}, true
+		return evalValue{items: ty[2:], itemsCtx: c}, true
 	case 'f':
 		i, inner, _ := strings.Cut(ty[2:], ":")
 		k, err := strconv.Atoi(i)
 		v, ok := t.evalType(c, inner, depth+1)
 		if err != nil || !ok || !v.inst || v.cls == nil {
-			return pyVal{}, false
+			return evalValue{}, false
 		}
 		for _, cls := range t.mro(v.cls) {
 			if len(cls.fields) > 0 {
 				if k >= len(cls.fields) {
-					return pyVal{}, false
+					return evalValue{}, false
 				}
 				return t.attr(v, cls.fields[k], depth+1)
 			}
 		}
-		return pyVal{}, false
+		return evalValue{}, false
 	case 'a':
 		if strings.HasPrefix(ty, "a:[]") {
-			return pyVal{elem: ty[4:], elemCtx: c}, true
+			return evalValue{elem: ty[4:], elemCtx: c}, true
 		}
 		v, ok := t.evalExpr(c, ty[2:], depth+1)
 		if !ok || v.cls == nil || v.inst {
-			return pyVal{}, false
+			return evalValue{}, false
 		}
-		return pyVal{cls: v.cls, inst: true}, true
+		return evalValue{cls: v.cls, inst: true}, true
 	case 'v':
 		return t.evalExpr(c, ty[2:], depth+1)
 	case 'u':
-		var out pyVal
+		var out evalValue
 		found := false
 		for _, a := range strings.Split(ty[2:], "|") {
 			v, ok := t.evalType(c, a, depth+1)
@@ -463,12 +463,12 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 				out, found = v, true
 			case v.cls != out.cls || v.inst != out.inst || v.fn != out.fn || v.mod != out.mod ||
 				v.items != "" || out.items != "" || len(v.alts) > 0 || len(out.alts) > 0:
-				return pyVal{}, false // alternatives disagree
+				return evalValue{}, false // alternatives disagree
 			}
 		}
 		return out, found
 	case 'e':
-		var v pyVal
+		var v evalValue
 		var ok bool
 		if strings.HasPrefix(ty, "e:l:") {
 			v, ok = t.evalType(c, ty[2:], depth+1)
@@ -476,36 +476,36 @@ func (t *pyTable) evalType1(c pyCtx, ty string, depth int) (pyVal, bool) {
 			v, ok = t.evalExpr(c, ty[2:], depth+1)
 		}
 		if !ok || v.method != "" {
-			return pyVal{}, false
+			return evalValue{}, false
 		}
 		return t.elements(v, depth)
 	}
-	return pyVal{}, false
+	return evalValue{}, false
 }
 
 // evalExpr evaluates a dotted expression whose parts may be calls.
-func (t *pyTable) evalExpr(c pyCtx, e string, depth int) (pyVal, bool) {
-	if depth > pyMaxDepth || c.scope == nil {
-		return pyVal{}, false
+func (t *symbolTable) evalExpr(c evalCtx, e string, depth int) (evalValue, bool) {
+	if depth > maxDepth || c.scope == nil {
+		return evalValue{}, false
 	}
 	parts := strings.Split(e, ".")
-	base, ops := pySuffixes(parts[0])
+	base, ops := suffixes(parts[0])
 	v, ok := t.name(c, base, depth)
 	v, ok = t.apply(v, ok, ops, depth)
 	for _, p := range parts[1:] {
 		if !ok {
-			return pyVal{}, false
+			return evalValue{}, false
 		}
-		base, ops := pySuffixes(p)
+		base, ops := suffixes(p)
 		v, ok = t.attr(v, base, depth)
 		v, ok = t.apply(v, ok, ops, depth)
 	}
 	return v, ok
 }
 
-// pySuffixes splits a part of a dotted expression into its name and the
+// suffixes splits a part of a dotted expression into its name and the
 // calls "()" and subscripts "[]" applied to it ("get()[]" → "get", "()[]").
-func pySuffixes(p string) (name, ops string) {
+func suffixes(p string) (name, ops string) {
 	i := len(p)
 	for i >= 2 && (p[i-2:i] == "()" || p[i-2:i] == "[]") {
 		i -= 2
@@ -514,7 +514,7 @@ func pySuffixes(p string) (name, ops string) {
 }
 
 // apply applies the calls and subscripts ops to v, in order.
-func (t *pyTable) apply(v pyVal, ok bool, ops string, depth int) (pyVal, bool) {
+func (t *symbolTable) apply(v evalValue, ok bool, ops string, depth int) (evalValue, bool) {
 	for ; ok && ops != ""; ops = ops[2:] {
 		if ops[:2] == "()" {
 			v, ok = t.call(v, depth)
@@ -530,13 +530,13 @@ func (t *pyTable) apply(v pyVal, ok bool, ops string, depth int) (pyVal, bool) {
 // name evaluates a plain name: self and cls in a class, the function's
 // locals and imports, then the module's scope (definitions, imports,
 // variables, star imports).
-func (t *pyTable) name(c pyCtx, name string, depth int) (pyVal, bool) {
+func (t *symbolTable) name(c evalCtx, name string, depth int) (evalValue, bool) {
 	if c.class != "" && (name == "self" || name == "cls") {
 		cls := t.classOf(c.scope.module, c.class)
 		if cls == nil {
-			return pyVal{}, false
+			return evalValue{}, false
 		}
-		return pyVal{cls: cls, inst: name == "self"}, true
+		return evalValue{cls: cls, inst: name == "self"}, true
 	}
 	if d := c.decl; d != nil {
 		if ty := d.types[name]; ty != "" {
@@ -546,41 +546,41 @@ func (t *pyTable) name(c pyCtx, name string, depth int) (pyVal, bool) {
 			return t.absVal(strings.Split(imp, "."), depth+1)
 		}
 		if d.locals[name] {
-			return pyVal{}, false
+			return evalValue{}, false
 		}
 	}
 	s := c.scope
 	if sym, ok := s.defs[name]; ok {
 		if sym.cls != nil {
-			return pyVal{cls: sym.cls}, true
+			return evalValue{cls: sym.cls}, true
 		}
-		return pyVal{fn: sym.id, ret: sym.ret, retCtx: pyCtx{scope: s}}, true
+		return evalValue{fn: sym.id, ret: sym.ret, retCtx: evalCtx{scope: s}}, true
 	}
 	if imp, ok := s.imports[name]; ok {
 		return t.absVal(strings.Split(imp, "."), depth+1)
 	}
 	if ty, ok := s.vars[name]; ok {
-		return t.evalType(pyCtx{scope: s}, ty, depth+1)
+		return t.evalType(evalCtx{scope: s}, ty, depth+1)
 	}
 	for _, star := range s.stars {
 		if ms := t.mods[star]; ms != nil && ms != s {
-			if v, ok := t.name(pyCtx{scope: ms}, name, depth+1); ok {
+			if v, ok := t.name(evalCtx{scope: ms}, name, depth+1); ok {
 				return v, true
 			}
 		}
 	}
-	return pyVal{}, false
+	return evalValue{}, false
 }
 
 // absVal evaluates an absolute dotted name: the longest prefix that is a
 // module, then attributes.
-func (t *pyTable) absVal(parts []string, depth int) (pyVal, bool) {
+func (t *symbolTable) absVal(parts []string, depth int) (evalValue, bool) {
 	for i := len(parts); i >= 1; i-- {
 		ms := t.mods[strings.Join(parts[:i], ".")]
 		if ms == nil {
 			continue
 		}
-		v, ok := pyVal{mod: ms}, true
+		v, ok := evalValue{mod: ms}, true
 		for _, p := range parts[i:] {
 			if v, ok = t.attr(v, p, depth); !ok {
 				break
@@ -591,29 +591,29 @@ func (t *pyTable) absVal(parts []string, depth int) (pyVal, bool) {
 		}
 		break
 	}
-	if len(parts) > 1 && parts[0] == "__init__" && depth <= pyMaxDepth {
-		return t.absVal(parts[1:], depth+1) // as pyTable.abs
+	if len(parts) > 1 && parts[0] == "__init__" && depth <= maxDepth {
+		return t.absVal(parts[1:], depth+1) // as symbolTable.abs
 	}
-	return pyVal{}, false
+	return evalValue{}, false
 }
 
 // attr evaluates v.name: a module's name, a method found through the MRO,
 // or a class or instance attribute whose value is known.
-func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
-	if depth > pyMaxDepth {
-		return pyVal{}, false
+func (t *symbolTable) attr(v evalValue, name string, depth int) (evalValue, bool) {
+	if depth > maxDepth {
+		return evalValue{}, false
 	}
 	switch {
 	case v.items != "" && v.method == "":
-		if pyContainerMethods[name] {
+		if containerMethods[name] {
 			v.method = name
 			return v, true
 		}
 	case v.mod != nil:
-		return t.name(pyCtx{scope: v.mod}, name, depth+1)
+		return t.name(evalCtx{scope: v.mod}, name, depth+1)
 	case v.cls != nil:
 		if id, owner, ok := t.methodOf(v.cls, name, false); ok {
-			fn := pyVal{fn: id, ret: owner.rets[name], retCtx: pyCtx{scope: t.mods[owner.module], class: owner.qname}}
+			fn := evalValue{fn: id, ret: owner.rets[name], retCtx: evalCtx{scope: t.mods[owner.module], class: owner.qname}}
 			if v.inst && owner.props[name] {
 				return t.call(fn, depth) // reading a property is its getter's value
 			}
@@ -621,16 +621,16 @@ func (t *pyTable) attr(v pyVal, name string, depth int) (pyVal, bool) {
 		}
 		for _, k := range t.mro(v.cls) {
 			if ty, ok := k.attrs[name]; ok {
-				return t.evalType(pyCtx{scope: t.mods[k.module], class: k.qname}, ty, depth+1)
+				return t.evalType(evalCtx{scope: t.mods[k.module], class: k.qname}, ty, depth+1)
 			}
 		}
 	}
-	return pyVal{}, false
+	return evalValue{}, false
 }
 
 // call evaluates calling v: a class gives an instance, a function its
 // return value.
-func (t *pyTable) call(v pyVal, depth int) (pyVal, bool) {
+func (t *symbolTable) call(v evalValue, depth int) (evalValue, bool) {
 	switch {
 	case v.method == "get" || v.method == "pop":
 		v.method = ""
@@ -639,22 +639,22 @@ func (t *pyTable) call(v pyVal, depth int) (pyVal, bool) {
 		v.method = ""
 		return v, true // values(), copy(): the elements again
 	case v.cls != nil && !v.inst:
-		return pyVal{cls: v.cls, inst: true}, true
+		return evalValue{cls: v.cls, inst: true}, true
 	case v.fn != "" && v.ret != "" && v.retCtx.scope != nil:
 		return t.evalType(v.retCtx, v.ret, depth+1)
 	}
-	return pyVal{}, false
+	return evalValue{}, false
 }
 
 // typedTargets resolves a call through values' types: what a function or
 // method value names, a class's __new__ and __init__ (or the class), an
 // instance's __call__.
-func (t *pyTable) typedTargets(r pyRef) []graphdb.NodeID {
+func (t *symbolTable) typedTargets(r reference) []graphdb.NodeID {
 	s := t.mods[r.module]
 	if s == nil {
 		return nil
 	}
-	v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
+	v, ok := t.evalExpr(evalCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
 	if !ok {
 		return nil
 	}
@@ -663,7 +663,7 @@ func (t *pyTable) typedTargets(r pyRef) []graphdb.NodeID {
 
 // construct is what calling class c calls: __new__ when defined, __init__
 // (inherited included), else the class itself.
-func (t *pyTable) construct(c *pyClass) []graphdb.NodeID {
+func (t *symbolTable) construct(c *classInfo) []graphdb.NodeID {
 	var out []graphdb.NodeID
 	if id, _, ok := t.methodOf(c, "__new__", false); ok {
 		out = append(out, id)
@@ -677,20 +677,20 @@ func (t *pyTable) construct(c *pyClass) []graphdb.NodeID {
 	return out
 }
 
-// pyKeeps are decorators, by their last name, known to leave a function
+// keeps are decorators, by their last name, known to leave a function
 // callable as written (or, for property, called through attribute reads).
-var pyKeeps = map[string]bool{
+var keeps = map[string]bool{
 	"staticmethod": true, "classmethod": true, "property": true, "setter": true, "getter": true,
 	"deleter": true, "abstractmethod": true, "override": true, "final": true, "no_type_check": true,
 }
 
 // fnInfo is what extraction knows of whether calls of def reach its body:
-// its decorators other than pyKeeps, and whether it returns its first
+// its decorators other than keeps, and whether it returns its first
 // parameter unchanged or a function nested in it; and the calls of its
 // parameters, which calls passing it functions resolve (method: def is a
 // method, whose first parameter the call does not bind unless static).
-func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl, method bool) pyFnInfo {
-	var f pyFnInfo
+func (x *extractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *decl, method bool) fnInfo {
+	var f fnInfo
 	static := false
 	for _, dec := range decs {
 		e := x.decoratorExpr(dec)
@@ -698,14 +698,14 @@ func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl, m
 		if e == "" || dec.NamedChildCount() > 0 && dec.NamedChild(0).Kind() == "call" {
 			continue // @factory(args): what it returns is not followed
 		}
-		if !pyKeeps[e[strings.LastIndexByte(e, '.')+1:]] {
+		if !keeps[e[strings.LastIndexByte(e, '.')+1:]] {
 			f.decos = append(f.decos, e)
 		}
 	}
 	if len(d.pcalls) > 0 {
 		f.pcalls, f.params = d.pcalls, x.paramList(def, method && !static)
 	}
-	if p := pyField(def, "parameters"); p != nil && p.NamedChildCount() > 0 && len(d.returns) > 0 {
+	if p := fieldChild(def, "parameters"); p != nil && p.NamedChildCount() > 0 && len(d.returns) > 0 {
 		first := p.NamedChild(0)
 		if first.Kind() == "typed_parameter" && first.NamedChildCount() > 0 {
 			first = first.NamedChild(0)
@@ -726,7 +726,7 @@ func (x *pyExtractor) fnInfo(def *sitter.Node, decs []*sitter.Node, d *pyDecl, m
 // plain name to ty, the names of a flat tuple or list pattern to the
 // fields ty unpacks into ("f:I:ty", resolved when ty is a NamedTuple
 // instance), anything else to unknown.
-func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty string) {
+func (x *extractor) bindTarget(names map[string]string, left *sitter.Node, ty string) {
 	switch left.Kind() {
 	case "identifier":
 		bindType(names, x.text(left), ty)
@@ -734,15 +734,15 @@ func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty 
 	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list":
 		for _, c := range sitter.Children(left) {
 			if c.Kind() == "list_splat_pattern" || c.Kind() == "list_splat" {
-				ty = pyUnknown // a, *rest, b: positions after the splat are unknown
+				ty = unknownType // a, *rest, b: positions after the splat are unknown
 			}
 		}
 		for i, c := range sitter.Children(left) {
 			if c.Kind() != "identifier" {
 				continue
 			}
-			if ty == "" || ty == pyUnknown || strings.HasPrefix(ty, "u:") || strings.HasPrefix(ty, "l:") {
-				bindType(names, x.text(c), pyUnknown)
+			if ty == "" || ty == unknownType || strings.HasPrefix(ty, "u:") || strings.HasPrefix(ty, "l:") {
+				bindType(names, x.text(c), unknownType)
 			} else {
 				bindType(names, x.text(c), "f:"+strconv.Itoa(i)+":"+ty)
 			}
@@ -751,19 +751,19 @@ func (x *pyExtractor) bindTarget(names map[string]string, left *sitter.Node, ty 
 	}
 	for _, c := range sitter.Children(left) {
 		if c.Kind() == "identifier" {
-			bindType(names, x.text(c), pyUnknown)
+			bindType(names, x.text(c), unknownType)
 		}
 	}
 }
 
 // namedTupleFields lists the fields of a class deriving from NamedTuple
 // (annotated names of its body, in order); nil for other classes.
-func (x *pyExtractor) namedTupleFields(def *sitter.Node, bases []string) []string {
+func (x *extractor) namedTupleFields(def *sitter.Node, bases []string) []string {
 	named := false
 	for _, b := range bases {
 		named = named || b == "NamedTuple" || strings.HasSuffix(b, ".NamedTuple")
 	}
-	body := pyField(def, "body")
+	body := fieldChild(def, "body")
 	if !named || body == nil {
 		return nil
 	}
@@ -773,8 +773,8 @@ func (x *pyExtractor) namedTupleFields(def *sitter.Node, bases []string) []strin
 			continue
 		}
 		a := st.NamedChild(0)
-		if a.Kind() == "assignment" && pyField(a, "type") != nil && pyField(a, "left") != nil && pyField(a, "left").Kind() == "identifier" {
-			out = append(out, x.text(pyField(a, "left")))
+		if a.Kind() == "assignment" && fieldChild(a, "type") != nil && fieldChild(a, "left") != nil && fieldChild(a, "left").Kind() == "identifier" {
+			out = append(out, x.text(fieldChild(a, "left")))
 		}
 	}
 	return out

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"crypto/sha256"
@@ -14,104 +14,104 @@ import (
 	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// pyScope is what a module binds at module level: its functions and
+// moduleScope is what a module binds at module level: its functions and
 // classes, the names its imports bind and its star imports. Fresh scopes
 // come from extraction, stored ones from the module's nodes (module-node
 // Attrs py.imports and py.stars, class Attrs py.bases).
-type pyScope struct {
+type moduleScope struct {
 	module, file string
-	defs         map[string]pySym
+	defs         map[string]symbol
 	imports      map[string]string // local name → absolute dotted target
 	stars        []string          // modules imported with *
-	vars         map[string]string // module variable → vexpr (pytypes.go)
+	vars         map[string]string // module variable → vexpr (types.go)
 	deps         []string          // every module any import statement names (py.deps)
 	surface      string            // fingerprint of what other modules can see (py.surface)
 	byName       []string          // names its by-name calls look up (py.byname), stored scopes only
 }
 
-type pySym struct {
+type symbol struct {
 	id  graphdb.NodeID
-	cls *pyClass // non-nil for classes
-	ret string   // a function's return vexpr
-	fn  pyFnInfo // a function's decorators
+	cls *classInfo // non-nil for classes
+	ret string     // a function's return vexpr
+	fn  fnInfo     // a function's decorators
 }
 
-// pyFnInfo is what decides whether a call of a function reaches its body:
+// fnInfo is what decides whether a call of a function reaches its body:
 // decorators that may replace it, and whether it returns its first
 // parameter unchanged (then, used as a decorator, it replaces nothing).
-type pyFnInfo struct {
+type fnInfo struct {
 	decos    []string
 	identity bool // returns its first parameter or a function nested in it (a wrapper)
 	// params are the parameters a caller's arguments bind (self/cls of
 	// methods left out; "*name" for keyword-only ones) and pcalls the
 	// calls of parameters in the body; set only when pcalls is not empty
-	// (pyvalues.go)
+	// (values.go)
 	params []string
-	pcalls []pyParamCall
+	pcalls []paramCall
 }
 
-// pyClass is a module-level class.
-type pyClass struct {
+// classInfo is a module-level class.
+type classInfo struct {
 	id        graphdb.NodeID
 	qname     string
 	module    string
 	methods   map[string]graphdb.NodeID
 	baseExprs []string
-	bases     []*pyClass // resolved in the repository, computed once
+	bases     []*classInfo // resolved in the repository, computed once
 	resolved  bool
 	attrs     map[string]string // class and instance attribute → vexpr
 	rets      map[string]string // method → return vexpr
-	order     []*pyClass        // method resolution order, computed once
+	order     []*classInfo      // method resolution order, computed once
 	props     map[string]bool   // methods decorated with @property
-	fns       map[string]pyFnInfo
+	fns       map[string]fnInfo
 	fields    []string // a NamedTuple's fields in order (py.fields): what unpacking yields
 }
 
-func newPyClass(qname string) *pyClass {
-	return &pyClass{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}, props: map[string]bool{}, fns: map[string]pyFnInfo{}}
+func newClassInfo(qname string) *classInfo {
+	return &classInfo{qname: qname, methods: map[string]graphdb.NodeID{}, attrs: map[string]string{}, rets: map[string]string{}, props: map[string]bool{}, fns: map[string]fnInfo{}}
 }
 
-func newPyScope(module, file string) *pyScope {
-	return &pyScope{module: module, file: file, defs: map[string]pySym{}, imports: map[string]string{}, vars: map[string]string{}}
+func newModuleScope(module, file string) *moduleScope {
+	return &moduleScope{module: module, file: file, defs: map[string]symbol{}, imports: map[string]string{}, vars: map[string]string{}}
 }
 
 // define binds name unless already bound: the first definition keeps the
 // plain id, later ones get "#n" ids.
-func (s *pyScope) define(name string, id graphdb.NodeID, cls *pyClass, ret string, fn pyFnInfo) {
+func (s *moduleScope) define(name string, id graphdb.NodeID, cls *classInfo, ret string, fn fnInfo) {
 	if _, ok := s.defs[name]; ok {
 		return
 	}
 	if cls != nil {
 		cls.module = s.module
 	}
-	s.defs[name] = pySym{id: id, cls: cls, ret: ret, fn: fn}
+	s.defs[name] = symbol{id: id, cls: cls, ret: ret, fn: fn}
 }
 
 // Attrs of functions and methods that decide whether calls reach them.
 const (
-	pyAttrDecorators = "py.decorators" // decorators that may replace it, one a line
-	pyAttrIdentity   = "py.identity"   // "1": returns its first parameter or a nested function
-	pyAttrParams     = "py.params"     // parameters a call binds, one a line (when py.pcalls is set)
-	pyAttrPcalls     = "py.pcalls"     // calls of a parameter: "param\tline" per line
+	attrDecorators = "py.decorators" // decorators that may replace it, one a line
+	attrIdentity   = "py.identity"   // "1": returns its first parameter or a nested function
+	attrParams     = "py.params"     // parameters a call binds, one a line (when py.pcalls is set)
+	attrPcalls     = "py.pcalls"     // calls of a parameter: "param\tline" per line
 )
 
-func (f pyFnInfo) attrs(set func(k, v string)) {
-	set(pyAttrDecorators, strings.Join(f.decos, "\n"))
+func (f fnInfo) attrs(set func(k, v string)) {
+	set(attrDecorators, strings.Join(f.decos, "\n"))
 	if f.identity {
-		set(pyAttrIdentity, "1")
+		set(attrIdentity, "1")
 	}
 	if len(f.pcalls) > 0 {
-		set(pyAttrParams, strings.Join(f.params, "\n"))
+		set(attrParams, strings.Join(f.params, "\n"))
 		var pc []string
 		for _, c := range f.pcalls {
 			pc = append(pc, fmt.Sprintf("%s\t%d", c.param, c.line))
 		}
-		set(pyAttrPcalls, strings.Join(pc, "\n"))
+		set(attrPcalls, strings.Join(pc, "\n"))
 	}
 }
 
 // key renders f for the surface fingerprint.
-func (f pyFnInfo) key() string {
+func (f fnInfo) key() string {
 	k := fmt.Sprintf("{%v %v}", f.decos, f.identity)
 	if len(f.pcalls) > 0 {
 		k += fmt.Sprintf(" %v %v", f.params, f.pcalls)
@@ -119,35 +119,35 @@ func (f pyFnInfo) key() string {
 	return k
 }
 
-func fnInfoOf(n graphdb.Node) pyFnInfo {
-	f := pyFnInfo{decos: frontend.SplitLines(n.Attrs[pyAttrDecorators]), identity: n.Attrs[pyAttrIdentity] == "1"}
-	for _, l := range frontend.SplitLines(n.Attrs[pyAttrPcalls]) {
+func fnInfoOf(n graphdb.Node) fnInfo {
+	f := fnInfo{decos: frontend.SplitLines(n.Attrs[attrDecorators]), identity: n.Attrs[attrIdentity] == "1"}
+	for _, l := range frontend.SplitLines(n.Attrs[attrPcalls]) {
 		p, ln, _ := strings.Cut(l, "\t")
 		if k, err := strconv.Atoi(ln); err == nil {
-			f.pcalls = append(f.pcalls, pyParamCall{param: p, line: k})
+			f.pcalls = append(f.pcalls, paramCall{param: p, line: k})
 		}
 	}
 	if len(f.pcalls) > 0 {
-		f.params = frontend.SplitLines(n.Attrs[pyAttrParams])
+		f.params = frontend.SplitLines(n.Attrs[attrParams])
 	}
 	return f
 }
 
 // Module-node Attrs of Python modules.
 const (
-	pyAttrImports = "py.imports" // "local\ttarget" per line
-	pyAttrStars   = "py.stars"   // star-imported modules, one per line
-	pyAttrDeps    = "py.deps"    // modules named by import statements, one per line
-	pyAttrSurface = "py.surface" // fingerprint of defs, methods, bases, imports, types
-	pyAttrVars    = "py.vars"    // module variable → vexpr, "name\tvexpr" per line
-	pyAttrAttrs   = "py.attrs"   // on classes: attribute → vexpr
-	pyAttrRet     = "py.ret"     // on functions and methods: return vexpr
-	pyAttrFields  = "py.fields"  // on NamedTuple classes: the fields in order, one a line
-	pyAttrByName  = "py.byname"  // names the module's by-name calls look up, one a line (pybyname.go)
+	attrImports = "py.imports" // "local\ttarget" per line
+	attrStars   = "py.stars"   // star-imported modules, one per line
+	attrDeps    = "py.deps"    // modules named by import statements, one per line
+	attrSurface = "py.surface" // fingerprint of defs, methods, bases, imports, types
+	attrVars    = "py.vars"    // module variable → vexpr, "name\tvexpr" per line
+	attrAttrs   = "py.attrs"   // on classes: attribute → vexpr
+	attrRet     = "py.ret"     // on functions and methods: return vexpr
+	attrFields  = "py.fields"  // on NamedTuple classes: the fields in order, one a line
+	attrByName  = "py.byname"  // names the module's by-name calls look up, one a line (byname.go)
 )
 
 // attrs encodes the scope into module-node Attrs and sets surface/deps.
-func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
+func (s *moduleScope) attrs(stmts []importStmt) map[string]string {
 	deps := map[string]bool{}
 	for _, st := range stmts {
 		for _, m := range st.mods {
@@ -176,56 +176,56 @@ func (s *pyScope) attrs(stmts []pyImportStmt) map[string]string {
 	}
 	fmt.Fprintf(h, "i %s\ns %s\nv %q\n", strings.Join(imp, ","), strings.Join(s.stars, ","), typedAttrs(s.vars))
 	s.surface = hex.EncodeToString(h.Sum(nil)[:12])
-	a := map[string]string{pyAttrSurface: s.surface}
+	a := map[string]string{attrSurface: s.surface}
 	if len(imp) > 0 {
-		a[pyAttrImports] = strings.Join(imp, "\n")
+		a[attrImports] = strings.Join(imp, "\n")
 	}
 	if len(s.stars) > 0 {
-		a[pyAttrStars] = strings.Join(s.stars, "\n")
+		a[attrStars] = strings.Join(s.stars, "\n")
 	}
 	if len(s.deps) > 0 {
-		a[pyAttrDeps] = strings.Join(s.deps, "\n")
+		a[attrDeps] = strings.Join(s.deps, "\n")
 	}
 	if v := typedAttrs(s.vars); v != "" {
-		a[pyAttrVars] = v
+		a[attrVars] = v
 	}
 	return a
 }
 
 // storedScope rebuilds the scope of an unchanged module from its stored
 // nodes. ok is false when the module node is missing.
-func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
-	s := newPyScope(module, file)
+func storedScope(module, file string, nodes []graphdb.Node) (*moduleScope, bool) {
+	s := newModuleScope(module, file)
 	found := false
 	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID }) // plain ids before "#n"
-	classes := map[string]*pyClass{}
-	lines := map[*pyClass][2]int{}
+	classes := map[string]*classInfo{}
+	lines := map[*classInfo][2]int{}
 	for _, n := range nodes {
 		switch {
-		case n.Kind == graphdb.KindModule && n.ID == pyModuleID(module):
+		case n.Kind == graphdb.KindModule && n.ID == moduleID(module):
 			found = true
-			for _, l := range frontend.SplitLines(n.Attrs[pyAttrImports]) {
+			for _, l := range frontend.SplitLines(n.Attrs[attrImports]) {
 				if k, v, ok := strings.Cut(l, "\t"); ok {
 					s.imports[k] = v
 				}
 			}
-			s.stars = frontend.SplitLines(n.Attrs[pyAttrStars])
-			s.deps = frontend.SplitLines(n.Attrs[pyAttrDeps])
-			s.surface = n.Attrs[pyAttrSurface]
-			s.vars = parseTypedAttrs(n.Attrs[pyAttrVars])
-			s.byName = frontend.SplitLines(n.Attrs[pyAttrByName])
+			s.stars = frontend.SplitLines(n.Attrs[attrStars])
+			s.deps = frontend.SplitLines(n.Attrs[attrDeps])
+			s.surface = n.Attrs[attrSurface]
+			s.vars = parseTypedAttrs(n.Attrs[attrVars])
+			s.byName = frontend.SplitLines(n.Attrs[attrByName])
 		case (n.Kind == graphdb.KindFunction || n.Kind == graphdb.KindType) && n.QName == module+"."+n.Name:
-			var cls *pyClass
+			var cls *classInfo
 			if n.Kind == graphdb.KindType {
-				cls = newPyClass(n.QName)
-				cls.id, cls.baseExprs, cls.attrs = n.ID, frontend.SplitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[pyAttrAttrs])
-				cls.fields = frontend.SplitLines(n.Attrs[pyAttrFields])
+				cls = newClassInfo(n.QName)
+				cls.id, cls.baseExprs, cls.attrs = n.ID, frontend.SplitLines(n.Attrs["py.bases"]), parseTypedAttrs(n.Attrs[attrAttrs])
+				cls.fields = frontend.SplitLines(n.Attrs[attrFields])
 				if _, dup := classes[n.Name]; !dup {
 					classes[n.Name] = cls
 					lines[cls] = [2]int{n.StartLine, n.EndLine}
 				}
 			}
-			s.define(n.Name, n.ID, cls, n.Attrs[pyAttrRet], fnInfoOf(n))
+			s.define(n.Name, n.ID, cls, n.Attrs[attrRet], fnInfoOf(n))
 		}
 	}
 	for _, n := range nodes {
@@ -239,7 +239,7 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 		if cls := classes[cname]; ok && cls != nil && s.defs[cname].cls == cls && n.StartLine >= lines[cls][0] && n.EndLine <= lines[cls][1] {
 			if _, dup := cls.methods[mname]; !dup {
 				cls.methods[mname] = n.ID
-				if r := n.Attrs[pyAttrRet]; r != "" {
+				if r := n.Attrs[attrRet]; r != "" {
 					cls.rets[mname] = r
 				}
 				if n.Attrs["py.method"] == "property" {
@@ -254,36 +254,36 @@ func storedScope(module, file string, nodes []graphdb.Node) (*pyScope, bool) {
 	return s, found
 }
 
-// pyTable resolves names across the repository's modules.
-type pyTable struct {
-	mods     map[string]*pyScope
-	memo     map[pyMemoKey]pyMemoVal // evaluations outside functions (pytypes.go)
-	fns      map[graphdb.NodeID]pyFnRef
+// symbolTable resolves names across the repository's modules.
+type symbolTable struct {
+	mods     map[string]*moduleScope
+	memo     map[memoKey]memoVal // evaluations outside functions (types.go)
+	fns      map[graphdb.NodeID]fnRef
 	replaced map[graphdb.NodeID]bool
 	props    map[string]bool // names of the repository's properties: attribute reads that may call a getter
 	// byNameIdx: method name → the repository's methods of that name
-	// (pybyname.go)
+	// (byname.go)
 	byNameIdx map[string][]graphdb.NodeID
 }
 
-// pyFnRef is a function's decorator facts and its module.
-type pyFnRef struct {
-	info   pyFnInfo
+// fnRef is a function's decorator facts and its module.
+type fnRef struct {
+	info   fnInfo
 	module string
 }
 
-func (t *pyTable) add(s *pyScope) {
+func (t *symbolTable) add(s *moduleScope) {
 	t.mods[s.module] = s
 	if t.fns == nil {
-		t.fns, t.replaced, t.props = map[graphdb.NodeID]pyFnRef{}, map[graphdb.NodeID]bool{}, map[string]bool{}
+		t.fns, t.replaced, t.props = map[graphdb.NodeID]fnRef{}, map[graphdb.NodeID]bool{}, map[string]bool{}
 	}
 	for _, sym := range s.defs {
 		if sym.cls == nil {
-			t.fns[sym.id] = pyFnRef{sym.fn, s.module}
+			t.fns[sym.id] = fnRef{sym.fn, s.module}
 			continue
 		}
 		for m, f := range sym.cls.fns {
-			t.fns[sym.cls.methods[m]] = pyFnRef{f, s.module}
+			t.fns[sym.cls.methods[m]] = fnRef{f, s.module}
 		}
 		for m := range sym.cls.props {
 			t.props[m] = true
@@ -297,14 +297,14 @@ func (t *pyTable) add(s *pyScope) {
 // function, a wrapper or something unknown (functools.lru_cache,
 // contextlib.contextmanager, decorator factories) keep the edge: they
 // usually call the function, and Pyright names it as the callee too.
-func (t *pyTable) isReplaced(id graphdb.NodeID) bool {
+func (t *symbolTable) isReplaced(id graphdb.NodeID) bool {
 	if r, ok := t.replaced[id]; ok {
 		return r
 	}
 	f := t.fns[id]
 	r := false
 	for _, d := range f.info.decos {
-		v, ok := t.evalExpr(pyCtx{scope: t.mods[f.module]}, d+"()", 0)
+		v, ok := t.evalExpr(evalCtx{scope: t.mods[f.module]}, d+"()", 0)
 		if ok && v.inst {
 			r = true
 			break
@@ -314,18 +314,18 @@ func (t *pyTable) isReplaced(id graphdb.NodeID) bool {
 	return r
 }
 
-// pyTarget is what a name resolves to.
-type pyTarget struct {
+// resolvedTarget is what a name resolves to.
+type resolvedTarget struct {
 	id     graphdb.NodeID
-	cls    *pyClass
+	cls    *classInfo
 	module bool
 }
 
-const pyMaxDepth = 12
+const maxDepth = 12
 
-func (t *pyTable) lookup(s *pyScope, parts []string, depth int) (pyTarget, bool) {
-	if depth > pyMaxDepth || len(parts) == 0 {
-		return pyTarget{}, false
+func (t *symbolTable) lookup(s *moduleScope, parts []string, depth int) (resolvedTarget, bool) {
+	if depth > maxDepth || len(parts) == 0 {
+		return resolvedTarget{}, false
 	}
 	if sym, ok := s.defs[parts[0]]; ok {
 		return t.member(sym, parts[1:])
@@ -340,21 +340,21 @@ func (t *pyTable) lookup(s *pyScope, parts []string, depth int) (pyTarget, bool)
 			}
 		}
 	}
-	return pyTarget{}, false
+	return resolvedTarget{}, false
 }
 
 // abs resolves an absolute dotted name: the longest prefix that is a
 // module, then the rest in that module's scope. A name in the root package
 // ("__init__.x", from a relative import at the top) that __init__.py does
 // not bind is the root-level module x.
-func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
+func (t *symbolTable) abs(parts []string, depth int) (resolvedTarget, bool) {
 	for i := len(parts); i >= 1; i-- {
 		ms := t.mods[strings.Join(parts[:i], ".")]
 		if ms == nil {
 			continue
 		}
 		if i == len(parts) {
-			return pyTarget{id: pyModuleID(ms.module), module: true}, true
+			return resolvedTarget{id: moduleID(ms.module), module: true}, true
 		}
 		if r, ok := t.lookup(ms, parts[i:], depth); ok || parts[0] != "__init__" {
 			return r, ok
@@ -364,23 +364,23 @@ func (t *pyTable) abs(parts []string, depth int) (pyTarget, bool) {
 	if len(parts) > 1 && parts[0] == "__init__" {
 		return t.abs(parts[1:], depth+1)
 	}
-	return pyTarget{}, false
+	return resolvedTarget{}, false
 }
 
-func (t *pyTable) member(sym pySym, rest []string) (pyTarget, bool) {
+func (t *symbolTable) member(sym symbol, rest []string) (resolvedTarget, bool) {
 	switch {
 	case len(rest) == 0:
-		return pyTarget{id: sym.id, cls: sym.cls}, true
+		return resolvedTarget{id: sym.id, cls: sym.cls}, true
 	case sym.cls != nil && len(rest) == 1:
 		if id, ok := t.method(sym.cls, rest[0], false); ok {
-			return pyTarget{id: id}, true
+			return resolvedTarget{id: id}, true
 		}
 	}
-	return pyTarget{}, false
+	return resolvedTarget{}, false
 }
 
 // bases resolves a class's bases (once) in its module's scope.
-func (t *pyTable) bases(c *pyClass) []*pyClass {
+func (t *symbolTable) bases(c *classInfo) []*classInfo {
 	if c.resolved {
 		return c.bases
 	}
@@ -399,13 +399,13 @@ func (t *pyTable) bases(c *pyClass) []*pyClass {
 
 // method finds name in c's method resolution order, skipping c itself
 // for super().
-func (t *pyTable) method(c *pyClass, name string, skipSelf bool) (graphdb.NodeID, bool) {
+func (t *symbolTable) method(c *classInfo, name string, skipSelf bool) (graphdb.NodeID, bool) {
 	id, _, ok := t.methodOf(c, name, skipSelf)
 	return id, ok
 }
 
 // methodOf is method that also returns the class defining the method.
-func (t *pyTable) methodOf(c *pyClass, name string, skipSelf bool) (graphdb.NodeID, *pyClass, bool) {
+func (t *symbolTable) methodOf(c *classInfo, name string, skipSelf bool) (graphdb.NodeID, *classInfo, bool) {
 	for i, k := range t.mro(c) {
 		if i == 0 && skipSelf {
 			continue
@@ -420,27 +420,27 @@ func (t *pyTable) methodOf(c *pyClass, name string, skipSelf bool) (graphdb.Node
 // mro is c's C3 linearization over the bases resolved in the repository;
 // a hierarchy C3 rejects falls back to depth-first, left to right, each
 // class once.
-func (t *pyTable) mro(c *pyClass) []*pyClass {
+func (t *symbolTable) mro(c *classInfo) []*classInfo {
 	if c.order != nil {
 		return c.order
 	}
-	c.order = []*pyClass{c} // a cycle through c sees c alone
-	var seqs [][]*pyClass
+	c.order = []*classInfo{c} // a cycle through c sees c alone
+	var seqs [][]*classInfo
 	bases := t.bases(c)
 	long := false // a base's order is at the cap: c3merge would fail after its whole length
 	for _, b := range bases {
-		seqs = append(seqs, append([]*pyClass(nil), t.mro(b)...))
+		seqs = append(seqs, append([]*classInfo(nil), t.mro(b)...))
 		long = long || len(t.mro(b)) >= maxMRO
 	}
-	seqs = append(seqs, append([]*pyClass(nil), bases...))
-	var out []*pyClass
+	seqs = append(seqs, append([]*classInfo(nil), bases...))
+	var out []*classInfo
 	ok := false
 	if !long {
 		out, ok = c3merge(seqs)
 	}
 	if !ok {
 		out = nil
-		seen := map[*pyClass]bool{c: true}
+		seen := map[*classInfo]bool{c: true}
 		for _, b := range bases {
 			for _, k := range t.mro(b) {
 				if !seen[k] && len(out) < maxMRO-1 {
@@ -450,7 +450,7 @@ func (t *pyTable) mro(c *pyClass) []*pyClass {
 			}
 		}
 	}
-	c.order = append([]*pyClass{c}, out...)
+	c.order = append([]*classInfo{c}, out...)
 	return c.order
 }
 
@@ -462,10 +462,10 @@ const maxMRO = 256
 
 // c3merge merges linearizations: repeatedly take the first head that is
 // in no other sequence's tail.
-func c3merge(seqs [][]*pyClass) ([]*pyClass, bool) {
-	var out []*pyClass
+func c3merge(seqs [][]*classInfo) ([]*classInfo, bool) {
+	var out []*classInfo
 	for len(out) < maxMRO {
-		var cand *pyClass
+		var cand *classInfo
 		empty := true
 		for _, s := range seqs {
 			if len(s) == 0 {
@@ -503,7 +503,7 @@ func c3merge(seqs [][]*pyClass) ([]*pyClass, bool) {
 }
 
 // classOf returns the class with qname q declared in module m.
-func (t *pyTable) classOf(m, q string) *pyClass {
+func (t *symbolTable) classOf(m, q string) *classInfo {
 	s := t.mods[m]
 	if s == nil || !strings.HasPrefix(q, m+".") {
 		return nil
@@ -512,9 +512,9 @@ func (t *pyTable) classOf(m, q string) *pyClass {
 }
 
 // resolve returns the targets of one reference: by name first, then
-// through the types of values (pytypes.go) for calls; none when it does
+// through the types of values (types.go) for calls; none when it does
 // not resolve inside the repository.
-func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
+func (t *symbolTable) resolve(r reference) []graphdb.NodeID {
 	if r.kind == graphdb.EdgeReferences {
 		return t.valueTargets(r)
 	}
@@ -523,7 +523,7 @@ func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
 		if r.prop && !t.props[r.expr[i+1:]] {
 			return nil // most attribute reads: no property has the name
 		}
-		v, ok := t.evalExpr(pyCtx{scope: t.mods[r.module], decl: r.decl, class: r.class}, r.expr[:i], 0)
+		v, ok := t.evalExpr(evalCtx{scope: t.mods[r.module], decl: r.decl, class: r.class}, r.expr[:i], 0)
 		if !ok || !v.inst || v.cls == nil {
 			return nil // the method is looked up on the class of an instance
 		}
@@ -541,7 +541,7 @@ func (t *pyTable) resolve(r pyRef) []graphdb.NodeID {
 
 // resolveName resolves a reference by its names alone: modules, imports,
 // definitions, self/cls/super() in a class.
-func (t *pyTable) resolveName(r pyRef) []graphdb.NodeID {
+func (t *symbolTable) resolveName(r reference) []graphdb.NodeID {
 	parts := strings.Split(r.expr, ".")
 	if r.class != "" && len(parts) == 2 {
 		switch parts[0] {
@@ -563,7 +563,7 @@ func (t *pyTable) resolveName(r pyRef) []graphdb.NodeID {
 	if strings.HasPrefix(parts[0], "super(") || r.class != "" && (parts[0] == "self" || parts[0] == "cls") {
 		return nil
 	}
-	var tg pyTarget
+	var tg resolvedTarget
 	var ok bool
 	switch {
 	case r.decl != nil && r.decl.imports[parts[0]] != "":
@@ -591,7 +591,7 @@ func (t *pyTable) resolveName(r pyRef) []graphdb.NodeID {
 // starting after C (matched by its class name). Nothing when C is not a
 // plain name in that order
 // (super(?)), or no later class defines name.
-func (t *pyTable) superNamed(r pyRef, cname, name string) []graphdb.NodeID {
+func (t *symbolTable) superNamed(r reference, cname, name string) []graphdb.NodeID {
 	c := t.classOf(r.module, r.class)
 	if c == nil || cname == "?" {
 		return nil
@@ -609,7 +609,7 @@ func (t *pyTable) superNamed(r pyRef, cname, name string) []graphdb.NodeID {
 	return nil
 }
 
-func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.NodeID {
+func (t *symbolTable) methodIDs(c *classInfo, name string, skipSelf bool) []graphdb.NodeID {
 	if id, ok := t.method(c, name, skipSelf); ok {
 		return []graphdb.NodeID{id}
 	}
@@ -618,7 +618,7 @@ func (t *pyTable) methodIDs(c *pyClass, name string, skipSelf bool) []graphdb.No
 
 // link adds a parsed file's resolved edges: calls, decorated_by, inherits
 // and imports, and lists the names of its by-name calls on its module node.
-func (t *pyTable) link(f *pyFile) {
+func (t *symbolTable) link(f *sourceFile) {
 	add := func(e graphdb.Edge) { f.res.Edges = append(f.res.Edges, e) }
 	byName := map[string]bool{}
 	for _, r := range f.refs {
@@ -642,7 +642,7 @@ func (t *pyTable) link(f *pyFile) {
 		}
 	}
 	if len(byName) > 0 {
-		f.res.Nodes[f.modNode].Attrs[pyAttrByName] = strings.Join(frontend.SortedKeys(byName), "\n")
+		f.res.Nodes[f.modNode].Attrs[attrByName] = strings.Join(frontend.SortedKeys(byName), "\n")
 	}
 	for _, n := range f.res.Nodes {
 		if n.Kind != graphdb.KindType {
@@ -657,7 +657,7 @@ func (t *pyTable) link(f *pyFile) {
 	fid := frontend.FileID(f.rel)
 	edge := func(m string, line int) {
 		if m != f.module {
-			add(graphdb.Edge{From: fid, To: pyModuleID(m), Kind: graphdb.EdgeImports, File: f.rel, Line: line})
+			add(graphdb.Edge{From: fid, To: moduleID(m), Kind: graphdb.EdgeImports, File: f.rel, Line: line})
 		}
 	}
 	// prefix links the longest in-repo prefix of m.
@@ -682,7 +682,7 @@ func (t *pyTable) link(f *pyFile) {
 		n, linked := len(st.mods), false
 		for _, m := range st.mods[:n-1] {
 			if t.mods[m] == nil && strings.HasPrefix(m, "__init__.") {
-				m = m[len("__init__."):] // the root package's module (pyTable.abs)
+				m = m[len("__init__."):] // the root package's module (symbolTable.abs)
 			}
 			if t.mods[m] != nil {
 				edge(m, st.line)

@@ -1,4 +1,6 @@
-package index
+//go:build cgo
+
+package python_test
 
 import (
 	"os"
@@ -7,18 +9,20 @@ import (
 	"testing"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
-// TestPythonIncremental edits, deletes, renames and adds Python files and
+// TestIncremental edits, deletes, renames and adds Python files and
 // checks after each step that the incremental graph equals a fresh full
 // index of the same tree, and that the dependents were re-resolved.
-func TestPythonIncremental(t *testing.T) {
-	root := extractTxtar(t, "py_basic")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+func TestIncremental(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "basic")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
-	steps := []pyStep{
+	steps := []incrementalStep{
 		{
 			name: "edit body only",
 			change: func() {
@@ -65,44 +69,44 @@ func TestPythonIncremental(t *testing.T) {
 			notWant: []string{"py:shop.extra."},
 		},
 	}
-	checkPyIncremental(t, st, root, steps)
+	checkIncremental(t, st, root, steps)
 }
 
-// pyStep is one change of a Python incremental test.
-type pyStep struct {
+// incrementalStep is one change of a Python incremental test.
+type incrementalStep struct {
 	name    string
 	change  func()
 	want    []string // lines the dump must hold
 	notWant []string
 }
 
-// checkPyIncremental applies each step, indexes incrementally and checks
+// checkIncremental applies each step, indexes incrementally and checks
 // the graph equals a full index of the same tree and holds what the step
 // wants; at the end a run without change must rewrite nothing.
-func checkPyIncremental(t *testing.T, st graphdb.Store, root string, steps []pyStep) {
+func checkIncremental(t *testing.T, st graphdb.Store, root string, steps []incrementalStep) {
 	t.Helper()
 	for _, s := range steps {
 		s.change()
-		sum := runIndex(t, st, root, false)
+		sum := indexrun.Run(t, st, root, false)
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		got := matchesFullIndex(t, s.name, st, root)
-		dumpHolds(t, s.name, got, s.want, s.notWant)
+		got := indextest.MatchesFullIndex(t, s.name, st, root, indexrun.Run)
+		indextest.DumpHolds(t, s.name, got, s.want, s.notWant)
 	}
-	if sum := runIndex(t, st, root, false); !sum.Unchanged {
+	if sum := indexrun.Run(t, st, root, false); !sum.Unchanged {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
 }
 
-// TestPythonValuesIncremental: the calls a function's parameter makes are
+// TestValuesIncremental: the calls a function's parameter makes are
 // resolved at the call sites passing it functions, in other files; when
 // the function stops calling its parameter, those files are re-resolved
 // and the edges they owned go.
-func TestPythonValuesIncremental(t *testing.T) {
-	root := extractTxtar(t, "py_values")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+func TestValuesIncremental(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "values")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	funcs := filepath.Join(root, "app", "funcs.py")
 	orig, err := os.ReadFile(funcs)
 	if err != nil {
@@ -115,7 +119,7 @@ func TestPythonValuesIncremental(t *testing.T) {
 		}
 	}
 	const passed = "edge calls py:app.funcs.apply -> py:app.funcs.other @app/funcs.py:10" // from runner.main
-	checkPyIncremental(t, st, root, []pyStep{
+	checkIncremental(t, st, root, []incrementalStep{
 		{
 			name:    "the callee stops calling its parameter",
 			change:  func() { write(strings.Replace(string(orig), "    return f(x)\n", "    return x\n", 1)) },
@@ -129,13 +133,13 @@ func TestPythonValuesIncremental(t *testing.T) {
 	})
 }
 
-// TestPythonRootPackageIncremental: a module imported relatively from the
+// TestRootPackageIncremental: a module imported relatively from the
 // root package (from . import console) re-resolves its importers when it
 // changes.
-func TestPythonRootPackageIncremental(t *testing.T) {
-	root := extractTxtar(t, "py_rootpkg")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+func TestRootPackageIncremental(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "rootpkg")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	write := func(data string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(root, "console.py"), []byte(data), 0o644); err != nil {
@@ -144,7 +148,7 @@ func TestPythonRootPackageIncremental(t *testing.T) {
 	}
 	// Console becomes a function returning an Other: show's call of print
 	// must now reach Other.print, which only re-resolving jupyter.py finds.
-	checkPyIncremental(t, st, root, []pyStep{{
+	checkIncremental(t, st, root, []incrementalStep{{
 		name: "the class becomes a factory",
 		change: func() {
 			write("class Other:\n    def print(self, x):\n        return x\n\n\ndef Console():\n    return Other()\n")

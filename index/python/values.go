@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 )
 
 // DESIGN: Python functions used as values. Besides aliases (f = func;
-// f(), pytypes.go), a function value reaches a call in three ways the
+// f(), types.go), a function value reaches a call in three ways the
 // indexer follows, as PyCG does, within a module and one call level
 // across modules:
 //
@@ -43,17 +43,17 @@ import (
 // class) at that site, as in the Go frontend; names bound locally are not
 // followed (their assignment is the reference).
 
-// pyArg is a call argument that may be a function value: its position
+// callArg is a call argument that may be a function value: its position
 // among the positional arguments (-1 for a keyword argument), its keyword
 // and its vexpr.
-type pyArg struct {
+type callArg struct {
 	pos int
 	kw  string
 	ty  string
 }
 
-// pyParamCall is a call of a parameter inside a function.
-type pyParamCall struct {
+// paramCall is a call of a parameter inside a function.
+type paramCall struct {
 	param string
 	line  int
 }
@@ -61,8 +61,8 @@ type pyParamCall struct {
 // paramList lists def's parameters a call's arguments bind, in order:
 // keyword-only ones (after * or *args) as "*name"; the first is left out
 // when dropFirst (self or cls of a method).
-func (x *pyExtractor) paramList(def *sitter.Node, dropFirst bool) []string {
-	p := pyField(def, "parameters")
+func (x *extractor) paramList(def *sitter.Node, dropFirst bool) []string {
+	p := fieldChild(def, "parameters")
 	if p == nil {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (x *pyExtractor) paramList(def *sitter.Node, dropFirst bool) []string {
 		case "identifier":
 			name = x.text(c)
 		case "default_parameter", "typed_default_parameter":
-			if n := pyField(c, "name"); n != nil {
+			if n := fieldChild(c, "name"); n != nil {
 				name = x.text(n)
 			}
 		case "typed_parameter":
@@ -109,24 +109,24 @@ func (x *pyExtractor) paramList(def *sitter.Node, dropFirst bool) []string {
 // callArgs returns a call's arguments that may be function values:
 // dotted names, calls and subscripts of them. Positions after a *splat
 // are unknown, so positional arguments from there on are left out.
-func (x *pyExtractor) callArgs(args *sitter.Node) []pyArg {
+func (x *extractor) callArgs(args *sitter.Node) []callArg {
 	if args == nil || args.Kind() != "argument_list" {
 		return nil
 	}
-	var out []pyArg
+	var out []callArg
 	pos := 0
 	for _, c := range sitter.Children(args) {
 		switch c.Kind() {
 		case "keyword_argument":
-			if ty := x.valueType(pyField(c, "value")); strings.HasPrefix(ty, "v:") {
-				out = append(out, pyArg{pos: -1, kw: x.text(pyField(c, "name")), ty: ty})
+			if ty := x.valueType(fieldChild(c, "value")); strings.HasPrefix(ty, "v:") {
+				out = append(out, callArg{pos: -1, kw: x.text(fieldChild(c, "name")), ty: ty})
 			}
 		case "list_splat", "dictionary_splat":
 			pos = -1 << 30
 		case "comment":
 		default:
 			if ty := x.valueType(c); pos >= 0 && strings.HasPrefix(ty, "v:") {
-				out = append(out, pyArg{pos: pos, ty: ty})
+				out = append(out, callArg{pos: pos, ty: ty})
 			}
 			pos++
 		}
@@ -138,32 +138,32 @@ func (x *pyExtractor) callArgs(args *sitter.Node) []pyArg {
 // call arguments, assigned, returned and yielded values, container
 // elements and dict values, parameter defaults. They resolve to
 // references edges when the name is a function or method.
-func (x *pyExtractor) valueRefs(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *pyDecl) {
+func (x *extractor) valueRefs(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *decl) {
 	ref := func(v *sitter.Node) {
 		if v == nil || v.Kind() != "identifier" && v.Kind() != "attribute" {
 			return
 		}
 		if e := x.dotted(v); e != "" && !strings.HasPrefix(e, "super(") {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeReferences, expr: e, line: sitter.Line(v), class: class, decl: d, module: x.f.module})
+			x.f.refs = append(x.f.refs, reference{from: owner, kind: graphdb.EdgeReferences, expr: e, line: sitter.Line(v), class: class, decl: d, module: x.f.module})
 		}
 	}
 	switch kind {
 	case "argument_list", "list", "tuple", "set", "expression_list":
 		for _, c := range sitter.Children(n) {
 			if c.Kind() == "keyword_argument" {
-				ref(pyField(c, "value"))
+				ref(fieldChild(c, "value"))
 			} else {
 				ref(c)
 			}
 		}
 	case "assignment", "augmented_assignment":
-		ref(pyField(n, "right"))
+		ref(fieldChild(n, "right"))
 	case "return_statement", "yield":
 		if n.NamedChildCount() == 1 {
 			ref(n.NamedChild(0))
 		}
 	case "pair", "default_parameter", "typed_default_parameter":
-		ref(pyField(n, "value"))
+		ref(fieldChild(n, "value"))
 	}
 }
 
@@ -171,7 +171,7 @@ func (x *pyExtractor) valueRefs(n *sitter.Node, kind string, owner graphdb.NodeI
 // denotes, nil for classes, modules, data and names bound in the
 // enclosing function or module variables (their binding is the
 // reference).
-func (t *pyTable) valueTargets(r pyRef) []graphdb.NodeID {
+func (t *symbolTable) valueTargets(r reference) []graphdb.NodeID {
 	s := t.mods[r.module]
 	if s == nil {
 		return nil
@@ -187,7 +187,7 @@ func (t *pyTable) valueTargets(r pyRef) []graphdb.NodeID {
 			return nil
 		}
 	}
-	v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
+	v, ok := t.evalExpr(evalCtx{scope: s, decl: r.decl, class: r.class}, r.expr, 0)
 	if !ok || v.fn == "" {
 		return nil
 	}
@@ -197,7 +197,7 @@ func (t *pyTable) valueTargets(r pyRef) []graphdb.NodeID {
 // flow adds what a call passing function values makes its targets call:
 // for each target (ids) that calls a parameter, the arguments bound to it
 // that evaluate to functions, classes or callable instances.
-func (t *pyTable) flow(r pyRef, ids []graphdb.NodeID, add func(graphdb.Edge)) {
+func (t *symbolTable) flow(r reference, ids []graphdb.NodeID, add func(graphdb.Edge)) {
 	if len(r.args) == 0 {
 		return
 	}
@@ -205,7 +205,7 @@ func (t *pyTable) flow(r pyRef, ids []graphdb.NodeID, add func(graphdb.Edge)) {
 	if i := strings.LastIndexByte(r.expr, '.'); i > 0 && !strings.HasPrefix(r.expr, "super(") {
 		// Cls.m(obj, f): whether the first argument is self depends on m's
 		// kind (instance, class or static method); not followed.
-		if v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, r.expr[:i], 0); ok && v.cls != nil && !v.inst {
+		if v, ok := t.evalExpr(evalCtx{scope: s, decl: r.decl, class: r.class}, r.expr[:i], 0); ok && v.cls != nil && !v.inst {
 			return
 		}
 	}
@@ -220,7 +220,7 @@ func (t *pyTable) flow(r pyRef, ids []graphdb.NodeID, add func(graphdb.Edge)) {
 			if !ok {
 				continue
 			}
-			v, ok := t.evalType(pyCtx{scope: s, decl: r.decl, class: r.class}, a.ty, 0)
+			v, ok := t.evalType(evalCtx{scope: s, decl: r.decl, class: r.class}, a.ty, 0)
 			if !ok {
 				continue
 			}
@@ -234,7 +234,7 @@ func (t *pyTable) flow(r pyRef, ids []graphdb.NodeID, add func(graphdb.Edge)) {
 }
 
 // bindArg finds the argument bound to parameter name.
-func bindArg(params []string, name string, args []pyArg) (pyArg, bool) {
+func bindArg(params []string, name string, args []callArg) (callArg, bool) {
 	pos := -1
 	for i, p := range params {
 		if p == name {
@@ -247,13 +247,13 @@ func bindArg(params []string, name string, args []pyArg) (pyArg, bool) {
 			return a, true
 		}
 	}
-	return pyArg{}, false
+	return callArg{}, false
 }
 
 // callTargets is what calling value v calls: a function or method, a
 // class's __new__ and __init__ (or the class), an instance's __call__,
 // each of several alternatives (container elements).
-func (t *pyTable) callTargets(v pyVal) []graphdb.NodeID {
+func (t *symbolTable) callTargets(v evalValue) []graphdb.NodeID {
 	switch {
 	case len(v.alts) > 0:
 		var out []graphdb.NodeID
@@ -277,12 +277,12 @@ func (t *pyTable) callTargets(v pyVal) []graphdb.NodeID {
 // elements (dict values) are followed: "l:E1,E2,…" with each distinct
 // element vexpr that is not a container itself, "?" past 8 or when none
 // is known.
-func (x *pyExtractor) containerType(n *sitter.Node) string {
+func (x *extractor) containerType(n *sitter.Node) string {
 	var alts []string
 	seen := map[string]bool{}
 	for _, c := range sitter.Children(n) {
 		if c.Kind() == "pair" {
-			c = pyField(c, "value")
+			c = fieldChild(c, "value")
 		}
 		if c == nil || c.Kind() == "comment" {
 			continue
@@ -293,7 +293,7 @@ func (x *pyExtractor) containerType(n *sitter.Node) string {
 			parts = strings.Split(ty[2:], "|")
 		}
 		for _, p := range parts {
-			if p == "" || p == pyUnknown || strings.HasPrefix(p, "l:") || seen[p] {
+			if p == "" || p == unknownType || strings.HasPrefix(p, "l:") || seen[p] {
 				continue
 			}
 			seen[p] = true
@@ -301,22 +301,22 @@ func (x *pyExtractor) containerType(n *sitter.Node) string {
 		}
 	}
 	if len(alts) == 0 || len(alts) > 8 {
-		return pyUnknown
+		return unknownType
 	}
 	return "l:" + strings.Join(alts, ",")
 }
 
 // elements evaluates an element of container v: the one known element
-// value, or its alternatives (pyVal.alts) when the container holds
+// value, or its alternatives (evalValue.alts) when the container holds
 // several.
-func (t *pyTable) elements(v pyVal, depth int) (pyVal, bool) {
+func (t *symbolTable) elements(v evalValue, depth int) (evalValue, bool) {
 	if v.elem != "" {
 		return t.evalType(v.elemCtx, "a:"+v.elem, depth+1)
 	}
 	if v.items == "" {
-		return pyVal{}, false
+		return evalValue{}, false
 	}
-	var alts []pyVal
+	var alts []evalValue
 	for _, it := range strings.Split(v.items, ",") {
 		if e, ok := t.evalType(v.itemsCtx, it, depth+1); ok {
 			alts = append(alts, e)
@@ -324,13 +324,13 @@ func (t *pyTable) elements(v pyVal, depth int) (pyVal, bool) {
 	}
 	switch len(alts) {
 	case 0:
-		return pyVal{}, false
+		return evalValue{}, false
 	case 1:
 		return alts[0], true
 	}
-	return pyVal{alts: alts}, true
+	return evalValue{alts: alts}, true
 }
 
-// pyContainerMethods are the dict and list methods whose result is an
+// containerMethods are the dict and list methods whose result is an
 // element (get, pop) or the container's elements again (values, copy).
-var pyContainerMethods = map[string]bool{"get": true, "pop": true, "values": true, "copy": true}
+var containerMethods = map[string]bool{"get": true, "pop": true, "values": true, "copy": true}

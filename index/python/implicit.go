@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"strings"
@@ -10,16 +10,16 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// pyBinaryDunders maps binary operators to the method of the left operand
+// binaryDunders maps binary operators to the method of the left operand
 // they call.
-var pyBinaryDunders = map[string]string{
+var binaryDunders = map[string]string{
 	"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
 	"%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
 	"^": "__xor__", "<<": "__lshift__", ">>": "__rshift__",
 }
 
-// pyBuiltinDunders maps builtins of one argument to the method they call.
-var pyBuiltinDunders = map[string]string{
+// builtinDunders maps builtins of one argument to the method they call.
+var builtinDunders = map[string]string{
 	"len": "__len__", "iter": "__iter__", "next": "__next__", "repr": "__repr__",
 	"str": "__str__", "hash": "__hash__", "bool": "__bool__", "abs": "__abs__",
 }
@@ -27,30 +27,30 @@ var pyBuiltinDunders = map[string]string{
 // implicit records the dunder methods a construct calls on a value
 // (`with v`, `for x in v`, `k in v`, `v + w`, `v[k]`, len(v), ...); they
 // resolve only when the value's class is known and defines the method.
-func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *pyDecl) {
+func (x *extractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID, class string, d *decl) {
 	add := func(v *sitter.Node, methods ...string) {
 		ty := x.valueType(v)
 		if !strings.HasPrefix(ty, "v:") {
 			return
 		}
 		for _, m := range methods {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: sitter.Line(v),
+			x.f.refs = append(x.f.refs, reference{from: owner, kind: graphdb.EdgeCalls, expr: ty[2:] + "." + m, line: sitter.Line(v),
 				class: class, decl: d, module: x.f.module, implicit: true})
 		}
 	}
 	switch kind {
 	case "with_item":
-		if v := pyField(n, "value"); v != nil {
+		if v := fieldChild(n, "value"); v != nil {
 			if v.Kind() == "as_pattern" && v.NamedChildCount() > 0 {
 				v = v.NamedChild(0)
 			}
 			add(v, "__enter__", "__exit__")
 		}
 	case "for_statement", "for_in_clause":
-		add(pyField(n, "right"), "__iter__")
+		add(fieldChild(n, "right"), "__iter__")
 	case "binary_operator":
-		if op := pyField(n, "operator"); op != nil && pyBinaryDunders[x.text(op)] != "" {
-			add(pyField(n, "left"), pyBinaryDunders[x.text(op)])
+		if op := fieldChild(n, "operator"); op != nil && binaryDunders[x.text(op)] != "" {
+			add(fieldChild(n, "left"), binaryDunders[x.text(op)])
 		}
 	case "comparison_operator":
 		cs := sitter.Children(n)
@@ -60,25 +60,25 @@ func (x *pyExtractor) implicit(n *sitter.Node, kind string, owner graphdb.NodeID
 			}
 		}
 	case "subscript":
-		add(pyField(n, "value"), "__getitem__")
+		add(fieldChild(n, "value"), "__getitem__")
 	case "call":
-		f, args := pyField(n, "function"), pyField(n, "arguments")
-		if f != nil && f.Kind() == "identifier" && pyBuiltinDunders[x.text(f)] != "" && args != nil && args.NamedChildCount() == 1 {
-			add(args.NamedChild(0), pyBuiltinDunders[x.text(f)])
+		f, args := fieldChild(n, "function"), fieldChild(n, "arguments")
+		if f != nil && f.Kind() == "identifier" && builtinDunders[x.text(f)] != "" && args != nil && args.NamedChildCount() == 1 {
+			add(args.NamedChild(0), builtinDunders[x.text(f)])
 		}
 	}
 }
 
 // withAliasType types the target of `with E as name`: what E.__enter__()
 // returns; parent is as's parent when the walk knows it (nil: looked up).
-func (x *pyExtractor) withAliasType(as, parent, alias *sitter.Node, d *pyDecl) {
+func (x *extractor) withAliasType(as, parent, alias *sitter.Node, d *decl) {
 	if alias.Kind() == "as_pattern_target" && alias.NamedChildCount() == 1 {
 		alias = alias.NamedChild(0)
 	}
 	if alias.Kind() != "identifier" {
 		return
 	}
-	ty := pyUnknown
+	ty := unknownType
 	if parent == nil {
 		parent = x.parentOf(as)
 	}

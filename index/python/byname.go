@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"slices"
@@ -9,11 +9,11 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// pyMaxByName caps the by-name candidates of one call: a method name the
+// maxByName caps the by-name candidates of one call: a method name the
 // repository defines on more than this many classes (get, run, close…)
 // says too little about which one a call reaches, so such calls get no
 // calls_by_name edge at all rather than an arbitrary few.
-const pyMaxByName = 8
+const maxByName = 8
 
 // byName returns the name of a call that resolved neither by name nor by
 // type and is to be matched by name only (EdgeCallsByName, never a call):
@@ -26,7 +26,7 @@ const pyMaxByName = 8
 // a known module, class or instance (the method then lives outside the
 // repository, in an external base) get none, nor do dunder names, which
 // every class shares. Its candidates are candidates(name).
-func (t *pyTable) byName(r pyRef) (string, bool) {
+func (t *symbolTable) byName(r reference) (string, bool) {
 	if r.kind != graphdb.EdgeCalls || r.implicit || r.prop {
 		return "", false
 	}
@@ -58,7 +58,7 @@ func (t *pyTable) byName(r pyRef) (string, bool) {
 		return "", false // a builtin, an external import, a known class or module
 	}
 	if !selfish {
-		if v, ok := t.evalExpr(pyCtx{scope: s, decl: r.decl, class: r.class}, prefix, 0); ok && (v.mod != nil || v.cls != nil || v.fn != "") {
+		if v, ok := t.evalExpr(evalCtx{scope: s, decl: r.decl, class: r.class}, prefix, 0); ok && (v.mod != nil || v.cls != nil || v.fn != "") {
 			return "", false // the value is known: m is not the repository's
 		}
 	}
@@ -66,30 +66,30 @@ func (t *pyTable) byName(r pyRef) (string, bool) {
 }
 
 // candidates returns the repository's methods named name, sorted by id;
-// none when there are more than pyMaxByName.
-func (t *pyTable) candidates(name string) []graphdb.NodeID {
+// none when there are more than maxByName.
+func (t *symbolTable) candidates(name string) []graphdb.NodeID {
 	if t.byNameIdx == nil {
 		t.byNameIdx = map[string][]graphdb.NodeID{}
 		for _, s := range t.mods {
-			pyMethodsNamed(t.byNameIdx, s, nil)
+			methodsNamed(t.byNameIdx, s, nil)
 		}
 		for _, ids := range t.byNameIdx {
 			slices.Sort(ids)
 		}
 	}
-	return pyCapped(t.byNameIdx[name])
+	return capped(t.byNameIdx[name])
 }
 
-func pyCapped(ids []graphdb.NodeID) []graphdb.NodeID {
-	if len(ids) > pyMaxByName {
+func capped(ids []graphdb.NodeID) []graphdb.NodeID {
+	if len(ids) > maxByName {
 		return nil
 	}
 	return ids
 }
 
-// pyMethodsNamed adds the methods of s's module-level classes to idx by
+// methodsNamed adds the methods of s's module-level classes to idx by
 // name (unsorted); with only, just the names in only.
-func pyMethodsNamed(idx map[string][]graphdb.NodeID, s *pyScope, only map[string]bool) {
+func methodsNamed(idx map[string][]graphdb.NodeID, s *moduleScope, only map[string]bool) {
 	for _, sym := range s.defs {
 		if sym.cls == nil {
 			continue
@@ -106,11 +106,11 @@ func pyMethodsNamed(idx map[string][]graphdb.NodeID, s *pyScope, only map[string
 // every method of its name in the repository, so editing one file can
 // change the by-name edges of files that import nothing from it. Each
 // module node lists the names its by-name calls look up (py.byname),
-// those with no candidate or more than pyMaxByName included. After the
+// those with no candidate or more than maxByName included. After the
 // changed files are parsed, the candidate lists of the method names they
 // declared before (their stored scope; a deleted file's too) or declare
 // now are computed over the old and the new set of modules; a name whose
-// list, cut off at pyMaxByName, differs re-resolves the stored files whose
+// list, cut off at maxByName, differs re-resolves the stored files whose
 // py.byname holds it. A name that stays over the limit (get, run), a body
 // edit and a method added under a name no call looks up re-resolve
 // nothing. The files re-resolved are re-parsed: that costs in proportion
@@ -119,20 +119,20 @@ func pyMethodsNamed(idx map[string][]graphdb.NodeID, s *pyScope, only map[string
 // the other edges of their file (a store replaces an owner's edges whole)
 // and every call site stored.
 
-// pyByNameDependents lists the stored files to re-resolve because the
+// byNameDependents lists the stored files to re-resolve because the
 // candidates of a name their by-name calls look up changed, and drops
 // them from stored. old holds the stored scopes of the files parsed
 // because they changed and of the deleted ones; edited names the parsed
 // files that changed (the other parsed files, importers of a changed
 // module, declare what they declared before).
-func pyByNameDependents(stored, old map[string]*pyScope, files []*pyFile, edited map[string]bool) []string {
+func byNameDependents(stored, old map[string]*moduleScope, files []*sourceFile, edited map[string]bool) []string {
 	touched := map[string]bool{}
 	for _, sc := range old {
-		pyMethodNames(sc, touched)
+		methodNames(sc, touched)
 	}
 	for _, f := range files {
 		if edited[f.rel] {
-			pyMethodNames(f.scope, touched)
+			methodNames(f.scope, touched)
 		}
 	}
 	if len(touched) == 0 {
@@ -140,16 +140,16 @@ func pyByNameDependents(stored, old map[string]*pyScope, files []*pyFile, edited
 	}
 	was, now := map[string][]graphdb.NodeID{}, map[string][]graphdb.NodeID{}
 	for _, sc := range stored {
-		pyMethodsNamed(was, sc, touched)
-		pyMethodsNamed(now, sc, touched)
+		methodsNamed(was, sc, touched)
+		methodsNamed(now, sc, touched)
 	}
 	for _, sc := range old {
-		pyMethodsNamed(was, sc, touched)
+		methodsNamed(was, sc, touched)
 	}
 	for _, f := range files {
-		pyMethodsNamed(now, f.scope, touched)
+		methodsNamed(now, f.scope, touched)
 		if !edited[f.rel] {
-			pyMethodsNamed(was, f.scope, touched)
+			methodsNamed(was, f.scope, touched)
 		}
 	}
 	changed := map[string]bool{}
@@ -157,7 +157,7 @@ func pyByNameDependents(stored, old map[string]*pyScope, files []*pyFile, edited
 		a, b := was[name], now[name]
 		slices.Sort(a)
 		slices.Sort(b)
-		if !slices.Equal(pyCapped(a), pyCapped(b)) {
+		if !slices.Equal(capped(a), capped(b)) {
 			changed[name] = true
 		}
 	}
@@ -172,9 +172,9 @@ func pyByNameDependents(stored, old map[string]*pyScope, files []*pyFile, edited
 	return out
 }
 
-// pyMethodNames adds the names of the methods of s's module-level classes
+// methodNames adds the names of the methods of s's module-level classes
 // to into.
-func pyMethodNames(s *pyScope, into map[string]bool) {
+func methodNames(s *moduleScope, into map[string]bool) {
 	for _, sym := range s.defs {
 		if sym.cls != nil {
 			for m := range sym.cls.methods {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"path"
@@ -12,61 +12,61 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// pyFile is what the extraction of one Python file yields: its owner
+// sourceFile is what the extraction of one Python file yields: its owner
 // (nodes and parent edges; the other edges are added by resolution) and
 // the unresolved facts resolution needs.
-type pyFile struct {
+type sourceFile struct {
 	rel, module string
 	isPkg       bool
 	res         frontend.FileResult
 	modNode     int // the module node's index in res.nodes
-	scope       *pyScope
-	refs        []pyRef
-	imports     []pyImportStmt
+	scope       *moduleScope
+	refs        []reference
+	imports     []importStmt
 }
 
-// pyImportStmt is one import statement: the modules it may name, most
+// importStmt is one import statement: the modules it may name, most
 // specific first (`from m import a` names m.a, then m).
-type pyImportStmt struct {
+type importStmt struct {
 	mods []string
 	line int
 	from bool // from-import: mods ends with the statement's module
 }
 
-// pyRef is one reference to resolve: a call or a decorator, written as a
+// reference is one reference to resolve: a call or a decorator, written as a
 // dotted expression ("f", "mod.f", "self.m", "super().m", "Cls.m").
-type pyRef struct {
+type reference struct {
 	from   graphdb.NodeID
 	kind   graphdb.EdgeKind
 	expr   string
 	line   int
-	class  string  // qname of the enclosing class (self/cls/super), "" outside
-	decl   *pyDecl // enclosing function's locals; nil at module or class level
-	module string  // the module whose scope resolves the expression
+	class  string // qname of the enclosing class (self/cls/super), "" outside
+	decl   *decl  // enclosing function's locals; nil at module or class level
+	module string // the module whose scope resolves the expression
 	// implicit: a dunder method a construct calls (with, for, operators,
 	// len()); resolved only through the value's type
 	implicit bool
-	prop     bool    // an attribute read: a call of the getter when it is a property
-	args     []pyArg // a call's arguments that may be function values (pyvalues.go)
+	prop     bool      // an attribute read: a call of the getter when it is a property
+	args     []callArg // a call's arguments that may be function values (values.go)
 }
 
-// pyDecl is what shadows module names inside one top-level function or
+// decl is what shadows module names inside one top-level function or
 // method (nested functions included): names bound locally and imports made
 // inside it.
-type pyDecl struct {
+type decl struct {
 	locals  map[string]bool
 	imports map[string]string // local name → absolute dotted target
-	types   map[string]string // local name → vexpr (pytypes.go)
+	types   map[string]string // local name → vexpr (types.go)
 	returns []string          // vexprs of the function's own return statements ("" for none)
 	nested  map[string]bool   // functions defined in it
 	params  map[string]bool   // the function's own parameters
-	pcalls  []pyParamCall     // calls of a parameter (pyvalues.go)
+	pcalls  []paramCall       // calls of a parameter (values.go)
 }
 
-// pyExtractor walks one tree.
-type pyExtractor struct {
+// extractor walks one tree.
+type extractor struct {
 	src  []byte
-	f    *pyFile
+	f    *sourceFile
 	ids  frontend.IDCounts
 	test bool
 	// inMain: walking `if __name__ == "__main__":`, which runs after every
@@ -76,9 +76,9 @@ type pyExtractor struct {
 	up     *sitter.Parents // each node's parent (Node.Parent walks from the root)
 }
 
-// pyIsTest reports whether rel is a test file: test_*.py, *_test.py,
+// isTest reports whether rel is a test file: test_*.py, *_test.py,
 // conftest.py, or a file under a tests/ or test/ directory.
-func pyIsTest(rel string) bool {
+func isTest(rel string) bool {
 	base := path.Base(rel)
 	if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" {
 		return true
@@ -91,18 +91,18 @@ func pyIsTest(rel string) bool {
 	return false
 }
 
-func pyModuleID(mod string) graphdb.NodeID { return graphdb.NodeID("py:pkg:" + mod) }
-func pyID(qname string) graphdb.NodeID     { return graphdb.NodeID("py:" + qname) }
+func moduleID(mod string) graphdb.NodeID  { return graphdb.NodeID("py:pkg:" + mod) }
+func qnameID(qname string) graphdb.NodeID { return graphdb.NodeID("py:" + qname) }
 
-// extractPy builds the pyFile of one parsed file; up holds the tree's
+// extract builds the sourceFile of one parsed file; up holds the tree's
 // parents (indexTree). With root nil (a file not parsed) it has its file
 // and module nodes only.
-func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node, up *sitter.Parents) *pyFile {
-	f := &pyFile{rel: rel, module: module, isPkg: isPkg, scope: newPyScope(module, rel)}
+func extract(rel, module string, isPkg bool, src []byte, root *sitter.Node, up *sitter.Parents) *sourceFile {
+	f := &sourceFile{rel: rel, module: module, isPkg: isPkg, scope: newModuleScope(module, rel)}
 	f.res.Rec = graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(src), Language: "python", Module: module, Size: int64(len(src))}
-	x := &pyExtractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: pyIsTest(rel), up: up}
+	x := &extractor{src: src, f: f, ids: map[graphdb.NodeID]int{}, test: isTest(rel), up: up}
 	lines := max(frontend.CountLines(src), 1)
-	mid := pyModuleID(module)
+	mid := moduleID(module)
 	modNode := graphdb.Node{ID: mid, Kind: graphdb.KindModule, SubKind: "module", Name: module[strings.LastIndexByte(module, '.')+1:],
 		QName: module, Loc: rel, File: rel, StartLine: 1, EndLine: lines, Exported: true, Doc: x.docstring(root)}
 	if isPkg {
@@ -123,7 +123,7 @@ func extractPy(rel, module string, isPkg bool, src []byte, root *sitter.Node, up
 	return f
 }
 
-func (x *pyExtractor) add(n graphdb.Node) graphdb.NodeID {
+func (x *extractor) add(n graphdb.Node) graphdb.NodeID {
 	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = "python", x.f.rel
 	n.Test, n.Testdata = x.test, frontend.IsTestdata(x.f.rel)
@@ -131,18 +131,18 @@ func (x *pyExtractor) add(n graphdb.Node) graphdb.NodeID {
 	return n.ID
 }
 
-func (x *pyExtractor) parent(from, to graphdb.NodeID) {
+func (x *extractor) parent(from, to graphdb.NodeID) {
 	x.f.res.Edges = append(x.f.res.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 }
 
-func (x *pyExtractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
+func (x *extractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
 
 // parentOf is n's parent, nil for the root.
-func (x *pyExtractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.Of(n) }
+func (x *extractor) parentOf(n *sitter.Node) *sitter.Node { return x.up.Of(n) }
 
 // docstring returns the first line of the docstring of a module, class or
 // function body.
-func (x *pyExtractor) docstring(body *sitter.Node) string {
+func (x *extractor) docstring(body *sitter.Node) string {
 	if body == nil {
 		return ""
 	}
@@ -171,8 +171,8 @@ func (x *pyExtractor) docstring(body *sitter.Node) string {
 }
 
 // signature is the def/class header without its body, whitespace collapsed.
-func (x *pyExtractor) signature(def *sitter.Node) string {
-	body := pyField(def, "body")
+func (x *extractor) signature(def *sitter.Node) string {
+	body := fieldChild(def, "body")
 	end := def.EndByte()
 	if body != nil {
 		end = body.StartByte()
@@ -183,7 +183,7 @@ func (x *pyExtractor) signature(def *sitter.Node) string {
 
 // body walks a module-level block: declarations become nodes, other
 // statements' references belong to owner (the module node).
-func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
+func (x *extractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 	for _, st := range sitter.Children(block) {
 		switch st.Kind() {
 		case "function_definition", "class_definition", "decorated_definition":
@@ -192,7 +192,7 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 			"elif_clause", "else_clause", "except_clause", "finally_clause", "block":
 			// Declarations under module-level control flow are module
 			// level too; the conditions are module code.
-			if st.Kind() == "if_statement" && x.isMainCheck(pyField(st, "condition")) {
+			if st.Kind() == "if_statement" && x.isMainCheck(fieldChild(st, "condition")) {
 				x.inMain = true
 				defer func() { x.inMain = false }()
 			}
@@ -218,7 +218,7 @@ func (x *pyExtractor) body(block *sitter.Node, owner, fid graphdb.NodeID) {
 }
 
 // isMainCheck reports whether cond is `__name__ == "__main__"`.
-func (x *pyExtractor) isMainCheck(cond *sitter.Node) bool {
+func (x *extractor) isMainCheck(cond *sitter.Node) bool {
 	if cond == nil {
 		return false
 	}
@@ -236,24 +236,24 @@ func unwrap(st *sitter.Node) (def *sitter.Node, decorators []*sitter.Node) {
 			decorators = append(decorators, c)
 		}
 	}
-	return pyField(st, "definition"), decorators
+	return fieldChild(st, "definition"), decorators
 }
 
 // topDecl adds a module-level function or class.
-func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
+func (x *extractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 	def, decs := unwrap(st)
-	if def == nil || pyField(def, "name") == nil {
+	if def == nil || fieldChild(def, "name") == nil {
 		return
 	}
-	name := x.text(pyField(def, "name"))
+	name := x.text(fieldChild(def, "name"))
 	qname := x.f.module + "." + name
-	n := graphdb.Node{ID: pyID(qname), Name: name, QName: qname, Loc: x.f.rel + ":" + name,
+	n := graphdb.Node{ID: qnameID(qname), Name: name, QName: qname, Loc: x.f.rel + ":" + name,
 		StartLine: sitter.Line(st), EndLine: sitter.EndLine(st), Signature: x.signature(def),
-		Doc: x.docstring(pyField(def, "body")), Exported: !strings.HasPrefix(name, "_")}
+		Doc: x.docstring(fieldChild(def, "body")), Exported: !strings.HasPrefix(name, "_")}
 	if def.Kind() == "class_definition" {
 		n.Kind, n.SubKind = graphdb.KindType, "class"
-		cls := newPyClass(qname)
-		if sc := pyField(def, "superclasses"); sc != nil {
+		cls := newClassInfo(qname)
+		if sc := fieldChild(def, "superclasses"); sc != nil {
 			for _, b := range sitter.Children(sc) {
 				if e := x.dotted(b); e != "" {
 					cls.baseExprs = append(cls.baseExprs, e)
@@ -267,15 +267,15 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		id := x.add(n)
 		cls.id = id
 		x.parent(id, fid)
-		x.f.scope.define(name, id, cls, "", pyFnInfo{})
+		x.f.scope.define(name, id, cls, "", fnInfo{})
 		x.decorators(decs, id, "")
-		if sc := pyField(def, "superclasses"); sc != nil {
+		if sc := fieldChild(def, "superclasses"); sc != nil {
 			x.refs(sc, id, "", nil) // keyword arguments such as metaclass=f(...)
 		}
-		x.classBody(pyField(def, "body"), cls)
-		x.setAttr(idx, pyAttrAttrs, typedAttrs(cls.attrs))
+		x.classBody(fieldChild(def, "body"), cls)
+		x.setAttr(idx, attrAttrs, typedAttrs(cls.attrs))
 		cls.fields = x.namedTupleFields(def, cls.baseExprs)
-		x.setAttr(idx, pyAttrFields, strings.Join(cls.fields, "\n"))
+		x.setAttr(idx, attrFields, strings.Join(cls.fields, "\n"))
 		return
 	}
 	n.Kind = graphdb.KindFunction
@@ -290,12 +290,12 @@ func (x *pyExtractor) topDecl(st *sitter.Node, fid graphdb.NodeID) {
 		ret = "" // a decorator may replace the function and its result
 	}
 	x.f.scope.define(name, id, nil, ret, fn)
-	x.setAttr(idx, pyAttrRet, ret)
+	x.setAttr(idx, attrRet, ret)
 	fn.attrs(func(k, v string) { x.setAttr(idx, k, v) })
 }
 
 // setAttr sets an Attr of the node at index idx; an empty v sets nothing.
-func (x *pyExtractor) setAttr(idx int, k, v string) {
+func (x *extractor) setAttr(idx int, k, v string) {
 	if v == "" {
 		return
 	}
@@ -308,7 +308,7 @@ func (x *pyExtractor) setAttr(idx int, k, v string) {
 
 // classBody adds the methods of a module-level class; other statements
 // (class attributes, nested classes) belong to the class node.
-func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
+func (x *extractor) classBody(body *sitter.Node, cls *classInfo) {
 	if body == nil {
 		return
 	}
@@ -320,12 +320,12 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 				continue
 			}
 			switch {
-			case def.Kind() == "function_definition" && pyField(def, "name") != nil:
-				name := x.text(pyField(def, "name"))
+			case def.Kind() == "function_definition" && fieldChild(def, "name") != nil:
+				name := x.text(fieldChild(def, "name"))
 				loc := cls.qname[len(x.f.module)+1:] + "." + name
-				n := graphdb.Node{ID: pyID(cls.qname + "." + name), Kind: graphdb.KindMember, SubKind: "method", Name: name,
+				n := graphdb.Node{ID: qnameID(cls.qname + "." + name), Kind: graphdb.KindMember, SubKind: "method", Name: name,
 					QName: cls.qname + "." + name, Loc: x.f.rel + ":" + loc, StartLine: sitter.Line(st), EndLine: sitter.EndLine(st),
-					Signature: x.signature(def), Doc: x.docstring(pyField(def, "body")),
+					Signature: x.signature(def), Doc: x.docstring(fieldChild(def, "body")),
 					Exported: !strings.HasPrefix(name, "_") || strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")}
 				for _, d := range decs {
 					switch t := x.decoratorExpr(d); t {
@@ -356,7 +356,7 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 						cls.fns[name] = fn
 					}
 				}
-				x.setAttr(idx, pyAttrRet, ret)
+				x.setAttr(idx, attrRet, ret)
 			case def.Kind() == "if_statement" || def.Kind() == "try_statement":
 				for _, c := range sitter.Children(def) {
 					switch c.Kind() {
@@ -389,13 +389,13 @@ func (x *pyExtractor) classBody(body *sitter.Node, cls *pyClass) {
 
 // decoratorExpr is a decorator's callee as a dotted name ("" when it is not
 // one): @f, @mod.f, @f(args) → f.
-func (x *pyExtractor) decoratorExpr(d *sitter.Node) string {
+func (x *extractor) decoratorExpr(d *sitter.Node) string {
 	if d.NamedChildCount() == 0 {
 		return ""
 	}
 	e := d.NamedChild(0)
 	if e.Kind() == "call" {
-		e = pyField(e, "function")
+		e = fieldChild(e, "function")
 	}
 	return x.dotted(e)
 }
@@ -403,21 +403,21 @@ func (x *pyExtractor) decoratorExpr(d *sitter.Node) string {
 // decorators records decorated_by references of id and, since applying a
 // decorator calls it, calls from the enclosing scope: the module, or the
 // class (class names its qname) for methods.
-func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
-	scope := pyModuleID(x.f.module)
+func (x *extractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class string) {
+	scope := moduleID(x.f.module)
 	if class != "" {
-		scope = pyID(class)
+		scope = qnameID(class)
 		if c := x.f.scope.defs[class[len(x.f.module)+1:]].cls; c != nil {
 			scope = c.id
 		}
 	}
 	for _, d := range decs {
 		if e := x.decoratorExpr(d); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: sitter.Line(d), module: x.f.module},
-				pyRef{from: scope, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(d), class: class, module: x.f.module})
+			x.f.refs = append(x.f.refs, reference{from: id, kind: graphdb.EdgeDecoratedBy, expr: e, line: sitter.Line(d), module: x.f.module},
+				reference{from: scope, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(d), class: class, module: x.f.module})
 		}
 		if d.NamedChildCount() > 0 && d.NamedChild(0).Kind() == "call" {
-			x.refs(pyField(d.NamedChild(0), "arguments"), id, class, nil)
+			x.refs(fieldChild(d.NamedChild(0), "arguments"), id, class, nil)
 		}
 	}
 }
@@ -426,8 +426,8 @@ func (x *pyExtractor) decorators(decs []*sitter.Node, id graphdb.NodeID, class s
 // and classes included) belong to id.
 // cls, when non-nil, receives the types of the `self.x` attributes the
 // body assigns.
-func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string, cls *pyClass) *pyDecl {
-	d := &pyDecl{locals: map[string]bool{}, imports: map[string]string{}, types: map[string]string{}}
+func (x *extractor) function(def *sitter.Node, id graphdb.NodeID, class string, cls *classInfo) *decl {
+	d := &decl{locals: map[string]bool{}, imports: map[string]string{}, types: map[string]string{}}
 	var attrs map[string]string
 	if cls != nil {
 		attrs = cls.attrs
@@ -437,18 +437,18 @@ func (x *pyExtractor) function(def *sitter.Node, id graphdb.NodeID, class string
 	for _, p := range x.paramList(def, class != "") { // not self or cls
 		d.params[strings.TrimPrefix(p, "*")] = true
 	}
-	if p := pyField(def, "parameters"); p != nil {
+	if p := fieldChild(def, "parameters"); p != nil {
 		x.refs(p, id, class, d) // default values
 	}
-	x.refs(pyField(def, "body"), id, class, d)
+	x.refs(fieldChild(def, "body"), id, class, d)
 	return d
 }
 
 // locals collects the names a function binds (parameters, assignment and
 // loop targets, with/except aliases, nested definitions, imports), nested
 // functions included, minus names declared global or nonlocal.
-func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[string]string) {
-	l := &pyLocals{x: x, d: d, attrs: attrs}
+func (x *extractor) locals(n *sitter.Node, d *decl, top bool, attrs map[string]string) {
+	l := &localScope{x: x, d: d, attrs: attrs}
 	l.walk(n, nil, top)
 	for _, g := range l.globals {
 		delete(d.locals, g)
@@ -461,16 +461,16 @@ func (x *pyExtractor) locals(n *sitter.Node, d *pyDecl, top bool, attrs map[stri
 	}
 }
 
-// pyLocals is one walk of locals.
-type pyLocals struct {
-	x       *pyExtractor
-	d       *pyDecl
+// localScope is one walk of locals.
+type localScope struct {
+	x       *extractor
+	d       *decl
 	attrs   map[string]string // self.x types, for methods
 	globals []string
 	nested  int // depth of nested definitions: their returns are not the function's
 }
 
-func (l *pyLocals) bind(t *sitter.Node) {
+func (l *localScope) bind(t *sitter.Node) {
 	if t == nil {
 		return
 	}
@@ -484,7 +484,7 @@ func (l *pyLocals) bind(t *sitter.Node) {
 	}
 }
 
-func (l *pyLocals) walk(n, parent *sitter.Node, top bool) {
+func (l *localScope) walk(n, parent *sitter.Node, top bool) {
 	x, d := l.x, l.d
 	kind := n.Kind()
 	if !top && (kind == "function_definition" || kind == "class_definition") {
@@ -502,28 +502,28 @@ func (l *pyLocals) walk(n, parent *sitter.Node, top bool) {
 		}
 	case "function_definition", "class_definition":
 		if !top {
-			l.bind(pyField(n, "name"))
-			if kind == "function_definition" && pyField(n, "name") != nil {
+			l.bind(fieldChild(n, "name"))
+			if kind == "function_definition" && fieldChild(n, "name") != nil {
 				if d.nested == nil {
 					d.nested = map[string]bool{}
 				}
-				d.nested[x.text(pyField(n, "name"))] = true
+				d.nested[x.text(fieldChild(n, "name"))] = true
 			}
 			if kind == "class_definition" {
 				break
 			}
 		}
-		l.params(pyField(n, "parameters"))
+		l.params(fieldChild(n, "parameters"))
 	case "lambda":
 		return // its parameters are its own
 	case "assignment", "augmented_assignment":
-		l.bind(pyField(n, "left"))
+		l.bind(fieldChild(n, "left"))
 		x.assignTypes(n, d, d.types, l.attrs)
 	case "for_statement", "for_in_clause":
-		l.bind(pyField(n, "left"))
-		if left := pyField(n, "left"); left != nil {
-			ty := pyUnknown
-			if v := x.valueType(pyField(n, "right")); strings.HasPrefix(v, "v:") {
+		l.bind(fieldChild(n, "left"))
+		if left := fieldChild(n, "left"); left != nil {
+			ty := unknownType
+			if v := x.valueType(fieldChild(n, "right")); strings.HasPrefix(v, "v:") {
 				ty = "e:" + v[2:]
 			} else if strings.HasPrefix(v, "l:") {
 				ty = "e:" + v
@@ -531,19 +531,19 @@ func (l *pyLocals) walk(n, parent *sitter.Node, top bool) {
 			x.bindTarget(d.types, left, ty)
 		}
 	case "named_expression":
-		l.bind(pyField(n, "name"))
-		if nm := pyField(n, "name"); nm != nil {
-			bindType(d.types, x.text(nm), x.valueType(pyField(n, "value")))
+		l.bind(fieldChild(n, "name"))
+		if nm := fieldChild(n, "name"); nm != nil {
+			bindType(d.types, x.text(nm), x.valueType(fieldChild(n, "value")))
 		}
 	case "as_pattern", "with_item":
-		if a := pyField(n, "alias"); a != nil {
+		if a := fieldChild(n, "alias"); a != nil {
 			l.bind(a)
 			x.withAliasType(n, parent, a, d)
 		}
 	case "except_clause":
 		for _, c := range sitter.Children(n) {
 			if c.Kind() == "as_pattern" {
-				l.bind(pyField(c, "alias"))
+				l.bind(fieldChild(c, "alias"))
 			}
 		}
 	case "global_statement", "nonlocal_statement":
@@ -560,7 +560,7 @@ func (l *pyLocals) walk(n, parent *sitter.Node, top bool) {
 }
 
 // params binds a definition's parameters with their annotated types.
-func (l *pyLocals) params(p *sitter.Node) {
+func (l *localScope) params(p *sitter.Node) {
 	if p == nil {
 		return
 	}
@@ -569,15 +569,15 @@ func (l *pyLocals) params(p *sitter.Node) {
 		switch c.Kind() {
 		case "identifier":
 			l.bind(c)
-			bindType(d.types, x.text(c), pyUnknown)
+			bindType(d.types, x.text(c), unknownType)
 		case "default_parameter", "typed_default_parameter":
-			l.bind(pyField(c, "name"))
-			bindType(d.types, x.text(pyField(c, "name")), x.annType(pyField(c, "type")))
+			l.bind(fieldChild(c, "name"))
+			bindType(d.types, x.text(fieldChild(c, "name")), x.annType(fieldChild(c, "type")))
 		case "typed_parameter":
 			for _, cc := range sitter.Children(c) {
 				if cc.Kind() == "identifier" {
 					l.bind(cc)
-					bindType(d.types, x.text(cc), x.annType(pyField(c, "type")))
+					bindType(d.types, x.text(cc), x.annType(fieldChild(c, "type")))
 					break
 				}
 			}
@@ -585,7 +585,7 @@ func (l *pyLocals) params(p *sitter.Node) {
 			for _, cc := range sitter.Children(c) {
 				if cc.Kind() == "identifier" {
 					l.bind(cc)
-					bindType(d.types, x.text(cc), pyUnknown)
+					bindType(d.types, x.text(cc), unknownType)
 					break
 				}
 			}
@@ -594,22 +594,22 @@ func (l *pyLocals) params(p *sitter.Node) {
 }
 
 // refs collects the calls under n, made by owner.
-func (x *pyExtractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d *pyDecl) {
+func (x *extractor) refs(n *sitter.Node, owner graphdb.NodeID, class string, d *decl) {
 	x.refsIn(n, nil, owner, class, d)
 }
 
 // refsIn is refs with n's parent when the walk knows it (nil: looked up).
-func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class string, d *pyDecl) {
+func (x *extractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class string, d *decl) {
 	if n == nil {
 		return
 	}
 	kind := n.Kind()
 	if kind == "call" {
-		if e := x.dotted(pyField(n, "function")); e != "" {
-			x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(n), class: class, decl: d, module: x.f.module,
-				args: x.callArgs(pyField(n, "arguments"))})
+		if e := x.dotted(fieldChild(n, "function")); e != "" {
+			x.f.refs = append(x.f.refs, reference{from: owner, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(n), class: class, decl: d, module: x.f.module,
+				args: x.callArgs(fieldChild(n, "arguments"))})
 			if d != nil && d.params[e] {
-				d.pcalls = append(d.pcalls, pyParamCall{param: e, line: sitter.Line(n)})
+				d.pcalls = append(d.pcalls, paramCall{param: e, line: sitter.Line(n)})
 			}
 		}
 	}
@@ -620,9 +620,9 @@ func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class
 		if p == nil {
 			p = x.parentOf(n)
 		}
-		if p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && pyField(p, "left") != nil && pyField(p, "left").Equals(*n)) {
+		if p == nil || p.Kind() != "call" && !(p.Kind() == "assignment" && fieldChild(p, "left") != nil && fieldChild(p, "left").Equals(*n)) {
 			if e := x.dotted(n); e != "" && strings.Contains(e, ".") {
-				x.f.refs = append(x.f.refs, pyRef{from: owner, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(n), class: class, decl: d, module: x.f.module, prop: true})
+				x.f.refs = append(x.f.refs, reference{from: owner, kind: graphdb.EdgeCalls, expr: e, line: sitter.Line(n), class: class, decl: d, module: x.f.module, prop: true})
 			}
 		}
 	}
@@ -639,10 +639,10 @@ func (x *pyExtractor) refsIn(n, parent *sitter.Node, owner graphdb.NodeID, class
 // super()/super(C, self) attributes ("super().m", "super(C).m"), and calls and
 // subscripts of such chains ("get()", "get()()", "HANDLERS[]",
 // "self.fns[]()"); "" for anything else.
-func (x *pyExtractor) dotted(n *sitter.Node) string { return x.dottedIn(n, sitter.MaxDottedParts) }
+func (x *extractor) dotted(n *sitter.Node) string { return x.dottedIn(n, sitter.MaxDottedParts) }
 
 // dottedIn is dotted for a chain of at most parts links.
-func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
+func (x *extractor) dottedIn(n *sitter.Node, parts int) string {
 	if n == nil || parts == 0 {
 		return ""
 	}
@@ -659,16 +659,16 @@ func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
 				}
 			}
 		}
-		if e := x.dottedIn(pyField(n, field), parts-1); e != "" && !strings.HasPrefix(e, "super(") {
+		if e := x.dottedIn(fieldChild(n, field), parts-1); e != "" && !strings.HasPrefix(e, "super(") {
 			return e + suffix
 		}
 	case "attribute":
-		obj, attr := pyField(n, "object"), pyField(n, "attribute")
+		obj, attr := fieldChild(n, "object"), fieldChild(n, "attribute")
 		if attr == nil || obj == nil {
 			return ""
 		}
 		if obj.Kind() == "call" {
-			f := pyField(obj, "function")
+			f := fieldChild(obj, "function")
 			if f != nil && f.Kind() == "identifier" && x.text(f) == "super" {
 				return x.superOf(obj) + "." + x.text(attr)
 			}
@@ -689,9 +689,9 @@ func (x *pyExtractor) dottedIn(n *sitter.Node, parts int) string {
 // for super(C, obj) with C a plain name (the lookup starts after C in the
 // method resolution order), and "super(?)" for any other argument list,
 // which resolves to nothing rather than to a guess.
-func (x *pyExtractor) superOf(call *sitter.Node) string {
+func (x *extractor) superOf(call *sitter.Node) string {
 	var args []*sitter.Node
-	if al := pyField(call, "arguments"); al != nil {
+	if al := fieldChild(call, "arguments"); al != nil {
 		for _, c := range sitter.Children(al) {
 			if c.IsNamed() && c.Kind() != "comment" {
 				args = append(args, c)

@@ -1,9 +1,9 @@
 //go:build !cgo
 
-package index
+package python
 
 import "github.com/relayhq/relay/index/internal/frontend"
 
-// newPyFrontend is nil without cgo: pyLang is unavailable
+// newFrontend is nil without cgo: Lang is unavailable
 // (sitter.Unavailable), and Run notes its files instead of indexing them.
-var newPyFrontend func(frontend.Env) frontend.Frontend
+var newFrontend func(frontend.Env) frontend.Frontend

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"context"
@@ -14,36 +14,36 @@ import (
 
 	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/index/internal/sitter"
-	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
 )
 
-// pyFrontend indexes Python with tree-sitter, a file at a time, then
-// resolves names across the repository's modules (pyresolve.go).
-type pyFrontend struct {
+// indexer indexes Python with tree-sitter, a file at a time, then
+// resolves names across the repository's modules (resolve.go).
+type indexer struct {
 	log *slog.Logger
 }
 
-func (p *pyFrontend) Language() string { return "python" }
+func (p *indexer) Language() string { return "python" }
 
-// newPyFrontend makes the frontend of pyLang.
-var newPyFrontend = func(env frontend.Env) frontend.Frontend { return &pyFrontend{log: env.Log} }
+// newFrontend makes the frontend of Lang.
+var newFrontend = func(env frontend.Env) frontend.Frontend { return &indexer{log: env.Log} }
 
-// pyMod is the module a file defines.
-type pyMod struct {
+// fileModule is the module a file defines.
+type fileModule struct {
 	name  string
 	isPkg bool
 }
 
-// pyModuleNames names every Python file's module: the dotted path
+// moduleNames names every Python file's module: the dotted path
 // relative to the directory above its outermost package (a chain of
 // directories holding __init__.py), or to the repository root for files
 // outside packages; __init__.py is its package. When two files claim the
 // same name (two copies of a package in one repository), the first in path
 // order keeps it and the others are named by their full path.
-func pyModuleNames(files map[string]*frontend.DiskFile) map[string]pyMod {
+func moduleNames(files map[string]*frontend.DiskFile) map[string]fileModule {
 	pkgDirs := map[string]bool{}
 	for rel := range files {
 		if path.Base(rel) == "__init__.py" && path.Dir(rel) != "." {
@@ -51,7 +51,7 @@ func pyModuleNames(files map[string]*frontend.DiskFile) map[string]pyMod {
 		}
 	}
 	rels := frontend.SortedKeys(files)
-	out := make(map[string]pyMod, len(rels))
+	out := make(map[string]fileModule, len(rels))
 	taken := map[string]bool{}
 	for _, rel := range rels {
 		dir, base := path.Dir(rel), strings.TrimSuffix(path.Base(rel), ".py")
@@ -70,7 +70,7 @@ func pyModuleNames(files map[string]*frontend.DiskFile) map[string]pyMod {
 			}
 			return strings.ReplaceAll(p, "/", ".")
 		}
-		m := pyMod{isPkg: base == "__init__"}
+		m := fileModule{isPkg: base == "__init__"}
 		if m.isPkg {
 			m.name = relTo("")
 			if dir == "." {
@@ -88,19 +88,19 @@ func pyModuleNames(files map[string]*frontend.DiskFile) map[string]pyMod {
 	return out
 }
 
-// newPyParser returns a parser for Python; Close it.
-func newPyParser() *sitter.Parser {
+// newParser returns a parser for Python; Close it.
+func newParser() *sitter.Parser {
 	p := sitter.NewParser()
-	if err := p.SetLanguage(sitter.NewLanguage(python.Language())); err != nil {
+	if err := p.SetLanguage(sitter.NewLanguage(tspython.Language())); err != nil {
 		panic(fmt.Sprintf("tree-sitter python: %v", err)) // the grammar and the runtime are pinned together
 	}
 	return p
 }
 
-// pyFieldIDs holds the grammar's field ids by name: looking a field up by
+// fieldIDs holds the grammar's field ids by name: looking a field up by
 // name allocates a C string on every call, which showed in profiles.
-var pyFieldIDs = func() map[string]uint16 {
-	lang := sitter.NewLanguage(python.Language())
+var fieldIDs = func() map[string]uint16 {
+	lang := sitter.NewLanguage(tspython.Language())
 	m := map[string]uint16{}
 	for i := uint16(1); i <= uint16(lang.FieldCount()); i++ {
 		m[lang.FieldNameForId(i)] = i
@@ -108,19 +108,19 @@ var pyFieldIDs = func() map[string]uint16 {
 	return m
 }()
 
-// pyField is n's child in the named field, nil when absent.
-func pyField(n *sitter.Node, name string) *sitter.Node {
-	id, ok := pyFieldIDs[name]
+// fieldChild is n's child in the named field, nil when absent.
+func fieldChild(n *sitter.Node, name string) *sitter.Node {
+	id, ok := fieldIDs[name]
 	if !ok {
 		panic("tree-sitter python: no field " + name) // a typo in this package
 	}
 	return n.ChildByFieldId(id)
 }
 
-// parsePyFile reads and extracts one file within the job's budgets; nil
+// parseFile reads and extracts one file within the job's budgets; nil
 // when it vanished or the run was cancelled. A file a budget kept from
 // being parsed gets its file and module nodes only.
-func (p *pyFrontend) parsePyFile(ctx context.Context, j *frontend.Job, parser *sitter.Parser, rel string, m pyMod) *pyFile {
+func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, parser *sitter.Parser, rel string, m fileModule) *sourceFile {
 	pf := sitter.ParseWithin(ctx, j, rel, m.name, func(data []byte) (*sitter.Tree, []byte, error) {
 		t, err := sitter.ParseLimited(ctx, parser, data, j.Budget.Timeout)
 		return t, data, err
@@ -131,9 +131,9 @@ func (p *pyFrontend) parsePyFile(ctx context.Context, j *frontend.Job, parser *s
 	if pf.Tree != nil {
 		defer pf.Tree.Close()
 	}
-	f := extractPy(rel, m.name, m.isPkg, pf.Data, pf.Root(), pf.Up)
+	f := extract(rel, m.name, m.isPkg, pf.Data, pf.Root(), pf.Up)
 	for _, e := range f.res.Rec.Errors {
-		j.Diag(Diagnostic{Package: m.name, Pos: rel + ":" + strings.SplitN(e, ": ", 2)[0], Msg: strings.SplitN(e, ": ", 2)[1]})
+		j.Diag(frontend.Diagnostic{Package: m.name, Pos: rel + ":" + strings.SplitN(e, ": ", 2)[0], Msg: strings.SplitN(e, ": ", 2)[1]})
 	}
 	if pf.Problem != "" {
 		f.res.Rec.Errors = append(f.res.Rec.Errors, pf.Problem)
@@ -142,9 +142,11 @@ func (p *pyFrontend) parsePyFile(ctx context.Context, j *frontend.Job, parser *s
 }
 
 // parseAll parses rels with one parser per worker.
-func (p *pyFrontend) parseAll(ctx context.Context, j *frontend.Job, rels []string, mods map[string]pyMod, doneSoFar, total int) ([]*pyFile, error) {
-	return frontend.ParseEach(ctx, j, rels, doneSoFar, total, newPyParser, (*sitter.Parser).Close,
-		func(parser *sitter.Parser, rel string) *pyFile { return p.parsePyFile(ctx, j, parser, rel, mods[rel]) })
+func (p *indexer) parseAll(ctx context.Context, j *frontend.Job, rels []string, mods map[string]fileModule, doneSoFar, total int) ([]*sourceFile, error) {
+	return frontend.ParseEach(ctx, j, rels, doneSoFar, total, newParser, (*sitter.Parser).Close,
+		func(parser *sitter.Parser, rel string) *sourceFile {
+			return p.parseFile(ctx, j, parser, rel, mods[rel])
+		})
 }
 
 // DESIGN: incremental Python runs. Names resolve across modules, so the
@@ -156,15 +158,15 @@ func (p *pyFrontend) parseAll(ctx context.Context, j *frontend.Job, rels []strin
 // or deleted, or whose fingerprint (py.surface: top-level names, methods,
 // base expressions, import bindings) differs from the stored one, and when
 // the candidates of a name its by-name calls look up changed (py.byname,
-// see pyByNameDependents). A dep
+// see byNameDependents). A dep
 // matches a module when either is a dotted prefix of the other (`import
 // pkg` reaches pkg.sub.f). Importers of importers are not re-resolved, so
 // a self.m() call that resolved through a base class two imports away can
 // go stale until its file changes; edges to deleted targets dangle and are
 // not returned by the store.
-func (p *pyFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
 	d := frontend.Done{Phases: map[string]int64{}}
-	mods := pyModuleNames(j.Files)
+	mods := moduleNames(j.Files)
 	parse := map[string]bool{}
 	for rel := range j.Files {
 		if j.Full || j.Changed[rel] || j.Stored[rel].Module != mods[rel].name {
@@ -172,7 +174,7 @@ func (p *pyFrontend) Index(ctx context.Context, j *frontend.Job, emit func(front
 		}
 	}
 	t0 := time.Now()
-	stored, old := map[string]*pyScope{}, map[string]*pyScope{}
+	stored, old := map[string]*moduleScope{}, map[string]*moduleScope{}
 	if !j.Full {
 		var err error
 		if stored, old, err = p.loadStored(ctx, j, mods, parse); err != nil {
@@ -201,8 +203,8 @@ func (p *pyFrontend) Index(ctx context.Context, j *frontend.Job, emit func(front
 // stored nodes (a file whose module node is missing joins parse), and
 // those the files to parse and the deleted files had (old), for their
 // surfaces and methods.
-func (p *pyFrontend) loadStored(ctx context.Context, j *frontend.Job, mods map[string]pyMod, parse map[string]bool) (stored, old map[string]*pyScope, err error) {
-	stored, old = map[string]*pyScope{}, map[string]*pyScope{}
+func (p *indexer) loadStored(ctx context.Context, j *frontend.Job, mods map[string]fileModule, parse map[string]bool) (stored, old map[string]*moduleScope, err error) {
+	stored, old = map[string]*moduleScope{}, map[string]*moduleScope{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.Workers)
@@ -251,7 +253,7 @@ func (p *pyFrontend) loadStored(ctx context.Context, j *frontend.Job, mods map[s
 // parseChanged parses the files in parse and, in incremental runs, the
 // stored files importing a module whose surface changed and those whose
 // by-name calls' candidates changed (removed from stored).
-func (p *pyFrontend) parseChanged(ctx context.Context, j *frontend.Job, mods map[string]pyMod, parse map[string]bool, stored, old map[string]*pyScope) ([]*pyFile, error) {
+func (p *indexer) parseChanged(ctx context.Context, j *frontend.Job, mods map[string]fileModule, parse map[string]bool, stored, old map[string]*moduleScope) ([]*sourceFile, error) {
 	rels := frontend.SortedKeys(parse)
 	files, err := p.parseAll(ctx, j, rels, mods, 0, len(rels))
 	if err != nil || j.Full {
@@ -272,7 +274,7 @@ func (p *pyFrontend) parseChanged(ctx context.Context, j *frontend.Job, mods map
 	}
 	var deps []string
 	for rel, sc := range stored {
-		if pyDepends(sc.deps, changedMods) {
+		if dependsOn(sc.deps, changedMods) {
 			deps = append(deps, rel)
 			delete(stored, rel)
 		}
@@ -283,7 +285,7 @@ func (p *pyFrontend) parseChanged(ctx context.Context, j *frontend.Job, mods map
 		return nil, err
 	}
 	files = append(files, more...)
-	byName := pyByNameDependents(stored, old, files, parse)
+	byName := byNameDependents(stored, old, files, parse)
 	more, err = p.parseAll(ctx, j, byName, mods, len(files), len(files)+len(byName))
 	if err != nil {
 		return nil, err
@@ -294,8 +296,8 @@ func (p *pyFrontend) parseChanged(ctx context.Context, j *frontend.Job, mods map
 
 // link resolves the parsed files against every module's scope and emits
 // them in path order, after clearing the stored records they replace.
-func (p *pyFrontend) link(j *frontend.Job, files []*pyFile, stored map[string]*pyScope, emit func(frontend.FileResult)) error {
-	table := &pyTable{mods: map[string]*pyScope{}}
+func (p *indexer) link(j *frontend.Job, files []*sourceFile, stored map[string]*moduleScope, emit func(frontend.FileResult)) error {
+	table := &symbolTable{mods: map[string]*moduleScope{}}
 	for _, sc := range stored {
 		table.add(sc)
 	}
@@ -321,12 +323,12 @@ func (p *pyFrontend) link(j *frontend.Job, files []*pyFile, stored map[string]*p
 	return nil
 }
 
-// pyDepends reports whether a module importing deps must be re-resolved
+// dependsOn reports whether a module importing deps must be re-resolved
 // after the modules in changed changed.
-func pyDepends(deps []string, changed map[string]bool) bool {
+func dependsOn(deps []string, changed map[string]bool) bool {
 	for _, dep := range deps {
-		if d, ok := strings.CutPrefix(dep, "__init__."); ok && pyDepends([]string{d}, changed) {
-			return true // a relative import at the root (pyTable.abs)
+		if d, ok := strings.CutPrefix(dep, "__init__."); ok && dependsOn([]string{d}, changed) {
+			return true // a relative import at the root (symbolTable.abs)
 		}
 		for m := dep; ; {
 			if changed[m] {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package python
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 
 // importStmt records an import statement: its bindings (module scope when
 // d is nil, else d's) and the modules it names.
-func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
+func (x *extractor) importStmt(st *sitter.Node, d *decl) {
 	bindTo := func(local, target string) {
 		if d != nil {
 			d.imports[local] = target
@@ -22,7 +22,7 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 		}
 		x.f.scope.imports[local] = target
 	}
-	stmt := pyImportStmt{line: sitter.Line(st)}
+	stmt := importStmt{line: sitter.Line(st)}
 	switch st.Kind() {
 	case "import_statement":
 		for _, c := range sitter.Children(st) {
@@ -32,14 +32,14 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				bindTo(strings.SplitN(m, ".", 2)[0], strings.SplitN(m, ".", 2)[0])
 				stmt.mods = append(stmt.mods, m)
 			case "aliased_import":
-				m := x.text(pyField(c, "name"))
-				bindTo(x.text(pyField(c, "alias")), m)
+				m := x.text(fieldChild(c, "name"))
+				bindTo(x.text(fieldChild(c, "alias")), m)
 				stmt.mods = append(stmt.mods, m)
 			}
 		}
 	case "import_from_statement":
 		stmt.from = true
-		mn := pyField(st, "module_name")
+		mn := fieldChild(st, "module_name")
 		if mn == nil {
 			return
 		}
@@ -60,8 +60,8 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 				bindTo(nm, joinDots(base, nm))
 				stmt.mods = append(stmt.mods, joinDots(base, nm))
 			case "aliased_import":
-				nm := x.text(pyField(c, "name"))
-				bindTo(x.text(pyField(c, "alias")), joinDots(base, nm))
+				nm := x.text(fieldChild(c, "name"))
+				bindTo(x.text(fieldChild(c, "alias")), joinDots(base, nm))
 				stmt.mods = append(stmt.mods, joinDots(base, nm))
 			case "wildcard_import":
 				if d == nil {
@@ -77,7 +77,7 @@ func (x *pyExtractor) importStmt(st *sitter.Node, d *pyDecl) {
 }
 
 // relative resolves `from ..x import` against the file's module.
-func (x *pyExtractor) relative(n *sitter.Node) string {
+func (x *extractor) relative(n *sitter.Node) string {
 	dots, rest := 0, ""
 	for _, c := range sitter.Children(n) {
 		switch c.Kind() {
@@ -100,7 +100,7 @@ func (x *pyExtractor) relative(n *sitter.Node) string {
 	}
 	// `from . import x` at the top: the repository root is the package
 	// (its __init__.py is module "__init__", its modules are named without
-	// a prefix); pyTable.abs falls back from __init__.x to module x.
+	// a prefix); symbolTable.abs falls back from __init__.x to module x.
 	return "__init__"
 }
 
