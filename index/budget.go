@@ -24,7 +24,7 @@ import (
 //     overflow, so bounding the depth bounds every walk at once; the
 //     parent map replaces tree-sitter's Node.Parent, which walks down
 //     from the root on every call. Java skips this pass: its walks are
-//     bounded by its own nesting limits (javalimits.go), which index
+//     bounded by its own nesting limits (java/limits.go), which index
 //     what lies above the limit rather than refuse the file.
 //
 // A parse that misses its deadline and a tree that is too deep are

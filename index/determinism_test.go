@@ -126,7 +126,7 @@ func TestDeterministicExport(t *testing.T) {
 		{"go", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/calls.txtar") }, 2},
 		{"python", func(t *testing.T) string { return testutil.WriteTxtar(t, "python/testdata/types.txtar") }, 3},
 		{"typescript", func(t *testing.T) string { return testutil.WriteTxtar(t, "typescript/testdata/mixed.txtar") }, 3},
-		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/java_mixed.txtar") }, 3},
+		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "java/testdata/mixed.txtar") }, 3},
 		{"java_deps", func(t *testing.T) string { return javaDepsRepo(t, 48) }, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

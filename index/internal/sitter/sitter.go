@@ -117,7 +117,7 @@ type BudgetUse struct {
 	Report bool
 	// depth: measure the tree's depth against the limit and index its
 	// parents; a frontend whose walks bound their own depth (Java,
-	// javalimits.go) keeps what lies above its limits instead
+	// index/java/limits.go) keeps what lies above its limits instead
 	Depth bool
 }
 

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"slices"
@@ -10,31 +10,31 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// javaByNameKey is how a file lists one of its by-name calls in
+// byNameKey is how a file lists one of its by-name calls in
 // java.byname: the method name and the number of arguments, which
-// together choose the candidates (javaWalker.byName).
-func javaByNameKey(name string, nargs int) string { return name + "/" + strconv.Itoa(nargs) }
+// together choose the candidates (walker.byName).
+func byNameKey(name string, nargs int) string { return name + "/" + strconv.Itoa(nargs) }
 
-// javaByNameCandidates returns the ids of the methods of ms that take
-// nargs arguments, sorted; none when there are more than javaMaxByName.
-func javaByNameCandidates(ms []*javaMethod, nargs int) []graphdb.NodeID {
+// byNameCandidates returns the ids of the methods of ms that take
+// nargs arguments, sorted; none when there are more than maxByName.
+func byNameCandidates(ms []*methodDef, nargs int) []graphdb.NodeID {
 	var ids []graphdb.NodeID
 	for _, m := range ms {
-		if javaArity(m, nargs) {
+		if arity(m, nargs) {
 			ids = append(ids, m.ID)
 		}
 	}
-	if len(ids) > javaMaxByName {
+	if len(ids) > maxByName {
 		return nil
 	}
 	slices.Sort(ids)
 	return ids
 }
 
-// javaMethodsNamed adds the methods of sc that by-name calls may land on
-// (every type's methods but constructors, as newJavaTable indexes them) to
+// addByNameMethods adds the methods of sc that by-name calls may land on
+// (every type's methods but constructors, as newTable indexes them) to
 // idx by name; with only, just the names in only.
-func javaMethodsNamed(idx map[string][]*javaMethod, sc *javaScope, only map[string]bool) {
+func addByNameMethods(idx map[string][]*methodDef, sc *fileScope, only map[string]bool) {
 	for _, ty := range sc.Types {
 		for _, m := range ty.Methods {
 			if m.ID != "" && m.Name != "<init>" && (only == nil || only[m.Name]) {
@@ -49,49 +49,49 @@ func javaMethodsNamed(idx map[string][]*javaMethod, sc *javaScope, only map[stri
 // method of its name and arity, so editing one file can change the
 // by-name edges of files whose resolution read nothing of it (java.deps).
 // Each file node lists the name and argument count of its by-name calls
-// (java.byname), those with no candidate or more than javaMaxByName
+// (java.byname), those with no candidate or more than maxByName
 // included. After the changed files' declarations are read, the candidate
 // lists of the method names they declared before (their stored scope; a
 // deleted file's too) or declare now are computed over the old and the
 // new scopes for each argument count that a stored file's by-name calls
-// use; a list that differs, cut off at javaMaxByName, re-resolves the
+// use; a list that differs, cut off at maxByName, re-resolves the
 // files that look it up. A name that stays over the limit, a method of
 // another arity and a body edit re-resolve nothing.
 
-// javaByNameDependents reports which stored files (not parsed) must be
+// byNameDependents reports which stored files (not parsed) must be
 // re-resolved because the candidates of one of their by-name calls
 // changed. stored holds every stored scope of an existing file (parsed
 // ones included, with their old scopes), gone those of the deleted files,
 // files the fresh declarations.
-func javaByNameDependents(stored, gone map[string]*javaStored, files []*javaFile) map[string]bool {
+func byNameDependents(stored, gone map[string]*storedFile, files []*sourceFile) map[string]bool {
 	touched := map[string]bool{}
 	for _, st := range gone {
-		javaMethodNames(st.scope, touched)
+		methodNames(st.scope, touched)
 	}
 	parsed := map[string]bool{}
 	for _, f := range files {
 		parsed[f.rel] = true
-		javaMethodNames(f.scope, touched)
+		methodNames(f.scope, touched)
 		if st := stored[f.rel]; st != nil {
-			javaMethodNames(st.scope, touched)
+			methodNames(st.scope, touched)
 		}
 	}
 	out := map[string]bool{}
 	if len(touched) == 0 {
 		return out
 	}
-	was, now := map[string][]*javaMethod{}, map[string][]*javaMethod{}
+	was, now := map[string][]*methodDef{}, map[string][]*methodDef{}
 	for rel, st := range stored {
-		javaMethodsNamed(was, st.scope, touched)
+		addByNameMethods(was, st.scope, touched)
 		if !parsed[rel] {
-			javaMethodsNamed(now, st.scope, touched)
+			addByNameMethods(now, st.scope, touched)
 		}
 	}
 	for _, st := range gone {
-		javaMethodsNamed(was, st.scope, touched)
+		addByNameMethods(was, st.scope, touched)
 	}
 	for _, f := range files {
-		javaMethodsNamed(now, f.scope, touched)
+		addByNameMethods(now, f.scope, touched)
 	}
 	changed := map[string]bool{} // by key
 	for rel, st := range stored {
@@ -106,7 +106,7 @@ func javaByNameDependents(stored, gone map[string]*javaStored, files []*javaFile
 			c, ok := changed[k]
 			if !ok {
 				nargs, _ := strconv.Atoi(n)
-				c = !slices.Equal(javaByNameCandidates(was[name], nargs), javaByNameCandidates(now[name], nargs))
+				c = !slices.Equal(byNameCandidates(was[name], nargs), byNameCandidates(now[name], nargs))
 				changed[k] = c
 			}
 			if c {
@@ -118,9 +118,9 @@ func javaByNameDependents(stored, gone map[string]*javaStored, files []*javaFile
 	return out
 }
 
-// javaMethodNames adds the names of sc's methods (constructors left out)
+// methodNames adds the names of sc's methods (constructors left out)
 // to into.
-func javaMethodNames(sc *javaScope, into map[string]bool) {
+func methodNames(sc *fileScope, into map[string]bool) {
 	for _, ty := range sc.Types {
 		for _, m := range ty.Methods {
 			if m.ID != "" && m.Name != "<init>" {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"strings"
@@ -10,12 +10,12 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-var javaKinds = map[string]string{"class_declaration": "class", "interface_declaration": "interface",
+var kinds = map[string]string{"class_declaration": "class", "interface_declaration": "interface",
 	"enum_declaration": "enum", "record_declaration": "record", "annotation_type_declaration": "annotation"}
 
 // typeDecl extracts a named member or top-level type: its node, members
 // and nested types. owner is the file (top level) or enclosing type node.
-func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb.NodeID) *javaType {
+func (x *extractor) typeDecl(st *sitter.Node, outer *typeDef, owner graphdb.NodeID) *typeDef {
 	name := x.text(st.ChildByFieldName("name"))
 	if name == "" {
 		return nil
@@ -25,11 +25,11 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 	if outer != nil {
 		t.Q, t.Outer, t.depth = outer.Q+"."+name, outer.Q, outer.depth+1
 	} else {
-		t.Q = javaJoin(x.f.scope.Pkg, name)
+		t.Q = join(x.f.scope.Pkg, name)
 	}
 	m := x.mods(st)
 	t.Static = m.static || outer != nil && outer.Kind != "class" || t.Kind != "class"
-	t.ID = x.add(graphdb.Node{ID: javaID(t.Q), Kind: graphdb.KindType, SubKind: t.Kind, Name: name, QName: t.Q,
+	t.ID = x.add(graphdb.Node{ID: typeID(t.Q), Kind: graphdb.KindType, SubKind: t.Kind, Name: name, QName: t.Q,
 		Loc: x.locName(t.Q), StartLine: sitter.Line(st), EndLine: sitter.EndLine(st), Signature: x.signature(st), Doc: x.doc(st),
 		Exported: m.public || outer != nil && outer.Kind == "interface"})
 	x.parent(t.ID, owner)
@@ -37,14 +37,14 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 	x.annotate(t.ID, outer, m)
 	ctx := outer
 	if sc := st.ChildByFieldName("superclass"); sc != nil && sc.NamedChildCount() > 0 {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: graphdb.EdgeInherits, written: t.Super, ctx: ctx, line: sitter.Line(sc)})
+		x.f.uses = append(x.f.uses, typeUse{from: t.ID, kind: graphdb.EdgeInherits, written: t.Super, ctx: ctx, line: sitter.Line(sc)})
 	}
 	kind := graphdb.EdgeImplements
 	if t.Kind == "interface" || t.Kind == "annotation" {
 		kind = graphdb.EdgeInherits // an interface extends its superinterfaces
 	}
 	for _, w := range t.Ifaces {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: t.ID, kind: kind, written: w, ctx: ctx, line: sitter.Line(st)})
+		x.f.uses = append(x.f.uses, typeUse{from: t.ID, kind: kind, written: w, ctx: ctx, line: sitter.Line(st)})
 	}
 	x.members(st, t, false)
 	return t
@@ -52,8 +52,8 @@ func (x *javaExtractor) typeDecl(st *sitter.Node, outer *javaType, owner graphdb
 
 // typeShape reads a type declaration's kind, supertypes and type
 // parameters.
-func (x *javaExtractor) typeShape(st *sitter.Node, name string, outer *javaType) *javaType {
-	t := &javaType{Kind: javaKinds[st.Kind()], TParams: x.typeParams(st), Fields: map[string]*javaField{}, scope: x.f.scope}
+func (x *extractor) typeShape(st *sitter.Node, name string, outer *typeDef) *typeDef {
+	t := &typeDef{Kind: kinds[st.Kind()], TParams: x.typeParams(st), Fields: map[string]*fieldDef{}, scope: x.f.scope}
 	if t.Kind == "" {
 		t.Kind = "class"
 	}
@@ -77,18 +77,18 @@ func (x *javaExtractor) typeShape(st *sitter.Node, name string, outer *javaType)
 	return t
 }
 
-// javaMember is a member declaration before its name is decided.
-type javaMember struct {
+// member is a member declaration before its name is decided.
+type member struct {
 	n      *sitter.Node
-	m      *javaMethod
-	mods   javaMods
+	m      *methodDef
+	mods   modSet
 	params []*sitter.Node
 }
 
 // members extracts the members of t's body. local: t is a local or
 // anonymous class, whose members are no nodes (their code belongs to the
 // enclosing method).
-func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
+func (x *extractor) members(st *sitter.Node, t *typeDef, local bool) {
 	body := st.ChildByFieldName("body")
 	if st.Kind() == "class_body" {
 		body = st
@@ -109,7 +109,7 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 	if t.Kind == "record" {
 		x.recordComponents(st, t, local)
 	}
-	var ms []javaMember
+	var ms []member
 	count := map[string]int{}
 	for _, c := range decls {
 		if jm, ok := x.method(c, t); ok {
@@ -121,7 +121,7 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 		x.addMethod(jm, t, local, count[jm.m.Name] > 1)
 	}
 	if count["<init>"] == 0 && (t.Kind == "class" || t.Kind == "enum" || t.Kind == "record") && !t.anon {
-		x.f.bodies = append(x.f.bodies, javaBody{from: t.ID, cls: t, n: st, implicit: true})
+		x.f.bodies = append(x.f.bodies, codeBody{from: t.ID, cls: t, n: st, implicit: true})
 	}
 	if t.Kind == "record" {
 		x.recordAccessors(st, t)
@@ -135,8 +135,8 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
 			switch {
 			case local:
-			case t.depth >= javaMaxTypeNesting:
-				x.tooDeep(c, javaTypeTooDeep)
+			case t.depth >= maxTypeNesting:
+				x.tooDeep(c, typeTooDeep)
 			default:
 				x.typeDecl(c, t, t.ID)
 			}
@@ -146,23 +146,23 @@ func (x *javaExtractor) members(st *sitter.Node, t *javaType, local bool) {
 				if c.Kind() == "static_initializer" && c.NamedChildCount() > 0 {
 					b = c.NamedChild(0)
 				}
-				x.f.bodies = append(x.f.bodies, javaBody{from: t.ID, cls: t, n: b})
+				x.f.bodies = append(x.f.bodies, codeBody{from: t.ID, cls: t, n: b})
 			}
 		}
 	}
 }
 
 // method reads a method, constructor or annotation element declaration.
-func (x *javaExtractor) method(c *sitter.Node, t *javaType) (javaMember, bool) {
-	jm := javaMember{n: c, mods: x.mods(c)}
+func (x *extractor) method(c *sitter.Node, t *typeDef) (member, bool) {
+	jm := member{n: c, mods: x.mods(c)}
 	switch c.Kind() {
 	case "method_declaration", "annotation_type_element_declaration":
-		jm.m = &javaMethod{Name: x.text(c.ChildByFieldName("name")), Ret: x.text(c.ChildByFieldName("type"))}
+		jm.m = &methodDef{Name: x.text(c.ChildByFieldName("name")), Ret: x.text(c.ChildByFieldName("type"))}
 		if d := c.ChildByFieldName("dimensions"); d != nil {
 			jm.m.Ret += x.text(d)
 		}
 	case "constructor_declaration", "compact_constructor_declaration":
-		jm.m = &javaMethod{Name: "<init>"}
+		jm.m = &methodDef{Name: "<init>"}
 	default:
 		return jm, false
 	}
@@ -200,13 +200,13 @@ func (x *javaExtractor) method(c *sitter.Node, t *javaType) (javaMember, bool) {
 	return jm, jm.m.Name != ""
 }
 
-// javaParamKey is the overload suffix of a method: its parameter types,
+// paramKey is the overload suffix of a method: its parameter types,
 // erased to simple names ("(int,String[])").
-func javaParamKey(params []string) string {
+func paramKey(params []string) string {
 	parts := make([]string, len(params))
 	for i, p := range params {
-		n, dims := javaErase(p)
-		parts[i] = javaSimple(n) + strings.Repeat("[]", dims)
+		n, dims := erase(p)
+		parts[i] = simpleName(n) + strings.Repeat("[]", dims)
 	}
 	return "(" + strings.Join(parts, ",") + ")"
 }
@@ -214,41 +214,41 @@ func javaParamKey(params []string) string {
 // addMethod makes a method's node (unless local) and records it in t.
 // Overloaded methods (several of one name in t, constructors included)
 // carry their parameter types in QName and Loc: C.m(int,String).
-func (x *javaExtractor) addMethod(jm javaMember, t *javaType, local, overloaded bool) {
+func (x *extractor) addMethod(jm member, t *typeDef, local, overloaded bool) {
 	m := jm.m
 	t.Methods = append(t.Methods, m)
 	if local {
 		if body := jm.n.ChildByFieldName("body"); body != nil {
-			x.f.bodies = append(x.f.bodies, javaBody{cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
+			x.f.bodies = append(x.f.bodies, codeBody{cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
 		}
 		return
 	}
 	name, sub := m.Name, "method"
 	if name == "<init>" {
-		name, sub = javaSimple(t.Q), "constructor"
+		name, sub = simpleName(t.Q), "constructor"
 	}
 	q := t.Q + "." + name
 	if overloaded {
-		q += javaParamKey(m.Params)
+		q += paramKey(m.Params)
 	}
-	m.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: sub, Name: name, QName: q,
+	m.ID = x.add(graphdb.Node{ID: typeID(q), Kind: graphdb.KindMember, SubKind: sub, Name: name, QName: q,
 		Loc: x.locName(q), StartLine: sitter.Line(jm.n), EndLine: sitter.EndLine(jm.n), Signature: x.signature(jm.n), Doc: x.doc(jm.n),
 		Exported: jm.mods.public || t.Kind == "interface" && !jm.mods.private})
 	x.parent(m.ID, t.ID)
 	x.annotate(m.ID, t, jm.mods)
 	if m.Ret != "" {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeReturns, written: m.Ret, ctx: t, line: sitter.Line(jm.n)})
+		x.f.uses = append(x.f.uses, typeUse{from: m.ID, kind: graphdb.EdgeReturns, written: m.Ret, ctx: t, line: sitter.Line(jm.n)})
 	}
 	for i, p := range jm.params {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: sitter.Line(p), reverse: true})
+		x.f.uses = append(x.f.uses, typeUse{from: m.ID, kind: graphdb.EdgeParamOf, written: m.Params[i], ctx: t, line: sitter.Line(p), reverse: true})
 	}
 	if body := jm.n.ChildByFieldName("body"); body != nil {
-		x.f.bodies = append(x.f.bodies, javaBody{from: m.ID, cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
+		x.f.bodies = append(x.f.bodies, codeBody{from: m.ID, cls: t, m: m, decl: jm.n, n: body, ctor: m.Name == "<init>"})
 	}
 }
 
 // fields extracts a field declaration's variables.
-func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
+func (x *extractor) fields(c *sitter.Node, t *typeDef, local bool) {
 	mods := x.mods(c)
 	typ := x.text(c.ChildByFieldName("type"))
 	for _, d := range sitter.FieldChildren(c, "declarator") {
@@ -257,12 +257,12 @@ func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
 		if dims := d.ChildByFieldName("dimensions"); dims != nil {
 			w += x.text(dims)
 		}
-		f := &javaField{Type: w, Static: mods.static || t.Kind == "interface"}
+		f := &fieldDef{Type: w, Static: mods.static || t.Kind == "interface"}
 		t.Fields[name] = f
 		from := graphdb.NodeID("")
 		if !local {
 			q := t.Q + "." + name
-			f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
+			f.ID = x.add(graphdb.Node{ID: typeID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
 				Loc: x.locName(q), StartLine: sitter.Line(d), EndLine: sitter.EndLine(d), Signature: strings.Join(strings.Fields(typ+" "+name), " "),
 				Doc: x.doc(c), Exported: mods.public || t.Kind == "interface"})
 			x.parent(f.ID, t.ID)
@@ -270,29 +270,29 @@ func (x *javaExtractor) fields(c *sitter.Node, t *javaType, local bool) {
 			from = f.ID
 		}
 		if v := d.ChildByFieldName("value"); v != nil {
-			x.f.bodies = append(x.f.bodies, javaBody{from: from, cls: t, n: v})
+			x.f.bodies = append(x.f.bodies, codeBody{from: from, cls: t, n: v})
 		}
 	}
 }
 
 // enumConstant extracts an enum constant: a static field of the enum whose
 // arguments call the enum's constructor.
-func (x *javaExtractor) enumConstant(c *sitter.Node, t *javaType, local bool) {
+func (x *extractor) enumConstant(c *sitter.Node, t *typeDef, local bool) {
 	name := x.text(c.ChildByFieldName("name"))
-	f := &javaField{Type: javaSimple(t.Q), Static: true}
+	f := &fieldDef{Type: simpleName(t.Q), Static: true}
 	t.Fields[name] = f
 	if local {
 		return
 	}
 	q := t.Q + "." + name
-	f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
+	f.ID = x.add(graphdb.Node{ID: typeID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
 		Loc: x.locName(q), StartLine: sitter.Line(c), EndLine: sitter.EndLine(c), Signature: name, Doc: x.doc(c), Exported: true})
 	x.parent(f.ID, t.ID)
-	x.f.bodies = append(x.f.bodies, javaBody{from: f.ID, cls: t, n: c})
+	x.f.bodies = append(x.f.bodies, codeBody{from: f.ID, cls: t, n: c})
 }
 
 // recordComponents makes a record's components fields and accessors.
-func (x *javaExtractor) recordComponents(st *sitter.Node, t *javaType, local bool) {
+func (x *extractor) recordComponents(st *sitter.Node, t *typeDef, local bool) {
 	ps := st.ChildByFieldName("parameters")
 	if ps == nil {
 		return
@@ -303,11 +303,11 @@ func (x *javaExtractor) recordComponents(st *sitter.Node, t *javaType, local boo
 		}
 		name, typ := x.text(p.ChildByFieldName("name")), x.text(p.ChildByFieldName("type"))
 		t.recordParams = append(t.recordParams, typ)
-		f := &javaField{Type: typ}
+		f := &fieldDef{Type: typ}
 		t.Fields[name] = f
 		if !local {
 			q := t.Q + "." + name
-			f.ID = x.add(graphdb.Node{ID: javaID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
+			f.ID = x.add(graphdb.Node{ID: typeID(q), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q,
 				Loc: x.locName(q), StartLine: sitter.Line(p), EndLine: sitter.EndLine(p), Signature: typ + " " + name})
 			x.parent(f.ID, t.ID)
 		}
@@ -317,7 +317,7 @@ func (x *javaExtractor) recordComponents(st *sitter.Node, t *javaType, local boo
 // recordAccessors adds the implicit accessors of a record's components
 // (no nodes: they have no declaration) and its canonical constructor when
 // none is declared.
-func (x *javaExtractor) recordAccessors(st *sitter.Node, t *javaType) {
+func (x *extractor) recordAccessors(st *sitter.Node, t *typeDef) {
 	has := map[string]bool{}
 	for _, m := range t.Methods {
 		if len(m.Params) == 0 {
@@ -331,7 +331,7 @@ func (x *javaExtractor) recordAccessors(st *sitter.Node, t *javaType) {
 	for _, p := range sitter.Children(ps) {
 		name := x.text(p.ChildByFieldName("name"))
 		if p.Kind() == "formal_parameter" && !has[name] {
-			t.Methods = append(t.Methods, &javaMethod{Name: name, Ret: x.text(p.ChildByFieldName("type"))})
+			t.Methods = append(t.Methods, &methodDef{Name: name, Ret: x.text(p.ChildByFieldName("type"))})
 		}
 	}
 }

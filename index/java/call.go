@@ -1,52 +1,52 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"slices"
 	"strings"
 )
 
-// javaVal is the static type of an expression as far as it is evident.
-type javaVal struct {
-	t      *javaType // a type of the repository
-	prim   string    // a primitive, "String" (a literal, String outside the repository), "null"
-	dims   int       // array dimensions
-	static bool      // the expression names a type (static access)
-	known  bool      // the type is evident, possibly outside the repository
-	ext    bool      // the value comes from outside the repository, its type not evident
-	targs  []string  // type arguments as written (List<Foo>: [Foo])
-	tctx   *javaType // the context they were written in
-	tsc    *javaScope
+// value is the static type of an expression as far as it is evident.
+type value struct {
+	t      *typeDef // a type of the repository
+	prim   string   // a primitive, "String" (a literal, String outside the repository), "null"
+	dims   int      // array dimensions
+	static bool     // the expression names a type (static access)
+	known  bool     // the type is evident, possibly outside the repository
+	ext    bool     // the value comes from outside the repository, its type not evident
+	targs  []string // type arguments as written (List<Foo>: [Foo])
+	tctx   *typeDef // the context they were written in
+	tsc    *fileScope
 }
 
-// javaMethodsKey names one findMethods question.
-type javaMethodsKey struct {
-	t     *javaType
+// methodsKey names one findMethods question.
+type methodsKey struct {
+	t     *typeDef
 	name  string
 	nargs int
 }
 
-// javaMethodSet is the answer to one: the candidates in lookup order and,
-// built when first needed, the candidates by parameter key (javaParamKey).
-type javaMethodSet struct {
-	refs  []javaMethodRef
-	byKey map[string][]javaMethodRef
+// methodSet is the answer to one: the candidates in lookup order and,
+// built when first needed, the candidates by parameter key (paramKey).
+type methodSet struct {
+	refs  []methodRef
+	byKey map[string][]methodRef
 }
 
 // findMethods collects the methods named name of t and its supertypes
 // that take nargs arguments; an override hides what it overrides. The
 // answer is memoised per file: a file that calls one of 5,000 overloads
 // 5,000 times collects them once.
-func (l *javaLookup) findMethods(t *javaType, name string, nargs int) *javaMethodSet {
-	key := javaMethodsKey{t, name, nargs}
+func (l *lookup) findMethods(t *typeDef, name string, nargs int) *methodSet {
+	key := methodsKey{t, name, nargs}
 	if ms, ok := l.methods[key]; ok {
 		return ms
 	}
-	ms := &javaMethodSet{}
-	seen := map[*javaType]bool{}
+	ms := &methodSet{}
+	seen := map[*typeDef]bool{}
 	sigs := map[string]bool{}
-	queue := []*javaType{t}
+	queue := []*typeDef{t}
 	for len(queue) > 0 && len(seen) < 64 {
 		c := queue[0]
 		queue = queue[1:]
@@ -55,15 +55,15 @@ func (l *javaLookup) findMethods(t *javaType, name string, nargs int) *javaMetho
 		}
 		seen[c] = true
 		for _, m := range l.methodsNamed(c, name) {
-			if !javaArity(m, nargs) {
+			if !arity(m, nargs) {
 				continue
 			}
-			key := javaParamKey(m.Params)
+			key := paramKey(m.Params)
 			if sigs[key] {
 				continue
 			}
 			sigs[key] = true
-			ms.refs = append(ms.refs, javaMethodRef{c, m})
+			ms.refs = append(ms.refs, methodRef{c, m})
 		}
 		if name != "<init>" {
 			queue = append(queue, l.supers(c)...)
@@ -73,16 +73,16 @@ func (l *javaLookup) findMethods(t *javaType, name string, nargs int) *javaMetho
 	return ms
 }
 
-func javaArity(m *javaMethod, n int) bool {
+func arity(m *methodDef, n int) bool {
 	if m.Varargs {
 		return n >= len(m.Params)-1
 	}
 	return n == len(m.Params)
 }
 
-// javaIndexOverloads is the number of candidates from which choose looks
+// indexOverloads is the number of candidates from which choose looks
 // for an exact match by parameter key before scoring them all.
-const javaIndexOverloads = 8
+const indexOverloads = 8
 
 // choose picks the overload the arguments select: the applicable methods
 // by arity, then by the argument types that are evident; a non-varargs
@@ -95,17 +95,17 @@ const javaIndexOverloads = 8
 // highest score there is: when the candidates of that key reach it, they
 // are the answer, and the others need no scoring. Otherwise (an argument
 // not evident, a subtype, a type variable) every candidate is scored.
-func (l *javaLookup) choose(ms *javaMethodSet, args []javaVal) []javaMethodRef {
+func (l *lookup) choose(ms *methodSet, args []value) []methodRef {
 	cands := ms.refs
 	if len(cands) <= 1 {
 		return cands
 	}
-	if len(cands) > javaIndexOverloads {
-		if key, ok := javaArgKey(args); ok {
+	if len(cands) > indexOverloads {
+		if key, ok := argKey(args); ok {
 			if ms.byKey == nil {
-				ms.byKey = map[string][]javaMethodRef{}
+				ms.byKey = map[string][]methodRef{}
 				for _, c := range cands {
-					k := javaParamKey(c.m.Params)
+					k := paramKey(c.m.Params)
 					ms.byKey[k] = append(ms.byKey[k], c)
 				}
 			}
@@ -122,8 +122,8 @@ func (l *javaLookup) choose(ms *javaMethodSet, args []javaVal) []javaMethodRef {
 
 // best returns the candidates of the highest score and the score (-1:
 // none applicable).
-func (l *javaLookup) best(cands []javaMethodRef, args []javaVal) ([]javaMethodRef, int) {
-	best, bestScore := []javaMethodRef(nil), -1
+func (l *lookup) best(cands []methodRef, args []value) ([]methodRef, int) {
+	best, bestScore := []methodRef(nil), -1
 	for _, c := range cands {
 		s := l.score(c, args)
 		if s < 0 {
@@ -134,7 +134,7 @@ func (l *javaLookup) best(cands []javaMethodRef, args []javaVal) ([]javaMethodRe
 		}
 		switch {
 		case s > bestScore:
-			best, bestScore = []javaMethodRef{c}, s
+			best, bestScore = []methodRef{c}, s
 		case s == bestScore:
 			best = append(best, c)
 		}
@@ -142,10 +142,10 @@ func (l *javaLookup) best(cands []javaMethodRef, args []javaVal) ([]javaMethodRe
 	return best, bestScore
 }
 
-// javaArgKey is the parameter key (javaParamKey) of a method that takes
+// argKey is the parameter key (paramKey) of a method that takes
 // exactly the arguments' types; false when an argument's type is not
 // evident or is null.
-func javaArgKey(args []javaVal) (string, bool) {
+func argKey(args []value) (string, bool) {
 	var b strings.Builder
 	b.WriteByte('(')
 	for i, a := range args {
@@ -158,7 +158,7 @@ func javaArgKey(args []javaVal) (string, bool) {
 		case a.prim != "":
 			b.WriteString(a.prim)
 		case a.t != nil:
-			b.WriteString(javaSimple(a.t.Q))
+			b.WriteString(simpleName(a.t.Q))
 		default:
 			return "", false
 		}
@@ -169,7 +169,7 @@ func javaArgKey(args []javaVal) (string, bool) {
 }
 
 // score rates how well args fit c's parameters: -1 not applicable.
-func (l *javaLookup) score(c javaMethodRef, args []javaVal) int {
+func (l *lookup) score(c methodRef, args []value) int {
 	total := 0
 	for i, a := range args {
 		var p string
@@ -190,20 +190,20 @@ func (l *javaLookup) score(c javaMethodRef, args []javaVal) int {
 	return total
 }
 
-var javaBoxes = map[string]string{"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
+var boxes = map[string]string{"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
 	"boolean": "Boolean", "float": "Float", "double": "Double"}
 
-// javaWidens lists the primitive widening conversions.
-var javaWidens = map[string]string{"byte": "short int long float double", "short": "int long float double",
+// widens lists the primitive widening conversions.
+var widens = map[string]string{"byte": "short int long float double", "short": "int long float double",
 	"char": "int long float double", "int": "long float double", "long": "float double", "float": "double"}
 
 // paramMatch rates one argument against one parameter type as written:
 // 3 exact, 2 subtype or widening, 1 boxing or unknown parameter, 0 the
 // argument's type is not evident, -1 it does not fit.
-func (l *javaLookup) paramMatch(c javaMethodRef, p string, a javaVal) int {
-	name, dims := javaErase(p)
-	simple := javaSimple(name)
-	if javaIsTypeParam(c, name) {
+func (l *lookup) paramMatch(c methodRef, p string, a value) int {
+	name, dims := erase(p)
+	simple := simpleName(name)
+	if isTypeParam(c, name) {
 		if dims > 0 && a.known && a.dims < dims && a.prim != "null" {
 			return -1
 		}
@@ -213,7 +213,7 @@ func (l *javaLookup) paramMatch(c javaMethodRef, p string, a javaVal) int {
 		return 0
 	}
 	if a.prim == "null" {
-		if dims == 0 && javaPrimitives[name] {
+		if dims == 0 && primitives[name] {
 			return -1
 		}
 		return 1
@@ -226,23 +226,23 @@ func (l *javaLookup) paramMatch(c javaMethodRef, p string, a javaVal) int {
 	}
 	if a.prim != "" && a.prim != "String" {
 		switch {
-		case javaPrimitives[name]:
+		case primitives[name]:
 			if name == a.prim {
 				return 3
 			}
-			if strings.Contains(javaWidens[a.prim], name) {
+			if strings.Contains(widens[a.prim], name) {
 				return 2
 			}
 			return -1
 		case dims > 0:
 			return -1
-		case simple == javaBoxes[a.prim] || simple == "Object" || simple == "Number" || simple == "Comparable" || simple == "Serializable":
+		case simple == boxes[a.prim] || simple == "Object" || simple == "Number" || simple == "Comparable" || simple == "Serializable":
 			return 1
 		}
 		return -1
 	}
-	if javaPrimitives[name] {
-		if a.t != nil && a.t.Q == "java.lang."+javaBoxes[name] {
+	if primitives[name] {
+		if a.t != nil && a.t.Q == "java.lang."+boxes[name] {
 			return 1
 		}
 		return -1
@@ -274,9 +274,9 @@ func (l *javaLookup) paramMatch(c javaMethodRef, p string, a javaVal) int {
 	return -1
 }
 
-// javaIsTypeParam reports whether a parameter type names a type variable
+// isTypeParam reports whether a parameter type names a type variable
 // of the method or its class.
-func javaIsTypeParam(c javaMethodRef, name string) bool {
+func isTypeParam(c methodRef, name string) bool {
 	for _, tp := range c.m.TParams {
 		if tp == name {
 			return true
@@ -296,9 +296,9 @@ func javaIsTypeParam(c javaMethodRef, name string) bool {
 }
 
 // retVal is the type of a call of c on a receiver of type recv.
-func (l *javaLookup) retVal(c javaMethodRef, recv javaVal) javaVal {
+func (l *lookup) retVal(c methodRef, recv value) value {
 	if c.m.Name == "<init>" {
-		return javaVal{t: c.t, known: true}
+		return value{t: c.t, known: true}
 	}
 	return l.typeVal(c.t.scope, c.t, c.m.Ret, c.m.TParams, recv)
 }
@@ -307,25 +307,25 @@ func (l *javaLookup) retVal(c javaMethodRef, recv javaVal) javaVal {
 // parameters name whole inferred from the arguments (inferred): <T> T
 // requireNonNull(T) of a Foo is a Foo, Optional.ofNullable(foo) an
 // Optional<Foo>.
-func (l *javaLookup) retValArgs(c javaMethodRef, recv javaVal, args []javaVal) javaVal {
+func (l *lookup) retValArgs(c methodRef, recv value, args []value) value {
 	b := l.inferred(c, args)
 	if len(b) == 0 {
 		return l.retVal(c, recv)
 	}
-	name, dims := javaErase(c.m.Ret)
+	name, dims := erase(c.m.Ret)
 	if a, ok := b[name]; ok && dims == 0 && !strings.Contains(c.m.Ret, "<") {
 		return a
 	}
 	v := l.retVal(c, recv)
-	if c.t.scope == javaJDKScope && v.t != nil && dims == 0 {
+	if c.t.scope == jdkScope && v.t != nil && dims == 0 {
 		bound := map[string]string{}
 		for n, a := range b {
-			if a.t.ID != "" || a.t.scope == javaJDKScope {
+			if a.t.ID != "" || a.t.scope == jdkScope {
 				bound[n] = a.t.Q // a qualified name reads the same in any context
 			}
 		}
-		v.targs = javaTypeArgs(c.m.Ret)
-		v.tctx, v.tsc = c.t, javaJDKScope
+		v.targs = typeArgs(c.m.Ret)
+		v.tctx, v.tsc = c.t, jdkScope
 		substJDK(&v, c.t, c.m.TParams, recv, bound)
 	}
 	return v
@@ -335,11 +335,11 @@ func (l *javaLookup) retValArgs(c javaMethodRef, recv javaVal, args []javaVal) j
 // whole (T, or T of T... for each variable argument) to the arguments'
 // type when every such argument has the same evident reference type, as
 // javac infers them from the arguments when no target type intervenes.
-func (l *javaLookup) inferred(c javaMethodRef, args []javaVal) map[string]javaVal {
+func (l *lookup) inferred(c methodRef, args []value) map[string]value {
 	if len(c.m.TParams) == 0 || len(c.m.Params) == 0 {
 		return nil
 	}
-	out, bad := map[string]javaVal{}, map[string]bool{}
+	out, bad := map[string]value{}, map[string]bool{}
 	for i, a := range args {
 		p := strings.TrimSpace(c.m.Params[min(i, len(c.m.Params)-1)])
 		if c.m.Varargs && i >= len(c.m.Params)-1 {
@@ -365,38 +365,38 @@ func (l *javaLookup) inferred(c javaMethodRef, args []javaVal) map[string]javaVa
 
 // typeVal is the value of a type as written in ctx, substituting the
 // class's type variables with the receiver's type arguments.
-func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []string, recv javaVal) javaVal {
-	name, dims := javaErase(w)
+func (l *lookup) typeVal(sc *fileScope, ctx *typeDef, w string, mtps []string, recv value) value {
+	name, dims := erase(w)
 	if name == "" || name == "void" {
-		return javaVal{}
+		return value{}
 	}
-	if javaPrimitives[name] {
-		return javaVal{prim: name, dims: dims, known: true}
+	if primitives[name] {
+		return value{prim: name, dims: dims, known: true}
 	}
 	for _, tp := range mtps {
 		if tp == name {
-			return javaVal{}
+			return value{}
 		}
 	}
 	if ctx != nil {
 		for i, tp := range ctx.TParams {
 			if tp == name {
 				if i < len(recv.targs) && recv.tsc != nil {
-					a := javaUpperBound(recv.targs[i])
+					a := upperBound(recv.targs[i])
 					if a == "" {
-						return javaVal{}
+						return value{}
 					}
-					v := l.typeVal(recv.tsc, recv.tctx, a, nil, javaVal{})
+					v := l.typeVal(recv.tsc, recv.tctx, a, nil, value{})
 					v.dims += dims
 					return v
 				}
-				return javaVal{}
+				return value{}
 			}
 		}
 	}
 	t := l.resolve(sc, ctx, w)
-	v := javaVal{t: t, dims: dims, known: true, targs: javaTypeArgs(w), tctx: ctx, tsc: sc}
-	if sc == javaJDKScope && len(v.targs) > 0 {
+	v := value{t: t, dims: dims, known: true, targs: typeArgs(w), tctx: ctx, tsc: sc}
+	if sc == jdkScope && len(v.targs) > 0 {
 		substJDK(&v, ctx, mtps, recv, nil)
 	}
 	if t == nil && !strings.Contains(name, ".") && !l.importedOrLang(sc, name) {
@@ -410,7 +410,7 @@ func (l *javaLookup) typeVal(sc *javaScope, ctx *javaType, w string, mtps []stri
 
 // importedOrLang reports whether a simple type name outside the repository
 // is evident: imported by name, or a java.lang type that is commonly used.
-func (l *javaLookup) importedOrLang(sc *javaScope, name string) bool {
+func (l *lookup) importedOrLang(sc *fileScope, name string) bool {
 	if _, ok := sc.Imports[name]; ok {
 		return true
 	}

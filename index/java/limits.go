@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"fmt"
@@ -21,23 +21,23 @@ import (
 // nested type's name carries its enclosing types' (com.a.Outer.Inner),
 // which its node id, QName, Loc and the stored scope repeat, so 10,000
 // nested classes would make 10,000 names averaging 5,000 levels each
-// (gigabytes). With at most javaMaxTypeNesting levels, a file's names
-// take at most javaMaxTypeNesting times its size.
+// (gigabytes). With at most maxTypeNesting levels, a file's names
+// take at most maxTypeNesting times its size.
 const (
-	// javaMaxTypeNesting is the deepest member type indexed: a class
-	// nested in javaMaxTypeNesting enclosing types is skipped with what
+	// maxTypeNesting is the deepest member type indexed: a class
+	// nested in maxTypeNesting enclosing types is skipped with what
 	// it contains.
-	javaMaxTypeNesting = 64
-	// javaMaxCodeDepth bounds the recursion of the walk over a body's
+	maxTypeNesting = 64
+	// maxCodeDepth bounds the recursion of the walk over a body's
 	// statements and expressions (about two levels per nested call or
 	// operator: f(f(…)) is resolved exactly to some 2,500 levels).
 	// Deeper code is not walked: its calls are not resolved.
-	javaMaxCodeDepth = 5000
+	maxCodeDepth = 5000
 )
 
 // tooDeep records that n lies below a nesting limit, once per extraction
 // of a file (the first place met is the one to look at).
-func (x *javaExtractor) tooDeep(n *sitter.Node, what string) {
+func (x *extractor) tooDeep(n *sitter.Node, what string) {
 	if x.deep {
 		return
 	}
@@ -46,22 +46,22 @@ func (x *javaExtractor) tooDeep(n *sitter.Node, what string) {
 	x.f.res.Rec.Errors = append(x.f.res.Rec.Errors, fmt.Sprintf("%d:%d: %s", p.Row+1, p.Column+1, what))
 }
 
-// javaTypeTooDeep is the diagnostic of a type nested too deep.
-var javaTypeTooDeep = fmt.Sprintf("type nested deeper than %d levels: it and the types, members and code inside it are not indexed", javaMaxTypeNesting)
+// typeTooDeep is the diagnostic of a type nested too deep.
+var typeTooDeep = fmt.Sprintf("type nested deeper than %d levels: it and the types, members and code inside it are not indexed", maxTypeNesting)
 
-// javaCodeTooDeep is the diagnostic of code nested too deep.
-var javaCodeTooDeep = fmt.Sprintf("code nested deeper than %d levels: the calls inside it are not resolved", javaMaxCodeDepth)
+// codeTooDeep is the diagnostic of code nested too deep.
+var codeTooDeep = fmt.Sprintf("code nested deeper than %d levels: the calls inside it are not resolved", maxCodeDepth)
 
 // enter counts one more level of the walk over code; false (after a
-// diagnostic) when n lies below javaMaxCodeDepth, which the caller must
+// diagnostic) when n lies below maxCodeDepth, which the caller must
 // then not walk. Every enter that returns true is paired with leave.
-func (w *javaWalker) enter(n *sitter.Node) bool {
-	if w.depth >= javaMaxCodeDepth {
-		w.x.tooDeep(n, javaCodeTooDeep)
+func (w *walker) enter(n *sitter.Node) bool {
+	if w.depth >= maxCodeDepth {
+		w.x.tooDeep(n, codeTooDeep)
 		return false
 	}
 	w.depth++
 	return true
 }
 
-func (w *javaWalker) leave() { w.depth-- }
+func (w *walker) leave() { w.depth-- }

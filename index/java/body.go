@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"strings"
@@ -10,52 +10,52 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// javaMaxByName caps the by-name candidates of one unresolved call: a
+// maxByName caps the by-name candidates of one unresolved call: a
 // name matching more methods than this says nothing useful.
-const javaMaxByName = 8
+const maxByName = 8
 
-// javaWalker resolves the calls of one body (javaBody) and emits its
+// walker resolves the calls of one body (codeBody) and emits its
 // calls and calls_by_name edges. Nested, local and anonymous classes and
 // lambdas inside the body are walked as part of it: their calls belong to
 // the enclosing method.
-type javaWalker struct {
-	x      *javaExtractor
-	l      *javaLookup
-	sc     *javaScope
+type walker struct {
+	x      *extractor
+	l      *lookup
+	sc     *fileScope
 	from   graphdb.NodeID
-	cls    *javaType
-	m      *javaMethod
-	scopes []map[string]javaVal
+	cls    *typeDef
+	m      *methodDef
+	scopes []map[string]value
 	anon   int
-	depth  int // levels of walk and typeOf in progress (javalimits.go)
+	depth  int // levels of walk and typeOf in progress (limits.go)
 	// types memoises typeOf by node within one body: a chain a.b().c()
 	// would otherwise resolve its inner calls once per link.
-	types map[uintptr]javaVal
+	types map[uintptr]value
 	// lambdas holds the parameter types of lambdas passed to a method
-	// whose parameter is a functional interface (javalambda.go).
-	lambdas map[uintptr][]javaVal
+	// whose parameter is a functional interface (lambda.go).
+	lambdas map[uintptr][]value
 }
 
-func (w *javaWalker) push() { w.scopes = append(w.scopes, map[string]javaVal{}) }
-func (w *javaWalker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
+func (w *walker) push() { w.scopes = append(w.scopes, map[string]value{}) }
+func (w *walker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
 
-func (w *javaWalker) declare(name string, v javaVal) {
+func (w *walker) declare(name string, v value) {
 	if name != "" && len(w.scopes) > 0 {
 		w.scopes[len(w.scopes)-1][name] = v
 	}
 }
 
-func (w *javaWalker) local(name string) (javaVal, bool) {
+func (w *walker) local(name string) (value, bool) {
 	for i := len(w.scopes) - 1; i >= 0; i-- {
 		if v, ok := w.scopes[i][name]; ok {
 			return v, true
 		}
 	}
-	return javaVal{}, false
+	return value{}, false
 }
 
 // declType is the value of a declared type in the walker's context.
-func (w *javaWalker) declType(written string) javaVal {
+func (w *walker) declType(written string) value {
 	if v, ok := w.local(strings.TrimSpace(written)); ok && v.static {
 		v.static = false // a local class
 		return v
@@ -64,24 +64,24 @@ func (w *javaWalker) declType(written string) javaVal {
 	if w.m != nil {
 		mtps = w.m.TParams
 	}
-	return w.l.typeVal(w.sc, w.cls, written, mtps, javaVal{})
+	return w.l.typeVal(w.sc, w.cls, written, mtps, value{})
 }
 
 // resolveBody walks one body.
-func (w *javaWalker) resolveBody(b javaBody) {
+func (w *walker) resolveBody(b codeBody) {
 	w.from, w.cls, w.m = b.from, b.cls, b.m
 	w.scopes = nil
-	w.types = map[uintptr]javaVal{}
+	w.types = map[uintptr]value{}
 	w.lambdas = nil
 	w.push()
 	if b.implicit {
-		w.implicitSuper(javaNameLine(b.n))
+		w.implicitSuper(nameLine(b.n))
 		return
 	}
 	if b.m != nil {
 		w.params(b.decl, b.m)
 	}
-	if b.ctor && !javaHasCtorCall(b.n) {
+	if b.ctor && !hasCtorCall(b.n) {
 		w.implicitSuper(sitter.Line(b.n)) // javac places it at the body
 	}
 	if b.n.Kind() == "enum_constant" {
@@ -92,7 +92,7 @@ func (w *javaWalker) resolveBody(b javaBody) {
 }
 
 // params declares a method's parameters.
-func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
+func (w *walker) params(decl *sitter.Node, m *methodDef) {
 	ps := decl.ChildByFieldName("parameters")
 	if ps == nil {
 		return
@@ -106,7 +106,7 @@ func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
 			}
 			i++
 		case "spread_parameter":
-			v := javaVal{}
+			v := value{}
 			if i < len(m.Params) {
 				v = w.declType(m.Params[i])
 			}
@@ -120,16 +120,16 @@ func (w *javaWalker) params(decl *sitter.Node, m *javaMethod) {
 	}
 }
 
-// javaNameLine is the line of a declaration's name, where javac places
+// nameLine is the line of a declaration's name, where javac places
 // the implicit default constructor.
-func javaNameLine(n *sitter.Node) int {
+func nameLine(n *sitter.Node) int {
 	if nm := n.ChildByFieldName("name"); nm != nil {
 		return sitter.Line(nm)
 	}
 	return sitter.Line(n)
 }
 
-func javaHasCtorCall(body *sitter.Node) bool {
+func hasCtorCall(body *sitter.Node) bool {
 	for _, c := range sitter.Children(body) {
 		if c.Kind() == "explicit_constructor_invocation" {
 			return true
@@ -140,7 +140,7 @@ func javaHasCtorCall(body *sitter.Node) bool {
 
 // implicitSuper records the call of the superclass's no-argument
 // constructor that a constructor without this(…)/super(…) makes.
-func (w *javaWalker) implicitSuper(ln int) {
+func (w *walker) implicitSuper(ln int) {
 	if w.cls.Kind != "class" && w.cls.Kind != "enum" && w.cls.Kind != "record" || w.cls.Q == "java.lang.Object" {
 		return
 	}
@@ -148,16 +148,16 @@ func (w *javaWalker) implicitSuper(ln int) {
 	if len(sup) == 0 || sup[0].Kind == "interface" {
 		return
 	}
-	args := []javaVal(nil)
+	args := []value(nil)
 	if w.cls.Kind == "enum" {
-		args = []javaVal{{prim: "String", known: true}, {prim: "int", known: true}}
+		args = []value{{prim: "String", known: true}, {prim: "int", known: true}}
 	}
 	w.ctorCall(sup[0], args, ln)
 }
 
 // ctorCall records a call of t's constructor chosen by args: the class
 // itself when it declares none.
-func (w *javaWalker) ctorCall(t *javaType, args []javaVal, ln int) {
+func (w *walker) ctorCall(t *typeDef, args []value, ln int) {
 	if t == nil || t.ID == "" {
 		return
 	}
@@ -174,14 +174,14 @@ func (w *javaWalker) ctorCall(t *javaType, args []javaVal, ln int) {
 
 // calls records the chosen targets: one is a call, several (overloads
 // the arguments do not tell apart) are by-name candidates.
-func (w *javaWalker) calls(ts []javaMethodRef, ln int) {
+func (w *walker) calls(ts []methodRef, ln int) {
 	if len(ts) == 1 {
 		if ts[0].m.ID != "" {
 			w.edge(graphdb.EdgeCalls, ts[0].m.ID, ln)
 		}
 		return
 	}
-	if len(ts) > javaMaxByName {
+	if len(ts) > maxByName {
 		return
 	}
 	for _, t := range ts {
@@ -191,7 +191,7 @@ func (w *javaWalker) calls(ts []javaMethodRef, ln int) {
 	}
 }
 
-func (w *javaWalker) edge(kind graphdb.EdgeKind, to graphdb.NodeID, ln int) {
+func (w *walker) edge(kind graphdb.EdgeKind, to graphdb.NodeID, ln int) {
 	if w.from == "" || to == "" {
 		return
 	}
@@ -199,7 +199,7 @@ func (w *javaWalker) edge(kind graphdb.EdgeKind, to graphdb.NodeID, ln int) {
 }
 
 // walk visits n's subtree in source order.
-func (w *javaWalker) walk(n *sitter.Node) {
+func (w *walker) walk(n *sitter.Node) {
 	if !w.enter(n) {
 		return
 	}
@@ -244,7 +244,7 @@ func (w *javaWalker) walk(n *sitter.Node) {
 }
 
 // binders declares what a lambda or catch clause binds.
-func (w *javaWalker) binders(n *sitter.Node) {
+func (w *walker) binders(n *sitter.Node) {
 	switch n.Kind() {
 	case "lambda_expression":
 		ps := n.ChildByFieldName("parameters")
@@ -252,11 +252,11 @@ func (w *javaWalker) binders(n *sitter.Node) {
 			return
 		}
 		inferred := w.lambdas[n.Id()] // from the callee's functional interface
-		at := func(i int) javaVal {
+		at := func(i int) value {
 			if i < len(inferred) {
 				return inferred[i]
 			}
-			return javaVal{}
+			return value{}
 		}
 		if ps.Kind() == "identifier" {
 			w.declare(w.x.text(ps), at(0))
@@ -275,7 +275,7 @@ func (w *javaWalker) binders(n *sitter.Node) {
 			if c.Kind() != "catch_formal_parameter" {
 				continue
 			}
-			v := javaVal{}
+			v := value{}
 			for _, ct := range sitter.Children(c) {
 				if ct.Kind() == "catch_type" {
 					if ts := sitter.Children(ct); len(ts) == 1 {
@@ -290,7 +290,7 @@ func (w *javaWalker) binders(n *sitter.Node) {
 
 // localVars walks a local variable (or resource) declaration's
 // initialisers and declares its names.
-func (w *javaWalker) localVars(n *sitter.Node) {
+func (w *walker) localVars(n *sitter.Node) {
 	typ := w.x.text(n.ChildByFieldName("type"))
 	for _, d := range sitter.Children(n) {
 		if d.Kind() != "variable_declarator" {
@@ -303,7 +303,7 @@ func (w *javaWalker) localVars(n *sitter.Node) {
 		if v != nil {
 			w.walk(v)
 		}
-		var val javaVal
+		var val value
 		switch {
 		case typ == "var" && v != nil:
 			val = w.typeOf(v)
@@ -322,14 +322,14 @@ func (w *javaWalker) localVars(n *sitter.Node) {
 // it over an Iterable of the repository: iterator() on the value, then
 // hasNext() and next() on the iterator, all on the value's line (where
 // javac puts them). The loop variable of `var` takes next()'s type.
-func (w *javaWalker) forEach(n *sitter.Node) {
+func (w *walker) forEach(n *sitter.Node) {
 	v := n.ChildByFieldName("value")
-	var a javaVal
+	var a value
 	if v != nil {
 		w.walk(v)
 		a = w.typeOf(v)
 	}
-	elem := javaVal{}
+	elem := value{}
 	if a.dims > 0 {
 		elem = a
 		elem.dims--
@@ -353,10 +353,10 @@ func (w *javaWalker) forEach(n *sitter.Node) {
 // type iterator() declares, so those are recorded only when the
 // repository declares Iterator itself (the JDK's own sources); the
 // element type comes from the declared iterator type's next().
-func (w *javaWalker) iterate(a javaVal, ln int) javaVal {
+func (w *walker) iterate(a value, ln int) value {
 	it := w.implicitCall(a, "iterator", ln, true)
 	if iter := w.l.tab.types["java.util.Iterator"]; iter != nil && it.t != nil && w.l.isSubtype(it.t, iter) {
-		viaIter := javaVal{t: w.l.use(iter), known: true, targs: it.targs, tctx: it.tctx, tsc: it.tsc}
+		viaIter := value{t: w.l.use(iter), known: true, targs: it.targs, tctx: it.tctx, tsc: it.tsc}
 		if it.t != iter {
 			viaIter.targs = nil // the type arguments are it.t's, not Iterator's
 		}
@@ -369,13 +369,13 @@ func (w *javaWalker) iterate(a javaVal, ln int) javaVal {
 // implicitCall records the call of the no-argument method name that javac
 // makes on a value of type recv, when the overload is evident, and
 // returns the call's type.
-func (w *javaWalker) implicitCall(recv javaVal, name string, ln int, record bool) javaVal {
+func (w *walker) implicitCall(recv value, name string, ln int, record bool) value {
 	if recv.t == nil || recv.dims > 0 || recv.static {
-		return javaVal{}
+		return value{}
 	}
 	ts := w.l.findMethods(recv.t, name, 0).refs
 	if len(ts) != 1 {
-		return javaVal{}
+		return value{}
 	}
 	if record {
 		w.calls(ts, ln)
@@ -386,8 +386,8 @@ func (w *javaWalker) implicitCall(recv javaVal, name string, ln int, record bool
 // resource declares a try-with-resources resource and records the close()
 // javac calls on it; javac gives that call the line of the try block's
 // end and of the resource, relay the resource's line.
-func (w *javaWalker) resource(n *sitter.Node) {
-	var val javaVal
+func (w *walker) resource(n *sitter.Node) {
+	var val value
 	if nm := n.ChildByFieldName("name"); nm != nil {
 		v := n.ChildByFieldName("value")
 		if v != nil {
@@ -409,7 +409,7 @@ func (w *javaWalker) resource(n *sitter.Node) {
 }
 
 // args returns the argument expressions of a call and walks them.
-func (w *javaWalker) args(n *sitter.Node) ([]*sitter.Node, []javaVal) {
+func (w *walker) args(n *sitter.Node) ([]*sitter.Node, []value) {
 	al := n.ChildByFieldName("arguments")
 	if al == nil {
 		return nil, nil
@@ -420,7 +420,7 @@ func (w *javaWalker) args(n *sitter.Node) ([]*sitter.Node, []javaVal) {
 			ns = append(ns, c)
 		}
 	}
-	vals := make([]javaVal, len(ns))
+	vals := make([]value, len(ns))
 	for i, a := range ns {
 		vals[i] = w.typeOf(a)
 	}

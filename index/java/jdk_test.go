@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"os"
@@ -13,11 +13,11 @@ import (
 	"github.com/relayhq/relay/index/internal/jdktable"
 )
 
-// TestJavaJDKTableMatchesJavap regenerates the JDK signature table from
+// TestJDKTableMatchesJavap regenerates the JDK signature table from
 // the installed JDK's javap and requires the embedded one to be the same
 // (run `go run ./index/internal/jdktable/gen` after changing the class
 // list). Without a JDK it skips, and fails under CI.
-func TestJavaJDKTableMatchesJavap(t *testing.T) {
+func TestJDKTableMatchesJavap(t *testing.T) {
 	javap, err := exec.LookPath("javap")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -29,16 +29,16 @@ func TestJavaJDKTableMatchesJavap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(javaJDKTable, string(fresh)); diff != "" {
-		t.Errorf("index/javajdk.txt differs from javap's signatures; run go run ./index/internal/jdktable/gen (-embedded +javap):\n%s", diff)
+	if diff := cmp.Diff(jdkTable, string(fresh)); diff != "" {
+		t.Errorf("index/java/jdk.txt differs from javap's signatures; run go run ./index/internal/jdktable/gen (-embedded +javap):\n%s", diff)
 	}
 }
 
-// TestJavaJDKTypes checks what the frontend reads from the table: every
+// TestJDKTypes checks what the frontend reads from the table: every
 // listed class, with the generic signatures the typing relies on.
-func TestJavaJDKTypes(t *testing.T) {
-	byQ := map[string]*javaType{}
-	for _, ty := range javaJDKTypes() {
+func TestJDKTypes(t *testing.T) {
+	byQ := map[string]*typeDef{}
+	for _, ty := range jdkTypes() {
 		byQ[ty.Q] = ty
 	}
 	for _, c := range jdktable.Classes {
@@ -46,7 +46,7 @@ func TestJavaJDKTypes(t *testing.T) {
 			t.Errorf("%s is not in the table", c)
 		}
 	}
-	method := func(q, name string, nparams int) *javaMethod {
+	method := func(q, name string, nparams int) *methodDef {
 		for _, m := range byQ[q].Methods {
 			if m.Name == name && len(m.Params) == nparams {
 				return m
@@ -77,7 +77,7 @@ func TestJavaJDKTypes(t *testing.T) {
 			t.Errorf("%s.%s (-want +got):\n%s", tt.q, tt.name, diff)
 		}
 	}
-	if sam := javaSAM(byQ["java.util.Comparator"]); sam == nil || sam.Name != "compare" {
+	if sam := singleAbstract(byQ["java.util.Comparator"]); sam == nil || sam.Name != "compare" {
 		t.Errorf("Comparator's single abstract method = %+v, want compare", sam)
 	}
 	if got := byQ["java.util.ArrayList"].Super; got != "java.util.AbstractList<E>" {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java_test
 
 import (
 	"os"
@@ -9,17 +9,18 @@ import (
 	"testing"
 
 	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
-// TestJavaIncremental edits, adds and deletes Java files and checks after
+// TestIncremental edits, adds and deletes Java files and checks after
 // each step that the incremental graph equals a fresh full index of the
 // same tree, that dependents were re-resolved when a file's declarations
 // changed and that a body-only edit re-resolves that file alone.
-func TestJavaIncremental(t *testing.T) {
-	root := extractTxtar(t, "java_basic")
-	st := openStore(t)
-	runIndex(t, st, root, false)
+func TestIncremental(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "basic")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
 	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
 	const shape = "src/main/java/com/acme/shape/"
 	steps := []struct {
@@ -63,26 +64,26 @@ func TestJavaIncremental(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
-		sum := runIndex(t, st, root, false)
+		sum := indexrun.Run(t, st, root, false)
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
 		if s.extracted >= 0 && sum.Languages["Java"].Units != s.extracted {
 			t.Errorf("%s: %d files re-resolved, want %d", s.name, sum.Languages["Java"].Units, s.extracted)
 		}
-		got := matchesFullIndex(t, s.name, st, root)
-		dumpHolds(t, s.name, got, s.want, s.notWant)
+		got := indextest.MatchesFullIndex(t, s.name, st, root, indexrun.Run)
+		indextest.DumpHolds(t, s.name, got, s.want, s.notWant)
 	}
-	if sum := runIndex(t, st, root, false); !sum.Unchanged {
+	if sum := indexrun.Run(t, st, root, false); !sum.Unchanged {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
 }
 
-// TestJavaDuplicateTypes: two files declaring the same class (two source
+// TestDuplicateTypes: two files declaring the same class (two source
 // sets) index without clashing ids — the first in path order keeps the
 // plain ids, the other's carry its path — and deleting or adding one of
 // them moves the plain ids as a full index would.
-func TestJavaDuplicateTypes(t *testing.T) {
+func TestDuplicateTypes(t *testing.T) {
 	root := t.TempDir()
 	src := "package p;\n\nclass A {\n    void m() {\n        n();\n    }\n\n    void n() {}\n}\n"
 	write := func(rel string) {
@@ -97,9 +98,9 @@ func TestJavaDuplicateTypes(t *testing.T) {
 	}
 	write("a/src/p/A.java")
 	write("b/src/p/A.java")
-	st := openStore(t)
-	runIndex(t, st, root, false)
-	got := dump(t, st)
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
+	got := indextest.Dump(t, st)
 	for _, w := range []string{
 		"edge calls java:p.A.m -> java:p.A.n @a/src/p/A.java:5",
 		"edge calls java:p.A.m@b/src/p/A.java -> java:p.A.n@b/src/p/A.java @b/src/p/A.java:5",
@@ -117,8 +118,8 @@ func TestJavaDuplicateTypes(t *testing.T) {
 		{"add it back", func() { write("a/src/p/A.java") }, "edge calls java:p.A.m@b/src/p/A.java -> java:p.A.n@b/src/p/A.java @b/src/p/A.java:5"},
 	} {
 		step.change()
-		runIndex(t, st, root, false)
-		got := matchesFullIndex(t, step.name, st, root)
+		indexrun.Run(t, st, root, false)
+		got := indextest.MatchesFullIndex(t, step.name, st, root, indexrun.Run)
 		if !strings.Contains(got, step.want) {
 			t.Errorf("%s: dump lacks %q:\n%s", step.name, step.want, got)
 		}

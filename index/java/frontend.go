@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"context"
@@ -20,19 +20,19 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// newJavaFrontend makes the frontend of javaLang.
-var newJavaFrontend = func(env frontend.Env) frontend.Frontend { return &javaFrontend{log: env.Log} }
+// newFrontend makes the frontend of Lang.
+var newFrontend = func(env frontend.Env) frontend.Frontend { return &indexer{log: env.Log} }
 
-// javaFrontend indexes Java with tree-sitter (javaparse.go, javadecl.go:
-// declarations; javatable.go, javacall.go: types, overloads; javabody.go,
-// javaexpr.go: calls).
-type javaFrontend struct {
+// indexer indexes Java with tree-sitter (parse.go, decl.go:
+// declarations; table.go, call.go: types, overloads; body.go,
+// expr.go: calls).
+type indexer struct {
 	log *slog.Logger
 }
 
-func (p *javaFrontend) Language() string { return "java" }
+func (p *indexer) Language() string { return "java" }
 
-func newJavaParser() *sitter.Parser {
+func newParser() *sitter.Parser {
 	ps := sitter.NewParser()
 	if err := ps.SetLanguage(sitter.NewLanguage(tsjava.Language())); err != nil {
 		panic(fmt.Sprintf("tree-sitter java: %v", err)) // the grammar and the runtime are pinned together
@@ -40,9 +40,9 @@ func newJavaParser() *sitter.Parser {
 	return ps
 }
 
-// javaStored is what an unchanged file's node holds.
-type javaStored struct {
-	scope   *javaScope
+// storedFile is what an unchanged file's node holds.
+type storedFile struct {
+	scope   *fileScope
 	deps    []string
 	unres   bool
 	dup     bool
@@ -51,7 +51,7 @@ type javaStored struct {
 }
 
 // DESIGN: a Java run has two passes. The first parses the changed files
-// for their declarations (javaScope); unchanged files contribute the scope
+// for their declarations (fileScope); unchanged files contribute the scope
 // stored on their file node (java.scope). With every scope known, the
 // second pass parses again the files to resolve — the changed ones and
 // their dependents — and resolves their calls and declared types. A
@@ -60,9 +60,9 @@ type javaStored struct {
 // that was deleted, or, when files were added or deleted, a file in which
 // a type name did not resolve (java.unres). Parsing twice costs less than
 // keeping every tree alive across the passes.
-func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
 	d := frontend.Done{Phases: map[string]int64{}}
-	if !j.Full && len(j.Deleted) == 0 && len(j.Changed) == 0 && j.Stored[javaPkgOwner].Hash == j.ConfigHash {
+	if !j.Full && len(j.Deleted) == 0 && len(j.Changed) == 0 && j.Stored[pkgOwner].Hash == j.ConfigHash {
 		return d, nil
 	}
 	t0 := time.Now()
@@ -72,7 +72,7 @@ func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(fro
 			parse[rel] = true
 		}
 	}
-	stored, gone := map[string]*javaStored{}, map[string]*javaStored{}
+	stored, gone := map[string]*storedFile{}, map[string]*storedFile{}
 	if !j.Full {
 		var err error
 		if stored, gone, err = p.loadStored(ctx, j, parse); err != nil {
@@ -82,12 +82,12 @@ func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(fro
 	d.Phases["java.load"] = int64(time.Since(t0))
 	t0 = time.Now()
 	rels := frontend.SortedKeys(parse)
-	decls, err := frontend.ParseEach(ctx, j, rels, 0, len(rels), newJavaParser, (*sitter.Parser).Close,
-		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(ctx, j, ps, rel, nil, false) })
+	decls, err := frontend.ParseEach(ctx, j, rels, 0, len(rels), newParser, (*sitter.Parser).Close,
+		func(ps *sitter.Parser, rel string) *sourceFile { return p.parseFile(ctx, j, ps, rel, nil, false) })
 	if err != nil {
 		return d, err
 	}
-	scopes := map[string]*javaScope{}
+	scopes := map[string]*fileScope{}
 	for rel, st := range stored {
 		scopes[rel] = st.scope
 	}
@@ -104,7 +104,7 @@ func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(fro
 	d.Phases["java.declare"] = int64(time.Since(t0))
 
 	t0 = time.Now()
-	tab := newJavaTable(scopes)
+	tab := newTable(scopes)
 	var rewrite []string
 	for _, rel := range resolve {
 		if _, ok := j.Stored[rel]; ok {
@@ -114,8 +114,8 @@ func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(fro
 	if err := j.Rewrite(rewrite); err != nil {
 		return d, err
 	}
-	files, err := frontend.ParseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newJavaParser, (*sitter.Parser).Close,
-		func(ps *sitter.Parser, rel string) *javaFile { return p.parseFile(ctx, j, ps, rel, tab, true) })
+	files, err := frontend.ParseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newParser, (*sitter.Parser).Close,
+		func(ps *sitter.Parser, rel string) *sourceFile { return p.parseFile(ctx, j, ps, rel, tab, true) })
 	if err != nil {
 		return d, err
 	}
@@ -123,7 +123,7 @@ func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(fro
 		f.res.Sort()
 		emit(f.res)
 	}
-	d.Global = append(d.Global, javaPackages(j, scopes))
+	d.Global = append(d.Global, packageNodes(j, scopes))
 	d.Phases["java.resolve"] = int64(time.Since(t0))
 	d.Units = len(files)
 	return d, ctx.Err()
@@ -134,8 +134,8 @@ func (p *javaFrontend) Index(ctx context.Context, j *frontend.Job, emit func(fro
 // errors and what a budget kept from being parsed then, once); nil when it
 // vanished or the run was cancelled. A file a budget kept from being
 // parsed gets its file node only. The tree's depth is not measured: the
-// walks bound their own (javalimits.go) and keep what lies above.
-func (p *javaFrontend) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Parser, rel string, tab *javaTable, report bool) *javaFile {
+// walks bound their own (limits.go) and keep what lies above.
+func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Parser, rel string, tab *table, report bool) *sourceFile {
 	pf := sitter.ParseBudgeted(ctx, j, rel, "", sitter.BudgetUse{Report: report}, func(data []byte) (*sitter.Tree, []byte, error) {
 		t, err := sitter.ParseLimited(ctx, ps, data, j.Budget.Timeout)
 		return t, data, err
@@ -146,14 +146,14 @@ func (p *javaFrontend) parseFile(ctx context.Context, j *frontend.Job, ps *sitte
 	if pf.Tree != nil {
 		defer pf.Tree.Close()
 	}
-	f := extractJava(rel, pf.Data, pf.Root())
+	f := extract(rel, pf.Data, pf.Root())
 	if tab == nil {
 		return f
 	}
-	javaResolveFile(f, pf.Data, tab)
+	resolveFile(f, pf.Data, tab)
 	for _, e := range f.res.Rec.Errors { // syntax errors, nesting limits met
 		pos, msg, _ := strings.Cut(e, ": ")
-		j.Diag(Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
+		j.Diag(frontend.Diagnostic{Package: f.scope.Pkg, Pos: rel + ":" + pos, Msg: msg})
 	}
 	if pf.Problem != "" {
 		f.res.Rec.Errors = append(f.res.Rec.Errors, pf.Problem)
@@ -161,20 +161,20 @@ func (p *javaFrontend) parseFile(ctx context.Context, j *frontend.Job, ps *sitte
 	return f
 }
 
-// javaResolveFile links a parsed file against the table: declared types,
+// resolveFile links a parsed file against the table: declared types,
 // imports and calls; it stores the file's scope, surface and dependencies
 // on its file node.
-func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
+func resolveFile(f *sourceFile, src []byte, tab *table) {
 	f.scope.link()
 	// The table holds the scope from the first pass: resolve against it so
 	// that member lookups find the same types.
 	if sc := tab.scopeOf(f.scope); sc != nil {
 		f.scope = sc
 	}
-	l := newJavaLookup(tab)
-	x := &javaExtractor{src: src, f: f}
+	l := newLookup(tab)
+	x := &extractor{src: src, f: f}
 	for _, u := range f.uses {
-		javaLinkUse(l, f, u)
+		linkUse(l, f, u)
 	}
 	for _, im := range f.imps {
 		pkg := im.name
@@ -185,10 +185,10 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 			pkg = pkg[:max(strings.LastIndexByte(pkg, '.'), 0)]
 		}
 		if tab.pkgs[pkg] && pkg != f.scope.Pkg {
-			f.res.Edges = append(f.res.Edges, graphdb.Edge{From: frontend.FileID(f.rel), To: javaModuleID(pkg), Kind: graphdb.EdgeImports, File: f.rel, Line: im.line})
+			f.res.Edges = append(f.res.Edges, graphdb.Edge{From: frontend.FileID(f.rel), To: moduleID(pkg), Kind: graphdb.EdgeImports, File: f.rel, Line: im.line})
 		}
 	}
-	w := &javaWalker{x: x, l: l, sc: f.scope}
+	w := &walker{x: x, l: l, sc: f.scope}
 	for _, b := range f.bodies {
 		b.cls = tab.typeIn(f.scope, b.cls)
 		w.resolveBody(b)
@@ -196,34 +196,34 @@ func javaResolveFile(f *javaFile, src []byte, tab *javaTable) {
 	js, surface := f.scope.encode()
 	delete(l.deps, f.rel)
 	n := &f.res.Nodes[f.fileN]
-	n.Attrs = map[string]string{javaAttrScope: js, javaAttrSurface: surface}
+	n.Attrs = map[string]string{attrScope: js, attrSurface: surface}
 	if len(l.deps) > 0 {
-		n.Attrs[javaAttrDeps] = strings.Join(frontend.SortedKeys(l.deps), "\n")
+		n.Attrs[attrDeps] = strings.Join(frontend.SortedKeys(l.deps), "\n")
 	}
 	if l.unres {
-		n.Attrs[javaAttrUnres] = "1"
+		n.Attrs[attrUnres] = "1"
 	}
 	if len(l.byName) > 0 {
-		n.Attrs[javaAttrByName] = strings.Join(frontend.SortedKeys(l.byName), "\n")
+		n.Attrs[attrByName] = strings.Join(frontend.SortedKeys(l.byName), "\n")
 	}
-	if javaRenameDuplicates(f, tab) {
-		f.res.Nodes[f.fileN].Attrs[javaAttrDup] = "1"
+	if renameDuplicates(f, tab) {
+		f.res.Nodes[f.fileN].Attrs[attrDup] = "1"
 	}
 }
 
-// javaRenameDuplicates gives the nodes of the types a file declares that
+// renameDuplicates gives the nodes of the types a file declares that
 // another file declares too (the same qualified name twice in a
 // repository: two source sets, a copied class) ids of their own,
 // "<id>@<path>", since ids are unique across files. The first file in
 // path order keeps the plain ids, and name resolution finds its types.
 // It reports whether the file has such a type.
-func javaRenameDuplicates(f *javaFile, tab *javaTable) bool {
+func renameDuplicates(f *sourceFile, tab *table) bool {
 	dup := false
 	var prefixes []string
 	for _, t := range tab.dups[f.rel] {
 		dup = true
 		if owner := tab.types[t]; owner != nil && owner.scope != nil && owner.scope.file != f.rel {
-			prefixes = append(prefixes, string(javaID(t)))
+			prefixes = append(prefixes, string(typeID(t)))
 		}
 	}
 	if len(prefixes) == 0 {
@@ -252,9 +252,9 @@ func javaRenameDuplicates(f *javaFile, tab *javaTable) bool {
 	return true
 }
 
-// javaLinkUse writes the edge of a declared type that lies in the
+// linkUse writes the edge of a declared type that lies in the
 // repository.
-func javaLinkUse(l *javaLookup, f *javaFile, u javaTypeUse) {
+func linkUse(l *lookup, f *sourceFile, u typeUse) {
 	ctx := u.ctx
 	if ctx != nil {
 		ctx = l.tab.typeIn(f.scope, ctx)
@@ -271,7 +271,7 @@ func javaLinkUse(l *javaLookup, f *javaFile, u javaTypeUse) {
 }
 
 // scopeOf returns the table's scope for the file of sc.
-func (t *javaTable) scopeOf(sc *javaScope) *javaScope {
+func (t *table) scopeOf(sc *fileScope) *fileScope {
 	for _, ty := range sc.Types {
 		if tt := t.types[ty.Q]; tt != nil && tt.scope != nil && tt.scope.file == sc.file {
 			return tt.scope
@@ -281,7 +281,7 @@ func (t *javaTable) scopeOf(sc *javaScope) *javaScope {
 }
 
 // typeIn maps a type of a freshly extracted scope to the table's copy.
-func (t *javaTable) typeIn(sc *javaScope, ty *javaType) *javaType {
+func (t *table) typeIn(sc *fileScope, ty *typeDef) *typeDef {
 	if ty == nil || ty.ID == "" {
 		return ty
 	}
@@ -291,10 +291,10 @@ func (t *javaTable) typeIn(sc *javaScope, ty *javaType) *javaType {
 	return ty
 }
 
-// javaPackages builds the pseudo-owner of the package nodes: one module
+// packageNodes builds the pseudo-owner of the package nodes: one module
 // node per package, placed in the directory of its first file.
-func javaPackages(j *frontend.Job, scopes map[string]*javaScope) frontend.FileResult {
-	res := frontend.FileResult{Rec: graphdb.FileRecord{Path: javaPkgOwner, Hash: j.ConfigHash, Language: "java"}}
+func packageNodes(j *frontend.Job, scopes map[string]*fileScope) frontend.FileResult {
+	res := frontend.FileResult{Rec: graphdb.FileRecord{Path: pkgOwner, Hash: j.ConfigHash, Language: "java"}}
 	first := map[string]string{}
 	for _, rel := range frontend.SortedKeys(scopes) {
 		if _, ok := first[scopes[rel].Pkg]; !ok {
@@ -307,9 +307,9 @@ func javaPackages(j *frontend.Job, scopes map[string]*javaScope) frontend.FileRe
 			name = "(default package)"
 		}
 		dir := path.Dir(first[pkg])
-		res.Nodes = append(res.Nodes, graphdb.Node{ID: javaModuleID(pkg), Kind: graphdb.KindModule, SubKind: "package",
+		res.Nodes = append(res.Nodes, graphdb.Node{ID: moduleID(pkg), Kind: graphdb.KindModule, SubKind: "package",
 			Name: name, QName: q, Loc: dir, File: dir, Language: "java", Signature: "package " + pkg, Exported: true,
-			Test: javaIsTest(first[pkg]), Testdata: frontend.IsTestdata(first[pkg])})
+			Test: isTest(first[pkg]), Testdata: frontend.IsTestdata(first[pkg])})
 	}
 	return res
 }
@@ -317,8 +317,8 @@ func javaPackages(j *frontend.Job, scopes map[string]*javaScope) frontend.FileRe
 // loadStored decodes the stored scopes of the files on disk (a file whose
 // node is missing or unreadable is parsed instead) and, in gone, of the
 // deleted files, whose methods were by-name candidates.
-func (p *javaFrontend) loadStored(ctx context.Context, j *frontend.Job, parse map[string]bool) (out, gone map[string]*javaStored, err error) {
-	out, gone = map[string]*javaStored{}, map[string]*javaStored{}
+func (p *indexer) loadStored(ctx context.Context, j *frontend.Job, parse map[string]bool) (out, gone map[string]*storedFile, err error) {
+	out, gone = map[string]*storedFile{}, map[string]*storedFile{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.Workers)
@@ -332,11 +332,11 @@ func (p *javaFrontend) loadStored(ctx context.Context, j *frontend.Job, parse ma
 		}
 		g.Go(func() error {
 			n, err := j.Reader.Node(gctx, frontend.FileID(rel))
-			var st *javaStored
+			var st *storedFile
 			if err == nil {
-				if sc, ok := decodeJavaScope(rel, n.Attrs[javaAttrScope]); ok {
-					st = &javaStored{scope: sc, deps: frontend.SplitLines(n.Attrs[javaAttrDeps]), unres: n.Attrs[javaAttrUnres] == "1", surface: n.Attrs[javaAttrSurface], dup: n.Attrs[javaAttrDup] == "1",
-						byName: frontend.SplitLines(n.Attrs[javaAttrByName])}
+				if sc, ok := decodeScope(rel, n.Attrs[attrScope]); ok {
+					st = &storedFile{scope: sc, deps: frontend.SplitLines(n.Attrs[attrDeps]), unres: n.Attrs[attrUnres] == "1", surface: n.Attrs[attrSurface], dup: n.Attrs[attrDup] == "1",
+						byName: frontend.SplitLines(n.Attrs[attrByName])}
 				}
 			}
 			mu.Lock()
@@ -359,8 +359,8 @@ func (p *javaFrontend) loadStored(ctx context.Context, j *frontend.Job, parse ma
 
 // dependents lists the stored files to re-resolve after files were parsed,
 // and drops the parsed ones from stored (their fresh scopes replace them).
-func (p *javaFrontend) dependents(j *frontend.Job, stored, gone map[string]*javaStored, files []*javaFile) []string {
-	byName := javaByNameDependents(stored, gone, files)
+func (p *indexer) dependents(j *frontend.Job, stored, gone map[string]*storedFile, files []*sourceFile) []string {
+	byName := byNameDependents(stored, gone, files)
 	changed := map[string]bool{}
 	for rel := range j.Deleted {
 		changed[rel] = true

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"path"
@@ -12,25 +12,25 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// javaFile is what the extraction of one Java file yields: its owner
+// sourceFile is what the extraction of one Java file yields: its owner
 // (nodes and parent edges; the other edges come from resolution), its
 // scope, and the work resolution does while the tree is alive.
-type javaFile struct {
+type sourceFile struct {
 	rel    string
 	res    frontend.FileResult
-	scope  *javaScope
-	bodies []javaBody    // code whose calls to resolve
-	uses   []javaTypeUse // declared types to link
-	imps   []javaImport
+	scope  *fileScope
+	bodies []codeBody // code whose calls to resolve
+	uses   []typeUse  // declared types to link
+	imps   []importSpec
 	fileN  int // index of the file node in res.nodes
 }
 
-// javaBody is code attributed to one node: a method or constructor body,
+// codeBody is code attributed to one node: a method or constructor body,
 // a field initialiser, an initialiser block, an enum constant's arguments.
-type javaBody struct {
+type codeBody struct {
 	from graphdb.NodeID
-	cls  *javaType
-	m    *javaMethod  // nil outside methods
+	cls  *typeDef
+	m    *methodDef   // nil outside methods
 	decl *sitter.Node // with m: the method's declaration (its parameters)
 	n    *sitter.Node
 	ctor bool // a constructor body without this(…)/super(…): calls super()
@@ -39,39 +39,39 @@ type javaBody struct {
 	implicit bool
 }
 
-// javaTypeUse is a type as written that an edge points at: the supertype
+// typeUse is a type as written that an edge points at: the supertype
 // of an inherits/implements edge, a return type, a parameter type, an
 // annotation.
-type javaTypeUse struct {
+type typeUse struct {
 	from    graphdb.NodeID
 	kind    graphdb.EdgeKind
 	written string
-	ctx     *javaType
+	ctx     *typeDef
 	line    int
 	reverse bool // param_of: the type is the edge's From
 }
 
-type javaImport struct {
+type importSpec struct {
 	name   string // qualified, without .*
 	static bool
 	demand bool
 	line   int
 }
 
-type javaExtractor struct {
+type extractor struct {
 	src  []byte
-	f    *javaFile
+	f    *sourceFile
 	ids  frontend.IDCounts
 	test bool
-	deep bool // a nesting limit was met (javalimits.go)
+	deep bool // a nesting limit was met (limits.go)
 	// sib holds the previous siblings of the members and top-level
 	// declarations, indexed as they are iterated (for doc comments)
 	sib sitter.Siblings
 }
 
-// javaIsTest reports whether rel is a test file: under a src/test tree or
+// isTest reports whether rel is a test file: under a src/test tree or
 // named *Test.java, *Tests.java or Test*.java.
-func javaIsTest(rel string) bool {
+func isTest(rel string) bool {
 	base := strings.TrimSuffix(path.Base(rel), ".java")
 	if strings.HasSuffix(base, "Test") || strings.HasSuffix(base, "Tests") || strings.HasPrefix(base, "Test") && len(base) > 4 {
 		return true
@@ -79,11 +79,11 @@ func javaIsTest(rel string) bool {
 	return strings.Contains("/"+rel, "/src/test/")
 }
 
-// extractJava builds the javaFile of one parsed file; with root nil (the
+// extract builds the sourceFile of one parsed file; with root nil (the
 // file was not parsed), its file node only.
-func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
-	f := &javaFile{rel: rel, scope: newJavaScope(rel)}
-	x := &javaExtractor{src: src, f: f, ids: frontend.IDCounts{}, test: javaIsTest(rel)}
+func extract(rel string, src []byte, root *sitter.Node) *sourceFile {
+	f := &sourceFile{rel: rel, scope: newScope(rel)}
+	x := &extractor{src: src, f: f, ids: frontend.IDCounts{}, test: isTest(rel)}
 	var top []*sitter.Node
 	if root != nil {
 		top = sitter.Children(root)
@@ -102,7 +102,7 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	fid := frontend.FileID(rel)
 	f.fileN = len(f.res.Nodes)
 	x.add(graphdb.Node{ID: fid, Kind: graphdb.KindFile, Name: path.Base(rel), QName: rel, Loc: rel, StartLine: 1, EndLine: max(frontend.CountLines(src), 1)})
-	x.parent(fid, javaModuleID(f.scope.Pkg))
+	x.parent(fid, moduleID(f.scope.Pkg))
 	for _, st := range top {
 		switch st.Kind() {
 		case "import_declaration":
@@ -117,14 +117,14 @@ func extractJava(rel string, src []byte, root *sitter.Node) *javaFile {
 	return f
 }
 
-func (x *javaExtractor) text(n *sitter.Node) string {
+func (x *extractor) text(n *sitter.Node) string {
 	if n == nil {
 		return ""
 	}
 	return n.Utf8Text(x.src)
 }
 
-func (x *javaExtractor) add(n graphdb.Node) graphdb.NodeID {
+func (x *extractor) add(n graphdb.Node) graphdb.NodeID {
 	n.ID = x.ids.Unique(n.ID)
 	n.Language, n.File = "java", x.f.rel
 	n.Test, n.Testdata = x.test, frontend.IsTestdata(x.f.rel)
@@ -132,14 +132,14 @@ func (x *javaExtractor) add(n graphdb.Node) graphdb.NodeID {
 	return n.ID
 }
 
-func (x *javaExtractor) parent(from, to graphdb.NodeID) {
+func (x *extractor) parent(from, to graphdb.NodeID) {
 	x.f.res.Edges = append(x.f.res.Edges, graphdb.Edge{From: from, To: to, Kind: graphdb.EdgeParent, File: x.f.rel})
 }
 
-func (x *javaExtractor) importDecl(st *sitter.Node) {
+func (x *extractor) importDecl(st *sitter.Node) {
 	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(x.text(st)), ";"))
 	s = strings.TrimSpace(strings.TrimPrefix(s, "import"))
-	im := javaImport{line: sitter.Line(st)}
+	im := importSpec{line: sitter.Line(st)}
 	if rest, ok := strings.CutPrefix(s, "static"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n') {
 		im.static, s = true, rest
 	}
@@ -164,7 +164,7 @@ func (x *javaExtractor) importDecl(st *sitter.Node) {
 	case im.demand:
 		sc.Demand = append(sc.Demand, s)
 	default:
-		sc.Imports[javaSimple(s)] = s
+		sc.Imports[simpleName(s)] = s
 	}
 }
 
@@ -178,14 +178,14 @@ func modifiersOf(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-// javaMods is what a declaration's modifiers say.
-type javaMods struct {
+// modSet is what a declaration's modifiers say.
+type modSet struct {
 	static, public, abstract, private bool
 	annots                            []*sitter.Node
 }
 
-func (x *javaExtractor) mods(n *sitter.Node) javaMods {
-	var m javaMods
+func (x *extractor) mods(n *sitter.Node) modSet {
+	var m modSet
 	mn := modifiersOf(n)
 	if mn == nil {
 		return m
@@ -208,20 +208,20 @@ func (x *javaExtractor) mods(n *sitter.Node) javaMods {
 }
 
 // annotate records decorated_by uses for a declaration's annotations.
-func (x *javaExtractor) annotate(id graphdb.NodeID, ctx *javaType, m javaMods) {
+func (x *extractor) annotate(id graphdb.NodeID, ctx *typeDef, m modSet) {
 	for _, a := range m.annots {
-		x.f.uses = append(x.f.uses, javaTypeUse{from: id, kind: graphdb.EdgeDecoratedBy, written: x.text(a.ChildByFieldName("name")), ctx: ctx, line: sitter.Line(a)})
+		x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeDecoratedBy, written: x.text(a.ChildByFieldName("name")), ctx: ctx, line: sitter.Line(a)})
 	}
 }
 
 // doc returns the first line of the Javadoc comment right before st.
-func (x *javaExtractor) doc(st *sitter.Node) string {
+func (x *extractor) doc(st *sitter.Node) string {
 	return sitter.DocComment(st, x.sib.PrevNamedOf(st), x.src, "block_comment")
 }
 
 // signature is a declaration's header without its body and modifiers'
 // annotations, whitespace collapsed, at most 200 bytes.
-func (x *javaExtractor) signature(def *sitter.Node) string {
+func (x *extractor) signature(def *sitter.Node) string {
 	start, end := def.StartByte(), def.EndByte()
 	if mn := modifiersOf(def); mn != nil {
 		for _, c := range sitter.AllChildren(mn) {
@@ -242,7 +242,7 @@ func (x *javaExtractor) signature(def *sitter.Node) string {
 }
 
 // typeParams returns the names of a declaration's type parameters.
-func (x *javaExtractor) typeParams(n *sitter.Node) []string {
+func (x *extractor) typeParams(n *sitter.Node) []string {
 	tp := n.ChildByFieldName("type_parameters")
 	if tp == nil {
 		return nil
@@ -263,7 +263,7 @@ func (x *javaExtractor) typeParams(n *sitter.Node) []string {
 
 // typeList returns the types of a super_interfaces/extends_interfaces
 // node.
-func (x *javaExtractor) typeList(n *sitter.Node) []*sitter.Node {
+func (x *extractor) typeList(n *sitter.Node) []*sitter.Node {
 	if n == nil {
 		return nil
 	}
@@ -276,7 +276,7 @@ func (x *javaExtractor) typeList(n *sitter.Node) []*sitter.Node {
 }
 
 // locName is the location name of a member of t: "path:Outer.Inner.m".
-func (x *javaExtractor) locName(q string) string {
+func (x *extractor) locName(q string) string {
 	if p := x.f.scope.Pkg; p != "" {
 		q = strings.TrimPrefix(q, p+".")
 	}

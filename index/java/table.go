@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"strings"
@@ -9,30 +9,30 @@ import (
 	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// javaTable holds the repository's Java types by qualified name. It is
+// table holds the repository's Java types by qualified name. It is
 // shared by the resolving goroutines and read-only while they run: what
-// they memoise lives in each file's javaLookup.
-type javaTable struct {
-	types  map[string]*javaType // by Q
-	pkgs   map[string]bool      // packages declared in the repository
-	byName map[string][]javaMethodRef
+// they memoise lives in each file's lookup.
+type table struct {
+	types  map[string]*typeDef // by Q
+	pkgs   map[string]bool     // packages declared in the repository
+	byName map[string][]methodRef
 	roots  map[string]bool     // first segments of the repository's packages
 	dups   map[string][]string // file → its types that another file declares too
 }
 
-type javaMemoKey struct {
+type memoKey struct {
 	file, ctx, name string
 }
 
-// javaMethodRef is a method with its declaring type, for by-name
+// methodRef is a method with its declaring type, for by-name
 // candidates.
-type javaMethodRef struct {
-	t *javaType
-	m *javaMethod
+type methodRef struct {
+	t *typeDef
+	m *methodDef
 }
 
-func newJavaTable(scopes map[string]*javaScope) *javaTable {
-	t := &javaTable{types: map[string]*javaType{}, pkgs: map[string]bool{}, byName: map[string][]javaMethodRef{},
+func newTable(scopes map[string]*fileScope) *table {
+	t := &table{types: map[string]*typeDef{}, pkgs: map[string]bool{}, byName: map[string][]methodRef{},
 		roots: map[string]bool{}, dups: map[string][]string{}}
 	defer t.addJDK()
 	for _, rel := range frontend.SortedKeys(scopes) {
@@ -51,7 +51,7 @@ func newJavaTable(scopes map[string]*javaScope) *javaTable {
 			}
 			for _, m := range ty.Methods {
 				if m.ID != "" && m.Name != "<init>" {
-					t.byName[m.Name] = append(t.byName[m.Name], javaMethodRef{ty, m})
+					t.byName[m.Name] = append(t.byName[m.Name], methodRef{ty, m})
 				}
 			}
 		}
@@ -60,15 +60,15 @@ func newJavaTable(scopes map[string]*javaScope) *javaTable {
 }
 
 // addJDK adds the JDK table's types that the repository does not declare.
-func (t *javaTable) addJDK() {
-	for _, ty := range javaJDKTypes() {
+func (t *table) addJDK() {
+	for _, ty := range jdkTypes() {
 		if _, ok := t.types[ty.Q]; !ok {
 			t.types[ty.Q] = ty
 		}
 	}
 }
 
-// javaLookup resolves type names for one file, recording the files it
+// lookup resolves type names for one file, recording the files it
 // reads (deps) and whether a name stayed unresolved.
 //
 // DESIGN: what a lookup memoises (resolved names, supertypes, method
@@ -79,68 +79,68 @@ func (t *javaTable) addJDK() {
 // file, a file's deps depend on nothing but the file and the table, so
 // two indexes of one tree store the same java.deps, and an incremental
 // run re-resolves the same dependents as a full one would have recorded.
-type javaLookup struct {
-	tab      *javaTable
+type lookup struct {
+	tab      *table
 	deps     map[string]bool
 	unres    bool
-	byName   map[string]bool // keys of its by-name calls (javaByNameKey), nil: not recorded
-	memo     map[javaMemoKey]*javaType
-	sups     map[*javaType][]*javaType // supers of the repository's named types
-	supUnres map[*javaType]bool        // those whose supertype names did not all resolve
-	methods  map[javaMethodsKey]*javaMethodSet
-	cands    map[string][]graphdb.NodeID // by-name candidates by javaByNameKey
-	busy     map[*javaType]bool          // types whose supers are being computed
+	byName   map[string]bool // keys of its by-name calls (byNameKey), nil: not recorded
+	memo     map[memoKey]*typeDef
+	sups     map[*typeDef][]*typeDef // supers of the repository's named types
+	supUnres map[*typeDef]bool       // those whose supertype names did not all resolve
+	methods  map[methodsKey]*methodSet
+	cands    map[string][]graphdb.NodeID // by-name candidates by byNameKey
+	busy     map[*typeDef]bool           // types whose supers are being computed
 	// named indexes each type's methods by name, built on the first
 	// question about the type: scanning Methods for every name a file
 	// calls is quadratic in a class of 100,000 methods
-	named map[*javaType]map[string][]*javaMethod
+	named map[*typeDef]map[string][]*methodDef
 }
 
 // methodsNamed returns t's own methods of that name, in declaration order.
-func (l *javaLookup) methodsNamed(t *javaType, name string) []*javaMethod {
+func (l *lookup) methodsNamed(t *typeDef, name string) []*methodDef {
 	idx, ok := l.named[t]
 	if !ok {
-		idx = map[string][]*javaMethod{}
+		idx = map[string][]*methodDef{}
 		for _, m := range t.Methods {
 			idx[m.Name] = append(idx[m.Name], m)
 		}
 		if l.named == nil {
-			l.named = map[*javaType]map[string][]*javaMethod{}
+			l.named = map[*typeDef]map[string][]*methodDef{}
 		}
 		l.named[t] = idx
 	}
 	return idx[name]
 }
 
-func newJavaLookup(tab *javaTable) *javaLookup {
-	return &javaLookup{tab: tab, deps: map[string]bool{}, byName: map[string]bool{}, memo: map[javaMemoKey]*javaType{},
-		sups: map[*javaType][]*javaType{}, supUnres: map[*javaType]bool{}, methods: map[javaMethodsKey]*javaMethodSet{},
-		cands: map[string][]graphdb.NodeID{}, busy: map[*javaType]bool{}}
+func newLookup(tab *table) *lookup {
+	return &lookup{tab: tab, deps: map[string]bool{}, byName: map[string]bool{}, memo: map[memoKey]*typeDef{},
+		sups: map[*typeDef][]*typeDef{}, supUnres: map[*typeDef]bool{}, methods: map[methodsKey]*methodSet{},
+		cands: map[string][]graphdb.NodeID{}, busy: map[*typeDef]bool{}}
 }
 
 // byNameCands returns the repository's methods named name that take nargs
-// arguments, none when there are more than javaMaxByName; memoised, as a
+// arguments, none when there are more than maxByName; memoised, as a
 // name may have thousands of methods and calls.
-func (l *javaLookup) byNameCands(name string, nargs int) []graphdb.NodeID {
-	key := javaByNameKey(name, nargs)
+func (l *lookup) byNameCands(name string, nargs int) []graphdb.NodeID {
+	key := byNameKey(name, nargs)
 	if c, ok := l.cands[key]; ok {
 		return c
 	}
 	var cands []graphdb.NodeID
 	for _, r := range l.tab.byName[name] {
-		if javaArity(r.m, nargs) {
+		if arity(r.m, nargs) {
 			cands = append(cands, r.m.ID)
 		}
 	}
-	if len(cands) > javaMaxByName {
+	if len(cands) > maxByName {
 		cands = nil
 	}
 	l.cands[key] = cands
 	return cands
 }
 
-func (l *javaLookup) use(t *javaType) *javaType {
-	if t != nil && t.scope != nil && t.scope != javaJDKScope && l.deps != nil {
+func (l *lookup) use(t *typeDef) *typeDef {
+	if t != nil && t.scope != nil && t.scope != jdkScope && l.deps != nil {
 		l.deps[t.scope.file] = true
 	}
 	return t
@@ -149,22 +149,22 @@ func (l *javaLookup) use(t *javaType) *javaType {
 // resolve resolves a type as written in the context of type ctx (nil:
 // the file level) of file sc; nil for primitives, type variables and types
 // outside the repository.
-func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *javaType {
-	if sc == nil || javaPrimitives[written] {
+func (l *lookup) resolve(sc *fileScope, ctx *typeDef, written string) *typeDef {
+	if sc == nil || primitives[written] {
 		return nil
 	}
 	name := written
 	if strings.ContainsAny(written, "<>[]@. \t\n") {
-		name, _ = javaErase(written)
+		name, _ = erase(written)
 	}
-	if name == "" || javaPrimitives[name] {
+	if name == "" || primitives[name] {
 		return nil
 	}
 	cq := ""
 	if ctx != nil {
 		cq = ctx.Q
 	}
-	key := javaMemoKey{sc.file, cq, name}
+	key := memoKey{sc.file, cq, name}
 	if ctx != nil && ctx.ID == "" {
 		key.ctx = "" // local classes are not shared: do not memoise through them
 	}
@@ -175,7 +175,7 @@ func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *java
 			l.memo[key] = t
 		}
 	}
-	if t == nil && sc != javaJDKScope && !l.known(sc, name) {
+	if t == nil && sc != jdkScope && !l.known(sc, name) {
 		l.unres = true
 	}
 	return l.use(t)
@@ -183,7 +183,7 @@ func (l *javaLookup) resolve(sc *javaScope, ctx *javaType, written string) *java
 
 // known reports whether an unresolved name is accounted for: a qualified
 // name outside the repository's packages, or an import of one.
-func (l *javaLookup) known(sc *javaScope, name string) bool {
+func (l *lookup) known(sc *fileScope, name string) bool {
 	first, _, dotted := strings.Cut(name, ".")
 	if dotted && !l.tab.roots[first] && first != "" && first[0] >= 'a' && first[0] <= 'z' {
 		return true // a qualified name in a package tree the repository has nothing of
@@ -194,7 +194,7 @@ func (l *javaLookup) known(sc *javaScope, name string) bool {
 	return false
 }
 
-func (l *javaLookup) resolveName(sc *javaScope, ctx *javaType, name string) *javaType {
+func (l *lookup) resolveName(sc *fileScope, ctx *typeDef, name string) *typeDef {
 	first, rest, dotted := strings.Cut(name, ".")
 	t := l.simple(sc, ctx, first)
 	if !dotted {
@@ -217,7 +217,7 @@ func (l *javaLookup) resolveName(sc *javaScope, ctx *javaType, name string) *jav
 }
 
 // nested follows member type names below t.
-func (l *javaLookup) nested(t *javaType, rest string) *javaType {
+func (l *lookup) nested(t *typeDef, rest string) *typeDef {
 	for _, p := range strings.Split(rest, ".") {
 		if t = l.memberType(t, p, 0); t == nil {
 			return nil
@@ -227,7 +227,7 @@ func (l *javaLookup) nested(t *javaType, rest string) *javaType {
 }
 
 // memberType finds member type n of t or of its supertypes.
-func (l *javaLookup) memberType(t *javaType, n string, depth int) *javaType {
+func (l *lookup) memberType(t *typeDef, n string, depth int) *typeDef {
 	if t == nil || depth > 12 {
 		return nil
 	}
@@ -249,14 +249,14 @@ func (l *javaLookup) memberType(t *javaType, n string, depth int) *javaType {
 // simple resolves a simple type name: type variables, member types of the
 // enclosing classes, the file's and package's types, imports, on-demand
 // imports, java.lang.
-func (l *javaLookup) simple(sc *javaScope, ctx *javaType, n string) *javaType {
+func (l *lookup) simple(sc *fileScope, ctx *typeDef, n string) *typeDef {
 	for c := ctx; c != nil; c = l.enclosing(c) {
 		for _, tp := range c.TParams {
 			if tp == n {
 				return nil
 			}
 		}
-		if c.ID != "" && javaSimple(c.Q) == n {
+		if c.ID != "" && simpleName(c.Q) == n {
 			return c
 		}
 		if m := l.memberType(c, n, 0); m != nil {
@@ -266,7 +266,7 @@ func (l *javaLookup) simple(sc *javaScope, ctx *javaType, n string) *javaType {
 	if q, ok := sc.Imports[n]; ok {
 		return l.tab.types[q]
 	}
-	if t := l.tab.types[javaJoin(sc.Pkg, n)]; t != nil {
+	if t := l.tab.types[join(sc.Pkg, n)]; t != nil {
 		return t
 	}
 	for _, d := range sc.Demand {
@@ -285,7 +285,7 @@ func (l *javaLookup) simple(sc *javaScope, ctx *javaType, n string) *javaType {
 	return l.tab.types[n]
 }
 
-func javaJoin(pkg, n string) string {
+func join(pkg, n string) string {
 	if pkg == "" {
 		return n
 	}
@@ -293,7 +293,7 @@ func javaJoin(pkg, n string) string {
 }
 
 // enclosing is the type lexically enclosing t.
-func (l *javaLookup) enclosing(t *javaType) *javaType {
+func (l *lookup) enclosing(t *typeDef) *typeDef {
 	if t.outer != nil {
 		return t.outer
 	}
@@ -309,7 +309,7 @@ func (l *javaLookup) enclosing(t *javaType) *javaType {
 // Supertypes named through each other (class A extends B, class B extends
 // A.Inner: a cycle javac rejects) would recurse without end: a type whose
 // supertypes are asked for while they are being computed has none.
-func (l *javaLookup) supers(t *javaType) []*javaType {
+func (l *lookup) supers(t *typeDef) []*typeDef {
 	if l.busy[t] {
 		return nil
 	}
@@ -337,8 +337,8 @@ func (l *javaLookup) supers(t *javaType) []*javaType {
 	return out
 }
 
-func (l *javaLookup) computeSupers(t *javaType) []*javaType {
-	var out []*javaType
+func (l *lookup) computeSupers(t *typeDef) []*typeDef {
+	var out []*typeDef
 	ctx := l.enclosing(t)
 	if t.ID == "" {
 		ctx = t.outer
@@ -366,14 +366,14 @@ func (l *javaLookup) computeSupers(t *javaType) []*javaType {
 
 // resolveSuper resolves a supertype name: in the enclosing context, as
 // member types of t itself are not in scope of its own header.
-func (l *javaLookup) resolveSuper(t, ctx *javaType, w string) *javaType {
+func (l *lookup) resolveSuper(t, ctx *typeDef, w string) *typeDef {
 	if t.scope == nil {
 		return nil
 	}
 	return l.resolve(t.scope, ctx, w)
 }
 
-func nonNilTypes(ts []*javaType) []*javaType {
+func nonNilTypes(ts []*typeDef) []*typeDef {
 	out := ts[:0]
 	for _, t := range ts {
 		if t != nil {
@@ -384,10 +384,10 @@ func nonNilTypes(ts []*javaType) []*javaType {
 }
 
 // isSubtype reports whether a is b or inherits from it.
-func (l *javaLookup) isSubtype(a, b *javaType) bool {
-	seen := map[*javaType]bool{}
-	var walk func(t *javaType, depth int) bool
-	walk = func(t *javaType, depth int) bool {
+func (l *lookup) isSubtype(a, b *typeDef) bool {
+	seen := map[*typeDef]bool{}
+	var walk func(t *typeDef, depth int) bool
+	walk = func(t *typeDef, depth int) bool {
 		if t == b {
 			return true
 		}
@@ -406,10 +406,10 @@ func (l *javaLookup) isSubtype(a, b *javaType) bool {
 }
 
 // field finds field n of t or its supertypes.
-func (l *javaLookup) field(t *javaType, n string) (*javaField, *javaType) {
-	seen := map[*javaType]bool{}
-	var walk func(t *javaType, depth int) (*javaField, *javaType)
-	walk = func(t *javaType, depth int) (*javaField, *javaType) {
+func (l *lookup) field(t *typeDef, n string) (*fieldDef, *typeDef) {
+	seen := map[*typeDef]bool{}
+	var walk func(t *typeDef, depth int) (*fieldDef, *typeDef)
+	walk = func(t *typeDef, depth int) (*fieldDef, *typeDef) {
 		if t == nil || seen[t] || depth > 24 {
 			return nil, nil
 		}
@@ -429,8 +429,8 @@ func (l *javaLookup) field(t *javaType, n string) (*javaField, *javaType) {
 
 // externalSuper reports whether t or one of its supertypes in the
 // repository names a supertype outside it.
-func (l *javaLookup) externalSuper(t *javaType, depth int) bool {
-	if t.scope == javaJDKScope {
+func (l *lookup) externalSuper(t *typeDef, depth int) bool {
+	if t.scope == jdkScope {
 		return true
 	}
 	if depth > 12 {

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ import (
 // from the parameter's type arguments and the method class's from the
 // receiver (list.forEach(s -> s.m()) on a List<Shape>: s is a Shape). The
 // types are kept until walk reaches the lambda.
-func (w *javaWalker) lambdaParams(c javaMethodRef, argNodes []*sitter.Node, recv javaVal) {
+func (w *walker) lambdaParams(c methodRef, argNodes []*sitter.Node, recv value) {
 	for i, a := range argNodes {
 		if a.Kind() != "lambda_expression" || len(c.m.Params) == 0 {
 			continue
@@ -28,17 +28,17 @@ func (w *javaWalker) lambdaParams(c javaMethodRef, argNodes []*sitter.Node, recv
 		if fi == nil || fi.Kind != "interface" {
 			continue
 		}
-		sam := javaSAM(fi)
+		sam := singleAbstract(fi)
 		if sam == nil {
 			continue
 		}
-		targs := javaTypeArgs(p)
-		vals := make([]javaVal, len(sam.Params))
+		targs := typeArgs(p)
+		vals := make([]value, len(sam.Params))
 		for k, sp := range sam.Params {
 			vals[k] = w.samParam(c, fi, sp, targs, recv)
 		}
 		if w.lambdas == nil {
-			w.lambdas = map[uintptr][]javaVal{}
+			w.lambdas = map[uintptr][]value{}
 		}
 		w.lambdas[a.Id()] = vals
 	}
@@ -46,8 +46,8 @@ func (w *javaWalker) lambdaParams(c javaMethodRef, argNodes []*sitter.Node, recv
 
 // samParam types one parameter of the abstract method of fi as seen
 // through the written type arguments targs of c's parameter.
-func (w *javaWalker) samParam(c javaMethodRef, fi *javaType, sp string, targs []string, recv javaVal) javaVal {
-	name, dims := javaErase(sp)
+func (w *walker) samParam(c methodRef, fi *typeDef, sp string, targs []string, recv value) value {
+	name, dims := erase(sp)
 	for j, tp := range fi.TParams {
 		if tp != name || j >= len(targs) || dims > 0 {
 			continue
@@ -55,18 +55,18 @@ func (w *javaWalker) samParam(c javaMethodRef, fi *javaType, sp string, targs []
 		a := strings.TrimSpace(targs[j])
 		a = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(a, "? super "), "? extends "))
 		if a == "?" {
-			return javaVal{}
+			return value{}
 		}
 		return w.l.typeVal(c.t.scope, c.t, a, c.m.TParams, recv)
 	}
-	return w.l.typeVal(fi.scope, fi, sp, nil, javaVal{})
+	return w.l.typeVal(fi.scope, fi, sp, nil, value{})
 }
 
-// javaSAM is the single abstract method of a functional interface
+// singleAbstract is the single abstract method of a functional interface
 // declared in it (Object's methods aside); nil when there is not exactly
 // one.
-func javaSAM(fi *javaType) *javaMethod {
-	var sam *javaMethod
+func singleAbstract(fi *typeDef) *methodDef {
+	var sam *methodDef
 	for _, m := range fi.Methods {
 		if !m.Abstract || m.Static || m.Name == "equals" || m.Name == "hashCode" || m.Name == "toString" {
 			continue

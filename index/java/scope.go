@@ -1,6 +1,6 @@
 //go:build cgo
 
-package index
+package java
 
 import (
 	"crypto/sha256"
@@ -11,44 +11,44 @@ import (
 	"github.com/relayhq/relay/graphdb"
 )
 
-// javaScope is what one Java file declares and imports: its types with
+// fileScope is what one Java file declares and imports: its types with
 // their members as written (types are resolved lazily, in the declaring
 // file's context). Fresh scopes come from extraction; the scopes of
 // unchanged files are decoded from their file node's Attrs["java.scope"],
 // so an incremental run parses only what changed and its dependents.
-type javaScope struct {
+type fileScope struct {
 	file    string
 	Pkg     string              `json:"p,omitempty"`
 	Imports map[string]string   `json:"i,omitempty"`  // simple name → qualified name (import a.b.C)
 	Demand  []string            `json:"d,omitempty"`  // import a.b.* (a package or a type)
 	Static  map[string][]string `json:"s,omitempty"`  // import static a.b.C.m: m → [a.b.C]
 	SDemand []string            `json:"sd,omitempty"` // import static a.b.C.*
-	Types   []*javaType         `json:"t,omitempty"`
+	Types   []*typeDef          `json:"t,omitempty"`
 }
 
-// javaType is a class, interface, enum, record or annotation type. Q is
+// typeDef is a class, interface, enum, record or annotation type. Q is
 // its qualified name with nested types joined by dots (com.foo.Outer.Inner).
-type javaType struct {
-	Q       string                `json:"q"`
-	ID      graphdb.NodeID        `json:"id,omitempty"` // empty: a local or anonymous class (no node)
-	Kind    string                `json:"k"`
-	Super   string                `json:"su,omitempty"`
-	Ifaces  []string              `json:"if,omitempty"`
-	TParams []string              `json:"tp,omitempty"`
-	Outer   string                `json:"o,omitempty"` // the enclosing type's Q
-	Static  bool                  `json:"st,omitempty"`
-	Methods []*javaMethod         `json:"m,omitempty"`
-	Fields  map[string]*javaField `json:"f,omitempty"`
+type typeDef struct {
+	Q       string               `json:"q"`
+	ID      graphdb.NodeID       `json:"id,omitempty"` // empty: a local or anonymous class (no node)
+	Kind    string               `json:"k"`
+	Super   string               `json:"su,omitempty"`
+	Ifaces  []string             `json:"if,omitempty"`
+	TParams []string             `json:"tp,omitempty"`
+	Outer   string               `json:"o,omitempty"` // the enclosing type's Q
+	Static  bool                 `json:"st,omitempty"`
+	Methods []*methodDef         `json:"m,omitempty"`
+	Fields  map[string]*fieldDef `json:"f,omitempty"`
 
-	scope        *javaScope // the declaring file
-	outer        *javaType  // local and anonymous classes: the enclosing class
+	scope        *fileScope // the declaring file
+	outer        *typeDef   // local and anonymous classes: the enclosing class
 	recordParams []string   // a record's component types (its canonical constructor)
 	anon         bool       // an anonymous class: new C(…) calls C's constructor itself
 	depth        int        // member types: how many types enclose it, plus one
 }
 
-// javaMethod is a method or constructor (Name "<init>").
-type javaMethod struct {
+// methodDef is a method or constructor (Name "<init>").
+type methodDef struct {
 	Name     string         `json:"n"`
 	ID       graphdb.NodeID `json:"id,omitempty"`
 	Ret      string         `json:"r,omitempty"`
@@ -59,8 +59,8 @@ type javaMethod struct {
 	Abstract bool           `json:"a,omitempty"`
 }
 
-// javaField is a field or enum constant.
-type javaField struct {
+// fieldDef is a field or enum constant.
+type fieldDef struct {
 	ID     graphdb.NodeID `json:"id,omitempty"`
 	Type   string         `json:"t"`
 	Static bool           `json:"s,omitempty"`
@@ -68,20 +68,20 @@ type javaField struct {
 
 // File-node Attrs of Java files.
 const (
-	javaAttrScope   = "java.scope"   // the file's javaScope as JSON
-	javaAttrSurface = "java.surface" // fingerprint of java.scope
-	javaAttrDeps    = "java.deps"    // files its resolution read, one per line
-	javaAttrUnres   = "java.unres"   // "1": a type name did not resolve
-	javaAttrDup     = "java.dup"     // "1": a type of the file is declared by another file too
-	javaAttrByName  = "java.byname"  // its by-name calls, "name/arguments" one a line (javabyname.go)
+	attrScope   = "java.scope"   // the file's fileScope as JSON
+	attrSurface = "java.surface" // fingerprint of java.scope
+	attrDeps    = "java.deps"    // files its resolution read, one per line
+	attrUnres   = "java.unres"   // "1": a type name did not resolve
+	attrDup     = "java.dup"     // "1": a type of the file is declared by another file too
+	attrByName  = "java.byname"  // its by-name calls, "name/arguments" one a line (byname.go)
 )
 
-func newJavaScope(file string) *javaScope {
-	return &javaScope{file: file, Imports: map[string]string{}, Static: map[string][]string{}}
+func newScope(file string) *fileScope {
+	return &fileScope{file: file, Imports: map[string]string{}, Static: map[string][]string{}}
 }
 
 // encode returns the scope's JSON and its fingerprint.
-func (s *javaScope) encode() (string, string) {
+func (s *fileScope) encode() (string, string) {
 	b, err := json.Marshal(s) // maps marshal in key order: stable
 	if err != nil {
 		panic(err) // only strings, maps and slices
@@ -90,9 +90,9 @@ func (s *javaScope) encode() (string, string) {
 	return string(b), hex.EncodeToString(h[:12])
 }
 
-// decodeJavaScope rebuilds a stored scope.
-func decodeJavaScope(file, js string) (*javaScope, bool) {
-	s := newJavaScope(file)
+// decodeScope rebuilds a stored scope.
+func decodeScope(file, js string) (*fileScope, bool) {
+	s := newScope(file)
 	if js == "" || json.Unmarshal([]byte(js), s) != nil {
 		return nil, false
 	}
@@ -107,21 +107,21 @@ func decodeJavaScope(file, js string) (*javaScope, bool) {
 }
 
 // link sets the types' back pointers.
-func (s *javaScope) link() {
+func (s *fileScope) link() {
 	for _, t := range s.Types {
 		t.scope = s
 		if t.Fields == nil {
-			t.Fields = map[string]*javaField{}
+			t.Fields = map[string]*fieldDef{}
 		}
 	}
 }
 
-func javaModuleID(pkg string) graphdb.NodeID { return graphdb.NodeID("java:pkg:" + pkg) }
-func javaID(qname string) graphdb.NodeID     { return graphdb.NodeID("java:" + qname) }
+func moduleID(pkg string) graphdb.NodeID { return graphdb.NodeID("java:pkg:" + pkg) }
+func typeID(qname string) graphdb.NodeID { return graphdb.NodeID("java:" + qname) }
 
-// javaErase strips annotations, type arguments and array brackets from a
+// erase strips annotations, type arguments and array brackets from a
 // type as written: "@A Map<K, V>[]" → "Map"; dims counts the brackets.
-func javaErase(s string) (name string, dims int) {
+func erase(s string) (name string, dims int) {
 	s = strings.TrimSpace(s)
 	for strings.HasPrefix(s, "@") { // type annotations
 		i := strings.IndexAny(s, " \t\n")
@@ -152,9 +152,9 @@ func javaErase(s string) (name string, dims int) {
 	return b.String(), dims
 }
 
-// javaTypeArgs returns the type arguments of a type as written, split at
+// typeArgs returns the type arguments of a type as written, split at
 // the top level: "Map<K, List<V>>" → [K, List<V>].
-func javaTypeArgs(s string) []string {
+func typeArgs(s string) []string {
 	i := strings.IndexByte(s, '<')
 	j := strings.LastIndexByte(s, '>')
 	if i < 0 || j < i {
@@ -178,9 +178,9 @@ func javaTypeArgs(s string) []string {
 	return append(out, strings.TrimSpace(s[start:j]))
 }
 
-// javaPrimitives are the primitive types (and void).
-var javaPrimitives = map[string]bool{"int": true, "long": true, "short": true, "byte": true, "char": true,
+// primitives are the primitive types (and void).
+var primitives = map[string]bool{"int": true, "long": true, "short": true, "byte": true, "char": true,
 	"boolean": true, "float": true, "double": true, "void": true}
 
-// javaSimple is the last dotted segment of a name.
-func javaSimple(q string) string { return q[strings.LastIndexByte(q, '.')+1:] }
+// simpleName is the last dotted segment of a name.
+func simpleName(q string) string { return q[strings.LastIndexByte(q, '.')+1:] }
