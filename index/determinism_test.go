@@ -123,7 +123,7 @@ func TestDeterministicExport(t *testing.T) {
 		root func(t *testing.T) string
 		runs int
 	}{
-		{"go", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/calls.txtar") }, 2},
+		{"go", func(t *testing.T) string { return testutil.WriteTxtar(t, "golang/testdata/calls.txtar") }, 2},
 		{"python", func(t *testing.T) string { return testutil.WriteTxtar(t, "python/testdata/types.txtar") }, 3},
 		{"typescript", func(t *testing.T) string { return testutil.WriteTxtar(t, "typescript/testdata/mixed.txtar") }, 3},
 		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "java/testdata/mixed.txtar") }, 3},

@@ -36,8 +36,8 @@ type Options struct {
 	// GoProxy is the GOPROXY the go command may use to download modules;
 	// "" (or "off"): none, modules resolve from the module cache alone.
 	// The go command never switches toolchain or fetches from version
-	// control either way (see "The go command's environment" in the
-	// package doc).
+	// control either way (see "The go command's environment" in package
+	// index/golang's doc).
 	GoProxy string
 	// Written, when set, receives each owner the run writes with its
 	// nodes (and each owner it deletes, with none), once the transaction
@@ -295,7 +295,7 @@ func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
 
 // index runs one language's frontend. A panic on the frontend's own
 // goroutine outside any one file or package (those are recovered where
-// they are extracted: parseOne, goRun.checkOne) is the language's error,
+// they are extracted: ParseOne, index/golang's checkOne) is the language's error,
 // not the run's end: what the frontend wrote stays, and the language's
 // format version is not recorded, so that the next run indexes it in full.
 func (r *runner) index(ctx context.Context, lr *langRun, emit func(frontend.FileResult)) (res frontend.Done, err error) {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package index
+package goshim
 
 // shimSupported is false: only Linux has PR_SET_PDEATHSIG.
 const shimSupported = false

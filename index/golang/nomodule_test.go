@@ -1,8 +1,10 @@
-package index
+package golang_test
 
 import (
 	"testing"
 
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
@@ -18,9 +20,9 @@ func TestSummaryNoModule(t *testing.T) {
 	testutil.WriteFile(t, root, "testdata/x.go", "package x\n")
 	testutil.WriteFile(t, root, "mod/go.mod", "module example.com/mod\n\ngo 1.22\n")
 	testutil.WriteFile(t, root, "mod/b.go", "package mod\n\nfunc C() { D() }\n\nfunc D() {}\n")
-	st := openStore(t)
+	st := indextest.OpenStore()
 	for _, step := range []string{"first run", "unchanged run"} {
-		sum := runIndex(t, st, root, false)
+		sum := indexrun.Run(t, st, root, false)
 		if sum.Languages["Go"].SyntaxOnly != 2 {
 			t.Errorf("%s: NoModule = %d, want 2 (loose.go, more/loose2.go)", step, sum.Languages["Go"].SyntaxOnly)
 		}
@@ -28,7 +30,7 @@ func TestSummaryNoModule(t *testing.T) {
 	mod := t.TempDir()
 	testutil.WriteFile(t, mod, "go.mod", "module m\n\ngo 1.22\n")
 	testutil.WriteFile(t, mod, "a.go", "package m\n")
-	if sum := runIndex(t, openStore(t), mod, false); sum.Languages["Go"].SyntaxOnly != 0 {
+	if sum := indexrun.Run(t, indextest.OpenStore(), mod, false); sum.Languages["Go"].SyntaxOnly != 0 {
 		t.Errorf("a module: NoModule = %d, want 0", sum.Languages["Go"].SyntaxOnly)
 	}
 }

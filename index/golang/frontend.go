@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"context"
@@ -23,20 +23,21 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/golang/internal/goshim"
 	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// goFrontend indexes Go: package metadata from go/packages (`go list`),
+// indexer indexes Go: package metadata from go/packages (`go list`),
 // parsing and type checking with go/parser and go/types in dependency order,
 // extraction from the typed syntax.
-type goFrontend struct {
+type indexer struct {
 	log         *slog.Logger
 	listTimeout time.Duration // the longest one `go list` may run
 	goProxy     string        // Options.GoProxy
-	tree        *goTree       // modules and workspace, read by prepare
+	tree        *moduleTree   // modules and workspace, read by prepare
 }
 
-func (g *goFrontend) Language() string { return "go" }
+func (g *indexer) Language() string { return "go" }
 
 // testHookListed, when set by a test, runs between listing and loading.
 var testHookListed func(root string)
@@ -66,8 +67,8 @@ type gpkg struct {
 	// checkOne sets failed and its files are indexed from syntax.
 	testdata bool
 	failed   bool
-	refused  string           // why the package was not type-checked (gogeneric.go), "" if it was
-	growth   map[string]int64 // its types' growth (gogeneric.go), for its importers' screens
+	refused  string           // why the package was not type-checked (generic.go), "" if it was
+	growth   map[string]int64 // its types' growth (generic.go), for its importers' screens
 }
 
 // parsed is one cached parse, shared by the variants of a package (the
@@ -84,9 +85,9 @@ type parsed struct {
 	readErr   error
 }
 
-// goRun is the state of one Go frontend run.
-type goRun struct {
-	*goFrontend
+// runState is the state of one Go frontend run.
+type runState struct {
+	*indexer
 	j      *frontend.Job
 	fset   *token.FileSet
 	sizes  types.Sizes
@@ -108,9 +109,9 @@ type goRun struct {
 	checkNS   atomic.Int64
 }
 
-func (g *goFrontend) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
-	r := &goRun{
-		goFrontend: g, j: j, fset: token.NewFileSet(), emit: emit,
+func (g *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
+	r := &runState{
+		indexer: g, j: j, fset: token.NewFileSet(), emit: emit,
 		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
 		pkgNodes: map[string]graphdb.Node{}, encoded: map[string]string{},
 		exts: map[string][]extIface{},
@@ -118,7 +119,7 @@ func (g *goFrontend) Index(ctx context.Context, j *frontend.Job, emit func(front
 	return r.run(ctx)
 }
 
-func (r *goRun) run(ctx context.Context) (frontend.Done, error) {
+func (r *runState) run(ctx context.Context) (frontend.Done, error) {
 	j := r.j
 	d := frontend.Done{Phases: map[string]int64{}}
 	r.rewritten = map[string]bool{}
@@ -176,7 +177,7 @@ func (r *goRun) run(ctx context.Context) (frontend.Done, error) {
 // loads first, those of the changed and deleted files that hold Go files
 // of a module, and every directory holding Go files. Both are empty in a
 // full run.
-func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
+func (r *runState) firstDirs() (loadDirs, goDirs map[string]bool) {
 	j := r.j
 	loadDirs, goDirs = map[string]bool{}, map[string]bool{}
 	if j.Full {
@@ -207,9 +208,9 @@ func (r *goRun) firstDirs() (loadDirs, goDirs map[string]bool) {
 // implements computes the implements edges and the external interface
 // nodes from every package's fingerprints and references: fresh ones for
 // the packages loaded in this run, stored ones for the others.
-func (r *goRun) implements(ctx context.Context, d *frontend.Done) error {
+func (r *runState) implements(ctx context.Context, d *frontend.Done) error {
 	j := r.j
-	j.Progress(Progress{Phase: "implements"})
+	j.Progress(frontend.Progress{Phase: "implements"})
 	t3 := time.Now()
 	sets := r.sets
 	need := map[string]bool{}
@@ -251,11 +252,11 @@ func (r *goRun) implements(ctx context.Context, d *frontend.Done) error {
 // pass lists, rewrites, type-checks and extracts the packages of loadDirs
 // (everything in a full run), then the files of those directories that no
 // package claims. first adds the changed files outside packages (testdata).
-func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, d *frontend.Done) ([]*gpkg, error) {
+func (r *runState) pass(ctx context.Context, loadDirs map[string]bool, first bool, d *frontend.Done) ([]*gpkg, error) {
 	j := r.j
 	groups := r.groups(loadDirs)
 	r.log.Debug("go list", "groups", len(groups), "dirs", len(loadDirs), "full", j.Full)
-	j.Progress(Progress{Phase: "list", Total: len(groups)})
+	j.Progress(frontend.Progress{Phase: "list", Total: len(groups)})
 	t0 := time.Now()
 	roots, err := r.list(ctx, groups)
 	if err != nil {
@@ -304,7 +305,7 @@ func (r *goRun) pass(ctx context.Context, loadDirs map[string]bool, first bool, 
 // sorted, those among them excluded by build constraints: extracted files,
 // and excluded files kept as file nodes so the next run sees them. It
 // marks the packages as in the repository and reloaded.
-func (r *goRun) claim(roots []*gpkg) (claimed map[string]bool, ignored []string) {
+func (r *runState) claim(roots []*gpkg) (claimed map[string]bool, ignored []string) {
 	claimed = map[string]bool{}
 	for _, p := range roots {
 		for _, f := range p.meta.GoFiles {
@@ -330,7 +331,7 @@ func (r *goRun) claim(roots []*gpkg) (claimed map[string]bool, ignored []string)
 // rewriteOwners deletes the stored owners this pass rewrites, with the
 // module owners of their packages, first, so that ids may move between
 // them.
-func (r *goRun) rewriteOwners(loadDirs map[string]bool, first bool) error {
+func (r *runState) rewriteOwners(loadDirs map[string]bool, first bool) error {
 	j := r.j
 	var rewrite []string
 	for p, rec := range j.Stored {
@@ -357,7 +358,7 @@ func (r *goRun) rewriteOwners(loadDirs map[string]bool, first bool) error {
 // dropFailed returns the roots without the testdata packages that did not
 // type-check: their files go to the syntax-only path with the files no
 // package claims (they are removed from claimed).
-func (r *goRun) dropFailed(roots []*gpkg, claimed map[string]bool) []*gpkg {
+func (r *runState) dropFailed(roots []*gpkg, claimed map[string]bool) []*gpkg {
 	kept := roots[:0]
 	for _, p := range roots {
 		if !p.failed {
@@ -376,7 +377,7 @@ func (r *goRun) dropFailed(roots []*gpkg, claimed map[string]bool) []*gpkg {
 }
 
 // storedPkg returns the stored module node of a package (cached).
-func (r *goRun) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bool, error) {
+func (r *runState) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bool, error) {
 	if n, ok := r.pkgNodes[pkgPath]; ok {
 		return n, n.ID != "", nil
 	}
@@ -400,7 +401,7 @@ func (r *goRun) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node, bo
 // Other dependents are not reloaded: their edges name targets by id, and a
 // dependent that no longer compiles against a changed package keeps its
 // previous facts until it changes itself.
-func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[string]bool) (map[string]bool, error) {
+func (r *runState) embedders(ctx context.Context, changed, loaded, goDirs map[string]bool) (map[string]bool, error) {
 	if len(changed) == 0 {
 		return nil, nil
 	}
@@ -442,7 +443,7 @@ func (r *goRun) embedders(ctx context.Context, changed, loaded, goDirs map[strin
 // links): each is replaced by a file excluded by an impossible build
 // constraint, so go list neither opens it (a FIFO would block it forever)
 // nor lists it (nothing from outside the repository is parsed).
-func (r *goRun) overlay() map[string][]byte {
+func (r *runState) overlay() map[string][]byte {
 	if len(r.j.Irregular) == 0 {
 		return nil
 	}
@@ -455,7 +456,7 @@ func (r *goRun) overlay() map[string][]byte {
 }
 
 // relDir names a directory below the root in messages ("." for the root).
-func (r *goRun) relDir(abs string) string {
+func (r *runState) relDir(abs string) string {
 	if rel, ok := r.rel(abs); ok {
 		return rel
 	}
@@ -463,7 +464,7 @@ func (r *goRun) relDir(abs string) string {
 }
 
 // rel maps an absolute file name to a repo-relative path inside the root.
-func (r *goRun) rel(abs string) (string, bool) {
+func (r *runState) rel(abs string) (string, bool) {
 	rel, err := filepath.Rel(r.j.Root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
@@ -474,7 +475,7 @@ func (r *goRun) rel(abs string) (string, bool) {
 // groups plans the `go list` invocations: with a go.work at the root its
 // modules are listed together in workspace mode; every other module alone
 // with GOWORK=off. loadDirs restricts an incremental run to directories.
-func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
+func (r *runState) groups(loadDirs map[string]bool) []listGroup {
 	t := r.tree
 	inWork := map[string]bool{}
 	for _, w := range t.work {
@@ -543,7 +544,7 @@ func (r *goRun) groups(loadDirs map[string]bool) []listGroup {
 
 // list runs the go list groups and returns the root packages to extract,
 // with the whole dependency graph linked.
-func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
+func (r *runState) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 	results, err := r.goList(ctx, groups)
 	if err != nil {
 		return nil, err
@@ -557,10 +558,10 @@ func (r *goRun) list(ctx context.Context, groups []listGroup) ([]*gpkg, error) {
 // files are left unclaimed, for the syntax-only path, and the other groups
 // go on. Only a go list that outlives the list timeout, or a cancelled
 // run, fails the run.
-func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.Package, error) {
+func (r *runState) goList(ctx context.Context, groups []listGroup) ([][]*packages.Package, error) {
 	results := make([][]*packages.Package, len(groups))
 	overlay := r.overlay()
-	release := acquireGoShim(r.log)
+	release := goshim.Acquire(r.log)
 	defer release()
 	env := &goEnv{proxy: r.goProxy}
 	defer env.close()
@@ -575,7 +576,7 @@ func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.P
 	for i, grp := range groups {
 		genv, err := env.forGroup(grp, r.j.Read)
 		if err != nil {
-			r.j.Diag(Diagnostic{Pos: grp.goMod, Msg: fmt.Sprintf("not listed: %v", err)})
+			r.j.Diag(frontend.Diagnostic{Pos: grp.goMod, Msg: fmt.Sprintf("not listed: %v", err)})
 			continue
 		}
 		genvs[i] = genv
@@ -616,14 +617,14 @@ func (r *goRun) goList(ctx context.Context, groups []listGroup) ([][]*packages.P
 }
 
 // listFailed reports a go list group that failed as a whole.
-func (r *goRun) listFailed(grp listGroup, env *goEnv, err error) {
+func (r *runState) listFailed(grp listGroup, env *goEnv, err error) {
 	pos := grp.goMod
 	if pos == "" {
 		pos = "go.work"
 	}
 	msg := listFailure(err, env.copies)
 	r.log.Debug("go list failed; the module's Go files are indexed from syntax", "dir", r.relDir(grp.dir), "err", msg)
-	r.j.Diag(Diagnostic{Pos: pos, Msg: "go list failed (its Go files are indexed from syntax alone): " + msg})
+	r.j.Diag(frontend.Diagnostic{Pos: pos, Msg: "go list failed (its Go files are indexed from syntax alone): " + msg})
 }
 
 // link converts the listed packages into gpkgs, the variants of one
@@ -631,7 +632,7 @@ func (r *goRun) listFailed(grp listGroup, env *goEnv, err error) {
 // path: the packages with a file inside the repository, test variants in
 // place of their plain packages, without generated test mains and
 // testdata packages that do not build.
-func (r *goRun) link(results [][]*packages.Package) []*gpkg {
+func (r *runState) link(results [][]*packages.Package) []*gpkg {
 	byKey := map[string]*gpkg{}
 	byPtr := map[*packages.Package]*gpkg{}
 	var conv func(p *packages.Package) *gpkg
@@ -692,7 +693,7 @@ func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 				continue
 			}
 			if prev, dup := seenPath[p.PkgPath]; dup {
-				r.j.Diag(Diagnostic{Package: p.PkgPath, Msg: fmt.Sprintf("package path %s is declared twice (%s and %s); only the first is indexed", p.PkgPath, prev, p.ID)})
+				r.j.Diag(frontend.Diagnostic{Package: p.PkgPath, Msg: fmt.Sprintf("package path %s is declared twice (%s and %s); only the first is indexed", p.PkgPath, prev, p.ID)})
 				continue
 			}
 			seenPath[p.PkgPath] = p.ID
@@ -709,7 +710,7 @@ func (r *goRun) link(results [][]*packages.Package) []*gpkg {
 // p imports that go list could not find (a module missing from the module
 // cache, a lookup the go command's environment forbids): go list files them
 // under the missing package, which is not in the repository.
-func (r *goRun) missingImports(p *packages.Package) {
+func (r *runState) missingImports(p *packages.Package) {
 	paths := make([]string, 0, len(p.Imports))
 	for path, q := range p.Imports {
 		if len(q.Errors) > 0 && len(q.GoFiles) == 0 {
@@ -719,14 +720,14 @@ func (r *goRun) missingImports(p *packages.Package) {
 	sort.Strings(paths)
 	for _, path := range paths {
 		for _, e := range p.Imports[path].Errors {
-			r.j.Diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: fmt.Sprintf("import %q: %s", path, e.Msg)})
+			r.j.Diag(frontend.Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: fmt.Sprintf("import %q: %s", path, e.Msg)})
 		}
 	}
 }
 
 // relPos makes the file of a go list position ("/abs/file.go:3:8")
 // repository-relative.
-func (r *goRun) relPos(pos string) string {
+func (r *runState) relPos(pos string) string {
 	if i := strings.Index(pos, ":"); i > 0 {
 		if rel, ok := r.rel(pos[:i]); ok {
 			return rel + pos[i:]
@@ -737,8 +738,8 @@ func (r *goRun) relPos(pos string) string {
 
 // packageErrors reports go list errors (missing imports, bad package
 // clauses) as diagnostics.
-func (r *goRun) packageErrors(p *packages.Package) {
+func (r *runState) packageErrors(p *packages.Package) {
 	for _, e := range p.Errors {
-		r.j.Diag(Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: e.Msg})
+		r.j.Diag(frontend.Diagnostic{Package: p.PkgPath, Pos: r.relPos(e.Pos), Msg: e.Msg})
 	}
 }

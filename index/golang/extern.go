@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"go/token"
@@ -30,7 +30,7 @@ const attrExtIfaces = "go.extifaces"
 // external node: a non-generic, package-level named interface with at least
 // one method and no type-set terms, declared outside the repository, or the
 // predeclared error. Aliases are followed.
-func (x *goExtractor) externalIface(t types.Type) (*types.Named, bool) {
+func (x *extractor) externalIface(t types.Type) (*types.Named, bool) {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.TypeParams().Len() > 0 || n.TypeArgs().Len() > 0 {
 		return nil, false
@@ -60,7 +60,7 @@ func extQName(n *types.Named) string {
 
 // noteExternal records that the package references t, when t is an
 // interface that gets an external node; it returns that node's id.
-func (x *goExtractor) noteExternal(t types.Type) (graphdb.NodeID, bool) {
+func (x *extractor) noteExternal(t types.Type) (graphdb.NodeID, bool) {
 	n, ok := x.externalIface(t)
 	if !ok {
 		return "", false
@@ -75,7 +75,7 @@ func (x *goExtractor) noteExternal(t types.Type) (graphdb.NodeID, bool) {
 // externalMethod returns the node id of an external interface's method
 // (`w.Write` with w an io.Writer gives go:io.Writer.Write) and records the
 // interface as referenced; false for every other function.
-func (x *goExtractor) externalMethod(fn *types.Func) (graphdb.NodeID, bool) {
+func (x *extractor) externalMethod(fn *types.Func) (graphdb.NodeID, bool) {
 	sig, _ := fn.Origin().Type().(*types.Signature)
 	if sig == nil || sig.Recv() == nil {
 		return "", false
@@ -93,7 +93,7 @@ func (x *goExtractor) externalMethod(fn *types.Func) (graphdb.NodeID, bool) {
 // of a called interface method, see externalMethod), or a parameter or
 // result type of an external function or method the package uses (sort.Sort
 // takes a sort.Interface: the argument converts to it, unnamed).
-func (x *goExtractor) externals() []extIface {
+func (x *extractor) externals() []extIface {
 	for _, obj := range x.info.Uses {
 		switch o := obj.(type) {
 		case *types.TypeName:
@@ -232,7 +232,7 @@ func externalNodes(es []extIface) ([]graphdb.Node, []graphdb.Edge, []methodSet) 
 // allExternals lists the external interfaces of every package, packages in
 // path order, so that when two packages see different declarations of one
 // interface (modules depending on different versions) the choice is stable.
-func (r *goRun) allExternals() []extIface {
+func (r *runState) allExternals() []extIface {
 	pkgs := make([]string, 0, len(r.exts))
 	for p := range r.exts {
 		pkgs = append(pkgs, p)

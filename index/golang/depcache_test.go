@@ -1,4 +1,4 @@
-package index
+package golang_test
 
 import (
 	"os"
@@ -6,7 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"go/types"
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/golang"
+	"github.com/relayhq/relay/index/internal/indextest"
 )
 
 // TestConcurrentRunsShareDependencies overlaps runs in one process, each
@@ -29,15 +31,13 @@ func TestConcurrentRunsShareDependencies(t *testing.T) {
 		os.WriteFile(filepath.Join(roots[i], "svc.go"), []byte(src), 0o644)
 	}
 	for round := 0; round < 8; round++ {
-		depCache.Lock()
-		depCache.m = map[string]*types.Package{}
-		depCache.Unlock()
+		golang.ResetDepCache()
 		var wg sync.WaitGroup
 		for i := range roots {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				sum, err := Run(t.Context(), newMemStore(), Options{Root: roots[i], Full: true})
+				sum, err := index.Run(t.Context(), indextest.OpenStore(), index.Options{Root: roots[i], Full: true})
 				if err != nil {
 					t.Errorf("round %d run %d: %v", round, i, err)
 					return

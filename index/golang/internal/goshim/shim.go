@@ -1,4 +1,4 @@
-package index
+package goshim
 
 import (
 	"crypto/sha256"
@@ -23,8 +23,8 @@ import (
 // running that code. exec.Command resolves "go" on the PATH of the relay
 // process (not on Config.Env), so while a Run lists packages, relay puts
 // first on its PATH a directory holding a link named "go" to its own
-// executable. Started under that name (RunGoShim, called first in main),
-// the executable is a small supervisor:
+// executable. Started under that name (Run, through index.RunGoShim,
+// called first in main), the executable is a small supervisor:
 //
 //  1. PR_SET_PDEATHSIG = SIGTERM: the kernel signals it when relay dies,
 //     however relay dies; it then checks relay was not gone already (the
@@ -58,16 +58,17 @@ const (
 	envShimParent = "RELAY_GO_SHIM_PARENT" // relay's process id
 )
 
-// shimEnabled is set by RunGoShim: the executable can act as the shim.
+// shimEnabled is set by Run: the executable can act as the shim.
 var shimEnabled atomic.Bool
 
-// RunGoShim must be called first in main by programs that run Run. When
-// the process was started by Run as its stand-in for the go command, it
-// supervises the real go command and exits with its status; otherwise it
-// returns at once and lets later Runs in this process start `go list`
-// through the executable, so that go list and its children die with the
-// process, even on SIGKILL (Linux only; see the DESIGN note in goshim.go).
-func RunGoShim() {
+// Run must be called first in main by programs that run index.Run. When
+// the process was started by index.Run as its stand-in for the go
+// command, it supervises the real go command and exits with its status;
+// otherwise it returns at once and lets later runs in this process start
+// `go list` through the executable, so that go list and its children die
+// with the process, even on SIGKILL (Linux only; see the DESIGN note in
+// shim.go).
+func Run() {
 	if filepath.Base(os.Args[0]) == "go" && os.Getenv(envShimDir) != "" {
 		os.Exit(runShim())
 	}
@@ -84,10 +85,10 @@ var shim struct {
 	hadPath bool
 }
 
-// acquireGoShim puts the shim first on PATH until release is called. It
+// Acquire puts the shim first on PATH until release is called. It
 // does nothing (and says why at debug level) when the shim is not enabled
 // or cannot be installed: go list then runs unsupervised.
-func acquireGoShim(log *slog.Logger) (release func()) {
+func Acquire(log *slog.Logger) (release func()) {
 	if !shimEnabled.Load() {
 		return func() {}
 	}

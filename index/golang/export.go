@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"go/ast"
@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/golang/internal/goshim"
 )
 
 // FuncLocName is the part after "path/file.go:" of the location name the
@@ -46,7 +47,7 @@ type CallEdge struct {
 // counts as part of the repository.
 func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
 	var out []CallEdge
-	eachExtracted(root, pkgs, func(_ *packages.Package, x *goExtractor) {
+	eachExtracted(root, pkgs, func(_ *packages.Package, x *extractor) {
 		for _, c := range x.calls {
 			out = append(out, CallEdge{From: c.edge.From, To: c.edge.To, File: c.edge.File, Line: c.edge.Line, Ref: c.ref, Iface: c.iface})
 		}
@@ -71,7 +72,7 @@ func ExtractCalls(root string, pkgs []*packages.Package) []CallEdge {
 // Run chooses them (a test variant replaces its plain package, generated
 // test mains are skipped, files outside root are ignored; every package
 // passed counts as part of the repository) and hands each extractor to fn.
-func eachExtracted(root string, pkgs []*packages.Package, fn func(*packages.Package, *goExtractor)) {
+func eachExtracted(root string, pkgs []*packages.Package, fn func(*packages.Package, *extractor)) {
 	root, _ = filepath.Abs(root)
 	inRepo := map[string]bool{}
 	variant := map[string]bool{}
@@ -98,7 +99,7 @@ func eachExtracted(root string, pkgs []*packages.Package, fn func(*packages.Pack
 			srcs = append(srcs, &srcFile{rel: filepath.ToSlash(rel), ast: f, test: strings.HasSuffix(rel, "_test.go")})
 		}
 		sort.Slice(srcs, func(i, j int) bool { return srcs[i].rel < srcs[j].rel })
-		x := &goExtractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
+		x := &extractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
 		x.extract(srcs)
 		fn(p, x)
 	}
@@ -120,3 +121,12 @@ func FuncID(fn *types.Func) (graphdb.NodeID, bool) {
 	id, _, ok := funcTarget(fn)
 	return id, ok
 }
+
+// RunGoShim must be called first in main by programs that run index.Run.
+// When the process was started by index.Run as its stand-in for the go
+// command, it supervises the real go command and exits with its status;
+// otherwise it returns at once and lets later runs in this process start
+// `go list` through the executable, so that go list and its children die
+// with the process, even on SIGKILL (Linux only; see package
+// index/golang/internal/goshim).
+func RunGoShim() { goshim.Run() }

@@ -1,4 +1,4 @@
-package index
+package goshim
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 const shimSupported = true
 
 // runShim supervises the real go command (see the DESIGN note in
-// goshim.go) and returns the exit status to leave with.
+// shim.go) and returns the exit status to leave with.
 func runShim() int {
 	// The main goroutine keeps its thread until the process exits, so
 	// the Pdeathsig of the child it starts cannot fire early.

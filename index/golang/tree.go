@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"context"
@@ -20,10 +20,10 @@ type module struct {
 	path string // module path from the go.mod
 }
 
-// goTree is what Go's configuration says about the scanned tree: its
+// moduleTree is what Go's configuration says about the scanned tree: its
 // modules and workspace, read by prepare from the go.mod and go.work files
-// the scan handed to Go (goLang.config).
-type goTree struct {
+// the scan handed to Go (Lang.config).
+type moduleTree struct {
 	root    string
 	files   map[string]*frontend.DiskFile // Go files, by rel
 	modules []module                      // one per go.mod
@@ -35,8 +35,8 @@ type goTree struct {
 // prepare reads every go.mod and the root go.work, compares their hash
 // with the stored one (MetaConfig: a change runs Go in full) and counts
 // the Go files outside every module.
-func (g *goFrontend) Prepare(ctx context.Context, j *frontend.Job) (frontend.Prepared, error) {
-	t := &goTree{root: j.Root, files: j.Files, badDirs: j.BadDirs}
+func (g *indexer) Prepare(ctx context.Context, j *frontend.Job) (frontend.Prepared, error) {
+	t := &moduleTree{root: j.Root, files: j.Files, badDirs: j.BadDirs}
 	if err := t.readConfigs(j.Read, j.Configs); err != nil {
 		return frontend.Prepared{}, err
 	}
@@ -58,7 +58,7 @@ func (g *goFrontend) Prepare(ctx context.Context, j *frontend.Job) (frontend.Pre
 }
 
 // readConfigs reads and hashes every go.mod and the root go.work.
-func (t *goTree) readConfigs(read func(rel string) ([]byte, error), configs []string) error {
+func (t *moduleTree) readConfigs(read func(rel string) ([]byte, error), configs []string) error {
 	cfgHash := sha256.New()
 	for _, rel := range configs {
 		data, err := read(rel)
@@ -95,7 +95,7 @@ func (t *goTree) readConfigs(read func(rel string) ([]byte, error), configs []st
 
 // walkFailedIn reports whether the scan could not read a directory of
 // module m (one that no nested module claims).
-func (t *goTree) walkFailedIn(m module) bool {
+func (t *moduleTree) walkFailedIn(m module) bool {
 	for _, d := range t.badDirs {
 		if mm, ok := t.moduleOf(d); ok && mm.dir == m.dir {
 			return true
@@ -106,7 +106,7 @@ func (t *goTree) walkFailedIn(m module) bool {
 
 // goDirs returns the directories holding Go files go list would load:
 // outside testdata.
-func (t *goTree) goDirs() map[string]bool {
+func (t *moduleTree) goDirs() map[string]bool {
 	out := map[string]bool{}
 	for rel := range t.files {
 		if !frontend.IsTestdata(rel) {
@@ -121,7 +121,7 @@ func (t *goTree) goDirs() map[string]bool {
 // its wildcards skip testdata), and those that type-check are indexed as
 // packages. A directory inside a nested module of its own (a go.mod
 // under testdata) or ignored by the go command ("_x") is left out.
-func (t *goTree) testdataDirs() map[string]bool {
+func (t *moduleTree) testdataDirs() map[string]bool {
 	out := map[string]bool{}
 	checked := map[string]bool{}
 	for rel := range t.files {
@@ -141,7 +141,7 @@ func (t *goTree) testdataDirs() map[string]bool {
 
 // nestedModule reports whether a go.mod lies in dir or a parent of it
 // below modDir: the directory belongs to a module the scan does not list.
-func (t *goTree) nestedModule(modDir, dir string) bool {
+func (t *moduleTree) nestedModule(modDir, dir string) bool {
 	for d := dir; d != modDir && d != "." && d != "/"; d = path.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(d), "go.mod")); err == nil {
 			return true
@@ -152,7 +152,7 @@ func (t *goTree) nestedModule(modDir, dir string) bool {
 
 // moduleOf returns the module whose directory holds rel (the deepest one),
 // and false when rel lies outside every module.
-func (t *goTree) moduleOf(relDir string) (module, bool) {
+func (t *moduleTree) moduleOf(relDir string) (module, bool) {
 	best, found := module{}, false
 	for _, m := range t.modules {
 		if m.dir == "." || relDir == m.dir || strings.HasPrefix(relDir, m.dir+"/") {
@@ -167,7 +167,7 @@ func (t *goTree) moduleOf(relDir string) (module, bool) {
 // importPathGuess names a directory that go/packages does not load (testdata,
 // directories outside any module): the module path joined with the relative
 // directory, or the directory itself.
-func (t *goTree) importPathGuess(relDir string) string {
+func (t *moduleTree) importPathGuess(relDir string) string {
 	m, ok := t.moduleOf(relDir)
 	if !ok {
 		return relDir

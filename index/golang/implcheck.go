@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"sort"
@@ -18,7 +18,7 @@ import (
 func ExtractImplements(root string, pkgs []*packages.Package) ([]graphdb.Edge, []string) {
 	var sets []methodSet
 	var exts []extIface
-	eachExtracted(root, pkgs, func(p *packages.Package, x *goExtractor) {
+	eachExtracted(root, pkgs, func(p *packages.Package, x *extractor) {
 		exts = append(exts, x.externals()...)
 		sets = append(sets, methodSets(p.Types)...)
 	})

@@ -1,4 +1,4 @@
-package index
+package golang_test
 
 import (
 	"path/filepath"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 )
 
 // TestExternalInterfaceQueries checks what the graph operations make of
@@ -19,13 +21,13 @@ import (
 func TestExternalInterfaceQueries(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	root := extractTxtar(t, "extiface")
+	root := indextest.ExtractTxtar(t, "extiface")
 	st, err := embedded.Open(filepath.Join(t.TempDir(), "store"), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	runIndex(t, st, root, false)
+	indexrun.Run(t, st, root, false)
 
 	w, err := graphdb.Resolve(ctx, st, "io.Writer")
 	if err != nil {

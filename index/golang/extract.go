@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"fmt"
@@ -26,9 +26,9 @@ type srcFile struct {
 	errors    []string
 }
 
-// goExtractor turns one type-checked package into owners: one fileResult
+// extractor turns one type-checked package into owners: one fileResult
 // per file plus the package's pseudo-owner.
-type goExtractor struct {
+type extractor struct {
 	fset   *token.FileSet
 	pkg    *types.Package
 	info   *types.Info
@@ -40,7 +40,7 @@ type goExtractor struct {
 	sf     *srcFile
 	calls  []callSite            // every call edge with its nature, for the accuracy check
 	embeds map[string]bool       // other repository packages whose types this package embeds
-	exts   map[*types.Named]bool // external interfaces referenced (goextern.go)
+	exts   map[*types.Named]bool // external interfaces referenced (extern.go)
 	// dotImports: the current file has an `import . "p"`, so unqualified
 	// names may be functions of another package.
 	dotImports bool
@@ -67,14 +67,14 @@ const implOwner = "@go/implements"
 
 // unique returns id, or id#N when id was already used in this package
 // (redeclarations in code that does not compile, blank fields).
-func (x *goExtractor) line(p token.Pos) int {
+func (x *extractor) line(p token.Pos) int {
 	if !p.IsValid() {
 		return 0
 	}
 	return x.fset.PositionFor(p, false).Line
 }
 
-func (x *goExtractor) add(n graphdb.Node) graphdb.NodeID {
+func (x *extractor) add(n graphdb.Node) graphdb.NodeID {
 	n.ID = x.ids.Unique(n.ID)
 	n.Language = "go"
 	n.File = x.sf.rel
@@ -85,12 +85,12 @@ func (x *goExtractor) add(n graphdb.Node) graphdb.NodeID {
 	return n.ID
 }
 
-func (x *goExtractor) edge(from, to graphdb.NodeID, kind graphdb.EdgeKind, line int) {
+func (x *extractor) edge(from, to graphdb.NodeID, kind graphdb.EdgeKind, line int) {
 	x.cur.Edges = append(x.cur.Edges, graphdb.Edge{From: from, To: to, Kind: kind, File: x.sf.rel, Line: line})
 }
 
 // extract runs over every file of the package.
-func (x *goExtractor) extract(files []*srcFile) {
+func (x *extractor) extract(files []*srcFile) {
 	x.ids = map[graphdb.NodeID]int{}
 	for _, sf := range files {
 		x.sf = sf
@@ -102,7 +102,7 @@ func (x *goExtractor) extract(files []*srcFile) {
 	}
 }
 
-func (x *goExtractor) file(sf *srcFile) {
+func (x *extractor) file(sf *srcFile) {
 	f := sf.ast
 	fid := x.add(graphdb.Node{
 		ID: frontend.FileID(sf.rel), Kind: graphdb.KindFile, Name: path.Base(sf.rel), QName: sf.rel, Loc: sf.rel,
@@ -154,7 +154,7 @@ func (x *goExtractor) file(sf *srcFile) {
 // standing for the file's share of the package initialiser, added only when
 // there is at least one call edge. Its id ends in "#vars", which no init
 // function's ordinal can be.
-func (x *goExtractor) varInits(fid graphdb.NodeID, vars []*ast.GenDecl) {
+func (x *extractor) varInits(fid graphdb.NodeID, vars []*ast.GenDecl) {
 	if len(vars) == 0 {
 		return
 	}
@@ -217,7 +217,7 @@ func baseTypeExpr(e ast.Expr) ast.Expr {
 	}
 }
 
-func (x *goExtractor) funcDecl(fid graphdb.NodeID, d *ast.FuncDecl, initN map[string]int) {
+func (x *extractor) funcDecl(fid graphdb.NodeID, d *ast.FuncDecl, initN map[string]int) {
 	name := d.Name.Name
 	pp := x.pkg.Path()
 	n := graphdb.Node{
@@ -257,7 +257,7 @@ func (x *goExtractor) funcDecl(fid graphdb.NodeID, d *ast.FuncDecl, initN map[st
 	}
 }
 
-func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.CommentGroup, start token.Pos) {
+func (x *extractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.CommentGroup, start token.Pos) {
 	name := ts.Name.Name
 	qn := x.pkg.Path() + "." + name
 	sub := "named"
@@ -331,7 +331,7 @@ func (x *goExtractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Co
 	}
 }
 
-func (x *goExtractor) field(typeID graphdb.NodeID, typeQN, typeName, fname string, fld *ast.Field, pos token.Pos) {
+func (x *extractor) field(typeID graphdb.NodeID, typeQN, typeName, fname string, fld *ast.Field, pos token.Pos) {
 	fid := x.add(graphdb.Node{
 		ID: symID(typeQN + "." + fname), Kind: graphdb.KindMember, SubKind: "field", Name: fname,
 		QName: typeQN + "." + fname, Loc: x.sf.rel + ":" + typeName + "." + fname,
@@ -362,7 +362,7 @@ func embeddedName(e ast.Expr) string {
 
 // embed notes that a type of this package embeds tn: when tn's package
 // changes, this package's method sets may change too.
-func (x *goExtractor) embed(tn *types.TypeName) {
+func (x *extractor) embed(tn *types.TypeName) {
 	if p := tn.Pkg().Path(); p != x.pkg.Path() {
 		if x.embeds == nil {
 			x.embeds = map[string]bool{}
@@ -374,7 +374,7 @@ func (x *goExtractor) embed(tn *types.TypeName) {
 // typeExpr returns the type a type expression names, through Uses (the
 // extractor records no Types map, which would cost a map entry per
 // expression). Instantiations give the generic type; nil when unknown.
-func (x *goExtractor) typeExpr(e ast.Expr) types.Type {
+func (x *extractor) typeExpr(e ast.Expr) types.Type {
 	switch t := e.(type) {
 	case *ast.Ident:
 		if tn, ok := x.info.Uses[t].(*types.TypeName); ok {
@@ -399,7 +399,7 @@ func (x *goExtractor) typeExpr(e ast.Expr) types.Type {
 // namedIn returns the package-level named type (generic origin) that t is,
 // after unwrapping aliases and one pointer; nil for anything else or for a
 // type outside the repository.
-func (x *goExtractor) namedIn(t types.Type) *types.TypeName {
+func (x *extractor) namedIn(t types.Type) *types.TypeName {
 	t = types.Unalias(t)
 	if p, ok := t.(*types.Pointer); ok {
 		t = types.Unalias(p.Elem())
@@ -407,7 +407,7 @@ func (x *goExtractor) namedIn(t types.Type) *types.TypeName {
 	return x.repoNamed(t)
 }
 
-func (x *goExtractor) repoNamed(t types.Type) *types.TypeName {
+func (x *extractor) repoNamed(t types.Type) *types.TypeName {
 	n, ok := t.(*types.Named)
 	if !ok {
 		return nil
@@ -422,7 +422,7 @@ func (x *goExtractor) repoNamed(t types.Type) *types.TypeName {
 // signatureEdges adds returns (fn → type) and param_of (type → fn) for the
 // named types in a signature, unwrapping pointers, slices, arrays, maps and
 // channels.
-func (x *goExtractor) signatureEdges(fn graphdb.NodeID, sig *types.Signature, line int) {
+func (x *extractor) signatureEdges(fn graphdb.NodeID, sig *types.Signature, line int) {
 	seen := map[string]bool{}
 	visit := func(tup *types.Tuple, kind graphdb.EdgeKind) {
 		for i := 0; i < tup.Len(); i++ {
@@ -513,7 +513,7 @@ func funcTarget(fn *types.Func) (id graphdb.NodeID, recv string, ok bool) {
 // variable initialiser; closures included) as a call from the enclosing
 // declaration, and every declared function or method used there as a
 // value without being called (F, pkg.F, x.M, T.M) as a reference.
-func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
+func (x *extractor) callsIn(from graphdb.NodeID, body ast.Node) {
 	aliases := x.funcAliases(body)
 	// The function position of a call is handled by the CallExpr case,
 	// which then walks only the operands: every Ident or SelectorExpr the
@@ -600,7 +600,7 @@ func (x *goExtractor) callsIn(from graphdb.NodeID, body ast.Node) {
 // declared function and never reassigned nor address-taken
 // (q := strconv.Quote): a call through such a variable is a static call of
 // that function, as SSA sees it.
-func (x *goExtractor) funcAliases(body ast.Node) map[*types.Var]*types.Func {
+func (x *extractor) funcAliases(body ast.Node) map[*types.Var]*types.Func {
 	var aliases map[*types.Var]*types.Func
 	invalid := map[*types.Var]bool{}
 	bind := func(id *ast.Ident, val ast.Expr) {
@@ -654,7 +654,7 @@ func (x *goExtractor) funcAliases(body ast.Node) map[*types.Var]*types.Func {
 
 // funcRef returns the declared function an expression names (F, pkg.F),
 // nil for anything else.
-func (x *goExtractor) funcRef(e ast.Expr) *types.Func {
+func (x *extractor) funcRef(e ast.Expr) *types.Func {
 	var id *ast.Ident
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
@@ -674,7 +674,7 @@ func (x *goExtractor) funcRef(e ast.Expr) *types.Func {
 	return fn
 }
 
-func (x *goExtractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bool) {
+func (x *extractor) call(from graphdb.NodeID, fn *types.Func, line int, ref bool) {
 	id, _, ok := funcTarget(fn)
 	if !ok || !x.inRepo(fn.Origin().Pkg().Path()) {
 		if id, ok = x.externalMethod(fn); !ok {

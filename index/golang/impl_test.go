@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"go/types"
@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/relayhq/relay/index/internal/implsearch"
+	"github.com/relayhq/relay/index/internal/indextest"
 )
 
 // TestImplementsMatchesGoTypes checks the fingerprint-based implements
@@ -23,11 +24,11 @@ import (
 // whose constrained ones are the arguments at the same position
 // (implsearch.ImplementsSome), by brute force rather than by the indexer's matching.
 func TestImplementsMatchesGoTypes(t *testing.T) {
-	repos := []string{"extiface", "iface", "embedding", "generics", "genimpl", "geninst", "calls", "tests", "internal/callcheck/testdata/sample.txtar"}
+	repos := []string{"extiface", "iface", "embedding", "generics", "genimpl", "geninst", "calls", "tests", "../internal/callcheck/testdata/sample.txtar"}
 	for _, repo := range repos {
 		t.Run(repo, func(t *testing.T) {
 			t.Parallel()
-			root := extractTxtar(t, repo)
+			root := indextest.ExtractTxtar(t, repo)
 			cfg := &packages.Config{
 				Context: t.Context(),
 				Mode: packages.NeedName | packages.NeedTypes | packages.NeedDeps | packages.NeedImports | packages.NeedFiles |
@@ -56,7 +57,7 @@ func TestImplementsMatchesGoTypes(t *testing.T) {
 					t.Fatalf("%s: %v", p.PkgPath, p.Errors)
 				}
 				sets = append(sets, methodSets(p.Types)...)
-				x := &goExtractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
+				x := &extractor{fset: p.Fset, pkg: p.Types, info: p.TypesInfo, inRepo: func(s string) bool { return inRepo[s] }}
 				var srcs []*srcFile
 				for _, f := range p.Syntax {
 					srcs = append(srcs, &srcFile{rel: p.Fset.Position(f.Pos()).Filename, ast: f})

@@ -1,4 +1,4 @@
-package index
+package golang_test
 
 import (
 	"context"
@@ -13,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/golang"
 	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 	"github.com/relayhq/relay/internal/testutil"
 )
 
@@ -58,7 +62,7 @@ func TestScreenGenerics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = screenGenerics([]*ast.File{f}, nil, nil)
+			_, err = golang.ScreenGenerics([]*ast.File{f}, nil, nil)
 			switch {
 			case tc.refused == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -82,11 +86,11 @@ const envGenericChild = "RELAY_TEST_GENERIC_CHAIN_REPO"
 // crash fails this test instead of the whole test binary.
 func TestGenericChainContained(t *testing.T) {
 	if repo := os.Getenv(envGenericChild); repo != "" {
-		sum, err := Run(context.Background(), openStore(t), Options{Root: repo})
+		sum, err := index.Run(context.Background(), indextest.OpenStore(), index.Options{Root: repo})
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		fmt.Println(summaryText(sum))
+		fmt.Println(indextest.SummaryText(sum))
 		return
 	}
 	t.Parallel()
@@ -127,9 +131,9 @@ func TestGenericChainContained(t *testing.T) {
 	}
 	// The chain's files, indexed from syntax, and the rest, with types,
 	// are in the graph.
-	st := openStore(t)
-	runIndex(t, st, root, false)
-	dumpHolds(t, "generic chain", dump(t, st), []string{
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
+	indextest.DumpHolds(t, "generic chain", indextest.Dump(t, st), []string{
 		"qname=example.com/m/chain.T24",
 		"qname=example.com/m/split/a.T11",
 		"qname=example.com/m/split/b.U9",
@@ -151,12 +155,12 @@ func TestCheckPanicContained(t *testing.T) {
 	testutil.WriteFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n")
 	testutil.WriteFile(t, root, "bad/bad.go", "package bad\n\n// Bad panics the checker.\nfunc Bad() {}\n")
 	testutil.WriteFile(t, root, "ok/ok.go", "package ok\n\n// A calls B.\nfunc A() { B() }\n\n// B is called.\nfunc B() {}\n")
-	st := openStore(t)
-	sum := runIndex(t, st, root, false)
-	if s := summaryText(sum); !strings.Contains(s, "diagnostic example.com/m/bad: not type-checked: the type checker or the extraction failed (boom)") {
+	st := indextest.OpenStore()
+	sum := indexrun.Run(t, st, root, false)
+	if s := indextest.SummaryText(sum); !strings.Contains(s, "diagnostic example.com/m/bad: not type-checked: the type checker or the extraction failed (boom)") {
 		t.Errorf("summary lacks the panic:\n%s", s)
 	}
-	dumpHolds(t, "panic", dump(t, st), []string{
+	indextest.DumpHolds(t, "panic", indextest.Dump(t, st), []string{
 		"qname=example.com/m/bad.Bad",
 		"edge calls go:example.com/m/ok.A -> go:example.com/m/ok.B",
 	}, nil)
@@ -186,7 +190,7 @@ func BenchmarkGenericChain(b *testing.B) {
 	b.Run("screen-24", func(b *testing.B) {
 		_, f := parse(b, 24)
 		for b.Loop() {
-			if _, err := screenGenerics([]*ast.File{f}, nil, nil); err == nil {
+			if _, err := golang.ScreenGenerics([]*ast.File{f}, nil, nil); err == nil {
 				b.Fatal("not refused")
 			}
 		}

@@ -1,4 +1,4 @@
-package index
+package golang_test
 
 import (
 	"os"
@@ -8,28 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/graphdb/memstore"
+	"github.com/relayhq/relay/index/golang"
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
+	"github.com/relayhq/relay/internal/testutil"
 )
-
-func writeFile(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, root, rel string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 func removeFile(t *testing.T, root, rel string) {
 	t.Helper()
@@ -55,7 +39,7 @@ func TestIncremental(t *testing.T) {
 			name: "edit body adds a call",
 			repo: "calls",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "a/a.go", strings.Replace(readFile(t, root, "a/a.go"),
+				testutil.WriteFile(t, root, "a/a.go", strings.Replace(indextest.ReadFile(t, root, "a/a.go"),
 					`return "hello " + name`, `c := Counter{}; c.Inc(); return "hello " + name`, 1))
 			},
 			wantPackages: 1,
@@ -65,7 +49,7 @@ func TestIncremental(t *testing.T) {
 			name: "add a file",
 			repo: "calls",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "a/extra.go", "package a\n\n// Extra is new.\nfunc Extra() string { return Hello(\"e\") }\n")
+				testutil.WriteFile(t, root, "a/extra.go", "package a\n\n// Extra is new.\nfunc Extra() string { return Hello(\"e\") }\n")
 			},
 			wantPackages: 1,
 			mustContain:  "edge calls go:example.com/calls/a.Extra -> go:example.com/calls/a.Hello @a/extra.go:4",
@@ -84,7 +68,7 @@ func TestIncremental(t *testing.T) {
 			name: "testdata package gains a call",
 			repo: "testdatapkg",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "lib/testdata/good/main.go", strings.Replace(readFile(t, root, "lib/testdata/good/main.go"),
+				testutil.WriteFile(t, root, "lib/testdata/good/main.go", strings.Replace(indextest.ReadFile(t, root, "lib/testdata/good/main.go"),
 					"println(run())", "println(run(), lib.Helper())", 1))
 			},
 			wantPackages: 1,
@@ -94,7 +78,7 @@ func TestIncremental(t *testing.T) {
 			name: "testdata package stops compiling: indexed from syntax",
 			repo: "testdatapkg",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "lib/testdata/good/extra.go", "package main\n\nfunc run() int { return 3 }\n")
+				testutil.WriteFile(t, root, "lib/testdata/good/extra.go", "package main\n\nfunc run() int { return 3 }\n")
 			},
 			wantPackages: 0,
 			mustContain:  "node go:lib/testdata/good/main.go:run function/",
@@ -114,9 +98,9 @@ func TestIncremental(t *testing.T) {
 			name: "rename a file",
 			repo: "calls",
 			edit: func(t *testing.T, root string) {
-				data := readFile(t, root, "b/b.go")
+				data := indextest.ReadFile(t, root, "b/b.go")
 				removeFile(t, root, "b/b.go")
-				writeFile(t, root, "b/run.go", data)
+				testutil.WriteFile(t, root, "b/run.go", data)
 			},
 			wantPackages: 1,
 			wantDeleted:  1,
@@ -126,8 +110,8 @@ func TestIncremental(t *testing.T) {
 			name: "move a function between files",
 			repo: "broken",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "bad/bad.go", "package bad\n\nfunc Good() int { return 1 }\n")
-				writeFile(t, root, "bad/dup.go", "package bad\n\nfunc Dup() {}\n\nfunc Bad() string { return \"\" }\n")
+				testutil.WriteFile(t, root, "bad/bad.go", "package bad\n\nfunc Good() int { return 1 }\n")
+				testutil.WriteFile(t, root, "bad/dup.go", "package bad\n\nfunc Dup() {}\n\nfunc Bad() string { return \"\" }\n")
 			},
 			wantPackages: 1,
 			mustContain:  "node go:example.com/broken/bad.Bad function/ name=Bad qname=example.com/broken/bad.Bad loc=bad/dup.go:Bad",
@@ -137,7 +121,7 @@ func TestIncremental(t *testing.T) {
 			name: "method removed: implements recomputed",
 			repo: "iface",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "other/other.go", strings.Replace(readFile(t, root, "other/other.go"),
+				testutil.WriteFile(t, root, "other/other.go", strings.Replace(indextest.ReadFile(t, root, "other/other.go"),
 					`func (c Circle) Name() string  { return "circle" }`, ``, 1))
 			},
 			wantPackages: 1,
@@ -148,7 +132,7 @@ func TestIncremental(t *testing.T) {
 			name: "embedded type gains a method: the embedding package is reloaded",
 			repo: "iface",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "shape/shape.go", strings.Replace(readFile(t, root, "shape/shape.go"),
+				testutil.WriteFile(t, root, "shape/shape.go", strings.Replace(indextest.ReadFile(t, root, "shape/shape.go"),
 					"type Any interface{}", "type Any interface{}\n\n// Volumer has a volume.\ntype Volumer interface{ Volume() float64 }\n\nfunc (s *Square) Volume() float64 { return 0 }", 1))
 			},
 			wantPackages: 2,
@@ -158,7 +142,7 @@ func TestIncremental(t *testing.T) {
 			name: "embedded type's receiver turns pointer: the embedding package is reloaded",
 			repo: "ptrpromoted",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "c/c.go", strings.Replace(readFile(t, root, "c/c.go"),
+				testutil.WriteFile(t, root, "c/c.go", strings.Replace(indextest.ReadFile(t, root, "c/c.go"),
 					"func (c Counter) Get()", "func (c *Counter) Get()", 1))
 			},
 			wantPackages: 2,
@@ -168,7 +152,7 @@ func TestIncremental(t *testing.T) {
 			name: "embedded package edited without method-set change: embedders stay",
 			repo: "iface",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "shape/shape.go", strings.Replace(readFile(t, root, "shape/shape.go"),
+				testutil.WriteFile(t, root, "shape/shape.go", strings.Replace(indextest.ReadFile(t, root, "shape/shape.go"),
 					"return s.Side * s.Side", "return s.Side * s.Side * 1", 1))
 			},
 			wantPackages: 1,
@@ -188,7 +172,7 @@ func TestIncremental(t *testing.T) {
 			name: "edit a testdata file",
 			repo: "tests",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "p/testdata/other.go", "package main\n\nfunc main() {}\n\nfunc More() {}\n")
+				testutil.WriteFile(t, root, "p/testdata/other.go", "package main\n\nfunc main() {}\n\nfunc More() {}\n")
 			},
 			wantPackages: 0,
 			mustContain:  "node go:p/testdata/other.go:More function/",
@@ -197,7 +181,7 @@ func TestIncremental(t *testing.T) {
 			name: "edit the external test package only",
 			repo: "tests",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "p/x_test.go", strings.Replace(readFile(t, root, "p/x_test.go"), "p.Add(2, 2)", "p.Gen()", 1))
+				testutil.WriteFile(t, root, "p/x_test.go", strings.Replace(indextest.ReadFile(t, root, "p/x_test.go"), "p.Add(2, 2)", "p.Gen()", 1))
 			},
 			wantPackages: 2,
 			mustContain:  "edge calls go:example.com/tests/p_test.TestExternal -> go:example.com/tests/p.Gen @p/x_test.go:10",
@@ -206,7 +190,7 @@ func TestIncremental(t *testing.T) {
 			name: "var initialiser calls another function",
 			repo: "varinit",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "app/second.go", strings.Replace(readFile(t, root, "app/second.go"),
+				testutil.WriteFile(t, root, "app/second.go", strings.Replace(indextest.ReadFile(t, root, "app/second.go"),
 					`lib.New("second")`, `lib.Default()`, 1))
 			},
 			wantPackages: 1,
@@ -217,7 +201,7 @@ func TestIncremental(t *testing.T) {
 			name: "var initialiser loses its call: the synthetic caller goes",
 			repo: "varinit",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "app/second.go", strings.Replace(readFile(t, root, "app/second.go"),
+				testutil.WriteFile(t, root, "app/second.go", strings.Replace(indextest.ReadFile(t, root, "app/second.go"),
 					`lib.New("second")`, `&lib.Client{}`, 1))
 			},
 			wantPackages: 1,
@@ -237,9 +221,9 @@ func TestIncremental(t *testing.T) {
 			name: "rename a file with var initialisers",
 			repo: "varinit",
 			edit: func(t *testing.T, root string) {
-				data := readFile(t, root, "app/second.go")
+				data := indextest.ReadFile(t, root, "app/second.go")
 				removeFile(t, root, "app/second.go")
-				writeFile(t, root, "app/third.go", data)
+				testutil.WriteFile(t, root, "app/third.go", data)
 			},
 			wantPackages: 1,
 			wantDeleted:  1,
@@ -250,8 +234,8 @@ func TestIncremental(t *testing.T) {
 			name: "last referrer stops naming an external interface: its nodes go",
 			repo: "extiface",
 			edit: func(t *testing.T, root string) {
-				h := strings.Replace(readFile(t, root, "h/h.go"), "\t\"encoding\"\n", "", 1)
-				writeFile(t, root, "h/h.go", strings.Replace(h, "encoding.TextMarshaler", "interface{ MarshalText() ([]byte, error) }", 1))
+				h := strings.Replace(indextest.ReadFile(t, root, "h/h.go"), "\t\"encoding\"\n", "", 1)
+				testutil.WriteFile(t, root, "h/h.go", strings.Replace(h, "encoding.TextMarshaler", "interface{ MarshalText() ([]byte, error) }", 1))
 			},
 			wantPackages: 1,
 			mustContain:  "edge calls go:example.com/ext/h.Say -> go:io.Writer.Write @h/h.go:15",
@@ -271,7 +255,7 @@ func TestIncremental(t *testing.T) {
 			name: "type gains a method: implements an interface another package references",
 			repo: "extiface",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "h/h.go", readFile(t, root, "h/h.go")+"\nfunc (n Name) String() string { return string(n) }\n")
+				testutil.WriteFile(t, root, "h/h.go", indextest.ReadFile(t, root, "h/h.go")+"\nfunc (n Name) String() string { return string(n) }\n")
 			},
 			wantPackages: 1,
 			mustContain:  "edge implements go:example.com/ext/h.Name -> go:fmt.Stringer",
@@ -280,7 +264,7 @@ func TestIncremental(t *testing.T) {
 			name: "new package in a workspace module",
 			repo: "gowork",
 			edit: func(t *testing.T, root string) {
-				writeFile(t, root, "lib/sub/sub.go", "package sub\n\nimport \"example.com/lib\"\n\nfunc Sub() { lib.Do() }\n")
+				testutil.WriteFile(t, root, "lib/sub/sub.go", "package sub\n\nimport \"example.com/lib\"\n\nfunc Sub() { lib.Do() }\n")
 			},
 			wantPackages: 1,
 			mustContain:  "edge calls go:example.com/lib/sub.Sub -> go:example.com/lib.Do @lib/sub/sub.go:5",
@@ -289,11 +273,11 @@ func TestIncremental(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := extractTxtar(t, tt.repo)
-			st := openStore(t)
-			runIndex(t, st, root, false)
+			root := indextest.ExtractTxtar(t, tt.repo)
+			st := indextest.OpenStore()
+			indexrun.Run(t, st, root, false)
 			tt.edit(t, root)
-			sum := runIndex(t, st, root, false)
+			sum := indexrun.Run(t, st, root, false)
 			if sum.Unchanged {
 				t.Fatal("second run reported no change after an edit")
 			}
@@ -303,10 +287,10 @@ func TestIncremental(t *testing.T) {
 			if sum.Deleted != tt.wantDeleted {
 				t.Errorf("incremental run deleted %d files, want %d", sum.Deleted, tt.wantDeleted)
 			}
-			got := dump(t, st)
-			fresh := openStore(t)
-			runIndex(t, fresh, root, false)
-			if diff := cmp.Diff(dump(t, fresh), got); diff != "" {
+			got := indextest.Dump(t, st)
+			fresh := indextest.OpenStore()
+			indexrun.Run(t, fresh, root, false)
+			if diff := cmp.Diff(indextest.Dump(t, fresh), got); diff != "" {
 				t.Errorf("incremental graph differs from a fresh index (-fresh +incremental):\n%s", diff)
 			}
 			if tt.mustContain != "" && !strings.Contains(got, tt.mustContain) {
@@ -316,7 +300,7 @@ func TestIncremental(t *testing.T) {
 				t.Errorf("graph still holds %q", tt.mustLack)
 			}
 			// A third run finds nothing to do.
-			again := runIndex(t, st, root, false)
+			again := indexrun.Run(t, st, root, false)
 			if !again.Unchanged || again.Languages["Go"].Units != 0 {
 				t.Errorf("run after the incremental one: unchanged=%v packages=%d, want true 0", again.Unchanged, again.Languages["Go"].Units)
 			}
@@ -328,11 +312,11 @@ func TestIncremental(t *testing.T) {
 // nothing.
 func TestNoChange(t *testing.T) {
 	t.Parallel()
-	root := extractTxtar(t, "calls")
-	st := openStore(t)
-	first := runIndex(t, st, root, false)
-	before := dump(t, st)
-	sum := runIndex(t, st, root, false)
+	root := indextest.ExtractTxtar(t, "calls")
+	st := indextest.OpenStore()
+	first := indexrun.Run(t, st, root, false)
+	before := indextest.Dump(t, st)
+	sum := indexrun.Run(t, st, root, false)
 	if !sum.Unchanged || sum.Languages["Go"].Units != 0 || sum.Changed != 0 || sum.Deleted != 0 {
 		t.Errorf("second run: %+v, want unchanged with nothing loaded", sum)
 	}
@@ -344,7 +328,7 @@ func TestNoChange(t *testing.T) {
 	if sum.Files != first.Files || sum.Stats.TotalNodes() != first.Stats.TotalNodes() {
 		t.Errorf("no-change run: files=%d nodes=%d, want %d %d", sum.Files, sum.Stats.TotalNodes(), first.Files, first.Stats.TotalNodes())
 	}
-	if diff := cmp.Diff(before, dump(t, st)); diff != "" {
+	if diff := cmp.Diff(before, indextest.Dump(t, st)); diff != "" {
 		t.Errorf("no-change run altered the graph (-before +after):\n%s", diff)
 	}
 }
@@ -354,39 +338,39 @@ func TestNoChange(t *testing.T) {
 func TestFullRuns(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(t *testing.T, root string, st *memStore)
+		setup func(t *testing.T, root string, st *memstore.Store)
 		full  bool
 	}{
 		{name: "Options.Full", full: true},
-		{name: "format version differs", setup: func(t *testing.T, root string, st *memStore) {
+		{name: "format version differs", setup: func(t *testing.T, root string, st *memstore.Store) {
 			tx, _ := st.Begin(t.Context())
-			if err := tx.SetMeta(t.Context(), MetaVersion, "go-0"); err != nil {
+			if err := tx.SetMeta(t.Context(), golang.MetaVersion, "go-0"); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{name: "go.mod changed", setup: func(t *testing.T, root string, st *memStore) {
-			writeFile(t, root, "go.mod", "module example.com/calls\n\ngo 1.23\n")
+		{name: "go.mod changed", setup: func(t *testing.T, root string, st *memstore.Store) {
+			testutil.WriteFile(t, root, "go.mod", "module example.com/calls\n\ngo 1.23\n")
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := extractTxtar(t, "calls")
-			st := newMemStore()
-			first := runIndex(t, st, root, false)
-			before := dump(t, st)
+			root := indextest.ExtractTxtar(t, "calls")
+			st := indextest.OpenStore()
+			first := indexrun.Run(t, st, root, false)
+			before := indextest.Dump(t, st)
 			if tt.setup != nil {
 				tt.setup(t, root, st)
 			}
-			sum := runIndex(t, st, root, tt.full)
+			sum := indexrun.Run(t, st, root, tt.full)
 			if sum.Unchanged || sum.Languages["Go"].Units != first.Languages["Go"].Units || sum.Changed != first.Files {
 				t.Errorf("run: unchanged=%v packages=%d changed=%d, want a full run (%d packages, %d files)",
 					sum.Unchanged, sum.Languages["Go"].Units, sum.Changed, first.Languages["Go"].Units, first.Files)
 			}
-			if diff := cmp.Diff(before, dump(t, st)); diff != "" {
+			if diff := cmp.Diff(before, indextest.Dump(t, st)); diff != "" {
 				t.Errorf("full re-index changed the graph (-before +after):\n%s", diff)
 			}
 		})
@@ -401,64 +385,18 @@ func TestDependencyOutsideRepoChanges(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
 	dep, root := filepath.Join(base, "dep"), filepath.Join(base, "repo")
-	writeFile(t, dep, "go.mod", "module example.com/dep\n\ngo 1.22\n")
-	writeFile(t, dep, "dep.go", "package dep\n\nfunc F() int { return 1 }\n")
-	writeFile(t, root, "go.mod", "module example.com/repo\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n")
-	writeFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\nfunc Use() int { return dep.F() }\n")
-	st := newMemStore()
-	if sum := runIndex(t, st, root, false); len(sum.Errors) != 0 {
+	testutil.WriteFile(t, dep, "go.mod", "module example.com/dep\n\ngo 1.22\n")
+	testutil.WriteFile(t, dep, "dep.go", "package dep\n\nfunc F() int { return 1 }\n")
+	testutil.WriteFile(t, root, "go.mod", "module example.com/repo\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n")
+	testutil.WriteFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\nfunc Use() int { return dep.F() }\n")
+	st := indextest.OpenStore()
+	if sum := indexrun.Run(t, st, root, false); len(sum.Errors) != 0 {
 		t.Fatalf("first run: %v", sum.Errors)
 	}
-	writeFile(t, dep, "dep.go", "package dep\n\nfunc Renamed() int { return 1 }\n")
-	writeFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\n// Use uses.\nfunc Use() int { return dep.F() }\n")
-	sum := runIndex(t, st, root, false)
+	testutil.WriteFile(t, dep, "dep.go", "package dep\n\nfunc Renamed() int { return 1 }\n")
+	testutil.WriteFile(t, root, "use.go", "package repo\n\nimport \"example.com/dep\"\n\n// Use uses.\nfunc Use() int { return dep.F() }\n")
+	sum := indexrun.Run(t, st, root, false)
 	if len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Msg, "undefined: dep.F") {
 		t.Errorf("second run errors = %v, want undefined: dep.F (the changed dependency re-checked)", sum.Errors)
 	}
-}
-
-// TestWrittenHandsOverEveryNode checks Options.Written: replaying what it
-// reports (an owner's nodes replace its previous ones, an owner reported
-// without nodes is gone) gives the nodes the store holds, after a first
-// run and after an incremental run that rewrites one package and deletes
-// a file.
-func TestWrittenHandsOverEveryNode(t *testing.T) {
-	t.Parallel()
-	root := extractTxtar(t, "tests")
-	st := newMemStore()
-	owners := map[string]int{}
-	written := func(owner graphdb.FileRecord, nodes []graphdb.Node) {
-		if len(nodes) == 0 {
-			delete(owners, owner.Path)
-			return
-		}
-		owners[owner.Path] = len(nodes)
-	}
-	check := func(when string) {
-		t.Helper()
-		stats, err := st.Stats(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, c := range owners {
-			n += c
-		}
-		if n == 0 || n != stats.TotalNodes() {
-			t.Errorf("%s: %d nodes handed over, the store holds %d", when, n, stats.TotalNodes())
-		}
-	}
-	if _, err := Run(t.Context(), st, Options{Root: root, Written: written}); err != nil {
-		t.Fatal(err)
-	}
-	check("first run")
-	removeFile(t, root, "p/zz_generated.go")
-	sum, err := Run(t.Context(), st, Options{Root: root, Written: written})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Deleted != 1 {
-		t.Fatalf("deleted = %d, want 1", sum.Deleted)
-	}
-	check("after deleting a file")
 }

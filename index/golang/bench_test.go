@@ -1,4 +1,4 @@
-package index
+package golang_test
 
 import (
 	"os"
@@ -6,15 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/internal/indextest"
 )
 
 // BenchmarkRunSample indexes the realistic multi-package sample (cold, into
 // an in-memory store): go list, type checking of the sample and its
 // standard-library dependencies, extraction.
 func BenchmarkRunSample(b *testing.B) {
-	root := extractTxtar(b, "internal/callcheck/testdata/sample.txtar")
+	root := indextest.ExtractTxtar(b, "../internal/callcheck/testdata/sample.txtar")
 	for b.Loop() {
-		if _, err := Run(b.Context(), newMemStore(), Options{Root: root}); err != nil {
+		if _, err := index.Run(b.Context(), indextest.OpenStore(), index.Options{Root: root}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -23,13 +26,13 @@ func BenchmarkRunSample(b *testing.B) {
 // BenchmarkRunNoChange measures a run over an unchanged tree: scan and hash
 // only.
 func BenchmarkRunNoChange(b *testing.B) {
-	root := extractTxtar(b, "internal/callcheck/testdata/sample.txtar")
-	st := newMemStore()
-	if _, err := Run(b.Context(), st, Options{Root: root}); err != nil {
+	root := indextest.ExtractTxtar(b, "../internal/callcheck/testdata/sample.txtar")
+	st := indextest.OpenStore()
+	if _, err := index.Run(b.Context(), st, index.Options{Root: root}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		sum, err := Run(b.Context(), st, Options{Root: root})
+		sum, err := index.Run(b.Context(), st, index.Options{Root: root})
 		if err != nil || !sum.Unchanged {
 			b.Fatalf("run: %v unchanged=%v", err, sum.Unchanged)
 		}
@@ -40,7 +43,7 @@ func BenchmarkRunNoChange(b *testing.B) {
 // into an in-memory store, so it times the indexer without a backend. It is
 // heavy and runs only with RELAY_BENCH_GOROOT=1:
 //
-//	RELAY_BENCH_GOROOT=1 go test ./index -run '^$' -bench RunGOROOT -benchtime 1x
+//	RELAY_BENCH_GOROOT=1 go test ./index/golang -run '^$' -bench RunGOROOT -benchtime 1x
 //
 // index/internal/benchstd measures the same with the embedded store,
 // against go/packages, with peak RSS and incremental runs.
@@ -54,7 +57,7 @@ func BenchmarkRunGOROOT(b *testing.B) {
 	}
 	root := filepath.Join(strings.TrimSpace(string(out)), "src")
 	for b.Loop() {
-		sum, err := Run(b.Context(), newMemStore(), Options{Root: root})
+		sum, err := index.Run(b.Context(), indextest.OpenStore(), index.Options{Root: root})
 		if err != nil {
 			b.Fatal(err)
 		}

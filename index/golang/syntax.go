@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 //     and fields (no calls or type edges: there is no type information);
 //   - ignored: files excluded by build constraints for this platform: a file
 //     node only (their declarations would clash with the included files').
-func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
+func (r *runState) looseFiles(ctx context.Context, loose, ignored []string) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.j.Workers)
 	all := append(append([]string(nil), loose...), ignored...)
@@ -42,7 +42,7 @@ func (r *goRun) looseFiles(ctx context.Context, loose, ignored []string) error {
 			mu.Lock()
 			n++
 			if n%64 == 0 || n == len(all) {
-				r.j.Progress(Progress{Phase: "files", Done: n, Total: len(all), Item: rel})
+				r.j.Progress(frontend.Progress{Phase: "files", Done: n, Total: len(all), Item: rel})
 			}
 			mu.Unlock()
 			return nil
@@ -66,17 +66,17 @@ func contains(sorted []string, s string) bool {
 
 // syntaxFilePtr is syntaxFile for parseOne: nil when the file is not
 // indexed.
-func (r *goRun) syntaxFilePtr(ignored bool, rel string) *frontend.FileResult {
+func (r *runState) syntaxFilePtr(ignored bool, rel string) *frontend.FileResult {
 	if fr, ok := r.syntaxFile(rel, ignored); ok {
 		return &fr
 	}
 	return nil
 }
 
-func (r *goRun) syntaxFile(rel string, ignored bool) (frontend.FileResult, bool) {
+func (r *runState) syntaxFile(rel string, ignored bool) (frontend.FileResult, bool) {
 	data, err := r.j.Read(rel)
 	if err != nil {
-		r.j.Note(Diagnostic{Pos: frontend.ShortRel(rel), Msg: frontend.Reason(err)})
+		r.j.Note(frontend.Diagnostic{Pos: frontend.ShortRel(rel), Msg: frontend.Reason(err)})
 		return frontend.FileResult{}, false
 	}
 	fset := token.NewFileSet()

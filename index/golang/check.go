@@ -1,4 +1,4 @@
-package index
+package golang
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 // a root's syntax and types.Info are dropped right after extraction, so peak
 // memory is the type information of the whole graph plus the syntax of the
 // packages in flight.
-func (r *goRun) check(ctx context.Context, roots []*gpkg) error {
+func (r *runState) check(ctx context.Context, roots []*gpkg) error {
 	// Depth-first order; cycle edges are not waited on.
 	state := map[*gpkg]int{}
 	var all []*gpkg
@@ -112,7 +112,7 @@ func (r *goRun) check(ctx context.Context, roots []*gpkg) error {
 	return ctx.Err()
 }
 
-func (r *goRun) entry(file string) *parsed {
+func (r *runState) entry(file string) *parsed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := r.cache[file]
@@ -124,7 +124,7 @@ func (r *goRun) entry(file string) *parsed {
 }
 
 // parse returns the cached parse of file, parsing it on first use.
-func (r *goRun) parse(file string) *parsed {
+func (r *runState) parse(file string) *parsed {
 	e := r.entry(file)
 	e.once.Do(func() {
 		// Repository files are opened beneath the root (a file swapped
@@ -160,7 +160,7 @@ func (r *goRun) parse(file string) *parsed {
 }
 
 // release drops a reference to file's parse; the last one frees the syntax.
-func (r *goRun) release(file string) {
+func (r *runState) release(file string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if e := r.cache[file]; e != nil {
@@ -191,7 +191,7 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 // checkOne parses and type-checks one package and, for a root, extracts it.
 // A dependency is checked without function bodies, and taken from the
 // cache of dependency packages when another run already checked it.
-func (r *goRun) checkOne(p *gpkg) {
+func (r *runState) checkOne(p *gpkg) {
 	start := time.Now()
 	defer func() {
 		for _, f := range p.meta.GoFiles {
@@ -274,13 +274,13 @@ func (p *gpkg) importName(path string) string {
 // refuse records that p could not be type-checked: a root is reported and
 // marked failed (dropFailed sends its files to the syntax-only path), a
 // dependency is left without types (its importers report it not loaded).
-func (r *goRun) refuse(p *gpkg, msg string) {
+func (r *runState) refuse(p *gpkg, msg string) {
 	p.tpkg = nil
 	p.refused = msg
 	if p.root {
 		p.failed = true
 		if !p.testdata { // testdata is indexed from syntax unreported, as when it does not build
-			r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Msg: msg})
+			r.j.Diag(frontend.Diagnostic{Package: p.meta.PkgPath, Msg: msg})
 		}
 	}
 }
@@ -300,14 +300,14 @@ type fileMessages map[string][]string
 // root, files inside the repository become srcFiles with their syntax
 // errors (reported, except in testdata, which the syntax-only path
 // indexes), and unreadable ones are noted.
-func (r *goRun) parseFiles(p *gpkg) *pkgSources {
+func (r *runState) parseFiles(p *gpkg) *pkgSources {
 	src := &pkgSources{errs: fileMessages{}}
 	for _, f := range p.meta.GoFiles {
 		e := r.parse(f)
 		rel, inRepo := r.rel(f)
 		if e.readErr != nil {
 			if p.root && inRepo {
-				r.j.Note(Diagnostic{Package: p.meta.PkgPath, Pos: frontend.ShortRel(rel), Msg: frontend.Reason(e.readErr)})
+				r.j.Note(frontend.Diagnostic{Package: p.meta.PkgPath, Pos: frontend.ShortRel(rel), Msg: frontend.Reason(e.readErr)})
 			}
 			continue
 		}
@@ -331,7 +331,7 @@ func (r *goRun) parseFiles(p *gpkg) *pkgSources {
 				continue
 			}
 			sf.errors = append(sf.errors, trimFilePrefix(msg, f, rel))
-			r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
+			r.j.Diag(frontend.Diagnostic{Package: p.meta.PkgPath, Pos: rel, Msg: trimFilePrefix(msg, f, rel)})
 		}
 		src.srcs = append(src.srcs, sf)
 	}
@@ -342,7 +342,7 @@ func (r *goRun) parseFiles(p *gpkg) *pkgSources {
 // to the packages go list named, already checked; a dependency is checked
 // without bodies and its errors ignored; a root's errors are reported and
 // kept by file in src.errs.
-func (r *goRun) typesConfig(p *gpkg, src *pkgSources) types.Config {
+func (r *runState) typesConfig(p *gpkg, src *pkgSources) types.Config {
 	return types.Config{
 		Importer: importerFunc(func(path string) (*types.Package, error) {
 			if path == "unsafe" {
@@ -372,14 +372,14 @@ func (r *goRun) typesConfig(p *gpkg, src *pkgSources) types.Config {
 }
 
 // typeError reports one type error of root p.
-func (r *goRun) typeError(p *gpkg, src *pkgSources, err error) {
+func (r *runState) typeError(p *gpkg, src *pkgSources, err error) {
 	if p.testdata {
 		p.failed = true // testdata is often broken on purpose: indexed from syntax, not reported
 		return
 	}
 	var te types.Error
 	if !errors.As(err, &te) {
-		r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
+		r.j.Diag(frontend.Diagnostic{Package: p.meta.PkgPath, Msg: err.Error()})
 		return
 	}
 	if src.cgo && strings.Contains(te.Msg, "invalid type") {
@@ -392,18 +392,18 @@ func (r *goRun) typeError(p *gpkg, src *pkgSources, err error) {
 	where := fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
 	msg := strings.TrimSpace(te.Msg) // continuation lines ("\tother declaration of X") start with a tab
 	src.errs[rel] = append(src.errs[rel], fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, msg))
-	r.j.Diag(Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
+	r.j.Diag(frontend.Diagnostic{Package: p.meta.PkgPath, Pos: where, Msg: msg})
 }
 
 // extractRoot extracts a checked root package: its files' owners and the
 // package owner (its module node), emitted for writing, and its method
 // sets and external interfaces, kept for the implements pass.
-func (r *goRun) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, src *pkgSources) {
+func (r *runState) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, src *pkgSources) {
 	t1 := time.Now()
 	for _, sf := range src.srcs {
 		sf.errors = append(sf.errors, src.errs[sf.rel]...)
 	}
-	x := &goExtractor{fset: r.fset, pkg: tpkg, info: info, inRepo: r.isRepo}
+	x := &extractor{fset: r.fset, pkg: tpkg, info: info, inRepo: r.isRepo}
 	x.extract(src.srcs)
 	exts := x.externals()
 	sets := methodSets(tpkg)
@@ -422,7 +422,7 @@ func (r *goRun) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, src 
 	r.doneRoots++
 	n := r.doneRoots
 	r.mu.Unlock()
-	r.j.Progress(Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
+	r.j.Progress(frontend.Progress{Phase: "check", Done: n, Total: r.roots, Item: p.meta.PkgPath})
 }
 
 // packageNode is the module node of a Go package (srcs: its files, at
@@ -465,7 +465,7 @@ func packageNode(tpkg *types.Package, srcs []*srcFile, testdata bool, sets []met
 	return mod
 }
 
-func (r *goRun) isRepo(pkgPath string) bool { return r.inRepo[pkgPath] }
+func (r *runState) isRepo(pkgPath string) bool { return r.inRepo[pkgPath] }
 
 func trimFilePrefix(msg, abs, rel string) string {
 	if strings.HasPrefix(msg, abs+":") {
@@ -490,7 +490,7 @@ func dirOf(rel string) string {
 var depCache = struct {
 	sync.Mutex
 	m      map[string]*types.Package
-	growth map[string]map[string]int64 // the screen's growths (gogeneric.go) of the same keys
+	growth map[string]map[string]int64 // the screen's growths (generic.go) of the same keys
 }{m: map[string]*types.Package{}, growth: map[string]map[string]int64{}}
 
 // depCacheMax bounds the cache; when full it stops growing.
@@ -532,7 +532,7 @@ func depCacheAdd(key string, p *types.Package, growth map[string]int64) *types.P
 // depKey returns the cache key of a dependency, or "" when it cannot be
 // cached (files inside the repository, unreadable files, an import that
 // cannot be cached).
-func (r *goRun) depKey(p *gpkg) string {
+func (r *runState) depKey(p *gpkg) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", p.meta.ID, p.meta.PkgPath, runtime.GOARCH)
 	for _, f := range p.meta.GoFiles {

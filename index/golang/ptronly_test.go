@@ -1,4 +1,4 @@
-package index
+package golang_test
 
 import (
 	"path/filepath"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/index/internal/indextest"
+	"github.com/relayhq/relay/index/internal/indextest/indexrun"
 )
 
 // TestPointerOnlyPromoted checks that `implementations` marks the types
@@ -17,13 +19,13 @@ import (
 // declared in the repository or not (io.Closer).
 func TestPointerOnlyPromoted(t *testing.T) {
 	t.Parallel()
-	root := extractTxtar(t, "ptrpromoted")
+	root := indextest.ExtractTxtar(t, "ptrpromoted")
 	st, err := embedded.Open(filepath.Join(t.TempDir(), "store"), embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	runIndex(t, st, root, false)
+	indexrun.Run(t, st, root, false)
 	const p = "go:example.com/ptrpromoted/p."
 	tests := []struct {
 		iface graphdb.NodeID
