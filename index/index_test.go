@@ -1,8 +1,6 @@
 package index
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/relayhq/relay/graphdb"
@@ -63,29 +61,3 @@ func dump(t *testing.T, st graphdb.Store) string {
 }
 
 func summaryText(s Summary) string { return indextest.SummaryText(s) }
-
-// checkGolden indexes testdata/name.txtar into a fresh store and compares
-// its summary and dump with testdata/name.golden.
-func checkGolden(t *testing.T, name string) {
-	t.Helper()
-	indextest.Golden(t, name, runFull)
-}
-
-// TestGolden indexes each testdata/*.txtar repository and compares the
-// sorted dump of the graph (and the run's summary) with testdata/*.golden.
-func TestGolden(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(names) == 0 {
-		t.Fatal("no testdata/*.txtar")
-	}
-	for _, n := range names {
-		name := strings.TrimSuffix(filepath.Base(n), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			checkGolden(t, name)
-		})
-	}
-}

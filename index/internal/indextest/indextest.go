@@ -64,6 +64,23 @@ func Golden(t *testing.T, name string, run Run) {
 	testutil.Golden(t, name+".golden", strings.ReplaceAll(got, root, "$ROOT"))
 }
 
+// GoldenAll runs Golden, in parallel subtests, for every testdata/*.txtar
+// of the calling package: a language's golden test is this one call.
+func GoldenAll(t *testing.T, run Run) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no testdata/*.txtar: %v", err)
+	}
+	for _, n := range names {
+		name := strings.TrimSuffix(filepath.Base(n), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			Golden(t, name, run)
+		})
+	}
+}
+
 // MatchesFullIndex returns the dump of st (just indexed incrementally)
 // and reports, under step's name, where it differs from a fresh full
 // index of the same tree.
