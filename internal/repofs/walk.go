@@ -44,7 +44,8 @@ type Entry struct {
 	Rel string
 	// D describes the entry as the directory listing did (a symbolic
 	// link is a link, never what it leads to); nil when Err is set and
-	// nothing is known about it.
+	// nothing is known about it (an ignore file that could not be read:
+	// a directory that could not be read has its D).
 	D fs.DirEntry
 	// Err is set for what could not be read: a directory (a path too
 	// long to open, permissions) or an ignore file. The walk goes on
