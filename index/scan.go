@@ -152,7 +152,7 @@ func (w *walker) visit(e repofs.Entry) error {
 			}
 		}
 	}
-	if !(src >= 0 && fileLangs[src].Unfiltered) && !cfgUnfiltered && e.Ignored {
+	if !(src >= 0 && fileLangs[src].Unfiltered) && !cfgUnfiltered && e.Ignored() {
 		return nil // .gitignore'd: not indexed, and not worth a note
 	}
 	if !e.D.Type().IsRegular() && !cfgUnfiltered {
