@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/index/internal/frontend"
+	"github.com/relayhq/relay/internal/repofs"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -30,17 +31,6 @@ type tree struct {
 	langs       []map[string]*frontend.DiskFile
 	langConfigs [][]string
 	irregular   [][]string
-}
-
-// skipDir reports whether a directory is never entered: hidden directories
-// (names starting with "."), vendored code, node_modules, installed Python
-// packages, byte-code caches and relay's own store.
-func skipDir(name string) bool {
-	switch name {
-	case "vendor", "node_modules", ".relay", "site-packages", "dist-packages", "__pycache__":
-		return true
-	}
-	return strings.HasPrefix(name, ".")
 }
 
 // checkRoot validates the root directory.
@@ -65,14 +55,17 @@ func checkRoot(root string) (string, error) {
 	return abs, nil
 }
 
-// scan walks root and hands each file to the language that claims it
+// scan walks root (internal/repofs: the walk, ignore rules and skipped
+// directories the search index shares, with hidden directories skipped
+// too) and hands each file to the language that claims it
 // (fileLang.source, fileLang.config), hashing the source files in
 // parallel. Files are opened only beneath the root and only when regular
 // (internal/safefs); what cannot be indexed is noted in t.notes with its
 // repository-relative path and the scan goes on. Files that the
 // repository's .gitignore files (and .git/info/exclude) ignore are left
-// out (gitignore.go), except those of a language whose own tool reads them
-// (fileLang.unfiltered: Go).
+// out, except those of a language whose own tool reads them
+// (fileLang.unfiltered: Go), which is why ignored directories are still
+// walked.
 func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	rf, err := openRepoFiles(root)
 	if err != nil {
@@ -81,11 +74,7 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	n := len(fileLangs)
 	t := &tree{root: root, rf: rf, langs: make([]map[string]*frontend.DiskFile, n), langConfigs: make([][]string, n), irregular: make([][]string, n)}
 	w := &walker{t: t, langFiles: make([][]string, n)}
-	w.loadIgnores(".", ".git/info/exclude")
-	w.loadIgnores(".", ".gitignore")
-	if err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		return w.visit(ctx, p, d, err)
-	}); err != nil {
+	if err := repofs.Walk(ctx, root, repofs.Options{SkipHidden: true, VisitIgnored: true}, w.visit); err != nil {
 		rf.close()
 		return nil, fmt.Errorf("scan %s: %w", root, err)
 	}
@@ -134,54 +123,24 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 type walker struct {
 	t         *tree
 	langFiles [][]string // per fileLangs
-	ig        ignores    // .gitignore patterns
 }
 
-// loadIgnores reads the ignore file rel whose patterns apply beneath dir;
-// one that cannot be read is noted and the scan goes on without it.
-func (w *walker) loadIgnores(dir, rel string) {
-	if err := w.ig.load(w.t.rf, dir, rel); err != nil {
-		w.t.note(rel, err)
-	}
-}
-
-// visit is the filepath.WalkDir callback of scan.
-func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) error {
+// visit is the repofs.Walk visitor of scan.
+func (w *walker) visit(e repofs.Entry) error {
 	t := w.t
-	if p == t.root {
-		return err
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	rel, rerr := filepath.Rel(t.root, p)
-	if rerr != nil {
-		return rerr
-	}
-	rel = filepath.ToSlash(rel)
-	if err != nil {
-		// An unreadable directory or entry (permissions, a path too long
-		// to open): note it and walk on.
-		t.note(rel, err)
-		if d == nil || d.IsDir() {
-			t.badDirs = append(t.badDirs, rel)
+	if e.Err != nil {
+		// An unreadable directory (permissions, a path too long to open)
+		// or ignore file: note it and walk on (without the file's rules).
+		t.note(e.Rel, e.Err)
+		if e.D != nil && e.D.IsDir() {
+			t.badDirs = append(t.badDirs, e.Rel)
 		}
 		return nil
 	}
-	name := d.Name()
-	if d.IsDir() {
-		if skipDir(name) {
-			return filepath.SkipDir
-		}
-		if _, err := os.Lstat(filepath.Join(p, "pyvenv.cfg")); err == nil {
-			return filepath.SkipDir // a Python virtual environment
-		}
-		// An ignored directory is still walked for go list's files.
-		if !w.ig.ignored(rel, true) {
-			w.loadIgnores(rel, rel+"/.gitignore")
-		}
-		return nil
+	if e.D.IsDir() {
+		return nil // an ignored directory too: go list reads what it holds
 	}
+	rel, name := e.Rel, e.D.Name()
 	src := fileLangOf(rel, name)
 	var configOf []int // the languages that read rel as configuration
 	cfgUnfiltered := false
@@ -193,11 +152,11 @@ func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) 
 			}
 		}
 	}
-	if !(src >= 0 && fileLangs[src].Unfiltered) && !cfgUnfiltered && w.ig.ignored(rel, false) {
+	if !(src >= 0 && fileLangs[src].Unfiltered) && !cfgUnfiltered && e.Ignored() {
 		return nil // .gitignore'd: not indexed, and not worth a note
 	}
-	if !d.Type().IsRegular() && !cfgUnfiltered {
-		w.irregular(rel, d, src)
+	if !e.D.Type().IsRegular() && !cfgUnfiltered {
+		w.irregular(rel, e.D, src)
 		return nil
 	}
 	if src >= 0 {
@@ -220,9 +179,6 @@ func (w *walker) visit(ctx context.Context, p string, d fs.DirEntry, err error) 
 // on a FIFO or read a file outside the repository).
 func (w *walker) irregular(rel string, d fs.DirEntry, src int) {
 	t := w.t
-	if skipDir(d.Name()) {
-		return // never walked, whatever it is
-	}
 	isSrc := src >= 0
 	if d.Type()&fs.ModeSymlink == 0 {
 		if isSrc {

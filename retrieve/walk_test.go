@@ -67,3 +67,45 @@ func BenchmarkWalkGOROOT(b *testing.B) {
 		b.ReportMetric(float64(len(paths)), "files")
 	}
 }
+
+// TestSearchFindsTypeScriptModules: .mts and .cts files (TypeScript's
+// ES-module and CommonJS variants, which the indexer reads) are searched,
+// as TypeScript; JavaScript keeps its own language name.
+func TestSearchFindsTypeScriptModules(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for rel, content := range map[string]string{
+		"web/esm.mts": "// Polish the widgets.\nexport function frobnicateWidgets(n: number): number {\n\treturn n\n}\n",
+		"web/cjs.cts": "// Count the gadgets.\nexport function frobnicateGadgets(n: number): number {\n\treturn n\n}\n",
+		"web/app.js":  "// Paint the gizmos.\nexport function frobnicateGizmos(n) {\n\treturn n\n}\n",
+	} {
+		testutil.WriteFile(t, root, rel, content)
+	}
+	got, err := walkFiles(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"web/app.js", "web/cjs.cts", "web/esm.mts"}, got); diff != "" {
+		t.Errorf("walkFiles (-want +got):\n%s", diff)
+	}
+	if _, err := Build(t.Context(), root, nil, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root, nil, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ lang, query, want string }{
+		{"typescript", "polish widgets", "web/esm.mts"},
+		{"typescript", "count gadgets", "web/cjs.cts"},
+		{"javascript", "paint gizmos", "web/app.js"},
+	} {
+		res, err := s.Search(t.Context(), tc.query, SearchOptions{Filter: Filter{Languages: []string{tc.lang}}, NoFastPath: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].Path != tc.want {
+			t.Errorf("search %q in %s: hits %v, want %s first", tc.query, tc.lang, locs(res.Hits, 3), tc.want)
+		}
+	}
+}

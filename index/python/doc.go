@@ -12,7 +12,7 @@
 // ignores them, so Go files there are not indexed). Files that the
 // repository's .gitignore files (root and nested) or .git/info/exclude
 // ignore are not indexed for Python and the other tree-sitter languages,
-// and not reported (index/gitignore.go, go-git's pattern semantics); Go files
+// and not reported (internal/repofs, go-git's pattern semantics); Go files
 // are not filtered, since go list, which loads them, does not read
 // .gitignore.
 //

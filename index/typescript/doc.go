@@ -8,12 +8,12 @@
 // across the repository's files (frontend.go, parse.go, decl.go, class.go,
 // module.go, namespace.go, jsdoc.go, scope.go, resolve.go, config.go).
 // node_modules and directories starting with "." are skipped, and so are the files the repository's .gitignore files ignore
-// (as for Python; index/gitignore.go). Declaration files (.d.ts)
+// (as for Python; internal/repofs). Declaration files (.d.ts)
 // are read for the types they declare (return types, members) and get a
 // FileRecord but no nodes. All files belong to FileRecord.Language
 // "typescript"; nodes carry Language "typescript" or "javascript" by
-// extension. The TypeScript grammar (tree-sitter-typescript v0.23.2, the
-// newest release) lacks variance annotations on type parameters (in, out;
+// extension (internal/repofs's language table). The TypeScript grammar
+// (tree-sitter-typescript v0.23.2, the newest release) lacks variance annotations on type parameters (in, out;
 // TS 4.7) and accessor after another modifier (static accessor x; TS
 // 5.0): a TypeScript file that does not parse is parsed again with those
 // modifiers blanked to spaces (offsets unchanged; tsvariance.go), so they

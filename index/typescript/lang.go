@@ -6,6 +6,7 @@ import (
 
 	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/index/internal/sitter"
+	"github.com/relayhq/relay/internal/repofs"
 )
 
 // FormatVersion is the format of the TypeScript/JavaScript records
@@ -13,17 +14,22 @@ import (
 // change re-indexes TypeScript/JavaScript only.
 const FormatVersion = "ts-3"
 
-// sourceExts are the extensions the TypeScript/JavaScript frontend
-// reads. Declaration files (.d.ts) are read for types but not indexed.
-var sourceExts = []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
-
-func isSource(_, base string) bool {
-	for _, e := range sourceExts {
-		if strings.HasSuffix(base, e) && len(base) > len(e) {
-			return !strings.HasSuffix(base, ".min.js")
-		}
+// isSource reports whether a file is TypeScript/JavaScript source:
+// internal/repofs's language table names it "typescript" (.ts, .tsx,
+// .mts, .cts) or "javascript" (.js, .jsx, .mjs, .cjs), the table the
+// search index uses too. The frontend refines it: the extension is
+// written in lower case (tsc and Node.js compare extensions as written),
+// a name that is only an extension (".ts") is no module, and a minified
+// bundle (.min.js) is not read. Declaration files (.d.ts) are read for
+// types but not indexed.
+func isSource(rel, base string) bool {
+	switch lang, _ := repofs.Language(rel); lang {
+	case "typescript", "javascript":
+	default:
+		return false
 	}
-	return false
+	ext := path.Ext(base)
+	return len(base) > len(ext) && ext == strings.ToLower(ext) && !strings.HasSuffix(base, ".min.js")
 }
 
 // isDecl reports whether rel is a declaration file (.d.ts, .d.mts, .d.cts).

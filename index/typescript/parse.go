@@ -8,6 +8,7 @@ import (
 
 	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/index/internal/sitter"
+	"github.com/relayhq/relay/internal/repofs"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -92,11 +93,12 @@ func isTest(rel string) bool {
 	return false
 }
 
-// languageOf is the node Language of a file.
+// languageOf is the node Language of a file: its name in
+// internal/repofs's table ("javascript" for .js, .jsx, .mjs, .cjs), which
+// the search index stores too.
 func languageOf(rel string) string {
-	switch path.Ext(rel) {
-	case ".js", ".jsx", ".mjs", ".cjs":
-		return "javascript"
+	if lang, _ := repofs.Language(rel); lang == "javascript" {
+		return lang
 	}
 	return "typescript"
 }

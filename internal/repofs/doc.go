@@ -31,5 +31,8 @@
 // the search index keeps them (.github holds workflows worth finding).
 //
 // The language table (Language) maps a file's extension or base name to a
-// language name; a file whose language is unknown is not searched.
+// language name; a file whose language is unknown is not searched. The
+// indexer's languages claim their source files from the same table, each
+// refining it (TypeScript leaves out minified bundles), so that the search
+// index and the code graph agree on which files are of a language.
 package repofs

@@ -112,7 +112,7 @@ func walkIgnored(t *testing.T, root string) []string {
 			t.Errorf("%s: %v", e.Rel, e.Err)
 			return nil
 		}
-		if e.Ignored {
+		if e.Ignored() {
 			got = append(got, e.Rel+map[bool]string{true: "/"}[e.D.IsDir()])
 		}
 		return nil

@@ -8,9 +8,14 @@ import (
 )
 
 // languages maps file extensions to a language name; "" marks an
-// extension that is known but not indexed.
+// extension that is known but not indexed. The indexer's languages claim
+// their files from this table (a test in package index checks that they
+// claim no file it names otherwise): TypeScript's ES-module and CommonJS
+// variants (.mts, .cts) are "typescript", JavaScript keeps its own name,
+// which the search index stores and filters on.
 var languages = map[string]string{
 	".go": "go", ".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "typescript",
+	".mts": "typescript", ".cts": "typescript",
 	".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
 	".java": "java", ".kt": "kotlin", ".rs": "rust", ".rb": "ruby", ".php": "php", ".cs": "csharp",
 	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".swift": "swift", ".scala": "scala",

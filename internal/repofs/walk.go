@@ -32,9 +32,9 @@ type Options struct {
 	// regular file).
 	SkipHidden bool
 	// VisitIgnored enters ignored directories and hands over ignored
-	// entries with Entry.Ignored set, for a caller that reads some files
-	// whatever the ignore files say (the go command does not read them).
-	// Ignore files inside an ignored directory are not read.
+	// entries too (Entry.Ignored says which), for a caller that reads
+	// some files whatever the ignore files say (the go command does not
+	// read them). Ignore files inside an ignored directory are not read.
 	VisitIgnored bool
 }
 
@@ -44,15 +44,34 @@ type Entry struct {
 	Rel string
 	// D describes the entry as the directory listing did (a symbolic
 	// link is a link, never what it leads to); nil when Err is set and
-	// nothing is known about it.
+	// nothing is known about it (an ignore file that could not be read:
+	// a directory that could not be read has its D).
 	D fs.DirEntry
 	// Err is set for what could not be read: a directory (a path too
 	// long to open, permissions) or an ignore file. The walk goes on
 	// unless the visitor returns an error.
 	Err error
-	// Ignored says the ignore rules exclude the entry (only ever set
-	// with Options.VisitIgnored).
-	Ignored bool
+
+	ignored bool     // a directory's answer, matched by the walk
+	ig      *Ignores // a file's rules, matched when asked (Options.VisitIgnored)
+}
+
+// Ignored reports whether the ignore rules exclude the entry (only ever
+// true with Options.VisitIgnored). A file is matched when this is asked,
+// not before, so that a visitor that reads a file whatever the rules say
+// pays nothing for them; ask from the visitor (the answer does not change
+// as the walk goes on, but the walk's rules are not safe for concurrent
+// use).
+//
+// DESIGN: the answer is stable because the rules that can match a file
+// are those of the ignore files in the directories above it, all read
+// before the walk reaches it; later ignore files apply beneath other
+// directories.
+func (e Entry) Ignored() bool {
+	if e.ig != nil {
+		return e.ig.Ignored(e.Rel, false)
+	}
+	return e.ignored
 }
 
 // Walk visits the entries beneath root in lexical order, the root itself
@@ -140,7 +159,7 @@ func (w *walker) dir(p, rel string, d fs.DirEntry) error {
 	if ignored && !w.opts.VisitIgnored {
 		return filepath.SkipDir
 	}
-	if err := w.visit(Entry{Rel: rel, D: d, Ignored: ignored}); err != nil {
+	if err := w.visit(Entry{Rel: rel, D: d, ignored: ignored}); err != nil {
 		return err
 	}
 	if ignored {
@@ -154,11 +173,13 @@ func (w *walker) file(rel string, d fs.DirEntry) error {
 	if !d.Type().IsRegular() && w.skipName(d.Name()) {
 		return nil // a link or a FIFO in a skipped directory's place
 	}
-	ignored := w.ig.Ignored(rel, false)
-	if ignored && !w.opts.VisitIgnored {
+	if w.opts.VisitIgnored {
+		return w.visit(Entry{Rel: rel, D: d, ig: &w.ig})
+	}
+	if w.ig.Ignored(rel, false) {
 		return nil
 	}
-	return w.visit(Entry{Rel: rel, D: d, Ignored: ignored})
+	return w.visit(Entry{Rel: rel, D: d})
 }
 
 // insideRel returns dir relative to root (slash-separated) when dir lies

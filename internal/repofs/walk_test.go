@@ -42,7 +42,7 @@ func TestWalk(t *testing.T) {
 			if e.D.Type()&os.ModeSymlink != 0 {
 				s += "@"
 			}
-			if e.Ignored {
+			if e.Ignored() {
 				s += " (ignored)"
 			}
 			got = append(got, s)
@@ -152,4 +152,51 @@ func FuzzIgnores(f *testing.F) {
 		}
 		ig.Ignored(rel, true)
 	})
+}
+
+// TestWalkIgnoredLater: Entry.Ignored gives the same answer asked after
+// the walk, when ignore files beneath other directories (and deeper ones)
+// have been read, as asked from the visitor.
+func TestWalkIgnoredLater(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for rel, body := range map[string]string{
+		".gitignore":       "*.gen\n",
+		"a/.gitignore":     "*.md\n!keep.gen\n",
+		"a/sub/.gitignore": "!*.md\n*.txt\n",
+		"b/.gitignore":     "x.txt\n*.md\n",
+		"a/x.md":           "", "a/keep.gen": "", "a/y.gen": "", "a/x.txt": "",
+		"a/sub/x.md": "", "a/sub/x.txt": "", "b/x.md": "", "b/x.txt": "", "x.md": "", "x.txt": "", "z.gen": "",
+	} {
+		testutil.WriteFile(t, root, rel, body)
+	}
+	var entries []Entry
+	var during []string
+	err := Walk(t.Context(), root, Options{VisitIgnored: true}, func(e Entry) error {
+		if e.Err != nil {
+			t.Errorf("%s: %v", e.Rel, e.Err)
+			return nil
+		}
+		entries = append(entries, e)
+		if e.Ignored() {
+			during = append(during, e.Rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after []string
+	for _, e := range entries {
+		if e.Ignored() {
+			after = append(after, e.Rel)
+		}
+	}
+	want := []string{"a/sub/x.txt", "a/x.md", "a/y.gen", "b/x.md", "b/x.txt", "z.gen"}
+	if diff := cmp.Diff(want, during); diff != "" {
+		t.Errorf("ignored, asked from the visitor (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(during, after); diff != "" {
+		t.Errorf("ignored, asked after the walk (-visitor +after):\n%s", diff)
+	}
 }
