@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -32,10 +33,10 @@ type Options struct {
 	Root   string          // repository root; cited path:line locations are checked against it
 	Models Models
 
-	RetrieverSoftCap int           // model turns before a retriever must report; default 20
-	RetrieverTimeout time.Duration // hard deadline of one retriever; default 5m
-	PlannerMaxSteps  int           // planner turns; default 6
-	Parallel         int           // retrievers running at once; default 4
+	RetrieverSoftCap int           // model turns before a retriever must report; default DefaultRetrieverSteps
+	RetrieverTimeout time.Duration // hard deadline of one retriever; default DefaultRetrieverTimeout
+	PlannerMaxSteps  int           // planner turns; default DefaultPlannerSteps
+	Parallel         int           // retrievers running at once; default DefaultParallel
 	ToolParallel     int           // read-only tool calls of one turn running at once; default 8
 	LoopWindow       int           // recent tool calls checked for repeats; default 12
 	LoopRepeats      int           // identical (name, args, result) in the window that count as a loop; default 3
@@ -86,7 +87,16 @@ type Progress struct {
 // It is safe for concurrent use; each Scope/Ask/Retrieve call is one run
 // with its own transcript and budget.
 type Runner struct {
-	o Options
+	o    Options
+	http *http.Client // NewFromConfig's, closed by Close; nil for New's
+}
+
+// Close releases the idle connections of the HTTP client NewFromConfig
+// made for r; a Runner from New has nothing to release.
+func (r *Runner) Close() {
+	if r.http != nil {
+		r.http.CloseIdleConnections()
+	}
 }
 
 // New checks o and returns a Runner.
@@ -98,7 +108,7 @@ func New(o Options) (*Runner, error) {
 		return nil, errors.New("agent: Options.Root is empty; pass the repository root")
 	}
 	if o.Models.Planner == "" {
-		return nil, errors.New("agent: no model configured; pass --model or set RELAY_MODEL")
+		return nil, fmt.Errorf("agent: Options.Models.Planner is empty: %w", ErrNoModel)
 	}
 	if o.Models.Retriever == "" {
 		o.Models.Retriever = o.Models.Planner
@@ -115,9 +125,9 @@ func New(o Options) (*Runner, error) {
 			*p = v
 		}
 	}
-	def(&o.RetrieverSoftCap, 20)
-	def(&o.PlannerMaxSteps, 6)
-	def(&o.Parallel, 4)
+	def(&o.RetrieverSoftCap, DefaultRetrieverSteps)
+	def(&o.PlannerMaxSteps, DefaultPlannerSteps)
+	def(&o.Parallel, DefaultParallel)
 	def(&o.ToolParallel, 8)
 	def(&o.LoopWindow, 12)
 	def(&o.LoopRepeats, 3)
@@ -137,7 +147,7 @@ func New(o Options) (*Runner, error) {
 		o.RunsMaxBytes = DefaultRunsMaxBytes
 	}
 	if o.RetrieverTimeout <= 0 {
-		o.RetrieverTimeout = 5 * time.Minute
+		o.RetrieverTimeout = DefaultRetrieverTimeout
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -268,7 +278,7 @@ func (e *shownError) Unwrap() error { return e.err }
 // stopReason classifies why a stage ended early: the budget, the deadline,
 // or cancellation; "" for any other error.
 //
-// Only the run's own deadlines (ctx: --timeout, a retriever's hard deadline)
+// Only the run's own deadlines (ctx: the run's timeout, a retriever's hard deadline)
 // count as "timeout". A model request that timed out on its own while ctx
 // is still live (the HTTP client's per-request timeout, retried and given
 // up) is an endpoint failure like an HTTP 500: it wraps

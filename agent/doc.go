@@ -16,6 +16,18 @@
 // over a request's messages, older ones shrinking first), and are pruned to
 // the newest Options.RunsKeep / Options.RunsMaxBytes when a run starts.
 //
+// # Configuration
+//
+// [Config] holds every setting a user chooses (endpoint, key, model per
+// stage, prices, budgets, limits, timeouts, retries, transcripts);
+// [Config.SetDefaults] is the one place their defaults are written, and
+// [Config.Validate] reports what cannot be used as [*ConfigError] values
+// naming the Config field, and a missing model as [ErrNoModel]. The package
+// speaks of its own fields only: relay's CLI (flags, environment) and its
+// bot (relay.yaml keys) each fill a Config and put the problems in their
+// user's terms. [NewFromConfig] builds the runtime of a Config: the
+// go-openai client (retries, egress filter) and a [Runner] over it.
+//
 // # The model endpoint
 //
 // [NewOpenAIClient] reads at most [MaxReplyBytes] of a reply
@@ -61,7 +73,8 @@
 //     planner gets as that retriever's result; the run goes on.
 //   - The budget (Budget.MaxTokens, default DefaultMaxTokens; Budget.MaxCost) is enforced: once spent,
 //     no further model call starts; the run ends with what it has and says
-//     the budget stopped it (Stopped = "budget: …"). Calls already in flight
+//     the budget stopped it (Stopped = "budget: token budget N reached (…)",
+//     or the cost budget's). Calls already in flight
 //     finish, so parallel retrievers may overshoot by what they consume.
 //
 // # Scoping report JSON schema

@@ -79,10 +79,10 @@ func (e *ReplyError) Error() string {
 		ct = "none"
 	}
 	if e.HTML {
-		return fmt.Sprintf("the model endpoint at %s answered with HTML, not JSON (status %d, content-type %s); check OPENAI_BASE_URL (or --base-url) — it should end in /v1",
+		return fmt.Sprintf("the model endpoint at %s answered with HTML, not JSON (status %d, content-type %s); the base URL of an OpenAI-compatible API usually ends in /v1",
 			e.Endpoint, e.Status, ct)
 	}
-	return fmt.Sprintf("the model endpoint at %s answered with something that is not JSON (status %d, content-type %s, starting %q); check OPENAI_BASE_URL (or --base-url) — it should end in /v1",
+	return fmt.Sprintf("the model endpoint at %s answered with something that is not JSON (status %d, content-type %s, starting %q); the base URL of an OpenAI-compatible API usually ends in /v1",
 		e.Endpoint, e.Status, ct, e.Snippet)
 }
 

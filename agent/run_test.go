@@ -306,13 +306,13 @@ func TestScopeBudgetExceeded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(s.Stopped, "budget: 45 tokens used, budget --max-tokens 40") {
+	if !strings.HasPrefix(s.Stopped, "budget: token budget 40 reached (45 tokens used)") {
 		t.Errorf("stopped = %q", s.Stopped)
 	}
 	if got := len(srv.Requests()); got != 3 {
 		t.Errorf("server saw %d requests, want 3 (no call after the budget is spent)", got)
 	}
-	if s.Structured || !strings.Contains(s.Markdown, "the run stopped early (budget: 45 tokens used") {
+	if s.Structured || !strings.Contains(s.Markdown, "the run stopped early (budget: token budget 40 reached (45 tokens used)") {
 		t.Errorf("markdown does not say the budget stopped it:\n%s", s.Markdown)
 	}
 	if len(s.Retrievals) != 2 || s.Retrievals[0].Incomplete || !s.Retrievals[1].Incomplete {
@@ -338,7 +338,7 @@ func TestScopeCostBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(s.Stopped, "budget: cost 0.5000 reached") || len(srv.Requests()) != 1 {
+	if !strings.HasPrefix(s.Stopped, "budget: cost budget 0.5000 reached (cost 0.5000)") || len(srv.Requests()) != 1 {
 		t.Errorf("stopped = %q after %d requests", s.Stopped, len(srv.Requests()))
 	}
 }
@@ -537,16 +537,24 @@ func TestNewValidates(t *testing.T) {
 	}{
 		{"no client", agent.Options{Root: "/", Models: agent.Models{Planner: "m"}}, "Client is nil"},
 		{"no root", agent.Options{Client: c, Models: agent.Models{Planner: "m"}}, "Root is empty"},
-		{"no model", agent.Options{Client: c, Root: "/"}, "pass --model or set RELAY_MODEL"},
+		{"no model", agent.Options{Client: c, Root: "/"}, "Options.Models.Planner is empty: no model configured"},
 	}
 	for _, tc := range tests {
-		if _, err := agent.New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, err := agent.New(tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
+		// The library names its own options, never a flag or variable of the CLI.
+		if err != nil && (strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "RELAY_")) {
+			t.Errorf("%s: err = %v names the CLI", tc.name, err)
+		}
+	}
+	if _, err := agent.New(agent.Options{Client: c, Root: "/"}); !errors.Is(err, agent.ErrNoModel) {
+		t.Errorf("no model: err = %v, want ErrNoModel", err)
 	}
 	r, _ := agent.New(agent.Options{Client: c, Root: "/", Models: agent.Models{Planner: "m"}})
-	if _, err := r.Scope(t.Context(), "  "); err == nil || !strings.Contains(err.Error(), "issue is empty") {
-		t.Errorf("empty issue: err = %v", err)
+	if _, err := r.Scope(t.Context(), "  "); !errors.Is(err, agent.ErrEmptyIssue) || strings.Contains(err.Error(), "--file") {
+		t.Errorf("empty issue: err = %v, want ErrEmptyIssue without the CLI's advice", err)
 	}
 }
 

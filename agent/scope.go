@@ -66,6 +66,9 @@ type Answer struct {
 	Duration     time.Duration `json:"duration_ns"`
 }
 
+// ErrEmptyIssue is returned by [Runner.Scope] for an issue with no text.
+var ErrEmptyIssue = errors.New("the issue is empty")
+
 // Scope runs planner → retrievers → gap detector for one issue. When the
 // budget or a deadline stops the run it still returns a Scoping (with
 // Stopped set) built from what it has; cancellation of ctx and
@@ -74,7 +77,7 @@ type Answer struct {
 func (r *Runner) Scope(ctx context.Context, issue string) (*Scoping, error) {
 	issue = strings.TrimSpace(issue)
 	if issue == "" {
-		return nil, errors.New("the issue is empty; pass its text, --file FILE or - for stdin")
+		return nil, ErrEmptyIssue
 	}
 	rn, err := r.newRun("scope", issue)
 	if err != nil {

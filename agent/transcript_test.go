@@ -151,7 +151,7 @@ func TestReplyNotJSON(t *testing.T) {
 		wantErr string
 	}{
 		{"html page", "text/html; charset=utf-8", "<!doctype html><html><body>Open WebUI</body></html>",
-			"the model endpoint at http://HOST/v1 answered with HTML, not JSON (status 200, content-type text/html; charset=utf-8); check OPENAI_BASE_URL (or --base-url) — it should end in /v1"},
+			"the model endpoint at http://HOST/v1 answered with HTML, not JSON (status 200, content-type text/html; charset=utf-8); the base URL of an OpenAI-compatible API usually ends in /v1"},
 		{"html as json", "application/json", "\n  <html>hi</html>", "answered with HTML, not JSON (status 200, content-type application/json)"},
 		{"plain text", "text/plain", "hello from the proxy", `answered with something that is not JSON (status 200, content-type text/plain, starting "hello from the proxy")`},
 	}

@@ -132,9 +132,9 @@ func (m *meter) add(stage Stage, model string, prompt, completion int64, d time.
 	switch {
 	case m.stopped != "":
 	case m.budget.MaxTokens > 0 && m.tokens >= m.budget.MaxTokens:
-		m.stopped = fmt.Sprintf("%d tokens used, budget --max-tokens %d", m.tokens, m.budget.MaxTokens)
+		m.stopped = fmt.Sprintf("token budget %d reached (%d tokens used)", m.budget.MaxTokens, m.tokens)
 	case m.budget.MaxCost > 0 && m.cost >= m.budget.MaxCost:
-		m.stopped = fmt.Sprintf("cost %.4f reached, budget --max-cost %.4f", m.cost, m.budget.MaxCost)
+		m.stopped = fmt.Sprintf("cost budget %.4f reached (cost %.4f)", m.budget.MaxCost, m.cost)
 	}
 }
 
@@ -164,7 +164,7 @@ func (m *meter) usage() Usage {
 }
 
 // ParsePrice parses "model=in/out" (currency per million prompt/completion
-// tokens), the form of relay's --price flag.
+// tokens), the form in which relay's CLI takes a price.
 func ParsePrice(s string) (model string, p Price, err error) {
 	model, rates, ok := strings.Cut(s, "=")
 	in, out, ok2 := strings.Cut(rates, "/")

@@ -47,7 +47,7 @@ func TestMeterBudget(t *testing.T) {
 		t.Fatalf("admit under budget: %v", err)
 	}
 	m.add(StagePlanner, "b", 40, 10, time.Second)
-	if err := m.admit(); !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "100 tokens used, budget --max-tokens 100") {
+	if err := m.admit(); !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "token budget 100 reached (100 tokens used)") {
 		t.Fatalf("admit over budget = %v", err)
 	}
 	u := m.usage()

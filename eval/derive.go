@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/golang"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/udiff"
 )
@@ -108,7 +108,7 @@ func GoldFromDiffGraph(ctx context.Context, root string, diffs []udiff.FileDiff,
 			}
 			start, end := fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line
 			if d.Status == udiff.StatusDeleted || touches(d.Hunks, start, end) {
-				g.Functions = append(g.Functions, p+":"+index.FuncLocName(fd))
+				g.Functions = append(g.Functions, p+":"+golang.FuncLocName(fd))
 			}
 		}
 	}

@@ -23,6 +23,6 @@
 // summary figure (see the DESIGN note in figures.go); -update records a
 // new run.
 //
-// eval imports graphdb, retrieve, udiff and index (for FuncLocName, so
-// derived gold names match the graph's); none imports it back.
+// eval imports graphdb, retrieve, udiff, internal/lines and index (for
+// FuncLocName, so derived gold names match the graph's); none imports it back.
 package eval

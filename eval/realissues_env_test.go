@@ -49,7 +49,7 @@ func TestRealIssues(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := index.Run(ctx, st, index.Options{Root: root}); err != nil && !errors.Is(err, index.ErrNotGo) {
+		if _, err := index.Run(ctx, st, index.Options{Root: root}); err != nil && !errors.Is(err, index.ErrNoSource) {
 			st.Close()
 			return nil, nil, err
 		}

@@ -1,11 +1,12 @@
 // Package graphdb owns relay's code-graph model and the storage contract every
 // backend honours.
 //
-// The model (see ARCHITECTURE.md) is a directed multigraph: nodes are modules,
-// files, types, functions and members; edges are calls, implements, inherits,
-// returns, param_of, parent, imports, decorated_by, references (a
-// function used as a value, not called, at a site) and calls_by_name (a call
-// a frontend could resolve only by the callee's name, kept apart from calls). Every node and edge is
+// The model (ARCHITECTURE.md at the repository root, "The code graph") is a
+// directed multigraph: nodes are modules, files, types, functions and
+// members; edges are calls, implements, inherits, returns, param_of, parent,
+// imports, decorated_by, references (a function used as a value, not called,
+// at a site) and calls_by_name (a call a frontend could resolve only by the
+// callee's name, kept apart from calls). Every node and edge is
 // owned by exactly one source file (or one pseudo-owner such as "@go/implements"
 // for facts computed across the whole repository); an index run replaces whole
 // owners atomically, which is what makes incremental indexing and crash safety

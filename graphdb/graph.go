@@ -201,13 +201,24 @@ var (
 	ErrCorrupt = errors.New("store is damaged")
 )
 
-// NoIndexError is the ErrNotFound of a store that holds no index yet. Its
-// message is a whole sentence for the user (where the index was looked for
-// and what to run): wrapping ErrNotFound with %w instead ended it with a
-// stray ": not found".
-type NoIndexError struct{ Msg string }
+// NoIndexError is the ErrNotFound of a store that holds no index yet: it
+// says where the index was looked for and, when there is more to say, what
+// is missing there. What to do about it depends on who reads it (run the
+// indexer on the command line; nothing for the bot, which indexes before
+// every job), so the message states the problem only and the surface adds
+// its advice (internal/advice). It is a whole sentence: wrapping
+// ErrNotFound with %w instead ended it with a stray ": not found".
+type NoIndexError struct {
+	Where string // the store: a directory, or a URL such as arangodb://host/db
+	Why   string // what is missing there, e.g. `database "relay" does not exist`; "" when nothing more is known
+}
 
-func (e *NoIndexError) Error() string { return e.Msg }
+func (e *NoIndexError) Error() string {
+	if e.Why == "" {
+		return "no index at " + e.Where
+	}
+	return "no index at " + e.Where + ": " + e.Why
+}
 
 // Is makes errors.Is(err, ErrNotFound) true.
 func (e *NoIndexError) Is(target error) bool { return target == ErrNotFound }

@@ -12,7 +12,7 @@ import (
 // Op is a graph operation offered to people and models.
 type Op string
 
-// Graph operations (ARCHITECTURE.md, "Graph operations").
+// Graph operations (ARCHITECTURE.md at the repository root, "Graph operations").
 const (
 	OpCallers         Op = "callers"         // INBOUND calls
 	OpCallees         Op = "callees"         // OUTBOUND calls

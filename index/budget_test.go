@@ -3,17 +3,13 @@
 package index
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
-	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	"github.com/relayhq/relay/index/internal/frontend"
 
 	"github.com/relayhq/relay/graphdb"
 )
@@ -23,13 +19,13 @@ import (
 func TestParseEachRecoversPanic(t *testing.T) {
 	var mu sync.Mutex
 	var diags []Diagnostic
-	j := &job{workers: 2, progress: func(Progress) {}, diag: func(d Diagnostic) {
+	j := &frontend.Job{Workers: 2, Progress: func(Progress) {}, Diag: func(d Diagnostic) {
 		mu.Lock()
 		diags = append(diags, d)
 		mu.Unlock()
 	}}
 	rels := []string{"a.py", "bad.py", "c.py"}
-	got, err := parseEach(t.Context(), j, rels, 0, len(rels), func() int { return 0 }, func(int) {}, func(_ int, rel string) *string {
+	got, err := frontend.ParseEach(t.Context(), j, rels, 0, len(rels), func() int { return 0 }, func(int) {}, func(_ int, rel string) *string {
 		if rel == "bad.py" {
 			var parts []string
 			_ = parts[len(rel)] // an index out of range: the kind of bug a file can reach
@@ -48,44 +44,6 @@ func TestParseEachRecoversPanic(t *testing.T) {
 	}
 	if len(diags) != 1 || diags[0].Pos != "bad.py" || !strings.Contains(diags[0].Msg, "index out of range") || !strings.Contains(diags[0].Msg, "budget_test.go") {
 		t.Errorf("diagnostics %+v, want bad.py's panic with where it happened", diags)
-	}
-}
-
-// TestParseLimitedStops: a cancelled context and a deadline stop a parse
-// in progress, and the parser parses the next file.
-func TestParseLimitedStops(t *testing.T) {
-	big := []byte(strings.Repeat("def f(a, b):\n    return a.b(c, d[e])\n", 200_000))
-	p := newPyParser()
-	defer p.Close()
-	cancelled, cancel := context.WithCancel(t.Context())
-	cancel()
-	for _, tc := range []struct {
-		name    string
-		ctx     context.Context
-		timeout time.Duration
-		want    error
-	}{
-		{"cancelled", cancelled, 0, context.Canceled},
-		{"deadline", t.Context(), time.Nanosecond, errParseDeadline},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tree, err := parseLimited(tc.ctx, p, big, tc.timeout)
-			if tree != nil {
-				tree.Close()
-				t.Fatal("the parse ran to its end")
-			}
-			if !errors.Is(err, tc.want) {
-				t.Fatalf("error %v, want %v", err, tc.want)
-			}
-			tree, err = parseLimited(t.Context(), p, []byte("def ok():\n    return 1\n"), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tree.Close()
-			if got := tree.RootNode().ToSexp(); strings.Contains(got, "ERROR") || !strings.Contains(got, "function_definition") {
-				t.Errorf("the next parse: %s", got)
-			}
-		})
 	}
 }
 
@@ -138,7 +96,7 @@ func TestIsMinified(t *testing.T) {
 		{"large, long lines", strings.Repeat(strings.Repeat("x", 2000)+"\n", 100), true},
 		{"large source", strings.Repeat("def f():\n    return 1\n", 10_000), false},
 	} {
-		if got := isMinified([]byte(tc.data)); got != tc.want {
+		if got := frontend.IsMinified([]byte(tc.data)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -148,7 +106,7 @@ func TestSkip(t *testing.T) {
 	minified := []byte(strings.Repeat("x", 100<<10))
 	for _, tc := range []struct {
 		name string
-		b    budgets
+		b    frontend.Budgets
 		data []byte
 		want string
 	}{
@@ -157,63 +115,9 @@ func TestSkip(t *testing.T) {
 		{"limit off", budgetsOf(Options{MaxFileBytes: -1}), minified, ""},
 		{"small", budgetsOf(Options{}), []byte("x = 1\n"), ""},
 	} {
-		got, _ := tc.b.skip(tc.data)
+		got, _ := tc.b.Skip(tc.data)
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
-// FuzzSitterExtract parses any input as Python or TypeScript within the
-// budgets and extracts it: no panic, a depth error only past the limit,
-// and the parents indexTree records agree with tree-sitter's own.
-func FuzzSitterExtract(f *testing.F) {
-	f.Add([]byte("def f():\n    return a.b.c(d)\n\nclass C(B):\n    def m(self):\n        return self.n()\n"), false)
-	f.Add([]byte("function g() { return f(f(f(0))); }\nnamespace N { namespace M { export const x = 1; } }\n"), true)
-	f.Add([]byte("x = "+strings.Repeat("(", 300)+"1"+strings.Repeat(")", 300)), false)
-	f.Add([]byte("/** doc */\nexport class A extends B { m(x) { if (x instanceof C) { x.n(); } } }\n"), true)
-	f.Fuzz(func(t *testing.T, src []byte, ts bool) {
-		p, rel := newPyParser(), "a.py"
-		if ts {
-			p, rel = newTSParser(sitter.NewLanguage(tsts.LanguageTypescript())), "a.ts"
-		}
-		defer p.Close()
-		tree, err := parseLimited(t.Context(), p, src, 10*time.Second)
-		if err != nil {
-			return
-		}
-		defer tree.Close()
-		const depth = 200
-		up, err := indexTree(tree.RootNode(), depth)
-		if err != nil {
-			if !errors.Is(err, errTooDeep) {
-				t.Fatalf("indexTree: %v", err)
-			}
-			return
-		}
-		checkParents(t, tree.RootNode(), up)
-		if ts {
-			extractTS(rel, "a", src, tree.RootNode(), up)
-		} else {
-			extractPy(rel, "a", false, src, tree.RootNode(), up)
-		}
-		syntaxErrors(tree.RootNode())
-	})
-}
-
-// checkParents compares up with Node.Parent for every node under root.
-func checkParents(t *testing.T, root *sitter.Node, up *nodeParents) {
-	t.Helper()
-	stack := []*sitter.Node{root}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		got, want := up.of(n), n.Parent()
-		if (got == nil) != (want == nil) || got != nil && got.Id() != want.Id() {
-			t.Fatalf("parent of %s at %v: %v, want %v", n.Kind(), n.StartPosition(), got, want)
-		}
-		for i := range n.ChildCount() {
-			stack = append(stack, n.Child(i))
 		}
 	}
 }

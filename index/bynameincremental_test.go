@@ -18,7 +18,7 @@ import (
 // value of unknown type) and files k0…k9, each holding one class Ki with
 // one method.
 type byNameLang struct {
-	title     string // Summary.Units key; "" for Python (Summary.Modules)
+	title     string // Summary.Languages key; "" for Python
 	callerRel string
 	caller    string
 	from      string                            // the calling function's node id
@@ -178,9 +178,9 @@ func testByNameIncremental(t *testing.T, l byNameLang) {
 		if sum.Unchanged {
 			t.Fatalf("%s: run saw no change", s.name)
 		}
-		n := sum.Modules
+		n := sum.Languages["Python"].Units
 		if l.title != "" {
-			n = sum.Units[l.title]
+			n = sum.Languages[l.title].Units
 		}
 		if n != s.extracted {
 			t.Errorf("%s: %d files re-extracted, want %d", s.name, n, s.extracted)
@@ -191,62 +191,4 @@ func testByNameIncremental(t *testing.T, l byNameLang) {
 	if sum := runIndex(t, st, root, false); !sum.Unchanged {
 		t.Errorf("a run after no change rewrote %d files", sum.Changed)
 	}
-}
-
-// TestPythonByNameRedeclaredClass: a module declaring a class twice keeps
-// the first in its scope, in a full index as in the scope an incremental
-// run rebuilds from the stored nodes; the second's methods (their nodes
-// share the qname prefix) are no by-name candidates in either. The stdlib
-// has such modules (test_importlib/test_abc.py redeclares InspectLoader).
-func TestPythonByNameRedeclaredClass(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
-	write("a.py", "def use(x):\n    return x.frob()\n")
-	write("m.py", "class K:\n    def a(self):\n        return 1\n\n\nclass K:\n    def frob(self):\n        return 2\n")
-	write("b.py", "class B:\n    def other(self):\n        return 1\n")
-	st := openStore(t)
-	runIndex(t, st, root, false)
-	const edge = "edge calls_by_name py:a.use -> py:b.B.frob @a.py:2"
-	checkPyIncremental(t, st, root, []pyStep{
-		{
-			name:   "a method the call may land on appears elsewhere",
-			change: func() { write("b.py", "class B:\n    def frob(self):\n        return 1\n") },
-			want:   []string{edge}, notWant: []string{"-> py:m.K.frob @"},
-		},
-		{
-			name:    "and is renamed",
-			change:  func() { write("b.py", "class B:\n    def frobble(self):\n        return 1\n") },
-			notWant: []string{edge, "-> py:m.K.frob @"},
-		},
-	})
-}
-
-// TestPythonByNameModuleRenamed: an __init__.py appearing renames the
-// modules of its directory, and with them the ids of their methods; an
-// unchanged file's by-name edges follow the new ids.
-func TestPythonByNameModuleRenamed(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, data string) { testutil.WriteFile(t, root, rel, data) }
-	write("a.py", "def use(x):\n    return x.frob()\n")
-	write("x/pkg/b.py", "class B:\n    def frob(self):\n        return 1\n")
-	st := openStore(t)
-	runIndex(t, st, root, false)
-	checkPyIncremental(t, st, root, []pyStep{
-		{
-			name:    "the candidate's directory becomes a package",
-			change:  func() { write("x/pkg/__init__.py", "") },
-			want:    []string{"edge calls_by_name py:a.use -> py:pkg.b.B.frob @a.py:2"},
-			notWant: []string{"-> py:x.pkg.b.B.frob @"},
-		},
-		{
-			name: "and stops being one",
-			change: func() {
-				if err := os.Remove(filepath.Join(root, "x", "pkg", "__init__.py")); err != nil {
-					t.Fatal(err)
-				}
-			},
-			want:    []string{"edge calls_by_name py:a.use -> py:x.pkg.b.B.frob @a.py:2"},
-			notWant: []string{"-> py:pkg.b.B.frob @"},
-		},
-	})
 }

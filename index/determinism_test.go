@@ -35,7 +35,7 @@ func cleanExport(t *testing.T, root string, workers int) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Workers: workers}); err != nil && !errors.Is(err, index.ErrNotGo) {
+	if _, err := index.Run(ctx, st, index.Options{Root: root, Workers: workers}); err != nil && !errors.Is(err, index.ErrNoSource) {
 		t.Fatalf("index %s: %v", root, err)
 	}
 	var b bytes.Buffer
@@ -123,10 +123,10 @@ func TestDeterministicExport(t *testing.T) {
 		root func(t *testing.T) string
 		runs int
 	}{
-		{"go", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/calls.txtar") }, 2},
-		{"python", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/py_types.txtar") }, 3},
-		{"typescript", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/ts_mixed.txtar") }, 3},
-		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "testdata/java_mixed.txtar") }, 3},
+		{"go", func(t *testing.T) string { return testutil.WriteTxtar(t, "golang/testdata/calls.txtar") }, 2},
+		{"python", func(t *testing.T) string { return testutil.WriteTxtar(t, "python/testdata/types.txtar") }, 3},
+		{"typescript", func(t *testing.T) string { return testutil.WriteTxtar(t, "typescript/testdata/mixed.txtar") }, 3},
+		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "java/testdata/mixed.txtar") }, 3},
 		{"java_deps", func(t *testing.T) string { return javaDepsRepo(t, 48) }, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,41 +6,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/index/internal/frontend"
 )
 
-// FormatVersion is the index format this package writes. A store holding
-// another version is re-indexed from scratch. go-2: calls in package-level
-// variable initialisers (synthetic "#vars" callers). go-4: references
-// edges, implements edges of generic types and between interfaces,
-// testdata packages that type-check indexed as packages. go-5: implements
-// edges to generic interfaces through their instantiations, the
-// go.pointer_methods and go.embedded_methods node attributes. go-6: the
-// declarations of a file at the root of a tree with no go.mod above it are
-// qualified by its package clause ("main.Server.Serve"), not by "."
-// ("..Server.Serve").
-const FormatVersion = "go-6"
-
-// Meta keys written by Run.
-const (
-	MetaVersion = "index.go.version" // FormatVersion of the last run
-	MetaConfig  = "index.go.config"  // hash of every go.mod and go.work: a change forces a full run
-	// MetaPyVersion holds PyFormatVersion of the last run; a change forces
-	// a full Python run (Go is untouched).
-	MetaPyVersion = "index.py.version"
-)
-
-// PyFormatVersion is the format of the Python records (language "python");
-// they are versioned apart from Go's.
-const PyFormatVersion = "py-5"
-
-// ErrNotGo is returned by Run for a root holding no Go module, workspace or
-// file and no Python file: nothing it can index.
-var ErrNotGo = errors.New("not a Go repository")
+// ErrNoSource is returned by Run for a root holding no source of any
+// indexed language (no Go module, workspace or file, no Python,
+// TypeScript/JavaScript or Java file): nothing it can index. The error
+// names the languages and their files.
+var ErrNoSource = errors.New("no source file of a language relay indexes")
 
 // Options configures Run.
 type Options struct {
@@ -55,8 +36,8 @@ type Options struct {
 	// GoProxy is the GOPROXY the go command may use to download modules;
 	// "" (or "off"): none, modules resolve from the module cache alone.
 	// The go command never switches toolchain or fetches from version
-	// control either way (see "The go command's environment" in the
-	// package doc).
+	// control either way (see "The go command's environment" in package
+	// index/golang's doc).
 	GoProxy string
 	// Written, when set, receives each owner the run writes with its
 	// nodes (and each owner it deletes, with none), once the transaction
@@ -94,73 +75,23 @@ type Options struct {
 // it.
 const DefaultListTimeout = 10 * time.Minute
 
-// Progress reports how far a run got.
-type Progress struct {
-	// Phase is one of "scan" (files found), "list" (go list running),
-	// "check" (Done of Total packages type-checked and extracted),
-	// "files" (Done of Total files indexed from syntax alone),
-	// "implements" and "commit".
-	Phase string
-	Done  int
-	Total int
-	Item  string // the package or file just finished
-}
+// Progress reports how far a run got (internal/frontend).
+type Progress = frontend.Progress
 
-// Summary tells what a run did.
-type Summary struct {
-	Packages  int  // Go packages (re)loaded and extracted
-	Modules   int  // Python modules (re)extracted
-	Files     int  // Go and Python files in the index after the run
-	Python    int  // of Files, Python files
-	Go        int  // of Files, Go files (on an unchanged run too)
-	Changed   int  // files (re)written: added or modified, plus their package mates
-	Deleted   int  // files removed from the index
-	Unchanged bool // nothing changed on disk: no loading, no write
-	Stats     graphdb.Stats
-	// Errors lists list, parse and type errors, the files a budget left
-	// unextracted (a parse past ParseTimeout, nesting deeper than
-	// MaxDepth) and failures inside one file's extraction; sorted.
-	Errors []Diagnostic
-	// Notes lists the files and directories that were not indexed and
-	// why, by repository-relative path: files that are not regular (FIFOs,
-	// devices), symbolic links leading outside the repository, symbolic
-	// link loops, paths too long to open, unreadable or vanished files, and
-	// files over Options.MaxFileBytes or minified (not parsed);
-	// sorted.
-	Notes    []Diagnostic
-	Duration time.Duration
-	// Phases times the run: scan, list, parse+typecheck and extract (summed
-	// over workers), loose, implements, write (time inside the store) and
-	// commit.
-	Phases map[string]time.Duration
+// Diagnostic is one problem found while indexing; indexing goes on
+// (internal/frontend).
+type Diagnostic = frontend.Diagnostic
 
-	// Languages counts, for each language of fileLangs present in the
-	// repository (by title, such as "TypeScript/JavaScript"), its files on
-	// disk (also counted in Files); Units the files (re)extracted in this
-	// run.
-	Languages map[string]int
-	Units     map[string]int
+// Summary tells what a run did (internal/frontend, so that the
+// languages' tests share one rendering of it).
+type Summary = frontend.Summary
 
-	// NoModule counts the Go files (testdata aside) outside every module:
-	// with no go.mod above them they are indexed from syntax alone, so
-	// they have declarations but no calls, types or implementations.
-	NoModule int
-}
+// LanguageSummary is one language's part of a run.
+type LanguageSummary = frontend.LanguageSummary
 
-// Diagnostic is one problem found while indexing. Indexing goes on.
-type Diagnostic struct {
-	Package string // import path, "" for files outside packages
-	Pos     string // "path/file.go:line:col", "path/file.go" or ""
-	Msg     string
-	// Limit is the Options field of the per-file budget that kept the
-	// file from being indexed ("MaxFileBytes", "MaxDepth",
-	// "ParseTimeout"), which Msg names as "Options.<Limit>"; "" for other
-	// diagnostics. A caller with its own name for the setting (a CLI
-	// flag, a configuration key) substitutes it.
-	Limit string
-}
-
-func sortDiagnostics(ds []Diagnostic) {
+// sortDiagnostics sorts ds and drops repeats (a file two passes of a
+// frontend both failed on).
+func sortDiagnostics(ds []Diagnostic) []Diagnostic {
 	sort.Slice(ds, func(i, k int) bool {
 		a, b := ds[i], ds[k]
 		if a.Package != b.Package {
@@ -171,6 +102,7 @@ func sortDiagnostics(ds []Diagnostic) {
 		}
 		return a.Msg < b.Msg
 	})
+	return slices.Compact(ds)
 }
 
 // uniqueNotes sorts notes and keeps one per path and reason (the scan and
@@ -190,17 +122,6 @@ func uniqueNotes(ns []Diagnostic) []Diagnostic {
 		out = append(out, n)
 	}
 	return out
-}
-
-func (d Diagnostic) String() string {
-	s := d.Msg
-	if d.Pos != "" {
-		s = d.Pos + ": " + s
-	}
-	if d.Package != "" {
-		s = d.Package + ": " + s
-	}
-	return s
 }
 
 // Run indexes the repository at opts.Root into st and returns what it did.
@@ -262,24 +183,14 @@ type runner struct {
 	mu  sync.Mutex // guards sum.Errors and sum.Notes, added from many goroutines
 	sum Summary
 
-	tree   *tree
-	full   bool // Go runs in full
-	pyFull bool // Python runs in full
-	goJob  *job
-	pyJob  *job
-	langs  []langRun
-	steps  []runStep // the frontends that run, in order
-	gone   []string  // owners deleted before anything is written, sorted
+	tree  *tree
+	langs []langRun  // by fileLangs
+	steps []*langRun // the languages that run, in order
+	gone  []string   // owners deleted before anything is written, sorted
 
-	results  []done   // by steps
-	written  []string // owners written
+	results  []frontend.Done // by steps
+	written  []string        // owners written
 	writeDur time.Duration
-}
-
-// runStep is one frontend with its job.
-type runStep struct {
-	fe frontend
-	j  *job
 }
 
 func newRunner(st graphdb.Store, opts Options) (*runner, error) {
@@ -323,169 +234,12 @@ func (r *runner) scan(ctx context.Context) error {
 		r.note(n)
 	}
 	r.sum.Phases["scan"] = time.Since(t0)
-	r.prog.send(Progress{Phase: "scan", Done: len(tree.files), Total: len(tree.files)})
+	n := 0
+	for _, fs := range tree.langs {
+		n += len(fs)
+	}
+	r.prog.send(Progress{Phase: "scan", Done: n, Total: n})
 	return nil
-}
-
-// plan compares the tree with the store's records and versions: it makes
-// each language's job (changed and deleted files), the frontends to run and
-// the owners to delete, and reports whether there is anything to do.
-func (r *runner) plan(ctx context.Context) (work bool, err error) {
-	records, err := r.st.Files(ctx)
-	if err != nil {
-		return false, fmt.Errorf("read stored files: %w", err)
-	}
-	version, err := r.st.Meta(ctx, MetaVersion)
-	if err != nil {
-		return false, fmt.Errorf("read index version: %w", err)
-	}
-	config, err := r.st.Meta(ctx, MetaConfig)
-	if err != nil {
-		return false, fmt.Errorf("read index config: %w", err)
-	}
-	r.full = r.opts.Full || version != FormatVersion || config != r.tree.config
-	if !r.opts.Full && r.full && version != "" {
-		r.log.Info("full re-index", "stored_version", version, "version", FormatVersion, "config_changed", config != r.tree.config)
-	}
-	pyVersion, err := r.st.Meta(ctx, MetaPyVersion)
-	if err != nil {
-		return false, fmt.Errorf("read index version: %w", err)
-	}
-	budgetMeta, err := r.st.Meta(ctx, MetaBudgets)
-	if err != nil {
-		return false, fmt.Errorf("read index budgets: %w", err)
-	}
-	// Budgets that changed re-index the tree-sitter languages in full: a
-	// file they kept from being parsed is retried.
-	sitterFull := r.opts.Full || budgetMeta != budgetsOf(r.opts).fingerprint()
-	r.pyFull = sitterFull || pyVersion != PyFormatVersion
-	listTimeout := r.opts.ListTimeout
-	if listTimeout <= 0 {
-		listTimeout = DefaultListTimeout
-	}
-	goFE := &goFrontend{log: r.log, listTimeout: listTimeout, goProxy: r.opts.GoProxy}
-	pyFE := &pyFrontend{log: r.log}
-	r.goJob = r.newJob(records, goFE, r.tree.files, r.full)
-	r.pyJob = r.newJob(records, pyFE, r.tree.py, r.pyFull)
-	if r.langs, err = planLangs(ctx, r.st, r.tree, sitterFull, r.log, r.note); err != nil {
-		return false, err
-	}
-	r.planSteps(records, goFE, pyFE)
-	work = r.countFiles()
-	for _, s := range r.steps {
-		work = work || len(s.j.changed) > 0
-	}
-	r.log.Debug("index plan", "full", r.full, "go_changed", len(r.goJob.changed), "py_changed", len(r.pyJob.changed), "deleted", len(r.gone))
-	return work, nil
-}
-
-// newJob makes the job of frontend fe over files (this language's files on
-// disk): files that cannot be read are noted and dropped, a file whose
-// hash differs from its record (or every file, when full) is changed, a
-// record whose file is gone is deleted.
-func (r *runner) newJob(records []graphdb.FileRecord, fe frontend, files map[string]*diskFile, full bool) *job {
-	j := &job{
-		tree: r.tree, files: files, stored: map[string]graphdb.FileRecord{}, changed: map[string]bool{}, deleted: map[string]bool{},
-		full: full, workers: r.workers, budget: budgetsOf(r.opts), reader: r.st, progress: r.prog.send, diag: r.diag, note: r.note,
-	}
-	for _, rec := range records {
-		if rec.Language == fe.language() {
-			j.stored[rec.Path] = rec
-		}
-	}
-	for rel, df := range files {
-		if df.err != nil {
-			r.note(Diagnostic{Pos: shortRel(rel), Msg: reason(df.err)})
-			delete(files, rel)
-			continue
-		}
-		if rec, ok := j.stored[rel]; !ok || rec.Hash != df.hash || full {
-			j.changed[rel] = true
-		}
-	}
-	for p, rec := range j.stored {
-		if !rec.IsPseudo() && files[p] == nil {
-			j.deleted[p] = true
-		}
-	}
-	return j
-}
-
-// planSteps lists the frontends that run (Go, Python, then the registered
-// languages present) and the owners to delete: the deleted files of each,
-// and every record of a language no longer in the tree.
-func (r *runner) planSteps(records []graphdb.FileRecord, goFE, pyFE frontend) {
-	var gone []string
-	if r.tree.hasGo() {
-		r.steps = append(r.steps, runStep{goFE, r.goJob})
-		for p := range r.goJob.deleted {
-			gone = append(gone, p)
-		}
-	} else {
-		// No Go left: drop every Go owner, pseudo-owners included.
-		for p := range r.goJob.stored {
-			gone = append(gone, p)
-		}
-	}
-	if len(r.tree.py) > 0 {
-		r.steps = append(r.steps, runStep{pyFE, r.pyJob})
-		for p := range r.pyJob.deleted {
-			gone = append(gone, p)
-		}
-	} else {
-		for p := range r.pyJob.stored {
-			gone = append(gone, p)
-		}
-	}
-	for i := range r.langs {
-		lr := &r.langs[i]
-		if lr.fe == nil {
-			continue // unavailable in this build: the stored records stay
-		}
-		lr.j = r.newJob(records, lr.fe, r.tree.langs[lr.idx], lr.full)
-		if len(r.tree.langs[lr.idx]) == 0 {
-			for p := range lr.j.stored {
-				gone = append(gone, p)
-			}
-			continue
-		}
-		lr.j.configs = r.tree.langConfigs[lr.idx]
-		lr.j.configHash = configHash(r.tree, lr.idx)
-		r.steps = append(r.steps, runStep{lr.fe, lr.j})
-		for p := range lr.j.deleted {
-			gone = append(gone, p)
-		}
-	}
-	sort.Strings(gone)
-	r.gone = gone
-}
-
-// countFiles fills Summary.Files and Languages, and reports whether the
-// run has work besides changed files: owners to delete, a language whose
-// format or configuration changed.
-func (r *runner) countFiles() (work bool) {
-	t := r.tree
-	work = len(r.gone) > 0 || r.full && t.hasGo() || r.pyFull && len(t.py) > 0
-	r.sum.Languages = map[string]int{}
-	r.sum.Units = map[string]int{}
-	for _, lr := range r.langs {
-		if lr.fe == nil {
-			continue // noted by planLangs
-		}
-		r.sum.Files += len(t.langs[lr.idx])
-		if len(t.langs[lr.idx]) > 0 {
-			r.sum.Languages[lr.l.title] = len(t.langs[lr.idx])
-			work = work || lr.full || lr.j.stored[lr.l.configOwner].Hash != lr.j.configHash
-		}
-	}
-	r.sum.Files += len(t.files) + len(t.py)
-	r.sum.Go, r.sum.Python = len(t.files), len(t.py) // the unchanged summary counts them too
-	for rel := range t.files {
-		if _, ok := t.moduleOf(dirOf(rel)); !ok && !isTestdata(rel) {
-			r.sum.NoModule++
-		}
-	}
-	return work
 }
 
 // unchanged is the summary of a run with nothing to do.
@@ -515,17 +269,17 @@ func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
 	w.send(writeOp{del: true, deletes: r.gone})
 	var ferr error
 	for _, s := range r.steps {
-		s.j.rewrite = rewrite
-		res, err := s.fe.index(w.ctx, s.j, w.emit)
-		for _, g := range res.global {
+		s.j.Rewrite = rewrite
+		res, err := r.index(w.ctx, s, w.emit)
+		for _, g := range res.Global {
 			w.emit(g)
 		}
-		if len(res.remove) > 0 {
-			w.send(writeOp{del: true, deletes: res.remove})
+		if len(res.Remove) > 0 {
+			w.send(writeOp{del: true, deletes: res.Remove})
 		}
 		r.results = append(r.results, res)
 		if err != nil {
-			ferr = fmt.Errorf("index %s: %w", s.fe.language(), err)
+			ferr = fmt.Errorf("index %s: %w", s.fe.Language(), err)
 			break
 		}
 	}
@@ -539,27 +293,44 @@ func (r *runner) write(ctx context.Context, tx graphdb.Tx) error {
 	return ctx.Err()
 }
 
-// commit records the format versions and the configuration hash, and
-// commits tx.
+// index runs one language's frontend. A panic on the frontend's own
+// goroutine outside any one file or package (those are recovered where
+// they are extracted: ParseOne, index/golang's checkOne) is the language's error,
+// not the run's end: what the frontend wrote stays, and the language's
+// format version is not recorded, so that the next run indexes it in full.
+func (r *runner) index(ctx context.Context, lr *langRun, emit func(frontend.FileResult)) (res frontend.Done, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("frontend panicked", "language", lr.l.Name, "panic", v, "stack", string(debug.Stack()))
+			r.diag(Diagnostic{Msg: fmt.Sprintf("%s not fully indexed: the frontend failed (%v at %s); please report it; the next run indexes %s again", lr.l.Title, v, frontend.PanicSite(), lr.l.Title)})
+			lr.failed = true
+			res, err = frontend.Done{}, nil
+		}
+	}()
+	return lr.fe.Index(ctx, lr.j, emit)
+}
+
+// commit records the format versions, the languages' Meta entries and
+// the budgets, and commits tx.
 func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
-	if err := tx.SetMeta(ctx, MetaVersion, FormatVersion); err != nil {
-		return fmt.Errorf("write index version: %w", err)
-	}
-	if err := tx.SetMeta(ctx, MetaConfig, r.tree.config); err != nil {
-		return fmt.Errorf("write index config: %w", err)
-	}
-	if err := tx.SetMeta(ctx, MetaPyVersion, PyFormatVersion); err != nil {
-		return fmt.Errorf("write index version: %w", err)
-	}
-	if err := tx.SetMeta(ctx, MetaBudgets, budgetsOf(r.opts).fingerprint()); err != nil {
+	if err := tx.SetMeta(ctx, MetaBudgets, budgetsOf(r.opts).Fingerprint()); err != nil {
 		return fmt.Errorf("write index budgets: %w", err)
 	}
 	for _, lr := range r.langs {
 		if lr.fe == nil {
 			continue
 		}
-		if err := tx.SetMeta(ctx, langMetaKey(lr.l), lr.l.version); err != nil {
+		version := lr.l.Version
+		if lr.failed {
+			version = "" // a full run next time
+		}
+		if err := tx.SetMeta(ctx, lr.l.VersionKey, version); err != nil {
 			return fmt.Errorf("write index version: %w", err)
+		}
+		for _, k := range slices.Sorted(maps.Keys(lr.meta)) {
+			if err := tx.SetMeta(ctx, k, lr.meta[k]); err != nil {
+				return fmt.Errorf("write index %s: %w", k, err)
+			}
 		}
 	}
 	r.prog.send(Progress{Phase: "commit"})
@@ -576,43 +347,33 @@ func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
 func (r *runner) summarize(ctx context.Context) (Summary, error) {
 	sum, tree := r.sum, r.tree
 	for i, res := range r.results {
-		for k, v := range res.phases {
+		for k, v := range res.Phases {
 			sum.Phases[k] += time.Duration(v)
 		}
-		switch lang := r.steps[i].fe.language(); {
-		case lang == "python":
-			sum.Modules = res.packages
-		case lang == "go":
-			sum.Packages = res.packages
-		default:
-			for _, lr := range r.langs {
-				if lr.l.name == lang {
-					sum.Units[lr.l.title] = res.packages
-				}
-			}
-		}
+		title := r.steps[i].l.Title
+		ls := sum.Languages[title]
+		ls.Units = res.Units
+		sum.Languages[title] = ls
 	}
 	for _, p := range r.written {
-		if tree.files[p] != nil || tree.py[p] != nil || inLangs(tree, p) {
+		if inLangs(tree, p) {
 			sum.Changed++
 		}
 	}
-	sum.Deleted = len(r.goJob.deleted) + len(r.pyJob.deleted)
 	for _, lr := range r.langs {
 		if lr.j != nil {
-			sum.Deleted += len(lr.j.deleted)
+			sum.Deleted += len(lr.j.Deleted)
 		}
 	}
-	sum.Python = len(tree.py)
 	var err error
 	if sum.Stats, err = r.st.Stats(ctx); err != nil {
 		return Summary{}, fmt.Errorf("read stats: %w", err)
 	}
-	sortDiagnostics(sum.Errors)
+	sum.Errors = sortDiagnostics(sum.Errors)
 	sum.Notes = uniqueNotes(sum.Notes)
 	sum.Duration = time.Since(r.start)
 	r.prog.close()
-	r.log.Info("indexed", "packages", sum.Packages, "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
+	r.log.Info("indexed", "files", sum.Files, "changed", sum.Changed, "deleted", sum.Deleted,
 		"errors", len(sum.Errors), "dur", sum.Duration)
 	return sum, nil
 }
@@ -651,7 +412,7 @@ func (p *progressPump) close() {
 
 // writeOp is one write of the run: an owner, or a batch of deletions.
 type writeOp struct {
-	res     fileResult
+	res     frontend.FileResult
 	del     bool     // a deletion batch instead of res
 	deletes []string // for del
 }
@@ -698,13 +459,13 @@ func (w *txWriter) loop() {
 			}
 		} else {
 			fr := op.res
-			if err := w.tx.ReplaceFile(w.ctx, fr.rec, fr.nodes, fr.edges); err != nil {
-				w.err = fmt.Errorf("write %s: %w", fr.rec.Path, err)
+			if err := w.tx.ReplaceFile(w.ctx, fr.Rec, fr.Nodes, fr.Edges); err != nil {
+				w.err = fmt.Errorf("write %s: %w", fr.Rec.Path, err)
 				w.cancel()
 			} else if w.onWrite != nil {
-				w.onWrite(fr.rec, fr.nodes)
+				w.onWrite(fr.Rec, fr.Nodes)
 			}
-			w.written = append(w.written, fr.rec.Path)
+			w.written = append(w.written, fr.Rec.Path)
 		}
 		w.dur += time.Since(t)
 	}
@@ -719,7 +480,7 @@ func (w *txWriter) send(op writeOp) {
 }
 
 // emit queues one owner; frontends call it from many goroutines.
-func (w *txWriter) emit(fr fileResult) { w.send(writeOp{res: fr}) }
+func (w *txWriter) emit(fr frontend.FileResult) { w.send(writeOp{res: fr}) }
 
 // finish waits for the queued writes and returns the first error.
 func (w *txWriter) finish() error {

@@ -19,9 +19,6 @@ var (
 	errOutside = safefs.ErrOutside
 	// fileType names a non-regular file type ("a FIFO").
 	fileType = safefs.Kind
-	// reason says in a few words why a file or directory was not read,
-	// never naming an absolute path.
-	reason = safefs.Reason
 )
 
 // repoFiles opens files beneath the repository root, and only regular
@@ -46,16 +43,3 @@ func (r *repoFiles) read(rel string) ([]byte, error) { return r.root.ReadFile(re
 // leaving the root: an error wrapping errOutside when its real path lies
 // outside.
 func (r *repoFiles) stat(rel string) (fs.FileInfo, error) { return r.root.Stat(rel) }
-
-// readRegular reads an absolute path outside the repository (a dependency's
-// file), only if it is a regular file, without blocking on a FIFO.
-func readRegular(name string) ([]byte, error) { return safefs.ReadRegular(name, 0) }
-
-// shortRel keeps a very long repository-relative path readable in a note.
-func shortRel(rel string) string {
-	const max = 160
-	if len(rel) <= max {
-		return rel
-	}
-	return fmt.Sprintf("%s…%s (%d bytes)", rel[:max/2], rel[len(rel)-max/2+10:], len(rel))
-}

@@ -4,15 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/relayhq/relay/index/internal/indextest"
 )
 
 // TestMain lets go list run through the test binary acting as the go
@@ -20,17 +20,6 @@ import (
 func TestMain(m *testing.M) {
 	RunGoShim()
 	os.Exit(m.Run())
-}
-
-func mkfifo(t *testing.T, root, rel string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
 }
 
 func symlink(t *testing.T, target, root, rel string) {
@@ -44,30 +33,6 @@ func symlink(t *testing.T, target, root, rel string) {
 	}
 }
 
-// runWithin runs the indexer and fails when it takes longer than limit
-// (a hang is reported instead of waiting for the test timeout).
-func runWithin(t *testing.T, limit time.Duration, root string, opts Options) (Summary, time.Duration, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), limit)
-	defer cancel()
-	opts.Root = root
-	start := time.Now()
-	sum, err := Run(ctx, newMemStore(), opts)
-	if ctx.Err() != nil {
-		t.Fatalf("Run did not finish within %s", limit)
-	}
-	return sum, time.Since(start), err
-}
-
-// notesOf renders Summary.Notes as "pos: msg" lines.
-func notesOf(s Summary) []string {
-	var out []string
-	for _, n := range s.Notes {
-		out = append(out, n.Pos+": "+n.Msg)
-	}
-	return out
-}
-
 // TestFIFOSourceFiles: a FIFO named x.go in a package (and one named
 // x.py) made `relay index` hang in go list. The run finishes at once and
 // notes the files; the package is indexed without them.
@@ -77,10 +42,12 @@ func TestFIFOSourceFiles(t *testing.T) {
 	writeFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n")
 	writeFile(t, root, "p/a.go", "package p\n\n// A is real.\nfunc A() {}\n")
 	writeFile(t, root, "py/mod.py", "def f():\n    pass\n")
-	mkfifo(t, root, "p/x.go")
-	mkfifo(t, root, "py/x.py")
-	mkfifo(t, root, "loose/testdata/y.go")
-	sum, took, err := runWithin(t, 60*time.Second, root, Options{})
+	indextest.Mkfifo(t, root, "p/x.go")
+	indextest.Mkfifo(t, root, "py/x.py")
+	indextest.Mkfifo(t, root, "loose/testdata/y.go")
+	sum, took, err := indextest.RunWithin(t, 60*time.Second, func(ctx context.Context) (Summary, error) {
+		return Run(ctx, newMemStore(), Options{Root: root})
+	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -92,95 +59,11 @@ func TestFIFOSourceFiles(t *testing.T) {
 		"p/x.go: not a regular file (a FIFO)",
 		"py/x.py: not a regular file (a FIFO)",
 	}
-	if diff := cmp.Diff(want, notesOf(sum)); diff != "" {
+	if diff := cmp.Diff(want, indextest.Notes(sum)); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
-	if sum.Packages != 1 || sum.Files != 2 || len(sum.Errors) != 0 {
-		t.Errorf("packages=%d files=%d errors=%v, want 1 package, 2 files, no errors", sum.Packages, sum.Files, sum.Errors)
-	}
-}
-
-// TestFileBecomesFIFOAfterList swaps a listed file for a FIFO between go
-// list and parsing: the parser does not block on it either.
-func TestFileBecomesFIFOAfterList(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n")
-	writeFile(t, root, "p/a.go", "package p\n\nfunc A() {}\n")
-	writeFile(t, root, "p/b.go", "package p\n\nfunc B() {}\n")
-	testHookListed = func(root string) {
-		removeFile(t, root, "p/b.go")
-		mkfifo(t, root, "p/b.go")
-	}
-	defer func() { testHookListed = nil }()
-	sum, _, err := runWithin(t, 60*time.Second, root, Options{})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	want := []string{"p/b.go: not a regular file (a FIFO)"}
-	if diff := cmp.Diff(want, notesOf(sum)); diff != "" {
-		t.Errorf("notes (-want +got):\n%s", diff)
-	}
-}
-
-// blockingListRepo returns a module whose go list blocks: a vendored
-// package holds a FIFO (relay's scan does not walk vendor/; go list reads
-// the vendored package's files).
-func blockingListRepo(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	writeFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n\nrequire example.com/dep v1.0.0\n")
-	writeFile(t, root, "vendor/modules.txt", "# example.com/dep v1.0.0\n## explicit\nexample.com/dep\n")
-	writeFile(t, root, "vendor/example.com/dep/b.go", "package dep\n\nfunc B() {}\n")
-	mkfifo(t, root, "vendor/example.com/dep/c.go")
-	writeFile(t, root, "p/a.go", "package p\n\nimport \"example.com/dep\"\n\nfunc A() { dep.B() }\n")
-	return root
-}
-
-// processesIn returns the processes whose working directory lies in dir,
-// as "pid cmdline".
-func processesIn(dir string) []string {
-	if runtime.GOOS != "linux" {
-		return nil
-	}
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
-			continue
-		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
-	}
-	return out
-}
-
-// TestListTimeout: a go list that blocks is stopped by the list timeout,
-// with its process group, and the run fails saying so.
-func TestListTimeout(t *testing.T) {
-	t.Parallel()
-	root := blockingListRepo(t)
-	_, took, err := runWithin(t, 60*time.Second, root, Options{ListTimeout: 2 * time.Second})
-	if err == nil || !strings.Contains(err.Error(), "did not finish within 2s") {
-		t.Fatalf("Run error = %v, want the list timeout", err)
-	}
-	if strings.Contains(err.Error(), root) {
-		t.Errorf("error names the absolute root: %v", err)
-	}
-	// gocommand interrupts, then kills after 5 s.
-	if took > time.Minute { // a hang guard
-		t.Errorf("Run took %s, want about the 2 s timeout", took)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for len(processesIn(root)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if left := processesIn(root); len(left) > 0 {
-		t.Errorf("processes left running in the repository after the timeout: %q", left)
+	if sum.Languages["Go"].Units != 1 || sum.Files != 2 || len(sum.Errors) != 0 {
+		t.Errorf("packages=%d files=%d errors=%v, want 1 package, 2 files, no errors", sum.Languages["Go"].Units, sum.Files, sum.Errors)
 	}
 }
 
@@ -226,7 +109,7 @@ func TestLinksOutsideRepository(t *testing.T) {
 		"pkg/evil.py: links outside the repository",
 		"pkg/evildir: links outside the repository",
 	}
-	if diff := cmp.Diff(want, notesOf(sum)); diff != "" {
+	if diff := cmp.Diff(want, indextest.Notes(sum)); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 	got := dump(t, st)
@@ -296,7 +179,7 @@ func TestLinkLoopsAndLongPaths(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	notes := notesOf(sum)
+	notes := indextest.Notes(sum)
 	for _, want := range []string{
 		"dirloop: symbolic link loop",
 		"p/loop.go: symbolic link loop",

@@ -16,6 +16,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 // The benchmarks run on the Go standard library (GOROOT/src). The graph
@@ -189,7 +190,7 @@ func BenchmarkBuildOneChanged(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		ix, err := readIndex(filepath.Join(dir, IndexFile))
+		ix, err := diskindex.Read(filepath.Join(dir, IndexFile))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -198,7 +199,7 @@ func BenchmarkBuildOneChanged(b *testing.B) {
 				ix.Files[j].Key = "changed"
 			}
 		}
-		if err := writeIndex(dir, ix); err != nil {
+		if err := diskindex.Write(dir, ix); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

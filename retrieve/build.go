@@ -21,21 +21,13 @@ import (
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/safefs"
+	"github.com/relayhq/relay/retrieve/internal/bm25"
+	"github.com/relayhq/relay/retrieve/internal/chunk"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
-
-// IndexFile is the name of the retrieval index in the index directory
-// (BuildOptions.Dir, default <root>/.relay).
-const IndexFile = "retrieve.idx"
 
 // maxFileIndexBytes caps the text of one file in the file-level index.
 const maxFileIndexBytes = 64 << 10
-
-// formatVersion changes whenever the on-disk layout or the tokenizer does;
-// an index of another version is rebuilt from scratch. 7: the checksummed
-// header (indexfile.go); 8: object-literal members leave their lines to
-// the text windows (objectMember); 9: the postings as flat sections, then
-// gob messages with the chunks in batches (indexfile.go, lexfile.go).
-const formatVersion = 9
 
 // BuildOptions configure Build.
 type BuildOptions struct {
@@ -57,7 +49,7 @@ type BuildOptions struct {
 	// the index (internal/egress); nil means egress.DefaultSecretFiles.
 	SecretFiles *egress.FilePolicy
 
-	// Key is this user's store key (see owner.go): Build writes the index's
+	// Key is this user's store key: Build writes the index's
 	// MAC under it, and a previous index without that MAC is neither
 	// reused nor called up to date but rebuilt. Nil judges nothing.
 	Key []byte
@@ -82,7 +74,7 @@ func NewSymbols() *Symbols { return &Symbols{owners: map[string][]graphdb.Node{}
 func (s *Symbols) Written(owner graphdb.FileRecord, nodes []graphdb.Node) {
 	var keep []graphdb.Node
 	for _, n := range nodes {
-		if chunkKind(n) == "" {
+		if chunk.KindOf(n) == "" {
 			continue
 		}
 		n.Attrs = nil // only Synthetic reads them, and synthetic nodes are left out
@@ -97,7 +89,7 @@ func (s *Symbols) Written(owner graphdb.FileRecord, nodes []graphdb.Node) {
 
 // byFile groups the nodes by the file that declares them, each file's in
 // the order of FindSymbols (start line, qualified name, id), which
-// chunkFile keeps among symbols that start on the same line under the
+// chunk.File keeps among symbols that start on the same line under the
 // same name.
 func (s *Symbols) byFile() map[string][]graphdb.Node {
 	out := map[string][]graphdb.Node{}
@@ -137,26 +129,6 @@ type BuildStats struct {
 	Duration time.Duration `json:"duration_ns"`
 }
 
-// fileEntry records which chunks came from a file and the key (content
-// hash + graph hash) they were built from.
-type fileEntry struct {
-	Path  string
-	Key   string
-	First int32
-	Count int32
-}
-
-// diskIndex is the persisted retrieval index (indexfile.go).
-type diskIndex struct {
-	Version    int
-	Files      []fileEntry
-	Chunks     []Chunk
-	Lex        *lexIndex
-	FileLex    *lexIndex // whole files as documents, in Files order
-	EmbedModel string
-	Vectors    map[string][]float32 // chunk hash → unit vector
-}
-
 // Build (re)builds the retrieval index of the repository at root from its
 // files and the code graph r, and writes it atomically to
 // <dir>/retrieve.idx (temp file + rename: an interrupted build leaves
@@ -187,7 +159,7 @@ func OpenInMemory(ctx context.Context, root string, graph graphdb.Reader, opts O
 // changed, chunk every file (reusing the previous index's chunks for files
 // whose key did not change), stop when nothing changed at all, then
 // assemble the lexical indexes, embed the new chunks, and write.
-func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions, persist bool) (*diskIndex, BuildStats, error) {
+func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions, persist bool) (*diskindex.Index, BuildStats, error) {
 	start := time.Now()
 	log := opts.Log
 	if log == nil {
@@ -211,14 +183,14 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	}
 	defer fsys.Close()
 	force := opts.Force
-	stale := persist && checkStale(dir) != nil
+	stale := persist && diskindex.CheckStale(dir) != nil
 	if stale {
 		log.Info("search index marked stale; checking every file against it", "dir", dir)
 	}
-	owned := checkOwner(dir, opts.Key, opts.TrustForeign)
+	owned := diskindex.CheckOwner(dir, opts.Key, opts.TrustForeign)
 	if !force && persist && owned == nil && !stale {
 		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
-			if err := adopt(dir, opts.Key); err != nil {
+			if err := diskindex.Adopt(dir, opts.Key); err != nil {
 				return nil, BuildStats{}, err
 			}
 			st.Skipped = notes
@@ -227,11 +199,10 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 			return nil, st, nil
 		}
 	}
-	var old *diskIndex
+	var old *diskindex.Index
 	if !force {
 		old = previousIndex(dir, log)
 		if old != nil && owned != nil {
-			// Not the reader's advice to run relay index: this is it.
 			log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", owned)
 			old = nil
 		}
@@ -253,13 +224,13 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
 		st.Skipped = notes
 		if persist {
-			if err := adopt(dir, opts.Key); err != nil {
+			if err := diskindex.Adopt(dir, opts.Key); err != nil {
 				return nil, BuildStats{}, err
 			}
 			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 				log.Warn("write retrieval manifest", "err", err)
 			}
-			if err := clearStale(dir); err != nil {
+			if err := diskindex.ClearStale(dir); err != nil {
 				return nil, BuildStats{}, err
 			}
 		}
@@ -286,34 +257,58 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 }
 
 // persistIndex writes ix, its MAC and its manifest to dir, marked stale
-// until all are in place (see stale.go).
-func persistIndex(dir, root string, ix *diskIndex, paths []string, graphHash map[string]string, opts BuildOptions, start time.Time, st BuildStats, log *slog.Logger) error {
-	if err := markStale(dir); err != nil {
-		return err
+// until all are in place (see diskindex.MarkStale).
+func persistIndex(dir, root string, ix *diskindex.Index, paths []string, graphHash map[string]string, opts BuildOptions, start time.Time, st BuildStats, log *slog.Logger) error {
+	if err := diskindex.MarkStale(dir); err != nil {
+		return &writeError{err: err}
 	}
-	if err := writeIndex(dir, ix); err != nil {
-		return fmt.Errorf("%w (the previous search index is marked stale; run `relay index` again once the problem is fixed)", err)
+	if err := diskindex.Write(dir, ix); err != nil {
+		return &writeError{err: err, marked: true}
 	}
-	if err := writeMAC(dir, opts.Key); err != nil {
-		return err
+	if err := diskindex.WriteMAC(dir, opts.Key); err != nil {
+		return &writeError{err: err, marked: true}
 	}
 	log.Debug("search index: written", "dur", time.Since(start))
 	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
 		log.Warn("write retrieval manifest", "err", err)
 	}
-	return clearStale(dir)
+	return diskindex.ClearStale(dir)
 }
+
+// ErrIndexNotWritten is matched (errors.Is) by Build's error when the new
+// index, or its MAC, could not be written (a full disk, a directory that
+// cannot be written). The index in the directory is then marked stale
+// (or removed, when the mark cannot be made), so that Open refuses it
+// until a Build succeeds; when neither could be done, the error says so.
+// It matches its cause too.
+var ErrIndexNotWritten = errors.New("search index not written")
+
+// writeError is a failure to write the index; it matches
+// ErrIndexNotWritten and its cause. marked: the previous index is marked
+// stale.
+type writeError struct {
+	err    error
+	marked bool
+}
+
+func (e *writeError) Error() string {
+	if e.marked {
+		return fmt.Sprintf("%v (the previous search index is marked stale)", e.err)
+	}
+	return e.err.Error()
+}
+
+func (e *writeError) Unwrap() []error { return []error{ErrIndexNotWritten, e.err} }
 
 // previousIndex reads the index in dir to reuse its chunks, postings and
 // vectors; nil when there is none or it is damaged or of another format
 // (then the build rebuilds it, and says so).
-func previousIndex(dir string, log *slog.Logger) *diskIndex {
-	old, err := readIndex(filepath.Join(dir, IndexFile))
-	var ie *indexError
+func previousIndex(dir string, log *slog.Logger) *diskindex.Index {
+	old, err := diskindex.Read(filepath.Join(dir, IndexFile))
+	var ie *diskindex.Error
 	switch {
 	case errors.As(err, &ie):
-		// Not the reader's advice to run relay index: this is it.
-		log.Warn("previous search index unusable; rebuilding it", "path", ie.path, "problem", ie.reason)
+		log.Warn("previous search index unusable; rebuilding it", "path", ie.Path, "problem", ie.Reason)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		log.Warn("previous search index unreadable; rebuilding it", "err", err)
 	}
@@ -323,7 +318,7 @@ func previousIndex(dir string, log *slog.Logger) *diskIndex {
 // chunkedFile is one walked file after chunking.
 type chunkedFile struct {
 	key    string
-	chunks []Chunk
+	chunks []chunk.Chunk
 	text   string   // the file's text; dropped once tokenized
 	lines  []string // lines.Split(text); kept when the chunks' texts are needed again (embeddings)
 	reused bool
@@ -332,8 +327,8 @@ type chunkedFile struct {
 }
 
 // indexText returns the indexable text of chunk j (for the embeddings).
-func (res *chunkedFile) indexText(j int) chunkText {
-	return textOf(res.chunks[j], res.lines)
+func (res *chunkedFile) indexText(j int) chunk.Fields {
+	return chunk.FieldsOf(res.chunks[j], res.lines)
 }
 
 // symbolsOf returns the graph nodes declared in a file, in the order of
@@ -370,7 +365,7 @@ func blockSize(files, workers int) int {
 
 // importable reports whether the previous index's postings can be taken
 // over for the files that did not change.
-func importable(old *diskIndex) bool {
+func importable(old *diskindex.Index) bool {
 	return old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files)
 }
 
@@ -379,7 +374,7 @@ func importable(old *diskIndex) bool {
 // assemble numbers chunks and files.
 type chunked struct {
 	files     []chunkedFile
-	lex, flex *lexBuilder
+	lex, flex *bm25.Builder
 }
 
 // chunkFiles reads, chunks and tokenizes every path, in blocks of
@@ -388,15 +383,15 @@ type chunked struct {
 // file whose content and graph record did not change are taken from old,
 // and so are its postings (assemble imports them) when old's are usable.
 // keepLines keeps each file's lines for the embeddings.
-func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskIndex, keepLines bool) (chunked, error) {
-	oldFiles := map[string]fileEntry{}
+func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskindex.Index, keepLines bool) (chunked, error) {
+	oldFiles := map[string]diskindex.FileEntry{}
 	if old != nil {
 		for _, f := range old.Files {
 			oldFiles[f.Path] = f
 		}
 	}
 	imports := importable(old)
-	lex := newLexBuilders(2)
+	lex := bm25.NewBuilders(2)
 	out := chunked{files: make([]chunkedFile, len(paths)), lex: lex[0], flex: lex[1]}
 	workers := runtime.GOMAXPROCS(0)
 	size := blockSize(len(paths), workers)
@@ -488,7 +483,7 @@ func (c *chunked) mergeBlocks(blocks []*chunkBlock, counters chan<- *fileCounter
 
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
 // the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskIndex, oldFiles map[string]fileEntry, buf *[]byte) (chunkedFile, error) {
+func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskindex.Index, oldFiles map[string]diskindex.FileEntry, buf *[]byte) (chunkedFile, error) {
 	data, err := fsys.ReadFile(rel, MaxFileSize)
 	if err != nil || isBinary(data) {
 		res := chunkedFile{skip: true}
@@ -502,7 +497,7 @@ func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string
 	lang, _ := LanguageOf(rel)
 	text := string(data)
 	ls := lines.Split(text)
-	key := hashString(text) + "/" + graphHash[rel]
+	key := chunk.HashString(text) + "/" + graphHash[rel]
 	res := chunkedFile{key: key, text: text, lines: ls}
 	if of, ok := oldFiles[rel]; ok && of.Key == key {
 		res.chunks = old.Chunks[of.First : of.First+of.Count]
@@ -516,9 +511,9 @@ func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string
 			return chunkedFile{}, fmt.Errorf("symbols of %s: %w", rel, err)
 		}
 	}
-	res.chunks = chunkFile(rel, lang, ls, nodes)
+	res.chunks = chunk.File(rel, lang, ls, nodes)
 	for j, c := range res.chunks {
-		res.chunks[j].Hash, *buf = chunkHash(c, ls, *buf)
+		res.chunks[j].Hash, *buf = chunk.Hash(c, ls, *buf)
 	}
 	return res, nil
 }
@@ -528,8 +523,8 @@ func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string
 // postings. Unchanged files import their postings from the previous index
 // instead of being tokenized again: remap takes old chunk and file numbers
 // to new ones (−1: dropped).
-func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStats) {
-	ix := &diskIndex{Version: formatVersion, Vectors: map[string][]float32{}}
+func assemble(paths []string, ch chunked, old *diskindex.Index) (*diskindex.Index, BuildStats) {
+	ix := &diskindex.Index{Version: diskindex.Version, Vectors: map[string][]float32{}}
 	results, lb, flb := ch.files, ch.lex, ch.flex
 	var remap, fileRemap []int32
 	oldFileIdx := map[string]int{}
@@ -554,7 +549,7 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 			nChunks += len(results[i].chunks)
 		}
 	}
-	ix.Files, ix.Chunks = make([]fileEntry, 0, nFiles), make([]Chunk, 0, nChunks)
+	ix.Files, ix.Chunks = make([]diskindex.FileEntry, 0, nFiles), make([]chunk.Chunk, 0, nChunks)
 	for i := range results {
 		res := &results[i]
 		if res.skip {
@@ -567,7 +562,7 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 			st.Changed++
 		}
 		first, fileNo := int32(len(ix.Chunks)), int32(len(ix.Files))
-		ix.Files = append(ix.Files, fileEntry{Path: paths[i], Key: res.key, First: first, Count: int32(len(res.chunks))})
+		ix.Files = append(ix.Files, diskindex.FileEntry{Path: paths[i], Key: res.key, First: first, Count: int32(len(res.chunks))})
 		ix.Chunks = append(ix.Chunks, res.chunks...)
 		if of, ok := oldFileIdx[paths[i]]; ok && res.reused {
 			for j := range res.chunks {
@@ -577,8 +572,8 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 		}
 	}
 	if remap != nil {
-		lb.importDocs(old.Lex, remap)
-		flb.importDocs(old.FileLex, fileRemap)
+		lb.ImportDocs(old.Lex, remap)
+		flb.ImportDocs(old.FileLex, fileRemap)
 	}
 	if old != nil {
 		present := map[string]bool{}
@@ -593,11 +588,11 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 	}
 	// The two share their terms, sorted once; each encodes its postings
 	// on every core.
-	lb.flush()
-	flb.flush()
+	lb.Flush()
+	flb.Flush()
 	var wg sync.WaitGroup
-	wg.Go(func() { ix.FileLex = flb.finish() })
-	ix.Lex = lb.finish()
+	wg.Go(func() { ix.FileLex = flb.Finish() })
+	ix.Lex = lb.Finish()
 	wg.Wait()
 	st.Chunks = len(ix.Chunks)
 	st.Terms = len(ix.Lex.Terms)
@@ -607,7 +602,7 @@ func assemble(paths []string, ch chunked, old *diskIndex) (*diskIndex, BuildStat
 // embedChunks fills ix.Vectors: vectors of the previous index for the
 // same model are reused by chunk hash, the other chunks are embedded in
 // one call.
-func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile, emb Embedder, log *slog.Logger, st *BuildStats) error {
+func embedChunks(ctx context.Context, ix, old *diskindex.Index, results []chunkedFile, emb Embedder, log *slog.Logger, st *BuildStats) error {
 	ix.EmbedModel = emb.Model()
 	var cache map[string][]float32
 	if old != nil && old.EmbedModel == ix.EmbedModel {
@@ -631,7 +626,7 @@ func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile,
 				continue
 			}
 			queued[c.Hash] = true
-			todo = append(todo, res.indexText(j).embedText(c))
+			todo = append(todo, res.indexText(j).EmbedText(c))
 			todoHash = append(todoHash, c.Hash)
 		}
 	}
@@ -653,7 +648,7 @@ func embedChunks(ctx context.Context, ix, old *diskIndex, results []chunkedFile,
 // unchanged reports whether the previous index can stay as it is: every
 // file reused, none removed, and the embeddings (none, or all cached for
 // the same model) unchanged. It then returns the stats of that no-op.
-func unchanged(old *diskIndex, skipped, reused []bool, emb Embedder) (BuildStats, bool) {
+func unchanged(old *diskindex.Index, skipped, reused []bool, emb Embedder) (BuildStats, bool) {
 	if old == nil {
 		return BuildStats{}, false
 	}

@@ -21,32 +21,46 @@
 // index — chunks, a BM25F inverted index over chunks (name ×3, path ×1.5,
 // body ×1), a BM25 index over whole files, and embeddings cached by chunk
 // hash — is one file, retrieve.idx in the index directory (relay's state
-// directory: <root>/.relay, or the --store/--state directory), a
-// checksummed header, the postings as flat sections (lexfile.go) and gob
-// messages for the rest, written to a temp file and renamed,
-// so an interrupted build keeps the previous one. Files whose content and
+// directory: <root>/.relay, or the store or state directory the program
+// names), a checksummed header, the postings as flat sections and gob
+// messages for the rest, written to a temp file and renamed, so an
+// interrupted build keeps the previous one (package
+// retrieve/internal/diskindex). Files whose content and
 // graph record did not change reuse their chunks and postings; vectors are
 // only computed for new chunk hashes. The build reads, chunks and
 // tokenizes files in blocks on every core; each file is tokenized once,
 // line by line, and its chunks and whole-file document are counted from
 // its lines' terms (see the DESIGN note in termcount.go). The symbols come
-// from the graph, one query per file, or, for `relay index` of a new
+// from the graph, one query per file, or, for the first build of a new
 // store, from the nodes the graph indexer handed over as it wrote them
 // ([Symbols]). [Open] only reads, and refuses an index
-// that fails its checks ([ErrIndexDamaged], "run `relay index`"), which
-// the next Build rebuilds; [OpenInMemory] builds the index without writing
-// anything, for a read-only directory. An index whose update did not
-// finish is marked stale (retrieve.stale, [ErrIndexStale], stale.go) and
-// one without the MAC of the store key (retrieve.mac, [ErrIndexForeign],
-// owner.go: it came with the repository) is refused the same way; the
-// next Build brings a stale one up to date (checking every file) and
-// rebuilds a foreign one from scratch.
+// that fails its checks ([ErrIndexDamaged]), which the next Build
+// rebuilds; [OpenInMemory] builds the index without writing anything,
+// for a read-only directory. An index whose update did not finish is
+// marked stale (retrieve.stale, [ErrIndexStale]) and one without the MAC
+// of the store key (retrieve.mac, [ErrIndexForeign]: it came with the
+// repository) is refused the same way; the next Build brings a stale one
+// up to date (checking every file) and rebuilds a foreign one from
+// scratch. A Build that cannot write the index fails with
+// [ErrIndexNotWritten] and leaves the old one marked stale.
+//
+// # Errors
+//
+// The package's errors and texts state the problem only, and name the
+// index file where there is one; they never name a command, a flag or an
+// environment variable, because the same text reaches a terminal, a
+// tracker comment of the bot and an MCP client. The program that shows an
+// error tells the sentinels apart with errors.Is ([ErrNoIndex],
+// [ErrIndexDamaged], [ErrIndexStale], [ErrIndexForeign],
+// [ErrIndexNotWritten], [ErrEmbedNotConfigured]) and adds the advice that
+// fits where its user is.
 //
 // # Search
 //
-// The tokenizer ([Tokenize]) keeps whole identifiers and their camelCase /
-// snake_case / digit parts, lower-cases, lightly stems, and drops a small
-// stop list; paths are tokenized by segment. A query term absent from the
+// The tokenizer ([Tokenize], package retrieve/internal/tokenize) keeps
+// whole identifiers and their camelCase / snake_case / digit parts,
+// lower-cases, lightly stems, and drops a small stop list; paths are
+// tokenized by segment. A query term absent from the
 // vocabulary is expanded to the terms that contain it (trigram index over
 // the vocabulary), which finds partial identifiers and error codes.
 //
@@ -86,7 +100,23 @@
 // [Searcher.Neighbours] finds the symbols similar to a set of anchors
 // (package review's semantic neighbours).
 //
+// # Packages
+//
+// The facade is this package; what it is made of lives in internal
+// packages behind it, each with a small API, imported in one direction:
+//
+//	retrieve/internal/tokenize   text → terms: the tokenizer, the stemmer, the word table, Vocab
+//	retrieve/internal/bm25       BM25F postings: Counter, Builder, Index (query expansion, scoring)
+//	retrieve/internal/chunk      file → chunks: symbols, markdown sections, text windows; a chunk's text and hash
+//	retrieve/internal/diskindex  the index directory: retrieve.idx (format, checks), retrieve.stale, retrieve.mac
+//
+// bm25 imports tokenize, diskindex imports bm25 and chunk; none imports
+// retrieve. The build pipeline (walk, blocks of files, the manifest),
+// search, fusion, graph re-ranking, issue-text handling, reports and
+// localization stay here.
+//
 // retrieve imports graphdb, tools (for the search tool's query and answer
-// types) and internal/safefs (to read files beneath the repository root);
-// none of those imports it back.
+// types), internal/egress, internal/lines, internal/redact and
+// internal/safefs (to read files beneath the repository root); none of
+// those imports it back.
 package retrieve

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,6 +34,10 @@ type Embedder interface {
 	Model() string
 }
 
+// ErrEmbedNotConfigured is returned by HTTPEmbedder.Embed when the
+// embedder has no base URL or no model name.
+var ErrEmbedNotConfigured = errors.New("embeddings need a base URL and a model")
+
 // HTTPEmbedder calls an OpenAI-compatible POST {BaseURL}/embeddings endpoint
 // (BaseURL usually ends in /v1).
 type HTTPEmbedder struct {
@@ -60,7 +65,7 @@ func (e *HTTPEmbedder) Model() string { return e.Name }
 // Embed embeds texts in batches of BatchSize.
 func (e *HTTPEmbedder) Embed(ctx context.Context, texts []string, typ InputType) ([][]float32, error) {
 	if e.BaseURL == "" || e.Name == "" {
-		return nil, fmt.Errorf("embeddings need a base URL and a model (set --embed-model and OPENAI_BASE_URL or RELAY_EMBED_BASE_URL)")
+		return nil, ErrEmbedNotConfigured
 	}
 	bs := e.BatchSize
 	if bs <= 0 {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/relayhq/relay/internal/repofs"
 )
 
 // Filter restricts search to chunks with the given metadata. Empty fields do
@@ -28,22 +30,7 @@ type Filter struct {
 func (f Filter) IsZero() bool { return len(f.Languages) == 0 && f.Path == "" && len(f.Kinds) == 0 }
 
 // KnownLanguages returns the language names Build assigns, sorted.
-func KnownLanguages() []string {
-	set := map[string]bool{}
-	for _, l := range languages {
-		set[l] = true
-	}
-	for _, l := range baseLanguages {
-		set[l] = true
-	}
-	delete(set, "")
-	out := make([]string, 0, len(set))
-	for l := range set {
-		out = append(out, l)
-	}
-	slices.Sort(out)
-	return out
-}
+func KnownLanguages() []string { return repofs.Languages() }
 
 // Validate checks the languages, the kinds and the path pattern.
 func (f Filter) Validate() error {

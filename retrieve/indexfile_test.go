@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 // builtIndex materialises testdata/repo.txtar, builds its index and returns
@@ -51,16 +52,20 @@ func searchTop(t *testing.T, root string, g *memstore.Store) []string {
 	return locs(res.Hits, 5)
 }
 
+// diskIndex is the index under the name of its type before format 7,
+// which a bare gob stream names.
+type diskIndex diskindex.Index
+
 // oldFormatIndex is what relay wrote before format 7: a bare gob stream.
 func oldFormatIndex(t *testing.T, idx string) []byte {
 	t.Helper()
-	ix, err := readIndex(idx)
+	ix, err := diskindex.Read(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix.Version = 6
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(ix); err != nil {
+	if err := gob.NewEncoder(&buf).Encode((*diskIndex)(ix)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -68,12 +73,12 @@ func oldFormatIndex(t *testing.T, idx string) []byte {
 
 // TestIndexDamage: an index file that is empty, truncated, bit-flipped,
 // overwritten or from another version is refused by Open with an error that
-// names the file and says to run relay index (damage) or is ErrNoIndex
-// (another format: rebuilt on demand), and the next Build rebuilds it.
+// names the file and the problem (damage) or is ErrNoIndex (another
+// format: rebuilt on demand), and the next Build rebuilds it.
 func TestIndexDamage(t *testing.T) {
 	t.Parallel()
 	damagedMsg := func(idx string) string {
-		return "the search index at " + idx + " is damaged; run `relay index` to rebuild it"
+		return "the search index at " + idx + " is damaged ("
 	}
 	tests := []struct {
 		name    string
@@ -94,11 +99,11 @@ func TestIndexDamage(t *testing.T) {
 			return bytes.Repeat([]byte{0xff, 0x81, 0x03}, 300)
 		}, ErrIndexDamaged, "(not a relay search index)"},
 		{"older format", func(t *testing.T, idx string, _ []byte) []byte { return oldFormatIndex(t, idx) },
-			ErrNoIndex, "was written by an older relay; run `relay index` to rebuild it"},
+			ErrNoIndex, "was written by an older relay"},
 		{"other version", func(_ *testing.T, _ string, d []byte) []byte {
 			binary.BigEndian.PutUint32(d[8:], 6)
 			return d
-		}, ErrNoIndex, "was written by another relay version (format 6; this relay reads format " + strconv.Itoa(formatVersion) + ")"},
+		}, ErrNoIndex, "was written by another relay version (format 6; this relay reads format " + strconv.Itoa(diskindex.Version) + ")"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

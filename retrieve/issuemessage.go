@@ -95,7 +95,7 @@ func (s *Searcher) messageCandidates(run string, keep func(int32) bool) []int32 
 	fl := s.ix.FileLex
 	var ids []int32
 	for _, t := range Tokenize(run) {
-		id, ok := fl.termID(t)
+		id, ok := fl.TermID(t)
 		if !ok {
 			return nil
 		}
@@ -106,15 +106,15 @@ func (s *Searcher) messageCandidates(run string, keep func(int32) bool) []int32 
 	}
 	sort.Slice(ids, func(i, j int) bool { return fl.DF[ids[i]] < fl.DF[ids[j]] })
 	in := map[int32]int{}
-	for _, p := range fl.postings(ids[0]) {
-		if (keep == nil || keep(p.doc)) && !IsTestPath(s.ix.Files[p.doc].Path) {
-			in[p.doc] = 1
+	for _, p := range fl.Postings(ids[0]) {
+		if (keep == nil || keep(p.Doc)) && !IsTestPath(s.ix.Files[p.Doc].Path) {
+			in[p.Doc] = 1
 		}
 	}
 	for k, id := range ids[1:] {
-		for _, p := range fl.postings(id) {
-			if in[p.doc] == k+1 {
-				in[p.doc] = k + 2
+		for _, p := range fl.Postings(id) {
+			if in[p.Doc] == k+1 {
+				in[p.Doc] = k + 2
 			}
 		}
 	}

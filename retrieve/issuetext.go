@@ -262,6 +262,6 @@ func (s *Searcher) ubiquitous(w string) bool {
 	if fl == nil || len(fl.DocLen) == 0 {
 		return false
 	}
-	id, ok := fl.termID(strings.ToLower(w))
+	id, ok := fl.TermID(strings.ToLower(w))
 	return ok && float64(fl.DF[id]) > ubiquitousShare*float64(len(fl.DocLen))
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
+	"github.com/relayhq/relay/retrieve/internal/bm25"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 func TestCleanIssueText(t *testing.T) {
@@ -125,16 +127,16 @@ func TestNoisyTitle(t *testing.T) {
 // TestTitleWeighted: terms of a title over a body weigh TitleWeight; a
 // one-line text is left alone (all of it is the title).
 func TestTitleWeighted(t *testing.T) {
-	terms := func() []queryTerm {
+	terms := func() []bm25.QueryTerm {
 		p, b := Tokenize("Parser")[0], Tokenize("buffer")[0]
-		return []queryTerm{{term: p, orig: p, weight: 1}, {term: b, orig: b, weight: 1}}
+		return []bm25.QueryTerm{{Term: p, Orig: p, Weight: 1}, {Term: b, Orig: b, Weight: 1}}
 	}
 	got := titleWeighted(terms(), "Parser fails\n\nthe buffer is full")
-	if got[0].weight != TitleWeight || got[1].weight != 1 {
+	if got[0].Weight != TitleWeight || got[1].Weight != 1 {
 		t.Errorf("title over a body: %+v", got)
 	}
 	got = titleWeighted(terms(), "Parser fails when the buffer is full")
-	if got[0].weight != 1 || got[1].weight != 1 {
+	if got[0].Weight != 1 || got[1].Weight != 1 {
 		t.Errorf("one line: %+v", got)
 	}
 }
@@ -177,7 +179,7 @@ func TestRankFunctionsCommonNames(t *testing.T) {
 		chunks = append(chunks, fn("src/plugin/"+p+"/index.js", "default"))
 	}
 	chunks = append(chunks, fn("src/index.js", "Dayjs.isSame"), Chunk{Path: "README.md", Kind: ChunkSection})
-	s := &Searcher{ix: &diskIndex{Chunks: chunks}}
+	s := &Searcher{ix: &diskindex.Index{Chunks: chunks}}
 	if d := cmp.Diff(map[string]bool{"locale.ordinal": true}, s.commonNames()); d != "" {
 		t.Fatalf("commonNames (-want +got):\n%s", d)
 	}
@@ -229,7 +231,7 @@ func TestWithWindowMembers(t *testing.T) {
 		{Path: "src/locale/bg.js", Kind: ChunkFunction, Name: "ordinal", Loc: "src/locale/bg.js:ordinal", StartLine: 42, EndLine: 44},
 		{Path: "src/plugin/calendar/index.js", Kind: ChunkFunction, Name: "default", Loc: "src/plugin/calendar/index.js:default", StartLine: 1, EndLine: 30},
 	}
-	s := &Searcher{ix: &diskIndex{Chunks: chunks, Files: []fileEntry{
+	s := &Searcher{ix: &diskindex.Index{Chunks: chunks, Files: []diskindex.FileEntry{
 		{Path: "src/locale/bg.js", First: 0, Count: 4},
 		{Path: "src/plugin/calendar/index.js", First: 4, Count: 1},
 	}}}
@@ -257,7 +259,7 @@ func TestWithWindowMembersByPath(t *testing.T) {
 		{Path: "src/locale/fr.js", Kind: ChunkText, Name: "lines 1-30", StartLine: 1, EndLine: 30},
 		{Path: "src/locale/fr.js", Kind: ChunkFunction, Name: "locale.ordinal", Loc: "src/locale/fr.js:locale.ordinal", StartLine: 31, EndLine: 33},
 	}
-	s := &Searcher{ix: &diskIndex{Chunks: chunks, Files: []fileEntry{
+	s := &Searcher{ix: &diskindex.Index{Chunks: chunks, Files: []diskindex.FileEntry{
 		{Path: "src/locale/bg.js", First: 0, Count: 2},
 		{Path: "src/locale/de.js", First: 2, Count: 2},
 		{Path: "src/locale/fr.js", First: 4, Count: 2},

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/relayhq/relay/retrieve/internal/bm25"
 )
 
 // SourceLanguages are the programming languages Build knows; localization
@@ -50,8 +52,9 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 }
 
 // withWindowMembers puts after each text-window hit the object-literal
-// members (objectMember) whose lines the window holds and whose own name
-// the window matched: the window carries the member's text, so when it
+// members (chunks that leave their lines to the windows, see chunk.File)
+// whose lines the window holds and whose own name the window matched:
+// the window carries the member's text, so when it
 // matches `ordinal` in a locale file, `locale.ordinal` of that file is the
 // function the text is about, even though the one-line member chunk ranks
 // below the hundred others of that name.
@@ -188,7 +191,7 @@ func rankFunctions(hits []Hit, files []string, share float64, common map[string]
 // weights, no graph): the baseline the localization eval (package eval) compares against.
 type FileBaseline struct {
 	paths []string
-	lex   *lexIndex
+	lex   *bm25.Index
 }
 
 // NewFileBaseline indexes every file of SourceLanguages that Build would
@@ -199,7 +202,7 @@ func NewFileBaseline(root string) (*FileBaseline, error) {
 		return nil, err
 	}
 	fb := &FileBaseline{}
-	lb := newLexBuilder()
+	lb := bm25.NewBuilder()
 	for _, p := range paths {
 		if lang, _ := LanguageOf(p); !slices.Contains(SourceLanguages, lang) {
 			continue
@@ -209,17 +212,17 @@ func NewFileBaseline(root string) (*FileBaseline, error) {
 			continue
 		}
 		fb.paths = append(fb.paths, p)
-		lb.add(chunkText{body: string(data)})
+		lb.Add("", "", string(data))
 	}
-	fb.lex = lb.finish()
+	fb.lex = lb.Finish()
 	return fb, nil
 }
 
 // Rank returns the 50 files that best match the problem statement by BM25.
 func (fb *FileBaseline) Rank(problem string) []string {
 	var files []string
-	for _, h := range fb.lex.search(fb.lex.expand(Tokenize(problem)), nil, 50) {
-		files = append(files, fb.paths[h.doc])
+	for _, h := range fb.lex.Search(fb.lex.Expand(Tokenize(problem)), nil, 50) {
+		files = append(files, fb.paths[h.Doc])
 	}
 	return files
 }

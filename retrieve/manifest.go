@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 // DESIGN: a build that finds nothing changed still had to decode the whole
@@ -22,7 +23,7 @@ import (
 // build falls back to the full check, as does any mismatch.
 
 // manifestFile is the name of the manifest under the index directory.
-const manifestFile = "retrieve.manifest"
+const manifestFile = diskindex.ManifestFile
 
 const racyWindow = 2 * time.Second
 
@@ -66,7 +67,7 @@ func quickUnchanged(dir, root string, paths []string, graph map[string]string, e
 		return BuildStats{}, false
 	}
 	var m manifest
-	if json.Unmarshal(b, &m) != nil || m.Version != formatVersion || len(m.Files) != len(paths) {
+	if json.Unmarshal(b, &m) != nil || m.Version != diskindex.Version || len(m.Files) != len(paths) {
 		return BuildStats{}, false
 	}
 	model := ""
@@ -88,7 +89,7 @@ func quickUnchanged(dir, root string, paths []string, graph map[string]string, e
 		// decoding it (6–8 ms warm for the 47 MB index of the Go standard
 		// library), and runs last, only when everything else matched.
 		if ok {
-			ok = verifyIndex(filepath.Join(dir, IndexFile)) == nil
+			ok = diskindex.Verify(filepath.Join(dir, IndexFile)) == nil
 		}
 	}()
 	for _, p := range paths {
@@ -111,7 +112,7 @@ func quickUnchanged(dir, root string, paths []string, graph map[string]string, e
 // write it only costs the next build its fast path, so errors are returned
 // for logging, not for failing the build.
 func writeManifest(dir, root string, paths []string, graph map[string]string, emb Embedder, start time.Time, st BuildStats) error {
-	m := manifest{Version: formatVersion, StartNs: start.UnixNano(), Stats: st, Files: make(map[string]fileStamp, len(paths))}
+	m := manifest{Version: diskindex.Version, StartNs: start.UnixNano(), Stats: st, Files: make(map[string]fileStamp, len(paths))}
 	if emb != nil {
 		m.EmbedModel = emb.Model()
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/testutil"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 // TestMentionRankingTypesNotConstructors: a Java class named in the text
@@ -29,7 +30,7 @@ func TestMentionRankingTypesNotConstructors(t *testing.T) {
 		nodes = append(nodes, graphdb.Node{ID: graphdb.NodeID("java:" + q), Kind: graphdb.KindMember, SubKind: "constructor", Name: "FancyWidget", QName: q, File: path})
 	}
 	g := testutil.Graph(t, []graphdb.FileRecord{{Path: path, Language: "java"}}, nodes, nil)
-	ix := &diskIndex{}
+	ix := &diskindex.Index{}
 	for _, n := range nodes {
 		ix.Chunks = append(ix.Chunks, Chunk{Path: path, Kind: ChunkMethod, Name: n.Name, NodeID: n.ID})
 	}

@@ -12,7 +12,7 @@ import (
 
 // TestForeignIndexRefused: with a key, a search index that came with the
 // repository (a copy: a new file; or one written without the key) is
-// refused by Open with ErrIndexForeign and advice, is neither reused nor
+// refused by Open with ErrIndexForeign, is neither reused nor
 // called up to date by Build, and a trusted Build gives it the key's MAC.
 func TestForeignIndexRefused(t *testing.T) {
 	key := []byte("the key of this user ............")
@@ -43,8 +43,8 @@ func TestForeignIndexRefused(t *testing.T) {
 				if err != nil {
 					t.Fatalf("trusted Open: %v", err)
 				}
-			} else if s != nil || !errors.Is(err, ErrIndexForeign) || !errors.Is(err, ErrIndexDamaged) || !strings.Contains(err.Error(), "run `relay index`") {
-				t.Fatalf("Open of a foreign index = %v, want ErrIndexForeign with advice", err)
+			} else if s != nil || !errors.Is(err, ErrIndexForeign) || !errors.Is(err, ErrIndexDamaged) || !strings.Contains(err.Error(), "not written by relay for this user") {
+				t.Fatalf("Open of a foreign index = %v, want ErrIndexForeign saying whose it is not", err)
 			}
 			st, err := Build(t.Context(), root, g, BuildOptions{Dir: dir, Key: key, TrustForeign: tt.trust})
 			if err != nil {

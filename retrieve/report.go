@@ -10,6 +10,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/lines"
+	"github.com/relayhq/relay/retrieve/internal/bm25"
 )
 
 // OfflineNotice is printed at the top of every offline report.
@@ -185,7 +186,7 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 			return slices.Contains(langs, l)
 		}
 	}
-	fl := s.ix.FileLex.search(titleWeighted(s.ix.FileLex.expand(Tokenize(query)), text), keep, candidates)
+	fl := s.ix.FileLex.Search(titleWeighted(s.ix.FileLex.Expand(Tokenize(query)), text), keep, candidates)
 	aggRank := Ranking{Name: "chunks", Weight: 1}
 	info := map[int32]ReportFile{}
 	for _, f := range agg {
@@ -198,20 +199,20 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 	}
 	fileRank := Ranking{Name: "file-bm25", Weight: FileRankWeight}
 	for _, h := range fl {
-		fileRank.Docs = append(fileRank.Docs, h.doc)
-		if _, ok := info[h.doc]; !ok {
-			info[h.doc] = ReportFile{Path: s.ix.Files[h.doc].Path}
+		fileRank.Docs = append(fileRank.Docs, h.Doc)
+		if _, ok := info[h.Doc]; !ok {
+			info[h.Doc] = ReportFile{Path: s.ix.Files[h.Doc].Path}
 		}
-		f := info[h.doc]
-		f.Why = append(f.Why, fmt.Sprintf("whole-file BM25 (terms: %s)", strings.Join(h.matched, ", ")))
-		info[h.doc] = f
+		f := info[h.Doc]
+		f.Why = append(f.Why, fmt.Sprintf("whole-file BM25 (terms: %s)", strings.Join(h.Matched, ", ")))
+		info[h.Doc] = f
 	}
 	titleRank := Ranking{Name: "title-bm25", Weight: TitleRankWeight}
 	if title, ok := noisyTitle(text); ok {
-		for _, h := range s.ix.FileLex.search(s.ix.FileLex.expand(Tokenize(cleanIssueText(title))), keep, candidates) {
-			titleRank.Docs = append(titleRank.Docs, h.doc)
-			if _, ok := info[h.doc]; !ok {
-				info[h.doc] = ReportFile{Path: s.ix.Files[h.doc].Path}
+		for _, h := range s.ix.FileLex.Search(s.ix.FileLex.Expand(Tokenize(cleanIssueText(title))), keep, candidates) {
+			titleRank.Docs = append(titleRank.Docs, h.Doc)
+			if _, ok := info[h.Doc]; !ok {
+				info[h.Doc] = ReportFile{Path: s.ix.Files[h.Doc].Path}
 			}
 		}
 	}
@@ -299,7 +300,7 @@ func (r Report) Markdown() string {
 		fmt.Fprintf(&b, "Note: %s\n\n", n)
 	}
 	if len(r.Files) == 0 {
-		b.WriteString("Nothing in the index matched the question. Try other words, name a symbol or file, or run `relay index` if the repository changed.\n")
+		b.WriteString("Nothing in the index matched the question. Try other words, or name a symbol or file; if the repository changed since it was indexed, the index may not match the files.\n")
 		return b.String()
 	}
 	b.WriteString("## Files\n\n| # | file | score | matched symbols |\n|---|---|---|---|\n")
@@ -335,7 +336,7 @@ func (r Report) Markdown() string {
 
 // titleWeighted multiplies by TitleWeight the weight of the terms that come
 // from a word of text's first line, when text has more than one line.
-func titleWeighted(terms []queryTerm, text string) []queryTerm {
+func titleWeighted(terms []bm25.QueryTerm, text string) []bm25.QueryTerm {
 	title, body, ok := strings.Cut(strings.TrimSpace(text), "\n")
 	if !ok || strings.TrimSpace(body) == "" {
 		return terms
@@ -345,8 +346,8 @@ func titleWeighted(terms []queryTerm, text string) []queryTerm {
 		inTitle[t] = true
 	}
 	for i := range terms {
-		if inTitle[terms[i].orig] {
-			terms[i].weight *= TitleWeight
+		if inTitle[terms[i].Orig] {
+			terms[i].Weight *= TitleWeight
 		}
 	}
 	return terms

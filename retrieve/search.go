@@ -21,6 +21,8 @@ import (
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/safefs"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
+	"github.com/relayhq/relay/retrieve/internal/tokenize"
 )
 
 // Fusion defaults (weighted Reciprocal Rank Fusion).
@@ -43,7 +45,7 @@ const (
 type Searcher struct {
 	root   string
 	graph  graphdb.Reader // may be nil: no fast symbol path, no graph re-ranking
-	ix     *diskIndex
+	ix     *diskindex.Index
 	emb    Embedder
 	vecs   [][]float32 // per chunk; nil when the chunk has none
 	dirs   map[string]bool
@@ -94,48 +96,44 @@ type OpenOptions struct {
 	SecretFiles *egress.FilePolicy
 
 	// Key is this user's store key: an index without its MAC is refused
-	// (ErrIndexForeign, see owner.go). Nil judges nothing.
+	// (ErrIndexForeign). Nil judges nothing.
 	Key []byte
 	// TrustForeign believes an index whatever its MAC (one shared on
 	// purpose).
 	TrustForeign bool
 }
 
-// ErrNoIndex is returned by Open when the repository has no retrieval
-// index, or one of another format (an older relay): build it again.
-var ErrNoIndex = errors.New("no retrieval index")
-
 // Open loads the retrieval index of the repository at root. graph may be
 // nil. It only reads: the index directory may be read-only. A missing index
 // or one of another format is ErrNoIndex; an index that fails its checks is
-// ErrIndexDamaged, one whose last update did not finish ErrIndexStale (see
-// stale.go), and one without the MAC of opts.Key ErrIndexForeign (see
-// owner.go), each with a message that says to run `relay index`.
+// ErrIndexDamaged, one whose last update did not finish ErrIndexStale, and
+// one without the MAC of opts.Key ErrIndexForeign, each with a message
+// that names the index file and the problem.
 func Open(root string, graph graphdb.Reader, opts OpenOptions) (*Searcher, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = filepath.Join(root, ".relay")
 	}
 	p := filepath.Join(dir, IndexFile)
-	if err := checkStale(dir); err != nil {
+	if err := diskindex.CheckStale(dir); err != nil {
 		return nil, err
 	}
-	ix, err := readIndex(p)
+	ix, err := diskindex.Read(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w at %s; run 'relay index' in the repository first", ErrNoIndex, p)
+		return nil, fmt.Errorf("%w at %s", ErrNoIndex, p)
 	}
 	if err != nil {
 		return nil, err
 	}
 	// After the format and checksum checks, so that an index of an older
 	// relay or a damaged one is reported as such.
-	if err := checkOwner(dir, opts.Key, opts.TrustForeign); err != nil {
+	if err := diskindex.CheckOwner(dir, opts.Key, opts.TrustForeign); err != nil {
 		return nil, err
 	}
 	return newSearcher(root, graph, ix, opts), nil
 }
 
-func newSearcher(root string, graph graphdb.Reader, ix *diskIndex, opts OpenOptions) *Searcher {
+func newSearcher(root string, graph graphdb.Reader, ix *diskindex.Index, opts OpenOptions) *Searcher {
 	s := &Searcher{root: root, graph: graph, ix: ix, log: opts.Log, secret: egress.PolicyOrDefault(opts.SecretFiles), dirs: map[string]bool{}, byNode: map[graphdb.NodeID]int32{}, lines: map[string][]string{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -203,15 +201,6 @@ type Hit struct {
 
 // Location is "path:line".
 func (h Hit) Location() string { return h.Chunk.Location() }
-
-// Location is "path:line" of the declaration (of the first line for
-// sections and text windows).
-func (c Chunk) Location() string {
-	if c.Line > 0 {
-		return fmt.Sprintf("%s:%d", c.Path, c.Line)
-	}
-	return fmt.Sprintf("%s:%d", c.Path, c.StartLine)
-}
 
 // Results is the answer to one search.
 type Results struct {
@@ -358,9 +347,9 @@ func (s *Searcher) fastPath(ctx context.Context, q string, o SearchOptions) ([]H
 	switch {
 	case hexRe.MatchString(q) && strings.ContainsAny(q, "0123456789"):
 		why = "exact match of code " + q
-		if id, ok := s.ix.Lex.termID(strings.ToLower(q)); ok {
-			for _, p := range s.ix.Lex.postings(id) {
-				docs = append(docs, p.doc)
+		if id, ok := s.ix.Lex.TermID(strings.ToLower(q)); ok {
+			for _, p := range s.ix.Lex.Postings(id) {
+				docs = append(docs, p.Doc)
 			}
 		}
 	case fileRe.MatchString(q) && isKnownFile(q):
@@ -440,12 +429,12 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 	if vw == 0 {
 		vw = DefaultVectorWeight
 	}
-	lex := s.ix.Lex.search(s.ix.Lex.expand(Tokenize(q)), keep, candidates)
+	lex := s.ix.Lex.Search(s.ix.Lex.Expand(Tokenize(q)), keep, candidates)
 	lexRank := Ranking{Name: "bm25", Weight: lw}
 	matched := map[int32][]string{}
 	for _, h := range lex {
-		lexRank.Docs = append(lexRank.Docs, h.doc)
-		matched[h.doc] = h.matched
+		lexRank.Docs = append(lexRank.Docs, h.Doc)
+		matched[h.Doc] = h.Matched
 	}
 	rankings := []Ranking{lexRank}
 	if len(strings.Fields(q)) > 1 {
@@ -615,8 +604,8 @@ func (h *denseHeap) Pop() any {
 // reasons can show "parsing" rather than the stem "pars".
 func queryWords(q string) map[string]string {
 	out := map[string]string{}
-	forEachWord(q, func(w string) {
-		for _, t := range appendWordTerms(nil, w) {
+	tokenize.Words(q, func(w string) {
+		for _, t := range tokenize.WordTerms(w) {
 			if _, ok := out[t]; !ok {
 				out[t] = w
 			}
@@ -673,9 +662,9 @@ func mentionsTests(q string) bool {
 // namedFolders returns the query words that name a folder of the repository.
 func (s *Searcher) namedFolders(q string) map[string]bool {
 	out := map[string]bool{}
-	forEachWord(q, func(w string) {
+	tokenize.Words(q, func(w string) {
 		w = strings.ToLower(w)
-		if len(w) >= 2 && !stopWords[w] && s.dirs[w] {
+		if len(w) >= 2 && !tokenize.IsStopWord(w) && s.dirs[w] {
 			out[w] = true
 		}
 	})

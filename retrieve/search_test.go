@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,8 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/memstore"
 	"github.com/relayhq/relay/internal/testutil"
+	"github.com/relayhq/relay/retrieve/internal/bm25"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 // testRepo materialises testdata/repo.txtar, indexes it with the fake
@@ -231,7 +234,7 @@ func TestSearchFolderBoostAndGraph(t *testing.T) {
 // the one a forced full build of the same tree and graph writes.
 func matchesFullBuild(t *testing.T, root string, g graphdb.Reader) {
 	t.Helper()
-	incr, err := readIndex(filepath.Join(root, ".relay", IndexFile))
+	incr, err := diskindex.Read(filepath.Join(root, ".relay", IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +242,11 @@ func matchesFullBuild(t *testing.T, root string, g graphdb.Reader) {
 	if _, err := Build(t.Context(), root, g, BuildOptions{Dir: fullDir, Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	full, err := readIndex(filepath.Join(fullDir, IndexFile))
+	full, err := diskindex.Read(filepath.Join(fullDir, IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
+	if diff := cmp.Diff(full, incr, cmpopts.IgnoreUnexported(bm25.Index{})); diff != "" {
 		t.Errorf("incremental index differs from a full build (-full +incremental):\n%.4000s", diff)
 	}
 }
@@ -312,7 +315,7 @@ func TestBuildIncremental(t *testing.T) {
 	if _, err := Open(root, g, OpenOptions{}); err != nil {
 		t.Errorf("index lost after a cancelled build: %v", err)
 	}
-	if _, err := Open(t.TempDir(), g, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "relay index") {
+	if _, err := Open(t.TempDir(), g, OpenOptions{}); !errors.Is(err, ErrNoIndex) {
 		t.Errorf("missing index: err = %v", err)
 	}
 }

@@ -17,17 +17,20 @@ import (
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/testutil"
+	"github.com/relayhq/relay/retrieve/internal/bm25"
+	"github.com/relayhq/relay/retrieve/internal/chunk"
+	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
 
 // TestFileCounterMatchesTexts checks that counting a file's chunks and
 // whole text from its lines' terms (fileCounter, in blocks renumbered by
-// lexBuilder.merge) gives the index that tokenizing each chunk's text
-// (textOf) and the capped file text gives, and that chunkHash is the hash
+// bm25.Builder.Merge) gives the index that tokenizing each chunk's text
+// (chunk.FieldsOf) and the capped file text gives, and that chunk.Hash is the hash
 // of the chunk's embedding text: the figures of the eval goldens rest on
 // both. It runs over this package's Go files, chunked with a graph of
 // them, and the module's markdown files, and over files made to meet each cap: a file over
 // maxFileIndexBytes cut inside a word, CRLF lines, a symbol over
-// maxChunkBytes with a signature and doc, over maxChunkLines lines, and
+// chunk.MaxBytes with a signature and doc, over chunk.MaxLines lines, and
 // text windows.
 func TestFileCounterMatchesTexts(t *testing.T) {
 	t.Parallel()
@@ -75,18 +78,18 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 		t.Fatalf("only %d files found", len(files))
 	}
 
-	want, wantFiles := newLexBuilder(), newLexBuilder()
-	got, gotFiles := newLexBuilder(), newLexBuilder()
+	want, wantFiles := bm25.NewBuilder(), bm25.NewBuilder()
+	got, gotFiles := bm25.NewBuilder(), bm25.NewBuilder()
 	// reused counts the same blocks with one counter, merged and reset
 	// after each block as chunkFiles does with its pool; it starts dirty,
 	// as a counter whose block stopped inside a document.
-	shared := newLexBuilders(2)
+	shared := bm25.NewBuilders(2)
 	reused, reusedFiles := shared[0], shared[1]
 	one := newFileCounter()
-	one.chunks.count(one.v.appendIDs(nil, "stale words left over"), weightBody)
-	one.files.count(one.v.appendIDs(nil, "stale"), weightBody)
-	one.chunks.reset()
-	one.files.reset()
+	one.chunks.Count(one.v.AppendIDs(nil, "stale words left over"), bm25.WeightBody)
+	one.files.Count(one.v.AppendIDs(nil, "stale"), bm25.WeightBody)
+	one.chunks.Reset()
+	one.files.Reset()
 	oneBlock := 0
 	var chunkNo, fileNo int32
 	blocks := []*fileCounter{newFileCounter(), newFileCounter(), newFileCounter()}
@@ -94,15 +97,15 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 	for i, f := range files {
 		lang, _ := LanguageOf(f.rel)
 		ls := lines.Split(f.text)
-		chunks := chunkFile(f.rel, lang, ls, f.nodes)
-		for j, c := range chunks {
-			text := textOf(c, ls)
-			want.addDoc(chunkNo+int32(j), text)
-			if h, _ := chunkHash(c, ls, nil); h != hashString(text.embedText(c)) {
-				t.Errorf("%s chunk %s: chunkHash differs from the hash of its text", f.rel, c.Name)
+		chunks := chunk.File(f.rel, lang, ls, f.nodes)
+		for _, c := range chunks {
+			text := chunk.FieldsOf(c, ls)
+			want.Add(text.Name, text.Path, text.Body)
+			if h, _ := chunk.Hash(c, ls, nil); h != chunk.HashString(text.EmbedText(c)) {
+				t.Errorf("%s chunk %s: chunk.Hash differs from the hash of its text", f.rel, c.Name)
 			}
 		}
-		wantFiles.addDoc(fileNo, chunkText{path: f.rel, body: f.text[:min(len(f.text), maxFileIndexBytes)]})
+		wantFiles.Add("", f.rel, f.text[:min(len(f.text), maxFileIndexBytes)])
 		b := i * len(blocks) / len(files)
 		if blockChunk[b] == 0 && blockFile[b] == 0 && b > 0 {
 			blockChunk[b], blockFile[b] = chunkNo, fileNo
@@ -118,23 +121,23 @@ func TestFileCounterMatchesTexts(t *testing.T) {
 	}
 	one.mergeInto(reused, reusedFiles, blockChunk[oneBlock], blockFile[oneBlock])
 	for b, fc := range blocks {
-		got.merge(fc.v.terms, &fc.chunks, blockChunk[b], nil)
-		gotFiles.merge(fc.v.terms, &fc.files, blockFile[b], nil)
+		got.Merge(fc.v.Terms(), &fc.chunks, blockChunk[b], nil)
+		gotFiles.Merge(fc.v.Terms(), &fc.files, blockFile[b], nil)
 	}
-	opt := cmpopts.IgnoreUnexported(lexIndex{})
-	// finish takes the builders' postings apart, so compare the reused
+	opt := cmpopts.IgnoreUnexported(bm25.Index{})
+	// Finish takes the builders' postings apart, so compare the reused
 	// counter's first.
-	gotIx, gotFilesIx := got.finish(), gotFiles.finish()
-	if diff := cmp.Diff(gotIx, reused.finish(), opt); diff != "" {
+	gotIx, gotFilesIx := got.Finish(), gotFiles.Finish()
+	if diff := cmp.Diff(gotIx, reused.Finish(), opt); diff != "" {
 		t.Errorf("chunk index (-fresh counters +one counter reset between blocks):\n%.3000s", diff)
 	}
-	if diff := cmp.Diff(gotFilesIx, reusedFiles.finish(), opt); diff != "" {
+	if diff := cmp.Diff(gotFilesIx, reusedFiles.Finish(), opt); diff != "" {
 		t.Errorf("file index (-fresh counters +one counter reset between blocks):\n%.3000s", diff)
 	}
-	if diff := cmp.Diff(want.finish(), gotIx, opt); diff != "" {
+	if diff := cmp.Diff(want.Finish(), gotIx, opt); diff != "" {
 		t.Errorf("chunk index (-texts +lines):\n%.3000s", diff)
 	}
-	if diff := cmp.Diff(wantFiles.finish(), gotFilesIx, opt); diff != "" {
+	if diff := cmp.Diff(wantFiles.Finish(), gotFilesIx, opt); diff != "" {
 		t.Errorf("file index (-texts +lines):\n%.3000s", diff)
 	}
 }
@@ -235,11 +238,11 @@ func TestBuildFromWrittenSymbols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := readIndex(filepath.Join(queried, IndexFile))
+	want, err := diskindex.Read(filepath.Join(queried, IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := readIndex(filepath.Join(given, IndexFile))
+	got, err := diskindex.Read(filepath.Join(given, IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestBuildFromWrittenSymbols(t *testing.T) {
 	if symbolChunks < 10 || st.Chunks != len(got.Chunks) {
 		t.Fatalf("%d chunks from symbols of %d", symbolChunks, st.Chunks)
 	}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(lexIndex{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(bm25.Index{})); diff != "" {
 		t.Errorf("index from handed-over symbols differs (-queried +given):\n%.4000s", diff)
 	}
 }

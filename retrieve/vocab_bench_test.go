@@ -40,8 +40,8 @@ func BenchmarkVocabLines(b *testing.B) {
 		fc := newFileCounter()
 		for i, text := range texts {
 			if i%282 == 0 {
-				fc.chunks.reset()
-				fc.files.reset()
+				fc.chunks.Reset()
+				fc.files.Reset()
 			}
 			fc.tokenizeLines(text)
 		}

@@ -13,5 +13,6 @@
 // A review memoizes the graph reader for its length (cache.go): a large
 // diff asks the same questions many times.
 //
-// review imports graphdb, retrieve and udiff; none imports it back.
+// review imports graphdb, retrieve, udiff and internal/lines; none imports it
+// back.
 package review

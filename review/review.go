@@ -178,7 +178,7 @@ func Build(ctx context.Context, g graphdb.Reader, diffs []udiff.FileDiff, opts O
 	sortRelated(rc.Callees)
 	if opts.Depth == DepthDeep {
 		if opts.Searcher == nil {
-			rc.Notes = append(rc.Notes, "semantic neighbours skipped: no retrieval index (run relay index)")
+			rc.Notes = append(rc.Notes, "semantic neighbours skipped: the repository has no retrieval index")
 		} else if len(rc.Changed) > 0 {
 			ns, err := neighbours(ctx, opts.Searcher, rc.Changed, listed)
 			if err != nil {

@@ -398,7 +398,7 @@ func (c *Config) validateQueue(v *validator) {
 			v.bad("queue %q: %v (or leave it empty for the embedded queue)", Redact(c.Queue), err)
 		} else if u, _ := url.Parse(c.Queue); u.User != nil {
 			if _, ok := u.User.Password(); ok {
-				v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env (or pass it with --queue)")
+				v.bad("queue: the URL holds a password; put the whole URL in an environment variable and name it in queue_url_env")
 			}
 		}
 	}

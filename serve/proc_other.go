@@ -20,7 +20,7 @@ func lockStateDir(dir string) (func(), error) {
 	path := filepath.Join(dir, "serve.lock")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("state directory %s is in use (%s exists; remove it if no relay serve runs): %w", dir, path, err)
+		return nil, fmt.Errorf("state directory %s is in use (%s exists; remove it if no other relay process uses the directory): %w", dir, path, err)
 	}
 	return func() { f.Close(); os.Remove(path) }, nil
 }

@@ -31,7 +31,7 @@ func lockStateDir(dir string) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("state directory %s is in use by another relay serve (%s); give each process its own state_dir and share a PostgreSQL queue instead", dir, path)
+		return nil, fmt.Errorf("state directory %s is in use by another relay process (%s); give each process its own state_dir and share a PostgreSQL queue instead", dir, path)
 	}
 	return func() { f.Close() }, nil
 }

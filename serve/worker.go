@@ -13,6 +13,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/tracker"
 )
 
@@ -149,11 +150,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 			w.retryAfter.Store(job.ID, time.Now().Add(after))
 		}
 		w.metrics.JobsCompleted.WithLabelValues(OutcomeRetry).Inc()
-		log.Warn("job attempt failed; it will be retried", "err", err, "attempts_left", job.MaxAttempts-job.Attempt)
+		log.Warn("job attempt failed; it will be retried", "err", err, "attempts_left", job.MaxAttempts-job.Attempt, "advice", advice.For(err, advice.Operator))
 		return err
 	}
 	w.metrics.JobsCompleted.WithLabelValues(OutcomeFailed).Inc()
-	log.Error("job failed", "err", err)
+	log.Error("job failed", "err", err, "advice", advice.For(err, advice.Operator))
 	w.postFailure(ctx, job, err, log)
 	return river.JobCancel(err)
 }
@@ -161,8 +162,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 // postFailure edits the issue's comment to say that the job failed: the
 // last good report stays, with a short note below it. The error itself,
 // which may name internal hosts and paths, goes to the log only (Work
-// logged it with the job id the note gives).
-func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], _ error, log *slog.Logger) {
+// logged it, with the operator's advice, under the job id the note gives);
+// the note adds what the issue's author can make of it (internal/advice),
+// a fixed sentence per kind of error.
+func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], jobErr error, log *slog.Logger) {
 	tr := w.trackers[job.Args.Ref.Source]
 	if tr == nil {
 		return
@@ -176,6 +179,9 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], _ e
 	}
 	note := fmt.Sprintf("⚠️ **relay could not scope this issue**: scoping failed; the operator's log has the details, job id %d. "+
 		"It tried %d time(s). Comment `%s` to try again.", job.ID, job.Attempt, firstOr(w.cfg.Triggers.Commands, "/relay scope"))
+	if a := advice.For(jobErr, advice.Author); a != "" {
+		note += " " + advice.Sentence(a)
+	}
 	if last != "" {
 		note += " The report above is from an earlier run."
 	}
@@ -314,8 +320,8 @@ func trackerErr(what string, err error) error {
 
 // NoModelNote ends every offline report relay posts on an issue.
 const NoModelNote = "_No model is configured for this relay, so no model was used: this is the offline context report " +
-	"(ranked files and symbols). Configure a model (the model section of relay.yaml for the bot; OPENAI_API_KEY or " +
-	"OPENAI_BASE_URL for relay scope) to have planner and retriever agents read the code and write a scoping report._"
+	"(ranked files and symbols). Configure a model (the model section of the bot's relay.yaml; OPENAI_API_KEY or " +
+	"OPENAI_BASE_URL on the command line) to have planner and retriever agents read the code and write a scoping report._"
 
 // ReportBody is the comment relay posts on an issue for a report: the
 // bot's workers and `relay scope --issue … --post` both build it here, so

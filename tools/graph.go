@@ -47,13 +47,20 @@ type GraphMeta struct {
 type GraphInputError struct {
 	Msg string
 	Err error // the underlying *graphdb.AmbiguousError, when there is one
+	// Missing: the graph holds no symbol of the name at all, which may
+	// have been added since the index was built (Hints.Stale).
+	Missing bool
 }
 
 func (e *GraphInputError) Error() string { return e.Msg }
 func (e *GraphInputError) Unwrap() error { return e.Err }
 
-// NoIndexText is the graph tool's answer when no index exists.
-const NoIndexText = "No code graph index exists for this repository yet; run `relay index` in the repository root, then retry. Meanwhile grep finds definitions (e.g. {\"pattern\": \"func \\\\(.*\\\\) Serve\\\\(\"}) and references."
+// NoIndexText is the graph tool's answer when no index exists, ended by
+// the surface's hint (Hints.NoIndex).
+func NoIndexText(h Hints) string {
+	return "No code graph index exists for this repository yet." + hint(h.NoIndex) +
+		" Meanwhile grep finds definitions (e.g. {\"pattern\": \"func \\\\(.*\\\\) Serve\\\\(\"}) and references."
+}
 
 // GraphAnswer is the outcome of one graph operation, printable as prose
 // (Text) or JSON (JSON). The CLI's `relay graph` and the graph tool share it.
@@ -145,7 +152,8 @@ func ResolveTarget(ctx context.Context, r graphdb.Reader, target string) (graphd
 	if err != nil {
 		var ae *graphdb.AmbiguousError
 		if errors.As(err, &ae) || errors.Is(err, graphdb.ErrNotFound) {
-			return graphdb.Node{}, &GraphInputError{Msg: resolveText(target, ae), Err: err}
+			missing := ae == nil || len(ae.Candidates) == 0
+			return graphdb.Node{}, &GraphInputError{Msg: resolveText(target, ae), Err: err, Missing: missing}
 		}
 		return graphdb.Node{}, fmt.Errorf("resolve %s: %w", quoteArg(target), err)
 	}
@@ -160,7 +168,7 @@ func resolveText(target string, ae *graphdb.AmbiguousError) string {
 	var b strings.Builder
 	switch {
 	case ae == nil || len(ae.Candidates) == 0:
-		fmt.Fprintf(&b, "No symbol %s in the code graph. Use grep to find where it is defined, then retry with its qualified name (import path + name, e.g. \"net/http.Server.Serve\"). If it was added recently the index is stale: run `relay index`.", quoteArg(target))
+		fmt.Fprintf(&b, "No symbol %s in the code graph. Use grep to find where it is defined, then retry with its qualified name (import path + name, e.g. \"net/http.Server.Serve\"). If it was added recently the index is stale.", quoteArg(target))
 		return b.String()
 	case errors.Is(ae, graphdb.ErrAmbiguous):
 		fmt.Fprintf(&b, "%s is ambiguous; %s:", quoteArg(target), plural(len(ae.Candidates), "candidate", "candidates"))

@@ -151,13 +151,18 @@ Use read to fetch full code for any of these files.`
 
 func TestGraphNoIndex(t *testing.T) {
 	t.Parallel()
-	g, err := NewGraph(Options{Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := call(t, g, `{"operation": "callers", "target": "x"}`)
-	if !res.IsError || res.Content != NoIndexText || !strings.Contains(res.Content, "run `relay index`") {
-		t.Errorf("got IsError=%v %q", res.IsError, res.Content)
+	// What to do about it is the surface's hint; without one the text
+	// names no command.
+	for _, h := range []Hints{{}, {NoIndex: "Index it the surface's way."}} {
+		g, err := NewGraph(Options{Root: t.TempDir(), Hints: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := call(t, g, `{"operation": "callers", "target": "x"}`)
+		want := "No code graph index exists for this repository yet." + hint(h.NoIndex) + " Meanwhile grep finds definitions"
+		if !res.IsError || res.Content != NoIndexText(h) || !strings.HasPrefix(res.Content, want) || strings.Contains(res.Content, "relay index") {
+			t.Errorf("hints %+v: got IsError=%v %q", h, res.IsError, res.Content)
+		}
 	}
 }
 
@@ -280,5 +285,30 @@ Use read to fetch full code for any of these files.`},
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestGraphStaleHint: a symbol the graph does not hold at all ends with
+// the surface's hint about a stale index; an ambiguous one does not.
+func TestGraphStaleHint(t *testing.T) {
+	t.Parallel()
+	const stale = "Index again the surface's way."
+	g, err := NewGraph(Options{Root: t.TempDir(), Graph: testGraph(), Hints: Hints{Stale: stale}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args string
+		want bool
+	}{
+		{`{"operation": "callers", "target": "Nothing"}`, true},
+		{`{"operation": "callers", "target": "Nothing()"}`, true},
+		{`{"operation": "callers", "target": "Server.Serve"}`, false},
+	}
+	for _, tc := range tests {
+		res := call(t, g, tc.args)
+		if got := strings.HasSuffix(res.Content, "the index is stale. "+stale); got != tc.want || !res.IsError {
+			t.Errorf("%s: ends with the stale hint = %v, want %v:\n%s", tc.args, got, tc.want, res.Content)
+		}
 	}
 }

@@ -146,7 +146,7 @@ func (g *Graph) Run(ctx context.Context, p GraphParams) (Result, error) {
 	start := time.Now()
 	meta := &GraphMeta{Operation: p.Operation, Depth: p.Depth}
 	if g.opts.Graph == nil {
-		return Result{Content: NoIndexText, IsError: true, Meta: meta}, nil
+		return Result{Content: NoIndexText(g.opts.Hints), IsError: true, Meta: meta}, nil
 	}
 	tctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
 	defer cancel()
@@ -154,6 +154,8 @@ func (g *Graph) Run(ctx context.Context, p GraphParams) (Result, error) {
 	if err != nil {
 		var ie *GraphInputError
 		switch {
+		case errors.As(err, &ie) && ie.Missing:
+			return Result{Content: ie.Msg + hint(g.opts.Hints.Stale), IsError: true, Meta: meta}, nil
 		case errors.As(err, &ie):
 			return Result{Content: ie.Msg, IsError: true, Meta: meta}, nil
 		case ctx.Err() != nil:

@@ -113,7 +113,7 @@ func (g *Grep) Run(ctx context.Context, p GrepParams) (out Result, _ error) {
 	if len(c.refused) > 0 {
 		defer func() {
 			if out.Content != "" {
-				out.Content += refusedNote(c.refused)
+				out.Content += refusedNote(c.refused, g.opts.Hints.SecretFiles)
 			}
 		}()
 	}
@@ -263,8 +263,9 @@ func (g *Grep) include(inc string) (string, string) {
 }
 
 // refusedNote tells the model that matches in secret-bearing files were
-// left out, naming the files (their names are not secrets) and the setting.
-func refusedNote(files []string) string {
+// left out, naming the files (their names are not secrets), ended by the
+// surface's hint saying who may allow one.
+func refusedNote(files []string, h string) string {
 	shown := files
 	if len(shown) > 5 {
 		shown = shown[:5]
@@ -277,8 +278,8 @@ func refusedNote(files []string) string {
 	if len(files) > len(shown) {
 		more = fmt.Sprintf(" and %d more", len(files)-len(shown))
 	}
-	return fmt.Sprintf("\nnote: matches in %s left out: %s%s; relay does not show secret-bearing files (an operator allows one with --allow-secret-files or secret_files.allow).",
-		plural(len(files), "secret-bearing file", "secret-bearing files"), strings.Join(names, ", "), more)
+	return fmt.Sprintf("\nnote: matches in %s left out: %s%s; relay does not show secret-bearing files.%s",
+		plural(len(files), "secret-bearing file", "secret-bearing files"), strings.Join(names, ", "), more, hint(h))
 }
 
 // describeGrep names a grep call in the texts a model reads. The pattern is

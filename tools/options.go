@@ -46,6 +46,34 @@ const (
 // InstallHint tells a person how to install the external programs the tools run.
 const InstallHint = "install them with `apt-get install -y ripgrep fd-find` (Debian/Ubuntu) or `brew install ripgrep fd` (macOS)"
 
+// Hints are what a tool's text says can be done about relay's own state:
+// a missing or stale index, a refused secret-bearing file. The model that
+// reads the text cannot run relay, and what the person behind it can do
+// depends on where the tools run — on the command line or through MCP
+// someone runs `relay index`; the bot indexes before every job and has
+// nothing to run — so the surface supplies them (internal/advice's
+// ToolHints) instead of the tools naming a command. Each is one or more
+// whole sentences; "" adds nothing.
+type Hints struct {
+	// NoIndex follows the graph tool's answer when no index exists.
+	NoIndex string
+	// Stale follows the graph tool's answer for a symbol the graph does
+	// not hold, which may have been added since the index was built.
+	Stale string
+	// SecretFiles follows read's refusal of a secret-bearing file and
+	// grep's note of matches left out of such files: who may allow one,
+	// and how.
+	SecretFiles string
+}
+
+// hint is " "+h, or "" for no hint: a hint's place at the end of a text.
+func hint(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " " + h
+}
+
 // Options configures the tools. Root is required; every other zero field
 // takes the default above.
 type Options struct {
@@ -82,6 +110,10 @@ type Options struct {
 	SecretFiles *egress.FilePolicy
 	// Graph answers the graph tool; nil means no index exists yet.
 	Graph graphdb.Reader
+	// Hints end the texts about relay's own state (no index, a stale one,
+	// a refused secret-bearing file) with what can be done about it where
+	// the tools run; the zero value adds nothing.
+	Hints Hints
 	// RgPath and FdPath override the programs found in PATH (rg; fd or fdfind).
 	RgPath, FdPath string
 	// Unconfined starts rg and fd without confining them to reading the

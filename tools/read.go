@@ -97,7 +97,7 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 			return Errorf("%s", privateText(displayPath(rel), d)), nil
 		}
 		if err := t.opts.SecretFiles.Check(rel); err != nil {
-			return Errorf("%v", err), nil
+			return Errorf("%v.%s", err, hint(t.opts.Hints.SecretFiles)), nil
 		}
 	}
 	f, fi, err := t.opts.root.Open(file)
@@ -110,7 +110,7 @@ func (t *Read) Run(ctx context.Context, p ReadParams) (Result, error) {
 		return Errorf("%s", privateText(displayPath(rel), d)), nil
 	}
 	if err := t.secretTarget(rel); err != nil {
-		return Errorf("%v", err), nil
+		return Errorf("%v.%s", err, hint(t.opts.Hints.SecretFiles)), nil
 	}
 	if fi.IsDir() {
 		return t.dir(f, rel), nil

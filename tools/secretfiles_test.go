@@ -12,7 +12,8 @@ import (
 
 // TestReadRefusesSecretFiles reads the canary repository's secret-bearing
 // files by name and through a link: each is refused with a message naming
-// the file, the pattern and the setting that allows it, and shows no value.
+// the file and the pattern, ends with the surface's hint on allowing it,
+// and shows no value.
 // An operator's allow list lets one through.
 func TestReadRefusesSecretFiles(t *testing.T) {
 	t.Parallel()
@@ -20,7 +21,10 @@ func TestReadRefusesSecretFiles(t *testing.T) {
 	if err := os.Symlink(".env", filepath.Join(root, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
-	r := newRead(t, Options{Root: root})
+	// The setting that allows a file is the surface's hint (tools.Hints),
+	// not a flag the tools name.
+	const hint = "The operator allows one in the surface's own way."
+	r := newRead(t, Options{Root: root, Hints: Hints{SecretFiles: hint}})
 	tests := []struct{ file, shown, pattern string }{
 		{".env", ".env", "*.env"},
 		{"./config/../.env", ".env", "*.env"},
@@ -37,7 +41,10 @@ func TestReadRefusesSecretFiles(t *testing.T) {
 			if !res.IsError {
 				t.Fatalf("read %s was not refused:\n%s", tt.file, res.Content)
 			}
-			for _, want := range []string{tt.shown + " is a secret-bearing file", `"` + tt.pattern + `"`, "--allow-secret-files", "secret_files.allow"} {
+			if !strings.HasSuffix(res.Content, "relay does not read, search or index such files. "+hint) {
+				t.Errorf("answer does not end with the surface's hint:\n%s", res.Content)
+			}
+			for _, want := range []string{tt.shown + " is a secret-bearing file", `"` + tt.pattern + `"`} {
 				if !strings.Contains(res.Content, want) {
 					t.Errorf("answer lacks %q:\n%s", want, res.Content)
 				}

@@ -103,7 +103,7 @@ func (r *Registry) ReadOnly() *Registry {
 	return out
 }
 
-// Func is a Tool built from a typed function by New.
+// funcTool is a Tool built from a typed function by New.
 type funcTool[In any] struct {
 	name, desc string
 	schema     json.RawMessage

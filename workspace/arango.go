@@ -22,7 +22,6 @@ func (w *Workspace) checkArangoURL() error {
 // Read-only opens fail with graphdb.ErrNotFound when the database holds no
 // graph yet.
 func (w *Workspace) openArango(ctx context.Context, write bool) (graphdb.Store, error) {
-	root := w.o.Root
 	st, err := arango.Open(ctx, w.o.Store, arango.Options{
 		Password: w.o.ArangoPassword,
 		ReadOnly: !write,
@@ -35,11 +34,7 @@ func (w *Workspace) openArango(ctx context.Context, write bool) (graphdb.Store, 
 		files, err := st.Files(ctx)
 		if err == nil && len(files) == 0 {
 			st.Close()
-			msg := fmt.Sprintf("no index at %s", st.Target())
-			if a := w.o.Advice; a.Index != "" {
-				msg += fmt.Sprintf("; run `%s --repo %s %s %s` first", a.Index, root, a.store(), st.Target())
-			}
-			return nil, &graphdb.NoIndexError{Msg: msg}
+			return nil, &graphdb.NoIndexError{Where: st.Target().String()}
 		}
 	}
 	return st, nil

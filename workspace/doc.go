@@ -23,6 +23,11 @@
 //     (SecretValues, Publisher);
 //   - the graph tool of the MCP server that opens the index when it
 //     becomes usable (MCPTools);
+//   - one Agent built from an agent.Config (the CLI fills it from flags and
+//     environment, the bot from relay.yaml): its tools over the repository,
+//     its transcripts in the state directory; Settings name the user's
+//     settings in the advice added to its errors, and Agent.Localize asks
+//     it where a fix goes (relay eval --agent);
 //   - the REPL's history file (HistoryFile) and a graph indexed in memory
 //     for one question (InMemoryGraph);
 //   - a backlog of tickets (ReadTickets) and the resumable Batch that

@@ -55,7 +55,7 @@ type InterruptedError struct{ Left string }
 func (e *InterruptedError) Error() string { return "interrupted; " + e.Left }
 
 // noSource reports whether index.Run found nothing it builds a graph of.
-func noSource(err error) bool { return errors.Is(err, index.ErrNotGo) }
+func noSource(err error) bool { return errors.Is(err, index.ErrNoSource) }
 
 // IsNoSource reports whether err says the repository holds no source file
 // of a language relay builds a code graph for.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,12 +17,16 @@ import (
 // tools.Default over opts (its Root, Private and SecretFiles set from the
 // workspace), with the graph tool replaced by one that opens the index
 // when it becomes usable (MCPGraph). Close the MCPGraph when done.
-func (w *Workspace) MCPTools(ctx context.Context, opts tools.Options) (*tools.Registry, *MCPGraph, error) {
+//
+// unavailable, when set, is the advice the graph tool adds when the index
+// cannot be opened for another reason than its absence (damaged,
+// unreadable, locked); the hint for a missing index is opts.Hints.NoIndex.
+func (w *Workspace) MCPTools(ctx context.Context, opts tools.Options, unavailable func(error) string) (*tools.Registry, *MCPGraph, error) {
 	opts.Root, opts.Private, opts.SecretFiles = w.o.Root, w.PrivateDirs(), w.o.SecretFiles
 	if opts.Logger == nil {
 		opts.Logger = w.o.Log
 	}
-	graph, err := w.newMCPGraph(ctx, opts)
+	graph, err := w.newMCPGraph(ctx, opts, unavailable)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,6 +70,8 @@ type MCPGraph struct {
 	root string
 	opts tools.Options
 	log  *slog.Logger
+	// unavailable is the advice on an index that cannot be opened.
+	unavailable func(error) string
 
 	mu       sync.Mutex
 	store    graphdb.Store
@@ -76,13 +81,13 @@ type MCPGraph struct {
 	tried    time.Time
 }
 
-func (w *Workspace) newMCPGraph(ctx context.Context, opts tools.Options) (*MCPGraph, error) {
+func (w *Workspace) newMCPGraph(ctx context.Context, opts tools.Options, unavailable func(error) string) (*MCPGraph, error) {
 	base, err := tools.NewGraph(opts)
 	if err != nil {
 		return nil, err
 	}
 	m := &MCPGraph{
-		base: base, root: w.o.Root, opts: opts, log: opts.Logger,
+		base: base, root: w.o.Root, opts: opts, log: opts.Logger, unavailable: unavailable,
 		open: func(ctx context.Context) (graphdb.Store, error) { return w.OpenStore(ctx, false) },
 	}
 	m.mu.Lock()
@@ -108,16 +113,18 @@ func (m *MCPGraph) tryOpen(ctx context.Context) {
 	}
 	m.notFound = errors.Is(err, graphdb.ErrNotFound)
 	if m.notFound {
-		m.reason = tools.NoIndexText
-		m.log.Info("no code graph index yet; graph answers that relay index must be run", "err", err)
+		m.reason = tools.NoIndexText(m.opts.Hints)
+		m.log.Info("no code graph index yet; the graph tool says so", "err", err)
 		return
 	}
 	msg := mcpserver.Redact(err.Error(), m.root)
-	advice := " Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
-	if strings.Contains(msg, "relay index") {
-		advice = " Then retry."
+	hint := ""
+	if m.unavailable != nil {
+		if h := m.unavailable(err); h != "" {
+			hint = " " + mcpserver.Redact(h, m.root)
+		}
 	}
-	m.reason = "The code graph is unavailable: " + msg + "." + advice + " The index is opened again on the next call; grep, glob and read work meanwhile."
+	m.reason = "The code graph is unavailable: " + msg + "." + hint + " The index is opened again on the next call; grep, glob and read work meanwhile."
 	m.log.Warn("code graph unavailable; serving the other tools", "err", err)
 }
 
@@ -143,7 +150,7 @@ func (m *MCPGraph) Call(ctx context.Context, args json.RawMessage) (tools.Result
 	m.mu.Unlock()
 	if ready == nil {
 		// Arguments are still checked first, so a malformed call learns that.
-		if res, err := m.base.Call(ctx, args); err != nil || res.Content != tools.NoIndexText {
+		if res, err := m.base.Call(ctx, args); err != nil || res.Content != tools.NoIndexText(m.opts.Hints) {
 			return res, err
 		}
 		return tools.Result{Content: reason, IsError: true}, nil

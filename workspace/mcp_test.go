@@ -16,7 +16,7 @@ func TestMCPToolsIndexLater(t *testing.T) {
 	root := sampleRepo(t)
 	o, _ := testOptions(t, root)
 	w := New(o)
-	reg, graph, err := w.MCPTools(t.Context(), tools.Options{})
+	reg, graph, err := w.MCPTools(t.Context(), tools.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestMCPToolsIndexLater(t *testing.T) {
 	}
 	args := json.RawMessage(`{"operation": "callers", "target": "Service.Send"}`)
 	res, err := graph.Call(t.Context(), args)
-	if err != nil || !res.IsError || res.Content != tools.NoIndexText {
+	if err != nil || !res.IsError || res.Content != tools.NoIndexText(tools.Hints{}) {
 		t.Errorf("graph before indexing = %+v, %v; want the no-index answer", res, err)
 	}
 	if _, err := w.Index(t.Context(), IndexOptions{}); err != nil {

@@ -49,7 +49,7 @@ func ReadTickets(path string) ([]Ticket, error) {
 	case ".csv":
 		ts, err = readCSV(f, path)
 	default:
-		return nil, configErr(fmt.Errorf("--in %s: unknown format; name it .jsonl (one {\"id\",\"title\",\"body\"} object per line) or .csv (header id,title,body)", path))
+		return nil, configErr(fmt.Errorf("%s: unknown format; name it .jsonl (one {\"id\",\"title\",\"body\"} object per line) or .csv (header id,title,body)", path))
 	}
 	if err != nil {
 		return nil, err

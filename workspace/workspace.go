@@ -8,6 +8,7 @@ import (
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/tools"
 )
 
 // Options say which repository a Workspace is and where relay keeps its
@@ -38,6 +39,9 @@ type Options struct {
 	Log *slog.Logger
 	// Advice names the caller's settings in errors and notices.
 	Advice Advice
+	// Hints end the tools' model-facing texts for whoever reads them
+	// (tools.Options.Hints; internal/advice.ToolHints).
+	Hints tools.Hints
 	// Notify receives what a person running relay should see (an index
 	// rebuilt from scratch, a directory that cannot be written), one
 	// message at a time without a trailing newline; nil logs them.
@@ -79,6 +83,9 @@ func (w *Workspace) Root() string { return w.o.Root }
 
 // Log is the workspace's logger.
 func (w *Workspace) Log() *slog.Logger { return w.o.Log }
+
+// Hints are the hints the workspace's tools end their texts with.
+func (w *Workspace) Hints() tools.Hints { return w.o.Hints }
 
 // SecretFiles is the secret-bearing file policy.
 func (w *Workspace) SecretFiles() *egress.FilePolicy { return w.o.SecretFiles }

@@ -55,9 +55,9 @@ jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`
 			if concurrency < 1 {
 				return usageErr(fmt.Errorf("--concurrency %d: want at least 1", concurrency))
 			}
-			tickets, err := workspace.ReadTickets(in)
+			tickets, err := readTickets(in)
 			if err != nil {
-				return cliErr(err)
+				return err
 			}
 			for _, t := range tickets {
 				if strings.TrimSpace(t.Title+t.Body) == "" {
@@ -192,4 +192,14 @@ func writeBatchSummary(w io.Writer, results []workspace.TicketResult) {
 		}
 	}
 	fmt.Fprintf(w, "%d tickets: %s\n", len(results), strings.Join(parts, ", "))
+}
+
+// readTickets reads the backlog --in names (workspace.ReadTickets); a file
+// of an unknown format is a usage error naming the flag.
+func readTickets(in string) ([]workspace.Ticket, error) {
+	ts, err := workspace.ReadTickets(in)
+	if workspace.IsConfig(err) {
+		return nil, usageErr(fmt.Errorf("--in %w", err))
+	}
+	return ts, err
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
-	"github.com/relayhq/relay/workspace"
 )
 
 // enqueueBatch puts every ticket of a backlog on relay serve's shared
@@ -25,9 +24,9 @@ func enqueueBatch(ctx context.Context, g *globals, in, queue, outDir string, max
 	if err := serve.CheckQueueURL(queue); err != nil {
 		return usageErr(fmt.Errorf("--queue %q: %w, the queue relay serve --queue uses (the embedded queue belongs to one relay serve process)", serve.Redact(queue), err))
 	}
-	tickets, err := workspace.ReadTickets(in)
+	tickets, err := readTickets(in)
 	if err != nil {
-		return cliErr(err)
+		return err
 	}
 	refs := make([]tracker.Ref, len(tickets))
 	for i, t := range tickets {

@@ -56,7 +56,7 @@ func TestEgressSearchAndTool(t *testing.T) {
 		if code != 1 {
 			t.Errorf("read %s: exit %d, want 1", file, code)
 		}
-		for _, want := range []string{file + " is a secret-bearing file", `"` + pattern + `"`, "--allow-secret-files", "RELAY_ALLOW_SECRET_FILES", "secret_files.allow"} {
+		for _, want := range []string{file + " is a secret-bearing file", `"` + pattern + `"`, "--allow-secret-files", "RELAY_ALLOW_SECRET_FILES"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("read %s: stdout lacks %q:\n%s", file, want, out)
 			}

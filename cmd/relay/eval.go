@@ -66,11 +66,11 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 	}
 	var localize eval.AgentLocalizer
 	if f.agentMode {
-		baseURL, _, ok := f.llm.endpoint(g)
+		_, _, ok := f.llm.endpoint(g)
 		if !ok {
 			return usageErr(errors.New("eval --agent needs a model endpoint: set OPENAI_API_KEY and/or OPENAI_BASE_URL (or --base-url); without one, run eval without --agent to measure the offline pipeline"))
 		}
-		if _, err := f.llm.models(g, baseURL); err != nil {
+		if _, err := f.llm.config(g); err != nil {
 			return err
 		}
 		localize = f.llm.evalLocalizer(g)

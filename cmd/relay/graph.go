@@ -79,7 +79,7 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 			if err != nil {
 				var ie *tools.GraphInputError
 				if errors.As(err, &ie) {
-					return &exitError{code: 1, err: errors.New(ie.Msg)}
+					return &exitError{code: 1, err: ie} // its Msg, and advice.go's advice
 				}
 				return err
 			}

@@ -217,18 +217,15 @@ func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
 	if s.Unchanged {
 		fmt.Fprintf(w, "Index of %s is up to date (%d files checked in %s).\n", root, s.Files, s.Duration.Round(time.Millisecond))
 	} else {
-		fmt.Fprintf(w, "Indexed %s in %s: %d packages, %d files (%d changed, %d deleted).\n",
-			root, s.Duration.Round(time.Millisecond), s.Packages, s.Files, s.Changed, s.Deleted)
-	}
-	if s.Python > 0 {
-		fmt.Fprintf(w, "Python: %d files, %d modules re-extracted.\n", s.Python, s.Modules)
+		fmt.Fprintf(w, "Indexed %s in %s: %d files (%d changed, %d deleted).\n",
+			root, s.Duration.Round(time.Millisecond), s.Files, s.Changed, s.Deleted)
 	}
 	for _, l := range sortedLangs(s.Languages) {
-		fmt.Fprintf(w, "%s: %d files, %d re-extracted.\n", l, s.Languages[l], s.Units[l])
+		fmt.Fprintf(w, "%s: %d files, %d %s re-extracted.\n", l, s.Languages[l].Files, s.Languages[l].Units, s.Languages[l].Unit)
 	}
 	fmt.Fprintf(w, "Languages: %s\n", languagesLine(s))
-	if s.NoModule > 0 {
-		fmt.Fprintf(w, "Go: %d files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them.\n", s.NoModule)
+	if n := s.Languages["Go"].SyntaxOnly; n > 0 {
+		fmt.Fprintf(w, "Go: %d files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them.\n", n)
 	}
 	fmt.Fprintf(w, "Nodes: %d (%s)\n", s.Stats.TotalNodes(), kindCounts(s.Stats.Nodes, graphdb.NodeKinds))
 	fmt.Fprintf(w, "Edges: %d (%s)\n", s.Stats.TotalEdges(), kindCounts(s.Stats.Edges, graphdb.EdgeKinds))
@@ -354,7 +351,7 @@ func printBuildStats(w io.Writer, bs retrieve.BuildStats) {
 	fmt.Fprintln(w, ".")
 }
 
-func sortedLangs(m map[string]int) []string {
+func sortedLangs(m map[string]index.LanguageSummary) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -366,14 +363,8 @@ func sortedLangs(m map[string]int) []string {
 // languagesLine lists the languages indexed, with their file counts.
 func languagesLine(s index.Summary) string {
 	var parts []string
-	if s.Go > 0 {
-		parts = append(parts, fmt.Sprintf("Go (%d files)", s.Go))
-	}
-	if s.Python > 0 {
-		parts = append(parts, fmt.Sprintf("Python (%d files)", s.Python))
-	}
 	for _, l := range sortedLangs(s.Languages) {
-		parts = append(parts, fmt.Sprintf("%s (%d files)", l, s.Languages[l]))
+		parts = append(parts, fmt.Sprintf("%s (%d files)", l, s.Languages[l].Files))
 	}
 	if len(parts) == 0 {
 		return "none"

@@ -69,7 +69,7 @@ func TestIndexErrors(t *testing.T) {
 	}{
 		{name: "missing repo", args: []string{"index", "--repo", "/nonexistent/relay-test"}, code: 1, wantErr: "does not exist; pass --repo DIR"},
 		{name: "repo is a file", args: []string{"index", "--repo", file}, code: 1, wantErr: "is not a directory"},
-		{name: "not go", args: []string{"index", "--repo", notGo}, code: 1, wantErr: "not a Go repository", noRelayAt: notGo},
+		{name: "not go", args: []string{"index", "--repo", notGo}, code: 1, wantErr: "no source file of a language relay indexes", noRelayAt: notGo},
 		{name: "positional arg", args: []string{"index", "--repo", notGo, "extra"}, code: 2, wantErr: "unknown command \"extra\""},
 		{name: "bad flag", args: []string{"index", "--frobnicate"}, code: 2, wantErr: "unknown flag: --frobnicate"},
 		{name: "bad store scheme", args: []string{"index", "--repo", notGo, "--store", "mongodb://x"}, code: 2, wantErr: "unknown store scheme"},

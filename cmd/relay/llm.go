@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,59 +14,49 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/internal/redact"
-	"github.com/relayhq/relay/retrieve"
-	"github.com/relayhq/relay/tools"
+	"github.com/relayhq/relay/workspace"
 )
 
 // llmFlags configure the agent runtime of ask, scope and batch. Flags win
 // over environment variables; the API key comes only from the environment.
+// The flags that map one to one onto a field of agent.Config are bound to
+// it; their defaults are agent.Config's (SetDefaults).
 type llmFlags struct {
-	baseURL          string
-	model            string
-	plannerModel     string
-	retrieverModel   string
-	gapModel         string
-	prices           []string
-	maxTokens        int64
-	maxCost          float64
-	parallel         int
-	maxRetrievers    int
-	maxToolCalls     int
-	plannerSteps     int
-	softCap          int
-	retrieverTimeout time.Duration
-	requestTimeout   time.Duration
-	timeout          time.Duration
-	retries          int
-	noJSONMode       bool
-	noTranscript     bool
-	keepRuns         int
-	keepRunsMB       int64
+	cfg            agent.Config // BaseURL, numbers, durations and switches, as parsed
+	model          string
+	plannerModel   string
+	retrieverModel string
+	gapModel       string
+	prices         []string
+	maxTokens      int64 // 0: no limit
+	keepRunsMB     int64
 }
 
 func (f *llmFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL; default api.openai.com); the key comes from OPENAI_API_KEY")
-	fs.StringVar(&f.model, "model", "", "model of every stage unless overridden (env RELAY_MODEL; default gpt-4o-mini on api.openai.com)")
+	var d agent.Config
+	d.SetDefaults()
+	c := &f.cfg
+	fs.StringVar(&c.BaseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (env OPENAI_BASE_URL; default api.openai.com); the key comes from OPENAI_API_KEY")
+	fs.StringVar(&f.model, "model", "", "model of every stage unless overridden (env RELAY_MODEL; default "+agent.DefaultModel+" on api.openai.com)")
 	fs.StringVar(&f.plannerModel, "planner-model", "", "planner model (env RELAY_PLANNER_MODEL; default --model)")
 	fs.StringVar(&f.retrieverModel, "retriever-model", "", "retriever model (env RELAY_RETRIEVER_MODEL; default --model)")
 	fs.StringVar(&f.gapModel, "gap-model", "", "gap detector / answer writer model (env RELAY_GAP_MODEL; default --model)")
 	fs.StringArrayVar(&f.prices, "price", nil, "price of a model per million tokens, model=in/out, e.g. gpt-4o-mini=0.15/0.60; repeatable (env RELAY_PRICES, comma-separated)")
-	fs.Int64Var(&f.maxTokens, "max-tokens", agent.DefaultMaxTokens, "stop the run once it has used this many tokens (0: no limit)")
-	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop the run once it has cost this much, by --price (0: no limit)")
-	fs.IntVar(&f.parallel, "parallel", 4, "retrievers running at once")
-	fs.IntVar(&f.maxRetrievers, "max-retrievers", agent.DefaultMaxRetrievers, "retrievers one run starts at most; further retrieve calls are answered as not run")
-	fs.IntVar(&f.maxToolCalls, "max-tool-calls", agent.DefaultMaxToolCallsPerTurn, "tool calls of one model turn that run (planner and retrievers); the rest are answered as not run")
-	fs.IntVar(&f.plannerSteps, "planner-steps", 6, "planner turns before it must conclude")
-	fs.IntVar(&f.softCap, "retriever-steps", 20, "retriever turns before it is asked for its final report (soft cap)")
-	fs.DurationVar(&f.retrieverTimeout, "retriever-timeout", 5*time.Minute, "hard deadline of one retriever; it then returns what it has")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", 3*time.Minute, "timeout of one model request (then retried)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of the whole run; it then ends with what it has (0: none)")
-	fs.IntVar(&f.retries, "retries", 4, "attempts per model request on 429, 5xx and timeouts")
-	fs.BoolVar(&f.noJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
-	fs.BoolVar(&f.noTranscript, "no-transcript", false, "do not write the run transcript under runs/ in the store directory (or --state)")
-	fs.IntVar(&f.keepRuns, "keep-runs", agent.DefaultRunsKeep, "transcripts kept in the runs directory; older ones are deleted when a run starts (-1: no limit)")
-	fs.Int64Var(&f.keepRunsMB, "keep-runs-mb", agent.DefaultRunsMaxBytes>>20, "megabytes of transcripts kept in the runs directory; the oldest go first (-1: no limit)")
+	fs.Int64Var(&f.maxTokens, "max-tokens", d.MaxTokens, "stop the run once it has used this many tokens (0: no limit)")
+	fs.Float64Var(&c.MaxCost, "max-cost", 0, "stop the run once it has cost this much, by --price (0: no limit)")
+	fs.IntVar(&c.Parallel, "parallel", d.Parallel, "retrievers running at once")
+	fs.IntVar(&c.MaxRetrievers, "max-retrievers", d.MaxRetrievers, "retrievers one run starts at most; further retrieve calls are answered as not run")
+	fs.IntVar(&c.MaxToolCallsPerTurn, "max-tool-calls", d.MaxToolCallsPerTurn, "tool calls of one model turn that run (planner and retrievers); the rest are answered as not run")
+	fs.IntVar(&c.PlannerSteps, "planner-steps", d.PlannerSteps, "planner turns before it must conclude")
+	fs.IntVar(&c.RetrieverSteps, "retriever-steps", d.RetrieverSteps, "retriever turns before it is asked for its final report (soft cap)")
+	fs.DurationVar(&c.RetrieverTimeout, "retriever-timeout", d.RetrieverTimeout, "hard deadline of one retriever; it then returns what it has")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", d.RequestTimeout, "timeout of one model request (then retried)")
+	fs.DurationVar(&c.Timeout, "timeout", 0, "deadline of the whole run; it then ends with what it has (0: none)")
+	fs.IntVar(&c.Retries, "retries", d.Retries, "attempts per model request on 429, 5xx and timeouts")
+	fs.BoolVar(&c.NoJSONMode, "no-json-mode", false, "do not send response_format json_object (for endpoints that reject it)")
+	fs.BoolVar(&c.NoTranscript, "no-transcript", false, "do not write the run transcript under runs/ in the store directory (or --state)")
+	fs.IntVar(&c.RunsKeep, "keep-runs", d.RunsKeep, "transcripts kept in the runs directory; older ones are deleted when a run starts (-1: no limit)")
+	fs.Int64Var(&f.keepRunsMB, "keep-runs-mb", d.RunsMaxBytes>>20, "megabytes of transcripts kept in the runs directory; the oldest go first (-1: no limit)")
 }
 
 // errNoEndpoint is what newAgent returns when no model endpoint is
@@ -79,7 +66,7 @@ var errNoEndpoint = errors.New("no model endpoint configured")
 // endpoint returns the configured base URL and key; ok is false when neither
 // OPENAI_API_KEY nor an endpoint is set.
 func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
-	baseURL = f.baseURL
+	baseURL = f.cfg.BaseURL
 	if baseURL == "" {
 		baseURL = g.getenv("OPENAI_BASE_URL")
 	}
@@ -87,47 +74,70 @@ func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
 	return baseURL, apiKey, baseURL != "" || apiKey != ""
 }
 
-// agentSession is a configured Runner plus what to release after it.
+// config is the agent configuration of the flags and the environment, with
+// its defaults, checked; errNoEndpoint without an endpoint. Its errors
+// name the flags (cliSettings).
+func (f *llmFlags) config(g *globals) (agent.Config, error) {
+	c := f.cfg
+	var ok bool
+	if c.BaseURL, c.APIKey, ok = f.endpoint(g); !ok {
+		return c, errNoEndpoint
+	}
+	pick := func(flag, env string) string {
+		if flag != "" {
+			return flag
+		}
+		return g.getenv(env)
+	}
+	c.Model = pick(f.model, "RELAY_MODEL")
+	c.Models = agent.Models{
+		Planner:   pick(f.plannerModel, "RELAY_PLANNER_MODEL"),
+		Retriever: pick(f.retrieverModel, "RELAY_RETRIEVER_MODEL"),
+		Gap:       pick(f.gapModel, "RELAY_GAP_MODEL"),
+	}
+	// On the command line 0 tokens means no limit; a negative count is a
+	// mistake, not the config's NoLimit.
+	switch {
+	case f.maxTokens == 0:
+		c.MaxTokens = agent.NoLimit
+	case f.maxTokens < 0:
+		return c, usageErr(fmt.Errorf("--max-tokens %d: must not be negative (0: no limit)", f.maxTokens))
+	default:
+		c.MaxTokens = f.maxTokens
+	}
+	c.RunsMaxBytes = f.keepRunsMB << 20
+	if f.keepRunsMB < 0 {
+		c.RunsMaxBytes = agent.NoLimit
+	}
+	var err error
+	if c.Prices, err = f.priceTable(g); err != nil {
+		return c, err
+	}
+	// A flag given as 0 is refused before the zero could become a default.
+	if err := c.Validate(); err != nil {
+		return c, usageErr(cliSettings.Advise(err, c))
+	}
+	c.SetDefaults()
+	return c, nil
+}
+
+// agentSession is the workspace's agent (workspace.Agent) with what the
+// CLI's messages about it need.
 type agentSession struct {
-	runner  *agent.Runner
-	http    *http.Client
-	closers []io.Closer
-	baseURL string // the endpoint, for error messages
-	retries int
+	runner *agent.Runner
+	agent  *workspace.Agent
+	cfg    agent.Config        // with its defaults, for messages
+	names  *workspace.Settings // how the user sets cfg, for messages
 }
 
 // explain adds what to check to an error that means the model endpoint
-// could not be reached at all (refused, unknown host, no route) or did not
-// answer in time.
+// could not be reached at all (refused, unknown host, no route), did not
+// answer in time, or answered with something other than the API.
 func (s *agentSession) explain(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w\nthe model endpoint %s did not answer within --request-timeout %s (%d attempt(s), --retries); raise --request-timeout for a slow model, or check the endpoint",
-			err, redact.URL(s.baseURL), s.http.Timeout, s.retries)
-	}
-	var op *net.OpError
-	var dns *net.DNSError
-	if !(errors.As(err, &op) || errors.As(err, &dns)) {
-		return err
-	}
-	where := redact.URL(s.baseURL)
-	if where == "" {
-		where = "https://api.openai.com/v1"
-	}
-	return fmt.Errorf("%w\ncannot reach the model endpoint %s: check that the server is running and that --base-url / OPENAI_BASE_URL points at it (without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline)", err, where)
+	return s.names.Explain(err, s.cfg)
 }
 
-func (s *agentSession) Close() error {
-	var errs []error
-	for _, c := range s.closers {
-		errs = append(errs, c.Close())
-	}
-	s.http.CloseIdleConnections()
-	return errors.Join(errs...)
-}
+func (s *agentSession) Close() error { return s.agent.Close() }
 
 // newAgent builds the agent runtime for root from flags and environment.
 // progress may be nil.
@@ -138,162 +148,23 @@ func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progre
 // newAgentOn is newAgent over an already open graph (nil: open root's
 // store, if it has one); the session does not close that graph.
 func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
-	baseURL, apiKey, ok := f.endpoint(g)
-	if !ok {
-		return nil, errNoEndpoint
-	}
-	models, err := f.models(g, baseURL)
+	cfg, err := f.config(g)
 	if err != nil {
 		return nil, err
 	}
-	prices, err := f.priceTable(g)
-	if err != nil {
-		return nil, err
-	}
-	if f.parallel < 1 || f.plannerSteps < 1 || f.softCap < 1 || f.retries < 1 || f.maxRetrievers < 1 || f.maxToolCalls < 1 {
-		return nil, usageErr(errors.New("--parallel, --planner-steps, --retriever-steps, --retries, --max-retrievers and --max-tool-calls must be at least 1"))
-	}
-	if f.keepRuns == 0 || f.keepRunsMB == 0 {
-		return nil, usageErr(errors.New("--keep-runs and --keep-runs-mb must be positive, or -1 for no limit (--no-transcript writes none)"))
-	}
-	if f.requestTimeout <= 0 || f.retrieverTimeout <= 0 || f.timeout < 0 {
-		return nil, usageErr(fmt.Errorf("--request-timeout (%s) and --retriever-timeout (%s) must be positive, --timeout (%s) positive or 0 for none", f.requestTimeout, f.retrieverTimeout, f.timeout))
-	}
-	if f.maxTokens < 0 || f.maxCost < 0 {
-		return nil, usageErr(errors.New("--max-tokens and --max-cost must not be negative"))
-	}
-	if f.maxCost > 0 && len(prices) == 0 {
-		return nil, usageErr(errors.New("--max-cost needs prices: pass --price model=in/out (per million tokens) or set RELAY_PRICES"))
-	}
-	s := &agentSession{http: &http.Client{Timeout: f.requestTimeout}, baseURL: baseURL, retries: f.retries}
-	reg, err := f.tools(ctx, g, root, graph, s)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	// Every request passes the egress filter before it is sent (or retried).
-	client := agent.NewEgressClient(agent.NewRetryClient(agent.NewOpenAIClient(baseURL, apiKey, s.http), agent.RetryOptions{MaxAttempts: f.retries, Log: g.log}), nil)
-	runsDir, err := f.runsDir(g, root)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.runner, err = agent.New(agent.Options{
-		Client:           client,
-		Tools:            reg,
-		Root:             root,
-		Models:           models,
-		RetrieverSoftCap: f.softCap,
-		RetrieverTimeout: f.retrieverTimeout,
-		PlannerMaxSteps:  f.plannerSteps,
-		Parallel:         f.parallel,
-		NoJSONMode:       f.noJSONMode,
-		Budget:           agent.Budget{MaxTokens: noLimit(f.maxTokens), MaxCost: f.maxCost},
-		Prices:           prices,
-		RunsDir:          runsDir,
-		RunsKeep:         f.keepRuns,
-		RunsMaxBytes:     f.keepRunsMB << 20,
-		Log:              g.log,
-		Progress:         progress,
-
-		MaxRetrievers:       f.maxRetrievers,
-		MaxToolCallsPerTurn: f.maxToolCalls,
-	})
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return startAgent(ctx, g, cfg, &cliSettings, root, graph, progress)
 }
 
-// runsDir returns where transcripts go: runs/ in relay's state directory,
-// or "" (none) with --no-transcript or when that directory cannot be
-// written, which is said once on stderr.
-func (f *llmFlags) runsDir(g *globals, root string) (string, error) {
-	if f.noTranscript {
-		return "", nil
-	}
-	dir, err := g.stateDir(root)
+// startAgent builds the agent runtime of cfg (checked, with its defaults)
+// for root through its workspace (workspace.Agent): the tools over root
+// and graph, the transcripts in the state directory. names says how the
+// user sets cfg, for the session's messages.
+func startAgent(ctx context.Context, g *globals, cfg agent.Config, names *workspace.Settings, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
+	a, err := g.ws(root).Agent(ctx, cfg, workspace.AgentOptions{Graph: graph, Progress: progress})
 	if err != nil {
-		return "", err
+		return nil, names.Advise(cliErr(err), cfg)
 	}
-	if !writable(dir) {
-		fmt.Fprintf(g.stderr, "relay: %s cannot be written, so no transcript is kept (pass --state DIR for a writable place, or --no-transcript)\n", dir)
-		return "", nil
-	}
-	if dir, err = g.prepareStateDir(root); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "runs"), nil
-}
-
-// tools builds grep/glob/read/graph over root; the graph tool uses graph,
-// or else the index when one exists, and otherwise tells the model there is
-// none.
-func (f *llmFlags) tools(ctx context.Context, g *globals, root string, graph graphdb.Reader, s *agentSession) (*tools.Registry, error) {
-	if graph == nil {
-		st, err := g.openStore(ctx, root, false)
-		switch {
-		case err == nil:
-			graph = st
-			s.closers = append(s.closers, st)
-		case errors.Is(err, graphdb.ErrNotFound):
-			g.log.Info("no code graph index; the graph tool will say so", "root", root)
-		default:
-			return nil, err
-		}
-	}
-	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets})
-	if err != nil {
-		return nil, err
-	}
-	// The hybrid search tool joins when relay index has built its index.
-	state, err := g.stateDir(root)
-	if err != nil {
-		return nil, err
-	}
-	key, trust, err := g.ownerOptions()
-	if err != nil {
-		return nil, err
-	}
-	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets})
-	switch {
-	case err == nil:
-		reg.Add(tools.NewSearch(srch))
-	case errors.Is(err, retrieve.ErrNoIndex):
-		g.log.Info("no search index; the agents get grep, glob, read and graph only", "root", root)
-	case errors.Is(err, retrieve.ErrIndexDamaged):
-		// The agents can work without it; never search damaged data.
-		fmt.Fprintf(g.stderr, "relay: %v\nrelay: the agents get grep, glob, read and graph only\n", err)
-	default:
-		return nil, fmt.Errorf("open search index: %w", err)
-	}
-	return reg, nil
-}
-
-func (f *llmFlags) models(g *globals, baseURL string) (agent.Models, error) {
-	pick := func(flag, env, fallback string) string {
-		switch {
-		case flag != "":
-			return flag
-		case g.getenv(env) != "":
-			return g.getenv(env)
-		}
-		return fallback
-	}
-	model := pick(f.model, "RELAY_MODEL", "")
-	if model == "" && baseURL == "" {
-		model = "gpt-4o-mini"
-	}
-	m := agent.Models{
-		Planner:   pick(f.plannerModel, "RELAY_PLANNER_MODEL", model),
-		Retriever: pick(f.retrieverModel, "RELAY_RETRIEVER_MODEL", model),
-		Gap:       pick(f.gapModel, "RELAY_GAP_MODEL", model),
-	}
-	if m.Planner == "" || m.Retriever == "" || m.Gap == "" {
-		return m, usageErr(fmt.Errorf("no model for endpoint %s: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama", redact.URL(baseURL)))
-	}
-	return m, nil
+	return &agentSession{runner: a.Runner, agent: a, cfg: cfg, names: names}, nil
 }
 
 func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
@@ -318,8 +189,13 @@ func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
 
 // runContext applies --timeout.
 func (f *llmFlags) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if f.timeout > 0 {
-		return context.WithTimeout(ctx, f.timeout)
+	return runContext(ctx, f.cfg.Timeout)
+}
+
+// runContext bounds a run by timeout (0: none).
+func runContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
 	}
 	return context.WithCancel(ctx)
 }
@@ -378,10 +254,18 @@ func writeUsage(w io.Writer, u agent.Usage, transcript, stopped string, d time.D
 // formatTokens renders a token count for tables.
 func formatTokens(n int64) string { return strconv.FormatInt(n, 10) }
 
-// noLimit maps a flag's 0 ("no limit") to the agent's -1.
-func noLimit(n int64) int64 {
-	if n == 0 {
-		return -1
-	}
-	return n
+// cliSettings names the flags of llmFlags.register.
+var cliSettings = workspace.Settings{
+	Fields: map[string]string{
+		"Parallel": "--parallel", "PlannerSteps": "--planner-steps", "RetrieverSteps": "--retriever-steps",
+		"Retries": "--retries", "MaxRetrievers": "--max-retrievers", "MaxToolCallsPerTurn": "--max-tool-calls",
+		"RunsKeep": "--keep-runs", "RunsMaxBytes": "--keep-runs-mb", "RequestTimeout": "--request-timeout",
+		"RetrieverTimeout": "--retriever-timeout", "Timeout": "--timeout", "MaxTokens": "--max-tokens", "MaxCost": "--max-cost",
+	},
+	NoModel:        "pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama",
+	NoPrices:       "pass --price model=in/out (per million tokens) or set RELAY_PRICES",
+	RequestTimeout: "--request-timeout",
+	Retries:        "--retries",
+	BaseURL:        "--base-url / OPENAI_BASE_URL",
+	Offline:        "without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline",
 }

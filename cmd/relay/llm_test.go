@@ -70,7 +70,7 @@ func TestEndpointSecretsNeverShown(t *testing.T) {
 				if named := name == "connection refused" || name == "HTML page"; named && !strings.Contains(stderr, "relay:***@") {
 					t.Errorf("stderr does not name the (redacted) endpoint:\n%s", stderr)
 				}
-				if name == "HTML page" && !strings.Contains(stderr, "answered with HTML, not JSON (status 200, content-type text/html); check OPENAI_BASE_URL (or --base-url) — it should end in /v1") {
+				if name == "HTML page" && !strings.Contains(stderr, "answered with HTML, not JSON (status 200, content-type text/html); the base URL of an OpenAI-compatible API usually ends in /v1\ncheck --base-url / OPENAI_BASE_URL") {
 					t.Errorf("an HTML reply is not named as such:\n%s", stderr)
 				}
 				texts := map[string]string{"stdout": stdout, "stderr": stderr}

@@ -29,6 +29,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/internal/egress"
 )
 
@@ -55,6 +56,10 @@ type globals struct {
 	// user (flag --trust-store, env RELAY_TRUST_STORE); see
 	// workspace/storekey.go.
 	trustStore bool
+
+	// surface is who reads what relay says: the command line's user, or
+	// the bot's (advice.go).
+	surface advice.Surface
 
 	wss workspaces // the workspace of each root, made on first use (workspace.go)
 }
@@ -104,9 +109,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return 0
 	}
-	// The last line of defence for secrets in URLs: whatever error reaches
-	// the user is redacted, whoever built it.
-	fmt.Fprintf(stderr, "relay: %s\n", egress.Default().String(err.Error()))
+	printError(stderr, err) // redacted, with the CLI's advice (advice.go)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/tools"
 	"github.com/relayhq/relay/tools/mcpserver"
 )
@@ -59,7 +61,8 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			reg, graph, err := g.ws(root).MCPTools(cmd.Context(), tools.Options{Timeout: timeout, Logger: g.log})
+			opts := tools.Options{Timeout: timeout, Logger: g.log, Hints: advice.ToolHints(advice.MCP)}
+			reg, graph, err := g.ws(root).MCPTools(cmd.Context(), opts, mcpUnavailable)
 			if err != nil {
 				return err
 			}
@@ -108,4 +111,16 @@ func serveMCP(ctx context.Context, srv *mcp.Server, t *mcpserver.Transport) erro
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return nil
+}
+
+// mcpUnavailable is the MCP client's advice on an index that cannot be
+// opened (damaged, unreadable, locked): internal/advice's, or what to run.
+func mcpUnavailable(err error) string {
+	switch {
+	case strings.Contains(err.Error(), "relay index"):
+		return "Then retry."
+	case advice.For(err, advice.MCP) != "":
+		return advice.Sentence(advice.For(err, advice.MCP))
+	}
+	return "Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
 }

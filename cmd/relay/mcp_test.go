@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/tools"
 	"github.com/relayhq/relay/tools/mcpserver"
 )
@@ -176,9 +177,9 @@ func TestMCPGraphUnavailable(t *testing.T) {
 		store string // --store; "" for <repo>/.relay
 		want  []string
 	}{
-		{"no index", "", []string{tools.NoIndexText}},
-		{"empty graph.db", emptyDB, []string{tools.NoIndexText}},
-		{"garbage graph.db", garbage, []string{"The code graph is unavailable: ", "is damaged (graph.db: file is not a database", "run `relay index` to rebuild it", "grep, glob and read work meanwhile"}},
+		{"no index", "", []string{tools.NoIndexText(advice.ToolHints(advice.MCP))}},
+		{"empty graph.db", emptyDB, []string{tools.NoIndexText(advice.ToolHints(advice.MCP))}},
+		{"garbage graph.db", garbage, []string{"The code graph is unavailable: ", "is damaged (graph.db: file is not a database", "Run `relay index` in the repository root to rebuild it, then retry.", "grep, glob and read work meanwhile"}},
 		{"graph.db is a directory", dirDB, []string{"The code graph is unavailable: open graph store " + mcpserver.OutsidePath + ": ",
 			"Rebuild it with `relay index` in the repository root (or make the index readable", "grep, glob and read work meanwhile"}},
 	}
@@ -235,7 +236,7 @@ func TestMCPGraphAfterIndex(t *testing.T) {
 	p := startMCP(t, "--repo", root, "mcp")
 	cs := p.client(t)
 	args := map[string]any{"operation": "callers", "target": "Twice"}
-	if got, isErr := callText(t, cs, "graph", args); !isErr || got != tools.NoIndexText {
+	if got, isErr := callText(t, cs, "graph", args); !isErr || got != tools.NoIndexText(advice.ToolHints(advice.MCP)) {
 		t.Fatalf("before relay index: isError=%v %s", isErr, got)
 	}
 	if code, _, stderr := relay(t, "", "--repo", root, "index"); code != 0 {

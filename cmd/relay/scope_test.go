@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +16,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
+	"github.com/spf13/pflag"
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/agent/agenttest"
+	"github.com/relayhq/relay/serve"
+	"github.com/relayhq/relay/workspace"
 )
 
 // agentRepo writes a small checkout; notify/sms.go has 6 lines.
@@ -196,8 +202,8 @@ func TestScopeCommandErrors(t *testing.T) {
 		{"missing file", noEnv, []string{"scope", "--file", filepath.Join(root, "nope.md")}, 1, "read issue: open"},
 		{"endpoint without model", m.env(), []string{"scope", "an issue"}, 2, "pass --model (or set RELAY_MODEL)"},
 		{"bad price", m.env(), append([]string{"scope", "--price", "gpt=1", "x"}, modelFlags...), 2, "--price: price \"gpt=1\": want model=in/out"},
-		{"max-cost without prices", m.env(), append([]string{"scope", "--max-cost", "1", "x"}, modelFlags...), 2, "--max-cost needs prices"},
-		{"no transcripts kept", m.env(), append([]string{"scope", "--keep-runs", "0", "x"}, modelFlags...), 2, "--keep-runs and --keep-runs-mb must be positive, or -1 for no limit"},
+		{"max-cost without prices", m.env(), append([]string{"scope", "--max-cost", "1", "x"}, modelFlags...), 2, "--max-cost 1: needs prices to count the cost by; pass --price model=in/out (per million tokens) or set RELAY_PRICES"},
+		{"no transcripts kept", m.env(), append([]string{"scope", "--keep-runs", "0", "x"}, modelFlags...), 2, "--keep-runs 0: must be positive, or -1 for no limit"},
 		{"model error", m.env(), append([]string{"scope", "FAIL please"}, modelFlags...), 1, "planner model planner-model: error, status code: 401"},
 	}
 	for _, tc := range tests {
@@ -222,8 +228,8 @@ func TestScopeCommandBudget(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
-	if !strings.Contains(out, "the run stopped early (budget: 30 tokens used, budget --max-tokens 20)") ||
-		!strings.Contains(errOut, "relay: the run stopped early (budget: 30 tokens used") {
+	if !strings.Contains(out, "the run stopped early (budget: token budget 20 reached (30 tokens used))") ||
+		!strings.Contains(errOut, "relay: the run stopped early (budget: token budget 20 reached (30 tokens used)") {
 		t.Errorf("budget stop not reported;\nstdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 	if got := len(m.srv.Requests()); got != 2 {
@@ -238,7 +244,7 @@ func TestLLMConfig(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		flags      llmFlags
+		args       []string
 		env        map[string]string
 		wantModels agent.Models
 		wantPrices map[string]agent.Price
@@ -246,31 +252,28 @@ func TestLLMConfig(t *testing.T) {
 	}{
 		{name: "openai default model", env: map[string]string{"OPENAI_API_KEY": "k"},
 			wantModels: agent.Models{Planner: "gpt-4o-mini", Retriever: "gpt-4o-mini", Gap: "gpt-4o-mini"}, wantPrices: map[string]agent.Price{}},
-		{name: "env per stage, flag wins", flags: llmFlags{retrieverModel: "small"},
+		{name: "env per stage, flag wins", args: []string{"--retriever-model", "small"},
 			env:        map[string]string{"OPENAI_BASE_URL": "http://x/v1", "RELAY_MODEL": "big", "RELAY_RETRIEVER_MODEL": "env-small", "RELAY_GAP_MODEL": "gap", "RELAY_PRICES": "big=1/2, small=0.1/0.2"},
 			wantModels: agent.Models{Planner: "big", Retriever: "small", Gap: "gap"},
 			wantPrices: map[string]agent.Price{"big": {In: 1, Out: 2}, "small": {In: 0.1, Out: 0.2}}},
-		{name: "price flags replace RELAY_PRICES", flags: llmFlags{model: "m", prices: []string{"m=3/4"}},
+		{name: "price flags replace RELAY_PRICES", args: []string{"--model", "m", "--price", "m=3/4"},
 			env:        map[string]string{"OPENAI_BASE_URL": "http://x/v1", "RELAY_PRICES": "other=1/1"},
 			wantModels: agent.Models{Planner: "m", Retriever: "m", Gap: "m"}, wantPrices: map[string]agent.Price{"m": {In: 3, Out: 4}}},
 		{name: "custom endpoint needs a model", env: map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"},
 			wantErr: "no model for endpoint http://localhost:11434/v1: pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama"},
-		{name: "bad RELAY_PRICES", flags: llmFlags{model: "m"}, env: map[string]string{"OPENAI_API_KEY": "k", "RELAY_PRICES": "m=1"},
+		{name: "bad RELAY_PRICES", args: []string{"--model", "m"}, env: map[string]string{"OPENAI_API_KEY": "k", "RELAY_PRICES": "m=1"},
 			wantErr: `--price: price "m=1": want model=in/out`},
+		{name: "a flag given as 0 is refused, not defaulted", args: []string{"--parallel", "0", "--retries", "0"}, env: map[string]string{"OPENAI_API_KEY": "k"},
+			wantErr: "--parallel 0: must be at least 1\n--retries 0: must be at least 1"},
+		{name: "negative token budget", args: []string{"--max-tokens", "-1"}, env: map[string]string{"OPENAI_API_KEY": "k"},
+			wantErr: "--max-tokens -1: must not be negative (0: no limit)"},
+		{name: "negative timeout", args: []string{"--timeout", "-1s"}, env: map[string]string{"OPENAI_API_KEY": "k"},
+			wantErr: "--timeout -1s: must be positive, or 0 for none"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			g := &globals{getenv: func(k string) string { return tc.env[k] }}
-			base, _, ok := tc.flags.endpoint(g)
-			if !ok {
-				t.Fatal("endpoint not configured")
-			}
-			models, err := tc.flags.models(g, base)
-			var prices map[string]agent.Price
-			if err == nil {
-				prices, err = tc.flags.priceTable(g)
-			}
+			cfg, err := cliConfig(t, tc.args, tc.env)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -280,11 +283,84 @@ func TestLLMConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.wantModels, models); diff != "" {
+			if diff := cmp.Diff(tc.wantModels, cfg.Models); diff != "" {
 				t.Errorf("models (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantPrices, prices); diff != "" {
+			if diff := cmp.Diff(tc.wantPrices, cfg.Prices); diff != "" {
 				t.Errorf("prices (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// cliConfig is the agent config of a command line's model flags and an
+// environment.
+func cliConfig(t *testing.T, args []string, env map[string]string) (agent.Config, error) {
+	t.Helper()
+	var f llmFlags
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return f.config(&globals{getenv: func(k string) string { return env[k] }})
+}
+
+// TestLLMConfigDefaults: the CLI's flags take their defaults from
+// agent.Config.SetDefaults (but for --max-tokens 0 and --keep-runs-mb,
+// which the CLI writes in its own units), so a command line with no
+// settings gives SetDefaults' config.
+func TestLLMConfigDefaults(t *testing.T) {
+	t.Parallel()
+	got, err := cliConfig(t, nil, map[string]string{"OPENAI_API_KEY": "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := agent.Config{APIKey: "k"}
+	want.SetDefaults()
+	want.MaxTokens = agent.DefaultMaxTokens
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CLI config with no flags (-SetDefaults +CLI):\n%s", diff)
+	}
+}
+
+// TestServeAgentConfigMatchesCLI: the bot's configuration and the CLI's
+// flags and environment give equal agent configs for equal settings, and
+// the bot's zeros are SetDefaults' defaults; only api_key_env speaks for
+// the bot's key, whatever the CLI's variables say.
+func TestServeAgentConfigMatchesCLI(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"BOT_KEY": "bot-k", "OPENAI_API_KEY": "cli-k", "RELAY_MODEL": "ignored-by-bot", "OPENAI_BASE_URL": "http://ignored/v1"}
+	getenv := func(k string) string { return env[k] }
+	tests := []struct {
+		name string
+		bot  serve.ModelConfig
+		args []string
+	}{
+		// relay.yaml's max_tokens 0 (or none) is no limit, as --max-tokens 0.
+		{"defaults", serve.ModelConfig{BaseURL: "http://m/v1", APIKeyEnv: "BOT_KEY", Model: "m"},
+			[]string{"--base-url", "http://m/v1", "--model", "m", "--max-tokens", "0"}},
+		{"every setting", serve.ModelConfig{
+			BaseURL: "http://m/v1", APIKeyEnv: "BOT_KEY", Model: "m", PlannerModel: "p", RetrieverModel: "r", GapModel: "g",
+			Prices: map[string]string{"p": "1/2", "r": "0.1/0.2"}, MaxTokens: 1000, MaxCost: 0.5, Parallel: 2, PlannerSteps: 3,
+			RetrieverSteps: 7, RetrieverTimeout: time.Minute, RequestTimeout: 20 * time.Second, Timeout: time.Hour, Retries: 9, NoJSONMode: true,
+		}, []string{"--base-url", "http://m/v1", "--model", "m", "--planner-model", "p", "--retriever-model", "r", "--gap-model", "g",
+			"--price", "p=1/2", "--price", "r=0.1/0.2", "--max-tokens", "1000", "--max-cost", "0.5", "--parallel", "2", "--planner-steps", "3",
+			"--retriever-steps", "7", "--retriever-timeout", "1m", "--request-timeout", "20s", "--timeout", "1h", "--retries", "9", "--no-json-mode"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bot, err := serve.AgentConfig(tc.bot, getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cli, err := cliConfig(t, tc.args, map[string]string{"OPENAI_API_KEY": "bot-k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(cli, bot); diff != "" {
+				t.Errorf("agent config (-CLI +bot):\n%s", diff)
 			}
 		})
 	}
@@ -313,5 +389,46 @@ func TestOutInMissingFolder(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, ".tmp") {
 			t.Errorf("relay %v: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestSettingNamesExplain: an unreachable or slow endpoint is explained in
+// the terms of who runs relay: the CLI names its flags and variables, the
+// bot relay.yaml's keys.
+func TestSettingNamesExplain(t *testing.T) {
+	t.Parallel()
+	cfg := agent.Config{BaseURL: "http://u:pw@model.example/v1", Model: "m"}
+	cfg.SetDefaults()
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	timeout := &net.DNSError{Err: "i/o timeout", IsTimeout: true}
+	reply := &agent.ReplyError{Endpoint: "http://model.example", Status: 200, HTML: true}
+	tests := []struct {
+		name  string
+		names *workspace.Settings
+		err   error
+		want  []string
+	}{
+		{"cli refused", &cliSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "--base-url / OPENAI_BASE_URL points at it", "unset OPENAI_BASE_URL and OPENAI_API_KEY"}},
+		{"bot refused", &serve.AgentSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "model.base_url in relay.yaml points at it", "leave out model.base_url and model.api_key_env"}},
+		{"cli timeout", &cliSettings, timeout, []string{"did not answer within --request-timeout 3m0s (4 attempt(s), --retries); raise --request-timeout"}},
+		{"bot timeout", &serve.AgentSettings, timeout, []string{"did not answer within model.request_timeout 3m0s (4 attempt(s), model.retries); raise model.request_timeout"}},
+		{"bot HTML reply", &serve.AgentSettings, reply, []string{"answered with HTML", "check model.base_url in relay.yaml"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := tc.names.Explain(fmt.Errorf("planner model m: %w", tc.err), cfg)
+			if !errors.Is(got, tc.err) {
+				t.Errorf("explain lost the error: %v", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got.Error(), w) {
+					t.Errorf("explain = %q, want %q", got, w)
+				}
+			}
+			if tc.names == &serve.AgentSettings && strings.Contains(got.Error(), "--") {
+				t.Errorf("the bot's explanation names a flag: %v", got)
+			}
+		})
 	}
 }

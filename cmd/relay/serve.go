@@ -113,15 +113,17 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 	if err != nil {
 		return err
 	}
-	lf, err := serveLLMFlags(g, cfg.Model)
+	// The bot indexes and scopes each job through workspace, with the
+	// model of relay.yaml (serve.AgentConfig) or the offline report.
+	pipe, err := serve.NewPipeline(cfg, g.getenv, g.keyFile(), g.secrets, g.log)
 	if err != nil {
 		return err
 	}
 	svc, err := serve.New(ctx, serve.Options{
 		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
 		Permissions: serve.Permissions(cfg, trackers),
-		Scoper:      &serveScoper{g: g, f: lf, m: cfg.Model},
-		Indexer:     serve.NewPipeline(cfg, g.keyFile(), g.secrets, g.log),
+		Scoper:      pipe,
+		Indexer:     pipe,
 	})
 	if err != nil {
 		return err

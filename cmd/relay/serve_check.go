@@ -22,7 +22,7 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 	if err := cfg.CheckStateDir(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := serveLLMFlags(g, cfg.Model); err != nil {
+	if _, err := serve.AgentConfig(cfg.Model, g.getenv); err != nil {
 		errs = append(errs, fmt.Errorf("model: %w", err))
 	} else if cfg.Model.Configured() {
 		errs = append(errs, serve.CheckModel(ctx, cfg.Model, g.getenv))

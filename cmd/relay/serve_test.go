@@ -257,6 +257,8 @@ func TestServeCheckConfig(t *testing.T) {
 		{"unknown key", "wokers: 3\n", serveEnv, 1, []string{`relay.yaml:14: unknown key "wokers"`}},
 		{"missing secret", "", map[string]string{}, 1, []string{"github.webhook_secret_env: environment variable RELAY_TEST_GH_SECRET is not set", "github.token_env: environment variable RELAY_TEST_GH_TOKEN is not set"}},
 		{"unreachable remote", "  - github: acme/gone\n    remote: /nonexistent/repo.git\n", serveEnv, 1, []string{"github:acme/gone: remote /nonexistent/repo.git branch main"}},
+		// The bot's model problems name relay.yaml's keys, not relay scope's flags.
+		{"endpoint without a model", "model:\n  base_url: http://127.0.0.1:1/v1\n", serveEnv, 1, []string{"model: no model for endpoint http://127.0.0.1:1/v1: set model.model in relay.yaml"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func TestSearchStaleAfterFailedUpdate(t *testing.T) {
 	}
 	code, stdout, stderr := relay(t, "", append([]string{"search", "Twice"}, flags...)...)
 	if code == 0 || !strings.Contains(stderr, "stale") || !strings.Contains(stderr, "run `relay index`") {
-		t.Errorf("search after a failed update = %d, want a refusal saying the index is stale:\n%s%s", code, stdout, stderr)
+		t.Errorf("search after a failed update = %d, want a refusal saying the index is stale and to run relay index:\n%s%s", code, stdout, stderr)
 	}
 
 	if err := os.Remove(fill); err != nil {

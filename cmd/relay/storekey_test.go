@@ -10,6 +10,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/workspace"
 )
 
 // The relay of these tests, in-process and in child processes, keeps its
@@ -27,7 +28,8 @@ func init() {
 // testStoreKey is the store key the relay of these tests uses.
 func testStoreKey(t *testing.T) []byte {
 	t.Helper()
-	k, err := (&globals{getenv: func(string) string { return "" }}).storeKey()
+	g := &globals{getenv: func(string) string { return "" }}
+	k, err := workspace.New(g.wsOptions("")).StoreKey()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
 			if err != nil {
 				return err
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets}
+			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: g.toolHints()}
 			if name == tools.GraphName {
 				r, closeFn, err := g.graphReader(cmd.Context(), root)
 				if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tools"
 )
@@ -75,7 +76,7 @@ func TestToolCommand(t *testing.T) {
 			name:      "graph without an index",
 			args:      []string{"--repo", root, "tool", "graph", `{"operation": "callers", "target": "Greet"}`},
 			code:      1,
-			stdout:    tools.NoIndexText + "\n",
+			stdout:    tools.NoIndexText(advice.ToolHints(advice.CLI)) + "\n",
 			stderrHas: "the graph tool answered with an error",
 		},
 		{
@@ -150,7 +151,7 @@ No test reaches it.
 Affected files: greet/greet.go, main.go
 Use read to fetch full code for any of these files.
 `},
-		{`{"operation": "callers", "target": "Greeet"}`, 1, "No symbol \"Greeet\" in the code graph. Use grep to find where it is defined, then retry with its qualified name (import path + name, e.g. \"net/http.Server.Serve\"). If it was added recently the index is stale: run `relay index`.\n"},
+		{`{"operation": "callers", "target": "Greeet"}`, 1, "No symbol \"Greeet\" in the code graph. Use grep to find where it is defined, then retry with its qualified name (import path + name, e.g. \"net/http.Server.Serve\"). If it was added recently the index is stale. Run `relay index` to update it.\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args, func(t *testing.T) {

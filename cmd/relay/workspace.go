@@ -42,13 +42,13 @@ func (g *globals) ws(root string) *workspace.Workspace {
 // wsOptions are the options every workspace of the process shares: the
 // store key, the secret-file policy, the log and stderr for notices.
 func (g *globals) wsOptions(root string) workspace.Options {
-	return workspace.Options{Root: root, KeyFile: g.keyFile(), SecretFiles: g.secrets, Log: g.log, Advice: cliAdvice,
+	return workspace.Options{Root: root, KeyFile: g.keyFile(), SecretFiles: g.secrets, Log: g.log, Advice: cliNames, Hints: g.toolHints(),
 		Notify: func(msg string) { fmt.Fprintln(g.stderr, msg) }}
 }
 
-// cliAdvice names the flags, variables and commands that change what the
+// cliNames are the flags, variables and commands that change what the
 // workspace's errors and notices are about.
-var cliAdvice = workspace.Advice{
+var cliNames = workspace.Advice{
 	Store: "--store", State: "--state", Index: "relay index", NoTranscript: "--no-transcript",
 	Trust:   "set RELAY_TRUST_STORE=1 or pass --trust-store",
 	KeyFile: "set RELAY_STORE_KEY to a file relay may create",
@@ -113,17 +113,3 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 }
 
 func (g *globals) privateDirs(root string) []string { return g.ws(root).PrivateDirs() }
-
-// storeKey is this user's store key.
-func (g *globals) storeKey() ([]byte, error) {
-	return workspace.New(g.wsOptions("")).StoreKey()
-}
-
-// ownerOptions are what every embedded store of this process opens with
-// to judge whose it is: the store key and the trust setting.
-func (g *globals) ownerOptions() (key []byte, trust bool, err error) {
-	key, err = g.storeKey()
-	return key, g.trustStore, err
-}
-
-func writable(dir string) bool { return workspace.Writable(dir) }

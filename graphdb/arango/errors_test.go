@@ -26,12 +26,12 @@ func TestMapErr(t *testing.T) {
 	}{
 		{"document not found", arangoErr(404, shared.ErrArangoDocumentNotFound, "document not found"), graphdb.ErrNotFound, "node x"},
 		{"wrapped document not found", fmt.Errorf("read: %w", arangoErr(404, shared.ErrArangoDocumentNotFound, "document not found")), graphdb.ErrNotFound, "node x"},
-		{"collection missing", arangoErr(404, shared.ErrArangoDataSourceNotFound, "collection or view not found: nodes"), graphdb.ErrNotFound, "relay index --store"},
-		{"database missing", arangoErr(404, shared.ErrArangoDatabaseNotFound, "database not found"), graphdb.ErrNotFound, "relay index --store"},
+		{"collection missing", arangoErr(404, shared.ErrArangoDataSourceNotFound, "collection or view not found: nodes"), ErrGraphMissing, "missing or was dropped"},
+		{"database missing", arangoErr(404, shared.ErrArangoDatabaseNotFound, "database not found"), ErrGraphMissing, "missing or was dropped"},
 		{"plain 404", arangoErr(404, 0, ""), graphdb.ErrNotFound, "node x"},
 		{"write-write conflict", arangoErr(409, shared.ErrArangoConflict, "write-write conflict"), graphdb.ErrLocked, "another writer"},
 		{"unique constraint", arangoErr(409, shared.ErrArangoUniqueConstraintViolated, "unique constraint violated"), graphdb.ErrLocked, "another writer"},
-		{"unauthorized", arangoErr(401, 11, "not authorized"), nil, "RELAY_ARANGO_PASSWORD"},
+		{"unauthorized", arangoErr(401, 11, "not authorized"), nil, "authentication failed"},
 		{"forbidden", arangoErr(403, 11, "forbidden"), nil, "grant the user"},
 		{"other server error", arangoErr(500, 4, "internal"), nil, "node x: internal"},
 		{"network error", errors.New("dial tcp 127.0.0.1:8529: connect: connection refused"), nil, "connection refused"},
@@ -57,6 +57,12 @@ func TestMapErr(t *testing.T) {
 				t.Errorf("mapErr(%v) = %v lost the driver error", tc.err, got)
 			}
 		})
+	}
+	if err := mapErr("x", arangoErr(401, 11, "not authorized")); !errors.Is(err, ErrAuth) {
+		t.Errorf("mapErr(401) = %v, want it to wrap ErrAuth", err)
+	}
+	if !errors.Is(mapErr("x", arangoErr(404, shared.ErrArangoDatabaseNotFound, "")), graphdb.ErrNotFound) {
+		t.Error("ErrGraphMissing does not count as graphdb.ErrNotFound")
 	}
 	if mapErr("x", nil) != nil {
 		t.Error("mapErr(nil) != nil")

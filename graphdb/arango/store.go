@@ -161,7 +161,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 func (s *Store) connectErr(err error) error {
 	switch {
 	case shared.IsUnauthorized(err):
-		return fmt.Errorf("open %s: authentication failed for user %q; put the password in the URL or set RELAY_ARANGO_PASSWORD: %w", s.target, s.target.User, err)
+		return fmt.Errorf("open %s: %w for user %q: %w", s.target, ErrAuth, s.target.User, err)
 	case shared.IsForbidden(err):
 		return fmt.Errorf("open %s: user %q may not access the server: %w", s.target, s.target.User, err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -182,7 +182,7 @@ func (s *Store) openDatabase(ctx context.Context, client arangodb.Client) error 
 		return mapErr(fmt.Sprintf("open database %q at %s", name, s.target.Endpoint), err)
 	}
 	if s.opts.ReadOnly {
-		return &graphdb.NoIndexError{Msg: fmt.Sprintf("no relay graph at %s: database %q does not exist; run `relay index --store %s` first", s.target, name, s.target)}
+		return &graphdb.NoIndexError{Where: s.target.String(), Why: fmt.Sprintf("database %q does not exist", name)}
 	}
 	db, err = client.CreateDatabase(ctx, name, nil)
 	if shared.IsConflict(err) || shared.IsArangoErrorWithErrorNum(err, shared.ErrArangoDuplicateName) {
@@ -259,7 +259,7 @@ func (s *Store) collection(ctx context.Context, name string) (arangodb.Collectio
 		return nil, mapErr(fmt.Sprintf("open collection %q", name), err)
 	}
 	if s.opts.ReadOnly {
-		return nil, &graphdb.NoIndexError{Msg: fmt.Sprintf("no relay graph at %s: collection %q is missing; run `relay index --store %s` first", s.target, name, s.target)}
+		return nil, &graphdb.NoIndexError{Where: s.target.String(), Why: fmt.Sprintf("collection %q is missing", name)}
 	}
 	typ := arangodb.CollectionTypeDocument
 	if name == colEdges {
@@ -312,13 +312,13 @@ func (s *Store) checkStamp(ctx context.Context) error {
 	switch {
 	case err == nil:
 		if st.Version != schemaVersion {
-			return fmt.Errorf("open %s: the graph has layout version %d, this relay understands %d; drop database %q and run `relay index --store %s`", s.target, st.Version, schemaVersion, s.target.Database, s.target)
+			return &LayoutError{Target: s.target, Have: st.Version, Want: schemaVersion}
 		}
 		return nil
 	case !isDocNotFound(err):
 		return mapErr("read schema stamp", err)
 	case s.opts.ReadOnly:
-		return &graphdb.NoIndexError{Msg: fmt.Sprintf("no relay graph at %s; run `relay index --store %s` first", s.target, s.target)}
+		return &graphdb.NoIndexError{Where: s.target.String(), Why: "the database holds no relay graph"}
 	}
 	_, err = s.meta.CreateDocument(ctx, stampDoc{Key: schemaKey, Version: schemaVersion})
 	if err != nil && !shared.IsConflict(err) {

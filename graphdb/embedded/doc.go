@@ -14,10 +14,14 @@
 //	rs, err := graphdb.Query(ctx, st, graphdb.OpCallers, id, 3, 0)
 //
 // Open with Options{ReadOnly: true} for queries only: it never creates the
-// directory or writes to it, and a missing or never-committed store is an
-// error wrapping graphdb.ErrNotFound that says to run `relay index`. A
-// writable open of a directory that cannot be written fails with
-// ErrReadOnly; a damaged store with graphdb.ErrCorrupt (see Integrity).
+// directory or writes to it, and a missing or never-committed store is a
+// *graphdb.NoIndexError (it wraps graphdb.ErrNotFound). A writable open of
+// a directory that cannot be written fails with a *ReadOnlyError
+// (ErrReadOnly); a damaged store with a *DamageError (graphdb.ErrCorrupt,
+// see Integrity); a store this user's relay did not write with a
+// *ForeignError (ErrForeign). Messages say what is wrong, never what to
+// run: the command line, the bot and an MCP client's user can each do
+// different things, and internal/advice says which.
 //
 // Files in the directory: graph.db (+ -wal, -shm) the durable graph;
 // graph.seal its checksum and MAC; write.lock the writer lock (flock,
@@ -121,8 +125,8 @@
 //     and a read-only one quick_check when graph.db is at most 16 MiB.
 //
 // The first failed check marks the Store damaged: every later call returns
-// the same error wrapping graphdb.ErrCorrupt ("the index at DIR is damaged
-// (…); run `relay index` to rebuild it"), with quick_check's findings when
+// the same *DamageError wrapping graphdb.ErrCorrupt ("the index at DIR is
+// damaged (…)"), with quick_check's findings when
 // SQLite reported the corruption. A writable Open with Rebuild moves a
 // damaged graph aside (SetAside) and starts a new one; `relay index` does
 // so at open or when damage surfaces mid-run. TestDamagedIndex (cmd/relay)

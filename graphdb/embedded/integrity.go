@@ -39,16 +39,22 @@ func isCorruption(err error) bool {
 	return false
 }
 
-// damageError is the error every answer gets once the store found damage.
-type damageError struct{ dir, detail string }
-
-func (e *damageError) Error() string {
-	return fmt.Sprintf("the index at %s is damaged (%s); run `relay index` to rebuild it", e.dir, e.detail)
+// DamageError is the error every answer gets once the store found damage.
+// It wraps graphdb.ErrCorrupt; the graph is derived from the source tree,
+// so rebuilding the index repairs it.
+type DamageError struct {
+	Dir    string // the store directory
+	Detail string // what failed its check
 }
 
-func (e *damageError) Unwrap() error { return graphdb.ErrCorrupt }
+func (e *DamageError) Error() string {
+	return fmt.Sprintf("the index at %s is damaged (%s)", e.Dir, e.Detail)
+}
 
-func (s *Store) damaged(detail string) error { return &damageError{dir: s.dir, detail: detail} }
+// Unwrap returns graphdb.ErrCorrupt.
+func (e *DamageError) Unwrap() error { return graphdb.ErrCorrupt }
+
+func (s *Store) damaged(detail string) error { return &DamageError{Dir: s.dir, Detail: detail} }
 
 // guard passes err through unless it reports damage. Damage is sticky: the
 // first failed check marks the whole store as damaged (the rest of the file

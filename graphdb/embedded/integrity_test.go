@@ -93,7 +93,10 @@ func TestRecordChecksums(t *testing.T) {
 			if !errors.Is(err, graphdb.ErrCorrupt) {
 				t.Fatalf("read after damaging the %s = %v, want graphdb.ErrCorrupt", tc.name, err)
 			}
-			for _, m := range []string{dir, "is damaged", "run `relay index` to rebuild it"} {
+			if de := (*DamageError)(nil); !errors.As(err, &de) || de.Dir != dir {
+				t.Errorf("error %v is not a *DamageError of %s", err, dir)
+			}
+			for _, m := range []string{dir, "is damaged"} {
 				if !strings.Contains(err.Error(), m) {
 					t.Errorf("error %q does not say %q", err, m)
 				}

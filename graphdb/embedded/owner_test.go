@@ -88,8 +88,8 @@ func TestForeignStore(t *testing.T) {
 				r.Close()
 				return
 			}
-			if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "run `relay index`") {
-				t.Fatalf("read-only open = %v, want ErrForeign with advice", err)
+			if fe := (*ForeignError)(nil); !errors.As(err, &fe) || !errors.Is(err, ErrForeign) || fe.Dir != dir || strings.Contains(err.Error(), "relay index") {
+				t.Fatalf("read-only open = %v, want a *ForeignError naming %s (and no command)", err, dir)
 			}
 			adopt(t, dir, tt.openKey)
 			if r, err := Open(dir, Options{ReadOnly: true, Key: tt.openKey, TrustForeign: true}); err != nil {

@@ -75,7 +75,10 @@ func TestReadOnlyDirectory(t *testing.T) {
 	if !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("writable open of a read-only directory = %v, want ErrReadOnly", err)
 	}
-	for _, m := range []string{dir, "read-only", "--store"} {
+	if re := (*ReadOnlyError)(nil); !errors.As(err, &re) || re.Dir != dir || re.Pending {
+		t.Errorf("error %v is not a writable open's *ReadOnlyError of %s", err, dir)
+	}
+	for _, m := range []string{dir, "read-only"} {
 		if !strings.Contains(err.Error(), m) {
 			t.Errorf("error %q does not say %q", err, m)
 		}

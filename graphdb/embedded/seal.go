@@ -244,41 +244,46 @@ type ownership struct {
 	trust bool
 }
 
-// foreignError is the error of a store whose seal does not carry this
-// key's MAC.
-type foreignError struct{ dir, why string }
-
-func (e *foreignError) Error() string {
-	return fmt.Sprintf("the index at %s was not written by relay for this user on this machine (%s): it may have come with the repository or been copied in, and is not believed; run `relay index` to rebuild it", e.dir, e.why)
+// ForeignError is the error of a store whose seal does not carry this
+// key's MAC. It wraps ErrForeign; rebuilding the index (or trusting the
+// store, Options.TrustForeign) makes it usable.
+type ForeignError struct {
+	Dir string // the store directory
+	Why string // why the seal does not show it is this key's
 }
 
-func (e *foreignError) Unwrap() error { return ErrForeign }
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("the index at %s was not written by relay for this user on this machine (%s): it may have come with the repository or been copied in, and is not believed", e.Dir, e.Why)
+}
+
+// Unwrap returns ErrForeign.
+func (e *ForeignError) Unwrap() error { return ErrForeign }
 
 // checkOwner returns nil when raw (the seal, nil when there is none) shows
-// that graph.db in dir is this key's, and a *foreignError saying why not
+// that graph.db in dir is this key's, and a *ForeignError saying why not
 // otherwise. Without a key, or with trust, every store passes.
 func (o ownership) checkOwner(dir string, raw []byte) error {
 	if o.key == nil || o.trust {
 		return nil
 	}
 	if raw == nil {
-		return &foreignError{dir, "it has no " + sealName}
+		return &ForeignError{dir, "it has no " + sealName}
 	}
 	info, err := parseSeal(raw)
 	switch {
 	case errors.Is(err, errOldSeal):
-		return &foreignError{dir, sealName + " was written by an older relay, without a MAC"}
+		return &ForeignError{dir, sealName + " was written by an older relay, without a MAC"}
 	case err != nil:
-		return &foreignError{dir, err.Error()}
+		return &ForeignError{dir, err.Error()}
 	case !info.macOK(o.key):
-		return &foreignError{dir, "the MAC in " + sealName + " does not verify with this user's key"}
+		return &ForeignError{dir, "the MAC in " + sealName + " does not verify with this user's key"}
 	}
 	ino, err := fileIno(filepath.Join(dir, dbName))
 	if err != nil {
 		return err
 	}
 	if ino != info.ino {
-		return &foreignError{dir, dbName + " is not the file relay sealed (another inode: a copy or a checkout)"}
+		return &ForeignError{dir, dbName + " is not the file relay sealed (another inode: a copy or a checkout)"}
 	}
 	return nil
 }
@@ -289,7 +294,7 @@ func walFrames(dir string) bool {
 	return err == nil && st.Size() > 0
 }
 
-// verifySeal checks graph.db against its seal. It returns a *foreignError
+// verifySeal checks graph.db against its seal. It returns a *ForeignError
 // when the store is not o's (see checkOwner), nil when graph.db matches the
 // seal, errNoSeal when there is nothing to check (no seal where ownership
 // is not judged, an open seal, an older relay's seal, or a log holding

@@ -81,8 +81,41 @@ var ErrForeign = errors.New("graph store not written by this user's relay")
 var ErrLink = errors.New("graph store path is a link")
 
 // ErrReadOnly is wrapped by a writable Open's error when the directory (or
-// graph.db) cannot be written, e.g. on a read-only file system.
+// graph.db) cannot be written, e.g. on a read-only file system, and by a
+// read-only Open's when the directory cannot be written and graph.db-wal
+// holds changes only a writer can apply; the error is a *ReadOnlyError.
 var ErrReadOnly = errors.New("graph store is read-only")
+
+// ErrNoSpace is wrapped by a writable Open's error when SQLite reports an
+// I/O error or a full database: the file system is likely full. Readers
+// keep working meanwhile.
+var ErrNoSpace = errors.New("its file system may be full")
+
+// ReadOnlyError is a store directory relay needs to write and cannot. It
+// wraps ErrReadOnly (and, for Pending, the reader's own error).
+type ReadOnlyError struct {
+	Dir string // the store directory
+	Why string // why it is not writable (the writable open's case)
+	// Pending: a read-only open found graph.db-wal holding changes not
+	// yet in graph.db, which only a writer can apply.
+	Pending bool
+	Err     error // the reader's error (Pending)
+}
+
+func (e *ReadOnlyError) Error() string {
+	if e.Pending {
+		return fmt.Sprintf("%v (the directory %s is read-only and %s-wal holds changes not yet in %s)", e.Err, e.Dir, dbName, dbName)
+	}
+	return fmt.Sprintf("the index directory %s is read-only (%s); indexing writes the graph there: %v", e.Dir, e.Why, ErrReadOnly)
+}
+
+// Unwrap returns ErrReadOnly and, for Pending, the reader's error.
+func (e *ReadOnlyError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrReadOnly, e.Err}
+	}
+	return []error{ErrReadOnly}
+}
 
 // DefaultDir is where a repository's embedded store lives: <repoRoot>/.relay.
 func DefaultDir(repoRoot string) string { return filepath.Join(repoRoot, ".relay") }
@@ -127,10 +160,13 @@ var writable = pathWritable
 
 // Open opens (creating unless opts.ReadOnly) the store in dir. A read-only
 // open of a missing store, or of one nothing was ever committed to, returns
-// an error wrapping graphdb.ErrNotFound that says to run `relay index`. A
-// store whose graph.db fails its seal (see seal.go) or SQLite's checks
-// returns an error wrapping graphdb.ErrCorrupt that says to run `relay
-// index`; a writable open of a read-only directory one wrapping ErrReadOnly.
+// a *graphdb.NoIndexError (it wraps graphdb.ErrNotFound). A store whose
+// graph.db fails its seal (see seal.go) returns a *ForeignError, one that
+// fails SQLite's checks a *DamageError (graphdb.ErrCorrupt); a writable
+// open of a read-only directory a *ReadOnlyError (ErrReadOnly). The
+// messages state the problem; what to run is the caller's advice
+// (internal/advice), since a bot and a command line user can do different
+// things about it.
 func Open(dir string, opts Options) (*Store, error) {
 	s, err := open(dir, opts)
 	if err == nil || !opts.Rebuild || opts.ReadOnly ||
@@ -138,10 +174,10 @@ func Open(dir string, opts Options) (*Store, error) {
 		return s, err
 	}
 	why, label := dbName+" is not a relay graph database", "corrupt"
-	if de := (*damageError)(nil); errors.As(err, &de) {
-		why = dbName + " was damaged (" + de.detail + ")"
-	} else if fe := (*foreignError)(nil); errors.As(err, &fe) {
-		why, label = dbName+" was not written by relay for this user on this machine ("+fe.why+")", "foreign"
+	if de := (*DamageError)(nil); errors.As(err, &de) {
+		why = dbName + " was damaged (" + de.Detail + ")"
+	} else if fe := (*ForeignError)(nil); errors.As(err, &fe) {
+		why, label = dbName+" was not written by relay for this user on this machine ("+fe.Why+")", "foreign"
 	} else if errors.Is(err, errOldFormat) {
 		why = dbName + " was written by another version of relay"
 	}
@@ -235,7 +271,7 @@ func open(dir string, opts Options) (*Store, error) {
 	mode := modeReader
 	if opts.ReadOnly {
 		if st, err := os.Stat(dbPath); err != nil || st.Size() == 0 {
-			return nil, &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index` first", dir)}
+			return nil, &graphdb.NoIndexError{Where: dir}
 		}
 		mode = readOnlyMode(dir)
 	} else if err := s.openWriter(dbPath); err != nil {
@@ -293,7 +329,7 @@ func (s *Store) openReaders(dbPath, mode string) (string, error) {
 			continue
 		}
 		if mode == modeReadOnly && !writable(s.dir) && !errors.Is(err, graphdb.ErrNotFound) {
-			err = fmt.Errorf("%w (the directory is read-only and %s-wal holds changes not yet in %s: run `relay index` once where %s is writable, or copy the store to a writable directory)", err, dbName, dbName, s.dir)
+			err = &ReadOnlyError{Dir: s.dir, Pending: true, Err: err}
 		}
 		return "", err
 	}
@@ -317,7 +353,7 @@ func isNoSpace(err error) bool {
 func (s *Store) openWriter(dbPath string) error {
 	dir := s.dir
 	readOnly := func(what string) error {
-		return fmt.Errorf("the index directory %s is read-only (%s); indexing writes the graph there: make it writable, or index into a writable directory (relay index --store DIR): %w", dir, what, ErrReadOnly)
+		return &ReadOnlyError{Dir: dir, Why: what}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
@@ -426,7 +462,7 @@ func (s *Store) verify() error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, new(*foreignError)):
+	case errors.As(err, new(*ForeignError)):
 		return err
 	case !errors.Is(err, errNoSeal):
 		return s.damaged(err.Error())
@@ -533,7 +569,7 @@ func (s *Store) initSchema() error {
 		return s.wrapOpenErr(err)
 	}
 	if tables != 0 {
-		return fmt.Errorf("open graph store %s: %s holds tables relay did not create; run `relay index` to rebuild it: %w", s.dir, dbName, ErrIncompatible)
+		return fmt.Errorf("open graph store %s: %s holds tables relay did not create: %w", s.dir, dbName, ErrIncompatible)
 	}
 	stmts := schema + fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;", applicationID, schemaVersion)
 	if _, err := tx.ExecContext(ctx, stmts); err != nil {
@@ -555,11 +591,11 @@ func (s *Store) checkSchema() error {
 	}
 	switch {
 	case version == 0 && app == 0:
-		return &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index` first", s.dir)}
+		return &graphdb.NoIndexError{Where: s.dir}
 	case app != applicationID:
-		return fmt.Errorf("open graph store %s: %s is not a relay graph database; run `relay index` to rebuild it: %w", s.dir, dbName, ErrIncompatible)
+		return fmt.Errorf("open graph store %s: %s is not a relay graph database: %w", s.dir, dbName, ErrIncompatible)
 	case version != schemaVersion:
-		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands; run `relay index` to rebuild it: %w: %w", s.dir, version, schemaVersion, ErrIncompatible, errOldFormat)
+		return fmt.Errorf("open graph store %s: schema version %d is not the version %d this relay understands: %w: %w", s.dir, version, schemaVersion, ErrIncompatible, errOldFormat)
 	}
 	if s.readOnly {
 		// A store nothing was ever committed to (an index run that failed
@@ -569,7 +605,7 @@ func (s *Store) checkSchema() error {
 			return s.wrapOpenErr(err)
 		}
 		if commits == 0 {
-			return &graphdb.NoIndexError{Msg: fmt.Sprintf("no index at %s; run `relay index` first", s.dir)}
+			return &graphdb.NoIndexError{Where: s.dir}
 		}
 	}
 	return nil
@@ -582,7 +618,7 @@ func (s *Store) wrapOpenErr(err error) error {
 		return s.damaged(fmt.Sprintf("%s: %v", dbName, err))
 	}
 	if !s.readOnly && isNoSpace(err) {
-		return fmt.Errorf("open graph store %s: %w (is its file system full? free some space and run `relay index` again; readers keep working meanwhile)", s.dir, err)
+		return fmt.Errorf("open graph store %s: %w: %w", s.dir, err, ErrNoSpace)
 	}
 	return fmt.Errorf("open graph store %s: %w", s.dir, err)
 }

@@ -79,11 +79,23 @@ func TestHandlerRedacts(t *testing.T) {
 	}
 }
 
-func TestRefusedErrorNamesSetting(t *testing.T) {
+// TestRefusedErrorNamesFile: the refusal names the file and the pattern
+// and is a *RefusedError wrapping ErrSecretFile; who may allow the file,
+// and how, is the surface's advice (internal/advice), not a flag here.
+func TestRefusedErrorNamesFile(t *testing.T) {
 	err := egress.DefaultFilePolicy().Check("config/credentials.yml")
-	for _, want := range []string{"config/credentials.yml", `"credentials.yml"`, "--allow-secret-files", "RELAY_ALLOW_SECRET_FILES", "secret_files.allow"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
+	var re *egress.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, egress.ErrSecretFile) || re.Path != "config/credentials.yml" || re.Pattern != "credentials.yml" {
+		t.Fatalf("Check error %#v, want a *RefusedError of config/credentials.yml by credentials.yml", err)
+	}
+	for _, want := range []string{"config/credentials.yml", `"credentials.yml"`} {
+		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Check error %v does not name %s", err, want)
+		}
+	}
+	for _, advice := range []string{"--allow-secret-files", "RELAY_ALLOW_SECRET_FILES"} {
+		if strings.Contains(err.Error(), advice) {
+			t.Errorf("Check error %v names %s", err, advice)
 		}
 	}
 }

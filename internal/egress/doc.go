@@ -31,9 +31,11 @@
 // [DefaultSecretFiles] lists, in .gitignore syntax, files that exist to hold
 // credentials (.env files, private keys, .npmrc, .netrc, kubeconfigs,
 // credentials files, …). They are left out of the search index and refused
-// by the tools with a message that names the file, the pattern and the
-// setting that allows it (--allow-secret-files, RELAY_ALLOW_SECRET_FILES,
-// secret_files.allow in the bot's relay.yaml). An operator extends the list
+// by the tools with a message that names the file and the pattern (a
+// [RefusedError]); the surface adds the setting that allows it
+// (internal/advice: --allow-secret-files or RELAY_ALLOW_SECRET_FILES on
+// the command line, secret_files.allow in the bot's relay.yaml). An
+// operator extends the list
 // or allows files with [NewFilePolicy]'s extra and allow patterns (the
 // --secret-files flag, RELAY_SECRET_FILES, secret_files.extra; gitignore
 // syntax too); matching is go-git's gitignore matcher, the one the indexer

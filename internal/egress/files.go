@@ -36,16 +36,17 @@ var DefaultSecretFiles = []string{
 // secret-bearing file.
 var ErrSecretFile = errors.New("secret-bearing file")
 
-// RefusedError says which file was refused and by which pattern.
+// RefusedError says which file was refused and by which pattern. Who may
+// allow the file, and how (a flag, an environment variable, the bot's
+// relay.yaml), depends on where relay runs: internal/advice says it.
 type RefusedError struct {
 	Path    string // repository-relative, slash-separated
 	Pattern string // the pattern that matched
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%s is a secret-bearing file (it matches %q in relay's list of secret files); relay does not read, search or index such files. "+
-		"An operator who wants it read allows it with --allow-secret-files %q (env RELAY_ALLOW_SECRET_FILES) or secret_files.allow in the bot's relay.yaml",
-		e.Path, e.Pattern, e.Path)
+	return fmt.Sprintf("%s is a secret-bearing file (it matches %q in relay's list of secret files); relay does not read, search or index such files",
+		e.Path, e.Pattern)
 }
 
 // Unwrap returns [ErrSecretFile].

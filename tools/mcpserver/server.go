@@ -37,6 +37,7 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/tools"
 )
@@ -146,7 +147,13 @@ func (h *handlers) handler(t tools.Tool) mcp.ToolHandler {
 				return nil, ctx.Err()
 			}
 			h.log.Error("tool failed", "tool", t.Name(), "err", cerr)
-			return textResult(fmt.Sprintf("relay: the %s tool failed: %s", t.Name(), Redact(cerr.Error(), h.roots...)), true), nil
+			// The client's user can act on relay's advice for MCP
+			// (internal/advice): what to run in the repository.
+			msg := fmt.Sprintf("relay: the %s tool failed: %s", t.Name(), Redact(cerr.Error(), h.roots...))
+			if a := advice.For(cerr, advice.MCP); a != "" {
+				msg += "; " + Redact(a, h.roots...)
+			}
+			return textResult(msg, true), nil
 		}
 		if r.IsError {
 			// A tool's error text may quote a path it resolved (a symlink's

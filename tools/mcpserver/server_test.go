@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/egress/egresstest"
 	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tools"
@@ -122,7 +123,7 @@ func TestServerWithGoClient(t *testing.T) {
 			"3 matching lines in 2 files for \"Greet\" in \"*.go\":\ngreet/greet.go:3:// Greet says hello.\ngreet/greet.go:4:func Greet() string { return \"hello\" }\n\nmain.go:4:\tGreet()", false},
 		{"glob", "glob", map[string]any{"pattern": "**/greet.go"}, "1 file matches \"**/greet.go\" (newest first):\ngreet/greet.go", false},
 		{"read", "read", map[string]any{"file": "main.go", "start_line": 3, "num_lines": 1}, "3\tfunc main() {\n(showing lines 3–3 of 5; continue with start_line=4)", false},
-		{"graph without index", "graph", map[string]any{"operation": "callers", "target": "Greet"}, tools.NoIndexText, true},
+		{"graph without index", "graph", map[string]any{"operation": "callers", "target": "Greet"}, tools.NoIndexText(tools.Hints{}), true},
 		{"bad arguments", "read", map[string]any{"path": "main.go"}, `invalid arguments for read: unknown field "path"`, true},
 		{"escape", "read", map[string]any{"file": "../../etc/passwd"}, `path "../../etc/passwd" is outside the repository`, true},
 		// grep's error texts quote the pattern; written /Serve((/ they
@@ -165,12 +166,16 @@ func TestServerWithGoClient(t *testing.T) {
 type failing struct {
 	panics bool
 	root   string
+	err    error // returned instead, when set
 }
 
 func (f failing) Name() string            { return "boom" }
 func (f failing) Description() string     { return "fails" }
 func (f failing) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (f failing) Call(context.Context, json.RawMessage) (tools.Result, error) {
+	if f.err != nil {
+		return tools.Result{}, f.err
+	}
 	msg := fmt.Sprintf("open %s: permission denied (via %s)", filepath.Join(f.root, "pkg", "a.go"), filepath.Join(os.TempDir(), "elsewhere", "b.go"))
 	if f.panics {
 		panic("kaboom: " + msg)
@@ -185,13 +190,18 @@ func TestServerInfrastructureFailure(t *testing.T) {
 	root := t.TempDir()
 	tests := []struct {
 		panics bool
+		err    error
 		want   string
 	}{
-		{false, "relay: the boom tool failed: open pkg/a.go: permission denied (via " + OutsidePath + "): permission denied"},
-		{true, "relay: the boom tool failed unexpectedly: kaboom: open pkg/a.go: permission denied (via " + OutsidePath + ")"},
+		{false, nil, "relay: the boom tool failed: open pkg/a.go: permission denied (via " + OutsidePath + "): permission denied"},
+		{true, nil, "relay: the boom tool failed unexpectedly: kaboom: open pkg/a.go: permission denied (via " + OutsidePath + ")"},
+		// An error relay has advice for ends with the advice for MCP:
+		// what the client's user runs in the repository.
+		{false, fmt.Errorf("graph: %w", &graphdb.NoIndexError{Where: filepath.Join(root, ".relay")}),
+			"relay: the boom tool failed: graph: no index at .relay; run `relay index` in the repository root, then retry"},
 	}
 	for _, tc := range tests {
-		reg := tools.NewRegistry(failing{panics: tc.panics, root: root})
+		reg := tools.NewRegistry(failing{panics: tc.panics, root: root, err: tc.err})
 		srv := New(reg, Options{Root: root})
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(t.Context(), st, nil)

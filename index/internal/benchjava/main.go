@@ -41,7 +41,7 @@ func run(step bool, src string, args []string) error {
 			return err
 		}
 		fmt.Printf("files %d, resolved %d, nodes %d, edges %d, %.2f s wall, %.2f s CPU, peak RSS %d MiB (%s)\n", r.Sum.Files,
-			r.Sum.Units["Java"], r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU, r.RSSMiB,
+			r.Sum.Languages["Java"].Units, r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU, r.RSSMiB,
 			r.Phases("java."))
 		return nil
 	}

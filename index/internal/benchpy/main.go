@@ -39,7 +39,7 @@ func run(step bool, src string, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("files %d, parsed %d, nodes %d, edges %d, %.2f s, %.2f s CPU, peak RSS %d MiB (%s)\n", r.Sum.Files, r.Sum.Modules,
+		fmt.Printf("files %d, parsed %d, nodes %d, edges %d, %.2f s, %.2f s CPU, peak RSS %d MiB (%s)\n", r.Sum.Files, r.Sum.Languages["Python"].Units,
 			r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU, r.RSSMiB, r.Phases("py."))
 		return nil
 	}

@@ -48,9 +48,9 @@ func TestStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Sum.Files != 1 || r.Sum.Modules != 1 || r.RSSMiB <= 0 || r.CPU <= 0 {
+	if r.Sum.Files != 1 || r.Sum.Languages["Python"].Units != 1 || r.RSSMiB <= 0 || r.CPU <= 0 {
 		t.Errorf("Step: files %d, modules %d, RSS %d MiB, CPU %.3f s; want 1, 1 and positive figures",
-			r.Sum.Files, r.Sum.Modules, r.RSSMiB, r.CPU)
+			r.Sum.Files, r.Sum.Languages["Python"].Units, r.RSSMiB, r.CPU)
 	}
 	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
 		t.Errorf("CPU profile not written: %v", err)

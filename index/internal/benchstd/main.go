@@ -96,7 +96,7 @@ func runStep(step string, args []string, verbose bool) error {
 			phases = append(phases, fmt.Sprintf("%s:%s", k, v.Round(time.Millisecond)))
 		}
 		fmt.Printf("time=%s packages=%d files=%d changed=%d unchanged=%v nodes=%d edges=%d errors=%d phases=[%s]\n",
-			sum.Duration.Round(time.Millisecond), sum.Packages, sum.Files, sum.Changed, sum.Unchanged,
+			sum.Duration.Round(time.Millisecond), sum.Languages["Go"].Units, sum.Files, sum.Changed, sum.Unchanged,
 			sum.Stats.TotalNodes(), sum.Stats.TotalEdges(), len(sum.Errors), strings.Join(phases, " "))
 		for i, d := range sum.Errors {
 			if i == 10 {

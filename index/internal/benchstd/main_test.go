@@ -28,8 +28,8 @@ func TestEmbeddedEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Errors) != 0 || sum.Packages == 0 {
-		t.Fatalf("summary: packages=%d errors=%v", sum.Packages, sum.Errors)
+	if len(sum.Errors) != 0 || sum.Languages["Go"].Units == 0 {
+		t.Fatalf("summary: packages=%d errors=%v", sum.Languages["Go"].Units, sum.Errors)
 	}
 
 	names := func(rs []graphdb.Result) []string {
@@ -107,8 +107,8 @@ func incrementalTax(t *testing.T, st graphdb.Store, root string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Packages != 1 {
-		t.Errorf("incremental run reloaded %d packages, want 1", sum.Packages)
+	if sum.Languages["Go"].Units != 1 {
+		t.Errorf("incremental run reloaded %d packages, want 1", sum.Languages["Go"].Units)
 	}
 	tax, _ := graphdb.Resolve(ctx, st, "pricing.Tax")
 	rs, err := graphdb.Query(ctx, st, graphdb.OpCallers, tax.ID, 1, 0)

@@ -37,7 +37,7 @@ func run(step bool, src string, args []string) error {
 			return err
 		}
 		fmt.Printf("files %d, extracted %d, nodes %d, edges %d, %.2f s wall, %.2f s CPU, peak RSS %d MiB (%s)\n", r.Sum.Files,
-			r.Sum.Units["TypeScript/JavaScript"], r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU,
+			r.Sum.Languages["TypeScript/JavaScript"].Units, r.Sum.Stats.TotalNodes(), r.Sum.Stats.TotalEdges(), r.Wall, r.CPU,
 			r.RSSMiB, r.Phases("ts."))
 		return nil
 	}

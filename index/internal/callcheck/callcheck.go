@@ -1,13 +1,13 @@
 // Package callcheck measures the accuracy of the indexer's static call
 // edges against golang.org/x/tools/go/callgraph/static, both computed from
 // the same go/packages load: the indexer's extraction through
-// index.ExtractCalls, the reference through SSA (ssautil.AllPackages,
+// golang.ExtractCalls, the reference through SSA (ssautil.AllPackages,
 // generic bodies not instantiated, so calls of instantiations name the
 // generic function as the indexer does).
 //
 // Calls in package-level variable initialisers are compared: static puts
 // them in the synthetic package initialiser (and its closures), the indexer
-// in one synthetic caller per file (index.VarInitID), so static's caller is
+// in one synthetic caller per file (golang.VarInitID), so static's caller is
 // mapped to the synthetic caller of the file holding the call site.
 //
 // The two graphs model different things at the edges, so some edges are
@@ -62,7 +62,7 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/golang"
 )
 
 // Options selects what to compare.
@@ -188,7 +188,7 @@ func load(ctx context.Context, root string, opts Options) ([]*packages.Package, 
 // excluded ones.
 func (rep *Report) ours(root string, pkgs []*packages.Package) map[string]bool {
 	ours := map[string]bool{}
-	for _, e := range index.ExtractCalls(root, pkgs) {
+	for _, e := range golang.ExtractCalls(root, pkgs) {
 		switch {
 		case isInit(string(e.From)):
 			rep.Excluded["ours: caller is init or blank func"]++
@@ -392,13 +392,13 @@ func staticKey(prog *ssa.Program, root string, inRepo map[string]bool, caller, c
 	if varInit {
 		// The indexer's caller for a variable initialiser is the synthetic
 		// function of the file holding the call.
-		from = index.VarInitID(top.Pkg.Pkg.Path(), rel)
+		from = golang.VarInitID(top.Pkg.Pkg.Path(), rel)
 	} else {
 		cfn, ok := top.Object().(*types.Func)
 		if !ok {
 			return "", "static: caller without object"
 		}
-		if from, ok = index.FuncID(cfn); !ok {
+		if from, ok = golang.FuncID(cfn); !ok {
 			return "", "static: caller is init or local"
 		}
 	}
@@ -406,7 +406,7 @@ func staticKey(prog *ssa.Program, root string, inRepo map[string]bool, caller, c
 	if !ok {
 		return "", "static: callee without object"
 	}
-	to, ok := index.FuncID(tfn)
+	to, ok := golang.FuncID(tfn)
 	if !ok {
 		return "", "static: callee is a method of a local type"
 	}

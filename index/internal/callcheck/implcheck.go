@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/relayhq/relay/index"
+	"github.com/relayhq/relay/index/golang"
 	"github.com/relayhq/relay/index/internal/implsearch"
 )
 
@@ -22,7 +22,7 @@ func (r ImplReport) String() string {
 		r.Types, r.Interfaces, r.Ours, r.Theirs, r.Matched, r.Precision, r.Recall)
 }
 
-// CompareImplements compares index.ExtractImplements with go/types over
+// CompareImplements compares golang.ExtractImplements with go/types over
 // every pair of a package-level named type and an interface: the
 // packages' interfaces with methods and no type-set terms, and the
 // interfaces declared outside them that the indexer gives a node. A
@@ -32,7 +32,7 @@ func (r ImplReport) String() string {
 // when one of its instantiations is, its unconstrained type parameters
 // tried with every type occurring in the candidate's method signatures and
 // its constrained ones with the candidate's type argument at the same
-// position: the correspondence the indexer documents (index.methodSets),
+// position: the correspondence the indexer documents (golang.methodSets),
 // found here by brute force (implsearch).
 //
 // With tests, go list compiles a package anew for each test that reaches
@@ -43,7 +43,7 @@ func (r ImplReport) String() string {
 // against an interface of a package compiled for another's (6 of 6,627 on
 // GOROOT/src).
 func CompareImplements(root string, pkgs []*packages.Package, keep int) ImplReport {
-	edges, extNames := index.ExtractImplements(root, pkgs)
+	edges, extNames := golang.ExtractImplements(root, pkgs)
 	ours := map[string]bool{}
 	for _, e := range edges {
 		ours[string(e.From)+" -> "+string(e.To)] = true
@@ -226,7 +226,7 @@ func hasAll(have map[string]bool, iface *types.Named) bool {
 	return true
 }
 
-// chosen returns the packages the indexer extracts, as index.ExtractCalls
+// chosen returns the packages the indexer extracts, as golang.ExtractCalls
 // chooses them: a test variant replaces its plain package, generated test
 // mains are skipped.
 func chosen(pkgs []*packages.Package) []*packages.Package {

@@ -3,7 +3,7 @@
 // edges against go/types (index tests and index/internal/callcheck).
 //
 // The indexer matches a type with a generic interface by correspondence
-// (index.methodSets): a type implements a generic interface when it
+// (index/golang's methodSets): a type implements a generic interface when it
 // implements one of its instantiations, the interface's unconstrained type
 // parameters standing for whatever types the type's methods use, its
 // constrained ones for the type's own type argument at the same position.

@@ -4,8 +4,8 @@
 // declaring them (every repository but the JDK's own): the public
 // methods of a fixed list of JDK types as `javap -public` prints them,
 // with their generic signatures. It owns the generation only; package
-// index embeds the result (index/javajdk.txt) and its tests compare the
-// embedded table with a fresh one when a JDK is installed.
+// index/java embeds the result (index/java/jdk.txt) and its tests compare
+// the embedded table with a fresh one when a JDK is installed.
 //
 // Format, one record a line, fields separated by tabs:
 //

@@ -133,11 +133,11 @@ func check(t *testing.T, python, root string) score {
 	return s
 }
 
-// TestFixture: on the py_basic golden repository relay finds exactly the
+// TestFixture: on index/python's basic golden repository relay finds exactly the
 // reference edges.
 func TestFixture(t *testing.T) {
 	python := needPython(t)
-	root := testutil.WriteTxtar(t, filepath.Join("..", "..", "testdata", "py_basic.txtar"))
+	root := testutil.WriteTxtar(t, filepath.Join("..", "..", "python", "testdata", "basic.txtar"))
 	s := check(t, python, root)
 	if s.truth == 0 || s.hit != s.relay || s.found != s.truth {
 		t.Errorf("%s\nwrong: %v\nmissed: %v", s, s.wrong, s.misses)

@@ -63,7 +63,7 @@ func run(t *testing.T, root string, sample, incoming int, budget, reqBudget time
 	return res
 }
 
-// TestFixture compares every function of the py_types and py_values
+// TestFixture compares every function of index/python's types and values
 // golden repositories with Pyright, and lists the known disagreements.
 func TestFixture(t *testing.T) {
 	needPyright(t)
@@ -77,7 +77,7 @@ func TestFixture(t *testing.T) {
 		// function (f = make_order; f()), which relay does, and names the
 		// declaration of a function a decorator replaced (build is a
 		// Command), where relay records no call of its body.
-		{"py_types", 18, []string{
+		{"types", 18, []string{
 			"extra app/models.py:make_order <- app/use.py:values [value site]",
 			"extra app/use.py:values -> app/models.py:make_order [value site]",
 			"miss app/deco.py:build <- app/deco.py:use",
@@ -88,11 +88,11 @@ func TestFixture(t *testing.T) {
 		// Function values: Pyright's call hierarchy names the declaration
 		// the called expression's name has, so a call of a parameter, of a
 		// container element or of a returned function names none; relay
-		// follows the values (pyvalues.go), and every such edge is at a
+		// follows the values (index/python/values.go), and every such edge is at a
 		// value site (Score.ByValue). Pyright counts passing self.step as
 		// an argument as a call of step from go; relay records a
 		// reference there and the call in run, which calls it.
-		{"py_values", 12, []string{
+		{"values", 12, []string{
 			"extra app/funcs.py:apply -> app/funcs.py:helper [value site]",
 			"extra app/funcs.py:apply -> app/funcs.py:other [value site]",
 			"extra app/funcs.py:apply <- app/runner.py:Runner.run [value site]",
@@ -120,7 +120,7 @@ func TestFixture(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := testutil.WriteTxtar(t, filepath.Join("..", "..", "testdata", tc.name+".txtar"))
+			root := testutil.WriteTxtar(t, filepath.Join("..", "..", "python", "testdata", tc.name+".txtar"))
 			res := run(t, root, 1000, 1000, 0, 0, false)
 			if res.Functions < tc.min {
 				t.Errorf("Pyright prepared %d functions, want at least %d", res.Functions, tc.min)
@@ -135,7 +135,7 @@ func TestFixture(t *testing.T) {
 				}
 			}
 			sort.Strings(got)
-			if tc.name == "py_values" && (res.Callees.PrecisionNamed() != 1 || res.Callers.PrecisionNamed() != 1) {
+			if tc.name == "values" && (res.Callees.PrecisionNamed() != 1 || res.Callers.PrecisionNamed() != 1) {
 				t.Errorf("relay-only edges outside value sites: callees %v, callers %v", res.Callees, res.Callers)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

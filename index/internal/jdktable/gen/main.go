@@ -1,7 +1,7 @@
-// Command gen writes index/javajdk.txt, the JDK signature table of the
+// Command gen writes index/java/jdk.txt, the JDK signature table of the
 // Java frontend, from the installed JDK's javap:
 //
-//	go run ./index/internal/jdktable/gen [-javap javap] [-o index/javajdk.txt]
+//	go run ./index/internal/jdktable/gen [-javap javap] [-o index/java/jdk.txt]
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 
 func main() {
 	javap := flag.String("javap", "javap", "the javap binary")
-	out := flag.String("o", "index/javajdk.txt", "where to write the table")
+	out := flag.String("o", "index/java/jdk.txt", "where to write the table")
 	flag.Parse()
 	b, err := jdktable.Generate(context.Background(), *javap)
 	if err == nil {

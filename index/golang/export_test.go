@@ -1,0 +1,26 @@
+package golang
+
+import (
+	"go/types"
+	"testing"
+)
+
+// SetTestHookListed sets the hook that runs between listing and loading
+// (nil: none) until the test ends.
+func SetTestHookListed(t testing.TB, hook func(root string)) {
+	testHookListed = hook
+	t.Cleanup(func() { testHookListed = nil })
+}
+
+// ResetDepCache empties the cache of checked dependencies shared by the
+// runs of the process.
+func ResetDepCache() {
+	depCache.Lock()
+	depCache.m = map[string]*types.Package{}
+	depCache.Unlock()
+}
+
+var (
+	CallerGoFlags  = callerGoFlags
+	ScreenGenerics = screenGenerics
+)
