@@ -35,6 +35,9 @@
 //
 // It prints nothing: notices a person should see (an index rebuilt, a
 // read-only state directory) go to Options.Notify, and errors come back to
-// the caller, which adds its own advice. Errors of configuration (a store
-// location that cannot be used) are a *ConfigError.
+// the caller, which adds its own advice (internal/advice). Errors of
+// configuration (a store location that cannot be used) are a
+// *ConfigError. Where a message must say which setting to change, it
+// names it through Options.Advice (the CLI's flags; nothing for the bot's
+// log), and the tools end their model-facing texts with Options.Hints.
 package workspace
