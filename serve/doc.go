@@ -8,7 +8,8 @@
 //   - Config: the YAML file (strict: unknown keys are errors naming the key
 //     and line), secrets read only through the environment by name, and the
 //     checks behind `relay serve --check-config` (every value's range, the
-//     state directory writable; cmd/relay adds the network checks).
+//     state directory writable, and the network checks: CheckRemotes,
+//     CheckTrackers, PingQueue; cmd/relay prints them).
 //   - Queue: River (github.com/riverqueue/river) over its SQLite driver (the
 //     embedded default, one file under the state directory, on the same
 //     modernc.org/sqlite relay's graph store uses) or its pgx v5 driver
@@ -57,6 +58,14 @@
 // The trackers themselves (tracker/github, tracker/jira) and the scoping
 // pipeline (agent, retrieve) are reached through interfaces — tracker.Tracker,
 // tracker.WebhookParser, Scoper and Indexer — wired in cmd/relay.
+//
+// Pipeline is the Indexer (and Scoper) relay serve runs: a job's worktree
+// indexed and scoped through package workspace, the code relay index and
+// relay scope run; AgentConfig turns relay.yaml's model section into the
+// agent.Config its agent is built from, and AgentSettings names that
+// section's keys in the advice added to the agent's errors (the log, the
+// comment). BuildTrackers connects the trackers the configuration names,
+// Permissions the Jira command check. workspace never imports serve.
 //
 // # DESIGN
 //

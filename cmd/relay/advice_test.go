@@ -47,15 +47,15 @@ func TestPrintErrorAdvice(t *testing.T) {
 	}
 }
 
-// TestToolHintsBySurface: the command line's tools offer to run relay; the
-// bot's (a job's globals) do not.
+// TestToolHintsBySurface: the command line's tools, those of its
+// workspaces included, offer to run relay (the bot's do not: serve's
+// TestPipelineToolHints).
 func TestToolHintsBySurface(t *testing.T) {
 	t.Parallel()
-	if h := (&globals{}).toolHints(); !strings.Contains(h.NoIndex, "relay index") {
-		t.Errorf("the command line's no-index hint %q does not say to run relay index", h.NoIndex)
-	}
-	bot := (&serveScoper{g: &globals{}}).jobGlobals(t.TempDir())
-	if h := bot.toolHints(); strings.Contains(h.NoIndex+h.Stale+h.SecretFiles, "relay index") || h != advice.ToolHints(advice.Operator) {
-		t.Errorf("the bot's tool hints %+v offer a command", h)
+	g := &globals{getenv: func(string) string { return "" }}
+	for _, h := range []tools.Hints{g.toolHints(), g.wsOptions(t.TempDir()).Hints} {
+		if !strings.Contains(h.NoIndex, "relay index") || h != advice.ToolHints(advice.CLI) {
+			t.Errorf("the command line's no-index hint %q does not say to run relay index", h.NoIndex)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -212,33 +211,8 @@ func (a *asker) lineReader() (func() (string, error), func(), error) {
 	}, func() {}, nil
 }
 
-// historyFile returns the REPL history file in relay's state directory, or
-// "" (no history) when that directory cannot be written, which it says.
+// historyFile returns the REPL history file (workspace.HistoryFile).
 func (a *asker) historyFile() (string, error) {
-	dir, err := a.g.stateDir(a.root)
-	if err != nil {
-		return "", err
-	}
-	if !writable(dir) {
-		fmt.Fprintf(a.g.stderr, "relay: %s cannot be written, so the REPL keeps no history (pass --state DIR for a writable place)\n", dir)
-		return "", nil
-	}
-	if dir, err = a.g.prepareStateDir(a.root); err != nil {
-		return "", err
-	}
-	// The questions are as private as the transcripts (0600): the line
-	// editor would create the file 0644 (0666 less the umask) and keep
-	// whatever mode an existing one has.
-	p := filepath.Join(dir, "history")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("open the REPL history: %w", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		if err := f.Chmod(0o600); err != nil {
-			return "", fmt.Errorf("make the REPL history private: %w", err)
-		}
-	}
-	return p, nil
+	p, err := a.g.ws(a.root).HistoryFile()
+	return p, cliErr(err)
 }

@@ -12,9 +12,7 @@ import (
 
 	"github.com/relayhq/relay/eval"
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/graphdb/embedded"
-	"github.com/relayhq/relay/index"
-	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/workspace"
 )
 
 func init() { commands = append(commands, newEvalCmd) }
@@ -160,34 +158,29 @@ func (f *evalFlags) checkoutDir(ctx context.Context, g *globals, insts []eval.In
 }
 
 // prepareCheckout indexes one checkout into its own embedded store and
-// builds its retrieval index; both are incremental on a second run.
+// builds its retrieval index (workspace.Index, incremental on a second
+// run); a checkout without source relay builds a graph for is searched
+// over its empty graph.
 func prepareCheckout(ctx context.Context, g *globals, root, goProxy string) (graphdb.Reader, func() error, error) {
+	// The checkouts' stores are eval's own (<checkout>/.relay), whatever
+	// --store, --state and --trust-store say.
+	ws := workspace.New(g.wsOptions(root))
 	// The agent's requests on this checkout pass the process-wide filter,
-	// which learns its secret-file values first (secretvalues.go).
-	if err := addSecretValues(g.log, root, g.secrets); err != nil {
+	// which learns its secret-file values first.
+	if _, err := ws.SecretValues(); err != nil {
 		return nil, nil, err
 	}
-	dir := embedded.DefaultDir(root)
-	// A graph this relay cannot read (another schema version, corrupt) is
-	// rebuilt by the store itself, as relay index does.
-	key, err := g.storeKey()
+	res, err := ws.Index(ctx, workspace.IndexOptions{GoProxy: goProxy, SearchWithoutGraph: true})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, cliErr(err)
 	}
-	st, err := embedded.Open(dir, embedded.Options{Logger: g.log, Rebuild: true, Key: key})
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, GoProxy: goProxy}); errors.Is(err, index.ErrNoSource) {
-		// No language relay builds a graph for: localize by search alone
-		// over the (empty) graph, as relay scope does.
+	if res.NoGraph {
 		g.log.Info("no code graph for this checkout; searching without it", "root", root)
-	} else if err != nil {
-		st.Close()
-		return nil, nil, err
 	}
-	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Log: g.log, Key: key}); err != nil {
-		st.Close()
+	// Without a graph the store holds no committed graph a reader could
+	// open: the empty store is opened as the indexer left it.
+	st, err := ws.OpenStore(ctx, res.NoGraph)
+	if err != nil {
 		return nil, nil, err
 	}
 	return st, st.Close, nil

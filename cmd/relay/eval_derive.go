@@ -13,10 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/eval"
-	"github.com/relayhq/relay/graphdb/memstore"
-	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/udiff"
+	"github.com/relayhq/relay/workspace"
 )
 
 // deriveFlags are relay eval derive's flags.
@@ -160,11 +159,11 @@ func deriveFromDiff(ctx context.Context, g *globals, repo, diffFile string) (eva
 	}
 	// Functions of languages other than Go come from the code graph of the
 	// checkout: index it in memory (nothing is written to the checkout).
-	st := memstore.New()
-	defer st.Close()
-	if _, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log}); err != nil && !errors.Is(err, index.ErrNoSource) {
-		return eval.Gold{}, fmt.Errorf("index %s for gold functions: %w", repo, err)
+	st, err := workspace.New(g.wsOptions(root)).InMemoryGraph(ctx)
+	if err != nil {
+		return eval.Gold{}, fmt.Errorf("gold functions of %s: %w", repo, err)
 	}
+	defer st.Close()
 	return eval.GoldFromDiffGraph(ctx, root, diffs, st)
 }
 

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -16,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/graphdb/embedded"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/workspace"
 )
 
 func init() { commands = append(commands, newIndexCmd) }
@@ -102,12 +100,6 @@ type indexRun struct {
 	out         io.Writer // where the summary goes
 }
 
-// errInterrupted is what an interrupted index run reports; the exit
-// status is 130, as for a shell command stopped by Ctrl-C.
-func errInterrupted(what string) error {
-	return &exitError{code: 130, err: fmt.Errorf("interrupted; %s", what)}
-}
-
 // interruptible returns a context cancelled by the first SIGINT or
 // SIGTERM. A second signal exits at once: the store's transaction was
 // never committed (SQLite rolls it back), the search index is replaced
@@ -139,147 +131,36 @@ func (g *globals) interruptible(ctx context.Context) (context.Context, context.C
 	}
 }
 
-// indexRepo indexes root into the store (one transaction: an interrupted
-// run leaves the previous graph), then builds the search index from it, and
-// prints a summary to r.out.
+// indexRepo indexes root (workspace.Index: the graph, then the search
+// index) and prints a summary to r.out.
 func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error {
-	dir, err := g.storeDir(root)
-	if err != nil {
-		return err
-	}
-	_, statErr := os.Stat(dir)
-	fresh := dir != "" && errors.Is(statErr, os.ErrNotExist)
-	st, err := g.openStore(ctx, root, true)
-	if err != nil {
-		return err
-	}
-	defer func() { st.Close() }()
-	g.reportRebuilt(st)
-	// Into a new store, every node is written by this run: the search index
-	// takes them as they are written instead of reading them back.
-	var syms *retrieve.Symbols
-	var written func(graphdb.FileRecord, []graphdb.Node)
-	if fresh {
-		syms = retrieve.NewSymbols()
-		written = syms.Written
-	}
-	sum, err := g.runIndex(ctx, st, root, r, written)
-	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
-		// Damage the open did not catch (the store was not sealed: a
-		// writer died) surfaced mid-run: keep the damaged file aside and
-		// index from scratch once.
-		st.Close()
-		rebuilt, rerr := g.rebuildDamaged(ctx, root, dir, err)
-		if rerr != nil {
-			return rerr
-		}
-		st = rebuilt
-		syms = nil
-		again := r
-		again.full = true
-		sum, err = g.runIndex(ctx, st, root, again, nil)
-	}
-	if err != nil {
-		if fresh {
-			// Nothing was ever committed: leave no empty store behind.
-			st.Close()
-			os.RemoveAll(dir)
-		}
-		if ctx.Err() != nil {
-			if fresh {
-				return errInterrupted("nothing was indexed")
-			}
-			return errInterrupted("the previous index is intact")
-		}
-		return fmt.Errorf("index %s: %w", root, err)
-	}
-	printSummary(r.out, root, sum, r.maxErrors)
-	// The traversal index is built now, so that the next command's first
-	// query does not pay for it, while the search index is built: both
-	// only read the committed graph.
-	warm := warmAsync(ctx, st, !sum.Unchanged)
-	bs, err := g.buildSearch(ctx, root, st, r, syms, !sum.Unchanged)
-	if werr := warm(); werr != nil {
-		if ctx.Err() != nil {
-			return errInterrupted("the code graph is indexed; the search index was not updated")
-		}
-		return fmt.Errorf("the code graph is indexed, but preparing its traversal index failed: %w", werr)
-	}
-	if err != nil {
-		return err
-	}
-	printBuildStats(r.out, bs)
-	printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
-	return nil
+	o, done := g.indexOptions(root, r)
+	_, err := g.ws(root).Index(ctx, o)
+	done()
+	return cliErr(err)
 }
 
-// warmAsync starts building the store's traversal index (when the store
-// has one and do is set) and returns the wait for it.
-func warmAsync(ctx context.Context, st graphdb.Store, do bool) (wait func() error) {
-	w, ok := st.(interface{ Warm(context.Context) error })
-	if !ok || !do {
-		return func() error { return nil }
-	}
-	done := make(chan error, 1)
-	go func() { done <- w.Warm(ctx) }()
-	return func() error { return <-done }
-}
-
-// buildSearch builds the search index, derived from the committed graph
-// and the files; it is written atomically, so a failure leaves the
-// previous one (and the new graph) usable.
-func (g *globals) buildSearch(ctx context.Context, root string, st graphdb.Store, r indexRun, symbols *retrieve.Symbols, graphChanged bool) (retrieve.BuildStats, error) {
-	state, err := g.prepareStateDir(root)
-	if err != nil {
-		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be written: %w", err)
-	}
-	if graphChanged {
-		// The search index is behind the graph until Build finishes: an
-		// interruption must leave it refused, not served (retrieve.MarkStale).
-		if err := retrieve.MarkStale(state); err != nil {
-			return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but the search index cannot be marked stale: %w", err)
-		}
-	}
-	key, trust, err := g.ownerOptions()
-	if err != nil {
-		return retrieve.BuildStats{}, err
-	}
-	bs, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{Dir: state, Embedder: r.embedder, Force: r.full, Log: g.log, Symbols: symbols, Key: key, TrustForeign: trust, SecretFiles: g.secrets})
-	if err != nil {
-		if ctx.Err() != nil {
-			return retrieve.BuildStats{}, errInterrupted("the code graph is indexed; the search index may be behind it (marked stale when the graph changed): run relay index again")
-		}
-		return retrieve.BuildStats{}, fmt.Errorf("the code graph is indexed, but building the search index failed: %w", err)
-	}
-	return bs, nil
-}
-
-// runIndex is one index.Run with progress on stderr; written, when set,
-// receives the owners written (index.Options.Written).
-func (g *globals) runIndex(ctx context.Context, st graphdb.Store, root string, r indexRun, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
+// indexOptions are r as workspace.IndexOptions, with progress on stderr
+// and the summaries on r.out; done clears the progress line where
+// indexing failed before its summary.
+func (g *globals) indexOptions(root string, r indexRun) (o workspace.IndexOptions, done func()) {
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
-	sum, err := index.Run(ctx, st, index.Options{Root: root, Logger: g.log, Progress: prog.update, Full: r.full, ListTimeout: r.listTimeout, GoProxy: r.goProxy, Written: written,
-		MaxFileBytes: r.budgets.maxFileBytes, MaxDepth: r.budgets.maxDepth, ParseTimeout: r.budgets.parseTimeout})
-	prog.done()
-	return sum, err
-}
-
-// reportRebuilt says so when opening the store replaced an unusable graph.
-func (g *globals) reportRebuilt(st graphdb.Store) {
-	if r, ok := st.(interface{ Rebuilt() string }); ok && r.Rebuilt() != "" {
-		fmt.Fprintf(g.stderr, "index: %s; indexing from scratch.\n", r.Rebuilt())
+	var sum index.Summary
+	o = workspace.IndexOptions{
+		Full: r.full, ListTimeout: r.listTimeout, GoProxy: r.goProxy, Embedder: r.embedder,
+		MaxFileBytes: r.budgets.maxFileBytes, MaxDepth: r.budgets.maxDepth, ParseTimeout: r.budgets.parseTimeout,
+		Progress: prog.update,
+		Indexed: func(s index.Summary) {
+			prog.done()
+			sum = s
+			printSummary(r.out, root, s, r.maxErrors)
+		},
+		Built: func(bs retrieve.BuildStats) {
+			printBuildStats(r.out, bs)
+			printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
+		},
 	}
-}
-
-// rebuildDamaged moves the damaged graph in dir aside (embedded.SetAside),
-// says so, and opens a new store.
-func (g *globals) rebuildDamaged(ctx context.Context, root, dir string, cause error) (graphdb.Store, error) {
-	moved, err := embedded.SetAside(dir)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w (and moving the damaged graph aside failed: %v)", root, cause, err)
-	}
-	fmt.Fprintf(g.stderr, "index: the graph is damaged; moved %s aside to %s and indexing from scratch (%v).\n", filepath.Join(dir, "graph.db"), moved, cause)
-	return g.openStore(ctx, root, true)
+	return o, prog.done
 }
 
 // progress renders index progress: one rewritten line on a terminal, one
@@ -328,6 +209,7 @@ func (p *progress) update(ev index.Progress) {
 func (p *progress) done() {
 	if p.tty && p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +14,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/internal/redact"
-	"github.com/relayhq/relay/retrieve"
-	"github.com/relayhq/relay/tools"
+	"github.com/relayhq/relay/workspace"
 )
 
 // llmFlags configure the agent runtime of ask, scope and batch. Flags win
@@ -119,37 +115,29 @@ func (f *llmFlags) config(g *globals) (agent.Config, error) {
 	}
 	// A flag given as 0 is refused before the zero could become a default.
 	if err := c.Validate(); err != nil {
-		return c, usageErr(cliSettings.advise(err, c))
+		return c, usageErr(cliSettings.Advise(err, c))
 	}
 	c.SetDefaults()
 	return c, nil
 }
 
-// agentSession is a configured Runner plus what to release after it.
+// agentSession is the workspace's agent (workspace.Agent) with what the
+// CLI's messages about it need.
 type agentSession struct {
-	runner  *agent.Runner
-	closers []io.Closer
-	cfg     agent.Config  // with its defaults, for messages
-	names   *settingNames // how the user sets cfg, for messages
+	runner *agent.Runner
+	agent  *workspace.Agent
+	cfg    agent.Config        // with its defaults, for messages
+	names  *workspace.Settings // how the user sets cfg, for messages
 }
 
 // explain adds what to check to an error that means the model endpoint
 // could not be reached at all (refused, unknown host, no route), did not
 // answer in time, or answered with something other than the API.
 func (s *agentSession) explain(err error) error {
-	return s.names.explain(err, s.cfg)
+	return s.names.Explain(err, s.cfg)
 }
 
-func (s *agentSession) Close() error {
-	var errs []error
-	for _, c := range s.closers {
-		errs = append(errs, c.Close())
-	}
-	if s.runner != nil {
-		s.runner.Close()
-	}
-	return errors.Join(errs...)
-}
+func (s *agentSession) Close() error { return s.agent.Close() }
 
 // newAgent builds the agent runtime for root from flags and environment.
 // progress may be nil.
@@ -168,90 +156,15 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 }
 
 // startAgent builds the agent runtime of cfg (checked, with its defaults)
-// for root: the tools over root and graph, the transcripts in g's state
-// directory. names says how the user sets cfg, for the session's messages.
-func startAgent(ctx context.Context, g *globals, cfg agent.Config, names *settingNames, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
-	s := &agentSession{cfg: cfg, names: names}
-	reg, err := s.tools(ctx, g, root, graph)
+// for root through its workspace (workspace.Agent): the tools over root
+// and graph, the transcripts in the state directory. names says how the
+// user sets cfg, for the session's messages.
+func startAgent(ctx context.Context, g *globals, cfg agent.Config, names *workspace.Settings, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
+	a, err := g.ws(root).Agent(ctx, cfg, workspace.AgentOptions{Graph: graph, Progress: progress})
 	if err != nil {
-		s.Close()
-		return nil, err
+		return nil, names.Advise(cliErr(err), cfg)
 	}
-	runsDir := ""
-	if !cfg.NoTranscript {
-		if runsDir, err = runsDirOf(g, root); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	s.runner, err = agent.NewFromConfig(cfg, agent.Deps{Tools: reg, Root: root, RunsDir: runsDir, Log: g.log, Progress: progress})
-	if err != nil {
-		s.Close()
-		return nil, names.advise(err, cfg)
-	}
-	return s, nil
-}
-
-// runsDirOf returns where transcripts go: runs/ in relay's state
-// directory, or "" (none) when that directory cannot be written, which is
-// said once on stderr.
-func runsDirOf(g *globals, root string) (string, error) {
-	dir, err := g.stateDir(root)
-	if err != nil {
-		return "", err
-	}
-	if !writable(dir) {
-		fmt.Fprintf(g.stderr, "relay: %s cannot be written, so no transcript is kept (pass --state DIR for a writable place, or --no-transcript)\n", dir)
-		return "", nil
-	}
-	if dir, err = g.prepareStateDir(root); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "runs"), nil
-}
-
-// tools builds grep/glob/read/graph over root; the graph tool uses graph,
-// or else the index when one exists, and otherwise tells the model there is
-// none.
-func (s *agentSession) tools(ctx context.Context, g *globals, root string, graph graphdb.Reader) (*tools.Registry, error) {
-	if graph == nil {
-		st, err := g.openStore(ctx, root, false)
-		switch {
-		case err == nil:
-			graph = st
-			s.closers = append(s.closers, st)
-		case errors.Is(err, graphdb.ErrNotFound):
-			g.log.Info("no code graph index; the graph tool will say so", "root", root)
-		default:
-			return nil, err
-		}
-	}
-	reg, err := tools.Default(tools.Options{Root: root, Graph: graph, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: g.toolHints()})
-	if err != nil {
-		return nil, err
-	}
-	// The hybrid search tool joins when relay index has built its index.
-	state, err := g.stateDir(root)
-	if err != nil {
-		return nil, err
-	}
-	key, trust, err := g.ownerOptions()
-	if err != nil {
-		return nil, err
-	}
-	srch, err := retrieve.Open(root, graph, retrieve.OpenOptions{Dir: state, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets})
-	switch {
-	case err == nil:
-		reg.Add(tools.NewSearch(srch))
-	case errors.Is(err, retrieve.ErrNoIndex):
-		g.log.Info("no search index; the agents get grep, glob, read and graph only", "root", root)
-	case errors.Is(err, retrieve.ErrIndexDamaged):
-		// The agents can work without it; never search damaged data.
-		fmt.Fprintf(g.stderr, "relay: %v\nrelay: the agents get grep, glob, read and graph only\n", err)
-	default:
-		return nil, fmt.Errorf("open search index: %w", err)
-	}
-	return reg, nil
+	return &agentSession{runner: a.Runner, agent: a, cfg: cfg, names: names}, nil
 }
 
 func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
@@ -341,101 +254,18 @@ func writeUsage(w io.Writer, u agent.Usage, transcript, stopped string, d time.D
 // formatTokens renders a token count for tables.
 func formatTokens(n int64) string { return strconv.FormatInt(n, 10) }
 
-// settingNames says how a user sets the agent's settings — the CLI's
-// flags and environment, or relay.yaml's keys — so that the advice added
-// to the agent's errors names what the user can change.
-type settingNames struct {
-	fields         map[string]string // agent.Config field → flag or key
-	noModel        string            // what to do on agent.ErrNoModel
-	noPrices       string            // what to do on agent.ErrNoPrices
-	requestTimeout string
-	retries        string
-	baseURL        string // where the endpoint is set
-	offline        string // how to run without a model
-}
-
 // cliSettings names the flags of llmFlags.register.
-var cliSettings = settingNames{
-	fields: map[string]string{
+var cliSettings = workspace.Settings{
+	Fields: map[string]string{
 		"Parallel": "--parallel", "PlannerSteps": "--planner-steps", "RetrieverSteps": "--retriever-steps",
 		"Retries": "--retries", "MaxRetrievers": "--max-retrievers", "MaxToolCallsPerTurn": "--max-tool-calls",
 		"RunsKeep": "--keep-runs", "RunsMaxBytes": "--keep-runs-mb", "RequestTimeout": "--request-timeout",
 		"RetrieverTimeout": "--retriever-timeout", "Timeout": "--timeout", "MaxTokens": "--max-tokens", "MaxCost": "--max-cost",
 	},
-	noModel:        "pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama",
-	noPrices:       "pass --price model=in/out (per million tokens) or set RELAY_PRICES",
-	requestTimeout: "--request-timeout",
-	retries:        "--retries",
-	baseURL:        "--base-url / OPENAI_BASE_URL",
-	offline:        "without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline",
+	NoModel:        "pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama",
+	NoPrices:       "pass --price model=in/out (per million tokens) or set RELAY_PRICES",
+	RequestTimeout: "--request-timeout",
+	Retries:        "--retries",
+	BaseURL:        "--base-url / OPENAI_BASE_URL",
+	Offline:        "without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline",
 }
-
-// advise rewrites agent.Config.Validate's problems in the user's terms,
-// one a line; errors.Is and errors.As still see the originals.
-func (n *settingNames) advise(err error, c agent.Config) error {
-	if err == nil {
-		return nil
-	}
-	problems := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		problems = j.Unwrap()
-	}
-	lines := make([]string, 0, len(problems))
-	for _, p := range problems {
-		var ce *agent.ConfigError
-		switch {
-		case errors.Is(p, agent.ErrNoModel):
-			lines = append(lines, fmt.Sprintf("no model for endpoint %s: %s", redact.URL(c.BaseURL), n.noModel))
-		case errors.As(p, &ce):
-			name := n.fields[ce.Field]
-			if name == "" {
-				name = ce.Field
-			}
-			line := fmt.Sprintf("%s %s: %s", name, ce.Value, ce.Reason)
-			if errors.Is(ce, agent.ErrNoPrices) {
-				line += "; " + n.noPrices
-			}
-			lines = append(lines, line)
-		default:
-			lines = append(lines, p.Error())
-		}
-	}
-	return &advisedError{msg: strings.Join(lines, "\n"), err: err}
-}
-
-// explain adds what to check to an error of a run that means the model
-// endpoint could not be reached at all (refused, unknown host, no route),
-// did not answer in time, or answered with something other than the API.
-func (n *settingNames) explain(err error, c agent.Config) error {
-	if err == nil {
-		return nil
-	}
-	where := redact.URL(c.BaseURL)
-	if where == "" {
-		where = "https://api.openai.com/v1"
-	}
-	var re *agent.ReplyError
-	if errors.As(err, &re) {
-		return fmt.Errorf("%w\ncheck %s", err, n.baseURL)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w\nthe model endpoint %s did not answer within %s %s (%d attempt(s), %s); raise %s for a slow model, or check the endpoint",
-			err, redact.URL(c.BaseURL), n.requestTimeout, c.RequestTimeout, c.Retries, n.retries, n.requestTimeout)
-	}
-	var op *net.OpError
-	var dns *net.DNSError
-	if !(errors.As(err, &op) || errors.As(err, &dns)) {
-		return err
-	}
-	return fmt.Errorf("%w\ncannot reach the model endpoint %s: check that the server is running and that %s points at it (%s)", err, where, n.baseURL, n.offline)
-}
-
-// advisedError replaces an error's text with advice and keeps its chain.
-type advisedError struct {
-	msg string
-	err error
-}
-
-func (e *advisedError) Error() string { return e.msg }
-func (e *advisedError) Unwrap() error { return e.err }

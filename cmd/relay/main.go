@@ -51,20 +51,17 @@ type globals struct {
 	// the policy setup builds from them (internal/egress).
 	secretFiles, allowSecretFiles []string
 	secrets                       *egress.FilePolicy
-	// valuesOf is the root whose secret-file values the process-wide
-	// filter holds (see secretvalues.go).
-	valuesOf string
 
 	// trustStore believes an embedded store relay did not write for this
-	// user (flag --trust-store, env RELAY_TRUST_STORE); see storekey.go.
+	// user (flag --trust-store, env RELAY_TRUST_STORE); see
+	// workspace/storekey.go.
 	trustStore bool
 
 	// surface is who reads what relay says: the command line's user, or
 	// the bot's (advice.go).
 	surface advice.Surface
 
-	offlineOnce sync.Once
-	offline     *offlineState // the offline pipeline, opened on first use
+	wss workspaces // the workspace of each root, made on first use (workspace.go)
 }
 
 // commands are the sub-command constructors; each file appends its own in init.
@@ -263,7 +260,9 @@ func (g *globals) repoRoot() (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("repository %s is not a directory; pass --repo DIR", abs)
 	}
-	if err := g.addSecretValues(abs); err != nil {
+	// The process-wide filter learns the checkout's secret-file values
+	// before anything of it is read (workspace.SecretValues).
+	if _, err := g.ws(abs).SecretValues(); err != nil {
 		return "", err
 	}
 	return abs, nil

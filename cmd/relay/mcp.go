@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/tools"
 	"github.com/relayhq/relay/tools/mcpserver"
@@ -66,18 +61,14 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: advice.ToolHints(advice.MCP)}
-			graph, err := newMCPGraph(cmd.Context(), g, root, opts)
+			opts := tools.Options{Timeout: timeout, Logger: g.log, Hints: advice.ToolHints(advice.MCP)}
+			reg, graph, err := g.ws(root).MCPTools(cmd.Context(), opts, mcpUnavailable)
 			if err != nil {
 				return err
 			}
 			defer graph.Close()
-			reg, err := mcpRegistry(opts, graph)
-			if err != nil {
-				return err
-			}
 			srv := mcpserver.New(reg, mcpserver.Options{Logger: g.log, Root: root, MaxConcurrent: maxConcurrent})
-			g.log.Info("mcp server ready", "repo", root, "tools", reg.Names(), "graph", graph.status())
+			g.log.Info("mcp server ready", "repo", root, "tools", reg.Names(), "graph", graph.Status())
 			// The raw stdout: mcpserver passes every answer through the
 			// egress filter itself, and JSON-RPC frames must not wait
 			// for the line-holding writer.
@@ -122,142 +113,14 @@ func serveMCP(ctx context.Context, srv *mcp.Server, t *mcpserver.Transport) erro
 	return nil
 }
 
-// mcpRegistry is tools.Default with graph replaced by the reopening one.
-func mcpRegistry(opts tools.Options, graph tools.Tool) (*tools.Registry, error) {
-	def, err := tools.Default(opts)
-	if err != nil {
-		return nil, err
-	}
-	reg := tools.NewRegistry(graph)
-	for _, t := range def.Tools() {
-		if t.Name() != tools.GraphName {
-			reg.Add(t)
-		}
-	}
-	return reg, nil
-}
-
-// mcpGraphRetry is how long a graph store that failed to open for a reason
-// other than "no index yet" is left alone before the next call tries again:
-// opening a locked store can wait on SQLite's busy timeout.
-const mcpGraphRetry = 5 * time.Second
-
-// mcpGraph is the graph tool of `relay mcp`. It opens the store when the
-// server starts and, while that fails, again on later calls, so a server
-// started before `relay index` (or on a damaged, unreadable or locked index)
-// still serves the other tools and picks the graph up once it is usable.
-// Until then a call answers, as an isError result, why the graph is
-// unavailable and what to do, without paths outside the repository.
-type mcpGraph struct {
-	base *tools.Graph // description and schema; answers as if no index existed
-	open func(ctx context.Context) (graphdb.Store, error)
-	root string
-	opts tools.Options
-	log  *slog.Logger
-
-	mu       sync.Mutex
-	store    graphdb.Store
-	ready    *tools.Graph // answers once store is open
-	reason   string       // why the graph is unavailable
-	notFound bool         // no index yet: cheap to look again on every call
-	tried    time.Time
-}
-
-func newMCPGraph(ctx context.Context, g *globals, root string, opts tools.Options) (*mcpGraph, error) {
-	base, err := tools.NewGraph(opts)
-	if err != nil {
-		return nil, err
-	}
-	m := &mcpGraph{
-		base: base, root: root, opts: opts, log: g.log,
-		open: func(ctx context.Context) (graphdb.Store, error) { return g.openStore(ctx, root, false) },
-	}
-	m.mu.Lock()
-	m.tryOpen(ctx)
-	m.mu.Unlock()
-	return m, nil
-}
-
-// tryOpen opens the store; m.mu is held.
-func (m *mcpGraph) tryOpen(ctx context.Context) {
-	m.tried = time.Now()
-	st, err := m.open(ctx)
-	if err == nil {
-		opts := m.opts
-		opts.Graph = st
-		ready, gerr := tools.NewGraph(opts)
-		if gerr == nil {
-			m.store, m.ready, m.reason = st, ready, ""
-			return
-		}
-		st.Close()
-		err = gerr
-	}
-	m.notFound = errors.Is(err, graphdb.ErrNotFound)
-	if m.notFound {
-		m.reason = tools.NoIndexText(m.opts.Hints)
-		m.log.Info("no code graph index yet; graph answers that relay index must be run", "err", err)
-		return
-	}
-	msg := mcpserver.Redact(err.Error(), m.root)
-	hint := " Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
-	if strings.Contains(msg, "relay index") {
-		hint = " Then retry."
-	} else if a := advice.For(err, advice.MCP); a != "" {
-		hint = " " + advice.Sentence(mcpserver.Redact(a, m.root))
-	}
-	m.reason = "The code graph is unavailable: " + msg + "." + hint + " The index is opened again on the next call; grep, glob and read work meanwhile."
-	m.log.Warn("code graph unavailable; serving the other tools", "err", err)
-}
-
-// Name implements tools.Tool.
-func (m *mcpGraph) Name() string { return m.base.Name() }
-
-// Description implements tools.Tool.
-func (m *mcpGraph) Description() string { return m.base.Description() }
-
-// Schema implements tools.Tool.
-func (m *mcpGraph) Schema() json.RawMessage { return m.base.Schema() }
-
-// ReadOnly implements tools.ReadOnlyTool.
-func (m *mcpGraph) ReadOnly() bool { return true }
-
-// Call implements tools.Tool.
-func (m *mcpGraph) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	m.mu.Lock()
-	if m.ready == nil && (m.notFound || time.Since(m.tried) >= mcpGraphRetry) {
-		m.tryOpen(ctx)
-	}
-	ready, reason := m.ready, m.reason
-	m.mu.Unlock()
-	if ready == nil {
-		// Arguments are still checked first, so a malformed call learns that.
-		if res, err := m.base.Call(ctx, args); err != nil || res.Content != tools.NoIndexText(m.opts.Hints) {
-			return res, err
-		}
-		return tools.Result{Content: reason, IsError: true}, nil
-	}
-	return ready.Call(ctx, args)
-}
-
-func (m *mcpGraph) status() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// mcpUnavailable is the MCP client's advice on an index that cannot be
+// opened (damaged, unreadable, locked): internal/advice's, or what to run.
+func mcpUnavailable(err error) string {
 	switch {
-	case m.ready != nil:
-		return "ready"
-	case m.notFound:
-		return "no index"
+	case strings.Contains(err.Error(), "relay index"):
+		return "Then retry."
+	case advice.For(err, advice.MCP) != "":
+		return advice.Sentence(advice.For(err, advice.MCP))
 	}
-	return "unavailable"
-}
-
-// Close closes the store if it was opened.
-func (m *mcpGraph) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.store == nil {
-		return nil
-	}
-	return m.store.Close()
+	return "Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
 }

@@ -97,7 +97,7 @@ func TestOfflineNotGo(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "schema.sql") {
 		t.Errorf("offline ask on a non-Go repository = %d:\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "no Go or Python code here") {
+	if !strings.Contains(stderr, "no source file of a language relay indexes here") {
 		t.Errorf("stderr does not say there is no code graph:\n%s", stderr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/internal/egress"
+	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
 )
 
@@ -113,7 +114,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		return nil
 	}
 	if offline {
-		res, err := offlineFallback(ctx, g, root, ownRepo(tracked.Ref), "scope", issue)
+		res, err := offlineFallback(ctx, g, root, serve.OwnRepo(tracked.Ref), "scope", issue)
 		if err != nil {
 			return err
 		}
@@ -128,7 +129,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	}
 	// What relay shows, writes and posts is the report made safe to
 	// publish, every text of the JSON included.
-	if err := publishScoping(g.log, g.secrets, root, ownRepo(tracked.Ref), s); err != nil {
+	if err := g.ws(root).PublishScoping(g.log, serve.OwnRepo(tracked.Ref), s); err != nil {
 		return err
 	}
 	body := s.Markdown + "\n"

@@ -21,6 +21,7 @@ import (
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/agent/agenttest"
 	"github.com/relayhq/relay/serve"
+	"github.com/relayhq/relay/workspace"
 )
 
 // agentRepo writes a small checkout; notify/sms.go has 6 lines.
@@ -350,7 +351,7 @@ func TestServeAgentConfigMatchesCLI(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			bot, err := botAgentConfig(tc.bot, getenv)
+			bot, err := serve.AgentConfig(tc.bot, getenv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,41 +363,6 @@ func TestServeAgentConfigMatchesCLI(t *testing.T) {
 				t.Errorf("agent config (-CLI +bot):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestServeAgentConfigErrors: the bot's model problems name relay.yaml's
-// keys, never a flag of the CLI.
-func TestServeAgentConfigErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		m       serve.ModelConfig
-		wantErr string
-	}{
-		{"endpoint without a model", serve.ModelConfig{BaseURL: "http://localhost:11434/v1"},
-			"no model for endpoint http://localhost:11434/v1: set model.model in relay.yaml"},
-		{"bad price", serve.ModelConfig{BaseURL: "http://m/v1", Model: "m", Prices: map[string]string{"m": "a/1"}},
-			`model.prices: price "m=a/1": input price "a" is not a non-negative number`},
-		{"cost budget without prices", serve.ModelConfig{BaseURL: "http://m/v1", Model: "m", MaxCost: 1},
-			"model.max_cost 1: needs prices to count the cost by; set model.prices in relay.yaml"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := botAgentConfig(tc.m, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("err = %v, want %q", err, tc.wantErr)
-			}
-			if strings.Contains(err.Error(), "--") {
-				t.Errorf("the bot's error names a flag: %v", err)
-			}
-		})
-	}
-	// Without an endpoint nothing else is checked: the bot posts the
-	// offline report.
-	if _, err := botAgentConfig(serve.ModelConfig{Prices: map[string]string{"m": "x"}}, func(string) string { return "" }); err != nil {
-		t.Errorf("no endpoint: %v", err)
 	}
 }
 
@@ -438,20 +404,20 @@ func TestSettingNamesExplain(t *testing.T) {
 	reply := &agent.ReplyError{Endpoint: "http://model.example", Status: 200, HTML: true}
 	tests := []struct {
 		name  string
-		names *settingNames
+		names *workspace.Settings
 		err   error
 		want  []string
 	}{
 		{"cli refused", &cliSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "--base-url / OPENAI_BASE_URL points at it", "unset OPENAI_BASE_URL and OPENAI_API_KEY"}},
-		{"bot refused", &botSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "model.base_url in relay.yaml points at it", "leave out model.base_url and model.api_key_env"}},
+		{"bot refused", &serve.AgentSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "model.base_url in relay.yaml points at it", "leave out model.base_url and model.api_key_env"}},
 		{"cli timeout", &cliSettings, timeout, []string{"did not answer within --request-timeout 3m0s (4 attempt(s), --retries); raise --request-timeout"}},
-		{"bot timeout", &botSettings, timeout, []string{"did not answer within model.request_timeout 3m0s (4 attempt(s), model.retries); raise model.request_timeout"}},
-		{"bot HTML reply", &botSettings, reply, []string{"answered with HTML", "check model.base_url in relay.yaml"}},
+		{"bot timeout", &serve.AgentSettings, timeout, []string{"did not answer within model.request_timeout 3m0s (4 attempt(s), model.retries); raise model.request_timeout"}},
+		{"bot HTML reply", &serve.AgentSettings, reply, []string{"answered with HTML", "check model.base_url in relay.yaml"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := tc.names.explain(fmt.Errorf("planner model m: %w", tc.err), cfg)
+			got := tc.names.Explain(fmt.Errorf("planner model m: %w", tc.err), cfg)
 			if !errors.Is(got, tc.err) {
 				t.Errorf("explain lost the error: %v", got)
 			}
@@ -460,7 +426,7 @@ func TestSettingNamesExplain(t *testing.T) {
 					t.Errorf("explain = %q, want %q", got, w)
 				}
 			}
-			if tc.names == &botSettings && strings.Contains(got.Error(), "--") {
+			if tc.names == &serve.AgentSettings && strings.Contains(got.Error(), "--") {
 				t.Errorf("the bot's explanation names a flag: %v", got)
 			}
 		})

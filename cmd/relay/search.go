@@ -56,42 +56,11 @@ func (g *globals) embedder(f embedFlags) (retrieve.Embedder, error) {
 	return &retrieve.HTTPEmbedder{BaseURL: base, APIKey: key, Name: model, InputTypeField: field}, nil
 }
 
-// openSearcher opens the retrieval index of root from the state directory,
-// building it first when there is none yet (a repository indexed before
-// retrieval existed) or it is of another format. When the state directory
-// cannot be written (a read-only file system), it writes nothing: it builds
-// the index in memory for this run and says so. A damaged index is an
-// error that says to run relay index.
+// openSearcher opens root's search index, or builds it first
+// (workspace.Searcher).
 func (g *globals) openSearcher(ctx context.Context, root string, r graphdb.Reader, emb retrieve.Embedder) (*retrieve.Searcher, error) {
-	dir, err := g.stateDir(root)
-	if err != nil {
-		return nil, err
-	}
-	key, trust, err := g.ownerOptions()
-	if err != nil {
-		return nil, err
-	}
-	opts := retrieve.OpenOptions{Dir: dir, Embedder: emb, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets}
-	s, err := retrieve.Open(root, r, opts)
-	if !errors.Is(err, retrieve.ErrNoIndex) {
-		return s, err
-	}
-	if !writable(dir) {
-		fmt.Fprintf(g.stderr, "relay: %v\nrelay: %s cannot be written, so the search index is built in memory for this run only (lexical search; pass --state DIR for a writable place)\n", err, dir)
-		s, _, err := retrieve.OpenInMemory(ctx, root, r, opts)
-		if err != nil {
-			return nil, fmt.Errorf("build the search index in memory: %w", err)
-		}
-		return s, nil
-	}
-	fmt.Fprintln(g.stderr, "relay: no usable search index yet; building it now (relay index keeps it up to date)")
-	if _, err := g.prepareStateDir(root); err != nil {
-		return nil, err
-	}
-	if _, err := retrieve.Build(ctx, root, r, retrieve.BuildOptions{Dir: dir, Embedder: emb, Log: g.log, Key: key, TrustForeign: trust, SecretFiles: g.secrets}); err != nil {
-		return nil, fmt.Errorf("build search index: %w", err)
-	}
-	return retrieve.Open(root, r, opts)
+	s, err := g.ws(root).Searcher(ctx, r, emb)
+	return s, cliErr(err)
 }
 
 func newSearchCmd(g *globals) *cobra.Command {

@@ -113,15 +113,17 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 	if err != nil {
 		return err
 	}
-	acfg, err := botAgentConfig(cfg.Model, g.getenv)
+	// The bot indexes and scopes each job through workspace, with the
+	// model of relay.yaml (serve.AgentConfig) or the offline report.
+	pipe, err := serve.NewPipeline(cfg, g.getenv, g.keyFile(), g.secrets, g.log)
 	if err != nil {
 		return err
 	}
 	svc, err := serve.New(ctx, serve.Options{
 		Config: cfg, QueueURL: f.queue, Secret: g.getenv, Trackers: trackers, Parsers: parsers, Log: g.log,
-		Permissions: servePermissions(cfg, trackers),
-		Scoper:      &serveScoper{g: g, cfg: acfg, m: cfg.Model},
-		Indexer:     newServeIndexer(g, cfg),
+		Permissions: serve.Permissions(cfg, trackers),
+		Scoper:      pipe,
+		Indexer:     pipe,
 	})
 	if err != nil {
 		return err
@@ -144,5 +146,5 @@ func runServe(ctx context.Context, g *globals, cfg *serve.Config, f serveFlags) 
 // configuration names. It is a variable so that tests can substitute
 // fakes; serve_trackers.go sets it.
 var newServeTrackers = func(cfg *serve.Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error) {
-	return buildTrackers(cfg, getenv)
+	return serve.BuildTrackers(cfg, getenv)
 }

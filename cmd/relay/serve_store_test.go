@@ -60,8 +60,8 @@ func TestBotNeverReadsWorktreeStore(t *testing.T) {
 	}
 	before := dirDigest(t, committed)
 
-	g := &globals{log: slog.New(slog.DiscardHandler), getenv: func(string) string { return "" }, stderr: os.Stderr, stdout: os.Stdout}
-	if _, err := (&serveIndexer{g: g}).Index(t.Context(), wt, storeDir); err != nil {
+	g := &globals{getenv: func(string) string { return "" }}
+	if _, err := (&serve.Pipeline{KeyFile: g.keyFile(), Log: slog.New(slog.DiscardHandler)}).Index(t.Context(), wt, storeDir); err != nil {
 		t.Fatal(err)
 	}
 	if after := dirDigest(t, committed); after != before {

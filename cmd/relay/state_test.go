@@ -11,50 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestStateDir(t *testing.T) {
-	t.Parallel()
-	root := t.TempDir()
-	other := t.TempDir()
-	tests := []struct {
-		name, store, state string
-		want               string
-		usage              bool
-	}{
-		{name: "default", want: filepath.Join(root, ".relay")},
-		{name: "embedded store elsewhere", store: filepath.Join(other, "st"), want: filepath.Join(other, "st")},
-		{name: "relative store", store: "rel-store", want: mustAbs(t, "rel-store")},
-		{name: "state wins", store: filepath.Join(other, "st"), state: filepath.Join(other, "state"), want: filepath.Join(other, "state")},
-		{name: "arangodb store", store: "arangodb://root@localhost:8529/relay", want: filepath.Join(root, ".relay")},
-		{name: "arangodb store with state", store: "arangodb://root@localhost:8529/relay", state: filepath.Join(other, "state"), want: filepath.Join(other, "state")},
-		{name: "state as a URL", state: "s3://bucket/x", usage: true},
-		{name: "unknown store scheme", store: "redis://x", usage: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := &globals{store: tt.store, state: tt.state}
-			got, err := g.stateDir(root)
-			if tt.usage {
-				if !isUsage(err) {
-					t.Errorf("stateDir = %q, %v; want a usage error", got, err)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Errorf("stateDir = %q, %v; want %q", got, err, tt.want)
-			}
-		})
-	}
-}
-
-func mustAbs(t *testing.T, p string) string {
-	t.Helper()
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
-}
-
 // treeSnapshot records every path under dir with its mode, size and
 // modification time: a command that creates, removes or writes anything
 // there changes it.
@@ -187,9 +143,8 @@ func TestTranscriptInStore(t *testing.T) {
 // .gitignore ("*") into the repository root: git stopped seeing new files
 // (git add -A left them out), and grep, glob and the search index found
 // nothing. A --store or --state that is the repository, or a folder of it
-// holding files of its own, is now a usage error that writes nothing; a
-// new, empty or relay-written folder inside it, and any folder outside it,
-// are accepted.
+// holding files of its own, is now a usage error that writes nothing (the
+// rules: workspace's TestOwnDir).
 func TestStoreInsideRepository(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -206,43 +161,6 @@ func TestStoreInsideRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	link := filepath.Join(t.TempDir(), "repo-link")
-	if err := os.Symlink(root, link); err != nil {
-		t.Fatal(err)
-	}
-	outside := filepath.Join(t.TempDir(), "st")
-	tests := []struct {
-		name, store, state string
-		want               string // error text; "" when accepted
-	}{
-		{name: "store is the repository", store: root, want: "--store " + root + " is the repository itself: relay would write its index among the sources and hide them from git, grep, glob and search; pass a directory of relay's own"},
-		{name: "store is the repository through a link", store: link, want: "is the repository itself"},
-		{name: "state is the repository", state: root, want: "--state " + root + " is the repository itself"},
-		{name: "store is a source folder", store: filepath.Join(root, "src"), want: "is a folder of the repository holding files of its own (a.go): relay would hide them"},
-		{name: "state is a source folder", store: outside, state: filepath.Join(root, "src"), want: "--state " + filepath.Join(root, "src") + " is a folder of the repository"},
-		{name: "new folder inside", store: filepath.Join(root, "build", "relay")},
-		{name: "empty folder inside", store: filepath.Join(root, "empty")},
-		{name: "folder relay wrote", store: filepath.Join(root, "old-store")},
-		{name: "folder with only a .gitignore", state: filepath.Join(root, "ignored-only")},
-		{name: "outside", store: outside},
-		{name: "default", want: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := &globals{store: tt.store, state: tt.state}
-			_, err := g.stateDir(root)
-			if tt.want == "" {
-				if err != nil {
-					t.Errorf("stateDir: %v; want it accepted", err)
-				}
-				return
-			}
-			if !isUsage(err) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("stateDir: %v; want a usage error with %q", err, tt.want)
-			}
-		})
-	}
-
 	before := treeSnapshot(t, root)
 	for _, args := range [][]string{
 		{"index", "--store", root},

@@ -179,8 +179,8 @@ func TestTimeoutFlags(t *testing.T) {
 		{"tool zero", []string{"tool", "--timeout", "0s", "glob", `{"pattern": "*"}`}, "--timeout 0s: want a positive duration, e.g. 30s or 2m"},
 		{"tool negative", []string{"tool", "--timeout", "-5s", "glob", `{"pattern": "*"}`}, "--timeout -5s: want a positive duration"},
 		{"mcp zero", []string{"mcp", "--timeout", "0s"}, "--timeout 0s: want a positive duration"},
-		{"scope request timeout", []string{"scope", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--request-timeout", "0s", "x"}, "--request-timeout (0s) and --retriever-timeout (5m0s) must be positive"},
-		{"ask negative run timeout", []string{"ask", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--timeout", "-1m", "x"}, "--timeout (-1m0s) positive or 0 for none"},
+		{"scope request timeout", []string{"scope", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--request-timeout", "0s", "x"}, "--request-timeout 0s: must be positive"},
+		{"ask negative run timeout", []string{"ask", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--timeout", "-1m", "x"}, "--timeout -1m0s: must be positive, or 0 for none"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,6 +26,10 @@ type Options struct {
 	// Root is the checkout the report was written from; the values of its
 	// secret-bearing files are never published. "" skips that step.
 	Root string
+	// Values, when not nil, are the values of Root's secret-bearing files
+	// as the caller has read them already (egress.SecretValues, for the
+	// egress filter): Root is then not walked a second time.
+	Values []string
 	// Repo is the GitHub repository (owner/name) the report is posted on:
 	// cross-references to it stay live. "" (a Jira issue, local output)
 	// neutralises every cross-reference.
@@ -82,7 +86,10 @@ func NewPublisher(o Options) (*Publisher, error) {
 	if p.files == nil {
 		p.files = p.f.Files()
 	}
-	if o.Root != "" {
+	switch {
+	case o.Values != nil:
+		p.values = egress.CompileValues(o.Values)
+	case o.Root != "":
 		values, err := egress.SecretValues(o.Root, p.files)
 		if err != nil {
 			return nil, err

@@ -248,6 +248,23 @@ func TestReportUnreadableRoot(t *testing.T) {
 	}
 }
 
+// TestReportValuesGiven: a caller that has read the checkout's
+// secret-file values already (for the egress filter) hands them over, and
+// Report redacts them without walking the checkout again: a checkout gone
+// since is no error, and a value the caller read is redacted although no
+// file holds it any more.
+func TestReportValuesGiven(t *testing.T) {
+	t.Parallel()
+	gone := filepath.Join(t.TempDir(), "gone")
+	res, err := Report("The token is Zq81-canary-Lw44-value here.", Options{Root: gone, Values: []string{"Zq81canaryLw44value"}})
+	if err != nil {
+		t.Fatalf("Report with the values given walked the checkout: %v", err)
+	}
+	if strings.Contains(res.Markdown, "Zq81-canary-Lw44") || res.Redacted[egress.ValueRule] == 0 {
+		t.Errorf("the value given was not redacted: %q (%v)", res.Markdown, res.Redacted)
+	}
+}
+
 // FuzzReport: whatever the report, Report does not fail without a
 // checkout, and what it returns passes Check, notes included.
 func FuzzReport(f *testing.F) {

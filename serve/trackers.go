@@ -1,21 +1,20 @@
-package main
+package serve
 
 import (
 	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/github"
 	"github.com/relayhq/relay/tracker/jira"
 )
 
-// buildTrackers connects the GitHub and Jira trackers and webhook parsers
+// BuildTrackers connects the GitHub and Jira trackers and webhook parsers
 // the configuration names (tracker/github, tracker/jira). The secrets come
 // from the environment variables the configuration names; none is kept
 // beyond the clients that need it.
-func buildTrackers(cfg *serve.Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error) {
+func BuildTrackers(cfg *Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error) {
 	trackers, parsers := map[string]tracker.Tracker{}, map[string]tracker.WebhookParser{}
 	hc := &http.Client{Timeout: 30 * time.Second}
 	if g := cfg.GitHub; g != nil {

@@ -1,31 +1,29 @@
-package main
+package workspace
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/relayhq/relay/agent"
-	"github.com/relayhq/relay/internal/egress"
-	"github.com/relayhq/relay/internal/publish"
 )
 
-// publishScoping makes every text of a scoping report that a person or a
-// script may read or post safe to publish, in place (package publish: quotes
-// of secret-bearing files cut, their values and other secrets redacted, no
-// raw HTML, images, unsafe links, live mentions or cross-references to
-// other repositories than repo): the markdown report, the structured
-// report's fields, the planner's notes, the retrievers' queries and
-// reports, and the issue itself.
+// PublishScoping makes every text of a scoping report that a person or a
+// script may read or post safe to publish, in place (package publish, with
+// the secret-file values SecretValues read: quotes of secret-bearing files
+// cut, their values and other secrets redacted, no raw HTML, images,
+// unsafe links, live mentions or cross-references to other repositories
+// than repo): the markdown report, the structured report's fields, the
+// planner's notes, the retrievers' queries and reports, and the issue
+// itself. What was cut and redacted is logged to log.
 //
 // The issue is published too (Publisher.Text: redacted and sanitised, no
 // notes), although relay scope's caller holds it already: scripts post the
 // JSON's fields (a summary, the issue quoted above it), and an issue is as
 // untrusted as what the model wrote. The raw text stays where it came from
 // (the tracker, the file, stdin).
-func publishScoping(log *slog.Logger, files *egress.FilePolicy, root, repo string, s *agent.Scoping) error {
-	p, err := publish.NewPublisher(publish.Options{Root: root, Files: files, Repo: repo})
+func (w *Workspace) PublishScoping(log *slog.Logger, repo string, s *agent.Scoping) error {
+	p, err := w.Publisher(repo)
 	if err != nil {
-		return fmt.Errorf("check the report before publishing it: %w", err)
+		return err
 	}
 	var n int
 	var cuts []string

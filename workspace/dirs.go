@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"context"
@@ -15,28 +15,28 @@ import (
 	"github.com/relayhq/relay/graphdb/embedded"
 )
 
-// storeDir returns the embedded store directory for root: --store/RELAY_STORE
-// when set, <root>/.relay otherwise. An ArangoDB store (arangodb://…) has no
-// directory: storeDir checks its URL and returns "".
-func (g *globals) storeDir(root string) (string, error) {
-	s := g.store
+// StoreDir returns the embedded store directory: Options.Store when set,
+// <root>/.relay otherwise. An ArangoDB store (arangodb://…) has no
+// directory: StoreDir checks its URL and returns "".
+func (w *Workspace) StoreDir() (string, error) {
+	root, s := w.o.Root, w.o.Store
 	switch {
 	case s == "":
 		dir := embedded.DefaultDir(root)
-		return dir, checkNoLinks(root, dir)
+		return dir, w.checkNoLinks(dir)
 	case arango.IsURL(s):
-		return "", g.checkArangoURL()
+		return "", w.checkArangoURL()
 	case strings.Contains(s, "://"):
-		return "", usageErr(fmt.Errorf("--store %q: unknown store scheme (want a directory for the embedded store, or arangodb://host:port/db)", s))
+		return "", configErr(fmt.Errorf("%s %q: unknown store scheme (want a directory for the embedded store, or arangodb://host:port/db)", w.o.Advice.store(), s))
 	}
 	dir, err := filepath.Abs(s)
 	if err != nil {
 		return "", err
 	}
-	if err := checkNoLinks(root, dir); err != nil {
+	if err := w.checkNoLinks(dir); err != nil {
 		return "", err
 	}
-	return dir, checkOwnDir("--store", s, root, dir)
+	return dir, checkOwnDir(w.o.Advice.store(), s, root, dir)
 }
 
 // relayNames are files and folders relay writes into its store and state
@@ -70,7 +70,7 @@ func checkOwnDir(flag, arg, root, dir string) error {
 	}
 	advice := "pass a directory of relay's own: a new or empty one, or one outside the repository (the default is <repo>/.relay)"
 	if rel == "." {
-		return usageErr(fmt.Errorf("%s %s is the repository itself: relay would write its index among the sources and hide them from git, grep, glob and search; %s", flag, arg, advice))
+		return configErr(fmt.Errorf("%s %s is the repository itself: relay would write its index among the sources and hide them from git, grep, glob and search; %s", flag, arg, advice))
 	}
 	entries, err := os.ReadDir(realDir)
 	if err != nil {
@@ -83,51 +83,52 @@ func checkOwnDir(flag, arg, root, dir string) error {
 	}
 	for _, e := range entries {
 		if e.Name() != ".gitignore" {
-			return usageErr(fmt.Errorf("%s %s is a folder of the repository holding files of its own (%s): relay would hide them from git, grep, glob and search; %s", flag, arg, e.Name(), advice))
+			return configErr(fmt.Errorf("%s %s is a folder of the repository holding files of its own (%s): relay would hide them from git, grep, glob and search; %s", flag, arg, e.Name(), advice))
 		}
 	}
 	return nil
 }
 
-// stateDir returns the directory for everything relay writes besides the
+// StateDir returns the directory for everything relay writes besides the
 // graph: the search index (retrieve.idx, retrieve.manifest), review
 // feedback (feedback.jsonl), transcripts (runs/) and the REPL history.
-// It is --state/RELAY_STATE when set; otherwise the embedded store's
-// directory, so that --store DIR holds everything and the repository is
-// never written; with an ArangoDB store, which has no local directory,
-// <root>/.relay. Every writer in this package takes its directory from
+// It is Options.State when set; otherwise the embedded store's directory,
+// so that a store directory of its own holds everything and the
+// repository is never written; with an ArangoDB store, which has no local
+// directory, <root>/.relay. Every writer of relay takes its directory from
 // here.
-func (g *globals) stateDir(root string) (string, error) {
-	dir, err := g.storeDir(root)
+func (w *Workspace) StateDir() (string, error) {
+	root := w.o.Root
+	dir, err := w.StoreDir()
 	if err != nil {
 		return "", err
 	}
 	switch {
-	case g.state != "":
-		if strings.Contains(g.state, "://") {
-			return "", usageErr(fmt.Errorf("--state %q: want a local directory", g.state))
+	case w.o.State != "":
+		if strings.Contains(w.o.State, "://") {
+			return "", configErr(fmt.Errorf("%s %q: want a local directory", w.o.Advice.state(), w.o.State))
 		}
-		state, err := filepath.Abs(g.state)
+		state, err := filepath.Abs(w.o.State)
 		if err != nil {
 			return "", err
 		}
-		if err := checkNoLinks(root, state); err != nil {
+		if err := w.checkNoLinks(state); err != nil {
 			return "", err
 		}
-		return state, checkOwnDir("--state", g.state, root, state)
+		return state, checkOwnDir(w.o.Advice.state(), w.o.State, root, state)
 	case dir == "":
 		dir = embedded.DefaultDir(root)
-		return dir, checkNoLinks(root, dir)
+		return dir, w.checkNoLinks(dir)
 	}
 	return dir, nil
 }
 
-// prepareStateDir creates the state directory of root for a writer and
-// returns it. A directory relay creates gets a .gitignore ("*"), like the
-// embedded store's, so that what relay writes is never committed or
-// searched; an existing directory (one the user chose) is left as it is.
-func (g *globals) prepareStateDir(root string) (string, error) {
-	dir, err := g.stateDir(root)
+// PrepareStateDir creates the state directory for a writer and returns
+// it. A directory relay creates gets a .gitignore ("*"), like the embedded
+// store's, so that what relay writes is never committed or searched; an
+// existing directory (one the user chose) is left as it is.
+func (w *Workspace) PrepareStateDir() (string, error) {
+	dir, err := w.StateDir()
 	if err != nil {
 		return "", err
 	}
@@ -143,11 +144,11 @@ func (g *globals) prepareStateDir(root string) (string, error) {
 	return dir, nil
 }
 
-// writable reports whether relay could create or change files in dir (or,
+// Writable reports whether relay could create or change files in dir (or,
 // when dir does not exist yet, create it in its nearest existing parent),
 // without writing anything: readers use it to leave a read-only directory
 // alone instead of failing on it.
-func writable(dir string) bool {
+func Writable(dir string) bool {
 	for {
 		err := accessWrite(dir)
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -161,23 +162,27 @@ func writable(dir string) bool {
 	}
 }
 
-// openStore opens the graph store for root. Read-only opens fail with a
-// message telling to run `relay index` when there is no index yet.
-func (g *globals) openStore(ctx context.Context, root string, write bool) (graphdb.Store, error) {
-	dir, err := g.storeDir(root)
+// OpenStore opens the graph store, for writing (an unusable graph is then
+// rebuilt) or for reading. Read-only opens fail with graphdb.ErrNotFound
+// when there is no index yet.
+func (w *Workspace) OpenStore(ctx context.Context, write bool) (graphdb.Store, error) {
+	dir, err := w.StoreDir()
 	if err != nil {
 		return nil, err
 	}
-	if arango.IsURL(g.store) {
-		return g.openArango(ctx, root, write)
+	if arango.IsURL(w.o.Store) {
+		return w.openArango(ctx, write)
 	}
-	key, trust, err := g.ownerOptions()
+	key, trust, err := w.ownerOptions()
 	if err != nil {
 		return nil, err
 	}
-	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: g.log, Rebuild: write, Key: key, TrustForeign: trust})
+	st, err := embedded.Open(dir, embedded.Options{ReadOnly: !write, Logger: w.o.Log, Rebuild: write, Key: key, TrustForeign: trust})
 	if errors.Is(err, embedded.ErrForeign) {
-		return nil, fmt.Errorf("%w (to use a store shared on purpose, set RELAY_TRUST_STORE=1 or pass --trust-store)", err)
+		if a := w.o.Advice.Trust; a != "" {
+			return nil, fmt.Errorf("%w (to use a store shared on purpose, %s)", err, a)
+		}
+		return nil, err
 	}
 	if err != nil {
 		return nil, err
@@ -191,7 +196,8 @@ func (g *globals) openStore(ctx context.Context, root string, write bool) (graph
 // the parent, hiding its files from git): relay writes only into
 // directories of its own. Links above the repository, and in a directory
 // outside it, are the user's choice and are followed.
-func checkNoLinks(root, dir string) error {
+func (w *Workspace) checkNoLinks(dir string) error {
+	root := w.o.Root
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return nil
@@ -205,20 +211,26 @@ func checkNoLinks(root, dir string) error {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(p)
-			return fmt.Errorf("%s is a symbolic link (to %s) inside the repository: relay keeps its index only in a directory of its own, never behind a link, so nothing is written through it; remove the link (if it came with the repository, relay index recreates the store), or pass --store/--state DIR outside the repository: %w", p, target, embedded.ErrLink)
+			a := w.o.Advice
+			fix := "remove the link (indexing recreates the store), or keep the store and state directories outside the repository"
+			if a.Index != "" && a.Store != "" && a.State != "" {
+				fix = fmt.Sprintf("remove the link (if it came with the repository, %s recreates the store), or pass %s/%s DIR outside the repository", a.Index, a.Store, a.State)
+			}
+			return fmt.Errorf("%s is a symbolic link (to %s) inside the repository: relay keeps its index only in a directory of its own, never behind a link, so nothing is written through it; %s: %w", p, target, fix, embedded.ErrLink)
 		}
 	}
 	return nil
 }
 
-// privateDirs returns relay's store and state directories that lie inside
-// root, repository-relative, for tools.Options.Private: a model must not
-// read relay's own files there (transcripts of past runs among them), as
-// it cannot under the default .relay.
-func (g *globals) privateDirs(root string) []string {
+// PrivateDirs returns relay's store and state directories that lie inside
+// the repository, repository-relative, for tools.Options.Private: a model
+// must not read relay's own files there (transcripts of past runs among
+// them), as it cannot under the default .relay.
+func (w *Workspace) PrivateDirs() []string {
+	root := w.o.Root
 	var out []string
-	for _, get := range []func(string) (string, error){g.storeDir, g.stateDir} {
-		dir, err := get(root)
+	for _, get := range []func() (string, error){w.StoreDir, w.StateDir} {
+		dir, err := get()
 		if err != nil || dir == "" {
 			continue
 		}

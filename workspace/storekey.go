@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"crypto/rand"
@@ -13,7 +13,8 @@ import (
 // DESIGN: the store key. A store relay wrote carries an HMAC-SHA256 under
 // a per-user secret (see graphdb/embedded, Ownership); the secret lives
 // outside every repository, in the user's config folder
-// (os.UserConfigDir()/relay/store.key, or the file RELAY_STORE_KEY names),
+// (os.UserConfigDir()/relay/store.key, or Options.KeyFile: the CLI takes
+// it from RELAY_STORE_KEY),
 // 32 random bytes created 0600 on first use. A store that came with a
 // repository cannot carry a MAC under it, so it is rebuilt by `relay index`
 // and refused by readers. RELAY_TRUST_STORE=1 (or --trust-store) believes a
@@ -23,24 +24,28 @@ import (
 // storeKeySize is the size of a store key in bytes.
 const storeKeySize = 32
 
-// defaultKeyPath is where the store key lives when RELAY_STORE_KEY is not
-// set; tests point it at a file of their own.
-var defaultKeyPath = func() (string, error) {
+// DefaultKeyPath is where the store key lives when Options.KeyFile is not
+// set: relay/store.key in the user's config folder.
+func DefaultKeyPath() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("find the user config folder for relay's store key: %w (set RELAY_STORE_KEY to a file relay may create)", err)
+		return "", fmt.Errorf("find the user config folder for relay's store key: %w", err)
 	}
 	return filepath.Join(dir, "relay", "store.key"), nil
 }
 
 var storeKeys sync.Map // path → []byte, read once per process
 
-// storeKey returns this user's store key, creating it on first use.
-func (g *globals) storeKey() ([]byte, error) {
-	p := g.getenv("RELAY_STORE_KEY")
+// StoreKey returns this user's store key (Options.KeyFile), creating it on
+// first use.
+func (w *Workspace) StoreKey() ([]byte, error) {
+	p := w.o.KeyFile
 	if p == "" {
 		var err error
-		if p, err = defaultKeyPath(); err != nil {
+		if p, err = DefaultKeyPath(); err != nil {
+			if a := w.o.Advice.KeyFile; a != "" {
+				err = fmt.Errorf("%w (%s)", err, a)
+			}
 			return nil, err
 		}
 	}
@@ -115,7 +120,7 @@ func readKey(p string) ([]byte, error) {
 
 // ownerOptions are what every embedded store of this process opens with
 // to judge whose it is: the store key and the trust setting.
-func (g *globals) ownerOptions() (key []byte, trust bool, err error) {
-	key, err = g.storeKey()
-	return key, g.trustStore, err
+func (w *Workspace) ownerOptions() (key []byte, trust bool, err error) {
+	key, err = w.StoreKey()
+	return key, w.o.TrustStore, err
 }
