@@ -81,21 +81,6 @@ func (f *Filter) AddValues(vals []string) {
 	f.values.Store(CompileValues(all))
 }
 
-// AddSecretValues adds the values of the secret-bearing files of the
-// checkout at root, by p (nil: the filter's own policy), and returns how
-// many values the files hold.
-func (f *Filter) AddSecretValues(root string, p *FilePolicy) (int, error) {
-	if p == nil {
-		p = f.files
-	}
-	vals, err := SecretValues(root, p)
-	if err != nil {
-		return 0, err
-	}
-	f.AddValues(vals)
-	return len(vals), nil
-}
-
 // New builds a filter with gitleaks' default rules and the file policy of o.
 func New(o Options) (*Filter, error) {
 	det, err := newDetector()

@@ -49,11 +49,12 @@ func TestFilterValues(t *testing.T) {
 	if res := f.Redact(table); !strings.Contains(res.Text, copiedKey) {
 		t.Fatalf("gitleaks alone redacts the copy, so the test shows nothing: %q", res.Text)
 	}
-	n, err := f.AddSecretValues(root, nil)
-	if err != nil || n == 0 {
-		t.Fatalf("AddSecretValues = %d, %v", n, err)
+	vals, err := SecretValues(root, f.files)
+	if err != nil || len(vals) == 0 {
+		t.Fatalf("SecretValues = %d values, %v", len(vals), err)
 	}
-	f.AddSecretValues(root, nil) // adding again adds nothing
+	f.AddValues(vals)
+	f.AddValues(vals) // adding again adds nothing
 	tests := []struct {
 		name, text, secret string
 	}{
