@@ -83,13 +83,13 @@
 // budget.go; the pathological corpus (index/internal/pathcorpus) and its
 // benchmark (index/internal/benchpath) exercise each case.
 //
-// # Other languages
+// # Languages
 //
 // The orchestration (scan, diff, transaction, progress) is shared; each
-// language registers a fileLang (frontend.go) and is listed, in order, in
-// fileLangs (langs.go): Go (golang_lang.go, package index/golang), Python
-// (pylang.go, package index/python), Java (javalang.go, package index/java)
-// and TypeScript/JavaScript (tslang.go, package index/typescript).
+// language is a package of its own holding its frontend and its
+// registration record (index/internal/frontend.Lang), listed, in order, in
+// fileLangs (langs.go): Go (index/golang), Python (index/python), Java
+// (index/java) and TypeScript/JavaScript (index/typescript).
 // The scan asks the registered languages to claim each file (its source,
 // its configuration files; Go's own rules — go.mod and go.work, the
 // directories the go command ignores, files .gitignore hides but go list

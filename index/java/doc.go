@@ -92,7 +92,7 @@
 // calls changed: the file node's java.byname lists their names and
 // argument counts (see the DESIGN note in byname.go). A name that
 // stays over the limit of 8 re-resolves nothing. FormatVersion (Meta
-// "index.java.version"; index.JavaFormatVersion) versions the Java
+// "index.java.version"; java.FormatVersion) versions the Java
 // records; a change re-indexes Java only.
 //
 // Java budgets (limits.go): member types are indexed 64 levels deep,
