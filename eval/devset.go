@@ -16,8 +16,12 @@ import (
 // names a Go module version in Repo and has no checkout yet: the module's
 // source is fetched with `go mod download -json` (the module cache first, so
 // it works offline once cached) and copied, writable, into place. A module
-// without a go.mod gets one. Instances without Repo are left alone.
+// without a go.mod gets one. Instances without Repo are left alone. dir
+// is created when missing.
 func MaterializeCheckouts(ctx context.Context, insts []Instance, dir string) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
 	made := 0
 	srcs := map[string]string{}
 	for _, in := range insts {

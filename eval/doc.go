@@ -13,7 +13,11 @@
 // [RunRealIssues] runs a real-issue set (tracker issues with their merged
 // fixes, base trees as git bundles; `relay eval real`): cached checkouts,
 // derived gold functions, relay next to the baseline, per repository;
-// [MaterializeCheckouts] fills the checkouts from the module cache. Two
+// [MaterializeCheckouts] fills the checkouts from the module cache.
+// [ReadInstances], [Gold.Instance], [NeedsGraph], [Report.AllFailed],
+// [DefaultRealCache] and [RealReport.WriteFiles] are what every front end
+// of the eval shares (files.go); the CLI keeps flags, tables and exit
+// status. Two
 // sets live in testdata: realset (real fixes of real Go projects, figures
 // in realset_stats.txt from TestRealSet) and devset (hand-written, figures
 // in eval_stats.txt from TestDevSet); the real-issue set itself stays

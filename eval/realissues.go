@@ -221,7 +221,8 @@ func realGoldFiles(ri RealIssue, root string) (files, skipped []string) {
 type RealOptions struct {
 	// Set is the folder holding instances.jsonl and the bundles.
 	Set string
-	// Cache holds the bare clones and checkouts (kept between runs).
+	// Cache holds the bare clones and checkouts (kept between runs),
+	// created when missing; "" for DefaultRealCache.
 	Cache string
 	// Repos, when set, keeps the instances whose repository's short or
 	// full name is listed ("dayjs", "google/gson").
@@ -252,6 +253,21 @@ type RealReport struct {
 // baseline. An instance that cannot be checked out or indexed counts as a
 // miss with its error.
 func RunRealIssues(ctx context.Context, opts RealOptions) (RealReport, error) {
+	var err error
+	if opts.Set, err = filepath.Abs(opts.Set); err != nil {
+		return RealReport{}, err
+	}
+	if opts.Cache == "" {
+		if opts.Cache, err = DefaultRealCache(); err != nil {
+			return RealReport{}, err
+		}
+	}
+	if opts.Cache, err = filepath.Abs(opts.Cache); err != nil {
+		return RealReport{}, err
+	}
+	if err := os.MkdirAll(opts.Cache, 0o755); err != nil {
+		return RealReport{}, fmt.Errorf("create the cache folder: %w", err)
+	}
 	ris, err := loadRealSet(opts.Set, opts.Repos)
 	if err != nil {
 		return RealReport{}, err

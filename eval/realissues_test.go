@@ -86,11 +86,11 @@ func realSet(t *testing.T) string {
 // tree is checked out from the bundle into the cache (and reused on a
 // rerun), the changelog is no gold file, the gold function comes from the
 // patch, the add-only fix is excluded, and the figures parse as a stats
-// file.
+// file. The cache folder is created when missing.
 func TestRunRealIssues(t *testing.T) {
 	t.Parallel()
 	set := realSet(t)
-	cache := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "not", "yet") // created by the run
 	prepared := 0
 	opts := RealOptions{Set: set, Cache: cache, Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
 		prepared++

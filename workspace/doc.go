@@ -32,6 +32,10 @@
 //     for one question (InMemoryGraph);
 //   - a backlog of tickets (ReadTickets) and the resumable Batch that
 //     scopes it into report files.
+//   - the localization eval's view of a checkout (eval.go): EvalCheckout
+//     indexes it into its own store for eval.Run and eval.RunRealIssues,
+//     and GoldFromDiff derives a fix's gold answer (a graph indexed in
+//     memory for languages other than Go).
 //
 // It prints nothing: notices a person should see (an index rebuilt, a
 // read-only state directory) go to Options.Notify, and errors come back to

@@ -66,8 +66,7 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 	}
 	var localize eval.AgentLocalizer
 	if f.agentMode {
-		_, _, ok := f.llm.endpoint(g)
-		if !ok {
+		if _, _, ok := f.llm.endpoint(g); !ok {
 			return usageErr(errors.New("eval --agent needs a model endpoint: set OPENAI_API_KEY and/or OPENAI_BASE_URL (or --base-url); without one, run eval without --agent to measure the offline pipeline"))
 		}
 		if _, err := f.llm.config(g); err != nil {
@@ -75,115 +74,76 @@ func (f *evalFlags) run(ctx context.Context, g *globals) error {
 		}
 		localize = f.llm.evalLocalizer(g)
 	}
-	in, err := os.Open(f.instances)
-	if err != nil {
-		return fmt.Errorf("open instances: %w", err)
-	}
-	insts, err := eval.LoadInstances(in)
-	in.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.instances, err)
-	}
-	dir, err := f.checkoutDir(ctx, g, insts)
+	insts, err := eval.ReadInstances(f.instances)
 	if err != nil {
 		return err
 	}
-	rep, err := eval.Run(ctx, insts, eval.Options{
-		Checkouts: dir,
-		Baseline:  f.baseline,
-		Agent:     localize,
-		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
-			return prepareCheckout(ctx, g, root, "")
-		},
-		Progress: evalProgress(g.stderr),
-	})
-	if err != nil {
-		return err
-	}
-	if f.asJSON {
-		if err := printJSON(g.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(g.stdout, rep.Table())
-	}
-	return allFailed(rep)
-}
-
-// allFailed is the error of a run in which no instance could be localized
-// at all (every checkout missing, every index failing): its figures are all
-// misses and measure nothing, so the run fails (exit 1) after printing
-// them, naming the first failure. Some failures among successes only count
-// as misses.
-func allFailed(rep eval.Report) error {
-	failed, first := map[string]bool{}, ""
-	for _, r := range rep.Results {
-		if r.Error == "" {
-			return nil
-		}
-		if len(failed) == 0 {
-			first = r.ID + ": " + r.Error
-		}
-		failed[r.ID] = true
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return fmt.Errorf("every instance failed (%d), so the figures above measure nothing; the first: %s", len(failed), first)
-}
-
-// checkoutDir returns the absolute checkouts directory, filled from the
-// module cache first under --materialize.
-func (f *evalFlags) checkoutDir(ctx context.Context, g *globals, insts []eval.Instance) (string, error) {
 	dir, err := filepath.Abs(f.checkouts)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if f.materialize {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
 		n, err := eval.MaterializeCheckouts(ctx, insts, dir)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if n > 0 {
 			fmt.Fprintf(g.stderr, "eval: checked out %d instance(s) into %s\n", n, dir)
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", usageErr(fmt.Errorf("--checkouts %s is not a directory (create it, or pass --materialize for instances with a repo)", dir))
+		return usageErr(fmt.Errorf("--checkouts %s is not a directory (create it, or pass --materialize for instances with a repo)", dir))
 	}
-	return dir, nil
+	rep, err := eval.Run(ctx, insts, eval.Options{Checkouts: dir, Baseline: f.baseline, Agent: localize,
+		Prepare: g.evalPrepare(""), Progress: evalProgress(g.stderr)})
+	if err != nil {
+		return err
+	}
+	return printEval(g, f.asJSON, rep, rep.Table(), rep)
 }
 
-// prepareCheckout indexes one checkout into its own embedded store and
-// builds its retrieval index (workspace.Index, incremental on a second
-// run); a checkout without source relay builds a graph for is searched
-// over its empty graph.
-func prepareCheckout(ctx context.Context, g *globals, root, goProxy string) (graphdb.Reader, func() error, error) {
-	// The checkouts' stores are eval's own (<checkout>/.relay), whatever
-	// --store, --state and --trust-store say.
-	ws := workspace.New(g.wsOptions(root))
-	// The agent's requests on this checkout pass the process-wide filter,
-	// which learns its secret-file values first.
-	if _, err := ws.SecretValues(); err != nil {
-		return nil, nil, err
+// printEval prints a report as JSON or as its table, then fails the run
+// (exit 1) when no instance could be localized at all: its figures are
+// all misses and measure nothing.
+func printEval(g *globals, asJSON bool, v any, table string, rep eval.Report) error {
+	if asJSON {
+		if err := printJSON(g.stdout, v); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(g.stdout, table)
 	}
-	res, err := ws.Index(ctx, workspace.IndexOptions{GoProxy: goProxy, SearchWithoutGraph: true})
-	if err != nil {
-		return nil, nil, cliErr(err)
+	if n, first := rep.AllFailed(); n > 0 {
+		return fmt.Errorf("every instance failed (%d), so the figures above measure nothing; the first: %s", n, first)
 	}
-	if res.NoGraph {
-		g.log.Info("no code graph for this checkout; searching without it", "root", root)
+	return nil
+}
+
+// evalPrepare indexes one checkout for eval (workspace.EvalCheckout) in
+// its own store: the checkouts' stores are eval's own (<checkout>/.relay),
+// whatever --store, --state and --trust-store say.
+func (g *globals) evalPrepare(goProxy string) func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+	return func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+		r, closer, err := workspace.New(g.wsOptions(root)).EvalCheckout(ctx, goProxy)
+		return r, closer, cliErr(err)
 	}
-	// Without a graph the store holds no committed graph a reader could
-	// open: the empty store is opened as the indexer left it.
-	st, err := ws.OpenStore(ctx, res.NoGraph)
-	if err != nil {
-		return nil, nil, err
+}
+
+// evalLocalizer is relay eval --agent's localizer: the agent of the model
+// flags on each checkout, asked where the fix goes (workspace's
+// Agent.Localize).
+func (f *llmFlags) evalLocalizer(g *globals) eval.AgentLocalizer {
+	return func(ctx context.Context, root string, graph graphdb.Reader, problem string) (eval.Prediction, int64, error) {
+		sess, err := f.newAgentOn(ctx, g, root, graph, nil)
+		if err != nil {
+			return eval.Prediction{}, 0, err
+		}
+		defer sess.Close()
+		ctx, cancel := f.runContext(ctx)
+		defer cancel()
+		p, tokens, err := sess.agent.Localize(ctx, root, graph, problem)
+		return p, tokens, sess.explain(err)
 	}
-	return st, st.Close, nil
 }
 
 // evalProgress prints one line per finished instance: its file reciprocal

@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/eval"
-	"github.com/relayhq/relay/retrieve"
-	"github.com/relayhq/relay/udiff"
 	"github.com/relayhq/relay/workspace"
 )
 
@@ -104,15 +101,16 @@ func (f *deriveFlags) run(ctx context.Context, g *globals) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	byModule := f.module != ""
 	var (
 		gold eval.Gold
+		repo string // the instance's module version
 		err  error
 	)
-	if byModule {
+	if f.module != "" {
 		gold, err = eval.DeriveFromModules(ctx, f.module, f.from, f.to)
+		repo = f.module + "@" + f.from
 	} else {
-		gold, err = deriveFromDiff(ctx, g, f.repo, f.diffFile)
+		gold, err = f.fromDiff(ctx, g)
 	}
 	if err != nil {
 		return err
@@ -120,8 +118,9 @@ func (f *deriveFlags) run(ctx context.Context, g *globals) error {
 	for _, s := range gold.Skipped {
 		fmt.Fprintf(g.stderr, "derive: skipped %s\n", s)
 	}
-	if len(gold.Files) == 0 {
-		return errors.New("the fix changes no source file of the pre-fix tree (only tests, docs, generated or new files): it cannot be a localization instance")
+	in, err := gold.Instance(f.id, f.statement, repo)
+	if err != nil {
+		return err
 	}
 	if len(gold.Functions) == 0 && !f.allowNoFunctions {
 		fmt.Fprintln(g.stderr, "derive: warning: no function or method changed (only declarations outside functions); the instance scores files only")
@@ -132,48 +131,22 @@ func (f *deriveFlags) run(ctx context.Context, g *globals) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(gold)
 	}
-	in := eval.Instance{ID: f.id, Problem: f.statement, GoldFiles: gold.Files, GoldFunctions: gold.Functions}
-	if byModule {
-		in.Repo = f.module + "@" + f.from
-	}
-	if in.GoldFunctions == nil {
-		in.GoldFunctions = []string{}
-	}
 	return enc.Encode(in)
 }
 
-func deriveFromDiff(ctx context.Context, g *globals, repo, diffFile string) (eval.Gold, error) {
-	root, err := filepath.Abs(repo)
+// fromDiff derives the gold answer of --diff against the checkout --repo
+// (workspace.GoldFromDiff).
+func (f *deriveFlags) fromDiff(ctx context.Context, g *globals) (eval.Gold, error) {
+	root, err := filepath.Abs(f.repo)
 	if err != nil {
 		return eval.Gold{}, err
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return eval.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", repo))
+		return eval.Gold{}, usageErr(fmt.Errorf("--repo %s is not a directory", f.repo))
 	}
-	diffs, err := readDiff(g, diffFile, "--diff")
+	diffs, err := readDiff(g, f.diffFile, "--diff")
 	if err != nil {
 		return eval.Gold{}, err
 	}
-	if !touchesOtherSource(diffs) {
-		return eval.GoldFromDiff(root, diffs)
-	}
-	// Functions of languages other than Go come from the code graph of the
-	// checkout: index it in memory (nothing is written to the checkout).
-	st, err := workspace.New(g.wsOptions(root)).InMemoryGraph(ctx)
-	if err != nil {
-		return eval.Gold{}, fmt.Errorf("gold functions of %s: %w", repo, err)
-	}
-	defer st.Close()
-	return eval.GoldFromDiffGraph(ctx, root, diffs, st)
-}
-
-// touchesOtherSource reports whether a diff changes a source file of a
-// language other than Go (one that needs the graph for gold functions).
-func touchesOtherSource(diffs []udiff.FileDiff) bool {
-	for _, d := range diffs {
-		if lang, ok := retrieve.LanguageOf(d.OldPath); ok && lang != "go" && slices.Contains(retrieve.SourceLanguages, lang) {
-			return true
-		}
-	}
-	return false
+	return workspace.New(g.wsOptions(root)).GoldFromDiff(ctx, diffs)
 }

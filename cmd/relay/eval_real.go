@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/eval"
-	"github.com/relayhq/relay/graphdb"
 )
 
 // realFlags are relay eval real's flags.
@@ -66,34 +63,18 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 	if fi, err := os.Stat(f.set); err != nil || !fi.IsDir() {
 		return usageErr(fmt.Errorf("--set %s is not a directory", f.set))
 	}
-	set, err := filepath.Abs(f.set)
-	if err != nil {
-		return err
-	}
 	if f.goProxy == "" {
 		f.goProxy = g.getenv("RELAY_GO_PROXY")
 	}
-	cache := f.cache
-	if cache == "" {
-		dir, err := os.UserCacheDir()
+	if f.cache == "" {
+		dir, err := eval.DefaultRealCache()
 		if err != nil {
-			return usageErr(fmt.Errorf("no user cache folder (%v): pass --cache DIR", err))
+			return usageErr(fmt.Errorf("%w: pass --cache DIR", err))
 		}
-		cache = filepath.Join(dir, "relay", "realissues")
+		f.cache = dir
 	}
-	if cache, err = filepath.Abs(cache); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return fmt.Errorf("create --cache: %w", err)
-	}
-	rep, err := eval.RunRealIssues(ctx, eval.RealOptions{
-		Set: set, Cache: cache, Repos: f.repos,
-		Prepare: func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
-			return prepareCheckout(ctx, g, root, f.goProxy)
-		},
-		Progress: evalProgress(g.stderr),
-	})
+	rep, err := eval.RunRealIssues(ctx, eval.RealOptions{Set: f.set, Cache: f.cache, Repos: f.repos,
+		Prepare: g.evalPrepare(f.goProxy), Progress: evalProgress(g.stderr)})
 	if err != nil {
 		return err
 	}
@@ -101,46 +82,9 @@ func (f *realFlags) run(ctx context.Context, g *globals) error {
 		fmt.Fprintf(g.stderr, "eval: %d instance(s) not scored (the fix changes no source file of the base tree, it only adds files)\n", n)
 	}
 	if f.out != "" {
-		if err := writeRealOut(f.out, rep); err != nil {
-			return err
+		if err := rep.WriteFiles(f.out); err != nil {
+			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	if f.asJSON {
-		if err := printJSON(g.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(g.stdout, rep.Table())
-	}
-	return allFailed(rep.Report)
-}
-
-// writeRealOut writes the figures, the per-instance results and the
-// instances as scored into dir.
-func writeRealOut(dir string, rep eval.RealReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create --out: %w", err)
-	}
-	res, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	var insts []byte
-	for _, in := range rep.Instances {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		insts = append(append(insts, b...), '\n')
-	}
-	for name, data := range map[string][]byte{
-		"figures.txt":     []byte(rep.Figures("relay eval real", true)),
-		"results.json":    res,
-		"instances.jsonl": insts,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-	}
-	return nil
+	return printEval(g, f.asJSON, rep, rep.Table(), rep.Report)
 }
