@@ -1,13 +1,13 @@
 package workspace
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/retrieve"
 )
 
@@ -47,22 +47,6 @@ func sampleRepo(t *testing.T) string {
 	return dst
 }
 
-// flipBits flips n random bits (seeded) in the middle half of path.
-func flipBits(t *testing.T, path string, seed uint64, n int) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(seed, 1))
-	for range n {
-		b[len(b)/4+r.IntN(len(b)/2)] ^= 1 << r.IntN(8)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestIndexRecoversDamagedStore: a store whose last writer died (no seal)
 // and whose graph is damaged is found damaged while indexing; Index keeps
 // the damaged file aside, says so and indexes from scratch. (An unsealed
@@ -79,7 +63,7 @@ func TestIndexRecoversDamagedStore(t *testing.T) {
 	}
 	dir := filepath.Join(root, ".relay")
 	os.Remove(filepath.Join(dir, "graph.seal"))
-	flipBits(t, filepath.Join(dir, "graph.db"), 1, 300)
+	testutil.FlipBits(t, filepath.Join(dir, "graph.db"), 1, 300)
 	res, err := w.Index(t.Context(), IndexOptions{Full: true})
 	if err != nil {
 		t.Fatalf("Index of a damaged store: %v", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/embedded"
+	"github.com/relayhq/relay/internal/testutil"
 )
 
 // damageQueries returns n graph queries (operation, target, depth; JSON
@@ -76,22 +77,6 @@ func copyFiles(t *testing.T, src, dst string) {
 	}
 }
 
-// flipBits flips n random bits (seeded) in the middle half of path.
-func flipBits(t *testing.T, path string, seed uint64, n int) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(seed, 1))
-	for range n {
-		b[len(b)/4+r.IntN(len(b)/2)] ^= 1 << r.IntN(8)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDamagedIndex reproduces issue 9's probe: 300 random bit flips in the
 // middle of graph.db made 6–16 of 300 queries answer differently with exit
 // 0, and `relay index` (also --full) then failed with "database disk image
@@ -142,7 +127,7 @@ func TestDamagedIndex(t *testing.T) {
 			if !sealed {
 				os.Remove(filepath.Join(dir, "graph.seal"))
 			}
-			flipBits(t, filepath.Join(dir, "graph.db"), seed, 300)
+			testutil.FlipBits(t, filepath.Join(dir, "graph.db"), seed, 300)
 
 			// The copy is a new graph.db, not the one this user's relay
 			// sealed: --trust-store believes it, so that what is tested is
