@@ -32,6 +32,11 @@
 //     for one question (InMemoryGraph);
 //   - a backlog of tickets (ReadTickets) and the resumable Batch that
 //     scopes it into report files.
+//   - the queries the CLI and other front ends answer from the index: a
+//     graph traversal (AnswerGraph, and GraphReader for the graph tool), a
+//     search (Search), a diff's review context with the feedback recorded
+//     in the state directory (Review, FeedbackStore), and the graph
+//     exported to files written whole or not at all (ExportGraph).
 //
 // It prints nothing: notices a person should see (an index rebuilt, a
 // read-only state directory) go to Options.Notify, and errors come back to
