@@ -34,3 +34,28 @@ func (w *Workspace) AnswerGraph(ctx context.Context, operation string, targets [
 	defer st.Close()
 	return tools.AnswerGraphTargets(ctx, st, operation, targets, depth)
 }
+
+// Tool builds just the named tool over the workspace (tools.ByName), with
+// opts's Root, Private, SecretFiles and Hints set from the workspace and,
+// for the graph tool, the graph store opened (GraphReader). The returned
+// func closes what it opened.
+func (w *Workspace) Tool(ctx context.Context, name string, opts tools.Options) (tools.Tool, func(), error) {
+	opts.Root, opts.Private, opts.SecretFiles, opts.Hints = w.o.Root, w.PrivateDirs(), w.o.SecretFiles, w.o.Hints
+	if opts.Logger == nil {
+		opts.Logger = w.o.Log
+	}
+	closeFn := func() {}
+	if name == tools.GraphName {
+		r, c, err := w.GraphReader(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Graph, closeFn = r, c
+	}
+	tool, err := tools.ByName(name, opts)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return tool, closeFn, nil
+}

@@ -59,6 +59,21 @@ func TestQueries(t *testing.T) {
 		t.Fatalf("GraphReader = %v, %v", r, err)
 	}
 	closeFn()
+	for _, name := range []string{tools.GraphName, tools.ReadName} {
+		tool, closeFn, err := w.Tool(ctx, name, tools.Options{})
+		if err != nil {
+			t.Fatalf("Tool(%s): %v", name, err)
+		}
+		args := map[string]string{tools.GraphName: `{"operation": "callers", "target": "Service.Send"}`, tools.ReadName: `{"file": "notify/notify.go", "num_lines": 3}`}[name]
+		res, err := tool.Call(ctx, []byte(args))
+		closeFn()
+		if err != nil || res.IsError {
+			t.Errorf("%s tool: %+v, %v", name, res, err)
+		}
+	}
+	if _, _, err := w.Tool(ctx, "shell", tools.Options{}); err == nil {
+		t.Error("Tool(shell) built a tool")
+	}
 	ans, err := w.AnswerGraph(ctx, "blast-radius", []string{"notify.SMSSender.Send", "Service.Send"}, 0)
 	if err != nil {
 		t.Fatal(err)

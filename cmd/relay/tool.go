@@ -59,19 +59,11 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
 			if err != nil {
 				return err
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: g.toolHints()}
-			if name == tools.GraphName {
-				r, closeFn, err := g.ws(root).GraphReader(cmd.Context())
-				if err != nil {
-					return cliErr(err)
-				}
-				defer closeFn()
-				opts.Graph = r
-			}
-			tool, err := tools.ByName(name, opts)
+			tool, closeFn, err := g.ws(root).Tool(cmd.Context(), name, tools.Options{Timeout: timeout, Logger: g.log})
 			if err != nil {
-				return err
+				return cliErr(err)
 			}
+			defer closeFn()
 			res, err := tool.Call(cmd.Context(), json.RawMessage(raw))
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)

@@ -98,5 +98,3 @@ func (g *globals) stateDir(root string) (string, error) {
 	dir, err := g.ws(root).StateDir()
 	return dir, cliErr(err)
 }
-
-func (g *globals) privateDirs(root string) []string { return g.ws(root).PrivateDirs() }
