@@ -33,7 +33,8 @@
 //   - a backlog of tickets (ReadTickets) and the resumable Batch that
 //     scopes it into report files.
 //   - the queries the CLI and other front ends answer from the index: a
-//     graph traversal (AnswerGraph, and GraphReader for the graph tool), a
+//     graph traversal (AnswerGraph; Tool builds one tool over the
+//     workspace, GraphReader opens the store for the graph tool), a
 //     search (Search), a diff's review context with the feedback recorded
 //     in the state directory (Review, FeedbackStore), and the graph
 //     exported to files written whole or not at all (ExportGraph).
