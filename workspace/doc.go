@@ -36,6 +36,12 @@
 //     indexes it into its own store for eval.Run and eval.RunRealIssues,
 //     and GoldFromDiff derives a fix's gold answer (a graph indexed in
 //     memory for languages other than Go).
+//   - the queries the CLI and other front ends answer from the index: a
+//     graph traversal (AnswerGraph; Tool builds one tool over the
+//     workspace, GraphReader opens the store for the graph tool), a
+//     search (Search), a diff's review context with the feedback recorded
+//     in the state directory (Review, FeedbackStore), and the graph
+//     exported to files written whole or not at all (ExportGraph).
 //
 // It prints nothing: notices a person should see (an index rebuilt, a
 // read-only state directory) go to Options.Notify, and errors come back to

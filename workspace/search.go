@@ -76,3 +76,20 @@ func (w *Workspace) openOptions(dir string, emb retrieve.Embedder) (retrieve.Ope
 	}
 	return retrieve.OpenOptions{Dir: dir, Embedder: emb, Log: w.o.Log, Key: key, TrustForeign: trust, SecretFiles: w.o.SecretFiles}, nil
 }
+
+// Search answers query from the search index over the workspace's graph
+// (graph distance re-ranks the hits, and Expand attaches graph context):
+// the graph store is opened, and the search index opened or built first
+// (Searcher). emb adds dense retrieval when the index has its vectors.
+func (w *Workspace) Search(ctx context.Context, query string, o retrieve.SearchOptions, emb retrieve.Embedder) (retrieve.Results, error) {
+	st, err := w.OpenStore(ctx, false)
+	if err != nil {
+		return retrieve.Results{}, err
+	}
+	defer st.Close()
+	s, err := w.Searcher(ctx, st, emb)
+	if err != nil {
+		return retrieve.Results{}, err
+	}
+	return s.Search(ctx, query, o)
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/tools"
 )
 
@@ -64,24 +63,13 @@ each result has qname, loc, file, line, kind, relation, depth, via, site_file, s
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			st, err := g.openStore(ctx, root, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			var ans tools.GraphAnswer
-			if op == tools.OpBlastRadius && len(args) > 2 {
-				ans, err = blastMany(cmd, st, args[1:], depth)
-			} else {
-				ans, err = tools.AnswerGraph(ctx, st, op, args[1], depth)
-			}
+			ans, err := g.ws(root).AnswerGraph(cmd.Context(), op, args[1:], depth)
 			if err != nil {
 				var ie *tools.GraphInputError
 				if errors.As(err, &ie) {
 					return &exitError{code: 1, err: ie} // its Msg, and advice.go's advice
 				}
-				return err
+				return cliErr(err)
 			}
 			if asJSON {
 				return printJSON(g.stdout, ans.JSON(limit))
@@ -114,29 +102,4 @@ func graphArgs(cmd *cobra.Command, args []string) error {
 		return errors.New("graph blast-radius needs at least one target: the symbol(s) a change touches, e.g. relay graph blast-radius notify.SMSSender.Send retry.Do")
 	}
 	return fmt.Errorf("graph %s needs a target: a symbol name, qualified name or path.go:Func, e.g. relay graph %s Service.Send", args[0], args[0])
-}
-
-// blastMany resolves several targets and computes one blast radius for all.
-func blastMany(cmd *cobra.Command, st graphdb.Reader, targets []string, depth int) (tools.GraphAnswer, error) {
-	ctx := cmd.Context()
-	var ids []graphdb.NodeID
-	var names []string
-	var first graphdb.Node
-	for i, t := range targets {
-		n, err := tools.ResolveTarget(ctx, st, t)
-		if err != nil {
-			return tools.GraphAnswer{}, err
-		}
-		if i == 0 {
-			first = n
-		}
-		ids = append(ids, n.ID)
-		names = append(names, n.QName)
-	}
-	b, err := graphdb.BlastRadius(ctx, st, ids, depth)
-	if err != nil {
-		return tools.GraphAnswer{}, err
-	}
-	first.QName = strings.Join(names, ", ")
-	return tools.GraphAnswer{Operation: tools.OpBlastRadius, Target: first, Depth: b.MaxDepth, Blast: &b}, nil
 }

@@ -1,26 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/graphdb"
-	"github.com/relayhq/relay/graphdb/arango"
-)
-
-// Export formats of relay graph export.
-const (
-	exportJSONL   = "jsonl"
-	exportGraphML = "graphml"
-	exportArango  = "arangodb"
+	"github.com/relayhq/relay/workspace"
 )
 
 func newGraphExportCmd(g *globals) *cobra.Command {
@@ -67,8 +56,8 @@ selected and both its ends are. Counts go to stderr.`,
 				return usageErr(err)
 			}
 			switch format {
-			case exportJSONL, exportGraphML:
-			case exportArango:
+			case workspace.ExportJSONL, workspace.ExportGraphML:
+			case workspace.ExportArango:
 				if out == "" {
 					return usageErr(errors.New("--format arangodb writes two files (nodes.jsonl, edges.jsonl): name their directory with --out DIR"))
 				}
@@ -81,20 +70,13 @@ selected and both its ends are. Counts go to stderr.`,
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			st, err := g.openStore(ctx, root, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			sc, ok := st.(graphdb.Scanner)
-			if !ok {
-				return fmt.Errorf("graph export: the store %T cannot list its whole graph; index into the embedded store (relay --store DIR index) and export from it", st)
-			}
 			start := time.Now()
-			c, err := export(ctx, g, sc, f, format, out)
-			if err != nil {
-				return err
+			c, err := g.ws(root).ExportGraph(cmd.Context(), f, format, out, g.stdout)
+			var ns *workspace.NoScanError
+			if errors.As(err, &ns) {
+				return fmt.Errorf("%w; index into the embedded store (relay --store DIR index) and export from it", err)
+			} else if err != nil {
+				return cliErr(err)
 			}
 			fmt.Fprintf(g.stderr, "Exported %d nodes and %d edges (%s) in %s.\n", c.Nodes, c.Edges, format, time.Since(start).Round(time.Millisecond))
 			return nil
@@ -118,77 +100,4 @@ func splitList(vs []string) []string {
 		}
 	}
 	return out
-}
-
-// export writes one format. A file is written beside its final name and
-// renamed when complete, so a failed export never leaves a truncated file
-// under the name asked for.
-func export(ctx context.Context, g *globals, sc graphdb.Scanner, f graphdb.ExportFilter, format, out string) (graphdb.ExportCounts, error) {
-	if format == exportArango {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return graphdb.ExportCounts{}, fmt.Errorf("create export directory: %w", err)
-		}
-		var c graphdb.ExportCounts
-		err := writeFiles([]string{filepath.Join(out, arango.ExportNodesCollection+".jsonl"), filepath.Join(out, arango.ExportEdgesCollection+".jsonl")},
-			func(ws []io.Writer) error {
-				var err error
-				c, err = arango.ExportImport(ctx, sc, f, ws[0], ws[1])
-				return err
-			})
-		return c, err
-	}
-	run := func(w io.Writer) (graphdb.ExportCounts, error) {
-		if format == exportGraphML {
-			return graphdb.ExportGraphML(ctx, sc, f, w)
-		}
-		return graphdb.ExportJSONL(ctx, sc, f, w)
-	}
-	if out == "" || out == "-" {
-		return run(g.stdout)
-	}
-	var c graphdb.ExportCounts
-	err := writeFiles([]string{out}, func(ws []io.Writer) error {
-		var err error
-		c, err = run(ws[0])
-		return err
-	})
-	return c, err
-}
-
-// writeFiles creates a temporary file beside each name, runs write on
-// them, and renames them into place only when everything succeeded.
-func writeFiles(names []string, write func([]io.Writer) error) (err error) {
-	var files []*os.File
-	defer func() {
-		for _, f := range files {
-			f.Close()
-			if err != nil {
-				os.Remove(f.Name())
-			}
-		}
-	}()
-	ws := make([]io.Writer, len(names))
-	for i, name := range names {
-		f, cerr := tempBeside(name, "")
-		if cerr != nil {
-			return cerr
-		}
-		files = append(files, f)
-		ws[i] = f
-	}
-	if err = write(ws); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	for i, f := range files {
-		if err = f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", names[i], err)
-		}
-		if err = os.Chmod(f.Name(), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", names[i], err)
-		}
-		if err = os.Rename(f.Name(), names[i]); err != nil {
-			return fmt.Errorf("write %s: %w", names[i], err)
-		}
-	}
-	return nil
 }

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/tools"
 	"github.com/relayhq/relay/tools/mcpserver"
+	"github.com/relayhq/relay/workspace"
 )
 
 func init() { commands = append(commands, newMCPCmd) }
@@ -61,19 +59,15 @@ Example client configuration:
 			if _, err := g.storeDir(root); err != nil {
 				return err // a malformed --store is a usage error, not a missing index
 			}
-			opts := tools.Options{Timeout: timeout, Logger: g.log, Hints: advice.ToolHints(advice.MCP)}
-			reg, graph, err := g.ws(root).MCPTools(cmd.Context(), opts, mcpUnavailable)
-			if err != nil {
-				return err
-			}
-			defer graph.Close()
-			srv := mcpserver.New(reg, mcpserver.Options{Logger: g.log, Root: root, MaxConcurrent: maxConcurrent})
-			g.log.Info("mcp server ready", "repo", root, "tools", reg.Names(), "graph", graph.Status())
 			// The raw stdout: mcpserver passes every answer through the
 			// egress filter itself, and JSON-RPC frames must not wait
 			// for the line-holding writer.
-			t := &mcpserver.Transport{In: g.stdin, Out: terminal(g.stdout), Logger: g.log, MaxPendingCalls: maxPending, MaxPendingBytes: maxPendingMB << 20}
-			return serveMCP(cmd.Context(), srv, t)
+			return g.ws(root).ServeMCP(cmd.Context(), workspace.MCPServeOptions{
+				Tools:       tools.Options{Timeout: timeout, Logger: g.log, Hints: advice.ToolHints(advice.MCP)},
+				Unavailable: advice.MCPGraphUnavailable, MaxConcurrent: maxConcurrent,
+				MaxPendingCalls: maxPending, MaxPendingBytes: maxPendingMB << 20,
+				In: g.stdin, Out: terminal(g.stdout),
+			})
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", tools.DefaultTimeout, "per-call timeout of each tool")
@@ -84,43 +78,4 @@ Example client configuration:
 	cmd.Flags().IntVar(&maxPendingMB, "max-pending-mb", mcpserver.DefaultMaxPendingBytes>>20,
 		"megabytes of answers held before they are written (a batch's, or behind a client that does not read); an answer beyond is replaced by error -32001")
 	return cmd
-}
-
-// mcpStopGrace is how long relay mcp, told to stop (SIGTERM, Ctrl-C),
-// waits for its connection to close. An answer stuck behind a client that
-// does not read would otherwise hold the process for as long as the
-// client lives: a blocked write to a pipe cannot be interrupted.
-const mcpStopGrace = 5 * time.Second
-
-// serveMCP serves t until the client leaves or ctx ends; once ctx has
-// ended it waits at most mcpStopGrace.
-func serveMCP(ctx context.Context, srv *mcp.Server, t *mcpserver.Transport) error {
-	done := make(chan error, 1)
-	go func() { done <- mcpserver.Serve(ctx, srv, t) }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		select {
-		case err = <-done:
-		case <-time.After(mcpStopGrace):
-			return fmt.Errorf("mcp: stopped %s after the signal with answers unwritten: the client is not reading relay's output", mcpStopGrace)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("mcp: %w", err)
-	}
-	return nil
-}
-
-// mcpUnavailable is the MCP client's advice on an index that cannot be
-// opened (damaged, unreadable, locked): internal/advice's, or what to run.
-func mcpUnavailable(err error) string {
-	switch {
-	case strings.Contains(err.Error(), "relay index"):
-		return "Then retry."
-	case advice.For(err, advice.MCP) != "":
-		return advice.Sentence(advice.For(err, advice.MCP))
-	}
-	return "Rebuild it with `relay index` in the repository root (or make the index readable, or wait for the process holding its lock), then retry."
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/review"
 	"github.com/relayhq/relay/udiff"
+	"github.com/relayhq/relay/workspace"
 	"github.com/spf13/cobra"
 )
 
@@ -58,43 +60,19 @@ Examples:
 			if err != nil {
 				return err
 			}
-			st, err := g.openStore(cmd.Context(), root, false)
+			embed := func() (retrieve.Embedder, error) { return g.embedder(ef) }
+			rc, err := g.ws(root).Review(cmd.Context(), diffs, workspace.ReviewOptions{Depth: d, Embedder: embed})
 			if err != nil {
-				return err
+				return cliErr(err)
 			}
-			defer st.Close()
-			opts := review.Options{Depth: d}
-			if d == review.DepthDeep {
-				emb, err := g.embedder(ef)
-				if err != nil {
-					return err
-				}
-				if opts.Searcher, err = g.openSearcher(cmd.Context(), root, st, emb); err != nil {
-					return err
-				}
-			}
-			state, err := g.stateDir(root)
-			if err != nil {
-				return err
-			}
-			fbs := review.OpenFeedback(state)
-			fb, skipped, err := fbs.All()
-			if err != nil {
-				return err
-			}
-			warnSkippedFeedback(g.stderr, fbs.Path(), skipped)
-			opts.Feedback = fb
-			rc, err := review.Build(cmd.Context(), st, diffs, opts)
-			if err != nil {
-				return err
-			}
+			warnSkippedFeedback(g.stderr, rc.FeedbackPath, rc.Skipped)
 			md := rc.Markdown(budget)
 			if asJSON {
 				return printJSON(g.stdout, struct {
 					review.Context
 					Markdown string `json:"markdown"`
 					Tokens   int    `json:"markdown_tokens"`
-				}{rc, md, review.EstimateTokens(md)})
+				}{rc.Context, md, review.EstimateTokens(md)})
 			}
 			fmt.Fprint(g.stdout, md)
 			return nil
@@ -208,11 +186,8 @@ func (g *globals) feedbackStore() (*review.FeedbackStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := g.prepareStateDir(root)
-	if err != nil {
-		return nil, err
-	}
-	return review.OpenFeedback(dir), nil
+	st, err := g.ws(root).FeedbackStore()
+	return st, cliErr(err)
 }
 
 // readDiff parses the unified diff at path ("-": stdin); label names it in

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +14,7 @@ import (
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/workspace"
 )
 
 func init() { commands = append(commands, newScopeCmd) }
@@ -225,7 +224,7 @@ func writeOutput(g *globals, path, body string) error {
 // file gets the text through the egress filter.
 func writeFileAtomic(path string, b []byte) error {
 	b = []byte(egress.Default().String(string(b)))
-	tmp, err := tempBeside(path, ".tmp")
+	tmp, err := workspace.TempBeside(path, ".tmp")
 	if err != nil {
 		return err
 	}
@@ -249,26 +248,4 @@ func scopingJSON(s *agent.Scoping) ([]byte, error) {
 		return nil, fmt.Errorf("encode scoping report: %w", err)
 	}
 	return append(b, '\n'), nil
-}
-
-// tempBeside creates the temporary file that will be renamed to path. Its
-// error names path and the reason, not the temporary file's name (which
-// read ".x.md.1369212727.tmp: no such file or directory" for a --out in a
-// folder that does not exist).
-func tempBeside(path, suffix string) (*os.File, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*"+suffix)
-	if err == nil {
-		return f, nil
-	}
-	if fi, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
-		return nil, fmt.Errorf("write %s: the folder %s does not exist; create it, or choose another path", path, dir)
-	} else if serr == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("write %s: %s is not a folder", path, dir)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return nil, fmt.Errorf("write %s: %w", path, err)
 }

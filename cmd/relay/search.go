@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/retrieve"
 )
 
@@ -28,39 +27,17 @@ func (f *embedFlags) register(fs *pflag.FlagSet) {
 
 // embedder returns the configured embedder, or nil when no model is set.
 func (g *globals) embedder(f embedFlags) (retrieve.Embedder, error) {
-	model := f.model
-	if model == "" {
-		model = g.getenv("RELAY_EMBED_MODEL")
+	c := retrieve.EmbedConfig{
+		Model:          cmp.Or(f.model, g.getenv("RELAY_EMBED_MODEL")),
+		BaseURL:        cmp.Or(g.getenv("RELAY_EMBED_BASE_URL"), g.getenv("OPENAI_BASE_URL")),
+		APIKey:         cmp.Or(g.getenv("RELAY_EMBED_API_KEY"), g.getenv("OPENAI_API_KEY")),
+		InputTypeField: cmp.Or(f.inputTypeField, g.getenv("RELAY_EMBED_INPUT_TYPE")),
 	}
-	if model == "" {
-		return nil, nil
+	emb, err := c.Embedder()
+	if errors.Is(err, retrieve.ErrNoEmbedEndpoint) {
+		return nil, usageErr(fmt.Errorf("--embed-model %s needs an endpoint: set RELAY_EMBED_BASE_URL or OPENAI_BASE_URL (and the key in RELAY_EMBED_API_KEY or OPENAI_API_KEY)", c.Model))
 	}
-	base := g.getenv("RELAY_EMBED_BASE_URL")
-	key := g.getenv("RELAY_EMBED_API_KEY")
-	if base == "" {
-		base = g.getenv("OPENAI_BASE_URL")
-	}
-	if key == "" {
-		key = g.getenv("OPENAI_API_KEY")
-	}
-	if base == "" && key != "" {
-		base = "https://api.openai.com/v1"
-	}
-	if base == "" {
-		return nil, usageErr(fmt.Errorf("--embed-model %s needs an endpoint: set RELAY_EMBED_BASE_URL or OPENAI_BASE_URL (and the key in RELAY_EMBED_API_KEY or OPENAI_API_KEY)", model))
-	}
-	field := f.inputTypeField
-	if field == "" {
-		field = g.getenv("RELAY_EMBED_INPUT_TYPE")
-	}
-	return &retrieve.HTTPEmbedder{BaseURL: base, APIKey: key, Name: model, InputTypeField: field}, nil
-}
-
-// openSearcher opens root's search index, or builds it first
-// (workspace.Searcher).
-func (g *globals) openSearcher(ctx context.Context, root string, r graphdb.Reader, emb retrieve.Embedder) (*retrieve.Searcher, error) {
-	s, err := g.ws(root).Searcher(ctx, r, emb)
-	return s, cliErr(err)
+	return emb, err
 }
 
 func newSearchCmd(g *globals) *cobra.Command {
@@ -112,18 +89,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			st, err := g.openStore(cmd.Context(), root, false)
+			res, err := g.ws(root).Search(cmd.Context(), query, opts, emb)
 			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := g.openSearcher(cmd.Context(), root, st, emb)
-			if err != nil {
-				return err
-			}
-			res, err := s.Search(cmd.Context(), query, opts)
-			if err != nil {
-				return err
+				return cliErr(err)
 			}
 			if asJSON {
 				return printJSON(g.stdout, res)

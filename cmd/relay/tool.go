@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/tools"
 )
 
@@ -32,14 +29,14 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
   relay tool graph '{"operation": "callers", "target": "Server.Serve", "depth": 2}'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usageErr(fmt.Errorf("tool takes a tool name and one JSON argument object, e.g. relay tool glob '{\"pattern\": \"*.go\"}' (tools: %s)", strings.Join(toolNames, ", ")))
+				return usageErr(fmt.Errorf("tool takes a tool name and one JSON argument object, e.g. relay tool glob '{\"pattern\": \"*.go\"}' (tools: %s)", strings.Join(tools.Names(), ", ")))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			if !isToolName(name) {
-				return usageErr(fmt.Errorf("unknown tool %q; valid tools: %s", name, strings.Join(toolNames, ", ")))
+			if !tools.IsName(name) {
+				return usageErr(fmt.Errorf("unknown tool %q; valid tools: %s", name, strings.Join(tools.Names(), ", ")))
 			}
 			raw := "{}"
 			if len(args) == 2 {
@@ -56,25 +53,17 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
 				return err
 			}
 			if !json.Valid([]byte(raw)) {
-				return usageErr(fmt.Errorf("arguments for %s are not valid JSON: %s\npass one JSON object, e.g. relay tool %s '%s'", name, raw, name, toolExamples[name]))
+				return usageErr(fmt.Errorf("arguments for %s are not valid JSON: %s\npass one JSON object, e.g. relay tool %s '%s'", name, raw, name, tools.Example(name)))
 			}
 			root, err := g.repoRoot()
 			if err != nil {
 				return err
 			}
-			opts := tools.Options{Root: root, Timeout: timeout, Logger: g.log, Private: g.privateDirs(root), SecretFiles: g.secrets, Hints: g.toolHints()}
-			if name == tools.GraphName {
-				r, closeFn, err := g.graphReader(cmd.Context(), root)
-				if err != nil {
-					return err
-				}
-				defer closeFn()
-				opts.Graph = r
-			}
-			tool, err := newTool(name, opts)
+			tool, closeFn, err := g.ws(root).Tool(cmd.Context(), name, tools.Options{Timeout: timeout, Logger: g.log})
 			if err != nil {
-				return err
+				return cliErr(err)
 			}
+			defer closeFn()
 			res, err := tool.Call(cmd.Context(), json.RawMessage(raw))
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
@@ -89,55 +78,6 @@ answer is still printed), 2 usage error. The graph tool reads the index built by
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", tools.DefaultTimeout, "per-call timeout; the rg/fd process is killed when it expires")
 	return cmd
-}
-
-// toolNames are the tools relay offers, sorted.
-var toolNames = []string{tools.GlobName, tools.GraphName, tools.GrepName, tools.ReadName}
-
-var toolExamples = map[string]string{
-	tools.GrepName:  `{"pattern": "TODO", "include": "*.go"}`,
-	tools.GlobName:  `{"pattern": "**/*_test.go"}`,
-	tools.ReadName:  `{"file": "README.md", "num_lines": 40}`,
-	tools.GraphName: `{"operation": "callers", "target": "Server.Serve"}`,
-}
-
-func isToolName(name string) bool {
-	for _, n := range toolNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// newTool builds just the named tool, so `relay tool read` works without rg or fd.
-func newTool(name string, opts tools.Options) (tools.Tool, error) {
-	switch name {
-	case tools.GrepName:
-		return tools.NewGrep(opts)
-	case tools.GlobName:
-		return tools.NewGlob(opts)
-	case tools.ReadName:
-		return tools.NewRead(opts)
-	case tools.GraphName:
-		return tools.NewGraph(opts)
-	}
-	return nil, usageErr(fmt.Errorf("unknown tool %q; valid tools: %s", name, strings.Join(toolNames, ", ")))
-}
-
-// graphReader opens the graph store read-only for the graph tool. No index
-// yet is not an error here: the reader is nil and the graph tool tells the
-// model to run relay index. The returned func closes the store.
-func (g *globals) graphReader(ctx context.Context, root string) (graphdb.Reader, func(), error) {
-	st, err := g.openStore(ctx, root, false)
-	switch {
-	case errors.Is(err, graphdb.ErrNotFound):
-		g.log.Info("no code graph index; the graph tool will say to run relay index", "err", err)
-		return nil, func() {}, nil
-	case err != nil:
-		return nil, nil, err
-	}
-	return st, func() { st.Close() }, nil
 }
 
 // positiveTimeout refuses a per-call --timeout of zero or less, which the

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
 
-	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/workspace"
 )
 
@@ -100,16 +98,3 @@ func (g *globals) stateDir(root string) (string, error) {
 	dir, err := g.ws(root).StateDir()
 	return dir, cliErr(err)
 }
-
-func (g *globals) prepareStateDir(root string) (string, error) {
-	dir, err := g.ws(root).PrepareStateDir()
-	return dir, cliErr(err)
-}
-
-// openStore opens root's graph store (see workspace.OpenStore).
-func (g *globals) openStore(ctx context.Context, root string, write bool) (graphdb.Store, error) {
-	st, err := g.ws(root).OpenStore(ctx, write)
-	return st, cliErr(err)
-}
-
-func (g *globals) privateDirs(root string) []string { return g.ws(root).PrivateDirs() }
