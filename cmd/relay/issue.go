@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -92,28 +91,15 @@ func jiraCloud(base, flag string) (bool, error) {
 }
 
 // postReport posts or updates the issue's report comment with the body the
-// bot would post (serve.ReportBody, naming the commit checked out at root),
+// bot would post (serve.ReportBody, naming the commit checked out at root:
+// workspace.Head),
 // and says where on stderr.
 func postReport(ctx context.Context, g *globals, tr tracker.Tracker, issue tracker.Issue, root, markdown string, model bool) error {
-	commit, branch := gitHead(ctx, root)
+	commit, branch := g.ws(root).Head(ctx)
 	id, err := tr.UpsertReport(ctx, issue.Ref, serve.ReportBody(markdown, model, commit, branch))
 	if err != nil {
 		return fmt.Errorf("post the report on %s: %w", issue.Ref, err)
 	}
 	fmt.Fprintf(g.stderr, "posted the report on %s (comment %s) %s\n", issue.Ref, id, issue.URL)
 	return nil
-}
-
-// gitHead is the commit and branch checked out at root, or "" for what git
-// cannot tell (not a repository, a detached head).
-func gitHead(ctx context.Context, root string) (commit, branch string) {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--verify", "--quiet", "HEAD").Output()
-	if err != nil {
-		return "", ""
-	}
-	commit = strings.TrimSpace(string(out))
-	if out, err := exec.CommandContext(ctx, "git", "-C", root, "symbolic-ref", "--quiet", "--short", "HEAD").Output(); err == nil {
-		branch = strings.TrimSpace(string(out))
-	}
-	return commit, branch
 }
