@@ -14,6 +14,7 @@ import (
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/graphdb/arango"
+	"github.com/relayhq/relay/workspace"
 )
 
 // Export formats of relay graph export.
@@ -169,7 +170,7 @@ func writeFiles(names []string, write func([]io.Writer) error) (err error) {
 	}()
 	ws := make([]io.Writer, len(names))
 	for i, name := range names {
-		f, cerr := tempBeside(name, "")
+		f, cerr := workspace.CreateTemp(name, "")
 		if cerr != nil {
 			return cerr
 		}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -223,46 +221,9 @@ func writeOutput(g *globals, path, body string) error {
 	return writeFileAtomic(path, []byte(body))
 }
 
-// writeFileAtomic writes through a temporary file and a rename, so a reader
-// (or a resumed batch) never sees a half-written report. Like stdout, the
-// file gets the text through the egress filter.
+// writeFileAtomic writes b whole (workspace.WriteFile), so a reader (or a
+// resumed batch) never sees a half-written report. Like stdout, the file
+// gets the text through the egress filter.
 func writeFileAtomic(path string, b []byte) error {
-	b = []byte(egress.Default().String(string(b)))
-	tmp, err := tempBeside(path, ".tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// tempBeside creates the temporary file that will be renamed to path. Its
-// error names path and the reason, not the temporary file's name (which
-// read ".x.md.1369212727.tmp: no such file or directory" for a --out in a
-// folder that does not exist).
-func tempBeside(path, suffix string) (*os.File, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*"+suffix)
-	if err == nil {
-		return f, nil
-	}
-	if fi, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
-		return nil, fmt.Errorf("write %s: the folder %s does not exist; create it, or choose another path", path, dir)
-	} else if serr == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("write %s: %s is not a folder", path, dir)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return nil, fmt.Errorf("write %s: %w", path, err)
+	return workspace.WriteFile(path, []byte(egress.Default().String(string(b))))
 }
