@@ -65,7 +65,10 @@
 // agent.Config its agent is built from, and AgentSettings names that
 // section's keys in the advice added to the agent's errors (the log, the
 // comment). BuildTrackers connects the trackers the configuration names,
-// Permissions the Jira command check. workspace never imports serve.
+// Permissions the Jira command check. Access connects the same clients for
+// one issue from credentials a caller read (relay scope --issue --post);
+// EnqueueBacklog puts a backlog's issues on the queue (relay batch --queue).
+// workspace never imports serve.
 //
 // # DESIGN
 //

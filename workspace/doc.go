@@ -43,6 +43,12 @@
 //     in the state directory (Review, FeedbackStore), and the graph
 //     exported to files written whole or not at all (ExportGraph).
 //
+// Scope is one issue scoped either way, published, with the JSON a file
+// holds (ScopingJSON, Offline.JSON); a Session is an Agent with the
+// Settings its errors name. SummaryText writes an Index run's summaries
+// for a person, naming the caller's settings; WriteFile writes a report
+// file whole; Head is the commit a posted report read.
+//
 // It prints nothing: notices a person should see (an index rebuilt, a
 // read-only state directory) go to Options.Notify, and errors come back to
 // the caller, which adds its own advice (internal/advice). Errors of

@@ -2,10 +2,8 @@ package workspace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -96,7 +94,7 @@ func writeFiles(names []string, write func([]io.Writer) error) (err error) {
 	}()
 	ws := make([]io.Writer, len(names))
 	for i, name := range names {
-		f, cerr := TempBeside(name, "")
+		f, cerr := CreateTemp(name, "")
 		if cerr != nil {
 			return cerr
 		}
@@ -118,26 +116,4 @@ func writeFiles(names []string, write func([]io.Writer) error) (err error) {
 		}
 	}
 	return nil
-}
-
-// TempBeside creates the temporary file that will be renamed to path
-// (".NAME.*SUFFIX" in path's folder). Its error names path and the reason,
-// not the temporary file's name (which read ".x.md.1369212727.tmp: no such
-// file or directory" for a path in a folder that does not exist).
-func TempBeside(path, suffix string) (*os.File, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*"+suffix)
-	if err == nil {
-		return f, nil
-	}
-	if fi, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
-		return nil, fmt.Errorf("write %s: the folder %s does not exist; create it, or choose another path", path, dir)
-	} else if serr == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("write %s: %s is not a folder", path, dir)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return nil, fmt.Errorf("write %s: %w", path, err)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/internal/redact"
+	"github.com/relayhq/relay/workspace"
 )
 
 func init() { commands = append(commands, newAskCmd) }
@@ -67,7 +68,7 @@ type asker struct {
 	g    *globals
 	f    *llmFlags
 	root string
-	sess *agentSession // nil: no endpoint, use offlineFallback
+	sess *workspace.Session // nil: no endpoint, the offline report
 }
 
 // answer answers one question and prints the answer on stdout.
@@ -76,17 +77,19 @@ func (a *asker) answer(ctx context.Context, q string) error {
 	defer cancel()
 	q = capIssue(a.g, "question", q)
 	if a.sess == nil {
-		res, err := offlineFallback(ctx, a.g, a.root, "", "ask", q)
+		o, done := a.g.offlineOptions(a.root)
+		res, err := a.g.ws(a.root).OfflineReport(ctx, q, o)
+		done()
 		if err != nil {
-			return err
+			return offlineErr("ask", err)
 		}
-		if _, err = fmt.Fprintln(a.g.stdout, res.markdown); err != nil {
+		if _, err = fmt.Fprintln(a.g.stdout, withHint(res.Markdown)); err != nil {
 			return err
 		}
 		return flushOut(a.g.stdout)
 	}
-	ans, err := a.sess.runner.Ask(ctx, q)
-	err = a.sess.explain(err)
+	ans, err := a.sess.Ask(ctx, q)
+	err = a.sess.Explain(err)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/workspace"
 )
@@ -117,59 +116,39 @@ jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`
 
 type scopeFunc func(ctx context.Context, issue string) (workspace.Outcome, error)
 
-// batchScoper returns the agent pipeline, or the offline fallback when no
-// endpoint is configured.
+// batchScoper scopes one ticket (scopeIssue): with the agent, each run
+// under --timeout, or else the offline report when no endpoint is configured.
 func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (scopeFunc, func(), error) {
 	sess, err := f.newAgent(ctx, g, root, nil)
-	if errors.Is(err, errNoEndpoint) {
-		return func(ctx context.Context, issue string) (workspace.Outcome, error) {
-			res, err := offlineFallback(ctx, g, root, "", "scope", issue)
-			if err != nil {
-				return workspace.Outcome{}, err
-			}
-			return workspace.Outcome{Markdown: res.markdown, JSON: res.json}, nil
-		}, func() {}, nil
-	}
-	if err != nil {
+	offline := errors.Is(err, errNoEndpoint)
+	if err != nil && !offline {
 		return nil, nil, err
 	}
+	closeFn := func() {}
+	if sess != nil {
+		closeFn = func() { sess.Close() }
+	}
 	return func(ctx context.Context, issue string) (workspace.Outcome, error) {
-		ctx, cancel := f.runContext(ctx)
-		defer cancel()
-		s, err := sess.runner.Scope(ctx, issue)
-		err = sess.explain(err)
-		if err != nil {
-			return workspace.Outcome{}, err
+		if !offline {
+			var cancel context.CancelFunc
+			ctx, cancel = f.runContext(ctx)
+			defer cancel()
 		}
-		if err := gatheredSomething(s); err != nil {
+		sc, err := g.scopeIssue(ctx, root, sess, "", issue)
+		switch {
+		case err != nil:
 			return workspace.Outcome{}, err
+		case offline:
+			return workspace.Outcome{Markdown: withHint(sc.Markdown), JSON: sc.JSON}, nil
+		case sc.Empty():
+			// Written out, the report would count as finished, and
+			// resuming would never redo it.
+			return workspace.Outcome{}, fmt.Errorf("the run stopped early (%s) before the model answered anything; no report was written (raise --timeout, --request-timeout or the budget, or check the model endpoint, then re-run to redo this ticket)", sc.Scoping.Stopped)
 		}
 		// The files get the report made safe to publish (relay scope's, the
 		// bot's): scripts post them.
-		if err := g.ws(root).PublishScoping(g.log, "", s); err != nil {
-			return workspace.Outcome{}, err
-		}
-		js, err := scopingJSON(s)
-		if err != nil {
-			return workspace.Outcome{}, err
-		}
-		return workspace.Outcome{Markdown: s.Markdown, JSON: js, Tokens: s.Usage.Tokens(), Stopped: s.Stopped}, nil
-	}, func() { sess.Close() }, nil
-}
-
-// gatheredSomething refuses a run that stopped early (deadline, budget)
-// before the model contributed anything: written out, its report would be
-// empty yet count as finished, and resuming would never redo it.
-func gatheredSomething(s *agent.Scoping) error {
-	if s.Stopped == "" || s.Structured {
-		return nil
-	}
-	for _, r := range s.Retrievals {
-		if !r.Incomplete || r.ToolCalls > 0 {
-			return nil
-		}
-	}
-	return fmt.Errorf("the run stopped early (%s) before the model answered anything; no report was written (raise --timeout, --request-timeout or the budget, or check the model endpoint, then re-run to redo this ticket)", s.Stopped)
+		return workspace.Outcome{Markdown: sc.Markdown, JSON: sc.JSON, Tokens: sc.Scoping.Usage.Tokens(), Stopped: sc.Scoping.Stopped}, nil
+	}, closeFn, nil
 }
 
 func writeBatchSummary(w io.Writer, results []workspace.TicketResult) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/workspace"
 )
 
 // enqueueBatch puts every ticket of a backlog on relay serve's shared
@@ -28,33 +29,25 @@ func enqueueBatch(ctx context.Context, g *globals, in, queue, outDir string, max
 	if err != nil {
 		return err
 	}
-	refs := make([]tracker.Ref, len(tickets))
-	for i, t := range tickets {
-		if t.Ref == "" {
-			return fmt.Errorf("%s: ticket %q has no ref; batch --queue needs each ticket's issue, e.g. \"ref\": \"github:acme/shop#42\" or \"jira:SHOP-7\"", in, t.ID)
-		}
-		if refs[i], err = tracker.ParseRef(t.Ref); err != nil {
-			return fmt.Errorf("%s: ticket %q: %w", in, t.ID, err)
-		}
-	}
-	q, err := serve.OpenQueue(ctx, serve.QueueOptions{URL: queue, Log: g.log})
-	if err != nil {
-		return err
-	}
-	defer q.Close()
 	var queued, joined int
-	for i, t := range tickets {
-		e, err := q.Enqueue(ctx, tracker.Trigger{Ref: refs[i], Event: "batch", Reason: tracker.ReasonManual, Actor: "relay batch"}, maxAttempts)
-		if err != nil {
-			return fmt.Errorf("ticket %q: %w (%d tickets were enqueued before it; re-running is safe: queued ones are joined)", t.ID, err, queued+joined)
-		}
-		state := "queued"
-		if e.Coalesced {
-			state, joined = "joined the queued job", joined+1
-		} else {
-			queued++
-		}
-		fmt.Fprintf(g.stdout, "%s\t%s\tjob %d %s\n", t.ID, refs[i].Key(), e.JobID, state)
+	err = serve.EnqueueBacklog(ctx, serve.QueueOptions{URL: queue, Log: g.log}, tickets, maxAttempts, "relay batch",
+		func(t workspace.Ticket, ref tracker.Ref, e serve.Enqueued) {
+			state := "queued"
+			if e.Coalesced {
+				state, joined = "joined the queued job", joined+1
+			} else {
+				queued++
+			}
+			fmt.Fprintf(g.stdout, "%s\t%s\tjob %d %s\n", t.ID, ref.Key(), e.JobID, state)
+		})
+	var te *serve.TicketError
+	switch {
+	case errors.As(err, &te) && errors.Is(err, serve.ErrNoRef):
+		return fmt.Errorf("%s: ticket %q has no ref; batch --queue needs each ticket's issue, e.g. \"ref\": \"github:acme/shop#42\" or \"jira:SHOP-7\"", in, te.ID)
+	case te != nil:
+		return fmt.Errorf("%s: %w", in, err)
+	case err != nil:
+		return err
 	}
 	fmt.Fprintf(g.stdout, "%d tickets: %d queued, %d joined a job already queued or running\n", len(tickets), queued, joined)
 	return nil

@@ -141,8 +141,8 @@ func (f *llmFlags) evalLocalizer(g *globals) eval.AgentLocalizer {
 		defer sess.Close()
 		ctx, cancel := f.runContext(ctx)
 		defer cancel()
-		p, tokens, err := sess.agent.Localize(ctx, root, graph, problem)
-		return p, tokens, sess.explain(err)
+		p, tokens, err := sess.Localize(ctx, root, graph, problem)
+		return p, tokens, sess.Explain(err)
 	}
 }
 

@@ -6,14 +6,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/index"
 	"github.com/relayhq/relay/retrieve"
 	"github.com/relayhq/relay/workspace"
@@ -146,6 +144,7 @@ func (g *globals) indexRepo(ctx context.Context, root string, r indexRun) error 
 func (g *globals) indexOptions(root string, r indexRun) (o workspace.IndexOptions, done func()) {
 	prog := newProgress(g.stderr, isTerminal(g.stderr))
 	var sum index.Summary
+	text := summaryText(r.maxErrors)
 	o = workspace.IndexOptions{
 		Full: r.full, ListTimeout: r.listTimeout, GoProxy: r.goProxy, Embedder: r.embedder,
 		MaxFileBytes: r.budgets.maxFileBytes, MaxDepth: r.budgets.maxDepth, ParseTimeout: r.budgets.parseTimeout,
@@ -153,12 +152,9 @@ func (g *globals) indexOptions(root string, r indexRun) (o workspace.IndexOption
 		Indexed: func(s index.Summary) {
 			prog.done()
 			sum = s
-			printSummary(r.out, root, s, r.maxErrors)
+			text.Graph(r.out, root, s)
 		},
-		Built: func(bs retrieve.BuildStats) {
-			printBuildStats(r.out, bs)
-			printSearchSkipped(r.out, bs.Skipped, sum.Notes, r.maxErrors)
-		},
+		Built: func(bs retrieve.BuildStats) { text.Search(r.out, bs, sum.Notes) },
 	}
 	return o, prog.done
 }
@@ -213,161 +209,8 @@ func (p *progress) done() {
 	}
 }
 
-func printSummary(w io.Writer, root string, s index.Summary, maxErrors int) {
-	if s.Unchanged {
-		fmt.Fprintf(w, "Index of %s is up to date (%d files checked in %s).\n", root, s.Files, s.Duration.Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(w, "Indexed %s in %s: %d files (%d changed, %d deleted).\n",
-			root, s.Duration.Round(time.Millisecond), s.Files, s.Changed, s.Deleted)
-	}
-	for _, l := range sortedLangs(s.Languages) {
-		fmt.Fprintf(w, "%s: %d files, %d %s re-extracted.\n", l, s.Languages[l].Files, s.Languages[l].Units, s.Languages[l].Unit)
-	}
-	fmt.Fprintf(w, "Languages: %s\n", languagesLine(s))
-	if n := s.Languages["Go"].SyntaxOnly; n > 0 {
-		fmt.Fprintf(w, "Go: %d files outside every module (no go.mod above them) are indexed by syntax alone: no calls, types or implementations; add a go.mod (go mod init) to type-check them.\n", n)
-	}
-	fmt.Fprintf(w, "Nodes: %d (%s)\n", s.Stats.TotalNodes(), kindCounts(s.Stats.Nodes, graphdb.NodeKinds))
-	fmt.Fprintf(w, "Edges: %d (%s)\n", s.Stats.TotalEdges(), kindCounts(s.Stats.Edges, graphdb.EdgeKinds))
-	if len(s.Phases) > 0 {
-		names := make([]string, 0, len(s.Phases))
-		for n := range s.Phases {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		parts := make([]string, 0, len(names))
-		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%s %s", n, s.Phases[n].Round(time.Millisecond)))
-		}
-		fmt.Fprintf(w, "Time: %s\n", strings.Join(parts, ", "))
-	}
-	printNotes(w, s.Notes, maxErrors)
-	if len(s.Errors) == 0 {
-		fmt.Fprintln(w, "Errors: none")
-		return
-	}
-	fmt.Fprintf(w, "Errors: %d (packages that failed to type-check are indexed as far as possible; modules go list refused and packages not type-checked, from syntax)\n", len(s.Errors))
-	for i, d := range s.Errors {
-		if i == maxErrors {
-			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(s.Errors)-maxErrors)
-			break
-		}
-		fmt.Fprintf(w, "  %s\n", errorLine(d))
-	}
-}
-
-// errorLine renders one error: "pos: msg (package)", leaving out what
-// is not known (a module go list refused has no package, a package not
-// type-checked no position).
-func errorLine(d index.Diagnostic) string {
-	s := withFlag(d)
-	if d.Pos != "" {
-		s = d.Pos + ": " + s
-	}
-	if d.Package != "" {
-		s += " (" + d.Package + ")"
-	}
-	return s
-}
-
-// printNotes lists the files and directories that were not indexed.
-func printNotes(w io.Writer, notes []index.Diagnostic, max int) {
-	if len(notes) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "Not indexed: %d (not regular files, links leading outside the repository, link loops, paths too long, languages this build cannot parse, files over the size limit or minified)\n", len(notes))
-	for i, d := range notes {
-		if i == max {
-			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(notes)-max)
-			break
-		}
-		if d.Pos == "" {
-			fmt.Fprintf(w, "  %s\n", d.Msg) // a whole language this build cannot parse
-			continue
-		}
-		fmt.Fprintf(w, "  %s: %s\n", d.Pos, withFlag(d))
-	}
-}
-
-// budgetFlags are the flags of index.Options' per-file budgets, by the
-// field name index.Diagnostic.Limit gives.
-var budgetFlags = map[string]string{"MaxFileBytes": "--max-file-size", "MaxDepth": "--max-depth", "ParseTimeout": "--parse-timeout"}
-
-// withFlag is d's message naming the flag that sets the budget it met,
-// where the index names the Options field.
-func withFlag(d index.Diagnostic) string {
-	if f, ok := budgetFlags[d.Limit]; ok {
-		return strings.ReplaceAll(d.Msg, "Options."+d.Limit, f)
-	}
-	return d.Msg
-}
-
-// kindCounts renders "function 12, type 3" in the order of kinds, skipping zeros.
-func kindCounts[K ~string](m map[K]int, kinds []K) string {
-	var parts []string
-	for _, k := range kinds {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// printSearchSkipped lists what the search index did not read, leaving out
-// the paths the graph summary already listed.
-func printSearchSkipped(w io.Writer, skipped []string, graphNotes []index.Diagnostic, max int) {
-	seen := map[string]bool{}
-	for _, n := range graphNotes {
-		seen[n.Pos] = true
-	}
-	var rest []string
-	for _, s := range skipped {
-		if p, _, _ := strings.Cut(s, ": "); !seen[p] {
-			rest = append(rest, s)
-		}
-	}
-	if len(rest) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "Not in the search index: %d\n", len(rest))
-	for i, s := range rest {
-		if i == max {
-			fmt.Fprintf(w, "  … %d more (--max-errors N to list more)\n", len(rest)-max)
-			break
-		}
-		fmt.Fprintf(w, "  %s\n", s)
-	}
-}
-
-func printBuildStats(w io.Writer, bs retrieve.BuildStats) {
-	fmt.Fprintf(w, "Search index: %d chunks from %d files (%d changed, %d reused, %d removed) in %s",
-		bs.Chunks, bs.Files, bs.Changed, bs.Reused, bs.Removed, bs.Duration.Round(time.Millisecond))
-	if bs.Embedded+bs.EmbedCached > 0 {
-		fmt.Fprintf(w, "; %d embeddings computed, %d cached", bs.Embedded, bs.EmbedCached)
-	}
-	fmt.Fprintln(w, ".")
-}
-
-func sortedLangs(m map[string]index.LanguageSummary) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// languagesLine lists the languages indexed, with their file counts.
-func languagesLine(s index.Summary) string {
-	var parts []string
-	for _, l := range sortedLangs(s.Languages) {
-		parts = append(parts, fmt.Sprintf("%s (%d files)", l, s.Languages[l].Files))
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+// summaryText writes the summaries of relay index, naming its flags.
+func summaryText(maxErrors int) workspace.SummaryText {
+	return workspace.SummaryText{MaxErrors: maxErrors, More: "--max-errors N to list more",
+		Budgets: map[string]string{"MaxFileBytes": "--max-file-size", "MaxDepth": "--max-depth", "ParseTimeout": "--parse-timeout"}}
 }

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
-	"github.com/relayhq/relay/tracker/github"
-	"github.com/relayhq/relay/tracker/jira"
 )
 
 // issueFromTracker fetches the issue ref names (github:owner/name#42 or
@@ -34,43 +30,29 @@ func issueFromTracker(ctx context.Context, g *globals, ref string) (tracker.Issu
 	return issue, tr, nil
 }
 
-// trackerFromEnv builds the client of source from the environment:
-// GITHUB_TOKEN (and GITHUB_API_URL for GitHub Enterprise); JIRA_URL with
-// JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PAT (Data Center), Cloud
-// detected from an *.atlassian.net host unless JIRA_CLOUD says otherwise.
+// trackerFromEnv builds the client of source (serve.Access) from the
+// environment: GITHUB_TOKEN (and GITHUB_API_URL for GitHub Enterprise);
+// JIRA_URL with JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PAT (Data
+// Center), Cloud detected from an *.atlassian.net host unless JIRA_CLOUD
+// says otherwise.
 func trackerFromEnv(g *globals, source string) (tracker.Tracker, error) {
 	env := func(k string) string { return strings.TrimSpace(g.getenv(k)) }
-	switch source {
-	case tracker.GitHub:
-		tok := env("GITHUB_TOKEN")
-		if tok == "" {
-			return nil, errors.New("GITHUB_TOKEN is not set: export a token that can read the issue (and write comments, for --post)")
-		}
-		base := env("GITHUB_API_URL")
-		if u, err := url.Parse(base); err == nil && strings.EqualFold(u.Host, "api.github.com") {
-			base = "" // what GitHub Actions sets on github.com
-		}
-		t, err := github.New(github.Options{Token: tok, BaseURL: base})
-		if err != nil {
+	a := serve.Access{GitHubToken: env("GITHUB_TOKEN"), GitHubAPIURL: env("GITHUB_API_URL"),
+		JiraURL: env("JIRA_URL"), JiraEmail: env("JIRA_EMAIL"), JiraAPIToken: env("JIRA_API_TOKEN"), JiraPAT: env("JIRA_PAT")}
+	if source == tracker.Jira && a.JiraURL != "" {
+		var err error
+		if a.JiraCloud, err = jiraCloud(a.JiraURL, env("JIRA_CLOUD")); err != nil {
 			return nil, err
 		}
-		return tracker.Filtered(t, nil), nil // --post passes the egress filter
-	case tracker.Jira:
-		base := env("JIRA_URL")
-		if base == "" {
-			return nil, errors.New("JIRA_URL is not set: export the Jira site, e.g. https://acme.atlassian.net")
-		}
-		cloud, err := jiraCloud(base, env("JIRA_CLOUD"))
-		if err != nil {
-			return nil, err
-		}
-		t, err := jira.New(jira.Options{BaseURL: base, Cloud: cloud, Email: env("JIRA_EMAIL"), APIToken: env("JIRA_API_TOKEN"), PAT: env("JIRA_PAT")})
-		if err != nil {
-			return nil, err
-		}
-		return tracker.Filtered(t, nil), nil
 	}
-	return nil, fmt.Errorf("no tracker for source %q", source)
+	tr, err := a.Tracker(source)
+	switch {
+	case errors.Is(err, serve.ErrNoGitHubToken):
+		return nil, errors.New("GITHUB_TOKEN is not set: export a token that can read the issue (and write comments, for --post)")
+	case errors.Is(err, serve.ErrNoJiraSite):
+		return nil, errors.New("JIRA_URL is not set: export the Jira site, e.g. https://acme.atlassian.net")
+	}
+	return tr, err
 }
 
 // jiraCloud decides between Jira Cloud and Data Center: JIRA_CLOUD when set,
@@ -83,37 +65,23 @@ func jiraCloud(base, flag string) (bool, error) {
 		}
 		return b, nil
 	}
-	u, err := url.Parse(base)
+	cloud, err := serve.JiraCloudSite(base)
 	if err != nil {
 		return false, fmt.Errorf("JIRA_URL %q: %w", base, err)
 	}
-	host := strings.ToLower(u.Hostname())
-	return strings.HasSuffix(host, ".atlassian.net"), nil
+	return cloud, nil
 }
 
 // postReport posts or updates the issue's report comment with the body the
-// bot would post (serve.ReportBody, naming the commit checked out at root),
+// bot would post (serve.ReportBody, naming the commit checked out at root:
+// workspace.Head),
 // and says where on stderr.
 func postReport(ctx context.Context, g *globals, tr tracker.Tracker, issue tracker.Issue, root, markdown string, model bool) error {
-	commit, branch := gitHead(ctx, root)
+	commit, branch := g.ws(root).Head(ctx)
 	id, err := tr.UpsertReport(ctx, issue.Ref, serve.ReportBody(markdown, model, commit, branch))
 	if err != nil {
 		return fmt.Errorf("post the report on %s: %w", issue.Ref, err)
 	}
 	fmt.Fprintf(g.stderr, "posted the report on %s (comment %s) %s\n", issue.Ref, id, issue.URL)
 	return nil
-}
-
-// gitHead is the commit and branch checked out at root, or "" for what git
-// cannot tell (not a repository, a detached head).
-func gitHead(ctx context.Context, root string) (commit, branch string) {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--verify", "--quiet", "HEAD").Output()
-	if err != nil {
-		return "", ""
-	}
-	commit = strings.TrimSpace(string(out))
-	if out, err := exec.CommandContext(ctx, "git", "-C", root, "symbolic-ref", "--quiet", "--short", "HEAD").Output(); err == nil {
-		branch = strings.TrimSpace(string(out))
-	}
-	return commit, branch
 }

@@ -60,7 +60,7 @@ func (f *llmFlags) register(fs *pflag.FlagSet) {
 }
 
 // errNoEndpoint is what newAgent returns when no model endpoint is
-// configured; ask, scope and batch then use offlineFallback.
+// configured; ask, scope and batch then write the offline report.
 var errNoEndpoint = errors.New("no model endpoint configured")
 
 // endpoint returns the configured base URL and key; ok is false when neither
@@ -121,50 +121,21 @@ func (f *llmFlags) config(g *globals) (agent.Config, error) {
 	return c, nil
 }
 
-// agentSession is the workspace's agent (workspace.Agent) with what the
-// CLI's messages about it need.
-type agentSession struct {
-	runner *agent.Runner
-	agent  *workspace.Agent
-	cfg    agent.Config        // with its defaults, for messages
-	names  *workspace.Settings // how the user sets cfg, for messages
-}
-
-// explain adds what to check to an error that means the model endpoint
-// could not be reached at all (refused, unknown host, no route), did not
-// answer in time, or answered with something other than the API.
-func (s *agentSession) explain(err error) error {
-	return s.names.Explain(err, s.cfg)
-}
-
-func (s *agentSession) Close() error { return s.agent.Close() }
-
-// newAgent builds the agent runtime for root from flags and environment.
-// progress may be nil.
-func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progress func(agent.Progress)) (*agentSession, error) {
+// newAgent builds the agent session for root from flags and environment
+// (workspace.Session). progress may be nil.
+func (f *llmFlags) newAgent(ctx context.Context, g *globals, root string, progress func(agent.Progress)) (*workspace.Session, error) {
 	return f.newAgentOn(ctx, g, root, nil, progress)
 }
 
 // newAgentOn is newAgent over an already open graph (nil: open root's
 // store, if it has one); the session does not close that graph.
-func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
+func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, graph graphdb.Reader, progress func(agent.Progress)) (*workspace.Session, error) {
 	cfg, err := f.config(g)
 	if err != nil {
 		return nil, err
 	}
-	return startAgent(ctx, g, cfg, &cliSettings, root, graph, progress)
-}
-
-// startAgent builds the agent runtime of cfg (checked, with its defaults)
-// for root through its workspace (workspace.Agent): the tools over root
-// and graph, the transcripts in the state directory. names says how the
-// user sets cfg, for the session's messages.
-func startAgent(ctx context.Context, g *globals, cfg agent.Config, names *workspace.Settings, root string, graph graphdb.Reader, progress func(agent.Progress)) (*agentSession, error) {
-	a, err := g.ws(root).Agent(ctx, cfg, workspace.AgentOptions{Graph: graph, Progress: progress})
-	if err != nil {
-		return nil, names.Advise(cliErr(err), cfg)
-	}
-	return &agentSession{runner: a.Runner, agent: a, cfg: cfg, names: names}, nil
+	s, err := g.ws(root).Session(ctx, cfg, &cliSettings, workspace.AgentOptions{Graph: graph, Progress: progress})
+	return s, cliErr(err)
 }
 
 func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {

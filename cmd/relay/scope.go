@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/internal/egress"
 	"github.com/relayhq/relay/serve"
 	"github.com/relayhq/relay/tracker"
@@ -102,48 +101,51 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 		issue = tracked.Text()
 	}
 	issue = capIssue(g, "issue", issue)
-	// publish writes the report and, with --post, posts its markdown.
-	publish := func(body, markdown string, model bool) error {
-		if err := writeOutput(g, o.out, body); err != nil {
-			return err
-		}
-		if o.post {
-			return postReport(ctx, g, tr, tracked, root, markdown, model)
-		}
-		return nil
+	sc, err := g.scopeIssue(ctx, root, sess, serve.OwnRepo(tracked.Ref), issue)
+	if err != nil {
+		return err
 	}
+	body := sc.Markdown + "\n"
 	if offline {
-		res, err := offlineFallback(ctx, g, root, serve.OwnRepo(tracked.Ref), "scope", issue)
-		if err != nil {
-			return err
-		}
-		if o.format == "json" {
-			return publish(string(res.json), res.report, false)
-		}
-		return publish(res.markdown+"\n", res.report, false)
+		body = withHint(sc.Markdown) + "\n"
 	}
-	s, err := sess.runner.Scope(ctx, issue)
-	if err = sess.explain(err); err != nil {
-		return err
-	}
-	// What relay shows, writes and posts is the report made safe to
-	// publish, every text of the JSON included.
-	if err := g.ws(root).PublishScoping(g.log, serve.OwnRepo(tracked.Ref), s); err != nil {
-		return err
-	}
-	body := s.Markdown + "\n"
 	if o.format == "json" {
-		b, err := scopingJSON(s)
-		if err != nil {
-			return err
-		}
-		body = string(b)
+		body = string(sc.JSON)
 	}
-	if err := publish(body, s.Markdown, true); err != nil {
+	// The report is written, and with --post posted without the hint.
+	if err := writeOutput(g, o.out, body); err != nil {
 		return err
 	}
-	writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)
+	if o.post {
+		if err := postReport(ctx, g, tr, tracked, root, sc.Markdown, !offline); err != nil {
+			return err
+		}
+	}
+	if s := sc.Scoping; s != nil {
+		writeUsage(g.stderr, s.Usage, s.Transcript, s.Stopped, s.Duration)
+	}
 	return nil
+}
+
+// scopeIssue scopes issue in root's workspace (workspace.Scope): with
+// sess's agent, or with none (nil) the offline report.
+func (g *globals) scopeIssue(ctx context.Context, root string, sess *workspace.Session, repo, issue string) (workspace.Scoped, error) {
+	o := workspace.ScopeOptions{Repo: repo}
+	if sess != nil {
+		o.Agent = sess.Agent
+	} else {
+		var done func()
+		o.Offline, done = g.offlineOptions(root)
+		defer done()
+	}
+	sc, err := g.ws(root).Scope(ctx, issue, o)
+	switch {
+	case err == nil:
+		return sc, nil
+	case sess == nil:
+		return sc, offlineErr("scope", err)
+	}
+	return sc, sess.Explain(err)
 }
 
 // check refuses flag combinations that cannot work, before anything runs.
@@ -219,33 +221,9 @@ func writeOutput(g *globals, path, body string) error {
 	return writeFileAtomic(path, []byte(body))
 }
 
-// writeFileAtomic writes through a temporary file and a rename, so a reader
-// (or a resumed batch) never sees a half-written report. Like stdout, the
-// file gets the text through the egress filter.
+// writeFileAtomic writes b whole (workspace.WriteFile), so a reader (or a
+// resumed batch) never sees a half-written report. Like stdout, the file
+// gets the text through the egress filter.
 func writeFileAtomic(path string, b []byte) error {
-	b = []byte(egress.Default().String(string(b)))
-	tmp, err := workspace.TempBeside(path, ".tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// scopingJSON encodes a Scoping for files.
-func scopingJSON(s *agent.Scoping) ([]byte, error) {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode scoping report: %w", err)
-	}
-	return append(b, '\n'), nil
+	return workspace.WriteFile(path, []byte(egress.Default().String(string(b))))
 }
