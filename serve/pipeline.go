@@ -119,7 +119,7 @@ func (p *Pipeline) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 		return Report{}, AgentSettings.Advise(err, p.Agent)
 	}
 	defer a.Close()
-	sc, err := a.Scope(ctx, in.Issue.Text())
+	sc, err := a.Scope(ctx, in.Issue.Text().String())
 	if err = AgentSettings.Explain(err, p.Agent); err != nil {
 		// What the failed run cost is charged to the cost budget.
 		var failed *agent.FailedRun

@@ -9,36 +9,50 @@ import (
 // together) that relay reads. Real issues, stack traces and pasted logs
 // included, stay well under it; a 28 MB paste would otherwise cost the
 // search pipeline tens of seconds and half a gigabyte, and a model's context
-// could not hold it anyway. What lies beyond is left out, and CapText says so
-// in the text itself.
+// could not hold it anyway. What lies beyond is left out, and Text says so.
 const MaxTextBytes = 256 << 10
 
-// cutNote ends a text that CapText cut, so that whoever reads the text (a
-// model, a report) knows it is incomplete; CutNote finds it again.
+// cutNote ends a cut text where a reader must see that it is incomplete
+// (Text.String: the model's input, the report's notes).
 const cutNote = "[The issue text was cut here: relay reads at most 256 KiB of an issue (title, body and comments); the rest was left out.]"
 
-// CapText returns s cut to at most MaxTextBytes bytes, at a UTF-8 boundary,
-// with a closing note saying that it was cut, and whether it cut anything.
-// A text already cut by CapText is returned unchanged.
-func CapText(s string) (string, bool) {
-	if len(s) <= MaxTextBytes {
-		return s, false
+// Text is an issue's text as relay reads it: Body at most MaxTextBytes
+// (minus room for the note), and whether anything was left out. The note
+// is not part of Body, so search reads the issue's own words only, and
+// whether the text was cut is carried, never re-detected from the text.
+type Text struct {
+	Body string
+	Cut  bool
+}
+
+// String is the text a model reads: Body, then, when it was cut, a
+// closing note saying so.
+func (t Text) String() string {
+	if !t.Cut {
+		return t.Body
 	}
-	sep := "\n\n"
-	keep := MaxTextBytes - len(sep) - len(cutNote)
+	return t.Body + "\n\n" + cutNote
+}
+
+// Note is the note saying that the text was cut, or "" when it was not.
+func (t Text) Note() string {
+	if !t.Cut {
+		return ""
+	}
+	return cutNote
+}
+
+// CapText cuts s at a UTF-8 boundary so that its String (with the note)
+// holds at most MaxTextBytes bytes.
+func CapText(s string) Text {
+	if len(s) <= MaxTextBytes {
+		return Text{Body: s}
+	}
+	keep := MaxTextBytes - len("\n\n") - len(cutNote)
 	for keep > 0 && !utf8.RuneStart(s[keep]) {
 		keep--
 	}
-	return strings.TrimRight(s[:keep], " \t\r\n") + sep + cutNote, true
-}
-
-// CutNote returns the note CapText put at the end of text, or "" when text
-// was not cut.
-func CutNote(text string) string {
-	if strings.HasSuffix(text, cutNote) {
-		return cutNote
-	}
-	return ""
+	return Text{Body: strings.TrimRight(s[:keep], " \t\r\n"), Cut: true}
 }
 
 // head is s shortened to just over MaxTextBytes bytes, so that Text does not
@@ -49,14 +63,4 @@ func head(s string) string {
 		return s[:MaxTextBytes+1]
 	}
 	return s
-}
-
-// SplitCut splits a text CapText cut into what was kept and the note ("" when
-// text was not cut). Search uses the text alone: the note's words would
-// otherwise be searched as the issue's.
-func SplitCut(text string) (kept, note string) {
-	if note = CutNote(text); note == "" {
-		return text, ""
-	}
-	return strings.TrimRight(strings.TrimSuffix(text, note), "\n"), note
 }

@@ -25,35 +25,28 @@ func TestCapText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, cut := CapText(tt.in)
-			if cut != tt.wantCut {
-				t.Fatalf("cut = %v, want %v", cut, tt.wantCut)
+			got := CapText(tt.in)
+			if got.Cut != tt.wantCut {
+				t.Fatalf("cut = %v, want %v", got.Cut, tt.wantCut)
 			}
 			if !tt.wantCut {
-				if got != tt.in {
-					t.Fatal("an uncut text changed")
-				}
-				if kept, note := SplitCut(got); CutNote(got) != "" || note != "" || kept != got {
-					t.Fatal("CutNote or SplitCut finds a note in an uncut text")
+				if got.Body != tt.in || got.String() != tt.in || got.Note() != "" {
+					t.Fatal("an uncut text changed or carries a note")
 				}
 				return
 			}
-			if len(got) > MaxTextBytes || !utf8.ValidString(got) {
-				t.Fatalf("cut text: %d bytes (cap %d), valid UTF-8 %v", len(got), MaxTextBytes, utf8.ValidString(got))
+			s := got.String()
+			if len(s) > MaxTextBytes || !utf8.ValidString(s) {
+				t.Fatalf("cut text: %d bytes (cap %d), valid UTF-8 %v", len(s), MaxTextBytes, utf8.ValidString(s))
 			}
-			if CutNote(got) == "" || !strings.Contains(got, "256 KiB") {
-				t.Fatalf("the cut text does not say it was cut: ...%q", got[len(got)-200:])
+			if got.Note() == "" || !strings.HasSuffix(s, got.Note()) || !strings.Contains(s, "256 KiB") {
+				t.Fatalf("the cut text does not say it was cut: ...%q", s[len(s)-200:])
 			}
-			if !strings.HasPrefix(tt.in, strings.TrimSuffix(strings.TrimSuffix(got, CutNote(got)), "\n\n")) {
-				t.Fatal("the cut text is not the start of the input")
+			if strings.Contains(got.Body, "256 KiB") || !strings.HasPrefix(tt.in, got.Body) {
+				t.Fatal("the body is not the start of the input alone")
 			}
-			kept, note := SplitCut(got)
-			if note != CutNote(got) || kept+"\n\n"+note != got {
-				t.Errorf("SplitCut = %d bytes and %q", len(kept), note)
-			}
-			again, cutAgain := CapText(got)
-			if cutAgain || again != got {
-				t.Fatal("cutting a cut text again changed it")
+			if s != got.Body+"\n\n"+got.Note() {
+				t.Errorf("String = body + %d bytes, want the body, a blank line and the note", len(s)-len(got.Body))
 			}
 		})
 	}
@@ -73,13 +66,13 @@ func TestIssueTextHuge(t *testing.T) {
 	if d := time.Since(start); d > time.Minute { // a hang guard
 		t.Errorf("Text of a 28 MB issue took %v", d)
 	}
-	if len(text) > MaxTextBytes || CutNote(text) == "" {
-		t.Fatalf("text: %d bytes (cap %d), cut note %q", len(text), MaxTextBytes, CutNote(text))
+	if s := text.String(); len(s) > MaxTextBytes || !text.Cut {
+		t.Fatalf("text: %d bytes (cap %d), cut %v", len(s), MaxTextBytes, text.Cut)
 	}
-	if !strings.HasPrefix(text, "# Server crashes\n\npanic: boom\n") {
-		t.Fatalf("text starts %q", text[:60])
+	if !strings.HasPrefix(text.Body, "# Server crashes\n\npanic: boom\n") {
+		t.Fatalf("text starts %q", text.Body[:60])
 	}
-	if strings.Contains(text, "same here") {
+	if strings.Contains(text.Body, "same here") {
 		t.Error("a comment after the cut is in the text")
 	}
 	// The body alone is 28 MB: a copy of it would show here.
@@ -95,7 +88,7 @@ func TestIssueTextNormal(t *testing.T) {
 		{Author: "bob", Body: "second"},
 	}}
 	want := "# Title\n\nBody\n\n---\nComment by ann:\n\nfirst\n\n---\nComment by bob:\n\nsecond\n"
-	if diff := cmp.Diff(want, is.Text()); diff != "" {
+	if diff := cmp.Diff(Text{Body: want}, is.Text()); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
 }

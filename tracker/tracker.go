@@ -93,7 +93,7 @@ type Comment struct {
 // Text renders the issue as the scoping pipeline's input: title, body, then
 // the comments, each with its author, cut at MaxTextBytes (see CapText):
 // comments that would start beyond the cut are left out.
-func (i Issue) Text() string {
+func (i Issue) Text() Text {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n", head(strings.TrimSpace(i.Title)), head(strings.TrimSpace(i.Body)))
 	for _, c := range i.Comments {
@@ -105,8 +105,7 @@ func (i Issue) Text() string {
 		}
 		fmt.Fprintf(&b, "\n---\nComment by %s:\n\n%s\n", c.Author, head(strings.TrimSpace(c.Body)))
 	}
-	text, _ := CapText(b.String())
-	return text
+	return CapText(b.String())
 }
 
 // Tracker fetches issues and keeps the one report comment of an issue.

@@ -44,19 +44,19 @@ type Offline struct {
 //
 // The store and searcher it opens stay open for the next call (a REPL, a
 // batch) until Close.
-func (w *Workspace) OfflineReport(ctx context.Context, text string, o OfflineOptions) (Offline, error) {
+func (w *Workspace) OfflineReport(ctx context.Context, issue tracker.Text, o OfflineOptions) (Offline, error) {
 	s, err := w.offlineSearcher(ctx, o)
 	if err != nil {
 		return Offline{}, err
 	}
-	text, note := tracker.SplitCut(text)
+	text := issue.Body
 	o.Dir, _ = w.StateDir()
 	rep, err := s.Report(ctx, text, o.ReportOptions)
 	if err != nil {
 		return Offline{}, err
 	}
-	if note != "" {
-		rep.Notes = append(rep.Notes, note)
+	if issue.Cut {
+		rep.Notes = append(rep.Notes, issue.Note())
 	}
 	p, err := w.Publisher(o.Repo)
 	if err != nil {

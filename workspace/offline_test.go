@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/tracker"
 )
 
 // TestOfflineReport: the offline report indexes a repository without an
@@ -36,7 +37,7 @@ func TestOfflineReport(t *testing.T) {
 			if tt.indexFirst {
 				opts.IndexFirst = &IndexOptions{}
 			}
-			rep, err := w.OfflineReport(t.Context(), question, opts)
+			rep, err := w.OfflineReport(t.Context(), tracker.CapText(question), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,5 +55,48 @@ func TestOfflineReport(t *testing.T) {
 				t.Errorf("a graph in the store: %v; want %v", graph, tt.indexFirst)
 			}
 		})
+	}
+}
+
+// TestOfflineReportCutNote: whether an issue was cut is carried with its
+// text (tracker.Text), not re-detected from the words: an issue that
+// quotes relay's cut note at its end is not reported as cut (and keeps the
+// quote in what is searched), and one that was cut says so once.
+func TestOfflineReportCutNote(t *testing.T) {
+	t.Parallel()
+	cut := tracker.CapText(strings.Repeat("SMS provider timeout retried twice. ", tracker.MaxTextBytes/30))
+	if !cut.Cut {
+		t.Fatal("the long issue was not cut")
+	}
+	quoting := tracker.CapText("SMS sent twice; the log ends with\n\n" + cut.Note())
+	tests := []struct {
+		name    string
+		issue   tracker.Text
+		wantCut bool
+	}{
+		{"cut", cut, true},
+		{"quotes the note", quoting, false},
+	}
+	root := sampleRepo(t)
+	o, _ := testOptions(t, root)
+	w := New(o)
+	defer w.Close()
+	for _, tt := range tests {
+		rep, err := w.OfflineReport(t.Context(), tt.issue, OfflineOptions{IndexFirst: &IndexOptions{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, note := range rep.Notes {
+			if note == cut.Note() {
+				n++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[tt.wantCut]; n != want {
+			t.Errorf("%s: the cut note is in the report's notes %d times, want %d: %q", tt.name, n, want, rep.Notes)
+		}
+		if !tt.wantCut && !strings.Contains(rep.Input, "relay reads at most 256 KiB") {
+			t.Errorf("%s: the issue's own quote of the note was dropped from its text: %q", tt.name, rep.Input)
+		}
 	}
 }

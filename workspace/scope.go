@@ -7,6 +7,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/retrieve"
+	"github.com/relayhq/relay/tracker"
 )
 
 // ScopeOptions configure Workspace.Scope.
@@ -37,7 +38,7 @@ type Scoped struct {
 // PublishScoping, or without an agent the offline context report. The
 // agent's errors come back as the run returned them (Settings.Explain adds
 // what to check); the offline report's, as OfflineReport's.
-func (w *Workspace) Scope(ctx context.Context, issue string, o ScopeOptions) (Scoped, error) {
+func (w *Workspace) Scope(ctx context.Context, issue tracker.Text, o ScopeOptions) (Scoped, error) {
 	if o.Agent == nil {
 		off := o.Offline
 		off.Repo = o.Repo
@@ -51,7 +52,7 @@ func (w *Workspace) Scope(ctx context.Context, issue string, o ScopeOptions) (Sc
 		}
 		return Scoped{Markdown: res.Markdown, JSON: js}, nil
 	}
-	s, err := o.Agent.Scope(ctx, issue)
+	s, err := o.Agent.Scope(ctx, issue.String())
 	if err != nil {
 		return Scoped{}, err
 	}

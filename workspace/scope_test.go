@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/tracker"
 )
 
 // TestScopeOffline: without an agent, Scope writes the offline report,
@@ -19,7 +20,7 @@ func TestScopeOffline(t *testing.T) {
 	o, _ := testOptions(t, root)
 	w := New(o)
 	defer w.Close()
-	sc, err := w.Scope(t.Context(), issue, ScopeOptions{Offline: OfflineOptions{IndexFirst: &IndexOptions{}}})
+	sc, err := w.Scope(t.Context(), tracker.CapText(issue), ScopeOptions{Offline: OfflineOptions{IndexFirst: &IndexOptions{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

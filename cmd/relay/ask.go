@@ -75,10 +75,10 @@ type asker struct {
 func (a *asker) answer(ctx context.Context, q string) error {
 	ctx, cancel := a.f.runContext(ctx)
 	defer cancel()
-	q = capIssue(a.g, "question", q)
+	text := capIssue(a.g, "question", q)
 	if a.sess == nil {
 		o, done := a.g.offlineOptions(a.root)
-		res, err := a.g.ws(a.root).OfflineReport(ctx, q, o)
+		res, err := a.g.ws(a.root).OfflineReport(ctx, text, o)
 		done()
 		if err != nil {
 			return offlineErr("ask", err)
@@ -88,7 +88,7 @@ func (a *asker) answer(ctx context.Context, q string) error {
 		}
 		return flushOut(a.g.stdout)
 	}
-	ans, err := a.sess.Ask(ctx, q)
+	ans, err := a.sess.Ask(ctx, text.String())
 	err = a.sess.Explain(err)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/relayhq/relay/internal/redact"
+	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/workspace"
 )
 
@@ -114,7 +115,7 @@ jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`
 	return cmd
 }
 
-type scopeFunc func(ctx context.Context, issue string) (workspace.Outcome, error)
+type scopeFunc func(ctx context.Context, issue tracker.Text) (workspace.Outcome, error)
 
 // batchScoper scopes one ticket (scopeIssue): with the agent, each run
 // under --timeout, or else the offline report when no endpoint is configured.
@@ -128,7 +129,7 @@ func batchScoper(ctx context.Context, g *globals, f *llmFlags, root string) (sco
 	if sess != nil {
 		closeFn = func() { sess.Close() }
 	}
-	return func(ctx context.Context, issue string) (workspace.Outcome, error) {
+	return func(ctx context.Context, issue tracker.Text) (workspace.Outcome, error) {
 		if !offline {
 			var cancel context.CancelFunc
 			ctx, cancel = f.runContext(ctx)

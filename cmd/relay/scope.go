@@ -94,14 +94,14 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 	if sess != nil {
 		defer sess.Close()
 	}
+	text := capIssue(g, "issue", issue)
 	if o.ref != "" {
 		if tracked, tr, err = issueFromTracker(ctx, g, o.ref); err != nil {
 			return err
 		}
-		issue = tracked.Text()
+		text = warnCut(g, "issue", tracked.Text())
 	}
-	issue = capIssue(g, "issue", issue)
-	sc, err := g.scopeIssue(ctx, root, sess, serve.OwnRepo(tracked.Ref), issue)
+	sc, err := g.scopeIssue(ctx, root, sess, serve.OwnRepo(tracked.Ref), text)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (o *scopeFlags) run(cmd *cobra.Command, g *globals, args []string) error {
 
 // scopeIssue scopes issue in root's workspace (workspace.Scope): with
 // sess's agent, or with none (nil) the offline report.
-func (g *globals) scopeIssue(ctx context.Context, root string, sess *workspace.Session, repo, issue string) (workspace.Scoped, error) {
+func (g *globals) scopeIssue(ctx context.Context, root string, sess *workspace.Session, repo string, issue tracker.Text) (workspace.Scoped, error) {
 	o := workspace.ScopeOptions{Repo: repo}
 	if sess != nil {
 		o.Agent = sess.Agent
@@ -202,14 +202,18 @@ func readHead(r io.Reader) ([]byte, error) {
 }
 
 // capIssue cuts an issue text (or a question, a ticket: what) at
-// tracker.MaxTextBytes, with a note at its end that the model and the report
-// show, and says so on stderr.
-func capIssue(g *globals, what, text string) string {
-	text, _ = tracker.CapText(text)
-	if tracker.CutNote(text) != "" {
+// tracker.MaxTextBytes (the model and the report show a note that it was
+// cut) and says so on stderr.
+func capIssue(g *globals, what, text string) tracker.Text {
+	return warnCut(g, what, tracker.CapText(text))
+}
+
+// warnCut says on stderr that a text was cut, if it was.
+func warnCut(g *globals, what string, t tracker.Text) tracker.Text {
+	if t.Cut {
 		fmt.Fprintf(g.stderr, "relay: the %s is longer than %d KiB; only its first %d KiB are read\n", what, tracker.MaxTextBytes>>10, tracker.MaxTextBytes>>10)
 	}
-	return text
+	return t
 }
 
 // writeOutput writes body to path (atomically) or, when path is "", stdout.
