@@ -195,7 +195,9 @@ func BenchmarkRetrieverReadFlood(b *testing.B) {
 		return agenttest.OK(agenttest.Text("Send is at notify/sms.go:12."))
 	})
 	defer srv.Close()
-	r := newRunner(b, realClient(srv), reg, func(o *agent.Options) { o.NewID, o.Now, o.LoopRepeats, o.RetrieverTimeout = nil, nil, 1<<20, 5*time.Minute })
+	r := newRunner(b, realClient(srv), reg, func(o *agent.Options) {
+		o.NewID, o.Now, o.LoopRepeats, o.RetrieverTimeout = nil, nil, 1<<20, 5*time.Minute
+	})
 	var ran int
 	for b.Loop() {
 		rep, _, err := r.Retrieve(context.Background(), "q")
