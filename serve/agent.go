@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/relayhq/relay/agent"
-	"github.com/relayhq/relay/workspace"
+	"github.com/relayhq/relay/internal/advice"
 )
 
 // AgentConfig is the agent configuration of relay.yaml's model section,
@@ -15,7 +15,7 @@ import (
 // secret), and the CLI's variables (OPENAI_BASE_URL, RELAY_MODEL, …) do
 // not count. Without a model endpoint the section is not checked further
 // (the bot posts the offline report); with one, its problems name
-// relay.yaml's keys (AgentSettings).
+// relay.yaml's keys (advice.ConfigNamesFor(advice.Operator)).
 func AgentConfig(m ModelConfig, secret func(string) string) (agent.Config, error) {
 	c := agent.Config{
 		BaseURL: m.BaseURL, Model: m.Model,
@@ -46,21 +46,5 @@ func AgentConfig(m ModelConfig, secret func(string) string) (agent.Config, error
 		}
 		c.Prices[model] = p
 	}
-	return c, AgentSettings.Advise(c.Validate(), c)
-}
-
-// AgentSettings names relay.yaml's keys of the model section, for the
-// advice added to the agent's errors in the log and the comment.
-var AgentSettings = workspace.Settings{
-	Fields: map[string]string{
-		"Parallel": "model.parallel", "PlannerSteps": "model.planner_steps", "RetrieverSteps": "model.retriever_steps",
-		"Retries": "model.retries", "RequestTimeout": "model.request_timeout", "RetrieverTimeout": "model.retriever_timeout",
-		"Timeout": "model.timeout", "MaxTokens": "model.max_tokens", "MaxCost": "model.max_cost",
-	},
-	NoModel:        "set model.model in relay.yaml, e.g. model: qwen2.5-coder:14b for Ollama",
-	NoPrices:       "set model.prices in relay.yaml (model: in/out per million tokens)",
-	RequestTimeout: "model.request_timeout",
-	Retries:        "model.retries",
-	BaseURL:        "model.base_url in relay.yaml",
-	Offline:        "without a model, leave out model.base_url and model.api_key_env for the offline report",
+	return c, advice.ConfigNamesFor(advice.Operator).Advise(c.Validate(), c)
 }

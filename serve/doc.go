@@ -62,7 +62,7 @@
 // Pipeline is the Indexer (and Scoper) relay serve runs: a job's worktree
 // indexed and scoped through package workspace, the code relay index and
 // relay scope run; AgentConfig turns relay.yaml's model section into the
-// agent.Config its agent is built from, and AgentSettings names that
+// agent.Config its agent is built from, and advice.ConfigNamesFor(advice.Operator) names that
 // section's keys in the advice added to the agent's errors (the log, the
 // comment). BuildTrackers connects the trackers the configuration names,
 // Permissions the Jira command check. Access connects the same clients for

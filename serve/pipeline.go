@@ -116,11 +116,11 @@ func (p *Pipeline) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 	// and the transcripts of its jobs (the checkout is a per-job worktree).
 	a, err := ws.Agent(ctx, p.Agent, workspace.AgentOptions{Graph: graph})
 	if err != nil {
-		return Report{}, AgentSettings.Advise(err, p.Agent)
+		return Report{}, advice.ConfigNamesFor(advice.Operator).Advise(err, p.Agent)
 	}
 	defer a.Close()
 	sc, err := a.Scope(ctx, in.Issue.Text().String())
-	if err = AgentSettings.Explain(err, p.Agent); err != nil {
+	if err = advice.ConfigNamesFor(advice.Operator).Explain(err, p.Agent); err != nil {
 		// What the failed run cost is charged to the cost budget.
 		var failed *agent.FailedRun
 		if errors.As(err, &failed) {

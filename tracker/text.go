@@ -1,6 +1,7 @@
 package tracker
 
 import (
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,6 +54,12 @@ func CapText(s string) Text {
 		keep--
 	}
 	return Text{Body: strings.TrimRight(s[:keep], " \t\r\n"), Cut: true}
+}
+
+// ReadHead reads r up to one byte past MaxTextBytes: enough for CapText
+// to see that a text is too long, without holding a huge paste.
+func ReadHead(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, MaxTextBytes+1))
 }
 
 // head is s shortened to just over MaxTextBytes bytes, so that Text does not

@@ -92,3 +92,19 @@ func TestIssueTextNormal(t *testing.T) {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadHead: a paste far over the cap is read only to one byte past it,
+// enough for CapText to cut it and say so.
+func TestReadHead(t *testing.T) {
+	b, err := ReadHead(strings.NewReader(strings.Repeat("x", 3*MaxTextBytes)))
+	if err != nil || len(b) != MaxTextBytes+1 {
+		t.Fatalf("ReadHead = %d bytes, %v; want %d", len(b), err, MaxTextBytes+1)
+	}
+	if got := CapText(string(b)); !got.Cut {
+		t.Error("the head of a long paste is not cut")
+	}
+	b, err = ReadHead(strings.NewReader("short issue"))
+	if err != nil || string(b) != "short issue" {
+		t.Errorf("ReadHead(short) = %q, %v", b, err)
+	}
+}

@@ -25,8 +25,8 @@
 //     becomes usable (MCPTools);
 //   - one Agent built from an agent.Config (the CLI fills it from flags and
 //     environment, the bot from relay.yaml): its tools over the repository,
-//     its transcripts in the state directory; Settings name the user's
-//     settings in the advice added to its errors, and Agent.Localize asks
+//     its transcripts in the state directory; internal/advice's ConfigNames
+//     name the user's settings in the advice added to its errors, and Agent.Localize asks
 //     it where a fix goes (relay eval --agent);
 //   - the REPL's history file (HistoryFile) and a graph indexed in memory
 //     for one question (InMemoryGraph);
@@ -45,7 +45,7 @@
 //
 // Scope is one issue scoped either way, published, with the JSON a file
 // holds (ScopingJSON, Offline.JSON); a Session is an Agent with the
-// Settings its errors name. SummaryText writes an Index run's summaries
+// ConfigNames its errors name. SummaryText writes an Index run's summaries
 // for a person, naming the caller's settings; WriteFile writes a report
 // file whole; Head is the commit a posted report read.
 //

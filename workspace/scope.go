@@ -36,7 +36,7 @@ type Scoped struct {
 
 // Scope scopes issue: the agent's run (o.Agent) published with
 // PublishScoping, or without an agent the offline context report. The
-// agent's errors come back as the run returned them (Settings.Explain adds
+// agent's errors come back as the run returned them (ConfigNames.Explain adds
 // what to check); the offline report's, as OfflineReport's.
 func (w *Workspace) Scope(ctx context.Context, issue tracker.Text, o ScopeOptions) (Scoped, error) {
 	if o.Agent == nil {

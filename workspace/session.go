@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/relayhq/relay/agent"
+	"github.com/relayhq/relay/internal/advice"
 )
 
 // Session is an Agent with the configuration it runs and how the user
@@ -12,13 +13,13 @@ import (
 type Session struct {
 	*Agent
 	Config   agent.Config // with its defaults
-	Settings *Settings
+	Settings *advice.ConfigNames
 }
 
 // Session builds the Agent of cfg (checked, with its defaults; see
 // Workspace.Agent); its error says what to change in names' terms
-// (Settings.Advise).
-func (w *Workspace) Session(ctx context.Context, cfg agent.Config, names *Settings, o AgentOptions) (*Session, error) {
+// (ConfigNames.Advise).
+func (w *Workspace) Session(ctx context.Context, cfg agent.Config, names *advice.ConfigNames, o AgentOptions) (*Session, error) {
 	a, err := w.Agent(ctx, cfg, o)
 	if err != nil {
 		return nil, names.Advise(err, cfg)
@@ -28,5 +29,5 @@ func (w *Workspace) Session(ctx context.Context, cfg agent.Config, names *Settin
 
 // Explain adds what to check to an error of a run that means the model
 // endpoint could not be reached at all, did not answer in time, or
-// answered with something other than the API (Settings.Explain).
+// answered with something other than the API (ConfigNames.Explain).
 func (s *Session) Explain(err error) error { return s.Settings.Explain(err, s.Config) }

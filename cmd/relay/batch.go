@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -160,7 +161,7 @@ func writeBatchSummary(w io.Writer, results []workspace.TicketResult) {
 		counts[r.Status]++
 		tokens, elapsed := "-", "-"
 		if r.Status != "skipped" && r.Status != "cancelled" {
-			tokens, elapsed = formatTokens(r.Tokens), r.Elapsed.Round(time.Millisecond).String()
+			tokens, elapsed = strconv.FormatInt(r.Tokens, 10), r.Elapsed.Round(time.Millisecond).String()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Status, tokens, elapsed)
 	}

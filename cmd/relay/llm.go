@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/graphdb"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/workspace"
 )
 
@@ -76,7 +75,7 @@ func (f *llmFlags) endpoint(g *globals) (baseURL, apiKey string, ok bool) {
 
 // config is the agent configuration of the flags and the environment, with
 // its defaults, checked; errNoEndpoint without an endpoint. Its errors
-// name the flags (cliSettings).
+// name the flags (advice.ConfigNamesFor).
 func (f *llmFlags) config(g *globals) (agent.Config, error) {
 	c := f.cfg
 	var ok bool
@@ -115,7 +114,7 @@ func (f *llmFlags) config(g *globals) (agent.Config, error) {
 	}
 	// A flag given as 0 is refused before the zero could become a default.
 	if err := c.Validate(); err != nil {
-		return c, usageErr(cliSettings.Advise(err, c))
+		return c, usageErr(advice.ConfigNamesFor(advice.CLI).Advise(err, c))
 	}
 	c.SetDefaults()
 	return c, nil
@@ -134,18 +133,14 @@ func (f *llmFlags) newAgentOn(ctx context.Context, g *globals, root string, grap
 	if err != nil {
 		return nil, err
 	}
-	s, err := g.ws(root).Session(ctx, cfg, &cliSettings, workspace.AgentOptions{Graph: graph, Progress: progress})
+	s, err := g.ws(root).Session(ctx, cfg, advice.ConfigNamesFor(advice.CLI), workspace.AgentOptions{Graph: graph, Progress: progress})
 	return s, cliErr(err)
 }
 
 func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
 	specs := f.prices
-	if env := g.getenv("RELAY_PRICES"); env != "" && len(specs) == 0 {
-		for _, s := range strings.Split(env, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				specs = append(specs, s)
-			}
-		}
+	if len(specs) == 0 {
+		specs = splitFlag(g.getenv("RELAY_PRICES"))
 	}
 	out := map[string]agent.Price{}
 	for _, s := range specs {
@@ -158,53 +153,25 @@ func (f *llmFlags) priceTable(g *globals) (map[string]agent.Price, error) {
 	return out, nil
 }
 
-// runContext applies --timeout.
+// runContext bounds a run by --timeout (0: none).
 func (f *llmFlags) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return runContext(ctx, f.cfg.Timeout)
-}
-
-// runContext bounds a run by timeout (0: none).
-func runContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout > 0 {
-		return context.WithTimeout(ctx, timeout)
+	if f.cfg.Timeout > 0 {
+		return context.WithTimeout(ctx, f.cfg.Timeout)
 	}
 	return context.WithCancel(ctx)
 }
 
-// progressPrinter streams agent progress as one line per event.
+// progressPrinter streams agent progress as one line per event
+// (agent.Progress.Line).
 func progressPrinter(w io.Writer) func(agent.Progress) {
 	var mu sync.Mutex
 	return func(p agent.Progress) {
-		var line string
-		switch p.Kind {
-		case "stage":
-			line = fmt.Sprintf("== %s", p.Stage)
-		case "retriever_start":
-			line = fmt.Sprintf("%s ▶ %s", p.Agent, oneLine(p.Query, 100))
-		case "tool_call":
-			line = fmt.Sprintf("%s   %s %s", p.Agent, p.Tool, oneLine(p.Args, 100))
-		case "retriever_done":
-			line = fmt.Sprintf("%s ✓ done", p.Agent)
-			if p.Text != "" {
-				line = fmt.Sprintf("%s ✗ %s", p.Agent, p.Text)
-			}
-		case "note":
-			line = fmt.Sprintf("%s note: %s", p.Agent, oneLine(p.Text, 140))
-		default:
-			return
+		if line := p.Line(); line != "" {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(w, line)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(w, "[%6.1fs] %s\n", p.Elapsed.Seconds(), line)
 	}
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
 }
 
 // writeUsage prints the usage summary, the transcript path and why a run
@@ -220,23 +187,4 @@ func writeUsage(w io.Writer, u agent.Usage, transcript, stopped string, d time.D
 	if stopped != "" {
 		fmt.Fprintf(w, "relay: the run stopped early (%s); the report holds what it had gathered\n", stopped)
 	}
-}
-
-// formatTokens renders a token count for tables.
-func formatTokens(n int64) string { return strconv.FormatInt(n, 10) }
-
-// cliSettings names the flags of llmFlags.register.
-var cliSettings = workspace.Settings{
-	Fields: map[string]string{
-		"Parallel": "--parallel", "PlannerSteps": "--planner-steps", "RetrieverSteps": "--retriever-steps",
-		"Retries": "--retries", "MaxRetrievers": "--max-retrievers", "MaxToolCallsPerTurn": "--max-tool-calls",
-		"RunsKeep": "--keep-runs", "RunsMaxBytes": "--keep-runs-mb", "RequestTimeout": "--request-timeout",
-		"RetrieverTimeout": "--retriever-timeout", "Timeout": "--timeout", "MaxTokens": "--max-tokens", "MaxCost": "--max-cost",
-	},
-	NoModel:        "pass --model (or set RELAY_MODEL), e.g. --model qwen2.5-coder:14b for Ollama",
-	NoPrices:       "pass --price model=in/out (per million tokens) or set RELAY_PRICES",
-	RequestTimeout: "--request-timeout",
-	Retries:        "--retries",
-	BaseURL:        "--base-url / OPENAI_BASE_URL",
-	Offline:        "without a model, unset OPENAI_BASE_URL and OPENAI_API_KEY to use the offline pipeline",
 }

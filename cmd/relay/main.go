@@ -19,10 +19,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"strconv"
-	"sync"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -91,7 +89,7 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	// Everything relay prints on stdout passes the egress filter.
 	red := egress.NewWriter(stdout, nil)
-	out := &outWriter{w: red, raw: stdout}
+	out := &outWriter{Writer: red, raw: stdout}
 	g := &globals{stdout: out, stderr: stderr, stdin: stdin, getenv: getenv}
 	root := newRoot(g)
 	root.SetArgs(args)
@@ -100,9 +98,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	g.closeOffline()
-	if ferr := red.Flush(); ferr != nil {
-		out.note(ferr)
-	}
+	red.Flush() // an error sticks: out.failed reports it
 	if err == nil {
 		err = out.failed()
 	}
@@ -225,13 +221,7 @@ func (g *globals) setupSecretFiles() error {
 		if len(flag) > 0 {
 			return flag
 		}
-		var out []string
-		for _, s := range strings.Split(g.getenv(env), ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-		return out
+		return splitFlag(g.getenv(env))
 	}
 	g.secretFiles = list(g.secretFiles, "RELAY_SECRET_FILES")
 	g.allowSecretFiles = list(g.allowSecretFiles, "RELAY_ALLOW_SECRET_FILES")
@@ -268,31 +258,15 @@ func (g *globals) repoRoot() (string, error) {
 	return abs, nil
 }
 
-// outWriter is relay's standard output keeping its first write error: a
+// outWriter is relay's standard output: everything written passes the
+// egress filter (egress.Writer), whose first write error sticks, so that a
 // command whose answer could not be written (a full disk, a closed file)
 // fails with exit status 1 instead of 0 with the answer lost. (A closed
-// pipe still ends relay with SIGPIPE, as for any Unix filter.)
+// pipe still ends relay with SIGPIPE, as for any Unix filter.) raw is the
+// process's stdout.
 type outWriter struct {
-	w   io.Writer // the redacting writer over raw
-	raw io.Writer // the process's stdout
-	mu  sync.Mutex
-	err error
-}
-
-func (o *outWriter) Write(p []byte) (int, error) {
-	n, err := o.w.Write(p)
-	if err != nil {
-		o.note(err)
-	}
-	return n, err
-}
-
-func (o *outWriter) note(err error) {
-	o.mu.Lock()
-	if o.err == nil {
-		o.err = err
-	}
-	o.mu.Unlock()
+	*egress.Writer
+	raw io.Writer
 }
 
 // flushOut writes out what the egress filter holds back of w (a line not
@@ -300,12 +274,7 @@ func (o *outWriter) note(err error) {
 // answer of the REPL.
 func flushOut(w io.Writer) error {
 	if o, ok := w.(*outWriter); ok {
-		if f, ok := o.w.(interface{ Flush() error }); ok {
-			if err := f.Flush(); err != nil {
-				o.note(err)
-				return err
-			}
-		}
+		return o.Flush()
 	}
 	return nil
 }
@@ -321,10 +290,8 @@ func terminal(w io.Writer) io.Writer {
 
 // failed returns the first write error, for the exit status.
 func (o *outWriter) failed() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.err != nil {
-		return fmt.Errorf("write the output: %w", o.err)
+	if err := o.Err(); err != nil {
+		return fmt.Errorf("write the output: %w", err)
 	}
 	return nil
 }

@@ -173,13 +173,13 @@ func readIssue(stdin io.Reader, file string, args []string) (string, error) {
 			return "", fmt.Errorf("read issue: %w", err)
 		}
 		defer f.Close()
-		b, err := readHead(f)
+		b, err := tracker.ReadHead(f)
 		if err != nil {
 			return "", fmt.Errorf("read issue: %w", err)
 		}
 		text = string(b)
 	case len(args) == 1 && args[0] == "-":
-		b, err := readHead(stdin)
+		b, err := tracker.ReadHead(stdin)
 		if err != nil {
 			return "", fmt.Errorf("read issue from stdin: %w", err)
 		}
@@ -193,12 +193,6 @@ func readIssue(stdin io.Reader, file string, args []string) (string, error) {
 		return "", usageErr(errors.New("the issue is empty"))
 	}
 	return text, nil
-}
-
-// readHead reads r up to one byte past tracker.MaxTextBytes: enough for
-// capIssue to see that the text is too long, without holding a huge paste.
-func readHead(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, tracker.MaxTextBytes+1))
 }
 
 // capIssue cuts an issue text (or a question, a ticket: what) at

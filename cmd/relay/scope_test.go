@@ -20,8 +20,8 @@ import (
 
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/agent/agenttest"
+	"github.com/relayhq/relay/internal/advice"
 	"github.com/relayhq/relay/serve"
-	"github.com/relayhq/relay/workspace"
 )
 
 // agentRepo writes a small checkout; notify/sms.go has 6 lines.
@@ -404,15 +404,15 @@ func TestSettingNamesExplain(t *testing.T) {
 	reply := &agent.ReplyError{Endpoint: "http://model.example", Status: 200, HTML: true}
 	tests := []struct {
 		name  string
-		names *workspace.Settings
+		names *advice.ConfigNames
 		err   error
 		want  []string
 	}{
-		{"cli refused", &cliSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "--base-url / OPENAI_BASE_URL points at it", "unset OPENAI_BASE_URL and OPENAI_API_KEY"}},
-		{"bot refused", &serve.AgentSettings, refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "model.base_url in relay.yaml points at it", "leave out model.base_url and model.api_key_env"}},
-		{"cli timeout", &cliSettings, timeout, []string{"did not answer within --request-timeout 3m0s (4 attempt(s), --retries); raise --request-timeout"}},
-		{"bot timeout", &serve.AgentSettings, timeout, []string{"did not answer within model.request_timeout 3m0s (4 attempt(s), model.retries); raise model.request_timeout"}},
-		{"bot HTML reply", &serve.AgentSettings, reply, []string{"answered with HTML", "check model.base_url in relay.yaml"}},
+		{"cli refused", advice.ConfigNamesFor(advice.CLI), refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "--base-url / OPENAI_BASE_URL points at it", "unset OPENAI_BASE_URL and OPENAI_API_KEY"}},
+		{"bot refused", advice.ConfigNamesFor(advice.Operator), refused, []string{"cannot reach the model endpoint http://u:***@model.example/v1", "model.base_url in relay.yaml points at it", "leave out model.base_url and model.api_key_env"}},
+		{"cli timeout", advice.ConfigNamesFor(advice.CLI), timeout, []string{"did not answer within --request-timeout 3m0s (4 attempt(s), --retries); raise --request-timeout"}},
+		{"bot timeout", advice.ConfigNamesFor(advice.Operator), timeout, []string{"did not answer within model.request_timeout 3m0s (4 attempt(s), model.retries); raise model.request_timeout"}},
+		{"bot HTML reply", advice.ConfigNamesFor(advice.Operator), reply, []string{"answered with HTML", "check model.base_url in relay.yaml"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -426,7 +426,7 @@ func TestSettingNamesExplain(t *testing.T) {
 					t.Errorf("explain = %q, want %q", got, w)
 				}
 			}
-			if tc.names == &serve.AgentSettings && strings.Contains(got.Error(), "--") {
+			if tc.names == advice.ConfigNamesFor(advice.Operator) && strings.Contains(got.Error(), "--") {
 				t.Errorf("the bot's explanation names a flag: %v", got)
 			}
 		})

@@ -44,14 +44,6 @@ func (g *globals) wsOptions(root string) workspace.Options {
 		Notify: func(msg string) { fmt.Fprintln(g.stderr, msg) }}
 }
 
-// cliNames are the flags, variables and commands that change what the
-// workspace's errors and notices are about.
-var cliNames = workspace.Advice{
-	Store: "--store", State: "--state", Index: "relay index", NoTranscript: "--no-transcript",
-	Trust:   "set RELAY_TRUST_STORE=1 or pass --trust-store",
-	KeyFile: "set RELAY_STORE_KEY to a file relay may create",
-}
-
 // keyFile is the store key's file: RELAY_STORE_KEY, or the default path.
 func (g *globals) keyFile() string {
 	if p := g.getenv("RELAY_STORE_KEY"); p != "" {
@@ -97,4 +89,12 @@ func (g *globals) storeDir(root string) (string, error) {
 func (g *globals) stateDir(root string) (string, error) {
 	dir, err := g.ws(root).StateDir()
 	return dir, cliErr(err)
+}
+
+// cliNames are the flags, variables and commands that change what the
+// workspace's errors and notices are about.
+var cliNames = workspace.Advice{
+	Store: "--store", State: "--state", Index: "relay index", NoTranscript: "--no-transcript",
+	Trust:   "set RELAY_TRUST_STORE=1 or pass --trust-store",
+	KeyFile: "set RELAY_STORE_KEY to a file relay may create",
 }

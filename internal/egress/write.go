@@ -61,6 +61,14 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Err is the first error writing to the underlying writer (every write
+// after it fails with it too), or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
 // Flush writes what is held, redacted.
 func (w *Writer) Flush() error {
 	w.mu.Lock()

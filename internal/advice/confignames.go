@@ -1,4 +1,4 @@
-package workspace
+package advice
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 	"github.com/relayhq/relay/internal/redact"
 )
 
-// Settings say how a user sets the agent's settings — the CLI's flags and
+// ConfigNames say how a user sets the agent's settings — the CLI's flags and
 // environment, or relay.yaml's keys — so that the advice added to the
 // agent's errors, where the user reads them (the terminal, a bot comment),
 // names what the user can change.
-type Settings struct {
+type ConfigNames struct {
 	Fields         map[string]string // agent.Config field → flag or key
 	NoModel        string            // what to do on agent.ErrNoModel
 	NoPrices       string            // what to do on agent.ErrNoPrices
@@ -26,7 +26,7 @@ type Settings struct {
 
 // Advise rewrites agent.Config.Validate's problems in the user's terms,
 // one a line; errors.Is and errors.As still see the originals.
-func (n *Settings) Advise(err error, c agent.Config) error {
+func (n *ConfigNames) Advise(err error, c agent.Config) error {
 	if err == nil {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (n *Settings) Advise(err error, c agent.Config) error {
 // Explain adds what to check to an error of a run that means the model
 // endpoint could not be reached at all (refused, unknown host, no route),
 // did not answer in time, or answered with something other than the API.
-func (n *Settings) Explain(err error, c agent.Config) error {
+func (n *ConfigNames) Explain(err error, c agent.Config) error {
 	if err == nil {
 		return nil
 	}
