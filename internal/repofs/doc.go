@@ -12,8 +12,9 @@
 // nothing inside an excluded directory can be re-included, and three
 // rewrites where go-git's matcher differs from git (a trailing "/**" does
 // not match the directory itself, "/**" matches everything, "[!...]" is a
-// negated class). A "**" between two names that needs backtracking
-// ("a/**/b/c" against a/b/x/b/c) is not matched, as in go-git. The user's
+// negated class). A pattern with a "**" before its last name ("a/**/b/c",
+// "**/foo/bar") is matched here instead (deep.go): go-git never
+// backtracks, so it missed a/b/x/b/c for "a/**/b/c". The user's
 // global excludes file is not read: it is not part of the repository, and
 // what relay indexes must not depend on who runs it. Ignore files are read
 // beneath the root only (internal/safefs).

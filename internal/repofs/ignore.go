@@ -61,7 +61,7 @@ func (ig *Ignores) Add(dir string, data []byte) {
 	// and drop the rules after it.
 	for _, line := range strings.Split(string(data), "\n") {
 		if p, ok := patternOf(line); ok {
-			ig.patterns = append(ig.patterns, gitignore.ParsePattern(p, domain))
+			ig.patterns = append(ig.patterns, parsePattern(p, domain))
 		}
 	}
 	if len(ig.patterns) != n {
