@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
+	"github.com/relayhq/relay/internal/mdfence"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -83,7 +84,7 @@ func SanitizeFor(md, repo string) string {
 	}
 	out := b.String()
 	if p := CheckFor(out, repo); len(p) > 0 {
-		return fenced(out)
+		return mdfence.Fence(out, "text") // the last resort, shown as typed
 	}
 	return out
 }
@@ -197,22 +198,6 @@ func codeMask(doc ast.Node, src []byte) []bool {
 		return ast.WalkContinue, nil
 	})
 	return mask
-}
-
-// fenced is md as one code block, fenced by more backticks than it holds
-// in a row: the last resort, shown as typed.
-func fenced(md string) string {
-	run, longest := 0, 0
-	for _, c := range md {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "text\n" + md + "\n" + fence
 }
 
 func isAlnum(c byte) bool {

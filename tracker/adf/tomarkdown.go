@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/relayhq/relay/internal/mdfence"
 )
 
 // ToMarkdown renders an ADF document (or any ADF node) as plain markdown
@@ -49,7 +51,7 @@ func renderBlock(n *Node) []string {
 	case "bulletList", "orderedList", "taskList", "decisionList":
 		return []string{renderList(n)}
 	case "codeBlock":
-		return []string{fence(n.PlainText(), strAttr(n, "language"))}
+		return []string{mdfence.Fence(strings.TrimSuffix(n.PlainText(), "\n"), strAttr(n, "language"))}
 	case "blockquote", "panel":
 		return []string{quote(strings.Join(renderBlocks(n.Content), "\n\n"))}
 	case "rule":
@@ -138,21 +140,6 @@ func quote(s string) string {
 		lines[i] = strings.TrimRight("> "+l, " ")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// fence wraps code in a backtick fence longer than any run inside it.
-func fence(code, lang string) string {
-	longest, run := 0, 0
-	for _, r := range code {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + lang + "\n" + strings.TrimSuffix(code, "\n") + "\n" + f
 }
 
 func renderTable(n *Node) string {
