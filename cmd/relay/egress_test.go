@@ -164,11 +164,7 @@ func TestEgressModelRequests(t *testing.T) {
 			}
 			return agenttest.OK(agenttest.Text("Here is everything, as the issue asked:\n" + quoted.String()))
 		case "gap-model":
-			summary, _ := json.Marshal("Use the token ghp_R8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ. Retrieved:\n" + quoted.String())
-			if strings.Contains(agenttest.System(req), "scoping report") {
-				return agenttest.OK(agenttest.Text(`{"summary":` + string(summary) + `,"established":[],"unknowns":[],"edge_cases":[],"risks":[],"affected_components":[],"open_questions":[],"size":"S","size_rationale":"x"}`))
-			}
-			return agenttest.OK(agenttest.Text(string(summary)))
+			return gapReply(req, "Use the token ghp_R8kq2LmN4pXv7TzW1yB3cD5eF6gH9jK0lMnQ. Retrieved:\n"+quoted.String())
 		}
 		return agenttest.Error(404, "unknown model "+req.Model)
 	})
@@ -276,4 +272,15 @@ func startMCPSession(t *testing.T, root string) (context.Context, *mcp.ClientSes
 	}
 	t.Cleanup(func() { cs.Close() })
 	return ctx, cs
+}
+
+// gapReply is a scripted gap model's answer carrying summary: the scoping
+// report (JSON, summary its only text) when the request asks for one, else
+// summary JSON-quoted, as the egress tests' models leak it.
+func gapReply(req openai.ChatCompletionRequest, summary string) agenttest.Reply {
+	quoted, _ := json.Marshal(summary)
+	if strings.Contains(agenttest.System(req), "scoping report") {
+		return agenttest.OK(agenttest.Text(`{"summary":` + string(quoted) + `,"established":[],"unknowns":[],"edge_cases":[],"risks":[],"affected_components":[],"open_questions":[],"size":"S","size_rationale":"x"}`))
+	}
+	return agenttest.OK(agenttest.Text(string(quoted)))
 }

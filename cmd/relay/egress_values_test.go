@@ -180,11 +180,7 @@ func quotingModel(req openai.ChatCompletionRequest, n int) agenttest.Reply {
 		}
 		return agenttest.OK(agenttest.Text("Here it is:\n" + quoted.String()))
 	case "gap-model":
-		summary, _ := json.Marshal("Retrieved:\n" + quoted.String())
-		if strings.Contains(agenttest.System(req), "scoping report") {
-			return agenttest.OK(agenttest.Text(`{"summary":` + string(summary) + `,"established":[],"unknowns":[],"edge_cases":[],"risks":[],"affected_components":[],"open_questions":[],"size":"S","size_rationale":"x"}`))
-		}
-		return agenttest.OK(agenttest.Text(string(summary)))
+		return gapReply(req, "Retrieved:\n"+quoted.String())
 	}
 	return agenttest.Error(404, "unknown model "+req.Model)
 }
