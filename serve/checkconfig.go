@@ -26,7 +26,8 @@ type CheckOptions struct {
 	Getenv func(string) string
 	// QueueURL overrides the file's queue ("": the file's, if any).
 	QueueURL string
-	// Trackers builds the trackers of cfg (BuildTrackers; tests give fakes).
+	// Trackers builds the trackers of cfg (nil: BuildTrackers; tests give
+	// fakes).
 	Trackers func(cfg *Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error)
 	Log      *slog.Logger
 }
@@ -48,7 +49,11 @@ func CheckConfig(ctx context.Context, cfg *Config, o CheckOptions) ConfigCheck {
 	var trackers map[string]tracker.Tracker
 	if errors.Join(errs...) == nil {
 		var err error
-		if trackers, _, err = o.Trackers(cfg, o.Getenv); err != nil {
+		build := o.Trackers
+		if build == nil {
+			build = BuildTrackers
+		}
+		if trackers, _, err = build(cfg, o.Getenv); err != nil {
 			errs = append(errs, err)
 		}
 	}
