@@ -22,7 +22,11 @@ func (x *extractor) top(st *sitter.Node, mid, fid graphdb.NodeID) {
 	case "export_statement":
 		x.exportStmt(st, mid, fid)
 	case "expression_statement":
-		if st.NamedChildCount() == 1 && st.NamedChild(0).Kind() == "assignment_expression" && x.cjsExport(st.NamedChild(0), st, mid, fid) {
+		if st.NamedChildCount() == 1 && st.NamedChild(0).Kind() == "assignment_expression" &&
+			(x.cjsExport(st.NamedChild(0), st, mid, fid) || x.assignedMember(st.NamedChild(0), st, mid, fid)) {
+			return
+		}
+		if st.NamedChildCount() == 1 && st.NamedChild(0).Kind() == "call_expression" && x.definedProperty(st.NamedChild(0), st, mid, fid) {
 			return
 		}
 		if st.NamedChildCount() == 1 && (st.NamedChild(0).Kind() == "internal_module" || st.NamedChild(0).Kind() == "module") {
@@ -116,7 +120,13 @@ func (x *extractor) function(fn, outer *sitter.Node, name string, fid graphdb.No
 		ret = x.docReturns(fn)
 	}
 	x.define(name, &scopeDecl{ID: id, Kind: "function", Type: ret, Params: x.fnParams(fn)})
-	x.body(fn, id, "")
+	// this in a function (not an arrow) is the instance when the function
+	// is a constructor with assigned members (constructorFunc).
+	this := name
+	if fn.Kind() == "arrow_function" {
+		this = ""
+	}
+	x.body(fn, id, this)
 }
 
 // body walks a function's parameters and body: its locals shadow
@@ -184,6 +194,10 @@ func (x *extractor) locals(root *sitter.Node, f *funcInfo) {
 		case "required_parameter", "optional_parameter":
 			bind(n.ChildByFieldName("pattern"), x.typeName(n.ChildByFieldName("type")))
 		case "variable_declarator":
+			if nm, v := n.ChildByFieldName("name"), n.ChildByFieldName("value"); nm != nil && nm.Kind() == "identifier" && v != nil && v.Kind() == "this" {
+				f.locals[x.text(nm)] = "~" // var self = this: "~" is this
+				break
+			}
 			if nm, v := n.ChildByFieldName("name"), n.ChildByFieldName("value"); nm != nil && nm.Kind() == "object_pattern" && v != nil && v.Kind() == "this" {
 				// const { a, b } = this: "~a" is the type of this.a.
 				for _, c := range sitter.Children(nm) {

@@ -181,3 +181,35 @@ func TestGitignoreIncremental(t *testing.T) {
 		indextest.DumpHolds(t, s.name, got, []string{s.want}, []string{s.notWant})
 	}
 }
+
+// TestIncrementalAssigned edits the assigned-method fixture: renaming a
+// prototype method re-links the files calling it through new X() and
+// require, and adding one back lets the calls land again; each step must
+// equal a full index of the same tree.
+func TestIncrementalAssigned(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "assigned")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
+	steps := []struct {
+		name, rel, old, new string
+		want, notWant       string
+	}{
+		{"edit a method body", "lib/route.js", "return req.path === this.path;", "return helper() || req.path === this.path;",
+			"edge calls ts:lib/route.Route.match -> ts:lib/route.helper @lib/route.js:16", ""},
+		{"rename a prototype method", "lib/route.js", "Route.prototype.dispatch = function dispatch(", "Route.prototype.send = function dispatch(",
+			"node ts:lib/route.Route.send ", "-> ts:lib/route.Route.dispatch"},
+		{"call the renamed method", "lib/index.js", "route.dispatch(req);", "route.send(req);",
+			"edge calls ts:lib/index.proto.handle -> ts:lib/route.Route.send @lib/index.js:10", ""},
+		{"drop a property of the exported function", "lib/index.js", "proto.get = proto.fetch = function fetch(", "proto.get = function fetch(",
+			"edge calls ts:lib/app.app.start -> ts:lib/index.describe", "-> ts:lib/index.proto.fetch"},
+	}
+	for _, s := range steps {
+		p := filepath.Join(root, filepath.FromSlash(s.rel))
+		if err := os.WriteFile(p, []byte(strings.Replace(indextest.ReadFile(t, root, s.rel), s.old, s.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		indexrun.Run(t, st, root, false)
+		got := indextest.MatchesFullIndex(t, s.name, st, root, indexrun.Run)
+		indextest.DumpHolds(t, s.name, got, []string{s.want}, []string{s.notWant})
+	}
+}

@@ -238,6 +238,7 @@ func (x *extractor) varDecl(st, outer *sitter.Node, mid, fid graphdb.NodeID, exp
 		if exported {
 			s.Exports[name] = name
 		}
+		v = x.exportChain(v, name)
 		switch {
 		case isFuncValue(v):
 			x.function(v, outer, name, fid)

@@ -130,6 +130,7 @@ type shorthandRef struct {
 	scope *fileScope
 	d     *scopeDecl
 	key   string
+	name  string // the function's name when it is not key (X.key = name)
 }
 
 // bindShorthands types the shorthand properties of object literals by
@@ -139,12 +140,16 @@ func (x *extractor) bindShorthands() {
 		if _, ok := sh.d.Members[sh.key]; ok {
 			continue
 		}
-		switch f := sh.scope.Decls[sh.key]; {
+		name := sh.key
+		if sh.name != "" {
+			name = sh.name
+		}
+		switch f := sh.scope.Decls[name]; {
 		case f == nil:
 		case f.Kind == "function" && f.ID != "":
-			sh.d.Members[sh.key] = &classMember{ID: f.ID, Type: f.Type, Fn: true, Params: f.Params}
+			addMember(sh.d, sh.key, &classMember{ID: f.ID, Type: f.Type, Fn: true, Params: f.Params})
 		case f.Kind == "var" && f.Type != "":
-			sh.d.Members[sh.key] = &classMember{Type: f.Type}
+			addMember(sh.d, sh.key, &classMember{Type: f.Type})
 		}
 	}
 }

@@ -167,7 +167,7 @@ func (t *symbolTable) classOf(tg resolvedTarget, depth int) (resolvedTarget, boo
 		return t.typeOf(tg.scope, tg.member.Type, depth+1)
 	case tg.decl == nil:
 		return resolvedTarget{}, false
-	case tg.decl.Kind == "class" || tg.decl.Kind == "interface":
+	case tg.decl.Kind == "class" || tg.decl.Kind == "interface" || constructorFunc(tg.decl):
 		return tg, true
 	case tg.decl.Kind == "var" && tg.decl.Type != "":
 		return t.typeOf(tg.scope, tg.decl.Type, depth+1)
@@ -189,7 +189,7 @@ func (t *symbolTable) typeOf(s *fileScope, typ string, depth int) (resolvedTarge
 		return t.returnOf(tg, depth+1)
 	}
 	tg, ok := t.dotted(s, typ, depth+1)
-	if !ok || tg.decl == nil || tg.member != nil || tg.decl.Kind != "class" && tg.decl.Kind != "interface" {
+	if !ok || tg.decl == nil || tg.member != nil || tg.decl.Kind != "class" && tg.decl.Kind != "interface" && !constructorFunc(tg.decl) {
 		return resolvedTarget{}, false
 	}
 	return tg, true
@@ -257,7 +257,7 @@ func (t *symbolTable) resolveRef(s *fileScope, r ref) (id graphdb.NodeID, unknow
 	switch head := parts[0]; {
 	case head == "this" || head == "super":
 		cls := s.Decls[r.class]
-		if r.class == "" || cls == nil || len(parts) == 1 && head == "this" {
+		if r.class == "" || cls == nil || len(parts) == 1 && head == "this" || cls.Kind == "function" && !constructorFunc(cls) {
 			return "", false
 		}
 		cur, ok = resolvedTarget{scope: s, decl: cls}, true
@@ -288,13 +288,17 @@ func (t *symbolTable) resolveRef(s *fileScope, r ref) (id graphdb.NodeID, unknow
 			return "", member // a local whose class is unknown
 		case typ[0] == '@': // a callback's parameter
 			cur, ok = t.callbackParam(s, r.class, typ[1:])
-		case typ[0] == '~': // destructured from this
+		case typ[0] == '~': // this (var self = this), or destructured from it
 			cls := s.Decls[r.class]
-			if r.class == "" || cls == nil {
+			switch {
+			case r.class == "" || cls == nil || cls.Kind == "function" && !constructorFunc(cls):
 				return "", false
-			}
-			if cur, ok = t.member(resolvedTarget{scope: s, decl: cls}, typ[1:], 0); ok {
-				cur, ok = t.classOf(cur, 0)
+			case typ == "~":
+				cur, ok = resolvedTarget{scope: s, decl: cls}, true
+			default:
+				if cur, ok = t.member(resolvedTarget{scope: s, decl: cls}, typ[1:], 0); ok {
+					cur, ok = t.classOf(cur, 0)
+				}
 			}
 		default:
 			if cur, ok = t.typeOf(s, typ, 0); !ok {
@@ -634,3 +638,7 @@ func (r *resolver) looksLocal(from, spec string) bool {
 	}
 	return false
 }
+
+// constructorFunc reports whether d is a function with assigned members
+// (Function.prototype.m = …, Function.m = …): a class for the resolver.
+func constructorFunc(d *scopeDecl) bool { return d.Kind == "function" && d.Members != nil }

@@ -83,7 +83,8 @@ func copyTree(t *testing.T, src, dst string) {
 
 type score struct {
 	callers, truth, relay, hit int
-	blind                      int // relay edges from or to a declaration the compiler cannot see, left out
+	blind                      int    // relay edges from or to a declaration the compiler cannot see, left out
+	blindWhy                   string // what blind counts, when not var/let-bound functions
 	misses, wrong              []string
 }
 
@@ -91,8 +92,12 @@ func (s score) precision() float64 { return float64(s.hit) / float64(max(s.relay
 func (s score) recall() float64    { return float64(s.hit) / float64(max(s.truth, 1)) }
 
 func (s score) String() string {
-	return fmt.Sprintf("callers %d, compiler edges %d, relay edges %d (%d more left out: var/let-bound functions the compiler cannot see), both %d, precision %.4f, recall %.4f",
-		s.callers, s.truth, s.relay, s.blind, s.hit, s.precision(), s.recall())
+	why := s.blindWhy
+	if why == "" {
+		why = "var/let-bound functions the compiler cannot see"
+	}
+	return fmt.Sprintf("callers %d, compiler edges %d, relay edges %d (%d more left out: %s), both %d, precision %.4f, recall %.4f",
+		s.callers, s.truth, s.relay, s.blind, why, s.hit, s.precision(), s.recall())
 }
 
 // TestRxJS indexes rxjs's sources and requires precision >= 0.95 and
