@@ -37,7 +37,15 @@
 // arrows; the function-valued properties of an object literal bound to a
 // top-level name, SubKind "method", Loc "path/file.ts:api.f"), namespace
 // (Kind module, SubKind "namespace", Loc "path/file.ts:A.B"; what it
-// declares has it as parent and its path in qname and Loc), member (methods, constructors as "constructor", fields,
+// declares has it as parent and its path in qname and Loc), functions
+// assigned at top level (assign.go): X.prototype.m = f and X.prototype = {
+// m() {} } give a member of X (a constructor function or class; SubKind
+// "method", parent X), X.m = f, a.b = a.c = f and the getter or value
+// function of Object.defineProperty(X, "m", …) a function of X (SubKind
+// "method", Loc "path/file.js:X.m"), X being a top-level function, class,
+// object literal or a variable of no known type (var res =
+// Object.create(…)); var x = module.exports = f binds x and exports it;
+// member (methods, constructors as "constructor", fields,
 // constructor parameter properties, interface method and property
 // signatures; a field bound to a function is a method). Loc is
 // "path/file.ts:Class.method". Overload signatures are not nodes: the
@@ -67,11 +75,14 @@
 // top-level code's calls to the module node, field initialisers' to the
 // field). Calls resolve statically: names through imports and re-exports,
 // in a namespace's body through the namespace, then the enclosing scopes;
-// N.f and A.B.f through namespaces; api.f() and this.f() (in api's
+// N.f and A.B.f through namespaces; exports.f() and module.exports.f() to
+// the module's own export f; api.f() and this.f() (in api's
 // methods) to an object literal's properties;
 // this.m() and super.m() through the class and its bases (depth-first);
 // super() and new C() to the constructor (inherited included), else the
-// class; receivers whose class is known from a declared type (variable
+// class; a function with assigned members is a class (new X() types a
+// value; this.m() and var self = this; self.m() in its body and in its
+// assigned methods resolve through its members); receivers whose class is known from a declared type (variable
 // annotation, parameter, field, function or method return type), from
 // new C(), from an `as C` assertion, from f() with a declared return
 // type, from fields destructured from this, from what a class's methods

@@ -17,6 +17,9 @@ import (
 func FuzzExtract(f *testing.F) {
 	f.Add([]byte("function g() { return f(f(f(0))); }\nnamespace N { namespace M { export const x = 1; } }\n"))
 	f.Add([]byte("/** doc */\nexport class A extends B { m(x) { if (x instanceof C) { x.n(); } } }\n"))
+	f.Add([]byte("function R() { this.m(); }\nR.prototype.m = function m() { var self = this; self.n(); };\nR.prototype = { n() {} };\n" +
+		"var p = module.exports = function () {};\np.a = p.b = function b() { return p.a(); };\np.c = R;\n" +
+		"Object.defineProperty(p, \"d\", { get: function d() { return new R().m(); } });\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		p := newParser(sitter.NewLanguage(tsts.LanguageTypescript()))
 		defer p.Close()

@@ -308,6 +308,12 @@ func (t *symbolTable) resolveRef(s *fileScope, r ref) (id graphdb.NodeID, unknow
 		if !ok {
 			return "", member
 		}
+	case (head == "exports" || head == "module" && len(parts) > 2 && parts[1] == "exports") && s.Decls[head] == nil && s.Imports[head].Spec == "":
+		// exports.f() and module.exports.f(): the module's own export.
+		if head == "module" {
+			rest = parts[2:]
+		}
+		cur, ok = resolvedTarget{scope: s, ns: true}, true
 	default:
 		if cur, ok = t.local(s, head, 0); !ok {
 			return "", false // a global, or a library's

@@ -17,6 +17,12 @@
 // function, relay to the enclosing declaration: relay's calls on lines
 // inside nested functions are left out, unless the compiler reports a
 // call of the declaration itself on that line.
+//
+// The call hierarchy has no item for a function assigned to a property
+// (Route.prototype.dispatch = function …) and resolves no call of one;
+// TestAssignedMethods measures those with defs.js instead: the language
+// service's go-to-definition of every call in each declaration, on
+// express 4.21.2 and three other CommonJS packages written that way.
 package tscheck
 
 import (
