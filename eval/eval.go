@@ -25,6 +25,10 @@ type Instance struct {
 	Problem       string   `json:"problem_statement"`
 	GoldFiles     []string `json:"gold_files"`
 	GoldFunctions []string `json:"gold_functions"`
+	// GoldLines optionally gives, per gold file, the lines a reader must
+	// see to make the fix (GoldLines derives them from the fix's diff);
+	// line figures are scored when present.
+	GoldLines map[string][]int `json:"gold_lines,omitempty"`
 	// Repo optionally names a Go module version ("github.com/spf13/pflag@v1.0.9")
 	// whose source is the checkout; MaterializeCheckouts uses it.
 	Repo string `json:"repo,omitempty"`
@@ -53,6 +57,8 @@ func LoadInstances(r io.Reader) ([]Instance, error) {
 type Prediction struct {
 	Files     []string `json:"files"`
 	Functions []string `json:"functions"`
+	// Spans are line spans in reading order (line figures).
+	Spans []retrieve.Span `json:"spans,omitempty"`
 }
 
 // InstanceResult scores one instance.
@@ -71,6 +77,12 @@ type InstanceResult struct {
 	FileRR  float64      `json:"file_rr"` // 1/rank of the first gold file, 0 if absent
 	FuncRR  float64      `json:"func_rr"`
 	HasFunc bool         `json:"has_functions"`    // the instance has gold functions
+	// LineRecall[b]: the share of gold lines among the first b lines of
+	// the spans (LineBudgets); LineEff: gold lines per line shown at the
+	// middle budget. Scored when HasLines (the instance has gold lines).
+	LineRecall map[int]float64 `json:"line_recall,omitempty"`
+	LineEff    float64         `json:"line_efficiency,omitempty"`
+	HasLines   bool            `json:"has_lines,omitempty"`
 	Tokens  int64        `json:"tokens,omitempty"` // model tokens used (agent)
 }
 
@@ -93,6 +105,7 @@ func Score(in Instance, p Prediction) InstanceResult {
 		}
 		r.FuncRR = reciprocalRank(in.GoldFunctions, p.Functions)
 	}
+	scoreLines(&r, in.GoldLines, p.Spans)
 	return r
 }
 
@@ -131,6 +144,9 @@ type Summary struct {
 	FileMRR     float64         `json:"file_mrr"`
 	FuncMRR     float64         `json:"func_mrr"`
 	FuncScored  int             `json:"func_instances"` // instances with gold functions
+	LineRecall  map[int]float64 `json:"line_recall_at,omitempty"`
+	LineEff     float64         `json:"line_efficiency,omitempty"` // gold lines per 100 lines shown at the middle budget
+	LineScored  int             `json:"line_instances,omitempty"`  // instances with gold lines
 	MeanSeconds float64         `json:"mean_seconds"`
 	MeanTokens  float64         `json:"mean_tokens,omitempty"` // model tokens per instance (agent)
 }
@@ -160,6 +176,16 @@ func Summarize(method string, rs []InstanceResult) Summary {
 			}
 			s.FuncMRR += r.FuncRR
 		}
+		if r.HasLines {
+			s.LineScored++
+			if s.LineRecall == nil {
+				s.LineRecall = map[int]float64{}
+			}
+			for _, b := range LineBudgets {
+				s.LineRecall[b] += r.LineRecall[b]
+			}
+			s.LineEff += r.LineEff
+		}
 	}
 	n := float64(len(rs))
 	for _, k := range FileKs {
@@ -175,6 +201,12 @@ func Summarize(method string, rs []InstanceResult) Summary {
 			s.FuncAny[k] = pct(s.FuncAny[k], f)
 		}
 		s.FuncMRR = round3(s.FuncMRR / f)
+	}
+	if l := float64(s.LineScored); l > 0 {
+		for _, b := range LineBudgets {
+			s.LineRecall[b] = pct(s.LineRecall[b], l)
+		}
+		s.LineEff = pct(s.LineEff, l)
 	}
 	return s
 }
@@ -199,11 +231,11 @@ const (
 // Predict localizes a problem statement with the relay pipeline
 // (retrieve's Localize): o tunes the search (ablations).
 func Predict(ctx context.Context, s *retrieve.Searcher, problem string, o retrieve.SearchOptions) (Prediction, error) {
-	files, funcs, err := s.Localize(ctx, problem, o)
+	l, err := s.LocalizeSpans(ctx, problem, o, slices.Max(LineBudgets))
 	if err != nil {
 		return Prediction{}, err
 	}
-	return Prediction{Files: files, Functions: funcs}, nil
+	return Prediction{Files: l.Files, Functions: l.Functions, Spans: l.Spans}, nil
 }
 
 // Options configure Run.
@@ -324,7 +356,8 @@ func evalOne(ctx context.Context, in Instance, root string, opts Options) []Inst
 		if err != nil {
 			out = append(out, fail(MethodBM25Files, err))
 		} else {
-			r := Score(in, Prediction{Files: fb.Rank(in.Problem)})
+			files := fb.Rank(in.Problem)
+			r := Score(in, Prediction{Files: files, Spans: wholeFiles(root, files, slices.Max(LineBudgets))})
 			r.Method, r.Seconds = MethodBM25Files, time.Since(t2).Seconds()
 			out = append(out, r)
 		}
@@ -349,8 +382,16 @@ func (r Report) Table() string {
 	for _, s := range r.Summaries {
 		w = max(w, len(s.label()))
 	}
-	fmt.Fprintf(&b, "%-*s %5s %6s %6s %7s %6s %6s %7s %6s %6s %6s %6s %8s %8s %8s\n",
+	lines := false
+	for _, s := range r.Summaries {
+		lines = lines || s.LineScored > 0
+	}
+	fmt.Fprintf(&b, "%-*s %5s %6s %6s %7s %6s %6s %7s %6s %6s %6s %6s %8s %8s %8s",
 		w, "method", "n", "f.all1", "f.all5", "f.all10", "f.any1", "f.any5", "f.any10", "fn.a5", "fn.a10", "fn.y5", "fn.y10", "file.mrr", "fn.mrr", "s/inst")
+	if lines {
+		fmt.Fprintf(&b, " %6s %7s %7s %6s", "ln.r50", "ln.r100", "ln.r200", "ln.eff")
+	}
+	b.WriteString("\n")
 	for _, s := range r.Summaries {
 		fn := func(m map[int]float64, k int) string {
 			if s.FuncScored == 0 || s.Method == MethodBM25Files {
@@ -362,9 +403,13 @@ func (r Report) Table() string {
 		if s.FuncScored > 0 && s.Method != MethodBM25Files {
 			fnMRR = fmt.Sprintf("%.3f", s.FuncMRR)
 		}
-		fmt.Fprintf(&b, "%-*s %5d %6.1f %6.1f %7.1f %6.1f %6.1f %7.1f %6s %6s %6s %6s %8.3f %8s %8.3f\n",
+		fmt.Fprintf(&b, "%-*s %5d %6.1f %6.1f %7.1f %6.1f %6.1f %7.1f %6s %6s %6s %6s %8.3f %8s %8.3f",
 			w, s.label(), s.Instances, s.FileAll[1], s.FileAll[5], s.FileAll[10], s.FileAny[1], s.FileAny[5], s.FileAny[10],
 			fn(s.FuncAll, 5), fn(s.FuncAll, 10), fn(s.FuncAny, 5), fn(s.FuncAny, 10), s.FileMRR, fnMRR, s.MeanSeconds)
+		if lines {
+			b.WriteString(s.lineColumns())
+		}
+		b.WriteString("\n")
 		if s.Errors > 0 {
 			fmt.Fprintf(&b, "  (%d instance(s) failed and count as misses)\n", s.Errors)
 		}
@@ -373,5 +418,17 @@ func (r Report) Table() string {
 		}
 	}
 	b.WriteString("f.all/any k: all/any gold files in the top k (%); fn.a/fn.y k: all/any gold functions in the top k (%); MRR of the first gold item; s/inst: retrieval seconds per instance (indexing excluded).\n")
+	if lines {
+		b.WriteString("ln.r b: gold lines among the first b lines shown (%); ln.eff: gold lines per 100 lines shown at 100 (eval.GoldLines says which lines are gold).\n")
+	}
 	return b.String()
+}
+
+// lineColumns renders the line figures of a table row ("-" when the
+// summary has no instance with gold lines).
+func (s Summary) lineColumns() string {
+	if s.LineScored == 0 {
+		return fmt.Sprintf(" %6s %7s %7s %6s", "-", "-", "-", "-")
+	}
+	return fmt.Sprintf(" %6.1f %7.1f %7.1f %6.1f", s.LineRecall[50], s.LineRecall[100], s.LineRecall[200], s.LineEff)
 }

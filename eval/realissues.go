@@ -180,6 +180,7 @@ func RealInstance(ctx context.Context, ri RealIssue, root string, graph graphdb.
 	if err != nil {
 		return Instance{}, skipped, fmt.Errorf("instance %s: patch: %w", ri.ID, err)
 	}
+	in.GoldLines = GoldLines(diffs, in.GoldFiles)
 	if graph != nil {
 		g, err := GoldFromDiffGraph(ctx, root, diffs, graph)
 		if err != nil {

@@ -26,6 +26,13 @@ var SourceLanguages = []string{"go", "python", "typescript", "javascript", "java
 // the test above that code. o tunes the search (ablations); its Limit, fast path and
 // language filter are set here.
 func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions) (files, functions []string, err error) {
+	files, functions, _, err = s.localize(ctx, problem, o)
+	return files, functions, err
+}
+
+// localize is Localize, also returning the search's hits (LocalizeSpans
+// makes line spans of them).
+func (s *Searcher) localize(ctx context.Context, problem string, o SearchOptions) (files, functions []string, hits []Hit, err error) {
 	o.Limit, o.NoFastPath, o.Filter = reportDepth, true, Filter{Languages: SourceLanguages}
 	query := cleanIssueText(problem)
 	if strings.TrimSpace(query) == "" {
@@ -33,7 +40,7 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 	}
 	res, err := s.Search(ctx, query, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var tests []string
 	for _, f := range s.RankFilesFused(problem, query, res.Hits, SourceLanguages) {
@@ -48,7 +55,8 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 	if _, noisy := noisyTitle(problem); noisy {
 		share = fileRankShare
 	}
-	return files, rankFunctions(s.withWindowMembers(res.Hits), files, share, s.commonNames()), nil
+	hits = s.withWindowMembers(res.Hits)
+	return files, rankFunctions(hits, files, share, s.commonNames()), hits, nil
 }
 
 // withWindowMembers puts after each text-window hit the object-literal

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -22,6 +23,9 @@ type ReportOptions struct {
 	Filter
 	Files   int // ranked files to list; default 10
 	Symbols int // ranked symbols to list; default 15
+	// Lines is the budget of the line spans to read first; default 100,
+	// negative for none.
+	Lines int
 	// Embedder, when set and the index has vectors for its model, adds
 	// dense retrieval; the notice then says embeddings were used.
 	Embedder Embedder
@@ -39,8 +43,11 @@ type Report struct {
 	Mentions []string       `json:"mentions,omitempty"` // code-like words looked up in the graph
 	Files    []ReportFile   `json:"files"`
 	Symbols  []ReportSymbol `json:"symbols"`
-	Notes    []string       `json:"notes,omitempty"`
-	TookMS   float64        `json:"took_ms"`
+	// Spans are the lines to read first, in reading order, within the
+	// line budget (see LocalizeSpans).
+	Spans  []Span   `json:"spans,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
+	TookMS float64  `json:"took_ms"`
 }
 
 // ReportFile is one ranked file.
@@ -105,11 +112,26 @@ func (s *Searcher) Report(ctx context.Context, question string, opts ReportOptio
 			rep.Terms = append(rep.Terms, t)
 		}
 	}
-	for i, f := range s.RankFilesFused(question, question, res.Hits, opts.Languages) {
+	ranked := s.RankFilesFused(question, question, res.Hits, opts.Languages)
+	for i, f := range ranked {
 		if i >= opts.Files {
 			break
 		}
 		rep.Files = append(rep.Files, f)
+	}
+	if opts.Lines >= 0 {
+		// Source files only, as Localize ranks them: a fix is made in code.
+		lang := map[string]string{}
+		for _, h := range res.Hits {
+			lang[h.Path] = h.Language
+		}
+		var paths []string
+		for _, f := range ranked {
+			if slices.Contains(SourceLanguages, lang[f.Path]) {
+				paths = append(paths, f.Path)
+			}
+		}
+		rep.Spans = s.spans(res.Hits, paths, rankFunctions(res.Hits, paths, 0, s.commonNames()), cmp.Or(opts.Lines, 100))
 	}
 	for _, h := range res.Hits {
 		if len(rep.Symbols) >= opts.Symbols {
@@ -306,6 +328,20 @@ func (r Report) Markdown() string {
 	b.WriteString("## Files\n\n| # | file | score | matched symbols |\n|---|---|---|---|\n")
 	for _, f := range r.Files {
 		fmt.Fprintf(&b, "| %d | `%s` | %.4f | %s |\n", f.Rank, f.Path, f.Score, strings.Join(f.Symbols, ", "))
+	}
+	if len(r.Spans) > 0 {
+		n := 0
+		for _, sp := range r.Spans {
+			n += sp.Lines()
+		}
+		fmt.Fprintf(&b, "\n## Lines to read first\n\n%d lines, in reading order: ", n)
+		for i, sp := range r.Spans {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "`%s`", sp)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## Symbols\n")
 	for _, s := range r.Symbols {
