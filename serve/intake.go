@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/tracker/gitlab"
 )
 
 // SignedParser is a tracker.WebhookParser that names the header its
@@ -104,8 +105,17 @@ type PermissionCheck func(ctx context.Context, t tracker.Trigger) (bool, error)
 // trigger label is checked like a comment command. triggers.opened is the
 // operator's choice to scope every new issue whoever opens it, bounded by
 // the rate limits and the cost caps; it is not checked.
+//
+// GitLab's payloads never say what role the actor has, so a note command
+// is checked against gitlab.command_min_access through the members API.
+// Setting labels takes the Planner or Reporter role on GitLab, whose
+// label changes by anyone else are dropped, so a label added to an
+// existing issue is not checked; a new issue with a trigger label is
+// checked as on Jira, at the cost of one call, since GitLab's service
+// desk and email issue creation run as a support bot.
 func needsPermission(t tracker.Trigger) bool {
-	return t.Reason == tracker.ReasonCommand || t.Reason == tracker.ReasonLabeled && t.Event == jiraIssueCreated
+	return t.Reason == tracker.ReasonCommand ||
+		t.Reason == tracker.ReasonLabeled && (t.Event == jiraIssueCreated || t.Event == gitlab.EventIssueOpen)
 }
 
 // jiraIssueCreated is the Jira webhook event of a new issue (tracker/jira

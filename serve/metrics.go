@@ -101,7 +101,7 @@ func NewMetrics() *Metrics {
 		m.QueueWait, m.IndexDuration, m.LLMTokens, m.LLMCost, m.AcceptDurationMS, redactedCollector{})
 	// Every series exists from the start, so dashboards and rate() see zeros
 	// rather than gaps.
-	for _, src := range []string{"github", "jira"} {
+	for _, src := range []string{"github", "gitlab", "jira"} {
 		for _, r := range []string{ResultAccepted, ResultCoalesced, ResultDuplicate, ResultIgnored, ResultBadSignature, ResultMalformed, ResultTooLarge, ResultError, ResultUnsigned, ResultBusy, ResultRateLimited, ResultForbidden} {
 			m.Deliveries.WithLabelValues(src, r)
 		}
