@@ -183,10 +183,11 @@ func isBotUser(username, bot string) bool {
 const maxNoteRunes = 1_000_000
 
 // reportBody adds the marker to the report (once, wherever the caller put
-// its own) and keeps it within GitLab's note limit, saying so when it had
-// to cut.
+// its own), makes it inert (no quick action, no live merge request
+// reference: see inert) and keeps it within GitLab's note limit, saying so
+// when it had to cut.
 func reportBody(body string) string {
-	body = strings.TrimRight(strings.ReplaceAll(body, tracker.ReportMarker, ""), "\n")
+	body = inert(strings.TrimRight(strings.ReplaceAll(body, tracker.ReportMarker, ""), "\n"))
 	const note = "\n\n_(report truncated: a GitLab note holds at most 1,000,000 characters)_"
 	limit := maxNoteRunes - utf8.RuneCountInString(note+"\n\n"+tracker.ReportMarker)
 	if utf8.RuneCountInString(body) > limit {

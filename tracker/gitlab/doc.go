@@ -34,6 +34,14 @@
 // bot (Rules.BotLogin, GitLab bot users of project and group access
 // tokens, or any note carrying tracker.ReportMarker) never trigger.
 //
+// # The report note
+//
+// One note per issue, found by tracker.ReportMarker (and BotUsername) and
+// edited in place. Before it is posted, a line that GitLab would run as a
+// quick action (/close, /label …, with the bot's role) is escaped and
+// merge request references lose their link (inert); internal/publish has
+// already made the rest safe, as for GitHub.
+//
 // A note's command needs a member with at least the configured access
 // level: GitLab's payload does not say, so the bot asks the members API
 // (MayCommand: GET /projects/:id/members/all/:user_id, which includes
