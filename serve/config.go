@@ -51,7 +51,12 @@ type Config struct {
 	// Heartbeat is how often a worker process marks itself alive in a
 	// PostgreSQL queue; a process silent for 3 heartbeats is dead and its
 	// running jobs are taken back at once. Default 15s.
-	Heartbeat    time.Duration `yaml:"heartbeat"`
+	Heartbeat time.Duration `yaml:"heartbeat"`
+	// DryRun makes the bot post nothing: each comment it would post or
+	// edit is logged ("dry run: would post") and counted in
+	// relay_dry_run_posts_total{source,kind}; issues are still read and
+	// scoped (dryrun.go).
+	DryRun       bool          `yaml:"dry_run"`
 	Limits       Limits        `yaml:"limits"`
 	GitHub       *GitHubConfig `yaml:"github"`
 	GitLab       *GitLabConfig `yaml:"gitlab"` // config_gitlab.go

@@ -55,7 +55,12 @@
 //     (a repository's token_env, else a tracker's tracker.GitCredentials:
 //     a GitHub App's installation token, the GitLab token).
 //   - ReportBody: the comment a report becomes, shared with `relay scope
-//     --issue … --post` so both post the same body for an issue and commit.
+//     --issue … --post` so both post the same body for an issue and commit;
+//     the workers put ReportHead above it: the commit and how fresh the
+//     index was (cold, incremental, or unchanged and how old; the time of
+//     the store's last write is kept beside it, freshness.go).
+//   - dry_run: every comment the workers would post or edit is logged and
+//     counted (relay_dry_run_posts_total), nothing is posted (dryrun.go).
 //
 // The trackers themselves (tracker/github, tracker/gitlab, tracker/jira)
 // and the scoping

@@ -27,7 +27,7 @@ import (
 // refused, and deliveries without the secret token are refused.
 func TestServeGitLabE2E(t *testing.T) {
 	needGit(t)
-	dir, _ := gitRepo(t, map[string]string{
+	dir, head := gitRepo(t, map[string]string{
 		"README.md":     "# shop\n",
 		"notify/sms.py": "def send_sms(to, text):\n    \"\"\"Send an SMS; the provider is retried when it is slow.\"\"\"\n    return provider.send(to, text)\n",
 	})
@@ -74,6 +74,21 @@ func TestServeGitLabE2E(t *testing.T) {
 		if !strings.Contains(last, want) {
 			t.Errorf("report lacks %q:\n%s", want, last)
 		}
+	}
+	// The first line says the commit and how fresh the index was: built
+	// cold by the first job, already up to date for the later ones.
+	var reportsSeen []string
+	for _, b := range v {
+		if strings.Contains(b, "Scoped by relay") {
+			reportsSeen = append(reportsSeen, b)
+		}
+	}
+	wantHead := "<sub>Computed at `" + head[:12] + "` (main) · "
+	if first := reportsSeen[0]; !strings.HasPrefix(first, wantHead+"index built cold for this run") {
+		t.Errorf("first report's first line: %q", strings.SplitN(first, "\n", 2)[0])
+	}
+	if !strings.HasPrefix(last, wantHead+"index already up to date (no file changed), last written") {
+		t.Errorf("last report's first line: %q", strings.SplitN(last, "\n", 2)[0])
 	}
 	if fetches.Load() == 0 {
 		t.Error("the git remote served no request with the GitLab token")

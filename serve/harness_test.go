@@ -143,6 +143,8 @@ type serviceDeps struct {
 	// parsers replace the test parsers (hmacParser) when set: the real
 	// ones of BuildTrackers.
 	parsers map[string]tracker.WebhookParser
+	// verbose logs at Info, not only warnings and errors.
+	verbose bool
 }
 
 func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
@@ -154,7 +156,11 @@ func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
 	if d.log != nil {
 		out = io.MultiWriter(out, d.log)
 	}
-	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if d.verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 	parsers := d.parsers
 	if parsers == nil {
 		parsers = map[string]tracker.WebhookParser{tracker.GitHub: hmacParser{testSecret}, tracker.Jira: hmacParser{testSecret}}

@@ -81,9 +81,15 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
 	UseGitCredentials(s.mirrors, o.Trackers)
+	trackers := o.Trackers
+	if cfg.DryRun {
+		o.Log.Warn("dry_run is on: reports are logged and counted, never posted")
+		trackers = dryRunAll(trackers, o.Log, s.metrics.DryRunPosts)
+	}
 	s.worker = &Worker{
-		// Every comment the bot posts passes the egress filter.
-		cfg: cfg, trackers: tracker.FilteredAll(o.Trackers, nil), mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
+		// Every comment the bot posts (or, in a dry run, logs) passes the
+		// egress filter first.
+		cfg: cfg, trackers: tracker.FilteredAll(trackers, nil), mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
 		metrics: s.metrics, log: o.Log,
 	}
 	qurl := o.QueueURL
