@@ -135,6 +135,16 @@ type Repository struct {
 	Branch    string `yaml:"branch"`     // default branch; default "main"
 	TokenEnv  string `yaml:"token_env"`  // git's token; without it a GitHub App's installation token, or the GitLab token, is used
 	TokenUser string `yaml:"token_user"` // user of HTTP basic auth for the token; default x-access-token
+	// Triggers switch the triggers for this repository alone; absent
+	// ones follow the triggers section.
+	Triggers RepoTriggers `yaml:"triggers"`
+}
+
+// RepoTriggers are one repository's trigger switches.
+type RepoTriggers struct {
+	Opened   *bool `yaml:"opened"`   // scope its newly opened issues; default triggers.opened (either way)
+	Labels   *bool `yaml:"labels"`   // false: triggers.labels start nothing here; default true
+	Commands *bool `yaml:"commands"` // false: comment commands start nothing here; default true
 }
 
 // Key is the repository's tracker key: "github:owner/name",
@@ -288,15 +298,41 @@ func (c *Config) SetDefaults() {
 	}
 }
 
-// Rules returns the trigger rules for a tracker's webhook parser.
+// Rules returns the trigger rules for a tracker's webhook parser. Opened
+// issues are reported when any repository scopes them (Allows decides per
+// repository).
 func (c *Config) Rules(botLogin string) tracker.Rules {
+	opened := *c.Triggers.Opened
+	for _, r := range c.Repositories {
+		opened = opened || r.Triggers.Opened != nil && *r.Triggers.Opened
+	}
 	return tracker.Rules{
-		OnOpened:     *c.Triggers.Opened,
+		OnOpened:     opened,
 		Labels:       c.Triggers.Labels,
 		Commands:     c.Triggers.Commands,
 		Associations: c.Triggers.Associations,
 		BotLogin:     botLogin,
 	}
+}
+
+// Allows says whether a trigger of reason starts a job on repository r:
+// its own switch (RepoTriggers), else the triggers section's.
+func (c *Config) Allows(r Repository, reason string) bool {
+	on := func(b *bool, def bool) bool {
+		if b == nil {
+			return def
+		}
+		return *b
+	}
+	switch reason {
+	case tracker.ReasonOpened:
+		return on(r.Triggers.Opened, *c.Triggers.Opened)
+	case tracker.ReasonLabeled:
+		return on(r.Triggers.Labels, true)
+	case tracker.ReasonCommand:
+		return on(r.Triggers.Commands, true)
+	}
+	return true
 }
 
 // Repository returns the repository configured for an issue, if any.

@@ -114,8 +114,27 @@ type PermissionCheck func(ctx context.Context, t tracker.Trigger) (bool, error)
 // checked as on Jira, at the cost of one call, since GitLab's service
 // desk and email issue creation run as a support bot.
 func needsPermission(t tracker.Trigger) bool {
-	return t.Reason == tracker.ReasonCommand ||
-		t.Reason == tracker.ReasonLabeled && (t.Event == jiraIssueCreated || t.Event == gitlab.EventIssueOpen)
+	return t.Reason == tracker.ReasonCommand || createdWithLabel(t)
+}
+
+// createdWithLabel reports whether t is a new Jira or GitLab issue created
+// with a trigger label (their parsers report the label before opened).
+func createdWithLabel(t tracker.Trigger) bool {
+	return t.Reason == tracker.ReasonLabeled && (t.Event == jiraIssueCreated || t.Event == gitlab.EventIssueOpen)
+}
+
+// switchedOn says whether t's trigger is on for repo (Config.Allows). A new
+// issue with a trigger label where labels are off is taken as opened where
+// opened is on.
+func (s *Service) switchedOn(repo Repository, t *tracker.Trigger) bool {
+	if s.cfg.Allows(repo, t.Reason) {
+		return true
+	}
+	if createdWithLabel(*t) && s.cfg.Allows(repo, tracker.ReasonOpened) {
+		t.Reason = tracker.ReasonOpened
+		return true
+	}
+	return false
 }
 
 // jiraIssueCreated is the Jira webhook event of a new issue (tracker/jira

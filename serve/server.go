@@ -357,14 +357,19 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultMalformed, http.StatusBadRequest, fmt.Sprintf("a %s delivery names a %s issue", source, t.Ref.Source), logArgs...)
 			return
 		}
-		if _, ok := s.cfg.Repository(t.Ref); !ok {
+		repo, ok := s.cfg.Repository(t.Ref)
+		if !ok {
 			result(ResultIgnored, http.StatusOK, fmt.Sprintf("repository %s is not served by this relay", t.Ref.Repo), logArgs...)
+			return
+		}
+		if !s.switchedOn(repo, &t) {
+			result(ResultIgnored, http.StatusOK, fmt.Sprintf("the %s trigger is off for %s (its triggers in repositories)", t.Reason, repo.Key()), logArgs...)
 			return
 		}
 		t.Ref = NormalizeRef(t.Ref)
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		refund, code, res, msg := s.admit(ctx, w, t)
+		refund, code, res, msg := s.admit(ctx, w, &t, repo)
 		if code != 0 {
 			result(res, code, msg, append(logArgs, "actor", t.Actor)...)
 			return
@@ -398,14 +403,20 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 // job). A trigger joining the issue's queued or running job, and a
 // redelivery of an accepted delivery, need no token and are not refused.
 // It returns the refusal's status, result and message, or 0.
-func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Trigger) (refund func(context.Context), code int, result, msg string) {
-	if ok, err := s.permitted(ctx, t); err != nil {
+//
+// A new issue with a trigger label whose creator fails the check is still
+// scoped, as opened, where the repository scopes every opened issue.
+func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t *tracker.Trigger, repo Repository) (refund func(context.Context), code int, result, msg string) {
+	if ok, err := s.permitted(ctx, *t); err != nil {
 		s.log.Error("permission check", "key", t.Ref.Key(), "err", err)
 		return nil, http.StatusServiceUnavailable, ResultError, "could not check the commenter's permission; redeliver it"
 	} else if !ok {
-		return nil, http.StatusOK, ResultForbidden, s.forbidden(t)
+		if !createdWithLabel(*t) || !s.cfg.Allows(repo, tracker.ReasonOpened) {
+			return nil, http.StatusOK, ResultForbidden, s.forbidden(*t)
+		}
+		t.Reason = tracker.ReasonOpened
 	}
-	refund, wait, which, err := s.limits.take(ctx, t, time.Now())
+	refund, wait, which, err := s.limits.take(ctx, *t, time.Now())
 	if err != nil {
 		s.log.Error("rate limit", "key", t.Ref.Key(), "err", err)
 		return nil, http.StatusServiceUnavailable, ResultError, "could not check the rate limits; redeliver it"

@@ -139,16 +139,18 @@ func (w *Webhook) issue(e *gl.IssueEvent, delivery string) (tracker.Trigger, err
 	}
 	switch a.Action {
 	case "open":
-		if w.rules.OnOpened {
-			t.Reason = tracker.ReasonOpened
-			return t, nil
-		}
-		// A label set on the new issue sends no update of its own.
+		// A label set on the new issue sends no update of its own. It
+		// comes first, so that a repository whose opened trigger is off
+		// still sees it; the bot scopes it as opened where that is on.
 		for _, l := range append(a.Labels, e.Labels...) {
 			if l != nil && w.rules.MatchLabel(l.Title) {
 				t.Reason = tracker.ReasonLabeled
 				return t, nil
 			}
+		}
+		if w.rules.OnOpened {
+			t.Reason = tracker.ReasonOpened
+			return t, nil
 		}
 		return tracker.Trigger{}, ignored(t, "scoping newly opened issues is off and no trigger label is set")
 	case "update":
