@@ -96,8 +96,9 @@ func splitRef(ref tracker.Ref) (project string, iid int64, err error) {
 }
 
 // Fetch implements tracker.Tracker: the issue's title, description,
-// labels and notes (every page, oldest first), without system notes and
-// relay's own report.
+// labels and notes (every page, oldest first), without system notes,
+// relay's own report and internal notes: those only members may read, and
+// the report is a note anyone who sees the issue reads.
 func (c *Client) Fetch(ctx context.Context, ref tracker.Ref) (tracker.Issue, error) {
 	project, iid, err := splitRef(ref)
 	if err != nil {
@@ -112,7 +113,7 @@ func (c *Client) Fetch(ctx context.Context, ref tracker.Ref) (tracker.Issue, err
 		issue.Author = is.Author.Username
 	}
 	err = c.eachNote(ctx, project, iid, func(n *gl.Note) bool {
-		if n.System || tracker.HasReportMarker(n.Body) {
+		if n.System || n.Internal || n.Confidential || tracker.HasReportMarker(n.Body) {
 			return true
 		}
 		cm := tracker.Comment{ID: strconv.FormatInt(n.ID, 10), Author: n.Author.Username, Bot: c.isBot(n.Author.Username), Body: n.Body}

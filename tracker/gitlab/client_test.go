@@ -44,6 +44,7 @@ func TestFetchPaginatesAndSkipsTheReport(t *testing.T) {
 	f.AddNote(testProject, 7, "alice", "added ~bug label", true)
 	f.AddNote(testProject, 7, bot.Username, "old report\n"+tracker.ReportMarker, false)
 	f.AddNote(testProject, 7, "bob", "Seen in prod too.", false)
+	f.AddInternalNote(testProject, 7, "carol", "Customer ACME-42's phone is 555-0100.")
 	f.AddNote(testProject, 7, bot.Username, "a note of the bot's", false)
 	got, err := newClient(t, f).Fetch(t.Context(), ref7)
 	if err != nil {
@@ -61,7 +62,7 @@ func TestFetchPaginatesAndSkipsTheReport(t *testing.T) {
 	}
 	want := []string{"alice: It happens on retries.", "bob: Seen in prod too.", bot.Username + ": a note of the bot's"}
 	if d := cmp.Diff(want, comments); d != "" {
-		t.Errorf("comments, oldest first, without system notes and the report (-want +got):\n%s", d)
+		t.Errorf("comments, oldest first, without system notes, internal notes and the report (-want +got):\n%s", d)
 	}
 	if got.Title != "SMS sent twice" || !strings.Contains(got.Body, "provider is slow") || got.Author != "alice" ||
 		!cmp.Equal(got.Labels, []string{"bug", "sms"}) || !strings.HasSuffix(got.URL, "/acme/platform/shop/-/issues/7") {

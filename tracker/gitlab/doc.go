@@ -36,6 +36,10 @@
 //
 // # The report note
 //
+// Fetch leaves out internal notes: only members may read them, and the
+// report, which may quote what the model read, is a note everyone who
+// sees the issue reads.
+//
 // One note per issue, found by tracker.ReportMarker (and BotUsername) and
 // edited in place. Before it is posted, a line that GitLab would run as a
 // quick action (/close, /label …, with the bot's role) is escaped and

@@ -50,6 +50,7 @@ type Note struct {
 	ID       int64
 	Author   string
 	System   bool
+	Internal bool // only members may read it
 	Versions []string
 }
 
@@ -115,11 +116,21 @@ func (f *Fake) AddIssue(path string, iid int64, title, body string, labels ...st
 
 // AddNote adds a note to an issue and returns its id.
 func (f *Fake) AddNote(path string, iid int64, author, body string, system bool) int64 {
+	return f.addNote(path, iid, &Note{Author: author, System: system, Versions: []string{body}})
+}
+
+// AddInternalNote adds an internal note, which only members may read.
+func (f *Fake) AddInternalNote(path string, iid int64, author, body string) int64 {
+	return f.addNote(path, iid, &Note{Author: author, Internal: true, Versions: []string{body}})
+}
+
+func (f *Fake) addNote(path string, iid int64, n *Note) int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
+	n.ID = f.nextID
 	is := f.projects[strings.ToLower(path)].issues[iid]
-	is.notes = append(is.notes, &Note{ID: f.nextID, Author: author, System: system, Versions: []string{body}})
+	is.notes = append(is.notes, n)
 	return f.nextID
 }
 
@@ -333,6 +344,6 @@ func atoi(s string) int {
 // creation is the order of ids.
 func noteJSON(n *Note) map[string]any {
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(n.ID) * time.Second)
-	return map[string]any{"id": n.ID, "body": n.Versions[len(n.Versions)-1], "system": n.System, "noteable_type": "Issue",
+	return map[string]any{"id": n.ID, "body": n.Versions[len(n.Versions)-1], "system": n.System, "internal": n.Internal, "confidential": n.Internal, "noteable_type": "Issue",
 		"created_at": created.Format(time.RFC3339), "author": map[string]any{"username": n.Author}}
 }
