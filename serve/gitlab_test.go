@@ -13,6 +13,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/relayhq/relay/internal/egress/egresstest"
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/gitlab/gitlabtest"
 )
@@ -290,5 +291,32 @@ func TestServeGitLabKill9(t *testing.T) {
 				t.Errorf("issues scoped twice at once: %v", overlap)
 			}
 		})
+	}
+}
+
+// TestServeGitLabRedactsReports: a report quoting the canary secrets is
+// posted on the GitLab issue, through the real client, with every value
+// redacted, as on GitHub.
+func TestServeGitLabRedactsReports(t *testing.T) {
+	needGit(t)
+	api := glAPI(t, map[string][]int64{"acme/shop": {1}})
+	remote, _ := gitRepo(t, nil)
+	cfg := glConfig(t, api.URL(), Repository{GitLab: "acme/shop", Remote: remote})
+	trackers, parsers, err := BuildTrackers(cfg, glEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := startService(t, cfg, serviceDeps{trackers: trackers, parsers: parsers, scoper: quotingScoper{}})
+	if code, body := glOpened(t, "d-1", "acme/shop", 1).post(t, svc.url); code != http.StatusAccepted {
+		t.Fatalf("%d %s", code, body)
+	}
+	waitFor(t, time.Minute, "the report", func() bool { _, r := reportsOn(api, "acme/shop", 1); return r == 1 })
+	notes := api.Notes("acme/shop", 1)
+	body := notes[0].Versions[len(notes[0].Versions)-1]
+	if leaks := egresstest.Leaks(body); len(leaks) > 0 {
+		t.Errorf("the posted note leaked %v:\n%s", leaks, body)
+	}
+	if !strings.Contains(body, "[redacted: github-pat]") {
+		t.Errorf("the posted note has no redaction:\n%s", body)
 	}
 }
