@@ -48,8 +48,12 @@ func (g *GitLabConfig) validate(v *validator) {
 	v.secret("gitlab.webhook_secret_env", g.WebhookSecretEnv, true)
 	v.secret("gitlab.token_env", g.TokenEnv, true)
 	if g.BaseURL != "" {
-		if u, err := url.Parse(g.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			v.bad("gitlab.base_url %q: want the instance's URL such as https://gitlab.example.com (or leave it out for gitlab.com)", g.BaseURL)
+		u, err := url.Parse(g.BaseURL)
+		switch {
+		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+			v.bad("gitlab.base_url %q: want the instance's URL such as https://gitlab.example.com (or leave it out for gitlab.com)", Redact(g.BaseURL))
+		case u.User != nil:
+			v.bad("gitlab.base_url holds credentials; leave them out and put the token in the variable token_env names")
 		}
 	}
 	if g.BotUsername == "" {

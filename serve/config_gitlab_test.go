@@ -24,6 +24,7 @@ func TestServeConfigGitLab(t *testing.T) {
 		{"no secret", strings.Replace(base, "  webhook_secret_env: GS\n", "", 1), env, []string{"gitlab.webhook_secret_env is required"}},
 		{"no bot", strings.Replace(base, "  bot_username: project_7_bot_x\n", "", 1), env, []string{"gitlab.bot_username is required"}},
 		{"bad base_url", strings.Replace(base, "https://gitlab.example.com\n", "gitlab.example.com\n", 1), env, []string{`gitlab.base_url "gitlab.example.com": want the instance's URL`}},
+		{"credentials in base_url", strings.Replace(base, "https://gitlab.example.com\n", "https://bot:glpat-secret@gitlab.example.com\n", 1), env, []string{"gitlab.base_url holds credentials"}},
 		{"bad role", base[:strings.Index(base, "repositories:")] + "  command_min_access: admin\n" + base[strings.Index(base, "repositories:"):], env,
 			[]string{`gitlab.command_min_access: "admin" is not a GitLab role; give one of guest, planner, reporter, developer, maintainer, owner`}},
 		{"not a path", strings.Replace(base, "gitlab: acme/platform/shop", "gitlab: shop", 1), env, []string{`gitlab "shop" is not a project path`}},
