@@ -23,7 +23,8 @@
 //     /metrics.
 //     A request is answered once its job is committed to the queue; the
 //     pipeline never runs inside a request. A delivery without its
-//     signature header (SignedParser) is refused unread; bodies are read
+//     signature header (SignedParser) is refused unread; a trigger its
+//     repository switches off (Config.Allows) starts nothing; bodies are read
 //     within intake_bytes over all requests (503 and Retry-After beyond);
 //     issue keys are normalised (NormalizeRef); a comment command passes
 //     the source's PermissionCheck (Jira: project roles and groups;

@@ -53,9 +53,9 @@ func (a AccessLevel) String() string {
 }
 
 // MayCommand reports whether the user (its numeric id, as a webhook names
-// it) is a member of project with at least min, directly or through a
-// group (GET /projects/:id/members/all/:user_id). A user who is no member
-// (404) may not.
+// it) is an active member of project with at least min, directly or
+// through a group (GET /projects/:id/members/all/:user_id). A user who is
+// no member (404), or a blocked or awaiting one, may not.
 func (c *Client) MayCommand(ctx context.Context, project, userID string, min AccessLevel) (bool, error) {
 	id, err := strconv.ParseInt(userID, 10, 64)
 	if err != nil || id <= 0 {
@@ -68,7 +68,8 @@ func (c *Client) MayCommand(ctx context.Context, project, userID string, min Acc
 	case err != nil:
 		return false, mapError(fmt.Sprintf("read the membership of user %d in %s", id, project), err)
 	}
-	return m.State != "blocked" && m.AccessLevel >= gl.AccessLevelValue(min), nil
+	// A blocked member, or one awaiting approval, holds the role in name only.
+	return (m.State == "" || m.State == "active") && m.AccessLevel >= gl.AccessLevelValue(min), nil
 }
 
 // CheckProject proves the credentials on project with the calls the bot

@@ -220,6 +220,10 @@ func TestMayCommand(t *testing.T) {
 	f := newFake(t)
 	f.AddMember(testProject, 101, 30) // Developer
 	f.AddMember(testProject, 102, 20) // Reporter
+	f.AddMember(testProject, 104, 40) // a Maintainer, blocked
+	f.SetMemberState(testProject, 104, "blocked")
+	f.AddMember(testProject, 105, 40) // a Maintainer awaiting approval
+	f.SetMemberState(testProject, 105, "awaiting")
 	c := newClient(t, f)
 	dev, err := ParseAccessLevel("Developer")
 	if err != nil {
@@ -228,7 +232,7 @@ func TestMayCommand(t *testing.T) {
 	cases := []struct {
 		user string
 		want bool
-	}{{"101", true}, {"102", false}, {"103", false}, {"", false}, {"x", false}}
+	}{{"101", true}, {"102", false}, {"103", false}, {"104", false}, {"105", false}, {"", false}, {"x", false}}
 	for _, tc := range cases {
 		got, err := c.MayCommand(t.Context(), testProject, tc.user, dev)
 		if err != nil || got != tc.want {

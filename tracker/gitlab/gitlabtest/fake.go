@@ -65,7 +65,8 @@ type Failure struct {
 type project struct {
 	id      int64
 	path    string
-	members map[int64]int // user id → access level
+	members map[int64]int    // user id → access level
+	states  map[int64]string // user id → membership state other than active
 	issues  map[int64]*issue
 }
 
@@ -93,7 +94,7 @@ func (f *Fake) AddProject(path string, level int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
-	p := &project{id: f.nextID, path: path, members: map[int64]int{}, issues: map[int64]*issue{}}
+	p := &project{id: f.nextID, path: path, members: map[int64]int{}, states: map[int64]string{}, issues: map[int64]*issue{}}
 	if level > 0 {
 		p.members[f.user.ID] = level
 	}
@@ -105,6 +106,14 @@ func (f *Fake) AddMember(path string, id int64, level int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.projects[strings.ToLower(path)].members[id] = level
+}
+
+// SetMemberState sets a member's state ("blocked", "awaiting"; default
+// "active").
+func (f *Fake) SetMemberState(path string, id int64, state string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.projects[strings.ToLower(path)].states[id] = state
 }
 
 // AddIssue adds issue iid to the project.
@@ -264,7 +273,11 @@ func (f *Fake) serveProject(w http.ResponseWriter, r *http.Request, p *project, 
 			notFound(w, "Member")
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "username": fmt.Sprintf("user%d", id), "state": "active", "access_level": level})
+		state := p.states[id]
+		if state == "" {
+			state = "active"
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "username": fmt.Sprintf("user%d", id), "state": state, "access_level": level})
 	case len(rest) >= 2 && rest[0] == "issues":
 		iid, _ := strconv.ParseInt(rest[1], 10, 64)
 		is := p.issues[iid]
