@@ -137,7 +137,7 @@ type Repository struct {
 	TokenUser string `yaml:"token_user"` // user of HTTP basic auth for the token; default x-access-token
 	// Triggers switch the triggers for this repository alone; absent
 	// ones follow the triggers section.
-	Triggers RepoTriggers `yaml:"triggers"`
+	Triggers RepoTriggers `yaml:"triggers,omitempty"`
 }
 
 // RepoTriggers are one repository's trigger switches.
