@@ -113,6 +113,7 @@ func (c *Client) Fetch(ctx context.Context, ref tracker.Ref) (tracker.Issue, err
 		issue.Author = is.Author.Username
 	}
 	err = c.eachNote(ctx, project, iid, func(n *gl.Note) bool {
+		//lint:ignore SA1019 GitLab before 15.0 marks an internal note only as "confidential"
 		if n.System || n.Internal || n.Confidential || tracker.HasReportMarker(n.Body) {
 			return true
 		}
