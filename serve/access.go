@@ -8,6 +8,7 @@ import (
 
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/github"
+	"github.com/relayhq/relay/tracker/gitlab"
 	"github.com/relayhq/relay/tracker/jira"
 )
 
@@ -19,6 +20,9 @@ type Access struct {
 	// to post); GitHubAPIURL the REST API root of GitHub Enterprise
 	// Server, or "" (and api.github.com) for github.com.
 	GitHubToken, GitHubAPIURL string
+	// GitLabToken is a token that can read the issue (and write notes, to
+	// post); GitLabURL the self-managed instance, or "" for gitlab.com.
+	GitLabToken, GitLabURL string
 	// JiraURL is the Jira site; JiraCloud says whether it is Jira Cloud
 	// (see JiraCloudSite). Cloud signs in with JiraEmail and JiraAPIToken,
 	// Data Center with JiraPAT.
@@ -30,11 +34,14 @@ type Access struct {
 var (
 	// ErrNoGitHubToken is Tracker's error for GitHub without a token.
 	ErrNoGitHubToken = errors.New("no GitHub token")
+	// ErrNoGitLabToken is Tracker's error for GitLab without a token.
+	ErrNoGitLabToken = errors.New("no GitLab token")
 	// ErrNoJiraSite is Tracker's error for Jira without a site.
 	ErrNoJiraSite = errors.New("no Jira site")
 )
 
-// Tracker is the client of source (tracker.GitHub, tracker.Jira); what
+// Tracker is the client of source (tracker.GitHub, tracker.GitLab,
+// tracker.Jira); what
 // it posts passes the process-wide egress filter (tracker.Filtered).
 func (a Access) Tracker(source string) (tracker.Tracker, error) {
 	var (
@@ -51,6 +58,11 @@ func (a Access) Tracker(source string) (tracker.Tracker, error) {
 			base = "" // what GitHub Actions sets on github.com
 		}
 		t, err = github.New(github.Options{Token: a.GitHubToken, BaseURL: base})
+	case tracker.GitLab:
+		if a.GitLabToken == "" {
+			return nil, ErrNoGitLabToken
+		}
+		t, err = gitlab.New(gitlab.Options{Token: a.GitLabToken, BaseURL: a.GitLabURL})
 	case tracker.Jira:
 		if a.JiraURL == "" {
 			return nil, ErrNoJiraSite

@@ -21,6 +21,9 @@ func TestAccessTracker(t *testing.T) {
 		{"github without a token", Access{GitHubAPIURL: "https://api.github.com"}, tracker.GitHub, ErrNoGitHubToken},
 		{"github.com", Access{GitHubToken: "t", GitHubAPIURL: "https://api.github.com"}, tracker.GitHub, nil},
 		{"GitHub Enterprise", Access{GitHubToken: "t", GitHubAPIURL: "https://ghe.example.com/api/v3/"}, tracker.GitHub, nil},
+		{"gitlab without a token", Access{GitLabURL: "https://gitlab.example.com"}, tracker.GitLab, ErrNoGitLabToken},
+		{"gitlab.com", Access{GitLabToken: "glpat-x"}, tracker.GitLab, nil},
+		{"self-managed GitLab", Access{GitLabToken: "glpat-x", GitLabURL: "https://gitlab.example.com"}, tracker.GitLab, nil},
 		{"jira without a site", Access{JiraPAT: "p"}, tracker.Jira, ErrNoJiraSite},
 		{"jira data center", Access{JiraURL: "https://jira.example.com", JiraPAT: "p"}, tracker.Jira, nil},
 	}
@@ -33,7 +36,7 @@ func TestAccessTracker(t *testing.T) {
 			t.Errorf("%s: %v, %v; want a client", tt.name, tr, err)
 		}
 	}
-	if _, err := (Access{}).Tracker("gitlab"); err == nil {
+	if _, err := (Access{}).Tracker("bitbucket"); err == nil {
 		t.Error("an unknown source: no error")
 	}
 }

@@ -113,6 +113,9 @@ func (w *Worker) settle(ctx context.Context, job *river.Job[ScopeArgs], b Budget
 	}
 }
 
+// budgetNoteHead starts the note of a job waiting for the cost budget.
+const budgetNoteHead = "⏳ **relay is waiting"
+
 // postDeferred says on the issue, in its one comment, that the job waits
 // for the budget and until when; a last report stays above the note.
 func (w *Worker) postDeferred(ctx context.Context, job *river.Job[ScopeArgs], over *overBudget, log *slog.Logger) {
@@ -124,7 +127,7 @@ func (w *Worker) postDeferred(ctx context.Context, job *river.Job[ScopeArgs], ov
 	if time.Until(over.retry) > 20*time.Hour {
 		layout = "Jan 2 15:04" // the daily window: say which day
 	}
-	note := fmt.Sprintf("⏳ **relay is waiting for the %s model budget**; it will run by %s UTC.", over.window, over.retry.UTC().Format(layout))
+	note := fmt.Sprintf(budgetNoteHead+" for the %s model budget**; it will run by %s UTC.", over.window, over.retry.UTC().Format(layout))
 	last, err := w.lastReports().load(ctx, job.Args.Ref.Key())
 	if err != nil {
 		log.Warn("the budget note replaces the last report", "err", err)

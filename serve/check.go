@@ -15,6 +15,7 @@ import (
 	"github.com/relayhq/relay/agent"
 	"github.com/relayhq/relay/internal/redact"
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/tracker/gitlab"
 	"github.com/relayhq/relay/tracker/jira"
 )
 
@@ -58,7 +59,8 @@ type repoChecker interface {
 }
 
 // CheckTrackers makes one authenticated call per tracker: GitHub reads
-// each configured repository, Jira reads the account it posts as.
+// each configured repository, GitLab the token's user, each configured
+// project and the user's role in it, Jira the account it posts as.
 func CheckTrackers(ctx context.Context, cfg *Config, trackers map[string]tracker.Tracker) []error {
 	var errs []error
 	if rc, ok := trackers[tracker.GitHub].(repoChecker); ok {
@@ -69,6 +71,18 @@ func CheckTrackers(ctx context.Context, cfg *Config, trackers map[string]tracker
 			cctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 			if err := rc.CheckRepo(cctx, tracker.Ref{Source: tracker.GitHub, Repo: r.GitHub}); err != nil {
 				errs = append(errs, fmt.Errorf("github credentials (%s): %w", ghCredentialKeys(cfg.GitHub), err))
+			}
+			cancel()
+		}
+	}
+	if gc, ok := trackers[tracker.GitLab].(*gitlab.Client); ok {
+		for _, r := range cfg.Repositories {
+			if r.GitLab == "" {
+				continue
+			}
+			cctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+			if err := gc.CheckProject(cctx, r.GitLab); err != nil {
+				errs = append(errs, fmt.Errorf("gitlab credentials (the token in %s, gitlab.base_url): %w", cfg.GitLab.TokenEnv, err))
 			}
 			cancel()
 		}
@@ -103,19 +117,27 @@ func PingQueue(ctx context.Context, url string) error {
 	return conn.Ping(ctx)
 }
 
-// Permissions checks a Jira comment command's author against the
-// configured project roles and groups, asking Jira.
+// Permissions checks a comment command's author: on Jira against the
+// configured project roles and groups, on GitLab against
+// gitlab.command_min_access, asking the tracker.
 func Permissions(cfg *Config, trackers map[string]tracker.Tracker) map[string]PermissionCheck {
-	jc, ok := trackers[tracker.Jira].(*jira.Client)
-	if !ok || cfg.Jira == nil {
+	checks := map[string]PermissionCheck{}
+	if jc, ok := trackers[tracker.Jira].(*jira.Client); ok && cfg.Jira != nil {
+		access := jira.Access{Roles: cfg.Jira.CommandRoles, Groups: cfg.Jira.CommandGroups}
+		checks[tracker.Jira] = func(ctx context.Context, t tracker.Trigger) (bool, error) {
+			return jc.MayCommand(ctx, t.ActorID, t.Ref.Repo, access)
+		}
+	}
+	if gc, ok := trackers[tracker.GitLab].(*gitlab.Client); ok && cfg.GitLab != nil {
+		min := cfg.GitLab.MinAccess()
+		checks[tracker.GitLab] = func(ctx context.Context, t tracker.Trigger) (bool, error) {
+			return gc.MayCommand(ctx, t.Ref.Repo, t.ActorID, min)
+		}
+	}
+	if len(checks) == 0 {
 		return nil
 	}
-	access := jira.Access{Roles: cfg.Jira.CommandRoles, Groups: cfg.Jira.CommandGroups}
-	return map[string]PermissionCheck{
-		tracker.Jira: func(ctx context.Context, t tracker.Trigger) (bool, error) {
-			return jc.MayCommand(ctx, t.ActorID, t.Ref.Repo, access)
-		},
-	}
+	return checks
 }
 
 // CheckModel asks the model endpoint for its models list, or where it has

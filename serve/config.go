@@ -51,9 +51,15 @@ type Config struct {
 	// Heartbeat is how often a worker process marks itself alive in a
 	// PostgreSQL queue; a process silent for 3 heartbeats is dead and its
 	// running jobs are taken back at once. Default 15s.
-	Heartbeat    time.Duration `yaml:"heartbeat"`
+	Heartbeat time.Duration `yaml:"heartbeat"`
+	// DryRun makes the bot post nothing: each comment it would post or
+	// edit is logged ("dry run: would post") and counted in
+	// relay_dry_run_posts_total{source,kind}; issues are still read and
+	// scoped (dryrun.go).
+	DryRun       bool          `yaml:"dry_run"`
 	Limits       Limits        `yaml:"limits"`
 	GitHub       *GitHubConfig `yaml:"github"`
+	GitLab       *GitLabConfig `yaml:"gitlab"` // config_gitlab.go
 	Jira         *JiraConfig   `yaml:"jira"`
 	Triggers     Triggers      `yaml:"triggers"`
 	Repositories []Repository  `yaml:"repositories"`
@@ -119,21 +125,36 @@ type Triggers struct {
 	Associations []string `yaml:"associations"` // GitHub author associations allowed to command; default OWNER, MEMBER, COLLABORATOR
 }
 
-// Repository maps a GitHub repository or a Jira project to the git remote
-// the bot reads.
+// Repository maps a GitHub repository, a GitLab project or a Jira
+// project to the git remote the bot reads.
 type Repository struct {
 	GitHub    string `yaml:"github"`     // owner/name
+	GitLab    string `yaml:"gitlab"`     // group/name (subgroups allowed)
 	Jira      string `yaml:"jira"`       // project key
 	Remote    string `yaml:"remote"`     // git URL (https, ssh, or a local path)
 	Branch    string `yaml:"branch"`     // default branch; default "main"
-	TokenEnv  string `yaml:"token_env"`  // git's token; without it a GitHub App's installation token is used for a github: repository
+	TokenEnv  string `yaml:"token_env"`  // git's token; without it a GitHub App's installation token, or the GitLab token, is used
 	TokenUser string `yaml:"token_user"` // user of HTTP basic auth for the token; default x-access-token
+	// Triggers switch the triggers for this repository alone; absent
+	// ones follow the triggers section.
+	Triggers RepoTriggers `yaml:"triggers,omitempty"`
 }
 
-// Key is the repository's tracker key: "github:owner/name" or "jira:KEY".
+// RepoTriggers are one repository's trigger switches.
+type RepoTriggers struct {
+	Opened   *bool `yaml:"opened"`   // scope its newly opened issues; default triggers.opened (either way)
+	Labels   *bool `yaml:"labels"`   // false: triggers.labels start nothing here; default true
+	Commands *bool `yaml:"commands"` // false: comment commands start nothing here; default true
+}
+
+// Key is the repository's tracker key: "github:owner/name",
+// "gitlab:group/name" or "jira:KEY".
 func (r Repository) Key() string {
-	if r.GitHub != "" {
+	switch {
+	case r.GitHub != "":
 		return tracker.GitHub + ":" + r.GitHub
+	case r.GitLab != "":
+		return tracker.GitLab + ":" + r.GitLab
 	}
 	return tracker.Jira + ":" + r.Jira
 }
@@ -251,6 +272,9 @@ func (c *Config) SetDefaults() {
 	if c.Limits.RepositoryPerHour == 0 {
 		c.Limits.RepositoryPerHour = 60
 	}
+	if c.GitLab != nil {
+		c.GitLab.setDefaults()
+	}
 	if c.Jira != nil && c.Jira.CommandRoles == nil && c.Jira.CommandGroups == nil {
 		c.Jira.CommandRoles = []string{"Administrators", "Developers"}
 	}
@@ -274,10 +298,16 @@ func (c *Config) SetDefaults() {
 	}
 }
 
-// Rules returns the trigger rules for a tracker's webhook parser.
+// Rules returns the trigger rules for a tracker's webhook parser. Opened
+// issues are reported when any repository scopes them (Allows decides per
+// repository).
 func (c *Config) Rules(botLogin string) tracker.Rules {
+	opened := *c.Triggers.Opened
+	for _, r := range c.Repositories {
+		opened = opened || r.Triggers.Opened != nil && *r.Triggers.Opened
+	}
 	return tracker.Rules{
-		OnOpened:     *c.Triggers.Opened,
+		OnOpened:     opened,
 		Labels:       c.Triggers.Labels,
 		Commands:     c.Triggers.Commands,
 		Associations: c.Triggers.Associations,
@@ -285,10 +315,31 @@ func (c *Config) Rules(botLogin string) tracker.Rules {
 	}
 }
 
+// Allows says whether a trigger of reason starts a job on repository r:
+// its own switch (RepoTriggers), else the triggers section's.
+func (c *Config) Allows(r Repository, reason string) bool {
+	on := func(b *bool, def bool) bool {
+		if b == nil {
+			return def
+		}
+		return *b
+	}
+	switch reason {
+	case tracker.ReasonOpened:
+		return on(r.Triggers.Opened, *c.Triggers.Opened)
+	case tracker.ReasonLabeled:
+		return on(r.Triggers.Labels, true)
+	case tracker.ReasonCommand:
+		return on(r.Triggers.Commands, true)
+	}
+	return true
+}
+
 // Repository returns the repository configured for an issue, if any.
 func (c *Config) Repository(ref tracker.Ref) (Repository, bool) {
 	for _, r := range c.Repositories {
 		if (ref.Source == tracker.GitHub && r.GitHub != "" && strings.EqualFold(r.GitHub, ref.Repo)) ||
+			(ref.Source == tracker.GitLab && r.GitLab != "" && strings.EqualFold(r.GitLab, ref.Repo)) ||
 			(ref.Source == tracker.Jira && r.Jira != "" && strings.EqualFold(r.Jira, ref.Repo)) {
 			return r, true
 		}
@@ -307,11 +358,14 @@ var (
 func (c *Config) Validate(getenv func(string) string) error {
 	v := &validator{path: c.path, getenv: getenv}
 	c.validateQueue(v)
-	if c.GitHub == nil && c.Jira == nil {
-		v.bad("configure github, jira or both")
+	if c.GitHub == nil && c.GitLab == nil && c.Jira == nil {
+		v.bad("configure github, gitlab or jira (or several)")
 	}
 	if c.GitHub != nil {
 		c.GitHub.validate(v)
+	}
+	if c.GitLab != nil {
+		c.GitLab.validate(v)
 	}
 	if c.Jira != nil {
 		c.Jira.validate(v)
@@ -523,18 +577,28 @@ func (j *JiraConfig) validate(v *validator) {
 // section for it, no duplicates, a remote without a password.
 func (c *Config) validateRepositories(v *validator) {
 	if len(c.Repositories) == 0 {
-		v.bad("repositories is empty: map at least one GitHub repository or Jira project to a git remote")
+		v.bad("repositories is empty: map at least one GitHub repository, GitLab project or Jira project to a git remote")
 	}
 	seen := map[string]bool{}
 	for i, r := range c.Repositories {
 		where := fmt.Sprintf("repositories[%d]", i)
+		set := 0
+		for _, s := range []string{r.GitHub, r.GitLab, r.Jira} {
+			if s != "" {
+				set++
+			}
+		}
 		switch {
-		case (r.GitHub == "") == (r.Jira == ""):
-			v.bad("%s: set exactly one of github (owner/name) and jira (project key)", where)
+		case set != 1:
+			v.bad("%s: set exactly one of github (owner/name), gitlab (group/name) and jira (project key)", where)
 		case r.GitHub != "" && !ghRepoRE.MatchString(r.GitHub):
 			v.bad("%s: github %q is not owner/name", where, r.GitHub)
 		case r.GitHub != "" && c.GitHub == nil:
 			v.bad("%s: github repository %s but no github section", where, r.GitHub)
+		case r.GitLab != "" && !gitlabPath(r.GitLab):
+			v.bad("%s: gitlab %q is not a project path such as group/name or group/subgroup/name", where, r.GitLab)
+		case r.GitLab != "" && c.GitLab == nil:
+			v.bad("%s: gitlab project %s but no gitlab section", where, r.GitLab)
 		case r.Jira != "" && !jiraKeyRE.MatchString(r.Jira):
 			v.bad("%s: jira %q is not an upper-case project key", where, r.Jira)
 		case r.Jira != "" && c.Jira == nil:

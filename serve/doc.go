@@ -1,5 +1,5 @@
 // Package serve is the issue-scoping bot behind `relay serve`: webhook intake
-// for GitHub and Jira, the durable job queue, the workers that scope an issue
+// for GitHub, GitLab and Jira, the durable job queue, the workers that scope an issue
 // at a recorded commit, the repository mirrors and worktrees they read, and
 // the metrics and health endpoints around them.
 //
@@ -19,13 +19,16 @@
 //     the queued and running states) coalesce a trigger into a job that is
 //     already waiting or running. A job records the commit it scopes once, so
 //     a retry scopes the same tree.
-//   - Server: POST /webhooks/{github,jira}, GET /healthz, /readyz, /metrics.
+//   - Server: POST /webhooks/{github,gitlab,jira}, GET /healthz, /readyz,
+//     /metrics.
 //     A request is answered once its job is committed to the queue; the
 //     pipeline never runs inside a request. A delivery without its
-//     signature header (SignedParser) is refused unread; bodies are read
+//     signature header (SignedParser) is refused unread; a trigger its
+//     repository switches off (Config.Allows) starts nothing; bodies are read
 //     within intake_bytes over all requests (503 and Retry-After beyond);
 //     issue keys are normalised (NormalizeRef); a comment command passes
-//     the source's PermissionCheck (Jira: project roles and groups); new
+//     the source's PermissionCheck (Jira: project roles and groups;
+//     GitLab: gitlab.command_min_access, asked of the members API); new
 //     jobs are rate-limited per author and per repository (token buckets,
 //     limits.author_per_hour and repository_per_hour; 429 and Retry-After),
 //     taken atomically before the enqueue: in memory on the embedded queue,
@@ -51,11 +54,17 @@
 //   - Mirrors: one bare mirror per repository, a detached worktree per job,
 //     tokens handed to git through GIT_CONFIG_* environment variables only
 //     (a repository's token_env, else a tracker's tracker.GitCredentials:
-//     a GitHub App's installation token).
+//     a GitHub App's installation token, the GitLab token).
 //   - ReportBody: the comment a report becomes, shared with `relay scope
-//     --issue … --post` so both post the same body for an issue and commit.
+//     --issue … --post` so both post the same body for an issue and commit;
+//     the workers put ReportHead above it: the commit and how fresh the
+//     index was (cold, incremental, or unchanged and how old; the time of
+//     the store's last write is kept beside it, freshness.go).
+//   - dry_run: every comment the workers would post or edit is logged and
+//     counted (relay_dry_run_posts_total), nothing is posted (dryrun.go).
 //
-// The trackers themselves (tracker/github, tracker/jira) and the scoping
+// The trackers themselves (tracker/github, tracker/gitlab, tracker/jira)
+// and the scoping
 // pipeline (agent, retrieve) are reached through interfaces — tracker.Tracker,
 // tracker.WebhookParser, Scoper and Indexer — wired in cmd/relay.
 //
@@ -65,7 +74,7 @@
 // agent.Config its agent is built from, and advice.ConfigNamesFor(advice.Operator) names that
 // section's keys in the advice added to the agent's errors (the log, the
 // comment). BuildTrackers connects the trackers the configuration names,
-// Permissions the Jira command check. Access connects the same clients for
+// Permissions the Jira and GitLab command checks. Access connects the same clients for
 // one issue from credentials a caller read (relay scope --issue --post);
 // EnqueueBacklog puts a backlog's issues on the queue (relay batch --queue).
 // workspace never imports serve.

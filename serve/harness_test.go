@@ -140,6 +140,11 @@ type serviceDeps struct {
 	log      io.Writer // also gets the service's log (warnings and errors)
 
 	permissions map[string]PermissionCheck
+	// parsers replace the test parsers (hmacParser) when set: the real
+	// ones of BuildTrackers.
+	parsers map[string]tracker.WebhookParser
+	// verbose logs at Info, not only warnings and errors.
+	verbose bool
 }
 
 func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
@@ -151,10 +156,18 @@ func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
 	if d.log != nil {
 		out = io.MultiWriter(out, d.log)
 	}
-	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if d.verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
+	parsers := d.parsers
+	if parsers == nil {
+		parsers = map[string]tracker.WebhookParser{tracker.GitHub: hmacParser{testSecret}, tracker.Jira: hmacParser{testSecret}}
+	}
 	s, err := New(context.Background(), Options{
 		Config: cfg, QueueURL: d.queueURL, Trackers: d.trackers, Scoper: d.scoper, Indexer: d.indexer, Log: log, Permissions: d.permissions,
-		Parsers: map[string]tracker.WebhookParser{tracker.GitHub: hmacParser{testSecret}, tracker.Jira: hmacParser{testSecret}},
+		Parsers: parsers,
 	})
 	if err != nil {
 		t.Fatalf("serve.New: %v", err)

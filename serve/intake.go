@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/tracker/gitlab"
 )
 
 // SignedParser is a tracker.WebhookParser that names the header its
@@ -104,8 +105,36 @@ type PermissionCheck func(ctx context.Context, t tracker.Trigger) (bool, error)
 // trigger label is checked like a comment command. triggers.opened is the
 // operator's choice to scope every new issue whoever opens it, bounded by
 // the rate limits and the cost caps; it is not checked.
+//
+// GitLab's payloads never say what role the actor has, so a note command
+// is checked against gitlab.command_min_access through the members API.
+// Setting labels takes the Planner or Reporter role on GitLab, whose
+// label changes by anyone else are dropped, so a label added to an
+// existing issue is not checked; a new issue with a trigger label is
+// checked as on Jira, at the cost of one call, since GitLab's service
+// desk and email issue creation run as a support bot.
 func needsPermission(t tracker.Trigger) bool {
-	return t.Reason == tracker.ReasonCommand || t.Reason == tracker.ReasonLabeled && t.Event == jiraIssueCreated
+	return t.Reason == tracker.ReasonCommand || createdWithLabel(t)
+}
+
+// createdWithLabel reports whether t is a new Jira or GitLab issue created
+// with a trigger label (their parsers report the label before opened).
+func createdWithLabel(t tracker.Trigger) bool {
+	return t.Reason == tracker.ReasonLabeled && (t.Event == jiraIssueCreated || t.Event == gitlab.EventIssueOpen)
+}
+
+// switchedOn says whether t's trigger is on for repo (Config.Allows). A new
+// issue with a trigger label where labels are off is taken as opened where
+// opened is on.
+func (s *Service) switchedOn(repo Repository, t *tracker.Trigger) bool {
+	if s.cfg.Allows(repo, t.Reason) {
+		return true
+	}
+	if createdWithLabel(*t) && s.cfg.Allows(repo, tracker.ReasonOpened) {
+		t.Reason = tracker.ReasonOpened
+		return true
+	}
+	return false
 }
 
 // jiraIssueCreated is the Jira webhook event of a new issue (tracker/jira

@@ -225,6 +225,11 @@ func TestServeReadyzDraining(t *testing.T) {
 func TestServeCommandPermission(t *testing.T) {
 	needGit(t)
 	cfg := testConfig(t, newTestRepos(t))
+	// With opened on, a new issue is scoped whoever creates it, trigger
+	// label or not (TestServeRepoTriggerSwitches); the check is for
+	// projects that scope new issues by label only.
+	off := false
+	cfg.Triggers.Opened = &off
 	check := func(ctx context.Context, tr tracker.Trigger) (bool, error) {
 		switch tr.ActorID {
 		case "ada":

@@ -23,6 +23,7 @@ type Metrics struct {
 	AcceptDurationMS prometheus.Histogram
 	JobsReclaimed    prometheus.Counter
 	BudgetDeferred   prometheus.Counter
+	DryRunPosts      *prometheus.CounterVec // source, kind: what dry_run kept from being posted
 }
 
 // Delivery results of relay_webhook_deliveries_total.
@@ -96,12 +97,15 @@ func NewMetrics() *Metrics {
 			Name: "relay_jobs_budget_deferred_total", Help: "Job starts put off because limits.cost_per_hour or cost_per_day was reached.",
 		}),
 	}
-	r.MustRegister(m.JobsReclaimed, m.BudgetDeferred)
+	m.DryRunPosts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "relay_dry_run_posts_total", Help: "Comments dry_run logged instead of posting, by source and kind (placeholder, report, note).",
+	}, []string{"source", "kind"})
+	r.MustRegister(m.JobsReclaimed, m.BudgetDeferred, m.DryRunPosts)
 	r.MustRegister(m.Deliveries, m.JobsEnqueued, m.JobsInProgress, m.JobsCompleted, m.JobDuration,
 		m.QueueWait, m.IndexDuration, m.LLMTokens, m.LLMCost, m.AcceptDurationMS, redactedCollector{})
 	// Every series exists from the start, so dashboards and rate() see zeros
 	// rather than gaps.
-	for _, src := range []string{"github", "jira"} {
+	for _, src := range []string{"github", "gitlab", "jira"} {
 		for _, r := range []string{ResultAccepted, ResultCoalesced, ResultDuplicate, ResultIgnored, ResultBadSignature, ResultMalformed, ResultTooLarge, ResultError, ResultUnsigned, ResultBusy, ResultRateLimited, ResultForbidden} {
 			m.Deliveries.WithLabelValues(src, r)
 		}

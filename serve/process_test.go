@@ -49,6 +49,10 @@ type helperSpec struct {
 	AddrFile string `json:"addr_file"`
 	// ScopeDelay is how long each scope takes; default 40ms.
 	ScopeDelay time.Duration `json:"scope_delay,omitempty"`
+	// GitLabEnv, when set, is the environment of the configuration's
+	// gitlab section: the helper then runs the real GitLab tracker and
+	// parser (BuildTrackers) instead of the recorder's tracker.
+	GitLabEnv map[string]string `json:"gitlab_env,omitempty"`
 }
 
 func helperMain(specPath string) error {
@@ -65,12 +69,20 @@ func helperMain(specPath string) error {
 	rec := &remoteRecorder{url: spec.Recorder, pid: os.Getpid(), delay: cmp.Or(spec.ScopeDelay, 40*time.Millisecond)}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	spec.Config.path = "helper.yaml"
-	s, err := New(ctx, Options{
+	o := Options{
 		Config: &spec.Config, QueueURL: spec.QueueURL, Log: log,
 		Trackers: map[string]tracker.Tracker{tracker.GitHub: rec.tracker(tracker.GitHub), tracker.Jira: rec.tracker(tracker.Jira)},
 		Parsers:  map[string]tracker.WebhookParser{tracker.GitHub: hmacParser{testSecret}, tracker.Jira: hmacParser{testSecret}},
 		Scoper:   rec, Indexer: &fakeIndexer{},
-	})
+	}
+	if spec.GitLabEnv != nil {
+		getenv := func(k string) string { return spec.GitLabEnv[k] }
+		if o.Trackers, o.Parsers, err = BuildTrackers(&spec.Config, getenv); err != nil {
+			return err
+		}
+		o.Permissions, o.Secret = Permissions(&spec.Config, o.Trackers), getenv
+	}
+	s, err := New(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -290,18 +302,26 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // post, from 8 goroutines, and returns the payloads that got no 2xx answer
 // (a webhook sender redelivers those).
 func deliver(t testing.TB, base func() string, payloads []testPayload, sent func(n int)) []testPayload {
+	return deliverAll(base, payloads, func(base string, p testPayload) *http.Request {
+		return signedRequest(t, base+sourcePath(p), p)
+	}, sent)
+}
+
+// deliverAll is deliver for any kind of delivery: req builds the request
+// of one for the base URL.
+func deliverAll[T any](base func() string, payloads []T, req func(base string, p T) *http.Request, sent func(n int)) []T {
 	var mu sync.Mutex
-	var failed []testPayload
+	var failed []T
 	n := 0
 	var wg sync.WaitGroup
-	ch := make(chan testPayload)
+	ch := make(chan T)
 	client := &http.Client{Timeout: time.Minute} // a hang guard: a slow answer is not a lost delivery
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for p := range ch {
-				resp, err := client.Do(signedRequest(t, base()+sourcePath(p), p))
+				resp, err := client.Do(req(base(), p))
 				ok := err == nil && resp.StatusCode/100 == 2
 				if err == nil {
 					io.Copy(io.Discard, resp.Body)

@@ -264,12 +264,13 @@ func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error
 }
 
 // NormalizeRef spells an issue the one way its tracker treats alike:
-// GitHub's owner/name lower-cased (GitHub ignores case there), Jira's
+// GitHub's owner/name and GitLab's project path lower-cased (both ignore
+// case there), Jira's
 // project and issue keys upper-cased. ACME/Shop#7 and acme/shop#7 are one
 // job.
 func NormalizeRef(r tracker.Ref) tracker.Ref {
 	switch r.Source {
-	case tracker.GitHub:
+	case tracker.GitHub, tracker.GitLab:
 		r.Repo = strings.ToLower(r.Repo)
 	case tracker.Jira:
 		r.Repo, r.Number = strings.ToUpper(r.Repo), strings.ToUpper(r.Number)

@@ -68,6 +68,9 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		// The parser holds the secret; cmd builds it only when the secret is set.
 		o.Log.Warn("github is configured but no GitHub webhook parser was given; /webhooks/github answers 404")
 	}
+	if cfg.GitLab != nil && o.Parsers[tracker.GitLab] == nil && !o.NoWorkers {
+		o.Log.Warn("gitlab is configured but no GitLab webhook parser was given; /webhooks/gitlab answers 404")
+	}
 	unlock, err := lockStateDir(cfg.StateDir)
 	if err != nil {
 		return nil, err
@@ -78,9 +81,15 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
 	UseGitCredentials(s.mirrors, o.Trackers)
+	trackers := o.Trackers
+	if cfg.DryRun {
+		o.Log.Warn("dry_run is on: reports are logged and counted, never posted")
+		trackers = dryRunAll(trackers, o.Log, s.metrics.DryRunPosts)
+	}
 	s.worker = &Worker{
-		// Every comment the bot posts passes the egress filter.
-		cfg: cfg, trackers: tracker.FilteredAll(o.Trackers, nil), mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
+		// Every comment the bot posts (or, in a dry run, logs) passes the
+		// egress filter first.
+		cfg: cfg, trackers: tracker.FilteredAll(trackers, nil), mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
 		metrics: s.metrics, log: o.Log,
 	}
 	qurl := o.QueueURL
@@ -124,19 +133,24 @@ func (s *Service) Queue() *Queue { return s.queue }
 // Metrics returns the service's metrics.
 func (s *Service) Metrics() *Metrics { return s.metrics }
 
-// UseGitCredentials makes m fetch a GitHub repository without token_env
-// with the GitHub tracker's git token when it offers one
-// (tracker.GitCredentials: a GitHub App's installation token).
+// UseGitCredentials makes m fetch a GitHub or GitLab repository without
+// token_env with its tracker's git token when it offers one
+// (tracker.GitCredentials: a GitHub App's installation token, the GitLab
+// token).
 func UseGitCredentials(m *Mirrors, trackers map[string]tracker.Tracker) {
-	gc, ok := trackers[tracker.GitHub].(tracker.GitCredentials)
-	if !ok {
+	gh, okGH := trackers[tracker.GitHub].(tracker.GitCredentials)
+	gl, okGL := trackers[tracker.GitLab].(tracker.GitCredentials)
+	if !okGH && !okGL {
 		return
 	}
 	m.SetGitCredentials(func(ctx context.Context, r Repository) (string, error) {
-		if r.GitHub == "" {
-			return "", nil
+		switch {
+		case r.GitHub != "" && okGH:
+			return gh.GitToken(ctx, tracker.Ref{Source: tracker.GitHub, Repo: r.GitHub})
+		case r.GitLab != "" && okGL:
+			return gl.GitToken(ctx, tracker.Ref{Source: tracker.GitLab, Repo: r.GitLab})
 		}
-		return gc.GitToken(ctx, tracker.Ref{Source: tracker.GitHub, Repo: r.GitHub})
+		return "", nil
 	})
 }
 
@@ -239,6 +253,7 @@ func (s *Service) forgetLoop(ctx context.Context) {
 func (s *Service) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /webhooks/github", s.webhook(tracker.GitHub))
+	mux.HandleFunc("POST /webhooks/gitlab", s.webhook(tracker.GitLab))
 	mux.HandleFunc("POST /webhooks/jira", s.webhook(tracker.Jira))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -342,14 +357,19 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultMalformed, http.StatusBadRequest, fmt.Sprintf("a %s delivery names a %s issue", source, t.Ref.Source), logArgs...)
 			return
 		}
-		if _, ok := s.cfg.Repository(t.Ref); !ok {
+		repo, ok := s.cfg.Repository(t.Ref)
+		if !ok {
 			result(ResultIgnored, http.StatusOK, fmt.Sprintf("repository %s is not served by this relay", t.Ref.Repo), logArgs...)
+			return
+		}
+		if !s.switchedOn(repo, &t) {
+			result(ResultIgnored, http.StatusOK, fmt.Sprintf("the %s trigger is off for %s (its triggers in repositories)", t.Reason, repo.Key()), logArgs...)
 			return
 		}
 		t.Ref = NormalizeRef(t.Ref)
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		refund, code, res, msg := s.admit(ctx, w, t)
+		refund, code, res, msg := s.admit(ctx, w, &t, repo)
 		if code != 0 {
 			result(res, code, msg, append(logArgs, "actor", t.Actor)...)
 			return
@@ -383,14 +403,20 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 // job). A trigger joining the issue's queued or running job, and a
 // redelivery of an accepted delivery, need no token and are not refused.
 // It returns the refusal's status, result and message, or 0.
-func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Trigger) (refund func(context.Context), code int, result, msg string) {
-	if ok, err := s.permitted(ctx, t); err != nil {
+//
+// A new issue with a trigger label whose creator fails the check is still
+// scoped, as opened, where the repository scopes every opened issue.
+func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t *tracker.Trigger, repo Repository) (refund func(context.Context), code int, result, msg string) {
+	if ok, err := s.permitted(ctx, *t); err != nil {
 		s.log.Error("permission check", "key", t.Ref.Key(), "err", err)
 		return nil, http.StatusServiceUnavailable, ResultError, "could not check the commenter's permission; redeliver it"
 	} else if !ok {
-		return nil, http.StatusOK, ResultForbidden, fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor)
+		if !createdWithLabel(*t) || !s.cfg.Allows(repo, tracker.ReasonOpened) {
+			return nil, http.StatusOK, ResultForbidden, s.forbidden(*t)
+		}
+		t.Reason = tracker.ReasonOpened
 	}
-	refund, wait, which, err := s.limits.take(ctx, t, time.Now())
+	refund, wait, which, err := s.limits.take(ctx, *t, time.Now())
 	if err != nil {
 		s.log.Error("rate limit", "key", t.Ref.Key(), "err", err)
 		return nil, http.StatusServiceUnavailable, ResultError, "could not check the rate limits; redeliver it"
@@ -406,6 +432,14 @@ func (s *Service) admit(ctx context.Context, w http.ResponseWriter, t tracker.Tr
 	}
 	setRetryAfter(w, wait)
 	return nil, http.StatusTooManyRequests, ResultRateLimited, fmt.Sprintf("limits.%s reached for %s; try again in %s", which, t.Ref.Key(), wait.Round(time.Second))
+}
+
+// forbidden says why the permission check refused t's actor.
+func (s *Service) forbidden(t tracker.Trigger) string {
+	if t.Ref.Source == tracker.GitLab && s.cfg.GitLab != nil {
+		return fmt.Sprintf("%s is not a member of %s with the %s role or higher (gitlab.command_min_access)", t.Actor, t.Ref.Repo, s.cfg.GitLab.MinAccess())
+	}
+	return fmt.Sprintf("%s is not in a project role or group allowed to command relay", t.Actor)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

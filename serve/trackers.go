@@ -7,11 +7,13 @@ import (
 
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/github"
+	"github.com/relayhq/relay/tracker/gitlab"
 	"github.com/relayhq/relay/tracker/jira"
 )
 
-// BuildTrackers connects the GitHub and Jira trackers and webhook parsers
-// the configuration names (tracker/github, tracker/jira). The secrets come
+// BuildTrackers connects the GitHub, GitLab and Jira trackers and webhook
+// parsers the configuration names (tracker/github, tracker/gitlab,
+// tracker/jira). The secrets come
 // from the environment variables the configuration names; none is kept
 // beyond the clients that need it.
 func BuildTrackers(cfg *Config, getenv func(string) string) (map[string]tracker.Tracker, map[string]tracker.WebhookParser, error) {
@@ -39,6 +41,13 @@ func BuildTrackers(cfg *Config, getenv func(string) string) (map[string]tracker.
 		}
 		trackers[tracker.GitHub], parsers[tracker.GitHub] = t, wh
 	}
+	if g := cfg.GitLab; g != nil {
+		t, wh, err := buildGitLab(cfg, g, getenv, hc)
+		if err != nil {
+			return nil, nil, err
+		}
+		trackers[tracker.GitLab], parsers[tracker.GitLab] = t, wh
+	}
 	if j := cfg.Jira; j != nil {
 		o := jira.Options{BaseURL: j.BaseURL, Cloud: j.Cloud, Email: j.Email, BotAccount: j.BotAccount, HTTPClient: hc}
 		if j.APITokenEnv != "" {
@@ -64,4 +73,21 @@ func BuildTrackers(cfg *Config, getenv func(string) string) (map[string]tracker.
 		trackers[tracker.Jira], parsers[tracker.Jira] = t, wh
 	}
 	return trackers, parsers, nil
+}
+
+// buildGitLab connects the GitLab tracker and its webhook parser.
+func buildGitLab(cfg *Config, g *GitLabConfig, getenv func(string) string, hc *http.Client) (*gitlab.Client, *gitlab.Webhook, error) {
+	secret := getenv(g.WebhookSecretEnv)
+	if secret == "" {
+		return nil, nil, fmt.Errorf("gitlab: %s is not set; relay refuses GitLab deliveries without the webhook's secret token", g.WebhookSecretEnv)
+	}
+	t, err := gitlab.New(gitlab.Options{BaseURL: g.BaseURL, Token: getenv(g.TokenEnv), BotUsername: g.BotUsername, HTTPClient: hc})
+	if err != nil {
+		return nil, nil, err
+	}
+	wh, err := gitlab.NewWebhook([]byte(secret), cfg.Rules(g.BotUsername))
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, wh, nil
 }

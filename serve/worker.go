@@ -177,7 +177,7 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], job
 	if err != nil {
 		log.Error("the failure note replaces the report", "err", err)
 	}
-	note := fmt.Sprintf("⚠️ **relay could not scope this issue**: scoping failed; the operator's log has the details, job id %d. "+
+	note := fmt.Sprintf(failureNoteHead+": scoping failed; the operator's log has the details, job id %d. "+
 		"It tried %d time(s). Comment `%s` to try again.", job.ID, job.Attempt, firstOr(w.cfg.Triggers.Commands, "/relay scope"))
 	if a := advice.For(jobErr, advice.Author); a != "" {
 		note += " " + advice.Sentence(a)
@@ -189,6 +189,9 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], job
 		log.Error("edit the report comment with the failure", "err", err)
 	}
 }
+
+// failureNoteHead starts the note of a job that finally failed.
+const failureNoteHead = "⚠️ **relay could not scope this issue**"
 
 // lastReports is where the worker keeps the last report of each issue:
 // the queue's database (and, from earlier versions, state_dir/reports).
@@ -252,12 +255,12 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	defer cleanup()
 	storeDir := w.mirrors.StoreDir(repo)
 	t0 := time.Now()
-	st, err := w.index(ctx, wt, storeDir)
+	st, fresh, err := w.index(ctx, wt, storeDir, commit)
 	if err != nil {
 		return fmt.Errorf("index %s at %s: %w", repo.Key(), commit, err)
 	}
 	w.metrics.IndexDuration.Observe(time.Since(t0).Seconds())
-	log.Info("index step", "unchanged", st.Unchanged, "changed", st.Changed, "dur", time.Since(t0))
+	log.Info("index step", "unchanged", st.Unchanged, "changed", st.Changed, "cold", fresh.Cold, "dur", time.Since(t0))
 	rep, err := w.scoper.Scope(ctx, ScopeInput{Issue: issue, Root: wt, StoreDir: storeDir, Commit: commit, JobID: job.ID, Log: log})
 	cost = rep.Cost
 	if err != nil {
@@ -267,7 +270,7 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 		w.metrics.LLMTokens.WithLabelValues(stage).Add(float64(n))
 	}
 	w.metrics.LLMCost.Add(rep.Cost)
-	body := ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
+	body := ReportHead(commit, repo.Branch, fresh) + "\n\n" + ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)
 	}
@@ -300,12 +303,14 @@ func (w *Worker) commit(ctx context.Context, job *river.Job[ScopeArgs], repo Rep
 	return w.queue.RecordCommit(ctx, job.ID, head)
 }
 
-func (w *Worker) index(ctx context.Context, root, storeDir string) (IndexStats, error) {
+// index brings the repository's store up to date with the worktree at
+// commit, one writer per store, and says how fresh the index is.
+func (w *Worker) index(ctx context.Context, root, storeDir, commit string) (IndexStats, Freshness, error) {
 	v, _ := w.indexMu.LoadOrStore(storeDir, &sync.Mutex{})
 	mu := v.(*sync.Mutex)
 	mu.Lock()
 	defer mu.Unlock()
-	return w.indexer.Index(ctx, root, storeDir)
+	return freshness(storeDir, commit, time.Now, func() (IndexStats, error) { return w.indexer.Index(ctx, root, storeDir) })
 }
 
 // trackerErr keeps a tracker's retryable errors retryable and makes the
@@ -325,7 +330,9 @@ const NoModelNote = "_No model is configured for this relay, so no model was use
 
 // ReportBody is the comment relay posts on an issue for a report: the
 // bot's workers and `relay scope --issue … --post` both build it here, so
-// the same issue scoped at the same commit gets the same comment. markdown
+// the same issue scoped at the same commit gets the same comment, but for
+// the first line (ReportHead) the workers put above it: the index's
+// freshness is the bot's to know. markdown
 // is the scoping report (model) or the offline context report (no model);
 // commit and branch say what was read ("" when not known).
 func ReportBody(markdown string, model bool, commit, branch string) string {

@@ -1,9 +1,9 @@
 // Package tracker is the seam between the bot and the issue trackers it serves
-// (GitHub, Jira). It owns the tracker-neutral types — an issue reference, a
+// (GitHub, GitLab, Jira). It owns the tracker-neutral types — an issue reference, a
 // fetched issue, a webhook trigger, the errors that tell the queue whether to
 // retry, the cap on how much of an issue's text relay reads (MaxTextBytes) —
 // and the Tracker interface that tracker/github and tracker/jira
-// implement. The bot (package serve), `relay scope --issue` and `--post` use
+// (and tracker/gitlab) implement. The bot (package serve), `relay scope --issue` and `--post` use
 // only this package, so a third tracker is one new sub-package.
 package tracker
 
@@ -20,12 +20,14 @@ import (
 // Source names a tracker kind.
 const (
 	GitHub = "github"
+	GitLab = "gitlab"
 	Jira   = "jira"
 )
 
 // Ref identifies one issue on one tracker.
 //
 // GitHub: Source "github", Repo "owner/name", Number "42".
+// GitLab: Source "gitlab", Repo the project path "group/sub/name", Number the issue iid "42".
 // Jira:   Source "jira", Repo the project key "PROJ", Number the issue key "PROJ-123".
 type Ref struct {
 	Source string `json:"source"`
@@ -34,7 +36,7 @@ type Ref struct {
 }
 
 // Key is the job key of the issue: one job, one report per key.
-// "github:owner/name#42", "jira:PROJ-123".
+// "github:owner/name#42", "gitlab:group/sub/name#42", "jira:PROJ-123".
 func (r Ref) Key() string {
 	if r.Source == Jira {
 		return "jira:" + r.Number
@@ -49,7 +51,7 @@ func ParseRef(s string) (Ref, error) {
 	src, rest, ok := strings.Cut(strings.TrimSpace(s), ":")
 	switch {
 	case !ok:
-		return Ref{}, fmt.Errorf("issue reference %q has no source; write github:owner/name#42 or jira:KEY-123", s)
+		return Ref{}, fmt.Errorf("issue reference %q has no source; write github:owner/name#42, gitlab:group/name#42 or jira:KEY-123", s)
 	case src == GitHub:
 		repo, num, ok := strings.Cut(rest, "#")
 		owner, name, ok2 := strings.Cut(repo, "/")
@@ -58,6 +60,14 @@ func ParseRef(s string) (Ref, error) {
 			return Ref{}, fmt.Errorf("issue reference %q is not of the form github:owner/name#42", s)
 		}
 		return Ref{Source: GitHub, Repo: repo, Number: strconv.Itoa(n)}, nil
+	case src == GitLab:
+		// A project path is a namespace (groups and subgroups) and a name.
+		repo, num, ok := strings.Cut(rest, "#")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n <= 0 || !gitlabPath(repo) {
+			return Ref{}, fmt.Errorf("issue reference %q is not of the form gitlab:group/name#42 (subgroups allowed: gitlab:group/sub/name#42)", s)
+		}
+		return Ref{Source: GitLab, Repo: repo, Number: strconv.Itoa(n)}, nil
 	case src == Jira:
 		proj, num, ok := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(num)
@@ -66,8 +76,23 @@ func ParseRef(s string) (Ref, error) {
 		}
 		return Ref{Source: Jira, Repo: proj, Number: rest}, nil
 	default:
-		return Ref{}, fmt.Errorf("issue reference %q: unknown source %q; use github or jira as the source", s, src)
+		return Ref{}, fmt.Errorf("issue reference %q: unknown source %q; use github, gitlab or jira as the source", s, src)
 	}
+}
+
+// gitlabPath reports whether p is a GitLab project path: two or more
+// non-empty segments separated by slashes.
+func gitlabPath(p string) bool {
+	segs := strings.Split(p, "/")
+	if len(segs) < 2 {
+		return false
+	}
+	for _, s := range segs {
+		if s == "" || strings.TrimSpace(s) != s {
+			return false
+		}
+	}
+	return true
 }
 
 // Issue is what a tracker returns for a Ref: enough to scope it.
@@ -111,7 +136,7 @@ func (i Issue) Text() Text {
 // Tracker fetches issues and keeps the one report comment of an issue.
 // Implementations are safe for concurrent use.
 type Tracker interface {
-	// Source is GitHub or Jira.
+	// Source is GitHub, GitLab or Jira.
 	Source() string
 	// Fetch returns the issue with its comments.
 	Fetch(ctx context.Context, ref Ref) (Issue, error)
@@ -139,12 +164,13 @@ const ReportMarker = "<!-- relay:report -->"
 // Trigger is a webhook delivery that asks for an issue to be scoped.
 type Trigger struct {
 	Ref        Ref    `json:"ref"`
-	DeliveryID string `json:"delivery_id"` // X-GitHub-Delivery / X-Atlassian-Webhook-Identifier
+	DeliveryID string `json:"delivery_id"` // X-GitHub-Delivery / X-Gitlab-Event-UUID / X-Atlassian-Webhook-Identifier
 	Event      string `json:"event"`       // "issues.opened", "issue_comment.created", "jira:issue_created", …
 	Reason     string `json:"reason"`      // ReasonOpened, ReasonLabeled or ReasonCommand
 	Actor      string `json:"actor"`       // who caused it
 	// ActorID identifies the actor for a permission check where Actor is a
-	// display name: the Jira Cloud account id or Data Center user name.
+	// display name: the Jira Cloud account id or Data Center user name, the
+	// GitLab user id.
 	ActorID string `json:"actor_id,omitempty"`
 	// Installation is the GitHub App installation id of the delivery (0 otherwise).
 	Installation int64 `json:"installation,omitempty"`

@@ -111,7 +111,7 @@ jira:SHOP-7; a ticket whose issue already has a job queued or running joins it.`
 	cmd.Flags().StringVar(&in, "in", "", "backlog file: .jsonl (one {id, title, body} per line) or .csv (header id,title,body)")
 	cmd.Flags().StringVar(&outDir, "out", "", "directory for the reports")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 2, "tickets scoped at once")
-	cmd.Flags().StringVar(&queue, "queue", "", "enqueue the tickets on relay serve's PostgreSQL queue (postgres://…) instead of scoping them here; each ticket needs a ref (github:owner/name#42 or jira:KEY-1) and relay serve workers post the reports")
+	cmd.Flags().StringVar(&queue, "queue", "", "enqueue the tickets on relay serve's PostgreSQL queue (postgres://…) instead of scoping them here; each ticket needs a ref (github:owner/name#42, gitlab:group/name#42 or jira:KEY-1) and relay serve workers post the reports")
 	cmd.Flags().IntVar(&maxAttempts, "max-attempts", 5, "with --queue: attempts of each job before it finally fails")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +12,8 @@ import (
 	"github.com/relayhq/relay/tracker"
 )
 
-// issueFromTracker fetches the issue ref names (github:owner/name#42 or
-// jira:KEY-123) through the tracker clients the bot uses, with credentials
+// issueFromTracker fetches the issue ref names (github:owner/name#42,
+// gitlab:group/name#42 or jira:KEY-123) through the tracker clients the bot uses, with credentials
 // from the environment, and returns the tracker too for --post.
 func issueFromTracker(ctx context.Context, g *globals, ref string) (tracker.Issue, tracker.Tracker, error) {
 	r, err := tracker.ParseRef(ref)
@@ -32,12 +33,15 @@ func issueFromTracker(ctx context.Context, g *globals, ref string) (tracker.Issu
 
 // trackerFromEnv builds the client of source (serve.Access) from the
 // environment: GITHUB_TOKEN (and GITHUB_API_URL for GitHub Enterprise);
+// GITLAB_TOKEN (and GITLAB_URL, or GitLab CI's CI_SERVER_URL, for a
+// self-managed GitLab);
 // JIRA_URL with JIRA_EMAIL and JIRA_API_TOKEN (Cloud) or JIRA_PAT (Data
 // Center), Cloud detected from an *.atlassian.net host unless JIRA_CLOUD
 // says otherwise.
 func trackerFromEnv(g *globals, source string) (tracker.Tracker, error) {
 	env := func(k string) string { return strings.TrimSpace(g.getenv(k)) }
 	a := serve.Access{GitHubToken: env("GITHUB_TOKEN"), GitHubAPIURL: env("GITHUB_API_URL"),
+		GitLabToken: env("GITLAB_TOKEN"), GitLabURL: cmp.Or(env("GITLAB_URL"), env("CI_SERVER_URL")),
 		JiraURL: env("JIRA_URL"), JiraEmail: env("JIRA_EMAIL"), JiraAPIToken: env("JIRA_API_TOKEN"), JiraPAT: env("JIRA_PAT")}
 	if source == tracker.Jira && a.JiraURL != "" {
 		var err error
@@ -49,6 +53,8 @@ func trackerFromEnv(g *globals, source string) (tracker.Tracker, error) {
 	switch {
 	case errors.Is(err, serve.ErrNoGitHubToken):
 		return nil, errors.New("GITHUB_TOKEN is not set: export a token that can read the issue (and write comments, for --post)")
+	case errors.Is(err, serve.ErrNoGitLabToken):
+		return nil, errors.New("GITLAB_TOKEN is not set: export a token (scope api) that can read the issue (and write notes, for --post)")
 	case errors.Is(err, serve.ErrNoJiraSite):
 		return nil, errors.New("JIRA_URL is not set: export the Jira site, e.g. https://acme.atlassian.net")
 	}

@@ -57,7 +57,7 @@ issues neutralised; the JSON's issue field is the issue so published, not the ra
 	cmd.Flags().StringVar(&o.file, "file", "", "read the issue from FILE")
 	cmd.Flags().StringVar(&o.format, "format", "md", "output format: md or json")
 	cmd.Flags().StringVar(&o.out, "out", "", "write the report to FILE instead of stdout")
-	cmd.Flags().StringVar(&o.ref, "issue", "", "fetch the issue from its tracker: github:owner/name#42 or jira:KEY-123")
+	cmd.Flags().StringVar(&o.ref, "issue", "", "fetch the issue from its tracker: github:owner/name#42, gitlab:group/name#42 or jira:KEY-123")
 	cmd.Flags().BoolVar(&o.post, "post", false, "post the report on the --issue (or update the one relay posted before)")
 	return cmd
 }

@@ -139,16 +139,18 @@ func (w *Webhook) created(t tracker.Trigger, p *payload) (tracker.Trigger, error
 	if p.User.is(w.rules.BotLogin) {
 		return tracker.Trigger{}, ignored(t, "created by the bot account")
 	}
-	if w.rules.OnOpened {
-		t.Reason = tracker.ReasonOpened
-		return t, nil
-	}
-	// Jira sends no label event for labels set at creation.
+	// Jira sends no label event for labels set at creation. A trigger
+	// label comes first, so that a repository whose opened trigger is off
+	// still sees it; the bot scopes it as opened where that is on.
 	for _, l := range p.Issue.Fields.Labels {
 		if w.rules.MatchLabel(l) {
 			t.Reason = tracker.ReasonLabeled
 			return t, nil
 		}
+	}
+	if w.rules.OnOpened {
+		t.Reason = tracker.ReasonOpened
+		return t, nil
 	}
 	return tracker.Trigger{}, ignored(t, "scoping newly created issues is off and no trigger label is set")
 }
