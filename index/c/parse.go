@@ -1,0 +1,280 @@
+//go:build cgo
+
+package c
+
+import (
+	"strings"
+
+	"github.com/relayhq/relay/index/internal/sitter"
+)
+
+// extractor reads one file's facts from its syntax tree.
+type extractor struct {
+	src     []byte
+	f       *facts
+	globals map[string]string // file-scope variables: name → type name
+}
+
+// extract returns the facts of a parsed file.
+func extract(src []byte, root *sitter.Node) *facts {
+	x := &extractor{src: src, f: &facts{}, globals: map[string]string{}}
+	if root == nil {
+		return x.f
+	}
+	x.f.Errors = sitter.SyntaxErrors(root)
+	x.top(root)
+	return x.f
+}
+
+func (x *extractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
+
+// top reads the declarations of a translation unit or of a block the
+// preprocessor or an error holds (both sides of #if are read, as
+// tree-sitter parses them).
+func (x *extractor) top(n *sitter.Node) {
+	for _, c := range sitter.Children(n) {
+		switch c.Kind() {
+		case "function_definition":
+			x.function(c)
+		case "declaration":
+			x.declaration(c, nil)
+		case "type_definition":
+			x.typedef(c)
+		case "struct_specifier", "union_specifier", "enum_specifier":
+			x.typeName(c)
+		case "preproc_def", "preproc_function_def":
+			x.macro(c)
+		case "preproc_include":
+			x.include(c)
+		case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "ERROR", "linkage_specification", "declaration_list":
+			x.top(c)
+		}
+	}
+}
+
+func (x *extractor) include(n *sitter.Node) {
+	p := n.ChildByFieldName("path")
+	if p == nil {
+		return
+	}
+	t := x.text(p)
+	switch p.Kind() {
+	case "string_literal":
+		x.f.Includes = append(x.f.Includes, include{Path: strings.Trim(t, `"`), Quoted: true, Line: sitter.Line(n)})
+	case "system_lib_string":
+		x.f.Includes = append(x.f.Includes, include{Path: strings.Trim(t, "<>"), Line: sitter.Line(n)})
+	}
+}
+
+func (x *extractor) macro(n *sitter.Node) {
+	name := n.ChildByFieldName("name")
+	if name == nil {
+		return
+	}
+	m := macro{Name: x.text(name), Line: sitter.Line(n), End: sitter.EndLine(n), Func: n.Kind() == "preproc_function_def"}
+	params := map[string]bool{}
+	if ps := n.ChildByFieldName("parameters"); ps != nil {
+		for _, p := range sitter.Children(ps) {
+			m.Params = append(m.Params, x.text(p))
+			params[x.text(p)] = true
+		}
+	}
+	sig := "#define " + m.Name
+	if m.Func {
+		sig += "(" + strings.Join(m.Params, ", ") + ")"
+	}
+	m.Sig = sig
+	if v := n.ChildByFieldName("value"); v != nil {
+		body := strings.TrimSpace(x.text(v))
+		if !m.Func && len(callNames(body+"()")) == 1 && isIdentStart(body[0]) && strings.IndexFunc(body, func(r rune) bool { return r > 127 || !isIdent(byte(r)) }) < 0 {
+			m.Calls = []string{body} // #define alias name: a call of alias(…) calls name
+		}
+		for _, c := range callNames(body) {
+			if !params[c] {
+				m.Calls = append(m.Calls, c)
+			}
+		}
+	}
+	x.f.Macros = append(x.f.Macros, m)
+}
+
+// notCalls are the C keywords a name followed by "(" may be.
+var notCalls = map[string]bool{
+	"if": true, "while": true, "for": true, "switch": true, "return": true, "sizeof": true, "defined": true,
+	"do": true, "else": true, "case": true, "_Alignof": true, "alignof": true, "__typeof__": true, "typeof": true,
+	"__attribute__": true, "_Generic": true, "__builtin_expect": true, "_Static_assert": true, "static_assert": true,
+}
+
+// callNames returns the names in a macro body that are followed by "(",
+// in order, without repeats.
+//
+// DESIGN: a macro's body is a token list the preprocessor pastes at each
+// use, not C that tree-sitter can parse; a name directly followed by an
+// opening parenthesis is a call once expanded (or another macro's use,
+// which resolution follows). Strings and character literals are skipped.
+func callNames(body string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(body) && body[j] != c {
+				if body[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			i = j + 1
+		case isIdentStart(c):
+			j := i
+			for j < len(body) && isIdent(body[j]) {
+				j++
+			}
+			name := body[i:j]
+			k := j
+			for k < len(body) && (body[k] == ' ' || body[k] == '\t') {
+				k++
+			}
+			if k < len(body) && body[k] == '(' && !notCalls[name] && !seen[name] && (i == 0 || body[i-1] != '#') {
+				seen[name] = true
+				out = append(out, name)
+			}
+			i = j
+		case c >= '0' && c <= '9':
+			for i < len(body) && isIdent(body[i]) {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// typeName returns the name of a type specifier ("struct foo", a typedef
+// name; "" for a built-in type) and records a struct, union or enum that
+// has a body. An anonymous one records nothing and is named "".
+func (x *extractor) typeName(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch n.Kind() {
+	case "type_identifier":
+		return x.text(n)
+	case "struct_specifier", "union_specifier", "enum_specifier":
+	default:
+		return ""
+	}
+	kind := strings.TrimSuffix(n.Kind(), "_specifier")
+	name := ""
+	if nm := n.ChildByFieldName("name"); nm != nil {
+		name = x.text(nm)
+	}
+	if body := n.ChildByFieldName("body"); body != nil && name != "" {
+		x.f.Types = append(x.f.Types, typ{Kind: kind, Name: name, Line: sitter.Line(n), End: sitter.EndLine(n), Fields: x.members(body)})
+	}
+	if name == "" {
+		return ""
+	}
+	return kind + " " + name
+}
+
+// members returns the fields of a struct or union body or the constants
+// of an enum's, recording the types nested in them.
+func (x *extractor) members(body *sitter.Node) []member {
+	var out []member
+	for _, c := range sitter.Children(body) {
+		switch c.Kind() {
+		case "field_declaration":
+			x.typeName(c.ChildByFieldName("type"))
+			for _, d := range sitter.FieldChildren(c, "declarator") {
+				if id := declName(d); id != nil {
+					out = append(out, member{Name: x.text(id), Line: sitter.Line(id)})
+				}
+			}
+		case "enumerator":
+			if nm := c.ChildByFieldName("name"); nm != nil {
+				out = append(out, member{Name: x.text(nm), Line: sitter.Line(nm)})
+			}
+		case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif":
+			out = append(out, x.members(c)...)
+		}
+	}
+	return out
+}
+
+// declName returns the name a declarator declares: the identifier under
+// pointers, arrays, parentheses, function declarators and initializers.
+func declName(d *sitter.Node) *sitter.Node {
+	for d != nil {
+		switch d.Kind() {
+		case "identifier", "field_identifier", "type_identifier":
+			return d
+		case "pointer_declarator", "array_declarator", "function_declarator", "init_declarator", "attributed_declarator":
+			d = d.ChildByFieldName("declarator")
+			if d == nil {
+				return nil
+			}
+		case "parenthesized_declarator":
+			cs := sitter.Children(d)
+			if len(cs) == 0 {
+				return nil
+			}
+			d = cs[0]
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// funcDeclarator returns the function declarator under d, nil when d
+// declares no function (a pointer to one is a variable).
+func funcDeclarator(d *sitter.Node) *sitter.Node {
+	for d != nil {
+		switch d.Kind() {
+		case "function_declarator":
+			if inner := d.ChildByFieldName("declarator"); inner != nil && inner.Kind() == "parenthesized_declarator" {
+				return nil // int (*fp)(int): a pointer
+			}
+			return d
+		case "pointer_declarator", "attributed_declarator":
+			d = d.ChildByFieldName("declarator")
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (x *extractor) typedef(n *sitter.Node) {
+	ty := n.ChildByFieldName("type")
+	of := x.typeName(ty)
+	var fields []member
+	if of == "" && ty != nil && (ty.Kind() == "struct_specifier" || ty.Kind() == "union_specifier" || ty.Kind() == "enum_specifier") {
+		if body := ty.ChildByFieldName("body"); body != nil {
+			fields = x.members(body) // typedef struct { … } name: the typedef holds the fields
+		}
+	}
+	for _, d := range sitter.FieldChildren(n, "declarator") {
+		if id := declName(d); id != nil {
+			x.f.Types = append(x.f.Types, typ{Kind: "typedef", Name: x.text(id), Line: sitter.Line(n), End: sitter.EndLine(n), Of: of, Fields: fields})
+		}
+	}
+}
+
+// isStatic reports whether a declaration or definition has the storage
+// class static.
+func (x *extractor) isStatic(n *sitter.Node) bool {
+	for _, c := range sitter.Children(n) {
+		if c.Kind() == "storage_class_specifier" && x.text(c) == "static" {
+			return true
+		}
+	}
+	return false
+}
