@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // facts are what one file declares and calls, as written: what
@@ -121,7 +122,9 @@ func (f *facts) surface() string {
 }
 
 // keys are the names a file gives the whole repository: its external
-// functions, and ".field" for each field its initializers assign.
+// functions, and ".field" for each field its initializers assign,
+// followed by "\x00" and the assignment (type and function), so that a
+// changed assignment changes the key; refKey drops the assignment.
 func (f *facts) keys() []string {
 	var ks []string
 	for _, fn := range f.Funcs {
@@ -130,8 +133,14 @@ func (f *facts) keys() []string {
 		}
 	}
 	for _, a := range f.Inits {
-		ks = append(ks, "."+a.Field)
+		ks = append(ks, "."+a.Field+"\x00"+a.Type+"\x00"+a.Func)
 	}
 	slices.Sort(ks)
 	return slices.Compact(ks)
+}
+
+// refKey returns the c.refs name a key stands for.
+func refKey(k string) string {
+	name, _, _ := strings.Cut(k, "\x00")
+	return name
 }

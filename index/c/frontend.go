@@ -228,7 +228,7 @@ func dependents(j *frontend.Job, old map[string]*stored, files []*parsed) []stri
 		changed[rel] = true
 		if st := old[rel]; st != nil {
 			for _, k := range st.facts.keys() {
-				keys[k] = true
+				keys[refKey(k)] = true
 			}
 		}
 	}
@@ -240,7 +240,7 @@ func dependents(j *frontend.Job, old map[string]*stored, files []*parsed) []stri
 			added = true
 			changed[f.rel] = true
 			for _, k := range f.facts.keys() {
-				keys[k] = true
+				keys[refKey(k)] = true
 			}
 			continue
 		}
@@ -254,12 +254,12 @@ func dependents(j *frontend.Job, old map[string]*stored, files []*parsed) []stri
 		for _, k := range f.facts.keys() {
 			after[k] = true
 			if !before[k] {
-				keys[k] = true
+				keys[refKey(k)] = true
 			}
 		}
 		for k := range before {
 			if !after[k] {
-				keys[k] = true
+				keys[refKey(k)] = true
 			}
 		}
 	}

@@ -1,0 +1,76 @@
+// Package c indexes C for package index: it registers Lang
+// (frontend.Lang), whose frontend parses each file with tree-sitter
+// (tree-sitter-c; cgo) into facts and resolves includes, types and calls
+// across the repository's files.
+//
+// Which files are C: every .c file, and every .h file (internal/repofs's
+// table names .h C). A header is ambiguous between C and C++; the rule is
+// that .h is C's unless the repository has C++ sources, and the C++
+// frontend (index/cpp, registered after C) reads a repository's .h files
+// as C++ when the scan hands them to it. Until the scan can decide by the
+// repository (a language's Source sees one path), C claims every .h, and
+// the C++ frontend reads the headers its sources include through the
+// job's file reader.
+//
+// Nodes (ids "c:" + path + ":" + name): a file node per file; functions
+// (Kind function, SubKind function; Exported unless static; Signature the
+// text before the body); macros (Kind function, SubKind macro, id
+// "c:path:#NAME", object-like and function-like); structs, unions, enums
+// with a name and a body and typedefs (Kind type, SubKind struct, union,
+// enum, typedef; ids "c:path:struct foo", "c:path:typedef foo_t"), their
+// fields and enum constants (Kind member, SubKind field, enum_constant;
+// a typedef of an anonymous struct holds its fields). Prototypes are no
+// nodes: calls resolve to definitions. Test: under a test or tests
+// folder, or named test_*.c, *_test.c, *_tests.c.
+//
+// Edges: parent (declaration → file, member → type), imports (file →
+// included file of the repository), returns and param_of (the
+// repository's struct, union, enum and typedef types visible through the
+// includes), references (typedef → the type it names), calls with the
+// call site, and calls_by_name for a call with several candidates.
+//
+// #include resolves as a compiler searches (index/internal/cinclude,
+// shared with the C++ frontend): a quoted name relative to the including
+// file, then the include directories — those of compile_commands.json
+// when the repository has one, else those its CMake, Meson or Makefile
+// build files name, else every folder named include — and, for a quoted
+// name, the one repository file whose path ends in it. Angle-bracket
+// names outside the repository (the C library) are left alone.
+//
+// Calls resolve as the preprocessor and the linker would:
+//   - a name that is a parameter or a local is a call through a pointer,
+//     not of a function of that name, and makes no edge;
+//   - a static function of the file (static functions are scoped to
+//     their file), then a macro of the file or of the headers it includes
+//     (an edge to the macro, and the calls its body makes, resolved at the
+//     call site: DEV_CHECK(d) calls dev_valid), then a static inline
+//     function of those headers;
+//   - else the repository's function of that name with external linkage:
+//     the one there is; among several (programs that each define main or
+//     usage), the one a visible file defines, else the one in the caller's
+//     folder, else all of them as calls_by_name candidates (at most 8);
+//   - a call through a struct field, p->read(…) or s.read(…), calls the
+//     functions the repository's designated initializers assign to that
+//     field (`.read = foo_read`) of the receiver's struct, when the
+//     receiver is a parameter, a local or a file-scope variable of a
+//     declared struct or typedef type; when it is not evident, the
+//     assignments to that field of any struct, as calls when one struct
+//     type has them and as calls_by_name candidates otherwise.
+//
+// A call with no candidate in the repository (the C library's) makes no
+// edge. A file that does not parse is indexed as far as tree-sitter
+// recovers, and its syntax errors are reported (Summary.Errors) and
+// recorded on its file record.
+//
+// Incremental runs: see the DESIGN note on indexer.Index. Each file node
+// stores its facts (c.facts), the fingerprint of what including files
+// read of it (c.surface), the files its includes reach (c.deps) and the
+// repository-wide names its resolution looked up (c.refs); a change to
+// the build files resolves every file again (the pseudo-owner @c/build
+// fingerprints them). FormatVersion (Meta "index.c.version") versions
+// the C records.
+//
+// index/internal/clangcheck measures the calls against clang's
+// resolution (BENCHMARKS.md). A relay built without cgo has no
+// tree-sitter: Lang is registered unavailable (nocgo.go).
+package c
