@@ -154,8 +154,23 @@ func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend
 // was cancelled. A file a budget kept from being parsed has no facts.
 func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Parser, rel string) *parsed {
 	pf := sitter.ParseBudgeted(ctx, j, rel, "", sitter.BudgetUse{Report: true, Depth: true}, func(data []byte) (*sitter.Tree, []byte, error) {
-		t, err := sitter.ParseLimited(ctx, ps, data, j.Budget.Timeout)
-		return t, data, err
+		text := blank(data, ppKeepAll)
+		t, err := sitter.ParseLimited(ctx, ps, text, j.Budget.Timeout)
+		if err != nil || !t.RootNode().HasError() {
+			return t, text, err
+		}
+		// Still broken: keep the first branch of each conditional.
+		first := blank(data, ppFirstOnly)
+		t2, err := sitter.ParseLimited(ctx, ps, first, j.Budget.Timeout)
+		if err != nil {
+			return t, text, nil
+		}
+		if errorBytes(t2.RootNode()) < errorBytes(t.RootNode()) {
+			t.Close()
+			return t2, first, nil
+		}
+		t2.Close()
+		return t, text, nil
 	})
 	if pf == nil {
 		return nil
@@ -281,4 +296,24 @@ func dependents(j *frontend.Job, old map[string]*stored, files []*parsed) []stri
 	}
 	sort.Strings(out)
 	return out
+}
+
+// errorBytes measures how much of a tree tree-sitter could not parse:
+// the bytes under its error nodes.
+func errorBytes(root *sitter.Node) uint {
+	var n uint
+	stack := []*sitter.Node{root}
+	for len(stack) > 0 {
+		nd := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch {
+		case nd.IsError():
+			n += nd.EndByte() - nd.StartByte()
+		case nd.IsMissing():
+			n++
+		case nd.HasError():
+			stack = append(stack, sitter.Children(nd)...)
+		}
+	}
+	return n
 }

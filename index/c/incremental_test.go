@@ -65,9 +65,11 @@ func TestIncremental(t *testing.T) {
 	dev := read("src/dev.c")
 	checkIncremental(t, st, root, []incrementalStep{
 		{
-			name:   "a body calls another function",
-			change: func() { write("src/dev.c", strings.Replace(dev, "return d->name != NULL;", "return d->name != NULL && dev_open(d->name);", 1)) },
-			want:   []string{"edge calls c:src/dev.c:dev_valid -> c:src/dev.c:dev_open @src/dev.c:13"},
+			name: "a body calls another function",
+			change: func() {
+				write("src/dev.c", strings.Replace(dev, "return d->name != NULL;", "return d->name != NULL && dev_open(d->name);", 1))
+			},
+			want: []string{"edge calls c:src/dev.c:dev_valid -> c:src/dev.c:dev_open @src/dev.c:13"},
 		},
 		{
 			name: "a function moves to another file",

@@ -65,7 +65,8 @@ type Truth struct {
 	Errors   []string // per translation unit: clang failed or wrote no AST
 }
 
-// Run runs clang on every command and resolves every call. A
+// Run runs clang on every command (the first of several for one file)
+// and resolves every call. A
 // translation unit clang cannot dump is reported in Truth.Errors and the
 // others go on; Run fails only when none can be read.
 func Run(ctx context.Context, o Options) (*Truth, error) {
@@ -84,10 +85,18 @@ func Run(ctx context.Context, o Options) (*Truth, error) {
 		return nil, fmt.Errorf("find clang (Debian's clang package): %w", err)
 	}
 	m := &merger{root: root, lines: map[string][]int{}, defs: map[string][]Func{}}
-	results := make([]*tuResult, len(o.Commands))
+	var cmds []cinclude.Command
+	seen := map[string]bool{}
+	for _, c := range o.Commands {
+		if !seen[c.File] { // libtool compiles each file twice (PIC and not)
+			seen[c.File] = true
+			cmds = append(cmds, c)
+		}
+	}
+	results := make([]*tuResult, len(cmds))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(o.Workers, 1))
-	for i, c := range o.Commands {
+	for i, c := range cmds {
 		g.Go(func() error {
 			u, err := runTU(gctx, bin, c, o.Extra)
 			if err != nil {

@@ -1,0 +1,187 @@
+package c
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// ppMode says what blank does with a conditional it cannot evaluate.
+type ppMode int
+
+const (
+	ppKeepAll   ppMode = iota // keep every branch (tree-sitter reads both sides of #if)
+	ppFirstOnly               // keep the first branch, as Universal Ctags does, so braces balance
+)
+
+// blank returns src with the lines of inactive preprocessor branches
+// replaced by spaces (newlines kept, so offsets, lines and columns stay):
+// the branches of #if 0, and of conditions on names the file #defines
+// to an integer above them (#if DECCHECK, #ifdef NAME, defined(NAME)).
+// A condition it cannot evaluate keeps all branches in ppKeepAll; in
+// ppFirstOnly it keeps the first one, and the conditional directives are
+// blanked too (tree-sitter then reads plain C, as the compiler would). It returns src itself when nothing is
+// blanked.
+//
+// DESIGN: tree-sitter parses C without preprocessing, so a function whose
+// braces #if branches split (`#if X { #else { #endif`) or that #if 0
+// comments out sinks into error nodes, and the functions after it with
+// it. Blanking what the preprocessor would drop keeps the tree whole; the
+// second mode is for a file that still does not parse.
+func blank(src []byte, mode ppMode) []byte {
+	type frame struct {
+		parent, active, taken, unknown bool
+	}
+	defs := map[string]string{}
+	var stack []frame
+	active := func() bool { return len(stack) == 0 || stack[len(stack)-1].active }
+	var out []byte
+	changed := false
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		dir, rest := directive(line)
+		// A directive continued with backslashes spans lines.
+		n := 1
+		for i+n < len(lines) && bytes.HasSuffix(bytes.TrimRight(lines[i+n-1], "\r\n"), []byte("\\")) {
+			n++
+		}
+		cur := active()
+		switch dir {
+		case "if", "ifdef", "ifndef":
+			v, known := evalCond(dir, rest, defs)
+			f := frame{parent: cur}
+			switch {
+			case known:
+				f.active, f.taken = cur && v, v
+			case mode == ppKeepAll:
+				f.active, f.unknown = cur, true
+			default:
+				f.active, f.taken = cur, true
+			}
+			stack = append(stack, f)
+		case "elif", "elifdef", "elifndef", "else":
+			if len(stack) == 0 {
+				break
+			}
+			f := &stack[len(stack)-1]
+			switch {
+			case f.unknown:
+				f.active = f.parent
+			case f.taken:
+				f.active = false
+			case dir == "else":
+				f.active, f.taken = f.parent, true
+			default:
+				v, known := evalCond(strings.TrimPrefix(dir, "el"), rest, defs)
+				switch {
+				case known:
+					f.active, f.taken = f.parent && v, v
+				case mode == ppKeepAll:
+					f.active, f.unknown = f.parent, true
+				default:
+					f.active, f.taken = f.parent, true
+				}
+			}
+		case "endif":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case "define":
+			if cur {
+				name, val, _ := strings.Cut(strings.TrimSpace(rest), " ")
+				if !strings.Contains(name, "(") {
+					defs[name] = strings.TrimSpace(val)
+				}
+			}
+		case "undef":
+			if cur {
+				delete(defs, strings.TrimSpace(rest))
+			}
+		}
+		for k := 0; k < n && i+k < len(lines); k++ {
+			l := lines[i+k]
+			if !cur && !conditional[dir] || mode == ppFirstOnly && conditional[dir] {
+				l = spaces(l)
+				changed = true
+			}
+			out = append(out, l...)
+		}
+		i += n - 1
+	}
+	if !changed {
+		return src
+	}
+	return out
+}
+
+// conditional are the directives blank keeps in every branch.
+var conditional = map[string]bool{"if": true, "ifdef": true, "ifndef": true, "elif": true, "elifdef": true, "elifndef": true, "else": true, "endif": true}
+
+// directive returns the name of a preprocessor line's directive and the
+// rest of the line; "" for a line that is none.
+func directive(line []byte) (string, string) {
+	s := strings.TrimLeft(string(line), " \t")
+	if !strings.HasPrefix(s, "#") {
+		return "", ""
+	}
+	s = strings.TrimLeft(s[1:], " \t")
+	end := 0
+	for end < len(s) && isIdent(s[end]) {
+		end++
+	}
+	rest := s[end:]
+	if i := strings.Index(rest, "//"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.Index(rest, "/*"); i >= 0 {
+		rest = rest[:i]
+	}
+	return s[:end], strings.TrimSpace(rest)
+}
+
+// evalCond evaluates a condition it can: 0 and 1, NAME and
+// defined(NAME), !NAME, #ifdef and #ifndef, with NAME defined above to an
+// integer (or defined at all, for defined).
+func evalCond(dir, cond string, defs map[string]string) (v, known bool) {
+	switch dir {
+	case "ifdef", "ifndef":
+		_, ok := defs[cond]
+		if !ok {
+			return false, false // not defined here: perhaps on the command line
+		}
+		return ok == (dir == "ifdef"), true
+	}
+	neg := false
+	cond = strings.TrimSpace(cond)
+	if strings.HasPrefix(cond, "!") {
+		neg, cond = true, strings.TrimSpace(cond[1:])
+	}
+	if inner, ok := strings.CutPrefix(cond, "defined"); ok {
+		name := strings.Trim(strings.TrimSpace(inner), "() ")
+		if _, def := defs[name]; def {
+			return !neg, true
+		}
+		return false, false
+	}
+	if n, err := strconv.ParseInt(cond, 0, 64); err == nil {
+		return (n != 0) != neg, true
+	}
+	if val, ok := defs[cond]; ok {
+		if n, err := strconv.ParseInt(val, 0, 64); err == nil {
+			return (n != 0) != neg, true
+		}
+	}
+	return false, false
+}
+
+// spaces returns line with every byte but the line end made a space.
+func spaces(line []byte) []byte {
+	out := bytes.Clone(line)
+	for i, c := range out {
+		if c != '\n' && c != '\r' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
