@@ -143,13 +143,13 @@ func (w *bodyWalker) call(n *sitter.Node) {
 		if _, local := w.locals[name]; local {
 			return
 		}
-		w.f.Calls = append(w.f.Calls, callSite{Name: name, Line: line})
+		w.f.Calls = append(w.f.Calls, callSite{Name: name, Line: line, Guard: w.x.guards[line]})
 	case "field_expression":
 		fld := fnode.ChildByFieldName("field")
 		if fld == nil {
 			return
 		}
-		w.f.Calls = append(w.f.Calls, callSite{Field: w.x.text(fld), Recv: w.recvType(fnode.ChildByFieldName("argument")), Line: line})
+		w.f.Calls = append(w.f.Calls, callSite{Field: w.x.text(fld), Recv: w.recvType(fnode.ChildByFieldName("argument")), Line: line, Guard: w.x.guards[line]})
 	}
 }
 

@@ -80,6 +80,9 @@ func build(rel string, rec graphdb.FileRecord, f *facts, t *table) frontend.File
 			}
 		}
 		for _, c := range fn.Calls {
+			if !r.guardsHold(c.Guard) {
+				continue // in a branch the preprocessor drops
+			}
 			var tgs []target
 			if c.Name != "" {
 				tgs = r.call(c.Name, 0)

@@ -44,10 +44,11 @@ type fn struct {
 // a struct field (Field) of a receiver whose type name is Recv ("" when
 // not evident).
 type callSite struct {
-	Name  string `json:"n,omitempty"`
-	Field string `json:"f,omitempty"`
-	Recv  string `json:"r,omitempty"`
-	Line  int    `json:"l"`
+	Name  string   `json:"n,omitempty"`
+	Field string   `json:"f,omitempty"`
+	Recv  string   `json:"r,omitempty"`
+	Line  int      `json:"l"`
+	Guard []string `json:"g,omitempty"` // the preprocessor conditions around it (pp.go: guardOf)
 }
 
 // typ is a struct, union or enum with a body, or a typedef.
@@ -76,7 +77,9 @@ type macro struct {
 	Func   bool     `json:"f,omitempty"`
 	Params []string `json:"p,omitempty"`
 	Calls  []string `json:"c,omitempty"`
+	Idents []string `json:"x,omitempty"` // the other names of its body (a function-like macro among them is expanded too)
 	Sig    string   `json:"g,omitempty"`
+	Value  string   `json:"v,omitempty"` // an object-like macro's body, when short (guards read it)
 }
 
 // assign is a function assigned to a struct field by a designated

@@ -153,20 +153,23 @@ func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend
 // budgets, reporting its syntax errors; nil when it vanished or the run
 // was cancelled. A file a budget kept from being parsed has no facts.
 func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Parser, rel string) *parsed {
+	var guards map[int][]string
 	pf := sitter.ParseBudgeted(ctx, j, rel, "", sitter.BudgetUse{Report: true, Depth: true}, func(data []byte) (*sitter.Tree, []byte, error) {
-		text := blank(data, ppKeepAll)
+		text, g := blank(data, ppKeepAll)
+		guards = g
 		t, err := sitter.ParseLimited(ctx, ps, text, j.Budget.Timeout)
 		if err != nil || !t.RootNode().HasError() {
 			return t, text, err
 		}
 		// Still broken: keep the first branch of each conditional.
-		first := blank(data, ppFirstOnly)
+		first, g2 := blank(data, ppFirstOnly)
 		t2, err := sitter.ParseLimited(ctx, ps, first, j.Budget.Timeout)
 		if err != nil {
 			return t, text, nil
 		}
 		if errorBytes(t2.RootNode()) < errorBytes(t.RootNode()) {
 			t.Close()
+			guards = g2
 			return t2, first, nil
 		}
 		t2.Close()
@@ -178,7 +181,7 @@ func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Par
 	if pf.Tree != nil {
 		defer pf.Tree.Close()
 	}
-	f := extract(pf.Text, pf.Root())
+	f := extract(pf.Text, pf.Root(), guards)
 	for _, e := range f.Errors {
 		pos, msg, _ := cutPos(e)
 		j.Diag(frontend.Diagnostic{Pos: rel + ":" + pos, Msg: msg})

@@ -11,19 +11,38 @@ import (
 // extractor reads one file's facts from its syntax tree.
 type extractor struct {
 	src     []byte
+	guards  map[int][]string // line → the conditions around it (blank)
 	f       *facts
 	globals map[string]string // file-scope variables: name → type name
 }
 
 // extract returns the facts of a parsed file.
-func extract(src []byte, root *sitter.Node) *facts {
-	x := &extractor{src: src, f: &facts{}, globals: map[string]string{}}
+func extract(src []byte, root *sitter.Node, guards map[int][]string) *facts {
+	x := &extractor{src: src, f: &facts{}, globals: map[string]string{}, guards: guards}
 	if root == nil {
 		return x.f
 	}
 	x.f.Errors = sitter.SyntaxErrors(root)
 	x.top(root)
+	x.aliasNames()
 	return x.f
+}
+
+// aliasNames renames the functions whose name the file #defines as
+// another name (flex's `#define yy_create_buffer jq_yy_create_buffer`):
+// the compiler defines the other.
+func (x *extractor) aliasNames() {
+	alias := map[string]string{}
+	for _, m := range x.f.Macros {
+		if !m.Func && len(m.Calls) == 1 {
+			alias[m.Name] = m.Calls[0]
+		}
+	}
+	for i, f := range x.f.Funcs {
+		if to, ok := alias[f.Name]; ok {
+			x.f.Funcs[i].Name = to
+		}
+	}
 }
 
 func (x *extractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
@@ -86,12 +105,21 @@ func (x *extractor) macro(n *sitter.Node) {
 	m.Sig = sig
 	if v := n.ChildByFieldName("value"); v != nil {
 		body := strings.TrimSpace(x.text(v))
-		if !m.Func && len(callNames(body+"()")) == 1 && isIdentStart(body[0]) && strings.IndexFunc(body, func(r rune) bool { return r > 127 || !isIdent(byte(r)) }) < 0 {
+		if !m.Func && len(body) <= 32 {
+			m.Value = body
+		}
+		if !m.Func && isName(body) {
 			m.Calls = []string{body} // #define alias name: a call of alias(…) calls name
 		}
-		for _, c := range callNames(body) {
+		calls, idents := callNames(body)
+		for _, c := range calls {
 			if !params[c] {
 				m.Calls = append(m.Calls, c)
+			}
+		}
+		for _, c := range idents {
+			if !params[c] && len(m.Idents) < maxIdents {
+				m.Idents = append(m.Idents, c)
 			}
 		}
 	}
@@ -105,15 +133,17 @@ var notCalls = map[string]bool{
 	"__attribute__": true, "_Generic": true, "__builtin_expect": true, "_Static_assert": true, "static_assert": true,
 }
 
-// callNames returns the names in a macro body that are followed by "(",
-// in order, without repeats.
+// maxIdents bounds the names kept of a macro's body besides its calls.
+const maxIdents = 32
+
+// callNames returns the names in a macro body that are followed by "("
+// and, apart, its other names, in order, without repeats.
 //
 // DESIGN: a macro's body is a token list the preprocessor pastes at each
 // use, not C that tree-sitter can parse; a name directly followed by an
 // opening parenthesis is a call once expanded (or another macro's use,
 // which resolution follows). Strings and character literals are skipped.
-func callNames(body string) []string {
-	var out []string
+func callNames(body string) (out, idents []string) {
 	seen := map[string]bool{}
 	for i := 0; i < len(body); {
 		c := body[i]
@@ -137,10 +167,14 @@ func callNames(body string) []string {
 			for k < len(body) && (body[k] == ' ' || body[k] == '\t') {
 				k++
 			}
-			if k < len(body) && body[k] == '(' && !notCalls[name] && !seen[name] && (i == 0 || body[i-1] != '#') {
-				seen[name] = true
+			switch {
+			case seen[name] || notCalls[name] || i > 0 && body[i-1] == '#':
+			case k < len(body) && body[k] == '(':
 				out = append(out, name)
+			default:
+				idents = append(idents, name)
 			}
+			seen[name] = true
 			i = j
 		case c >= '0' && c <= '9':
 			for i < len(body) && isIdent(body[i]) {
@@ -150,7 +184,7 @@ func callNames(body string) []string {
 			i++
 		}
 	}
-	return out
+	return out, idents
 }
 
 func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

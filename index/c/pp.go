@@ -28,9 +28,20 @@ const (
 // comments out sinks into error nodes, and the functions after it with
 // it. Blanking what the preprocessor would drop keeps the tree whole; the
 // second mode is for a file that still does not parse.
-func blank(src []byte, mode ppMode) []byte {
+func blank(src []byte, mode ppMode) ([]byte, map[int][]string) {
 	type frame struct {
 		parent, active, taken, unknown bool
+		guard                          string // the condition of the branch kept without evaluating it (guardOf)
+	}
+	guards := map[int][]string{}
+	guardsNow := func(stack []frame) []string {
+		var g []string
+		for _, f := range stack {
+			if f.guard != "" {
+				g = append(g, f.guard)
+			}
+		}
+		return g
 	}
 	defs := map[string]string{}
 	var stack []frame
@@ -55,9 +66,9 @@ func blank(src []byte, mode ppMode) []byte {
 			case known:
 				f.active, f.taken = cur && v, v
 			case mode == ppKeepAll:
-				f.active, f.unknown = cur, true
+				f.active, f.unknown, f.guard = cur, true, guardOf(dir, rest)
 			default:
-				f.active, f.taken = cur, true
+				f.active, f.taken, f.guard = cur, true, guardOf(dir, rest)
 			}
 			stack = append(stack, f)
 		case "elif", "elifdef", "elifndef", "else":
@@ -66,8 +77,10 @@ func blank(src []byte, mode ppMode) []byte {
 			}
 			f := &stack[len(stack)-1]
 			switch {
+			case f.unknown && dir == "else":
+				f.active, f.guard = f.parent, negate(f.guard)
 			case f.unknown:
-				f.active = f.parent
+				f.active, f.guard = f.parent, ""
 			case f.taken:
 				f.active = false
 			case dir == "else":
@@ -93,11 +106,19 @@ func blank(src []byte, mode ppMode) []byte {
 				if !strings.Contains(name, "(") {
 					defs[name] = strings.TrimSpace(val)
 				}
+				for k := range stack {
+					if stack[k].guard == "!def:"+name {
+						stack[k].guard = "" // an include guard: #ifndef X, #define X
+					}
+				}
 			}
 		case "undef":
 			if cur {
 				delete(defs, strings.TrimSpace(rest))
 			}
+		}
+		if g := guardsNow(stack); len(g) > 0 && dir == "" {
+			guards[i+1] = g
 		}
 		for k := 0; k < n && i+k < len(lines); k++ {
 			l := lines[i+k]
@@ -110,9 +131,60 @@ func blank(src []byte, mode ppMode) []byte {
 		i += n - 1
 	}
 	if !changed {
-		return src
+		return src, guards
 	}
-	return out
+	return out, guards
+}
+
+// guardOf returns the guard of a condition blank cannot evaluate, for
+// resolution to evaluate against the macros of the included headers:
+// "NAME" (#if NAME: NAME is non-zero), "!NAME", "def:NAME" (#ifdef,
+// #if defined(NAME)), "!def:NAME"; "" for another condition.
+func guardOf(dir, cond string) string {
+	switch dir {
+	case "ifdef":
+		return "def:" + cond
+	case "ifndef":
+		return "!def:" + cond
+	}
+	cond = strings.TrimSpace(cond)
+	neg := ""
+	if c, ok := strings.CutPrefix(cond, "!"); ok {
+		neg, cond = "!", strings.TrimSpace(c)
+	}
+	if inner, ok := strings.CutPrefix(cond, "defined"); ok {
+		cond = strings.Trim(strings.TrimSpace(inner), "() ")
+		if !isName(cond) {
+			return ""
+		}
+		return neg + "def:" + cond
+	}
+	if !isName(cond) {
+		return ""
+	}
+	return neg + cond
+}
+
+func negate(g string) string {
+	if g == "" {
+		return ""
+	}
+	if n, ok := strings.CutPrefix(g, "!"); ok {
+		return n
+	}
+	return "!" + g
+}
+
+func isName(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := range len(s) {
+		if !isIdent(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // conditional are the directives blank keeps in every branch.

@@ -3,6 +3,7 @@ package c
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -143,6 +144,11 @@ func (r *resolver) call(name string, depth int) []target {
 						out = append(out, r.call(c, depth+1)...)
 					}
 				}
+				for _, c := range m.Idents { // BLOCK_IDX(__VA_ARGS__, BLOCK_2, BLOCK_1)(…) calls one of them
+					if c != name && r.funcMacro(c) {
+						out = append(out, r.call(c, depth+1)...)
+					}
+				}
 			}
 			return out
 		}
@@ -265,4 +271,61 @@ func funcID(rel, name string) graphdb.NodeID  { return graphdb.NodeID("c:" + rel
 func macroID(rel, name string) graphdb.NodeID { return graphdb.NodeID("c:" + rel + ":#" + name) }
 func typeID(rel, kind, name string) graphdb.NodeID {
 	return graphdb.NodeID("c:" + rel + ":" + kind + " " + name)
+}
+
+// guardsHold reports whether the conditions around a call may hold: a
+// condition on a macro that the file or its headers define to an integer
+// (or define at all, for def:) is evaluated; one on a name they do not
+// define may hold (the build may define it).
+func (r *resolver) guardsHold(guards []string) bool {
+	for _, g := range guards {
+		neg := strings.HasPrefix(g, "!")
+		g = strings.TrimPrefix(g, "!")
+		name, def := strings.CutPrefix(g, "def:")
+		if def {
+			name = g[len("def:"):]
+		}
+		m, ok := r.macro(name)
+		if !ok {
+			continue
+		}
+		v := true
+		if !def {
+			n, err := strconv.ParseInt(strings.TrimSpace(m.Value), 0, 64)
+			if err != nil {
+				continue
+			}
+			v = n != 0
+		}
+		if v == neg {
+			return false
+		}
+	}
+	return true
+}
+
+// macro returns the object-like macro name the file or its headers
+// define.
+func (r *resolver) macro(name string) (macro, bool) {
+	for _, v := range r.vis {
+		for _, m := range r.t.files[v].Macros {
+			if m.Name == name && !m.Func {
+				return m, true
+			}
+		}
+	}
+	return macro{}, false
+}
+
+// funcMacro reports whether the file or its headers define name as a
+// function-like macro.
+func (r *resolver) funcMacro(name string) bool {
+	for _, v := range r.vis {
+		for _, m := range r.t.files[v].Macros {
+			if m.Name == name {
+				return m.Func
+			}
+		}
+	}
+	return false
 }

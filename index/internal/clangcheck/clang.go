@@ -32,6 +32,7 @@ type Func struct {
 	Start int    // the first line of its declaration (return type, template header)
 	Name  string // the unqualified name
 	Kind  string // clang's declaration kind: FunctionDecl, CXXMethodDecl, …
+	Macro bool   // a macro's expansion wrote its name (LIBM_DD(sin) defining f_sin): no source text names it
 }
 
 func (f Func) String() string { return fmt.Sprintf("%s:%d:%s", f.File, f.Line, f.Name) }
@@ -233,7 +234,7 @@ func (m *merger) fn(d *decl, dir string) (Func, bool) {
 	if rel == "" {
 		return Func{}, false
 	}
-	f := Func{File: rel, Line: m.line(rel, d.loc.offset), Name: d.name, Kind: d.kind}
+	f := Func{File: rel, Line: m.line(rel, d.loc.offset), Name: d.name, Kind: d.kind, Macro: d.macro}
 	f.Start = f.Line
 	if b := m.rel(d.begin, dir); b == rel {
 		f.Start = min(m.line(rel, d.begin.offset), f.Line)

@@ -77,6 +77,10 @@ type Score struct {
 	Truth, TruthHit    int
 	Relay, RelayHit    int
 	Indirect, Macro    int // relay callees left out: at a call through a pointer, or a macro
+	// MacroDefs counts the definitions left out of the sample and
+	// MacroCallees the truth callees left out because a macro's expansion
+	// wrote their names (Func.Macro): no source text names them.
+	MacroDefs, MacroCallees int
 }
 
 // Precision is RelayHit/Relay, 1 with no relay callee.
@@ -96,8 +100,8 @@ func (s Score) Recall() float64 {
 }
 
 func (s Score) String() string {
-	return fmt.Sprintf("callers %d (%d unmatched) truth %d relay %d: precision %.4f recall %.4f (left out: %d at indirect calls, %d macros)",
-		s.Callers, s.Unmatched, s.Truth, s.Relay, s.Precision(), s.Recall(), s.Indirect, s.Macro)
+	return fmt.Sprintf("callers %d (%d unmatched) truth %d relay %d: precision %.4f recall %.4f (left out: relay's %d at indirect calls, %d to macros; clang's %d functions and %d callees a macro defines)",
+		s.Callers, s.Unmatched, s.Truth, s.Relay, s.Precision(), s.Recall(), s.Indirect, s.Macro, s.MacroDefs, s.MacroCallees)
 }
 
 // Result is the score with its differences, as "caller -> callee" lines.
@@ -119,6 +123,9 @@ type Result struct {
 // call through a pointer (a struct field assigned a function, a
 // parameter) have no truth to compare with and are counted apart
 // (Indirect), as are edges to macros, which clang does not see as calls.
+// Functions whose names a macro's expansion writes (Func.Macro) are left
+// out of the sample and of the callees: no source text names them, so no
+// syntactic frontend has them.
 func Compare(t *Truth, r *Relay, o CompareOptions) Result {
 	var res Result
 	byCaller := map[Func][]Edge{}
@@ -129,10 +136,22 @@ func Compare(t *Truth, r *Relay, o CompareOptions) Result {
 	for _, s := range t.Indirect {
 		indirect[s] = true
 	}
-	for _, f := range sample(t.Defs, o) {
+	var defs []Func
+	for _, f := range t.Defs {
+		if f.Macro {
+			res.MacroDefs++
+		} else {
+			defs = append(defs, f)
+		}
+	}
+	for _, f := range sample(defs, o) {
 		res.Callers++
 		truth := map[Func][]Func{}
 		for _, e := range byCaller[f] {
+			if e.Callee.Macro {
+				res.MacroCallees++
+				continue
+			}
 			truth[e.Callee] = e.Decls
 		}
 		n, ok := r.match(f)

@@ -11,6 +11,7 @@ type decl struct {
 	prev                    string
 	record                  string // the enclosing class's name (C++ methods and constructors)
 	ctorType                string // a constructor's type, to match construct expressions
+	macro                   bool   // its name was written by a macro's expansion
 }
 
 // call is one call expression: its caller (the enclosing function
@@ -62,7 +63,7 @@ func (u *tu) visit(n *jnode, s scope) {
 			begin = s.tmplFrom
 		}
 		d := &decl{id: n.ID, kind: n.Kind, name: n.Name, mangled: n.MangledName, loc: loc, begin: begin,
-			static: n.StorageClass == "static", prev: n.PreviousDecl, record: s.record}
+			static: n.StorageClass == "static", prev: n.PreviousDecl, record: s.record, macro: n.Loc != nil && n.Loc.Spelling != nil}
 		for _, c := range n.Inner {
 			if c.Kind == "CompoundStmt" || c.Kind == "CXXTryStmt" {
 				d.def = true
