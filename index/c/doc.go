@@ -3,14 +3,17 @@
 // (tree-sitter-c; cgo) into facts and resolves includes, types and calls
 // across the repository's files.
 //
-// Which files are C: every .c file, and every .h file (internal/repofs's
-// table names .h C). A header is ambiguous between C and C++; the rule is
-// that .h is C's unless the repository has C++ sources, and the C++
-// frontend (index/cpp, registered after C) reads a repository's .h files
-// as C++ when the scan hands them to it. Until the scan can decide by the
-// repository (a language's Source sees one path), C claims every .h, and
-// the C++ frontend reads the headers its sources include through the
-// job's file reader.
+// Which files are C: every .c file, and every .h file of a repository
+// without C++ sources. A header is ambiguous between C and C++; Lang
+// claims .h (internal/repofs's table names it C) and yields it
+// (frontend.Lang.Yields) to the language named "cpp" (index/cpp,
+// registered after C) when that language has source files of its own in
+// the repository (.cc, .cpp, .cxx, .hpp…): package index's scan then
+// hands every .h to C++. A repository that gains its first C++ source
+// moves its headers from C to C++ in that run (C deletes their records,
+// C++ writes them). The C files of such a repository then see no
+// header: their calls resolve by linkage alone (no macros, no static
+// inline functions of headers).
 //
 // Nodes (ids "c:" + path + ":" + name): a file node per file; functions
 // (Kind function, SubKind function; Exported unless static; Signature the

@@ -22,6 +22,10 @@ func isSource(rel, base string) bool {
 	return l == "c" && (strings.HasSuffix(base, ".c") || strings.HasSuffix(base, ".h")) && len(base) > 2
 }
 
+// isHeader reports whether rel is a .h header, which C yields to C++ in
+// a repository with C++ sources (the package doc).
+func isHeader(rel string) bool { return strings.HasSuffix(rel, ".h") }
+
 // isConfig reports whether rel is a build file whose include
 // directories resolve #include (cinclude.Dirs).
 func isConfig(rel, base string) bool {
@@ -37,5 +41,6 @@ var Lang = frontend.Lang{
 	Name: "c", Title: "C", Version: FormatVersion, VersionKey: "index.c.version", Unit: "files",
 	Files:  ".c and .h files",
 	Source: isSource, Config: isConfig, ConfigOwner: cfgOwner, Budgeted: true,
+	Yields: isHeader, YieldsTo: "cpp",
 	New: newFrontend, Unavailable: sitter.Unavailable,
 }
