@@ -2,7 +2,11 @@
 
 package main
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // cRepo writes a small C repository: a header under include/, a driver
 // table assigning a function to a function-pointer field, a macro.
@@ -53,4 +57,22 @@ func TestIndexC(t *testing.T) {
 		issue:  "The bulk discount is applied to cart totals of exactly 100 cents",
 		scope:  []string{"# Context report (offline)", "src/discount.c", "discount_apply"},
 	})
+}
+
+// TestEvalDeriveC derives a C instance: the changed line names the
+// function holding it.
+func TestEvalDeriveC(t *testing.T) {
+	repo := cRepo(t)
+	patch := filepath.Join(t.TempDir(), "fix.diff")
+	if err := os.WriteFile(patch, []byte(cCartDiff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := relay(t, "", "eval", "derive", "--repo", repo, "--diff", patch, "--id", "cart-1", "--statement", "100 gets no discount")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/discount.c"],"gold_functions":["src/discount.c:discount_apply"]}` + "\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
 }
