@@ -92,15 +92,13 @@ func (x *extractor) macro(n *sitter.Node) {
 	}
 	m := macro{Name: x.text(name), Line: sitter.Line(n), End: sitter.EndLine(n), Func: n.Kind() == "preproc_function_def"}
 	params := map[string]bool{}
+	sig := "#define " + m.Name
 	if ps := n.ChildByFieldName("parameters"); ps != nil {
+		sig += strings.Join(strings.Fields(x.text(ps)), " ")
 		for _, p := range sitter.Children(ps) {
 			m.Params = append(m.Params, x.text(p))
 			params[x.text(p)] = true
 		}
-	}
-	sig := "#define " + m.Name
-	if m.Func {
-		sig += "(" + strings.Join(m.Params, ", ") + ")"
 	}
 	m.Sig = sig
 	if v := n.ChildByFieldName("value"); v != nil {
