@@ -103,3 +103,28 @@ func TestIncremental(t *testing.T) {
 		},
 	})
 }
+
+// TestIncrementalInclude: a file whose quoted include did not resolve
+// is resolved again when the header appears, and when it goes.
+func TestIncrementalInclude(t *testing.T) {
+	root := indextest.ExtractTxtar(t, "preproc")
+	st := indextest.OpenStore()
+	indexrun.Run(t, st, root, false)
+	const viaMacro = "edge calls c:lib/join.c:scan_all -> c:lib/join.c:join @lib/join.c:27"
+	checkIncremental(t, st, root, []incrementalStep{
+		{
+			name:   "the missing header is added",
+			change: func() { testutil.WriteFile(t, root, "lib/missing.h", "#define MISSING_CALL(x) join((x), 1)\n") },
+			want:   []string{viaMacro, "edge calls c:lib/join.c:scan_all -> c:lib/missing.h:#MISSING_CALL"},
+		},
+		{
+			name: "and removed",
+			change: func() {
+				if err := os.Remove(filepath.Join(root, "lib", "missing.h")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			notWant: []string{viaMacro},
+		},
+	})
+}
