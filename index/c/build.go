@@ -49,7 +49,7 @@ func build(rel string, rec graphdb.FileRecord, f *facts, t *table) frontend.File
 	}
 	for _, ty := range f.Types {
 		id := node(graphdb.Node{ID: typeID(rel, ty.Kind, ty.Name), Kind: graphdb.KindType, SubKind: ty.Kind, Name: ty.Name,
-			StartLine: ty.Line, EndLine: ty.End, Signature: typeSig(ty), Exported: true}, fileID)
+			StartLine: ty.Line, EndLine: ty.End, Signature: typeSig(ty), Doc: ty.Doc, Exported: true}, fileID)
 		sub := "field"
 		if ty.Kind == "enum" {
 			sub = "enum_constant"

@@ -69,7 +69,7 @@ func TestIncremental(t *testing.T) {
 			change: func() {
 				write("src/dev.c", strings.Replace(dev, "return d->name != NULL;", "return d->name != NULL && dev_open(d->name);", 1))
 			},
-			want: []string{"edge calls c:src/dev.c:dev_valid -> c:src/dev.c:dev_open @src/dev.c:13"},
+			want: []string{"edge calls c:src/dev.c:dev_valid -> c:src/dev.c:dev_open @src/dev.c:15"},
 		},
 		{
 			name: "a function moves to another file",
@@ -85,7 +85,7 @@ func TestIncremental(t *testing.T) {
 			change: func() {
 				write("include/dev/dev.h", strings.Replace(read("include/dev/dev.h"), "#define DEV_CHECK(d) dev_valid(d)", "#define DEV_CHECK(d) dev_open((d)->name)", 1))
 			},
-			want:    []string{"edge calls c:src/dev.c:dev_read -> c:src/dev.c:dev_open @src/dev.c:21"},
+			want:    []string{"edge calls c:src/dev.c:dev_read -> c:src/dev.c:dev_open @src/dev.c:23"},
 			notWant: []string{"c:src/dev.c:dev_read -> c:src/valid.c:dev_valid"},
 		},
 		{

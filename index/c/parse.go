@@ -51,10 +51,15 @@ func (x *extractor) text(n *sitter.Node) string { return n.Utf8Text(x.src) }
 // preprocessor or an error holds (both sides of #if are read, as
 // tree-sitter parses them).
 func (x *extractor) top(n *sitter.Node) {
-	for _, c := range sitter.Children(n) {
+	cs := sitter.Children(n)
+	for i, c := range cs {
+		nt := len(x.f.Types)
 		switch c.Kind() {
 		case "function_definition":
 			x.function(c)
+			if f := &x.f.Funcs[len(x.f.Funcs)-1]; len(x.f.Funcs) > 0 && f.Line == sitter.Line(c) {
+				f.Doc = x.doc(cs, i)
+			}
 		case "declaration":
 			x.declaration(c, nil)
 		case "type_definition":
@@ -68,7 +73,35 @@ func (x *extractor) top(n *sitter.Node) {
 		case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "ERROR", "linkage_specification", "declaration_list":
 			x.top(c)
 		}
+		if len(x.f.Types) > nt && x.f.Types[nt].Line == sitter.Line(c) {
+			doc := x.doc(cs, i)
+			for k := nt; k < len(x.f.Types) && x.f.Types[k].Line == sitter.Line(c); k++ {
+				x.f.Types[k].Doc = doc
+			}
+		}
 	}
+}
+
+// doc returns the first text line of the comment right above cs[i]: a
+// /* … */ block or the first of a run of // lines; "" when there is none.
+func (x *extractor) doc(cs []*sitter.Node, i int) string {
+	j, line := i-1, sitter.Line(cs[i])
+	if j < 0 || cs[j].Kind() != "comment" || sitter.EndLine(cs[j]) < line-1 {
+		return ""
+	}
+	for j > 0 && cs[j-1].Kind() == "comment" && sitter.EndLine(cs[j-1]) == sitter.Line(cs[j])-1 &&
+		strings.HasPrefix(x.text(cs[j]), "//") && strings.HasPrefix(x.text(cs[j-1]), "//") {
+		j--
+	}
+	s := x.text(cs[j])
+	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(s, "//"), "/*"), "*/")
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "*/-= "))
+		if l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 func (x *extractor) include(n *sitter.Node) {
