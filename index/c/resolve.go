@@ -27,6 +27,8 @@ type table struct {
 	assigns  map[string][]fieldAssign
 	typedefs map[string]string // typedef name → the type it names (first declared)
 	closure  map[string][]string
+	macros   map[string]map[string]*macro // per file: its macros by name (the first of a name)
+	statics  map[string]map[string]bool   // per file: the names of its static functions
 }
 
 // fieldAssign is an assign with its file.
@@ -37,9 +39,22 @@ type fieldAssign struct {
 
 func newTable(files map[string]*facts, inc *cinclude.Resolver) *table {
 	t := &table{files: files, inc: inc, externs: map[string][]string{}, assigns: map[string][]fieldAssign{},
-		typedefs: map[string]string{}, closure: map[string][]string{}}
+		typedefs: map[string]string{}, closure: map[string][]string{},
+		macros: map[string]map[string]*macro{}, statics: map[string]map[string]bool{}}
 	for _, rel := range frontend.SortedKeys(files) {
 		f := files[rel]
+		ms, st := map[string]*macro{}, map[string]bool{}
+		for i := range f.Macros {
+			if _, ok := ms[f.Macros[i].Name]; !ok {
+				ms[f.Macros[i].Name] = &f.Macros[i]
+			}
+		}
+		for _, fn := range f.Funcs {
+			if fn.Static {
+				st[fn.Name] = true
+			}
+		}
+		t.macros[rel], t.statics[rel] = ms, st
 		for _, fn := range f.Funcs {
 			if !fn.Static && !slices.Contains(t.externs[fn.Name], rel) {
 				t.externs[fn.Name] = append(t.externs[fn.Name], rel)
@@ -128,37 +143,42 @@ type resolver struct {
 // call resolves a call by name at the file's scope; macros are followed
 // into what their bodies call.
 func (r *resolver) call(name string, depth int) []target {
-	f := r.t.files[r.rel]
-	if fn, ok := findFunc(f, name, true); ok {
-		return []target{{id: funcID(r.rel, fn.Name)}}
+	if r.t.statics[r.rel][name] {
+		return []target{{id: funcID(r.rel, name)}}
 	}
-	for _, v := range r.vis {
-		for _, m := range r.t.files[v].Macros {
-			if m.Name != name {
-				continue
-			}
-			out := []target{{id: macroID(v, m.Name)}}
-			if depth < maxMacroDepth {
-				for _, c := range m.Calls {
-					if c != name {
-						out = append(out, r.call(c, depth+1)...)
-					}
-				}
-				for _, c := range m.Idents { // BLOCK_IDX(__VA_ARGS__, BLOCK_2, BLOCK_1)(…) calls one of them
-					if c != name && r.funcMacro(c) {
-						out = append(out, r.call(c, depth+1)...)
-					}
+	if v, m := r.findMacro(name); m != nil {
+		out := []target{{id: macroID(v, m.Name)}}
+		if depth < maxMacroDepth {
+			for _, c := range m.Calls {
+				if c != name {
+					out = append(out, r.call(c, depth+1)...)
 				}
 			}
-			return out
+			for _, c := range m.Idents { // BLOCK_IDX(__VA_ARGS__, BLOCK_2, BLOCK_1)(…) calls one of them
+				if c != name && r.funcMacro(c) {
+					out = append(out, r.call(c, depth+1)...)
+				}
+			}
 		}
+		return out
 	}
 	for _, v := range r.vis[1:] {
-		if fn, ok := findFunc(r.t.files[v], name, true); ok {
-			return []target{{id: funcID(v, fn.Name)}} // a static inline function of a header
+		if r.t.statics[v][name] {
+			return []target{{id: funcID(v, name)}} // a static inline function of a header
 		}
 	}
 	return r.extern(name)
+}
+
+// findMacro returns the macro of that name the file or its headers
+// define first, and the file; nil when none does.
+func (r *resolver) findMacro(name string) (string, *macro) {
+	for _, v := range r.vis {
+		if m := r.t.macros[v][name]; m != nil {
+			return v, m
+		}
+	}
+	return "", nil
 }
 
 // extern resolves a name to the repository's definitions with external
@@ -256,17 +276,6 @@ func (r *resolver) typeNode(name string) (graphdb.NodeID, bool) {
 	return "", false
 }
 
-// findFunc returns the file's function of that name (static ones only
-// when static is set).
-func findFunc(f *facts, name string, static bool) (fn, bool) {
-	for _, fn := range f.Funcs {
-		if fn.Name == name && (fn.Static || !static) {
-			return fn, true
-		}
-	}
-	return fn{}, false
-}
-
 func funcID(rel, name string) graphdb.NodeID  { return graphdb.NodeID("c:" + rel + ":" + name) }
 func macroID(rel, name string) graphdb.NodeID { return graphdb.NodeID("c:" + rel + ":#" + name) }
 func typeID(rel, kind, name string) graphdb.NodeID {
@@ -282,11 +291,8 @@ func (r *resolver) guardsHold(guards []string) bool {
 		neg := strings.HasPrefix(g, "!")
 		g = strings.TrimPrefix(g, "!")
 		name, def := strings.CutPrefix(g, "def:")
-		if def {
-			name = g[len("def:"):]
-		}
-		m, ok := r.macro(name)
-		if !ok {
+		_, m := r.findMacro(name)
+		if m == nil || !def && m.Func {
 			continue
 		}
 		v := true
@@ -304,28 +310,9 @@ func (r *resolver) guardsHold(guards []string) bool {
 	return true
 }
 
-// macro returns the object-like macro name the file or its headers
-// define.
-func (r *resolver) macro(name string) (macro, bool) {
-	for _, v := range r.vis {
-		for _, m := range r.t.files[v].Macros {
-			if m.Name == name && !m.Func {
-				return m, true
-			}
-		}
-	}
-	return macro{}, false
-}
-
 // funcMacro reports whether the file or its headers define name as a
 // function-like macro.
 func (r *resolver) funcMacro(name string) bool {
-	for _, v := range r.vis {
-		for _, m := range r.t.files[v].Macros {
-			if m.Name == name {
-				return m.Func
-			}
-		}
-	}
-	return false
+	_, m := r.findMacro(name)
+	return m != nil && m.Func
 }
