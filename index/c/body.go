@@ -69,7 +69,7 @@ func (x *extractor) function(n *sitter.Node) {
 	if id == nil {
 		return
 	}
-	f := fn{Name: x.text(id), Static: x.isStatic(n), Line: sitter.Line(n), End: sitter.EndLine(n)}
+	f := fn{Name: x.text(id), Static: x.isStatic(n), Line: sitter.Line(n), End: sitter.EndLine(n), Guard: x.guards[sitter.Line(n)]}
 	f.Ret = x.typeName(n.ChildByFieldName("type"))
 	if body := n.ChildByFieldName("body"); body != nil {
 		f.Sig = strings.Join(strings.Fields(string(x.src[n.StartByte():body.StartByte()])), " ")

@@ -38,6 +38,7 @@ type fn struct {
 	Ret    string     `json:"r,omitempty"` // the return type's name ("struct foo", "foo_t"); "" for a built-in type
 	Params []string   `json:"p,omitempty"` // the parameters' type names
 	Calls  []callSite `json:"c,omitempty"`
+	Guard  []string   `json:"u,omitempty"` // the preprocessor conditions around its first line
 }
 
 // callSite is one call in a function's body: by name (Name), or through
@@ -80,6 +81,7 @@ type macro struct {
 	Idents []string `json:"x,omitempty"` // the other names of its body (a function-like macro among them is expanded too)
 	Sig    string   `json:"g,omitempty"`
 	Value  string   `json:"v,omitempty"` // an object-like macro's body, when short (guards read it)
+	Guard  []string `json:"u,omitempty"` // the preprocessor conditions around the #define
 }
 
 // assign is a function assigned to a struct field by a designated

@@ -123,7 +123,7 @@ func (x *extractor) macro(n *sitter.Node) {
 	if name == nil {
 		return
 	}
-	m := macro{Name: x.text(name), Line: sitter.Line(n), End: sitter.EndLine(n), Func: n.Kind() == "preproc_function_def"}
+	m := macro{Name: x.text(name), Line: sitter.Line(n), End: sitter.EndLine(n), Func: n.Kind() == "preproc_function_def", Guard: x.guards[sitter.Line(n)]}
 	params := map[string]bool{}
 	sig := "#define " + m.Name
 	if ps := n.ChildByFieldName("parameters"); ps != nil {

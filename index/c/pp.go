@@ -117,7 +117,7 @@ func blank(src []byte, mode ppMode) ([]byte, map[int][]string) {
 				delete(defs, strings.TrimSpace(rest))
 			}
 		}
-		if g := guardsNow(stack); len(g) > 0 && dir == "" && cur {
+		if g := guardsNow(stack); len(g) > 0 && (dir == "" || dir == "define") && cur {
 			guards[i+1] = g
 		}
 		for k := 0; k < n && i+k < len(lines); k++ {

@@ -27,8 +27,8 @@ type table struct {
 	assigns  map[string][]fieldAssign
 	typedefs map[string]string // typedef name → the type it names (first declared)
 	closure  map[string][]string
-	macros   map[string]map[string]*macro // per file: its macros by name (the first of a name)
-	statics  map[string]map[string]bool   // per file: the names of its static functions
+	macros   map[string]map[string]*macro   // per file: its macros by name (the first of a name)
+	statics  map[string]map[string][]string // per file: its static functions' guards by name (the first of a name)
 }
 
 // fieldAssign is an assign with its file.
@@ -40,18 +40,18 @@ type fieldAssign struct {
 func newTable(files map[string]*facts, inc *cinclude.Resolver) *table {
 	t := &table{files: files, inc: inc, externs: map[string][]string{}, assigns: map[string][]fieldAssign{},
 		typedefs: map[string]string{}, closure: map[string][]string{},
-		macros: map[string]map[string]*macro{}, statics: map[string]map[string]bool{}}
+		macros: map[string]map[string]*macro{}, statics: map[string]map[string][]string{}}
 	for _, rel := range frontend.SortedKeys(files) {
 		f := files[rel]
-		ms, st := map[string]*macro{}, map[string]bool{}
+		ms, st := map[string]*macro{}, map[string][]string{}
 		for i := range f.Macros {
 			if _, ok := ms[f.Macros[i].Name]; !ok {
 				ms[f.Macros[i].Name] = &f.Macros[i]
 			}
 		}
 		for _, fn := range f.Funcs {
-			if fn.Static {
-				st[fn.Name] = true
+			if _, ok := st[fn.Name]; fn.Static && !ok {
+				st[fn.Name] = fn.Guard
 			}
 		}
 		t.macros[rel], t.statics[rel] = ms, st
@@ -140,13 +140,12 @@ type resolver struct {
 	refs map[string]bool // global names the resolution looked up (attrRefs)
 }
 
-// call resolves a call by name at the file's scope; macros are followed
-// into what their bodies call.
+// call resolves a call by name at the file's scope, as the preprocessor
+// then the compiler see it: a macro first (followed into what its body
+// calls), then a static function; a macro or a function inside a
+// preprocessor branch that evidently drops it (guardsHold) is skipped.
 func (r *resolver) call(name string, depth int) []target {
-	if r.t.statics[r.rel][name] {
-		return []target{{id: funcID(r.rel, name)}}
-	}
-	if v, m := r.findMacro(name); m != nil {
+	if v, m := r.findMacro(name); m != nil && r.guardsHold(m.Guard) {
 		out := []target{{id: macroID(v, m.Name)}}
 		if depth < maxMacroDepth {
 			for _, c := range m.Calls {
@@ -162,9 +161,9 @@ func (r *resolver) call(name string, depth int) []target {
 		}
 		return out
 	}
-	for _, v := range r.vis[1:] {
-		if r.t.statics[v][name] {
-			return []target{{id: funcID(v, name)}} // a static inline function of a header
+	for _, v := range r.vis { // the file's static functions, then its headers' static inline ones
+		if g, ok := r.t.statics[v][name]; ok && r.guardsHold(g) {
+			return []target{{id: funcID(v, name)}}
 		}
 	}
 	return r.extern(name)
