@@ -218,9 +218,6 @@ func callNames(body string) (out, idents []string) {
 	return out, idents
 }
 
-func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }
-
 // typeName returns the name of a type specifier ("struct foo", a typedef
 // name; "" for a built-in type) and records a struct, union or enum that
 // has a body. An anonymous one records nothing and is named "".

@@ -257,3 +257,6 @@ func spaces(line []byte) []byte {
 	}
 	return out
 }
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }
