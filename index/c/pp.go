@@ -29,95 +29,21 @@ const (
 // it. Blanking what the preprocessor would drop keeps the tree whole; the
 // second mode is for a file that still does not parse.
 func blank(src []byte, mode ppMode) ([]byte, map[int][]string) {
-	type frame struct {
-		parent, active, taken, unknown bool
-		guard                          string // the condition of the branch kept without evaluating it (guardOf)
-	}
+	st := &ppState{mode: mode, defs: map[string]string{}}
 	guards := map[int][]string{}
-	guardsNow := func(stack []frame) []string {
-		var g []string
-		for _, f := range stack {
-			if f.guard != "" {
-				g = append(g, f.guard)
-			}
-		}
-		return g
-	}
-	defs := map[string]string{}
-	var stack []frame
-	active := func() bool { return len(stack) == 0 || stack[len(stack)-1].active }
 	var out []byte
 	changed := false
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		dir, rest := directive(line)
+		dir, rest := directive(lines[i])
 		// A directive continued with backslashes spans lines.
 		n := 1
 		for i+n < len(lines) && bytes.HasSuffix(bytes.TrimRight(lines[i+n-1], "\r\n"), []byte("\\")) {
 			n++
 		}
-		cur := active()
-		switch dir {
-		case "if", "ifdef", "ifndef":
-			v, known := evalCond(dir, rest, defs)
-			f := frame{parent: cur}
-			switch {
-			case known:
-				f.active, f.taken = cur && v, v
-			case mode == ppKeepAll:
-				f.active, f.unknown, f.guard = cur, true, guardOf(dir, rest)
-			default:
-				f.active, f.taken, f.guard = cur, true, guardOf(dir, rest)
-			}
-			stack = append(stack, f)
-		case "elif", "elifdef", "elifndef", "else":
-			if len(stack) == 0 {
-				break
-			}
-			f := &stack[len(stack)-1]
-			switch {
-			case f.unknown && dir == "else":
-				f.active, f.guard = f.parent, negate(f.guard)
-			case f.unknown:
-				f.active, f.guard = f.parent, ""
-			case f.taken:
-				f.active = false
-			case dir == "else":
-				f.active, f.taken = f.parent, true
-			default:
-				v, known := evalCond(strings.TrimPrefix(dir, "el"), rest, defs)
-				switch {
-				case known:
-					f.active, f.taken = f.parent && v, v
-				case mode == ppKeepAll:
-					f.active, f.unknown = f.parent, true
-				default:
-					f.active, f.taken = f.parent, true
-				}
-			}
-		case "endif":
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		case "define":
-			if cur {
-				name, val, _ := strings.Cut(strings.TrimSpace(rest), " ")
-				if !strings.Contains(name, "(") {
-					defs[name] = strings.TrimSpace(val)
-				}
-				for k := range stack {
-					if stack[k].guard == "!def:"+name {
-						stack[k].guard = "" // an include guard: #ifndef X, #define X
-					}
-				}
-			}
-		case "undef":
-			if cur {
-				delete(defs, strings.TrimSpace(rest))
-			}
-		}
-		if g := guardsNow(stack); len(g) > 0 && (dir == "" || dir == "define") && cur {
+		cur := st.active()
+		st.apply(dir, rest, cur)
+		if g := st.guards(); len(g) > 0 && (dir == "" || dir == "define") && cur {
 			guards[i+1] = g
 		}
 		for k := 0; k < n && i+k < len(lines); k++ {
@@ -134,6 +60,96 @@ func blank(src []byte, mode ppMode) ([]byte, map[int][]string) {
 		return src, guards
 	}
 	return out, guards
+}
+
+// ppState is blank's view of the preprocessor: the conditionals open at
+// a line and the names defined above it.
+type ppState struct {
+	mode  ppMode
+	defs  map[string]string
+	stack []ppFrame
+}
+
+// ppFrame is one open conditional.
+type ppFrame struct {
+	parent, active, taken, unknown bool
+	guard                          string // the condition of the branch kept without evaluating it (guardOf)
+}
+
+func (s *ppState) active() bool { return len(s.stack) == 0 || s.stack[len(s.stack)-1].active }
+
+// guards returns the guards of the open conditionals.
+func (s *ppState) guards() []string {
+	var g []string
+	for _, f := range s.stack {
+		if f.guard != "" {
+			g = append(g, f.guard)
+		}
+	}
+	return g
+}
+
+// apply takes one line's directive into account; cur says whether the
+// line is in an active branch.
+func (s *ppState) apply(dir, rest string, cur bool) {
+	switch dir {
+	case "if", "ifdef", "ifndef":
+		f := ppFrame{parent: cur}
+		s.decide(&f, dir, rest)
+		s.stack = append(s.stack, f)
+	case "elif", "elifdef", "elifndef", "else":
+		if len(s.stack) == 0 {
+			return
+		}
+		f := &s.stack[len(s.stack)-1]
+		switch {
+		case f.unknown && dir == "else":
+			f.active, f.guard = f.parent, negate(f.guard)
+		case f.unknown:
+			f.active, f.guard = f.parent, ""
+		case f.taken:
+			f.active = false
+		case dir == "else":
+			f.active, f.taken = f.parent, true
+		default:
+			s.decide(f, strings.TrimPrefix(dir, "el"), rest)
+		}
+	case "endif":
+		if len(s.stack) > 0 {
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+	case "define":
+		if !cur {
+			return
+		}
+		name, val, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		if !strings.Contains(name, "(") {
+			s.defs[name] = strings.TrimSpace(val)
+		}
+		for k := range s.stack {
+			if s.stack[k].guard == "!def:"+name {
+				s.stack[k].guard = "" // an include guard: #ifndef X, #define X
+			}
+		}
+	case "undef":
+		if cur {
+			delete(s.defs, strings.TrimSpace(rest))
+		}
+	}
+}
+
+// decide sets a branch's state from its condition (dir is if, ifdef or
+// ifndef): evaluated when it can be, else kept as the mode says.
+func (s *ppState) decide(f *ppFrame, dir, cond string) {
+	v, known := evalCond(dir, cond, s.defs)
+	switch {
+	case known:
+		f.active, f.taken = f.parent && v, v
+	case s.mode == ppKeepAll:
+		f.active, f.unknown, f.guard = f.parent, true, guardOf(dir, cond)
+	default:
+		f.active, f.taken, f.guard = f.parent, true, guardOf(dir, cond)
+	}
 }
 
 // guardOf returns the guard of a condition blank cannot evaluate, for
