@@ -35,27 +35,36 @@ func (x *extractor) declaration(n *sitter.Node, locals map[string]string) {
 }
 
 // inits records the functions assigned to fields in an initializer list
-// of type ty, in nested lists too (an array of structs).
+// of type ty, by designator (.read = f) or by position ({f, "name"}: Pos,
+// the field found at resolution), in nested lists too (an array of
+// structs).
 func (x *extractor) inits(ty string, list *sitter.Node) {
+	pos := 0
 	for _, c := range sitter.Children(list) {
 		switch c.Kind() {
+		case "comment":
+			continue
 		case "initializer_list":
 			x.inits(ty, c)
 		case "initializer_pair":
 			v := c.ChildByFieldName("value")
 			ds := sitter.FieldChildren(c, "designator")
 			if v == nil || len(ds) != 1 || ds[0].Kind() != "field_designator" {
-				continue
+				break
 			}
 			fd := sitter.Children(ds[0])
 			if len(fd) != 1 {
-				continue
+				break
 			}
-			v = unwrapValue(v)
-			if v != nil && v.Kind() == "identifier" {
+			if v = unwrapValue(v); v != nil && v.Kind() == "identifier" {
 				x.f.Inits = append(x.f.Inits, assign{Type: ty, Field: x.text(fd[0]), Func: x.text(v), Line: sitter.Line(v)})
 			}
+		default:
+			if v := unwrapValue(c); v != nil && v.Kind() == "identifier" {
+				x.f.Inits = append(x.f.Inits, assign{Type: ty, Pos: pos + 1, Func: x.text(v), Line: sitter.Line(v)})
+			}
 		}
+		pos++
 	}
 }
 

@@ -84,11 +84,14 @@ type macro struct {
 	Guard  []string `json:"u,omitempty"` // the preprocessor conditions around the #define
 }
 
-// assign is a function assigned to a struct field by a designated
-// initializer, `.read = foo_read`; Type is the initialized type's name.
+// assign is a function assigned to a struct field by an initializer,
+// `.read = foo_read` (Field) or by position (Pos, 1-based: the field is
+// found at resolution from the struct's definition); Type is the
+// initialized type's name.
 type assign struct {
 	Type  string `json:"t"`
-	Field string `json:"f"`
+	Field string `json:"f,omitempty"`
+	Pos   int    `json:"x,omitempty"`
 	Func  string `json:"v"`
 	Line  int    `json:"l"`
 }
@@ -127,7 +130,8 @@ func (f *facts) surface() string {
 }
 
 // keys are the names a file gives the whole repository: its external
-// functions, and ".field" for each field its initializers assign,
+// functions, and ".field" for each field its initializers assign (".*"
+// for one assigned by position, which any field call may reach),
 // followed by "\x00" and the assignment (type and function), so that a
 // changed assignment changes the key; refKey drops the assignment.
 func (f *facts) keys() []string {
@@ -138,7 +142,11 @@ func (f *facts) keys() []string {
 		}
 	}
 	for _, a := range f.Inits {
-		ks = append(ks, "."+a.Field+"\x00"+a.Type+"\x00"+a.Func)
+		f := a.Field
+		if f == "" {
+			f = "*"
+		}
+		ks = append(ks, "."+f+"\x00"+a.Type+"\x00"+a.Func)
 	}
 	slices.Sort(ks)
 	return slices.Compact(ks)

@@ -56,9 +56,10 @@ func (x *extractor) top(n *sitter.Node) {
 		nt := len(x.f.Types)
 		switch c.Kind() {
 		case "function_definition":
+			nf := len(x.f.Funcs)
 			x.function(c)
-			if f := &x.f.Funcs[len(x.f.Funcs)-1]; len(x.f.Funcs) > 0 && f.Line == sitter.Line(c) {
-				f.Doc = x.doc(cs, i)
+			if len(x.f.Funcs) > nf {
+				x.f.Funcs[nf].Doc = x.doc(cs, i)
 			}
 		case "declaration":
 			x.declaration(c, nil)

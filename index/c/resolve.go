@@ -41,6 +41,7 @@ func newTable(files map[string]*facts, inc *cinclude.Resolver) *table {
 	t := &table{files: files, inc: inc, externs: map[string][]string{}, assigns: map[string][]fieldAssign{},
 		typedefs: map[string]string{}, closure: map[string][]string{},
 		macros: map[string]map[string]*macro{}, statics: map[string]map[string][]string{}}
+	fields := map[string][]member{} // struct, union or typedef name → its fields in order (the first declared)
 	for _, rel := range frontend.SortedKeys(files) {
 		f := files[rel]
 		ms, st := map[string]*macro{}, map[string][]string{}
@@ -60,13 +61,29 @@ func newTable(files map[string]*facts, inc *cinclude.Resolver) *table {
 				t.externs[fn.Name] = append(t.externs[fn.Name], rel)
 			}
 		}
-		for _, a := range f.Inits {
-			t.assigns[a.Field] = append(t.assigns[a.Field], fieldAssign{assign: a, file: rel})
-		}
 		for _, ty := range f.Types {
 			if _, ok := t.typedefs[ty.Name]; ty.Kind == "typedef" && !ok {
 				t.typedefs[ty.Name] = ty.Of
 			}
+			key := ty.Kind + " " + ty.Name
+			if ty.Kind == "typedef" {
+				key = ty.Name
+			}
+			if _, ok := fields[key]; !ok && len(ty.Fields) > 0 && (ty.Kind != "typedef" || ty.Of == "") {
+				fields[key] = ty.Fields
+			}
+		}
+	}
+	for _, rel := range frontend.SortedKeys(files) {
+		for _, a := range files[rel].Inits {
+			if a.Field == "" { // by position: the struct's field there
+				fs := fields[t.canonType(a.Type)]
+				if a.Pos < 1 || a.Pos > len(fs) {
+					continue
+				}
+				a.Field = fs[a.Pos-1].Name
+			}
+			t.assigns[a.Field] = append(t.assigns[a.Field], fieldAssign{assign: a, file: rel})
 		}
 	}
 	return t
@@ -220,6 +237,7 @@ func (r *resolver) extern(name string) []target {
 // several types have such assignments).
 func (r *resolver) field(field, recv string) []target {
 	r.refs["."+field] = true
+	r.refs[".*"] = true // an assignment by position may name the field
 	want := ""
 	if recv != "" {
 		want = r.t.canonType(recv)
