@@ -53,8 +53,9 @@
 //     usage), the one a visible file defines, else the one in the caller's
 //     folder, else all of them as calls_by_name candidates (at most 8);
 //   - a call through a struct field, p->read(…) or s.read(…), calls the
-//     functions the repository's designated initializers assign to that
-//     field (`.read = foo_read`) of the receiver's struct, when the
+//     functions the repository's initializers assign to that field of
+//     the receiver's struct (`.read = foo_read`, or by position, `{"null",
+//     null_reset}`, the field taken from the struct's definition), when the
 //     receiver is a parameter, a local or a file-scope variable of a
 //     declared struct or typedef type; when it is not evident, the
 //     assignments to that field of any struct, as calls when one struct
