@@ -27,6 +27,11 @@ var langTable = map[string]struct {
 		claimed: []string{"a.py", "pkg/__init__.py", "_private/m.py"},
 		near:    []string{"a.pyi", "A.PY", ".py", "a.pyc", "a.pyw", "a.py.txt"},
 	},
+	"c": {
+		repofs:  []string{"c"},
+		claimed: []string{"a.c", "src/a.h", "include/x/y.h"},
+		near:    []string{".c", ".h", "A.C", "a.cc", "a.cpp", "a.hpp", "a.c.orig"},
+	},
 	"java": {
 		repofs:  []string{"java"},
 		claimed: []string{"A.java", "src/main/java/p/B.java"},

@@ -78,6 +78,7 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		rf.close()
 		return nil, fmt.Errorf("scan %s: %w", root, err)
 	}
+	yieldFiles(fileLangs, w.langFiles)
 	var all []string
 	var langOf []int // index in fileLangs of each file of all
 	present := false
@@ -239,4 +240,28 @@ func languageList() string {
 		names = append(names, l.Title+": "+l.Files)
 	}
 	return strings.Join(names, "; ")
+}
+
+// yieldFiles moves the files a language yields (frontend.Lang.Yields) to
+// the language it yields them to, when that one has files of its own.
+func yieldFiles(langs []frontend.Lang, langFiles [][]string) {
+	for i, l := range langs {
+		if l.Yields == nil {
+			continue
+		}
+		for k, to := range langs {
+			if to.Name != l.YieldsTo || len(langFiles[k]) == 0 {
+				continue
+			}
+			var keep []string
+			for _, rel := range langFiles[i] {
+				if l.Yields(rel) {
+					langFiles[k] = append(langFiles[k], rel)
+				} else {
+					keep = append(keep, rel)
+				}
+			}
+			langFiles[i] = keep
+		}
+	}
 }

@@ -182,6 +182,12 @@ type Lang struct {
 	// that is not a regular file is claimed anyway (reading it fails with
 	// advice).
 	Unfiltered bool
+	// Yields and YieldsTo hand files the language claims but shares with
+	// another (C's .h headers, which C++ uses too) to the language named
+	// YieldsTo when that language has source files of its own in the
+	// repository; Yields reports which of its files are such.
+	Yields   func(rel string) bool
+	YieldsTo string
 	// budgeted: the files are held to the per-file budgets (budget.go);
 	// a change to the budgets runs the language in full.
 	Budgeted    bool
