@@ -90,7 +90,9 @@ func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend
 	t0 = time.Now()
 	rels := frontend.SortedKeys(parse)
 	decls, err := frontend.ParseEach(ctx, j, rels, 0, len(rels), newParser, (*sitter.Parser).Close,
-		func(ps *sitter.Parser, rel string) *sourceFile { return p.parseFile(ctx, j, ps, rel, ms, nil, nil, false) })
+		func(ps *sitter.Parser, rel string) *sourceFile {
+			return p.parseFile(ctx, j, ps, rel, ms, nil, nil, false)
+		})
 	if err != nil {
 		return d, err
 	}
@@ -123,7 +125,9 @@ func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend
 		return d, err
 	}
 	files, err := frontend.ParseEach(ctx, j, resolve, len(rels), len(rels)+len(resolve), newParser, (*sitter.Parser).Close,
-		func(ps *sitter.Parser, rel string) *sourceFile { return p.parseFile(ctx, j, ps, rel, ms, tab, incs, true) })
+		func(ps *sitter.Parser, rel string) *sourceFile {
+			return p.parseFile(ctx, j, ps, rel, ms, tab, incs, true)
+		})
 	if err != nil {
 		return d, err
 	}

@@ -22,9 +22,9 @@ type fileScope struct {
 	file    string
 	Types   []*typeDef        `json:"t,omitempty"`
 	Funcs   []*funcDef        `json:"f,omitempty"`
-	Usings  []string          `json:"u,omitempty"` // using namespace X (X as written, with the namespace it was written in: "ns|X")
-	Aliases map[string]string `json:"a,omitempty"` // qualified alias name → the aliased type as written ("ns|T")
-	NS      []string          `json:"n,omitempty"` // the namespaces the file declares into
+	Usings  []string          `json:"u,omitempty"`  // using namespace X (X as written, with the namespace it was written in: "ns|X")
+	Aliases map[string]string `json:"a,omitempty"`  // qualified alias name → the aliased type as written ("ns|T")
+	NS      []string          `json:"n,omitempty"`  // the namespaces the file declares into
 	Macros  map[string]macro  `json:"mc,omitempty"` // its #defines (macro.go)
 }
 
@@ -64,8 +64,8 @@ type funcDef struct {
 	Local    bool     `json:"l,omitempty"` // static or in an unnamed namespace: the file's own
 
 	scope *fileScope
-	owner *typeDef  // methods: the class
-	decl  *funcDef  // a method defined out of line: its declaration in the class
+	owner *typeDef // methods: the class
+	decl  *funcDef // a method defined out of line: its declaration in the class
 	id    graphdb.NodeID
 	// need is the fewest arguments a call passes, over every declaration
 	// of the node (default arguments are written on one of them); set by
