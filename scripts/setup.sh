@@ -61,6 +61,10 @@ have node || pkgs+=(nodejs)
 have npm || pkgs+=(npm)
 { have javac && have javap; } || pkgs+=(openjdk-17-jdk-headless)
 [ -e /usr/lib/jvm/openjdk-17/src.zip ] || pkgs+=(openjdk-17-source)
+# clang is the truth of the C and C++ call checks (index/internal/clangcheck:
+# its JSON AST dump); cmake writes the compile_commands.json they read.
+have clang || pkgs+=(clang)
+have cmake || pkgs+=(cmake)
 if [ ${#pkgs[@]} -gt 0 ]; then
 	if have apt-get; then
 		echo "setup: installing ${pkgs[*]} with apt-get" >&2
