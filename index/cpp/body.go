@@ -13,8 +13,9 @@ import (
 // repository (td), or a type evidently outside it (ext: a built-in type,
 // a std:: one) whose members are not the repository's.
 type tref struct {
-	td  *typeDef
-	ext bool
+	td   *typeDef
+	ext  bool
+	name string // a built-in type's name (int, double, char for char*), for overloads
 }
 
 // walker resolves the calls of one body and emits its calls and
@@ -65,7 +66,9 @@ func (w *walker) typeRef(written, ns string, cls *typeDef) tref {
 	switch {
 	case b == "" || b == "auto" || b == "decltype":
 		return tref{}
-	case primitives[b] || strings.HasPrefix(b, "std::") || strings.HasPrefix(b, "unsigned") || strings.HasPrefix(b, "long"):
+	case primitives[b]:
+		return tref{ext: true, name: b}
+	case strings.HasPrefix(b, "std::") || strings.HasPrefix(b, "unsigned") || strings.HasPrefix(b, "long"):
 		return tref{ext: true}
 	}
 	if td := w.l.typeNamed(b, ns, cls, w.usings); td != nil {
@@ -154,6 +157,13 @@ func (w *walker) declaration(n *sitter.Node) {
 	for _, d := range sitter.FieldChildren(n, "declarator") {
 		name := declName(w.x, d)
 		dt := t
+		if fd := funcDeclarator(d); fd != nil && t.td != nil {
+			// T x(a * b): in a body, an object constructed (the most
+			// vexing parse reads a function's declaration).
+			w.construct(d, tn, fd.ChildByFieldName("parameters"))
+			w.declare(declName(w.x, fd.ChildByFieldName("declarator")), t)
+			continue
+		}
 		if d.Kind() == "init_declarator" {
 			v := d.ChildByFieldName("value")
 			if v != nil {
@@ -326,8 +336,11 @@ func (w *walker) argType(a *sitter.Node) string {
 	case "true", "false":
 		return "bool"
 	}
-	if t := w.exprType(a); t.td != nil {
+	switch t := w.exprType(a); {
+	case t.td != nil:
 		return lastName(stripArgs(t.td.Q))
+	case t.name != "":
+		return t.name
 	}
 	return ""
 }

@@ -127,14 +127,14 @@ func (w *walker) qualified(q string) ([]*funcDef, bool, string) {
 		ms, _ := w.l.methodsNamed(td, name)
 		return ms, len(ms) > 0, ""
 	}
-	if ns := w.l.namespaceNamed(scope, w.b.ns); ns != "" {
+	if ns := w.l.namespaceNamed(scope, w.b.ns, w.usings); ns != "" {
 		if fs := w.l.funcsNamed(join(ns, name)); len(fs) > 0 {
 			return fs, true, ""
 		}
 		for _, u := range w.usings { // a using-directive inside the namespace
 			uns, un, _ := strings.Cut(u, "|")
 			if uns == ns {
-				if q := w.l.namespaceNamed(un, uns); q != "" {
+				if q := w.l.namespaceNamed(un, uns, nil); q != "" {
 					if fs := w.l.funcsNamed(join(q, name)); len(fs) > 0 {
 						return fs, true, ""
 					}

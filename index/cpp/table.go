@@ -310,18 +310,25 @@ func (l *lookup) prefixes(ns string, cls *typeDef, usings []string) []string {
 			break
 		}
 	}
+	return append(out, l.usingTargets(usings)...)
+}
+
+// usingTargets are the namespaces the using-directives name.
+func (l *lookup) usingTargets(usings []string) []string {
+	var out []string
 	for _, u := range usings {
 		uns, name, _ := strings.Cut(u, "|")
-		if q := l.namespaceNamed(name, uns); q != "" {
+		if q := l.namespaceNamed(name, uns, nil); q != "" {
 			out = append(out, q)
 		}
 	}
 	return out
 }
 
-// namespaceNamed resolves a namespace name written in ns; "" when the
-// repository declares none of that name.
-func (l *lookup) namespaceNamed(name, ns string) string {
+// namespaceNamed resolves a namespace name written in ns, through the
+// enclosing namespaces and then the using-directives' namespaces; ""
+// when the repository declares none of that name.
+func (l *lookup) namespaceNamed(name, ns string, usings []string) string {
 	if strings.HasPrefix(name, "::") {
 		name = name[2:]
 		if l.t.ns[name] {
@@ -334,9 +341,15 @@ func (l *lookup) namespaceNamed(name, ns string) string {
 			return q
 		}
 		if p == "" {
-			return ""
+			break
 		}
 	}
+	for _, u := range l.usingTargets(usings) {
+		if q := join(u, name); l.t.ns[q] {
+			return q
+		}
+	}
+	return ""
 }
 
 // typeNamed resolves a type name as written in ns (within class cls,
