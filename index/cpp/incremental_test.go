@@ -59,8 +59,10 @@ func TestIncremental(t *testing.T) {
 			},
 		},
 		{
-			name:      "add a file",
-			change:    func() { write("src/extra.cc", "#include \"shapes/shape.hpp\"\n\nvoid extra(shapes::Circle& c) { c.area(); }\n") },
+			name: "add a file",
+			change: func() {
+				write("src/extra.cc", "#include \"shapes/shape.hpp\"\n\nvoid extra(shapes::Circle& c) { c.area(); }\n")
+			},
 			extracted: -1,
 			want:      []string{"edge calls cpp:extra -> cpp:shapes::Circle::area @src/extra.cc:3"},
 		},
