@@ -16,6 +16,8 @@ type tref struct {
 	td   *typeDef
 	ext  bool
 	name string // a built-in type's name (int, double, char for char*), for overloads
+	ptr  bool   // a pointer (or a smart pointer) to td: its operators are not td's
+	cnst bool   // const: a const method of td is the one called
 }
 
 // walker resolves the calls of one body and emits its calls and
@@ -57,10 +59,12 @@ var smartPointers = map[string]bool{"std::unique_ptr": true, "std::shared_ptr": 
 
 // typeRef resolves a type as written in namespace ns (class cls).
 func (w *walker) typeRef(written, ns string, cls *typeDef) tref {
-	b, _ := baseType(written)
+	b, ptr := baseType(written)
+	cnst := isConst(written)
 	if smartPointers[stripArgs(b)] {
 		if args := templateArgs(b); len(args) > 0 {
 			b, _ = baseType(args[0])
+			ptr = true
 		}
 	}
 	switch {
@@ -72,9 +76,20 @@ func (w *walker) typeRef(written, ns string, cls *typeDef) tref {
 		return tref{ext: true}
 	}
 	if td := w.l.typeNamed(b, ns, cls, w.usings); td != nil {
-		return tref{td: td}
+		return tref{td: td, ptr: ptr, cnst: cnst}
 	}
 	return tref{}
+}
+
+// isConst reports whether a type as written is const (the object it
+// names or refers to, not a pointer to it).
+func isConst(written string) bool {
+	for _, f := range strings.FieldsFunc(written, func(r rune) bool { return r == ' ' || r == '&' || r == '\t' }) {
+		if f == "const" {
+			return !strings.Contains(written, "*")
+		}
+	}
+	return false
 }
 
 // body walks one function body.
@@ -131,6 +146,8 @@ func (w *walker) walk(n *sitter.Node) {
 		}
 	case "call_expression":
 		w.call(n)
+	case "subscript_expression", "binary_expression", "assignment_expression", "unary_expression", "pointer_expression", "update_expression":
+		w.operator(n)
 	case "new_expression":
 		w.construct(n, n.ChildByFieldName("type"), n.ChildByFieldName("arguments"))
 	case "class_specifier", "struct_specifier", "union_specifier", "enum_specifier":
@@ -194,7 +211,7 @@ func (w *walker) construct(site, typeN, args *sitter.Node) {
 	if len(ctors) == 0 {
 		return
 	}
-	w.emit(ctors, w.args(args), sitter.Line(site), "")
+	w.emit(ctors, w.args(args), sitter.Line(site), "", tref{})
 }
 
 // args returns the argument expressions of an argument list.
@@ -213,20 +230,21 @@ func (w *walker) args(al *sitter.Node) []*sitter.Node {
 
 // call resolves one call expression and emits its edges.
 func (w *walker) call(n *sitter.Node) {
-	cands, exact, name := w.targets(n)
+	cands, exact, name, recv := w.targets(n)
 	args := w.args(n.ChildByFieldName("arguments"))
 	switch {
 	case exact:
-		w.emit(cands, args, sitter.Line(n), name)
+		w.emit(cands, args, sitter.Line(n), name, recv)
 	case name != "":
 		w.byName(name, len(args), sitter.Line(n))
 	}
 }
 
 // emit writes the edge of a call to one of cands: calls when the
-// arguments choose one, calls_by_name to the remaining ones otherwise.
-func (w *walker) emit(cands []*funcDef, args []*sitter.Node, line int, name string) {
-	chosen := w.choose(cands, args)
+// arguments (and the receiver's constness) choose one, calls_by_name to
+// the remaining ones otherwise.
+func (w *walker) emit(cands []*funcDef, args []*sitter.Node, line int, name string, recv tref) {
+	chosen := w.choose(cands, args, recv)
 	if len(chosen) == 1 {
 		w.edge(graphdb.EdgeCalls, chosen[0].id, line)
 		return
@@ -274,8 +292,10 @@ func arity(fd *funcDef, n int) bool {
 }
 
 // choose narrows the candidates of a call by arity, then by the types of
-// the arguments that are evident; it returns one when they single it out.
-func (w *walker) choose(cands []*funcDef, args []*sitter.Node) []*funcDef {
+// the arguments that are evident, then, between methods that differ by
+// their const qualifier alone, by the receiver's constness; it returns
+// one when they single it out.
+func (w *walker) choose(cands []*funcDef, args []*sitter.Node, recv tref) []*funcDef {
 	if len(cands) <= 1 {
 		return cands
 	}
@@ -313,7 +333,31 @@ func (w *walker) choose(cands []*funcDef, args []*sitter.Node) []*funcDef {
 			best = append(best, c)
 		}
 	}
-	return best
+	return byConstness(best, recv)
+}
+
+// byConstness chooses between methods of the same parameters that differ
+// in their const qualifier: the const one for a const receiver, the
+// other one otherwise.
+func byConstness(cands []*funcDef, recv tref) []*funcDef {
+	if len(cands) < 2 || recv.td == nil {
+		return cands
+	}
+	for _, c := range cands[1:] {
+		if sigKey(&funcDef{Params: c.Params}) != sigKey(&funcDef{Params: cands[0].Params}) {
+			return cands
+		}
+	}
+	var out []*funcDef
+	for _, c := range cands {
+		if strings.Contains(c.Quals, "const") == recv.cnst {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return cands
+	}
+	return out
 }
 
 // argType is the simple name of an argument's type when it is evident:

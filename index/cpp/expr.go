@@ -16,48 +16,94 @@ var casts = map[string]bool{"static_cast": true, "dynamic_cast": true, "reinterp
 // receiver's type is not evident, the name to look up by name only.
 // Neither when the call evidently leaves the repository (std::, a
 // receiver of a type outside it).
-func (w *walker) targets(n *sitter.Node) (cands []*funcDef, exact bool, name string) {
+func (w *walker) targets(n *sitter.Node) (cands []*funcDef, exact bool, name string, recv tref) {
 	fn := n.ChildByFieldName("function")
 	if fn == nil {
-		return nil, false, ""
+		return nil, false, "", tref{}
 	}
+	this := tref{td: w.cls, cnst: w.b.fd != nil && strings.Contains(w.b.fd.Quals, "const")}
 	switch fn.Kind() {
 	case "identifier":
-		return w.unqualified(w.x.text(fn))
+		cands, exact, name = w.unqualified(w.x.text(fn))
+		return cands, exact, name, this
 	case "template_function":
 		nm := fn.ChildByFieldName("name")
 		if nm == nil || casts[w.x.text(nm)] {
-			return nil, false, ""
+			return nil, false, "", tref{}
 		}
 		if nm.Kind() == "identifier" {
-			return w.unqualified(w.x.text(nm))
+			cands, exact, name = w.unqualified(w.x.text(nm))
+			return cands, exact, name, this
 		}
-		return w.qualified(strings.Join(strings.Fields(w.x.text(nm)), ""))
+		cands, exact, name = w.qualified(strings.Join(strings.Fields(w.x.text(nm)), ""))
+		return cands, exact, name, this
 	case "qualified_identifier":
-		return w.qualified(strings.Join(strings.Fields(stripArgsLast(w.x.text(fn))), ""))
+		cands, exact, name = w.qualified(strings.Join(strings.Fields(stripArgsLast(w.x.text(fn))), ""))
+		return cands, exact, name, this
 	case "field_expression":
 		field := fn.ChildByFieldName("field")
 		if field == nil {
-			return nil, false, ""
+			return nil, false, "", tref{}
 		}
 		fname := w.x.text(field)
 		if field.Kind() == "template_method" {
 			fname = w.x.text(field.ChildByFieldName("name"))
 		}
 		if strings.Contains(fname, "::") || strings.HasPrefix(fname, "~") {
-			return nil, false, ""
+			return nil, false, "", tref{}
 		}
 		recv := w.exprType(fn.ChildByFieldName("argument"))
 		switch {
 		case recv.td != nil:
 			ms, _ := w.l.methodsNamed(recv.td, fname)
-			return ms, len(ms) > 0, ""
+			return ms, len(ms) > 0, "", recv
 		case recv.ext:
-			return nil, false, ""
+			return nil, false, "", recv
 		}
-		return nil, false, fname
+		return nil, false, fname, recv
 	}
-	return nil, false, ""
+	return nil, false, "", tref{}
+}
+
+// operator resolves an operator expression on an object of one of the
+// repository's classes to the class's operator method (a[i], a = b,
+// a + b, ++a, a++, *a, !a); it emits nothing for built-in operands,
+// pointers and operators the class does not declare.
+func (w *walker) operator(n *sitter.Node) {
+	var operand *sitter.Node
+	var op string
+	var args []*sitter.Node
+	switch n.Kind() {
+	case "subscript_expression":
+		operand, op = n.ChildByFieldName("argument"), "[]"
+		if ix := n.ChildByFieldName("indices"); ix != nil {
+			args = sitter.Children(ix)
+		}
+	case "binary_expression", "assignment_expression":
+		operand, op = n.ChildByFieldName("left"), w.x.text(n.ChildByFieldName("operator"))
+		if r := n.ChildByFieldName("right"); r != nil {
+			args = []*sitter.Node{r}
+		}
+	case "unary_expression", "pointer_expression":
+		operand, op = n.ChildByFieldName("argument"), w.x.text(n.ChildByFieldName("operator"))
+	case "update_expression":
+		operand, op = n.ChildByFieldName("argument"), w.x.text(n.ChildByFieldName("operator"))
+		if operand != nil && operand.StartByte() == n.StartByte() {
+			args = []*sitter.Node{operand} // postfix: operator++(int)
+		}
+	}
+	if operand == nil || op == "" || op == "&" && len(args) == 0 {
+		return
+	}
+	t := w.exprType(operand)
+	if t.td == nil || t.ptr {
+		return
+	}
+	ms, _ := w.l.methodsNamed(t.td, "operator"+op)
+	if len(ms) == 0 {
+		return
+	}
+	w.emit(ms, args, sitter.Line(n), "", t)
 }
 
 // stripArgsLast drops the template arguments of a qualified callee's
@@ -153,7 +199,7 @@ func (w *walker) exprType(n *sitter.Node) tref {
 	}
 	switch n.Kind() {
 	case "this":
-		return tref{td: w.cls}
+		return tref{td: w.cls, ptr: true, cnst: w.b.fd != nil && strings.Contains(w.b.fd.Quals, "const")}
 	case "identifier":
 		name := w.x.text(n)
 		if t, ok := w.local(name); ok {
@@ -169,15 +215,21 @@ func (w *walker) exprType(n *sitter.Node) tref {
 				return w.fieldType(recv.td, w.x.text(f))
 			}
 		}
-	case "parenthesized_expression", "pointer_expression":
-		if c := n.ChildByFieldName("argument"); c != nil {
-			return w.exprType(c)
+	case "pointer_expression":
+		t := w.exprType(n.ChildByFieldName("argument"))
+		if w.x.text(n.ChildByFieldName("operator")) == "*" && t.ptr {
+			t.ptr = false // *p: the object
+			return t
 		}
+		return tref{}
+	case "parenthesized_expression":
 		if c := firstNamed(n); c != nil {
 			return w.exprType(c)
 		}
 	case "new_expression":
-		return w.typeRef(w.x.text(n.ChildByFieldName("type")), w.b.ns, w.cls)
+		t := w.typeRef(w.x.text(n.ChildByFieldName("type")), w.b.ns, w.cls)
+		t.ptr = t.td != nil
+		return t
 	case "number_literal", "string_literal", "char_literal", "true", "false", "raw_string_literal":
 		return tref{ext: true}
 	case "call_expression":
@@ -210,11 +262,11 @@ func (w *walker) callType(n *sitter.Node) tref {
 			}
 		}
 	}
-	cands, exact, _ := w.targets(n)
+	cands, exact, _, recv := w.targets(n)
 	if !exact {
 		return tref{}
 	}
-	chosen := w.choose(cands, w.args(n.ChildByFieldName("arguments")))
+	chosen := w.choose(cands, w.args(n.ChildByFieldName("arguments")), recv)
 	if len(chosen) != 1 {
 		return tref{}
 	}

@@ -31,10 +31,12 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 		}
 	}
 	name := strings.Join(strings.Fields(x.text(nameN)), "")
+	spec := ""
 	switch nameN.Kind() {
 	case "identifier", "field_identifier", "destructor_name", "operator_name", "operator_cast":
-	case "template_function":
-		name = x.text(nameN.ChildByFieldName("name")) // an explicit specialization: the template's node
+	case "template_function": // an explicit specialization: a node of its own, named with its arguments
+		name = x.text(nameN.ChildByFieldName("name"))
+		spec = strings.Join(strings.Fields(x.text(nameN.ChildByFieldName("arguments"))), "")
 	default:
 		return
 	}
@@ -57,15 +59,18 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 			}
 		}
 	}
-	for _, ch := range sitter.Children(fdecl) {
-		if ch.Kind() == "virtual_specifier" { // override, final
+	for _, ch := range sitter.AllChildren(fdecl) {
+		switch ch.Kind() {
+		case "virtual_specifier": // override, final
 			fd.Virtual = true
+		case "type_qualifier", "ref_qualifier":
+			fd.Quals += x.text(ch)
 		}
 	}
 	cls := c.cls
 	switch {
 	case cls != nil && len(quals) == 0:
-		fd.Q = join(cls.Q, name)
+		fd.Q = join(cls.Q, name+spec)
 		fd.Ctor = name == lastName(stripArgs(cls.Q))
 		fd.owner = cls
 		cls.Methods = append(cls.Methods, fd)
@@ -75,12 +80,12 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 		if strings.HasPrefix(scope, "::") {
 			scope, base = strings.TrimPrefix(scope, "::"), ""
 		}
-		fd.Q = join(join(base, scope), name)
+		fd.Q = join(join(base, scope), name+spec)
 		fd.Class = scope
 		fd.Ctor = name == lastName(stripArgs(scope))
 		x.f.scope.Funcs = append(x.f.scope.Funcs, fd)
 	default:
-		fd.Q = join(c.ns, name)
+		fd.Q = join(c.ns, name+spec)
 		x.f.scope.Funcs = append(x.f.scope.Funcs, fd)
 	}
 	if fd.Ctor {

@@ -54,6 +54,7 @@ type funcDef struct {
 	Class    string   `json:"c,omitempty"`  // out-of-line definitions: the class as written
 	Ret      string   `json:"r,omitempty"`
 	Params   []string `json:"p,omitempty"`
+	Quals    string   `json:"qu,omitempty"` // a method's qualifiers after its parameters: const, &, &&
 	Min      int      `json:"mi,omitempty"` // the arguments it needs (default arguments not counted)
 	Variadic bool     `json:"va,omitempty"`
 	Virtual  bool     `json:"v,omitempty"`

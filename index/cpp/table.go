@@ -4,6 +4,7 @@ package cpp
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/relayhq/relay/graphdb"
@@ -97,7 +98,7 @@ func newTable(scopes map[string]*fileScope) *table {
 
 // sigKey is a function's parameter types, the part of its id that tells
 // overloads apart.
-func sigKey(fd *funcDef) string { return "(" + strings.Join(fd.Params, ",") + ")" }
+func sigKey(fd *funcDef) string { return "(" + strings.Join(fd.Params, ",") + ")" + fd.Quals }
 
 // nameMethods names the methods a class declares: "cpp:<class>::<name>",
 // with the parameter types when the class declares the name more than
@@ -110,12 +111,23 @@ func (t *table) nameMethods(td *typeDef, id graphdb.NodeID) {
 		}
 		sigs[m.Name][sigKey(m)] = true
 	}
+	bodies := map[graphdb.NodeID]int{} // definitions in the class of one id so far
 	for _, m := range td.Methods {
 		m.owner = td
 		m.need = m.Min
 		m.id = id + graphdb.NodeID("::"+m.Name)
 		if len(sigs[m.Name]) > 1 {
 			m.id += graphdb.NodeID(sigKey(m))
+		}
+		if m.Body {
+			// Definitions of one signature told apart by their template
+			// constraints alone (enable_if): a node each.
+			if n := bodies[m.id]; n > 0 {
+				bodies[m.id]++
+				m.id += graphdb.NodeID("#" + strconv.Itoa(n+1))
+			} else {
+				bodies[m.id] = 1
+			}
 		}
 		if o := t.owner[m.id]; o == nil || m.Body && !o.Body && o.owner == td {
 			t.owner[m.id] = m
@@ -198,7 +210,8 @@ func (t *table) nameFuncs(q string, fds []*funcDef) {
 		if fd.Local {
 			continue
 		}
-		if m := matchDecl(reps, fd); m != nil && (sigKey(m) == sigKey(fd) || body[m] != fd.Body) {
+		if m := matchDecl(reps, fd); m != nil && (sigKey(m) == sigKey(fd) || body[m] != fd.Body) &&
+			!(fd.Body && definedIn(group[m], fd.scope)) {
 			group[m] = append(group[m], fd)
 			body[m] = body[m] || fd.Body
 			continue
@@ -207,6 +220,7 @@ func (t *table) nameFuncs(q string, fds []*funcDef) {
 		group[fd] = []*funcDef{fd}
 		body[fd] = fd.Body
 	}
+	seen := map[graphdb.NodeID]int{}
 	for _, r := range reps {
 		own := r
 		need := r.Min
@@ -222,6 +236,12 @@ func (t *table) nameFuncs(q string, fds []*funcDef) {
 		}
 		if len(reps) > 1 {
 			id += graphdb.NodeID(sigKey(r))
+		}
+		if n := seen[id]; n > 0 {
+			seen[id]++
+			id += graphdb.NodeID("#" + strconv.Itoa(n+1))
+		} else {
+			seen[id] = 1
 		}
 		for _, fd := range group[r] {
 			fd.id = id
@@ -242,6 +262,18 @@ func (t *table) nameFuncs(q string, fds []*funcDef) {
 		}
 		fd.need = fd.Min
 	}
+}
+
+// definedIn reports whether one of fds is a definition in scope: a second
+// definition of a signature in one file differs by its template
+// constraints (enable_if) and is a node of its own.
+func definedIn(fds []*funcDef, sc *fileScope) bool {
+	for _, fd := range fds {
+		if fd.Body && fd.scope == sc {
+			return true
+		}
+	}
+	return false
 }
 
 func countLocal(fds []*funcDef, fd *funcDef) int {
