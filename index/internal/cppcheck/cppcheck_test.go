@@ -53,18 +53,22 @@ func check(t *testing.T, root, bin string, cmds []cinclude.Command, sample int) 
 		t.Fatal(err)
 	}
 	res := clangcheck.Compare(truth, rel, clangcheck.CompareOptions{Sample: sample, Seed: 1})
+	show := 60 // differences logged of each sort (RELAY_CPPCHECK_SHOW)
+	if n, err := strconv.Atoi(os.Getenv("RELAY_CPPCHECK_SHOW")); err == nil {
+		show = n
+	}
 	for i, m := range res.Misses {
-		if i < 60 {
+		if i < show {
 			t.Logf("missed: %s", m)
 		}
 	}
 	for i, w := range res.Wrong {
-		if i < 60 {
+		if i < show {
 			t.Logf("not clang's: %s", w)
 		}
 	}
 	for i, n := range res.NoNode {
-		if i < 30 {
+		if i < show {
 			t.Logf("no node: %s", n)
 		}
 	}
