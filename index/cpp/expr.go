@@ -206,13 +206,17 @@ func (w *walker) exprType(n *sitter.Node) tref {
 			return t
 		}
 		if w.cls != nil {
-			return w.fieldType(w.cls, name)
+			t := w.fieldType(w.cls, name)
+			t.cnst = t.cnst || w.b.fd != nil && strings.Contains(w.b.fd.Quals, "const") // a field of a const this
+			return t
 		}
 	case "field_expression":
 		recv := w.exprType(n.ChildByFieldName("argument"))
 		if recv.td != nil {
 			if f := n.ChildByFieldName("field"); f != nil && f.Kind() == "field_identifier" {
-				return w.fieldType(recv.td, w.x.text(f))
+				t := w.fieldType(recv.td, w.x.text(f))
+				t.cnst = t.cnst || recv.cnst
+				return t
 			}
 		}
 	case "pointer_expression":

@@ -17,9 +17,14 @@ import (
 // repository defines before parsing: every file's #define lines are read
 // (scanMacros; the preprocessor's directives are lines, which needs no
 // grammar), the first definition of a name in path order is the
-// repository's (conditional alternatives are not evaluated), and each
+// repository's, except that an object-like macro defined empty in one of
+// its alternatives is empty (conditional alternatives are not evaluated:
+// an attribute or export macro, FMT_API, is then nothing rather than a
+// platform's __declspec), and each
 // file is parsed with those macros expanded (expand), object-like and
-// function-like, outside directives, comments and literals. An expansion
+// function-like, outside directives, comments and literals; explicit
+// instantiation declarations (extern template …;), which declare
+// nothing and which tree-sitter-cpp misreads, are blanked. An expansion
 // stays on its line (a definition's continuation lines are joined, the
 // line breaks of a call's arguments follow its expansion), so every line
 // number is the file's own. Macros of the system or of libraries outside
@@ -72,7 +77,7 @@ func scanMacros(src []byte) map[string]macro {
 		if name == "" || name[0] >= '0' && name[0] <= '9' {
 			continue
 		}
-		if _, seen := out[name]; seen {
+		if old, seen := out[name]; seen && (old.Body == "" || old.Fn) {
 			continue
 		}
 		m := macro{}
@@ -91,6 +96,9 @@ func scanMacros(src []byte) map[string]macro {
 			rest = rest[end+1:]
 		}
 		m.Body = strings.TrimSpace(stripComments(rest))
+		if _, seen := out[name]; seen && (m.Body != "" || m.Fn) {
+			continue // an object-like macro keeps its empty alternative
+		}
 		out[name] = m
 	}
 	return out
@@ -153,7 +161,7 @@ func newMacroSet(byFile map[string]map[string]macro) *macroSet {
 	sort.Strings(files)
 	for _, f := range files {
 		for name, m := range byFile[f] {
-			if _, ok := ms.defs[name]; !ok {
+			if old, ok := ms.defs[name]; !ok || !old.Fn && old.Body != "" && !m.Fn && m.Body == "" {
 				ms.defs[name] = m
 			}
 		}
@@ -183,7 +191,7 @@ func boolStr(b bool) string {
 // the line of its name; src itself when nothing expands or the expansion
 // grows past its bound.
 func (ms *macroSet) expand(src []byte) []byte {
-	if ms == nil || len(ms.defs) == 0 {
+	if ms == nil {
 		return src
 	}
 	e := &expander{ms: ms, limit: len(src)*maxExpansionFactor + maxExpansionExtra}
@@ -256,6 +264,14 @@ func (e *expander) text(s string, hide map[string]bool, depth int, top bool) (st
 				j++
 			}
 			word := s[i:j]
+			if top && word == "extern" {
+				if end, ok := externTemplate(s, j); ok {
+					b.WriteString(blank(s[i:end]))
+					changed = true
+					i = end
+					continue
+				}
+			}
 			m, ok := e.ms.defs[word]
 			if !ok || hide[word] || depth >= maxMacroDepth || c >= '0' && c <= '9' || e.over {
 				b.WriteString(word)
@@ -309,6 +325,36 @@ func (e *expander) one(s, word string, m macro, j int, hide map[string]bool, dep
 		e.over = true
 	}
 	return out + strings.Repeat("\n", breaks), next, true
+}
+
+// externTemplate reports whether the text after "extern" (at j) is an
+// explicit instantiation declaration, `extern template … ;`, which
+// tree-sitter-cpp does not parse (it runs into the declarations after
+// it) and which declares nothing: where its ";" ends.
+func externTemplate(s string, j int) (int, bool) {
+	k := j
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+		k++
+	}
+	if !strings.HasPrefix(s[k:], "template") || k+8 < len(s) && (isWordByte(s[k+8]) || s[k+8] == '<') {
+		return 0, false
+	}
+	end := strings.IndexByte(s[k:], ';')
+	if end < 0 {
+		return 0, false
+	}
+	return k + end + 1, true
+}
+
+// blank is s with everything but its line breaks made spaces.
+func blank(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 // splitArgs reads the arguments of a macro call whose "(" is at k: the

@@ -3,6 +3,7 @@
 package cpp
 
 import (
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -306,16 +307,41 @@ func (t *table) lookup(file string) *lookup {
 // else the first.
 func (l *lookup) pickType(q string) *typeDef {
 	tds := l.t.types[q]
-	if len(tds) == 0 {
-		return nil
-	}
 	for _, td := range tds {
 		if td.scope.file == l.file {
 			return td
 		}
 	}
-	l.deps[tds[0].scope.file] = true
-	return tds[0]
+	for _, td := range tds {
+		if l.visible(td.scope.file) {
+			l.deps[td.scope.file] = true
+			return td
+		}
+	}
+	return nil
+}
+
+// visible reports whether what file declares can be what a name in the
+// lookup's file means: the file itself, or a header (a source file's own
+// declarations are not another source file's); a header of the tests
+// only from the tests.
+func (l *lookup) visible(file string) bool {
+	if file == l.file {
+		return true
+	}
+	if !isHeader(file) {
+		return false
+	}
+	return !isTest(file) || isTest(l.file)
+}
+
+// isHeader reports whether a file is a header by its extension.
+func isHeader(file string) bool {
+	switch path.Ext(file) {
+	case ".h", ".hh", ".hpp", ".hxx":
+		return true
+	}
+	return false
 }
 
 // prefixes are the scopes a name written in ns (and in class cls) is
@@ -518,11 +544,14 @@ func (l *lookup) own(td *typeDef, name string) []*funcDef {
 func (l *lookup) funcsNamed(q string) []*funcDef {
 	var out []*funcDef
 	seen := map[graphdb.NodeID]bool{}
+	visible := map[graphdb.NodeID]bool{} // ids one of whose declarations the file sees
 	for _, fd := range l.t.funcs[q] {
-		if fd.Local && fd.scope.file != l.file {
-			continue
+		if fd.id != "" && (!fd.Local || fd.scope.file == l.file) && l.visible(fd.scope.file) {
+			visible[fd.id] = true
 		}
-		if fd.id == "" || seen[fd.id] {
+	}
+	for _, fd := range l.t.funcs[q] {
+		if !visible[fd.id] || seen[fd.id] {
 			continue
 		}
 		seen[fd.id] = true
