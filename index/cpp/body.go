@@ -150,6 +150,8 @@ func (w *walker) walk(n *sitter.Node) {
 		w.operator(n)
 	case "new_expression":
 		w.construct(n, n.ChildByFieldName("type"), n.ChildByFieldName("arguments"))
+	case "field_initializer":
+		w.fieldInit(n)
 	case "class_specifier", "struct_specifier", "union_specifier", "enum_specifier":
 		return // a local class: its own methods are not walked
 	}
@@ -212,6 +214,55 @@ func (w *walker) construct(site, typeN, args *sitter.Node) {
 		return
 	}
 	w.emit(ctors, w.args(args), sitter.Line(site), "", tref{})
+}
+
+// fieldInit records the constructor a member initialiser calls: a base
+// class's (Base(…), Base<T>(…)) or a field's of one of the repository's
+// classes.
+func (w *walker) fieldInit(n *sitter.Node) {
+	if w.cls == nil {
+		return
+	}
+	var nameN, args *sitter.Node
+	for _, c := range sitter.Children(n) {
+		switch c.Kind() {
+		case "argument_list", "initializer_list":
+			args = c
+		default:
+			if nameN == nil {
+				nameN = c
+			}
+		}
+	}
+	if nameN == nil || args == nil {
+		return
+	}
+	name := w.x.text(nameN)
+	if nameN.Kind() == "template_method" {
+		name = w.x.text(nameN.ChildByFieldName("name"))
+	}
+	if written, ok := w.cls.Fields[name]; ok {
+		ns, t, _ := strings.Cut(written, "|")
+		ft := w.typeRef(t, ns, w.cls)
+		if ft.td == nil || ft.ptr {
+			return
+		}
+		if ctors := w.l.own(ft.td, lastName(stripArgs(ft.td.Q))); len(ctors) > 0 {
+			w.emit(ctors, w.args(args), sitter.Line(n), "", tref{})
+		}
+		return
+	}
+	for _, b := range w.cls.Bases {
+		if lastName(stripArgs(b)) != lastName(stripArgs(name)) {
+			continue
+		}
+		if bt := w.l.typeNamed(b, w.cls.NS, w.l.outerOf(w.cls), w.usings); bt != nil {
+			if ctors := w.l.own(bt, lastName(stripArgs(bt.Q))); len(ctors) > 0 {
+				w.emit(ctors, w.args(args), sitter.Line(n), "", tref{})
+			}
+		}
+		return
+	}
 }
 
 // args returns the argument expressions of an argument list.
