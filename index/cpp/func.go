@@ -13,11 +13,13 @@ import (
 // out of line (its declarator names the class: Foo::bar).
 func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 	fdecl := funcDeclarator(st.ChildByFieldName("declarator"))
-	if fdecl == nil {
-		return
+	var nameN *sitter.Node
+	if fdecl != nil {
+		nameN = fdecl.ChildByFieldName("declarator")
+	} else {
+		nameN, fdecl = castDeclarator(st.ChildByFieldName("declarator"))
 	}
-	nameN := fdecl.ChildByFieldName("declarator")
-	if nameN == nil {
+	if nameN == nil || fdecl == nil {
 		return
 	}
 	var quals []string
@@ -33,7 +35,9 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 	name := strings.Join(strings.Fields(x.text(nameN)), "")
 	spec := ""
 	switch nameN.Kind() {
-	case "identifier", "field_identifier", "destructor_name", "operator_name", "operator_cast":
+	case "operator_cast": // operator bool
+		name = "operator " + normType(x.text(nameN.ChildByFieldName("type"))+pointerSuffix(nameN.ChildByFieldName("declarator")))
+	case "identifier", "field_identifier", "destructor_name", "operator_name":
 	case "template_function": // an explicit specialization: a node of its own, named with its arguments
 		name = x.text(nameN.ChildByFieldName("name"))
 		spec = strings.Join(strings.Fields(x.text(nameN.ChildByFieldName("arguments"))), "")
@@ -107,6 +111,30 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 		}
 	}
 	x.f.bodies = append(x.f.bodies, b)
+}
+
+// castDeclarator finds a conversion operator's declarator (operator T(),
+// A::operator T()): the operator_cast, to name it, and its function
+// declarator, whose parameters and qualifiers it has; nils otherwise.
+func castDeclarator(d *sitter.Node) (nameN, fdecl *sitter.Node) {
+	if d == nil {
+		return nil, nil
+	}
+	c := d
+	for c.Kind() == "qualified_identifier" {
+		if c = c.ChildByFieldName("name"); c == nil {
+			return nil, nil
+		}
+	}
+	if c.Kind() != "operator_cast" {
+		return nil, nil
+	}
+	for f := c.ChildByFieldName("declarator"); f != nil; f = f.ChildByFieldName("declarator") {
+		if f.Kind() == "abstract_function_declarator" {
+			return d, f
+		}
+	}
+	return nil, nil
 }
 
 // params reads a parameter list: the parameter types without their

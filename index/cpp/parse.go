@@ -252,7 +252,7 @@ func qualOf(c *declCtx) string {
 func pointerSuffix(d *sitter.Node) string {
 	for d != nil {
 		switch d.Kind() {
-		case "pointer_declarator", "array_declarator":
+		case "pointer_declarator", "array_declarator", "abstract_pointer_declarator":
 			return "*"
 		case "reference_declarator":
 			d = firstNamed(d)
