@@ -96,10 +96,23 @@ func (w *walker) operator(n *sitter.Node) {
 		return
 	}
 	t := w.exprType(operand)
-	if t.td == nil || t.ptr {
+	if t.td == nil || t.ptr || t.td.Kind == "enum" {
 		return
 	}
 	ms, _ := w.l.methodsNamed(t.td, "operator"+op)
+	if len(ms) == 0 {
+		// A free operator of the class's namespace (a friend) taking the
+		// class: the operand is its first argument.
+		cls := lastName(stripArgs(t.td.Q))
+		for _, f := range w.l.funcsNamed(join(t.td.NS, "operator"+op)) {
+			if len(f.Params) > 0 {
+				if b, _ := baseType(f.Params[0]); lastName(stripArgs(b)) == cls {
+					ms = append(ms, f)
+				}
+			}
+		}
+		args = append([]*sitter.Node{operand}, args...)
+	}
 	if len(ms) == 0 {
 		return
 	}

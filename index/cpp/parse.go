@@ -377,6 +377,22 @@ func (x *extractor) member(m *sitter.Node, c *declCtx) {
 		}
 	case "function_definition":
 		x.function(m, c, true)
+	case "friend_declaration":
+		// A friend function is its namespace's, found by its arguments'
+		// classes (operator==, compare(a, b)).
+		fc := &declCtx{ns: c.ns, usings: c.usings, template: c.template, local: c.local, public: true}
+		for _, ch := range sitter.Children(m) {
+			switch ch.Kind() {
+			case "function_definition":
+				x.function(ch, fc, true)
+			case "declaration":
+				if funcDeclarator(ch.ChildByFieldName("declarator")) != nil {
+					x.function(ch, fc, false)
+				}
+			case "template_declaration":
+				x.member(ch, fc)
+			}
+		}
 	case "template_declaration":
 		cc := *c
 		cc.template = true
