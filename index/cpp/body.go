@@ -110,6 +110,7 @@ func (w *walker) params(pl *sitter.Node) {
 		switch p.Kind() {
 		case "parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration":
 			t := w.typeRef(w.x.text(p.ChildByFieldName("type")), w.b.ns, w.cls)
+			t.cnst = t.cnst || w.constDecl(p, p.ChildByFieldName("declarator"))
 			w.declare(declName(w.x, p.ChildByFieldName("declarator")), t)
 		}
 	}
@@ -176,6 +177,7 @@ func (w *walker) declaration(n *sitter.Node) {
 	for _, d := range sitter.FieldChildren(n, "declarator") {
 		name := declName(w.x, d)
 		dt := t
+		dt.cnst = dt.cnst || w.constDecl(n, d)
 		if fd := funcDeclarator(d); fd != nil && t.td != nil {
 			// T x(a * b): in a body, an object constructed (the most
 			// vexing parse reads a function's declaration).
@@ -197,6 +199,20 @@ func (w *walker) declaration(n *sitter.Node) {
 		}
 		w.declare(name, dt)
 	}
+}
+
+// constDecl reports whether a declaration declares a const object (const
+// T x, const T& r), not a pointer to one.
+func (w *walker) constDecl(n, d *sitter.Node) bool {
+	if d != nil && pointerSuffix(d) != "" {
+		return false
+	}
+	for _, c := range sitter.Children(n) {
+		if c.Kind() == "type_qualifier" && w.x.text(c) == "const" {
+			return true
+		}
+	}
+	return false
 }
 
 // construct records the constructor call of new T(…) or T x(…): the

@@ -31,6 +31,9 @@ func (w *walker) targets(n *sitter.Node) (cands []*funcDef, exact bool, name str
 		if nm == nil || casts[w.x.text(nm)] {
 			return nil, false, "", tref{}
 		}
+		if spec := w.specialization(fn); spec != nil {
+			return spec, true, "", this
+		}
 		if nm.Kind() == "identifier" {
 			cands, exact, name = w.unqualified(w.x.text(nm))
 			return cands, exact, name, this
@@ -38,6 +41,11 @@ func (w *walker) targets(n *sitter.Node) (cands []*funcDef, exact bool, name str
 		cands, exact, name = w.qualified(strings.Join(strings.Fields(w.x.text(nm)), ""))
 		return cands, exact, name, this
 	case "qualified_identifier":
+		if last := lastOfQualified(fn); last != nil && last.Kind() == "template_function" {
+			if spec := w.specialization(fn); spec != nil {
+				return spec, true, "", this
+			}
+		}
 		cands, exact, name = w.qualified(strings.Join(strings.Fields(stripArgsLast(w.x.text(fn))), ""))
 		return cands, exact, name, this
 	case "field_expression":
@@ -103,10 +111,13 @@ func (w *walker) operator(n *sitter.Node) {
 	if len(ms) == 0 {
 		// A free operator of the class's namespace (a friend) taking the
 		// class: the operand is its first argument.
-		cls := lastName(stripArgs(t.td.Q))
+		classes := map[string]bool{lastName(stripArgs(t.td.Q)): true} // the class and its bases
+		for _, b := range w.l.bases(t.td, map[*typeDef]bool{}, 0) {
+			classes[lastName(stripArgs(b.Q))] = true
+		}
 		for _, f := range w.l.funcsNamed(join(t.td.NS, "operator"+op)) {
 			if len(f.Params) > 0 {
-				if b, _ := baseType(f.Params[0]); lastName(stripArgs(b)) == cls {
+				if b, _ := baseType(f.Params[0]); classes[lastName(stripArgs(b))] {
 					ms = append(ms, f)
 				}
 			}
@@ -117,6 +128,33 @@ func (w *walker) operator(n *sitter.Node) {
 		return
 	}
 	w.emit(ms, args, sitter.Line(n), "", t)
+}
+
+// lastOfQualified is the name at the end of a qualified identifier.
+func lastOfQualified(n *sitter.Node) *sitter.Node {
+	for n != nil && n.Kind() == "qualified_identifier" {
+		n = n.ChildByFieldName("name")
+	}
+	return n
+}
+
+// specialization finds the explicit specialization a call with template
+// arguments names (width<bool>()), when the repository declares one.
+func (w *walker) specialization(fn *sitter.Node) []*funcDef {
+	q := strings.TrimPrefix(strings.Join(strings.Fields(w.x.text(fn)), ""), "::")
+	scope, name := parentNS(q), lastName(q)
+	var prefixes []string
+	if scope == "" {
+		prefixes = w.l.prefixes(w.b.ns, nil, w.usings)
+	} else if ns := w.l.namespaceNamed(scope, w.b.ns, w.usings); ns != "" {
+		prefixes = []string{ns}
+	}
+	for _, p := range prefixes {
+		if fs := w.l.funcsNamed(join(p, name)); len(fs) > 0 {
+			return fs
+		}
+	}
+	return nil
 }
 
 // stripArgsLast drops the template arguments of a qualified callee's
@@ -251,6 +289,15 @@ func (w *walker) exprType(n *sitter.Node) tref {
 		return tref{ext: true}
 	case "call_expression":
 		return w.callType(n)
+	case "binary_expression":
+		switch op := w.x.text(n.ChildByFieldName("operator")); op {
+		case "==", "!=", "<", ">", "<=", ">=", "&&", "||":
+			return tref{ext: true, name: "bool"}
+		case "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>":
+			if l := w.exprType(n.ChildByFieldName("left")); l.name != "" {
+				return l // arithmetic of a built-in type
+			}
+		}
 	case "compound_literal_expression":
 		return w.typeRef(w.x.text(n.ChildByFieldName("type")), w.b.ns, w.cls)
 	}

@@ -196,7 +196,7 @@ func (x *extractor) abstract(d *sitter.Node) string {
 		if nameN != nil {
 			break
 		}
-		n = n.ChildByFieldName("declarator")
+		n = innerDeclarator(n)
 	}
 	if nameN == nil {
 		return s

@@ -299,12 +299,23 @@ func funcDeclarator(d *sitter.Node) *sitter.Node {
 		case "function_declarator":
 			return d
 		case "pointer_declarator", "reference_declarator", "attributed_declarator":
-			d = d.ChildByFieldName("declarator")
-			if d == nil {
-				return nil
-			}
+			d = innerDeclarator(d)
 		default:
 			return nil
+		}
+	}
+	return nil
+}
+
+// innerDeclarator is the declarator a pointer, reference or attributed
+// declarator wraps (a reference declarator holds it unnamed).
+func innerDeclarator(d *sitter.Node) *sitter.Node {
+	if in := d.ChildByFieldName("declarator"); in != nil {
+		return in
+	}
+	for _, c := range sitter.Children(d) {
+		if strings.HasSuffix(c.Kind(), "declarator") || c.Kind() == "identifier" || c.Kind() == "field_identifier" {
+			return c
 		}
 	}
 	return nil
