@@ -2,7 +2,11 @@
 
 package main
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // cppRepo writes a small C++ repository: a header declaring a class whose
 // methods a source file defines out of line, a function overloaded by
@@ -57,4 +61,23 @@ func TestIndexCpp(t *testing.T) {
 		issue:  "The bulk discount is applied to cart totals of exactly 100 cents",
 		scope:  []string{"# Context report (offline)", "src/discount.cc", "apply"},
 	})
+}
+
+// TestEvalDeriveCpp derives a C++ instance: the checkout is indexed in
+// memory and the changed line names the method defined out of line that
+// holds it (its location name: the definition's file, Class.method).
+func TestEvalDeriveCpp(t *testing.T) {
+	repo := cppRepo(t)
+	patch := filepath.Join(t.TempDir(), "fix.diff")
+	if err := os.WriteFile(patch, []byte(cppCartDiff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := relay(t, "", "eval", "derive", "--repo", repo, "--diff", patch, "--id", "cart-1", "--statement", "100 gets no discount")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/discount.cc"],"gold_functions":["src/discount.cc:Discount.apply"]}` + "\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
 }
