@@ -72,26 +72,7 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 		}
 	}
 	cls := c.cls
-	switch {
-	case cls != nil && len(quals) == 0:
-		fd.Q = join(cls.Q, name+spec)
-		fd.Ctor = name == lastName(stripArgs(cls.Q))
-		fd.owner = cls
-		cls.Methods = append(cls.Methods, fd)
-	case len(quals) > 0:
-		scope := strings.Join(quals, "::")
-		base := qualOf(c)
-		if strings.HasPrefix(scope, "::") {
-			scope, base = strings.TrimPrefix(scope, "::"), ""
-		}
-		fd.Q = join(join(base, scope), name+spec)
-		fd.Class = scope
-		fd.Ctor = name == lastName(stripArgs(scope))
-		x.f.scope.Funcs = append(x.f.scope.Funcs, fd)
-	default:
-		fd.Q = join(c.ns, name+spec)
-		x.f.scope.Funcs = append(x.f.scope.Funcs, fd)
-	}
+	x.place(fd, c, quals, name+spec)
 	if fd.Ctor {
 		fd.Ret = ""
 	}
@@ -111,6 +92,33 @@ func (x *extractor) function(st *sitter.Node, c *declCtx, body bool) {
 		}
 	}
 	x.f.bodies = append(x.f.bodies, b)
+}
+
+// place names a function after where it is declared — in its class, out
+// of line (quals: the scope its declarator names, Foo in Foo::bar) or in
+// its namespace — and adds it to the class or the file's functions.
+func (x *extractor) place(fd *funcDef, c *declCtx, quals []string, name string) {
+	cls := c.cls
+	switch {
+	case cls != nil && len(quals) == 0:
+		fd.Q = join(cls.Q, name)
+		fd.Ctor = fd.Name == lastName(stripArgs(cls.Q))
+		fd.owner = cls
+		cls.Methods = append(cls.Methods, fd)
+	case len(quals) > 0:
+		scope := strings.Join(quals, "::")
+		base := qualOf(c)
+		if strings.HasPrefix(scope, "::") {
+			scope, base = strings.TrimPrefix(scope, "::"), ""
+		}
+		fd.Q = join(join(base, scope), name)
+		fd.Class = scope
+		fd.Ctor = fd.Name == lastName(stripArgs(scope))
+		x.f.scope.Funcs = append(x.f.scope.Funcs, fd)
+	default:
+		fd.Q = join(c.ns, name)
+		x.f.scope.Funcs = append(x.f.scope.Funcs, fd)
+	}
 }
 
 // castDeclarator finds a conversion operator's declarator (operator T(),
