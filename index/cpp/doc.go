@@ -3,10 +3,13 @@
 // (tree-sitter-cpp; cgo) and resolves types and calls across the
 // repository's files.
 //
-// Files: .cc, .cpp, .cxx, .hpp, .hh, .hxx and .h
-// (lang.go: isSource); a language listed before C++ in index/langs.go
-// that claims .h takes those first. All records have FileRecord.Language
-// "cpp" and Module the file's first namespace.
+// Files: .cc, .cpp, .cxx, .hpp, .hh, .hxx and .h (lang.go: isSource).
+// A .h header is C++'s in a repository with C++ sources of its own and
+// C's otherwise: the C frontend (index/c, registered before C++) claims
+// .h first and yields its headers to C++ when the scan finds C++ sources
+// (frontend.Lang.Yields, index/c's package doc); without a C frontend
+// C++ claims them itself. All records have FileRecord.Language "cpp"
+// and Module the file's first namespace.
 //
 // Two passes (frontend.go): the first reads every changed file's
 // declarations (parse.go, func.go: fileScope), the second parses again

@@ -17,8 +17,9 @@ const FormatVersion = "cpp-1"
 var sourceExts = map[string]bool{".cc": true, ".cpp": true, ".cxx": true, ".hpp": true, ".hh": true, ".hxx": true, ".h": true}
 
 // isSource reports whether a file is C++: one of sourceExts with a name
-// before it. A .h is claimed here too: a language listed before C++ in
-// index/langs.go that claims .h (C) takes it first.
+// before it. A .h is claimed here too; where C is registered before C++
+// it claims .h first and yields the headers of a repository with C++
+// sources to C++ (the package doc).
 func isSource(_, base string) bool {
 	ext := path.Ext(base)
 	return sourceExts[ext] && len(base) > len(ext)
