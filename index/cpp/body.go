@@ -111,6 +111,7 @@ func (w *walker) params(pl *sitter.Node) {
 		case "parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration":
 			t := w.typeRef(w.x.text(p.ChildByFieldName("type")), w.b.ns, w.cls)
 			t.cnst = t.cnst || w.constDecl(p, p.ChildByFieldName("declarator"))
+			t.ptr = t.ptr || pointerSuffix(p.ChildByFieldName("declarator")) != ""
 			w.declare(declName(w.x, p.ChildByFieldName("declarator")), t)
 		}
 	}
@@ -178,6 +179,7 @@ func (w *walker) declaration(n *sitter.Node) {
 		name := declName(w.x, d)
 		dt := t
 		dt.cnst = dt.cnst || w.constDecl(n, d)
+		dt.ptr = dt.ptr || pointerSuffix(d) != "" || d.Kind() == "init_declarator" && pointerSuffix(d.ChildByFieldName("declarator")) != ""
 		if fd := funcDeclarator(d); fd != nil && t.td != nil {
 			// T x(a * b): in a body, an object constructed (the most
 			// vexing parse reads a function's declaration).
@@ -379,18 +381,23 @@ func (w *walker) choose(cands []*funcDef, args []*sitter.Node, recv tref) []*fun
 		return fit
 	}
 	types := make([]string, len(args))
+	ptrs := make([]bool, len(args))
 	for i, a := range args {
-		types[i] = w.argType(a)
+		types[i], ptrs[i] = w.argType(a)
 	}
 	best, bestN := []*funcDef(nil), -1
 	for _, c := range fit {
 		n := 0
 		for i, t := range types {
-			if t == "" || i >= len(c.Params) {
+			if i >= len(c.Params) {
 				continue
 			}
-			if pt, _ := baseType(c.Params[i]); lastName(stripArgs(pt)) == t {
+			pt, _ := baseType(c.Params[i])
+			if t != "" && lastName(stripArgs(pt)) == t {
 				n++
+			}
+			if ptrs[i] && strings.ContainsAny(c.Params[i], "*[") {
+				n++ // a pointer or an array for a pointer or an array
 			}
 		}
 		switch {
@@ -427,31 +434,31 @@ func byConstness(cands []*funcDef, recv tref) []*funcDef {
 	return out
 }
 
-// argType is the simple name of an argument's type when it is evident:
-// a literal's, a local's or a parameter's declared class.
-func (w *walker) argType(a *sitter.Node) string {
+// argType is the simple name of an argument's type when it is evident
+// (a literal's, a local's or a parameter's declared type) and whether it
+// is a pointer or an array (a string literal is).
+func (w *walker) argType(a *sitter.Node) (string, bool) {
 	switch a.Kind() {
 	case "number_literal":
 		s := w.x.text(a)
 		switch {
 		case strings.ContainsAny(s, "fF") && !strings.HasPrefix(s, "0x"):
-			return "float"
+			return "float", false
 		case strings.ContainsAny(s, ".eE") && !strings.HasPrefix(s, "0x"):
-			return "double"
+			return "double", false
 		}
-		return "int"
+		return "int", false
 	case "string_literal", "raw_string_literal", "concatenated_string":
-		return "char"
+		return "char", true
 	case "char_literal":
-		return "char"
+		return "char", false
 	case "true", "false":
-		return "bool"
+		return "bool", false
 	}
 	switch t := w.exprType(a); {
 	case t.td != nil:
-		return lastName(stripArgs(t.td.Q))
-	case t.name != "":
-		return t.name
+		return lastName(stripArgs(t.td.Q)), t.ptr
+	default:
+		return t.name, t.ptr
 	}
-	return ""
 }
