@@ -61,13 +61,22 @@
 // through the declared types of locals, parameters, fields (the class's
 // and its bases'), this, casts, new T, T(…), `auto` from its initialiser
 // (new T, T(…), a call's declared return type), smart pointers
-// (std::unique_ptr<T>, std::shared_ptr<T>: p->f() is T's). new T(…) and
-// T x(…) call the constructor the arguments choose. Overloads are chosen
-// by arity (default arguments, wherever declared, and variadics counted),
-// then by the argument types that are evident (literals, locals and
-// parameters of the repository's classes): the candidate matching most
-// of them, when one does. Templates are not instantiated: a call through
-// a template parameter's type is not evident.
+// (std::unique_ptr<T>, std::shared_ptr<T>: p->f() is T's). new T(…),
+// T x(…) and member initialisers (Base(…), field_(…)) call the
+// constructor the arguments choose. Operators on objects of the
+// repository's classes (a[i], a = b, a + b, ++a, *a; not on pointers or
+// enums) call the class's operator or a free one (a friend) of its
+// namespace taking the class or a base. Overloads are chosen by arity
+// (default arguments, wherever declared, and variadics counted), then by
+// the argument types that are evident (literals, built-in and class
+// types of locals, parameters and calls, pointers and arrays): the
+// candidate matching most of them, when one does; between methods that
+// differ by const alone, by the receiver's constness. A call with
+// template arguments names an explicit specialization when the
+// repository declares one (width<bool>()). Templates are not
+// instantiated: a call through a template parameter's type is not
+// evident. A call a macro of the repository expands to is a call of the
+// function the macro is used in (macro.go).
 //
 // Calls that do not resolve are not invented. std:: calls and calls on
 // receivers of types outside the repository (built-in, std::, a
@@ -75,8 +84,11 @@
 // not evident, an unqualified call the lookup does not find, and
 // overloads the arguments do not single out give calls_by_name
 // candidates: the repository's functions and methods of that name (and
-// arity), at most maxByName (8). Calls through function pointers,
-// operators and macros are not calls here.
+// arity), at most maxByName (8). Calls through function pointers and
+// lambdas held in variables are not calls here; nor are the implicit
+// ones (conversions, copies, destructors). A name means a declaration of
+// the file itself or of a header (a source file's own declarations are
+// not another's; the tests' headers are the tests' only).
 //
 // Incremental runs: see the DESIGN note on indexer.Index. FormatVersion
 // (Meta "index.cpp.version") versions the C++ records; a change
