@@ -154,6 +154,16 @@ func (w *walker) walk(n *sitter.Node) {
 		w.construct(n, n.ChildByFieldName("type"), n.ChildByFieldName("arguments"))
 	case "field_initializer":
 		w.fieldInit(n)
+	case "compound_literal_expression": // T{a, b}
+		w.construct(n, n.ChildByFieldName("type"), n.ChildByFieldName("value"))
+	case "return_statement": // return {a, b}: the return type's constructor
+		if l := firstNamed(n); l != nil && l.Kind() == "initializer_list" && w.b.fd != nil && w.b.fd.Ret != "" {
+			if t := w.typeRef(w.b.fd.Ret, w.b.fd.NS, w.b.fd.owner); t.td != nil && !t.ptr {
+				if ctors := w.l.own(t.td, lastName(stripArgs(t.td.Q))); len(ctors) > 0 {
+					w.emit(ctors, w.args(l), sitter.Line(n), "", tref{})
+				}
+			}
+		}
 	case "class_specifier", "struct_specifier", "union_specifier", "enum_specifier":
 		return // a local class: its own methods are not walked
 	}
@@ -192,7 +202,7 @@ func (w *walker) declaration(n *sitter.Node) {
 			if v != nil {
 				w.walk(v)
 				switch {
-				case v.Kind() == "argument_list" && t.td != nil:
+				case (v.Kind() == "argument_list" || v.Kind() == "initializer_list") && t.td != nil && !dt.ptr:
 					w.construct(d, tn, v)
 				case strings.Contains(written, "auto"):
 					dt = w.exprType(v)
