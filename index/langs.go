@@ -2,6 +2,7 @@ package index
 
 import (
 	"github.com/relayhq/relay/index/c"
+	"github.com/relayhq/relay/index/cpp"
 	"github.com/relayhq/relay/index/golang"
 	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/index/java"
@@ -15,7 +16,7 @@ import (
 // version and its Meta key, the files it claims, its constructor or why it
 // is unavailable in this build); adding one is a package and a line here.
 var fileLangs = []frontend.Lang{golang.Lang, python.Lang, java.Lang, typescript.Lang,
-	c.Lang}
+	c.Lang, cpp.Lang}
 
 // fileLangOf returns the index in fileLangs of the language whose source
 // rel is, or -1.

@@ -19,6 +19,7 @@ var languages = map[string]string{
 	".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
 	".java": "java", ".kt": "kotlin", ".rs": "rust", ".rb": "ruby", ".php": "php", ".cs": "csharp",
 	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".swift": "swift", ".scala": "scala",
+	".cxx": "cpp", ".hh": "cpp", ".hxx": "cpp",
 	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".s": "asm",
 	".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "text",
 	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".ini": "ini", ".cfg": "ini",

@@ -1,0 +1,12 @@
+//go:build !cgo
+
+package cpp
+
+import "github.com/relayhq/relay/index/internal/frontend"
+
+// newFrontend is nil without cgo: Lang is unavailable
+// (sitter.Unavailable), and package index's Run notes its files instead of indexing them.
+var newFrontend func(frontend.Env) frontend.Frontend
+
+// nsOwner is the pseudo-owner of the namespace nodes (frontend.go).
+const nsOwner = "@cpp/namespaces"
