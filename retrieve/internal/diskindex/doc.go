@@ -36,7 +36,7 @@ const ManifestFile = "retrieve.manifest"
 // header (indexfile.go); 8: object-literal members leave their lines to
 // the text windows (chunk.objectMember); 9: the postings as flat sections,
 // then gob messages with the chunks in batches (indexfile.go, lexfile.go).
-const Version = 9
+const Version = 10
 
 // Index is the persisted search index.
 type Index struct {

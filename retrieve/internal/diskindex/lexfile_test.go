@@ -133,25 +133,26 @@ func FuzzReadLexSection(f *testing.F) {
 	})
 }
 
-// FuzzDecodePayload: whatever bytes pass the file's checksum, decoding
-// them returns an index or an error, never a panic or an allocation the
-// bytes do not back.
-func FuzzDecodePayload(f *testing.F) {
+// FuzzDecodeSegment: whatever bytes pass a segment file's checksum,
+// decoding them returns a segment or an error, never a panic or an
+// allocation the bytes do not back.
+func FuzzDecodeSegment(f *testing.F) {
 	dir := f.TempDir()
 	ix := &Index{Version: Version, Files: []FileEntry{{Path: "a.go", Key: "k", Count: 2}},
 		Chunks: []chunk.Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
 		Lex:    builtLex("HTTPServer parses", "retries"), FileLex: builtLex("HTTPServer parses retries")}
-	if err := Write(dir, ix); err != nil {
+	ref, err := WriteSegment(dir, ix)
+	if err != nil {
 		f.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	data, err := os.ReadFile(filepath.Join(dir, ref.Name))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(data[indexHeaderSize:])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if ix, err := decodePayload(b); err == nil && ix.Version != Version {
-			t.Fatalf("decoded format %d", ix.Version)
+		if seg, _, err := decodeSegment(b, ref); err == nil && len(seg.Chunks) != int(ref.Chunks) {
+			t.Fatalf("decoded %d chunks of %d", len(seg.Chunks), ref.Chunks)
 		}
 	})
 }
