@@ -513,7 +513,6 @@ func (e *writeError) Error() string {
 
 func (e *writeError) Unwrap() []error { return []error{ErrIndexNotWritten, e.err} }
 
-
 // previousCommit reads the commit of the index in dir to start from;
 // nil when there is none, it is damaged or of another format (then the
 // build rebuilds it, and says so), or it is not this user's (owned).

@@ -68,7 +68,6 @@ func blockSize(files, workers int) int {
 	return min(max(files/(16*workers), 16), 512)
 }
 
-
 // oldFile is a file of a segment a build rewrites, as the previous index
 // holds it: its segment (read) and its entry there.
 type oldFile struct {
