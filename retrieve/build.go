@@ -50,6 +50,8 @@ type BuildOptions struct {
 	// TrustForeign reuses a previous index whatever its MAC (a store
 	// shared on purpose) and gives it Key's MAC.
 	TrustForeign bool
+
+	segmentFiles int // files per segment; 0: segmentFiles (tests cut small segments)
 }
 
 // Symbols collects the nodes a graph indexer writes that the search index
@@ -231,7 +233,11 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		}
 		dirty[k] = damaged[k] || prev.commit.EmbedModel != run.model
 	}
-	plans := planSegments(run.paths, prev, changed, dirty)
+	target := opts.segmentFiles
+	if target <= 0 {
+		target = segmentFiles
+	}
+	plans := planSegments(run.paths, prev, changed, dirty, target)
 	log.Debug("search index: segments planned", "segments", len(plans), "dur", time.Since(run.start))
 	return run.update(ctx, prev, plans, damaged)
 }

@@ -148,10 +148,10 @@ func changedFiles(ctx context.Context, fsys *safefs.Root, paths []string, graphH
 // planSegments cuts paths into the new index's segments (see the DESIGN
 // note): prev's segments that keep all their files unchanged (changed:
 // per path; dirty: per old segment, one that must be rewritten whatever
-// its files) are kept, the rest rewritten at about segmentFiles files.
-func planSegments(paths []string, prev *prevIndex, changed, dirty []bool) []segPlan {
+// its files) are kept, the rest rewritten at about target files.
+func planSegments(paths []string, prev *prevIndex, changed, dirty []bool, target int) []segPlan {
 	if prev == nil || len(prev.commit.Segments) == 0 {
-		return cut(nil, paths)
+		return cut(nil, paths, target)
 	}
 	segs := prev.commit.Segments
 	groups := make([][]string, len(segs))
@@ -173,36 +173,36 @@ func planSegments(paths []string, prev *prevIndex, changed, dirty []bool) []segP
 		switch {
 		case clean && !pending:
 			out = append(out, segPlan{paths: g, keep: k})
-		case clean && len(pend) >= segmentFiles/2:
-			out = cut(out, pend)
+		case clean && len(pend) >= target/2:
+			out = cut(out, pend, target)
 			pend, pending = nil, false
 			out = append(out, segPlan{paths: g, keep: k})
 		default: // rewritten, or taken in by a small run before it
 			pend, pending = append(pend, g...), true
-			if len(pend) >= segmentFiles/2 {
-				out = cut(out, pend)
+			if len(pend) >= target/2 {
+				out = cut(out, pend, target)
 				pend, pending = nil, false
 			}
 		}
 	}
 	if pending {
-		if n := len(out); n > 0 && len(pend) < segmentFiles/2 {
+		if n := len(out); n > 0 && len(pend) < target/2 {
 			pend = append(append([]string(nil), out[n-1].paths...), pend...)
 			out = out[:n-1]
 		}
-		out = cut(out, pend)
+		out = cut(out, pend, target)
 	}
 	return out
 }
 
-// cut appends to out the paths as written segments of about segmentFiles
-// files each (none for no paths).
-func cut(out []segPlan, paths []string) []segPlan {
+// cut appends to out the paths as written segments of about target files
+// each (none for no paths).
+func cut(out []segPlan, paths []string, target int) []segPlan {
 	n := len(paths)
 	if n == 0 {
 		return out
 	}
-	parts := max(1, (n+segmentFiles/2)/segmentFiles)
+	parts := max(1, (n+target/2)/target)
 	for i := range parts {
 		out = append(out, segPlan{paths: paths[i*n/parts : (i+1)*n/parts], keep: -1})
 	}
