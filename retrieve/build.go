@@ -115,7 +115,7 @@ type BuildStats struct {
 	Reused      int `json:"reused"`       // files whose chunks were reused
 	Removed     int `json:"removed"`      // files gone since the last build
 	Chunks      int `json:"chunks"`       // chunks in the index
-	Terms       int `json:"terms"`        // distinct lexical terms
+	Terms       int `json:"terms"`        // distinct lexical terms per segment, summed over the segments
 	Embedded    int `json:"embedded"`     // vectors computed by this build
 	EmbedCached int `json:"embed_cached"` // vectors reused from the cache
 	// Skipped lists what could hold text but was not read, as "path: why":
