@@ -442,6 +442,7 @@ func (run *buildRun) inMemory(prev *prevIndex, plans []segPlan, segs []*newSegme
 // the segments no longer named (see diskindex.MarkStale).
 func (run *buildRun) commit(prev *prevIndex, plans []segPlan, segs []*newSegment, st BuildStats) error {
 	c := &diskindex.Commit{EmbedModel: run.model}
+	var written []string
 	for i, p := range plans {
 		if p.keep >= 0 {
 			c.Segments = append(c.Segments, prev.commit.Segments[p.keep])
@@ -452,13 +453,14 @@ func (run *buildRun) commit(prev *prevIndex, plans []segPlan, segs []*newSegment
 		}
 		ref, err := diskindex.WriteSegment(run.dir, segs[i].ix)
 		if err != nil {
-			diskindex.RemoveUnreferenced(run.dir, prevCommit(prev))
+			diskindex.RemoveSegments(run.dir, written)
 			return &writeError{err: err, marked: true}
 		}
+		written = append(written, ref.Name)
 		c.Segments = append(c.Segments, ref)
 	}
 	if err := diskindex.WriteCommit(run.dir, c); err != nil {
-		diskindex.RemoveUnreferenced(run.dir, prevCommit(prev))
+		diskindex.RemoveSegments(run.dir, written)
 		return &writeError{err: err, marked: true}
 	}
 	if err := diskindex.WriteMAC(run.dir, run.opts.Key); err != nil {
@@ -466,19 +468,34 @@ func (run *buildRun) commit(prev *prevIndex, plans []segPlan, segs []*newSegment
 	}
 	run.log.Debug("search index: written", "dur", time.Since(run.start))
 	run.manifest(c, st)
-	if err := diskindex.RemoveUnreferenced(run.dir, c); err != nil {
+	// The segments the previous commit named and this one drops go at
+	// once; others no commit names only once they are not recent.
+	named := map[string]bool{}
+	for _, s := range c.Segments {
+		named[s.Name] = true
+	}
+	var dropped []string
+	if prev != nil {
+		for _, s := range prev.commit.Segments {
+			if !named[s.Name] {
+				dropped = append(dropped, s.Name)
+			}
+		}
+	}
+	err := errors.Join(diskindex.RemoveSegments(run.dir, dropped), diskindex.RemoveUnreferenced(run.dir, c, orphanGrace))
+	if err != nil {
 		run.log.Warn("remove old search index segments", "err", err)
 	}
 	return diskindex.ClearStale(run.dir)
 }
 
-// prevCommit is prev's commit, or an empty one.
-func prevCommit(prev *prevIndex) *diskindex.Commit {
-	if prev == nil {
-		return &diskindex.Commit{}
-	}
-	return prev.commit
-}
+// orphanGrace spares the segment files no commit names that were written
+// this recently: they may be those of another update still in progress.
+// (Two updates of one index directory at once: the later commit wins,
+// and when the other dropped a segment it keeps, Open finds that segment
+// missing and refuses the index as damaged until the next build rebuilds
+// that segment's files; no answer comes from a wrong segment.)
+const orphanGrace = 10 * time.Minute
 
 // manifest writes the manifest of the index c; a failure only costs the
 // next build its shortcuts, so it is logged.

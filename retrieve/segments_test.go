@@ -213,6 +213,18 @@ func TestIncrementalEqualsFullBuild(t *testing.T) {
 				written = append(written, n)
 			}
 		}
+		c, err := diskindex.ReadCommit(filepath.Join(dir, IndexFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var named []string
+		for _, seg := range c.Segments {
+			named = append(named, seg.Name)
+		}
+		slices.Sort(named)
+		if diff := cmp.Diff(named, after); diff != "" {
+			t.Errorf("%s: segment files left beside the commit's (-named +files):\n%s", step.name, diff)
+		}
 		if step.written >= 0 && len(written) != step.written {
 			t.Errorf("%s: %d segments written, want %d (of %d)", step.name, len(written), step.written, len(after))
 		}

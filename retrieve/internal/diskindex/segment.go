@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -153,12 +154,14 @@ func Write(dir string, ix *Index) error {
 		os.Remove(filepath.Join(dir, ref.Name))
 		return err
 	}
-	return RemoveUnreferenced(dir, c)
+	return RemoveUnreferenced(dir, c, 0)
 }
 
 // RemoveUnreferenced removes the segment files of dir that c does not
-// name (those of earlier commits and of updates that did not finish).
-func RemoveUnreferenced(dir string, c *Commit) error {
+// name — those of earlier commits, and those of updates that did not
+// finish — except ones written within grace, which may be an update's
+// still in progress beside this one.
+func RemoveUnreferenced(dir string, c *Commit, grace time.Duration) error {
 	keep := map[string]bool{}
 	for _, s := range c.Segments {
 		keep[s.Name] = true
@@ -167,12 +170,25 @@ func RemoveUnreferenced(dir string, c *Commit) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
+	recent := time.Now().Add(-grace)
+	var drop []string
 	for _, p := range names {
-		if !keep[filepath.Base(p)] {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
-			}
+		if keep[filepath.Base(p)] {
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && (grace == 0 || fi.ModTime().Before(recent)) {
+			drop = append(drop, filepath.Base(p))
+		}
+	}
+	return RemoveSegments(dir, drop)
+}
+
+// RemoveSegments removes the segment files named from dir.
+func RemoveSegments(dir string, names []string) error {
+	var errs []error
+	for _, n := range names {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
