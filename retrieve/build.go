@@ -194,7 +194,7 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	defer run.fsys.Close()
 	stale := persist && diskindex.CheckStale(dir) != nil
 	if stale {
-		log.Info("search index marked stale; checking every file against it", "dir", dir)
+		log.Info("search index marked stale; checking the files against it", "dir", dir)
 	}
 	owned := diskindex.CheckOwner(dir, opts.Key, opts.TrustForeign)
 	m := loadManifest(dir)
@@ -217,14 +217,16 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 		prev = previousCommit(dir, owned, log)
 	}
 	log.Debug("search index: files listed", "files", len(run.paths), "dur", time.Since(run.start))
-	var stamps *manifest
-	if !stale {
-		stamps = stampsFor(m, dir, prev, run.model)
-	}
-	changed, err := changedFiles(ctx, run.fsys, run.paths, run.graphHash, prev, stamps)
+	// The stamps prove files unchanged against the commit they were
+	// written after, even under the stale mark (which relay index makes
+	// before every update after the graph changed): the mark says that
+	// an update did not finish, not that the commit and its manifest
+	// disagree.
+	changed, read, err := changedFiles(ctx, run.fsys, run.paths, run.graphHash, prev, stampsFor(m, dir, prev, run.model))
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
+	log.Debug("search index: files checked", "read", read, "dur", time.Since(run.start))
 	damaged := damagedSegments(prev)
 	dirty := make([]bool, len(damaged))
 	for k := range damaged {

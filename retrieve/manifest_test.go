@@ -135,3 +135,35 @@ func TestNoChangeRunAfterEdit(t *testing.T) {
 		t.Errorf("the no-change run after an edit checked the index: %s", logs.String())
 	}
 }
+
+// TestEditRunReadsTheEditedFile: an update after an edit, under the stale
+// mark relay index makes before it, reads only the files the manifest's
+// stamps do not prove unchanged — the edited one — to find what changed.
+func TestEditRunReadsTheEditedFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, ".relay")
+	old := time.Now().Add(-time.Hour)
+	for i := range 30 {
+		p := filepath.Join(root, fmt.Sprintf("docs/n%02d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n\nInvoices are rounded, note %d.\n", i, i)), 0o644)
+		os.Chtimes(p, old, old)
+	}
+	if _, err := Build(t.Context(), root, nil, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "docs/n07.md"), []byte("# Note 7\n\nRefunds are rounded up.\n"), 0o644)
+	if err := MarkStale(dir); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	st, err := Build(t.Context(), root, nil, BuildOptions{Log: log})
+	if err != nil || st.Changed != 1 || st.Reused != 29 {
+		t.Fatalf("edit run = %+v, %v", st, err)
+	}
+	if !strings.Contains(logs.String(), `msg="search index: files checked" read=1 `) {
+		t.Errorf("the edit run read more than the edited file to find it: %s", logs.String())
+	}
+}

@@ -114,8 +114,8 @@ func damagedSegments(prev *prevIndex) []bool {
 // too large now but was indexed. A file stamps proves unchanged (nil:
 // trust no stamp) is not read. A file that cannot be read counts as
 // changed, so that its segment's chunking notes why.
-func changedFiles(ctx context.Context, fsys *safefs.Root, paths []string, graphHash map[string]string, prev *prevIndex, stamps *manifest) ([]bool, error) {
-	changed := make([]bool, len(paths))
+func changedFiles(ctx context.Context, fsys *safefs.Root, paths []string, graphHash map[string]string, prev *prevIndex, stamps *manifest) (changed []bool, read int, err error) {
+	changed = make([]bool, len(paths))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, rel := range paths {
@@ -123,6 +123,7 @@ func changedFiles(ctx context.Context, fsys *safefs.Root, paths []string, graphH
 		if ok && stamps.proves(rel, graphHash[rel]) {
 			continue
 		}
+		read++
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
@@ -140,9 +141,9 @@ func changedFiles(ctx context.Context, fsys *safefs.Root, paths []string, graphH
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return changed, nil
+	return changed, read, nil
 }
 
 // planSegments cuts paths into the new index's segments (see the DESIGN
@@ -157,7 +158,7 @@ func planSegments(paths []string, prev *prevIndex, changed, dirty []bool, target
 	groups := make([][]string, len(segs))
 	k := 0
 	for i, p := range paths {
-		for k+1 < len(segs) && segs[k+1].Files[0].Path <= p {
+		for k+1 < len(segs) && diskindex.ComparePaths(segs[k+1].Files[0].Path, p) <= 0 {
 			k++
 		}
 		groups[k] = append(groups[k], p)

@@ -61,6 +61,8 @@ func TestPlanSegments(t *testing.T) {
 			[]string{"keep0: a b c d", "new: e ff g h", "new: i j k"}},
 		{"a file before the first", prev("b c d e", "f g h i"), "a b c d e f g h i", "a", nil,
 			[]string{"new: a b c d e", "keep1: f g h i"}},
+		{"walk order, not string order", prev("a/x a/y a.go b", "b/x b/y b.go c"), "a/x a/y a.go b b/w b/x b/y b.go c", "b/w", nil,
+			[]string{"new: a/x a/y a.go b b/w", "keep1: b/x b/y b.go c"}},
 		{"shrunk below half: takes in the next", prev("a b c d", "e f g h", "i j k l"), "a b c d e i j k l", "", nil,
 			[]string{"keep0: a b c d", "new: e i j k l"}},
 		{"shrunk at the end: taken in by the one before", prev("a b c d", "e f g h", "i j k l"), "a b c d e f g h i", "", nil,
@@ -109,6 +111,9 @@ func segmentRepo(t *testing.T) (string, func(rel, text string)) {
 		}
 	}
 	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	// The walk meets p05/… before p05.md, which strings.Compare orders
+	// the other way round.
+	write("p05.md", "# p05\n\nNotes on the fifth package.\n")
 	for i := range 120 {
 		pkg := fmt.Sprintf("p%02d", i/10)
 		write(fmt.Sprintf("%s/f%03d.go", pkg, i), segmentGoFile(pkg, i, "x := 1\n\t_ = x"))

@@ -156,3 +156,17 @@ func FuzzDecodeSegment(f *testing.F) {
 		}
 	})
 }
+
+func TestComparePaths(t *testing.T) {
+	t.Parallel()
+	// The order of a walk that visits each directory's names sorted.
+	walk := []string{"a/b.go", "a/c/d.go", "a.go", "a0", "ab/x.go", "b", "b/a", "b.go"}
+	for i := range walk {
+		for j := range walk {
+			got := ComparePaths(walk[i], walk[j])
+			if (i < j) != (got < 0) || (i == j) != (got == 0) {
+				t.Errorf("ComparePaths(%q, %q) = %d", walk[i], walk[j], got)
+			}
+		}
+	}
+}

@@ -245,7 +245,7 @@ func (c *Commit) check() error {
 		}
 		next := int32(0)
 		for _, f := range s.Files {
-			if f.Path <= last && last != "" || f.First != next || f.Count < 0 {
+			if last != "" && ComparePaths(f.Path, last) <= 0 || f.First != next || f.Count < 0 {
 				return fmt.Errorf("segment %s: file %q out of order", s.Name, f.Path)
 			}
 			last, next = f.Path, next+f.Count
@@ -255,6 +255,31 @@ func (c *Commit) check() error {
 		}
 	}
 	return nil
+}
+
+// ComparePaths orders repository paths as the walk meets them: by
+// component, each compared bytewise ("a/b.go" before "a.go", which
+// strings.Compare puts after it since '.' sorts before '/'). It is
+// strings.Compare with '/' taken as the lowest byte.
+func ComparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x == '/' {
+			return -1
+		}
+		if y == '/' {
+			return 1
+		}
+		if x < y {
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }
 
 // ReadSegment reads the segment ref names, in the directory of the
