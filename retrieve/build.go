@@ -241,13 +241,19 @@ func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions
 	}
 	plans := planSegments(run.paths, prev, changed, dirty, target)
 	log.Debug("search index: segments planned", "segments", len(plans), "dur", time.Since(run.start))
-	return run.update(ctx, prev, plans, damaged)
+	fresh := map[string]bool{}
+	for i, c := range changed {
+		if c {
+			fresh[run.paths[i]] = true
+		}
+	}
+	return run.update(ctx, prev, plans, damaged, fresh)
 }
 
 // update carries out the plan: it writes the segments to rewrite and a
 // commit naming them with the ones kept, or, when every segment is kept,
 // only says that the index is up to date.
-func (run *buildRun) update(ctx context.Context, prev *prevIndex, plans []segPlan, damaged []bool) (*diskindex.Index, BuildStats, error) {
+func (run *buildRun) update(ctx context.Context, prev *prevIndex, plans []segPlan, damaged []bool, changed map[string]bool) (*diskindex.Index, BuildStats, error) {
 	dir, log := run.dir, run.log
 	written := 0
 	for _, p := range plans {
@@ -283,7 +289,7 @@ func (run *buildRun) update(ctx context.Context, prev *prevIndex, plans []segPla
 			return nil, BuildStats{}, &writeError{err: err}
 		}
 	}
-	segs, st, err := run.rewrite(ctx, prev, plans, damaged)
+	segs, st, err := run.rewrite(ctx, prev, plans, damaged, changed)
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
@@ -333,10 +339,12 @@ func commitStats(c *diskindex.Commit) BuildStats {
 }
 
 // rewrite chunks the files of the segments plans rewrites, reading the
-// old segments their unchanged files are in (not damaged ones), and
+// old segments their unchanged files are in (not damaged ones; a file not
+// in changed is taken over without being read, unless the embeddings
+// need its text), and
 // assembles and embeds the new segments: one per plan, nil for a kept
 // one. Its stats count the files and chunks of the whole new index.
-func (run *buildRun) rewrite(ctx context.Context, prev *prevIndex, plans []segPlan, damaged []bool) ([]*newSegment, BuildStats, error) {
+func (run *buildRun) rewrite(ctx context.Context, prev *prevIndex, plans []segPlan, damaged []bool, changed map[string]bool) ([]*newSegment, BuildStats, error) {
 	var paths []string
 	var starts []int
 	olds := map[string]oldFile{}
@@ -372,7 +380,7 @@ func (run *buildRun) rewrite(ctx context.Context, prev *prevIndex, plans []segPl
 					maps.Copy(cache, seg.Vectors)
 				}
 			}
-			olds[rel] = oldFile{seg: seg, entry: at.entry}
+			olds[rel] = oldFile{seg: seg, entry: at.entry, known: !changed[rel] && run.opts.Embedder == nil}
 		}
 	}
 	run.log.Debug("search index: old segments read", "segments", len(read), "dur", time.Since(run.start))

@@ -73,6 +73,7 @@ func blockSize(files, workers int) int {
 type oldFile struct {
 	seg   *diskindex.Index
 	entry int
+	known bool // proven unchanged, so neither read nor hashed again
 }
 
 // chunks returns the file's chunks in its old segment.
@@ -219,6 +220,10 @@ func (c *chunked) mergeBlocks(blocks []*chunkBlock, counters chan<- *fileCounter
 // chunkOne reads one file and cuts it into chunks, or takes its chunks from
 // its old segment when its content and graph record are unchanged.
 func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, olds map[string]oldFile, buf *[]byte) (chunkedFile, error) {
+	if of, ok := olds[rel]; ok && of.known {
+		// Proven unchanged (changedFiles): not read again.
+		return chunkedFile{key: of.seg.Files[of.entry].Key, chunks: of.chunks(), reused: true}, nil
+	}
 	data, err := fsys.ReadFile(rel, MaxFileSize)
 	if err != nil || isBinary(data) {
 		res := chunkedFile{skip: true}

@@ -1,9 +1,7 @@
 package bm25
 
 import (
-	"container/heap"
 	"encoding/binary"
-	"strings"
 )
 
 // Part is one index of a Concat with the last document of each of its
@@ -67,6 +65,13 @@ func Concat(parts []Part) *Index {
 		out.AvgLen = float32(total / float64(len(out.DocLen)))
 	}
 	buf := make([]byte, 0, blobBytes)
+	most := 0
+	for _, p := range parts {
+		most = max(most, len(p.Index.Terms))
+	}
+	out.Terms = make([]string, 0, 2*most)
+	out.Blobs = make([][]byte, 0, 2*most)
+	out.DF = make([]int32, 0, 2*most)
 	h := newTermHeap(parts)
 	for h.Len() > 0 {
 		term := h.top()
@@ -93,57 +98,79 @@ func Concat(parts []Part) *Index {
 }
 
 // termHeap merges the sorted terms of parts: the smallest term first, and
-// of equal terms the one of the earlier part.
+// of equal terms the one of the earlier part. It is a binary heap kept by
+// hand over each part's current term (container/heap's interface calls
+// were a third of opening a large index).
 type termHeap struct {
 	parts []Part
-	at    []int32 // per part, the next term id
-	order []int   // heap of part numbers
+	at    []int32     // per part, the next term id
+	items []heapEntry // the heap
+}
+
+type heapEntry struct {
+	term string
+	part int
+}
+
+func (a heapEntry) less(b heapEntry) bool {
+	if a.term != b.term {
+		return a.term < b.term
+	}
+	return a.part < b.part
 }
 
 func newTermHeap(parts []Part) *termHeap {
 	h := &termHeap{parts: parts, at: make([]int32, len(parts))}
 	for k, p := range parts {
 		if len(p.Index.Terms) > 0 {
-			h.order = append(h.order, k)
+			h.items = append(h.items, heapEntry{term: p.Index.Terms[0], part: k})
 		}
 	}
-	heap.Init(h)
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 	return h
 }
 
-func (h *termHeap) Len() int { return len(h.order) }
-
-func (h *termHeap) Less(i, j int) bool {
-	a, b := h.order[i], h.order[j]
-	if c := strings.Compare(h.term(a), h.term(b)); c != 0 {
-		return c < 0
-	}
-	return a < b
-}
-
-func (h *termHeap) Swap(i, j int) { h.order[i], h.order[j] = h.order[j], h.order[i] }
-func (h *termHeap) Push(x any)    { h.order = append(h.order, x.(int)) }
-func (h *termHeap) Pop() any {
-	x := h.order[len(h.order)-1]
-	h.order = h.order[:len(h.order)-1]
-	return x
-}
-
-func (h *termHeap) term(k int) string { return h.parts[k].Index.Terms[h.at[k]] }
+func (h *termHeap) Len() int { return len(h.items) }
 
 // top returns the smallest current term.
-func (h *termHeap) top() string { return h.term(h.order[0]) }
+func (h *termHeap) top() string { return h.items[0].term }
 
 // pop returns the part and term id of the smallest current term and moves
 // that part on to its next term.
 func (h *termHeap) pop() (int, int32) {
-	k := h.order[0]
+	k := h.items[0].part
 	id := h.at[k]
 	h.at[k]++
-	if int(h.at[k]) < len(h.parts[k].Index.Terms) {
-		heap.Fix(h, 0)
+	if terms := h.parts[k].Index.Terms; int(h.at[k]) < len(terms) {
+		h.items[0].term = terms[h.at[k]]
 	} else {
-		heap.Pop(h)
+		last := len(h.items) - 1
+		h.items[0] = h.items[last]
+		h.items = h.items[:last]
+	}
+	if len(h.items) > 0 {
+		h.down(0)
 	}
 	return k, id
+}
+
+func (h *termHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.items[r].less(h.items[l]) {
+			m = r
+		}
+		if !h.items[m].less(h.items[i]) {
+			return
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
 }
