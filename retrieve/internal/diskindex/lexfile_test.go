@@ -170,3 +170,33 @@ func TestComparePaths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeCommit: whatever bytes pass the commit file's checksum,
+// decoding them returns a commit that holds together (segment names of
+// the form, files in walk order tiling each segment's chunks) or an
+// error, never a panic.
+func FuzzDecodeCommit(f *testing.F) {
+	dir := f.TempDir()
+	ix := &Index{Version: Version, Files: []FileEntry{{Path: "a.go", Key: "k", Count: 2}},
+		Chunks: []chunk.Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
+		Lex:    builtLex("HTTPServer parses", "retries"), FileLex: builtLex("HTTPServer parses retries")}
+	if err := Write(dir, ix); err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data[indexHeaderSize:])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := decodeCommit(b)
+		if err != nil {
+			return
+		}
+		for _, s := range c.Segments {
+			if !segmentName.MatchString(s.Name) || len(s.Files) == 0 {
+				t.Fatalf("accepted segment %q with %d files", s.Name, len(s.Files))
+			}
+		}
+	})
+}

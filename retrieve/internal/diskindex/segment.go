@@ -214,16 +214,25 @@ func ReadCommit(p string) (*Commit, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := decodeCommit(buf)
+	if err != nil {
+		return nil, damaged(p, "%v", err)
+	}
+	return c, nil
+}
+
+// decodeCommit decodes and checks a commit file's payload.
+func decodeCommit(buf []byte) (*Commit, error) {
 	var c Commit
 	r := bytes.NewReader(buf)
 	if err := gob.NewDecoder(r).Decode(&c); err != nil {
-		return nil, damaged(p, "undecodable: %v", err)
+		return nil, fmt.Errorf("undecodable: %w", err)
 	}
 	if r.Len() != 0 {
-		return nil, damaged(p, "%d bytes after the commit", r.Len())
+		return nil, fmt.Errorf("%d bytes after the commit", r.Len())
 	}
 	if err := c.check(); err != nil {
-		return nil, damaged(p, "%v", err)
+		return nil, err
 	}
 	return &c, nil
 }
