@@ -5,23 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/relayhq/relay/graphdb"
 	"github.com/relayhq/relay/internal/egress"
-	"github.com/relayhq/relay/internal/lines"
 	"github.com/relayhq/relay/internal/safefs"
-	"github.com/relayhq/relay/retrieve/internal/bm25"
 	"github.com/relayhq/relay/retrieve/internal/chunk"
 	"github.com/relayhq/relay/retrieve/internal/diskindex"
 )
@@ -56,6 +50,8 @@ type BuildOptions struct {
 	// TrustForeign reuses a previous index whatever its MAC (a store
 	// shared on purpose) and gives it Key's MAC.
 	TrustForeign bool
+
+	segmentFiles int // files per segment; 0: segmentFiles (tests cut small segments)
 }
 
 // Symbols collects the nodes a graph indexer writes that the search index
@@ -119,7 +115,7 @@ type BuildStats struct {
 	Reused      int `json:"reused"`       // files whose chunks were reused
 	Removed     int `json:"removed"`      // files gone since the last build
 	Chunks      int `json:"chunks"`       // chunks in the index
-	Terms       int `json:"terms"`        // distinct lexical terms
+	Terms       int `json:"terms"`        // distinct lexical terms per segment, summed over the segments
 	Embedded    int `json:"embedded"`     // vectors computed by this build
 	EmbedCached int `json:"embed_cached"` // vectors reused from the cache
 	// Skipped lists what could hold text but was not read, as "path: why":
@@ -153,126 +149,376 @@ func OpenInMemory(ctx context.Context, root string, graph graphdb.Reader, opts O
 	return newSearcher(root, graph, ix, opts), st, nil
 }
 
+// buildRun is one build: its settings and what it found of the tree.
+type buildRun struct {
+	root, dir string
+	opts      BuildOptions
+	persist   bool
+	start     time.Time
+	log       *slog.Logger
+	model     string // the embeddings model, "" for none
+	graphHash map[string]string
+	paths     []string // the walked files
+	notes     []string // BuildStats.Skipped
+	fsys      *safefs.Root
+	syms      symbolsOf
+}
+
 // build makes the index; persist writes it (and the manifest) to the
 // index directory, otherwise nothing is written and the index is returned.
 // Its steps: walk the tree, stop early when the manifest proves nothing
-// changed, chunk every file (reusing the previous index's chunks for files
-// whose key did not change), stop when nothing changed at all, then
-// assemble the lexical indexes, embed the new chunks, and write.
+// changed, find the files that changed, plan the segments (segments.go),
+// stop when every segment is kept, then chunk the files of the segments
+// to rewrite (reusing the chunks and postings of their unchanged files),
+// embed the new chunks, and write those segments and a new commit.
 func build(ctx context.Context, root string, r graphdb.Reader, opts BuildOptions, persist bool) (*diskindex.Index, BuildStats, error) {
-	start := time.Now()
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	run := &buildRun{root: root, dir: opts.Dir, opts: opts, persist: persist, start: time.Now(), log: opts.Log,
+		model: embedModel(opts.Embedder), syms: symbolSource(r, opts.Symbols)}
+	if run.log == nil {
+		run.log = slog.New(slog.DiscardHandler)
 	}
-	dir := opts.Dir
-	if dir == "" {
-		dir = filepath.Join(root, ".relay")
+	if run.dir == "" {
+		run.dir = filepath.Join(root, ".relay")
 	}
-	graphHash, err := graphHashes(ctx, r)
-	if err != nil {
+	dir, log := run.dir, run.log
+	var err error
+	if run.graphHash, err = graphHashes(ctx, r); err != nil {
 		return nil, BuildStats{}, err
 	}
-	paths, notes, err := walkTree(root, dir, opts.SecretFiles)
-	if err != nil {
+	if run.paths, run.notes, err = walkTree(root, dir, opts.SecretFiles); err != nil {
 		return nil, BuildStats{}, fmt.Errorf("walk %s: %w", root, err)
 	}
-	fsys, err := safefs.OpenRoot(root)
-	if err != nil {
+	if run.fsys, err = safefs.OpenRoot(root); err != nil {
 		return nil, BuildStats{}, fmt.Errorf("open %s: %w", root, err)
 	}
-	defer fsys.Close()
-	force := opts.Force
+	defer run.fsys.Close()
 	stale := persist && diskindex.CheckStale(dir) != nil
 	if stale {
-		log.Info("search index marked stale; checking every file against it", "dir", dir)
+		log.Info("search index marked stale; checking the files against it", "dir", dir)
 	}
 	owned := diskindex.CheckOwner(dir, opts.Key, opts.TrustForeign)
-	if !force && persist && owned == nil && !stale {
-		if st, ok := quickUnchanged(dir, root, paths, graphHash, opts.Embedder); ok {
+	m := loadManifest(dir)
+	if m != nil {
+		m.root = root
+	}
+	if !opts.Force && persist && owned == nil && !stale && m != nil {
+		if st, ok := m.upToDate(dir, run.fsys, run.paths, run.graphHash, run.model); ok {
 			if err := diskindex.Adopt(dir, opts.Key); err != nil {
 				return nil, BuildStats{}, err
 			}
-			st.Skipped = notes
-			st.Duration = time.Since(start)
+			st.Skipped = run.notes
+			st.Duration = time.Since(run.start)
 			log.Info("retrieval index up to date (manifest)", "files", st.Files, "dur", st.Duration)
 			return nil, st, nil
 		}
 	}
-	var old *diskindex.Index
-	if !force {
-		old = previousIndex(dir, log)
-		if old != nil && owned != nil {
-			log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", owned)
-			old = nil
-		}
+	var prev *prevIndex
+	if !opts.Force {
+		prev = previousCommit(dir, owned, log)
 	}
-	log.Debug("search index: files listed", "files", len(paths), "dur", time.Since(start))
-	ch, err := chunkFiles(ctx, fsys, symbolSource(r, opts.Symbols), paths, graphHash, old, opts.Embedder != nil)
+	log.Debug("search index: files listed", "files", len(run.paths), "dur", time.Since(run.start))
+	// The stamps prove files unchanged against the commit they were
+	// written after, even under the stale mark (which relay index makes
+	// before every update after the graph changed): the mark says that
+	// an update did not finish, not that the commit and its manifest
+	// disagree.
+	changed, read, err := changedFiles(ctx, run.fsys, run.paths, run.graphHash, prev, stampsFor(m, dir, prev, run.model))
 	if err != nil {
 		return nil, BuildStats{}, err
 	}
-	log.Debug("search index: files chunked and tokenized", "dur", time.Since(start))
-	results := ch.files
-	skipped, reused := make([]bool, len(results)), make([]bool, len(results))
-	for i, r := range results {
-		skipped[i], reused[i] = r.skip, r.reused
-		if r.note != "" {
-			notes = append(notes, r.note)
+	log.Debug("search index: files checked", "read", read, "dur", time.Since(run.start))
+	damaged := damagedSegments(prev)
+	dirty := make([]bool, len(damaged))
+	for k := range damaged {
+		if damaged[k] {
+			log.Warn("search index segment damaged; rebuilding its files", "segment", prev.commit.Segments[k].Name)
+		}
+		dirty[k] = damaged[k] || prev.commit.EmbedModel != run.model
+	}
+	target := opts.segmentFiles
+	if target <= 0 {
+		target = segmentFiles
+	}
+	plans := planSegments(run.paths, prev, changed, dirty, target)
+	log.Debug("search index: segments planned", "segments", len(plans), "dur", time.Since(run.start))
+	fresh := map[string]bool{}
+	for i, c := range changed {
+		if c {
+			fresh[run.paths[i]] = true
 		}
 	}
-	if st, ok := unchanged(old, skipped, reused, opts.Embedder); ok {
-		st.Skipped = notes
-		if persist {
-			if err := diskindex.Adopt(dir, opts.Key); err != nil {
+	return run.update(ctx, prev, plans, damaged, fresh)
+}
+
+// update carries out the plan: it writes the segments to rewrite and a
+// commit naming them with the ones kept, or, when every segment is kept,
+// only says that the index is up to date.
+func (run *buildRun) update(ctx context.Context, prev *prevIndex, plans []segPlan, damaged []bool, changed map[string]bool) (*diskindex.Index, BuildStats, error) {
+	dir, log := run.dir, run.log
+	written := 0
+	for _, p := range plans {
+		if p.keep < 0 {
+			written++
+		}
+	}
+	if written == 0 && prev != nil && len(plans) == len(prev.commit.Segments) {
+		st := commitStats(prev.commit)
+		st.Reused, st.Skipped = st.Files, run.notes
+		if run.model != "" {
+			st.EmbedCached = st.Chunks // every segment was written with the model's vectors
+		}
+		if run.persist {
+			if err := diskindex.Adopt(dir, run.opts.Key); err != nil {
 				return nil, BuildStats{}, err
 			}
-			if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-				log.Warn("write retrieval manifest", "err", err)
-			}
+			run.manifest(prev.commit, st)
 			if err := diskindex.ClearStale(dir); err != nil {
 				return nil, BuildStats{}, err
 			}
 		}
-		st.Duration = time.Since(start)
+		st.Duration = time.Since(run.start)
 		log.Info("retrieval index up to date", "files", st.Files, "dur", st.Duration)
-		return old, st, nil
+		if run.persist {
+			return nil, st, nil
+		}
+		ix, err := diskindex.Read(prev.path)
+		return ix, st, err
 	}
-	ix, st := assemble(paths, ch, old)
-	log.Debug("search index: postings encoded", "dur", time.Since(start))
-	if opts.Embedder != nil {
-		if err := embedChunks(ctx, ix, old, results, opts.Embedder, log, &st); err != nil {
-			return nil, BuildStats{}, err
+	if run.persist {
+		if err := diskindex.MarkStale(dir); err != nil {
+			return nil, BuildStats{}, &writeError{err: err}
 		}
 	}
-	if persist {
-		if err := persistIndex(dir, root, ix, paths, graphHash, opts, start, st, log); err != nil {
-			return nil, BuildStats{}, err
-		}
+	segs, st, err := run.rewrite(ctx, prev, plans, damaged, changed)
+	if err != nil {
+		return nil, BuildStats{}, err
 	}
-	st.Skipped = notes
-	st.Duration = time.Since(start)
-	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration, "written", persist)
-	return ix, st, nil
+	st.Removed = prev.files() - kept(prev, plans, segs)
+	if !run.persist {
+		ix, err := run.inMemory(prev, plans, segs)
+		st.Skipped, st.Duration = run.notes, time.Since(run.start)
+		return ix, st, err
+	}
+	if err := run.commit(prev, plans, segs, st); err != nil {
+		return nil, BuildStats{}, err
+	}
+	st.Skipped = run.notes
+	st.Duration = time.Since(run.start)
+	log.Info("retrieval index built", "files", st.Files, "changed", st.Changed, "segments", len(plans), "written", written,
+		"chunks", st.Chunks, "terms", st.Terms, "dur", st.Duration)
+	return nil, st, nil
 }
 
-// persistIndex writes ix, its MAC and its manifest to dir, marked stale
-// until all are in place (see diskindex.MarkStale).
-func persistIndex(dir, root string, ix *diskindex.Index, paths []string, graphHash map[string]string, opts BuildOptions, start time.Time, st BuildStats, log *slog.Logger) error {
-	if err := diskindex.MarkStale(dir); err != nil {
-		return &writeError{err: err}
+// kept counts the files of prev that the new index, of plans and segs,
+// still holds.
+func kept(prev *prevIndex, plans []segPlan, segs []*newSegment) int {
+	n := 0
+	for i, p := range plans {
+		if p.keep >= 0 {
+			n += len(prev.commit.Segments[p.keep].Files)
+			continue
+		}
+		for _, f := range segs[i].ix.Files {
+			if _, ok := prev.entry(f.Path); ok {
+				n++
+			}
+		}
 	}
-	if err := diskindex.Write(dir, ix); err != nil {
+	return n
+}
+
+// commitStats are the stats of an index made of c's segments.
+func commitStats(c *diskindex.Commit) BuildStats {
+	var st BuildStats
+	for _, s := range c.Segments {
+		st.Files += len(s.Files)
+		st.Chunks += int(s.Chunks)
+		st.Terms += int(s.Terms)
+	}
+	return st
+}
+
+// rewrite chunks the files of the segments plans rewrites, reading the
+// old segments their unchanged files are in (not damaged ones; a file not
+// in changed is taken over without being read, unless the embeddings
+// need its text), and
+// assembles and embeds the new segments: one per plan, nil for a kept
+// one. Its stats count the files and chunks of the whole new index.
+func (run *buildRun) rewrite(ctx context.Context, prev *prevIndex, plans []segPlan, damaged []bool, changed map[string]bool) ([]*newSegment, BuildStats, error) {
+	var paths []string
+	var starts []int
+	olds := map[string]oldFile{}
+	read := map[int]*diskindex.Index{}
+	cache := map[string][]float32{}
+	var st BuildStats
+	for _, p := range plans {
+		if p.keep >= 0 {
+			ref := prev.commit.Segments[p.keep]
+			st.Files += len(ref.Files)
+			st.Chunks += int(ref.Chunks)
+			st.Terms += int(ref.Terms)
+			continue
+		}
+		starts = append(starts, len(paths))
+		paths = append(paths, p.paths...)
+		for _, rel := range p.paths {
+			if prev == nil {
+				break
+			}
+			at, ok := prev.at[rel]
+			if !ok || damaged[at.seg] {
+				continue
+			}
+			seg := read[at.seg]
+			if seg == nil {
+				var err error
+				if seg, err = diskindex.ReadSegment(prev.path, prev.commit.Segments[at.seg]); err != nil {
+					return nil, BuildStats{}, err
+				}
+				read[at.seg] = seg
+				if prev.commit.EmbedModel == run.model {
+					maps.Copy(cache, seg.Vectors)
+				}
+			}
+			olds[rel] = oldFile{seg: seg, entry: at.entry, known: !changed[rel] && run.opts.Embedder == nil}
+		}
+	}
+	run.log.Debug("search index: old segments read", "segments", len(read), "dur", time.Since(run.start))
+	ch, err := chunkFiles(ctx, run.fsys, run.syms, paths, starts, run.graphHash, olds, run.opts.Embedder != nil)
+	if err != nil {
+		return nil, BuildStats{}, err
+	}
+	run.log.Debug("search index: files chunked and tokenized", "dur", time.Since(run.start))
+	for _, r := range ch.files {
+		if r.note != "" {
+			run.notes = append(run.notes, r.note)
+		}
+	}
+	segs := make([]*newSegment, len(plans))
+	var fresh []newSegment
+	k := 0
+	for i, p := range plans {
+		if p.keep >= 0 {
+			continue
+		}
+		end := len(paths)
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		ix, changed, reused := assembleSegment(paths[starts[k]:end], ch.files[starts[k]:end], ch.lex[k], ch.flex[k], olds)
+		segs[i] = &newSegment{ix: ix, files: ch.files[starts[k]:end]}
+		fresh = append(fresh, *segs[i])
+		st.Files += changed + reused
+		st.Changed += changed
+		st.Reused += reused
+		st.Chunks += len(ix.Chunks)
+		st.Terms += len(ix.Lex.Terms)
+		k++
+	}
+	st.Reused = st.Files - st.Changed
+	run.log.Debug("search index: postings encoded", "dur", time.Since(run.start))
+	if run.opts.Embedder != nil {
+		if err := embedChunks(ctx, fresh, cache, run.opts.Embedder, run.log, &st); err != nil {
+			return nil, BuildStats{}, err
+		}
+	}
+	return segs, st, nil
+}
+
+// inMemory returns the index of the plans without writing anything:
+// the kept segments read, the new ones as built.
+func (run *buildRun) inMemory(prev *prevIndex, plans []segPlan, segs []*newSegment) (*diskindex.Index, error) {
+	var all []*diskindex.Index
+	for i, p := range plans {
+		if p.keep < 0 {
+			if len(segs[i].ix.Files) > 0 {
+				all = append(all, segs[i].ix)
+			}
+			continue
+		}
+		seg, err := diskindex.ReadSegment(prev.path, prev.commit.Segments[p.keep])
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, seg)
+	}
+	ix := diskindex.Concat(all, nil)
+	ix.EmbedModel = run.model
+	return ix, nil
+}
+
+// commit writes the new segments, then the commit naming them with the
+// kept ones, its MAC and the manifest, clears the stale mark and removes
+// the segments no longer named (see diskindex.MarkStale).
+func (run *buildRun) commit(prev *prevIndex, plans []segPlan, segs []*newSegment, st BuildStats) error {
+	c := &diskindex.Commit{EmbedModel: run.model}
+	var written []string
+	for i, p := range plans {
+		if p.keep >= 0 {
+			c.Segments = append(c.Segments, prev.commit.Segments[p.keep])
+			continue
+		}
+		if len(segs[i].ix.Files) == 0 {
+			continue // every file of it skipped
+		}
+		ref, err := diskindex.WriteSegment(run.dir, segs[i].ix)
+		if err != nil {
+			diskindex.RemoveSegments(run.dir, written)
+			return &writeError{err: err, marked: true}
+		}
+		written = append(written, ref.Name)
+		c.Segments = append(c.Segments, ref)
+	}
+	if err := diskindex.WriteCommit(run.dir, c); err != nil {
+		diskindex.RemoveSegments(run.dir, written)
 		return &writeError{err: err, marked: true}
 	}
-	if err := diskindex.WriteMAC(dir, opts.Key); err != nil {
+	if err := diskindex.WriteMAC(run.dir, run.opts.Key); err != nil {
 		return &writeError{err: err, marked: true}
 	}
-	log.Debug("search index: written", "dur", time.Since(start))
-	if err := writeManifest(dir, root, paths, graphHash, opts.Embedder, start, st); err != nil {
-		log.Warn("write retrieval manifest", "err", err)
+	run.log.Debug("search index: written", "dur", time.Since(run.start))
+	run.manifest(c, st)
+	// The segments the previous commit named and this one drops go at
+	// once; others no commit names only once they are not recent.
+	named := map[string]bool{}
+	for _, s := range c.Segments {
+		named[s.Name] = true
 	}
-	return diskindex.ClearStale(dir)
+	var dropped []string
+	if prev != nil {
+		for _, s := range prev.commit.Segments {
+			if !named[s.Name] {
+				dropped = append(dropped, s.Name)
+			}
+		}
+	}
+	err := errors.Join(diskindex.RemoveSegments(run.dir, dropped), diskindex.RemoveUnreferenced(run.dir, c, orphanGrace))
+	if err != nil {
+		run.log.Warn("remove old search index segments", "err", err)
+	}
+	return diskindex.ClearStale(run.dir)
+}
+
+// orphanGrace spares the segment files no commit names that were written
+// this recently: they may be those of another update still in progress.
+// (Two updates of one index directory at once: the later commit wins,
+// and when the other dropped a segment it keeps, Open finds that segment
+// missing and refuses the index as damaged until the next build rebuilds
+// that segment's files; no answer comes from a wrong segment.)
+const orphanGrace = 10 * time.Minute
+
+// manifest writes the manifest of the index c; a failure only costs the
+// next build its shortcuts, so it is logged.
+func (run *buildRun) manifest(c *diskindex.Commit, st BuildStats) {
+	keys := map[string]string{}
+	for _, s := range c.Segments {
+		for _, f := range s.Files {
+			keys[f.Path] = f.Key
+		}
+	}
+	if err := writeManifest(run.dir, run.root, run.paths, run.graphHash, keys, run.opts.Embedder, run.start, st); err != nil {
+		run.log.Warn("write retrieval manifest", "err", err)
+	}
 }
 
 // ErrIndexNotWritten is matched (errors.Is) by Build's error when the new
@@ -300,383 +546,29 @@ func (e *writeError) Error() string {
 
 func (e *writeError) Unwrap() []error { return []error{ErrIndexNotWritten, e.err} }
 
-// previousIndex reads the index in dir to reuse its chunks, postings and
-// vectors; nil when there is none or it is damaged or of another format
-// (then the build rebuilds it, and says so).
-func previousIndex(dir string, log *slog.Logger) *diskindex.Index {
-	old, err := diskindex.Read(filepath.Join(dir, IndexFile))
+// previousCommit reads the commit of the index in dir to start from;
+// nil when there is none, it is damaged or of another format (then the
+// build rebuilds it, and says so), or it is not this user's (owned).
+func previousCommit(dir string, owned error, log *slog.Logger) *prevIndex {
+	p := filepath.Join(dir, IndexFile)
+	c, err := diskindex.ReadCommit(p)
 	var ie *diskindex.Error
 	switch {
+	case errors.As(err, &ie) && errors.Is(err, diskindex.ErrNoIndex):
+		log.Warn("search index of another relay version; rebuilding it", "path", ie.Path, "problem", ie.Reason)
+		return nil
 	case errors.As(err, &ie):
 		log.Warn("previous search index unusable; rebuilding it", "path", ie.Path, "problem", ie.Reason)
+		return nil
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		log.Warn("previous search index unreadable; rebuilding it", "err", err)
-	}
-	return old
-}
-
-// chunkedFile is one walked file after chunking.
-type chunkedFile struct {
-	key    string
-	chunks []chunk.Chunk
-	text   string   // the file's text; dropped once tokenized
-	lines  []string // lines.Split(text); kept when the chunks' texts are needed again (embeddings)
-	reused bool
-	skip   bool
-	note   string // why a walked file could not be read
-}
-
-// indexText returns the indexable text of chunk j (for the embeddings).
-func (res *chunkedFile) indexText(j int) chunk.Fields {
-	return chunk.FieldsOf(res.chunks[j], res.lines)
-}
-
-// symbolsOf returns the graph nodes declared in a file, in the order of
-// FindSymbols; nodes that make no chunk may be left out.
-type symbolsOf func(ctx context.Context, rel string) ([]graphdb.Node, error)
-
-// symbolSource answers symbolsOf from the nodes collected, or else with
-// one graph query per file.
-func symbolSource(r graphdb.Reader, given *Symbols) symbolsOf {
-	if given == nil {
-		return func(ctx context.Context, rel string) ([]graphdb.Node, error) {
-			return r.FindSymbols(ctx, graphdb.SymbolQuery{File: rel})
-		}
-	}
-	byFile := given.byFile()
-	return func(_ context.Context, rel string) ([]graphdb.Node, error) { return byFile[rel], nil }
-}
-
-// chunkBlock is a run of consecutive walked files, read, chunked and
-// tokenized by one goroutine: its counters number chunks and files from 0
-// at the block's first file, and the merge shifts them into place.
-type chunkBlock struct {
-	first, end int // paths[first:end]
-	count      *fileCounter
-	done       chan struct{} // closed when the goroutine is through
-}
-
-// blockSize is how many files one goroutine takes at a time: enough blocks
-// to keep every core busy to the end, few enough that merging their
-// vocabularies stays cheap.
-func blockSize(files, workers int) int {
-	return min(max(files/(16*workers), 16), 512)
-}
-
-// importable reports whether the previous index's postings can be taken
-// over for the files that did not change.
-func importable(old *diskindex.Index) bool {
-	return old != nil && len(old.Lex.DocLen) == len(old.Chunks) && len(old.FileLex.DocLen) == len(old.Files)
-}
-
-// chunked is what chunkFiles returns: the files in paths order, and the
-// chunk and whole-file postings of those it tokenized, numbered as
-// assemble numbers chunks and files.
-type chunked struct {
-	files     []chunkedFile
-	lex, flex *bm25.Builder
-}
-
-// chunkFiles reads, chunks and tokenizes every path, in blocks of
-// consecutive files spread over the cores, and merges each block's
-// postings as soon as the blocks before it are merged. The chunks of a
-// file whose content and graph record did not change are taken from old,
-// and so are its postings (assemble imports them) when old's are usable.
-// keepLines keeps each file's lines for the embeddings.
-func chunkFiles(ctx context.Context, fsys *safefs.Root, syms symbolsOf, paths []string, graphHash map[string]string, old *diskindex.Index, keepLines bool) (chunked, error) {
-	oldFiles := map[string]diskindex.FileEntry{}
-	if old != nil {
-		for _, f := range old.Files {
-			oldFiles[f.Path] = f
-		}
-	}
-	imports := importable(old)
-	lex := bm25.NewBuilders(2)
-	out := chunked{files: make([]chunkedFile, len(paths)), lex: lex[0], flex: lex[1]}
-	workers := runtime.GOMAXPROCS(0)
-	size := blockSize(len(paths), workers)
-	var blocks []*chunkBlock
-	for first := 0; first < len(paths); first += size {
-		blocks = append(blocks, &chunkBlock{first: first, end: min(first+size, len(paths)), done: make(chan struct{})})
-	}
-	// A block's counter goes back once merged, and a later block goes on
-	// with its vocabulary (fileCounter.mergeInto). One more counter than
-	// workers lets a block start while the one before it is being merged;
-	// more would only hold more vocabularies.
-	counters := make(chan *fileCounter, len(blocks))
-	merged := make(chan struct{})
-	go func() {
-		defer close(merged)
-		out.mergeBlocks(blocks, counters)
-	}()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	made := 0
-	for _, b := range blocks {
-		// Counters are handed out in block order, here: a later block
-		// holding the last one while an earlier one waits would stall
-		// the merge, which takes the blocks in order.
-		select {
-		case b.count = <-counters:
-		default:
-			if made < workers+1 {
-				b.count = newFileCounter()
-				made++
-			} else {
-				b.count = <-counters // an earlier block's merge frees one
-			}
-		}
-		g.Go(func() error {
-			defer close(b.done)
-			var chunkNo, fileNo int32
-			var buf []byte
-			for i := b.first; i < b.end; i++ {
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				res, err := chunkOne(gctx, fsys, syms, paths[i], graphHash, old, oldFiles, &buf)
-				if err != nil {
-					return err
-				}
-				if !res.skip {
-					if !res.reused || !imports {
-						b.count.add(paths[i], res.text, res.lines, res.chunks, chunkNo, fileNo)
-					}
-					chunkNo += int32(len(res.chunks))
-					fileNo++
-				}
-				res.text = ""
-				if !keepLines {
-					res.lines = nil
-				}
-				out.files[i] = res
-			}
-			return nil
-		})
-	}
-	err := g.Wait()
-	<-merged
-	if err != nil {
-		return chunked{}, err
-	}
-	return out, nil
-}
-
-// mergeBlocks merges the blocks' postings in order, each once it is done,
-// at the chunk and file numbers its first file gets (those of the files
-// before it that were not skipped).
-func (c *chunked) mergeBlocks(blocks []*chunkBlock, counters chan<- *fileCounter) {
-	var chunkBase, fileBase int32
-	for _, b := range blocks {
-		<-b.done
-		b.count.mergeInto(c.lex, c.flex, chunkBase, fileBase)
-		counters <- b.count // never blocks: room for every block's
-		b.count = nil
-		for i := b.first; i < b.end; i++ {
-			if res := &c.files[i]; !res.skip {
-				chunkBase += int32(len(res.chunks))
-				fileBase++
-			}
-		}
-	}
-}
-
-// chunkOne reads one file and cuts it into chunks, or takes its chunks from
-// the previous index when its content and graph record are unchanged.
-func chunkOne(ctx context.Context, fsys *safefs.Root, syms symbolsOf, rel string, graphHash map[string]string, old *diskindex.Index, oldFiles map[string]diskindex.FileEntry, buf *[]byte) (chunkedFile, error) {
-	data, err := fsys.ReadFile(rel, MaxFileSize)
-	if err != nil || isBinary(data) {
-		res := chunkedFile{skip: true}
-		// Missing or grown past MaxFileSize since the walk: skipped
-		// without a note, as the walk skips big files.
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, safefs.ErrTooLarge) {
-			res.note = rel + ": " + safefs.Reason(err)
-		}
-		return res, nil
-	}
-	lang, _ := LanguageOf(rel)
-	text := string(data)
-	ls := lines.Split(text)
-	key := chunk.HashString(text) + "/" + graphHash[rel]
-	res := chunkedFile{key: key, text: text, lines: ls}
-	if of, ok := oldFiles[rel]; ok && of.Key == key {
-		res.chunks = old.Chunks[of.First : of.First+of.Count]
-		res.reused = true
-		return res, nil
-	}
-	var nodes []graphdb.Node
-	if _, ok := graphHash[rel]; ok {
-		nodes, err = syms(ctx, rel)
-		if err != nil {
-			return chunkedFile{}, fmt.Errorf("symbols of %s: %w", rel, err)
-		}
-	}
-	res.chunks = chunk.File(rel, lang, ls, nodes)
-	for j, c := range res.chunks {
-		res.chunks[j].Hash, *buf = chunk.Hash(c, ls, *buf)
-	}
-	return res, nil
-}
-
-// assemble builds the index from the chunked files: chunk and file
-// entries, and the chunk and whole-file BM25 indexes from the merged
-// postings. Unchanged files import their postings from the previous index
-// instead of being tokenized again: remap takes old chunk and file numbers
-// to new ones (−1: dropped).
-func assemble(paths []string, ch chunked, old *diskindex.Index) (*diskindex.Index, BuildStats) {
-	ix := &diskindex.Index{Version: diskindex.Version, Vectors: map[string][]float32{}}
-	results, lb, flb := ch.files, ch.lex, ch.flex
-	var remap, fileRemap []int32
-	oldFileIdx := map[string]int{}
-	if importable(old) {
-		remap = make([]int32, len(old.Chunks))
-		fileRemap = make([]int32, len(old.Files))
-		for i := range remap {
-			remap[i] = -1
-		}
-		for i := range fileRemap {
-			fileRemap[i] = -1
-		}
-		for i, f := range old.Files {
-			oldFileIdx[f.Path] = i
-		}
-	}
-	var st BuildStats
-	nFiles, nChunks := 0, 0
-	for i := range results {
-		if !results[i].skip {
-			nFiles++
-			nChunks += len(results[i].chunks)
-		}
-	}
-	ix.Files, ix.Chunks = make([]diskindex.FileEntry, 0, nFiles), make([]chunk.Chunk, 0, nChunks)
-	for i := range results {
-		res := &results[i]
-		if res.skip {
-			continue
-		}
-		st.Files++
-		if res.reused {
-			st.Reused++
-		} else {
-			st.Changed++
-		}
-		first, fileNo := int32(len(ix.Chunks)), int32(len(ix.Files))
-		ix.Files = append(ix.Files, diskindex.FileEntry{Path: paths[i], Key: res.key, First: first, Count: int32(len(res.chunks))})
-		ix.Chunks = append(ix.Chunks, res.chunks...)
-		if of, ok := oldFileIdx[paths[i]]; ok && res.reused {
-			for j := range res.chunks {
-				remap[int(old.Files[of].First)+j] = first + int32(j)
-			}
-			fileRemap[of] = fileNo
-		}
-	}
-	if remap != nil {
-		lb.ImportDocs(old.Lex, remap)
-		flb.ImportDocs(old.FileLex, fileRemap)
-	}
-	if old != nil {
-		present := map[string]bool{}
-		for _, f := range ix.Files {
-			present[f.Path] = true
-		}
-		for _, f := range old.Files {
-			if !present[f.Path] {
-				st.Removed++
-			}
-		}
-	}
-	// The two share their terms, sorted once; each encodes its postings
-	// on every core.
-	lb.Flush()
-	flb.Flush()
-	var wg sync.WaitGroup
-	wg.Go(func() { ix.FileLex = flb.Finish() })
-	ix.Lex = lb.Finish()
-	wg.Wait()
-	st.Chunks = len(ix.Chunks)
-	st.Terms = len(ix.Lex.Terms)
-	return ix, st
-}
-
-// embedChunks fills ix.Vectors: vectors of the previous index for the
-// same model are reused by chunk hash, the other chunks are embedded in
-// one call.
-func embedChunks(ctx context.Context, ix, old *diskindex.Index, results []chunkedFile, emb Embedder, log *slog.Logger, st *BuildStats) error {
-	ix.EmbedModel = emb.Model()
-	var cache map[string][]float32
-	if old != nil && old.EmbedModel == ix.EmbedModel {
-		cache = old.Vectors
-	}
-	var todo []string
-	var todoHash []string
-	queued := map[string]bool{}
-	for i := range results {
-		res := &results[i]
-		if res.skip {
-			continue
-		}
-		for j, c := range res.chunks {
-			if v, ok := cache[c.Hash]; ok {
-				ix.Vectors[c.Hash] = v
-				st.EmbedCached++
-				continue
-			}
-			if queued[c.Hash] {
-				continue
-			}
-			queued[c.Hash] = true
-			todo = append(todo, res.indexText(j).EmbedText(c))
-			todoHash = append(todoHash, c.Hash)
-		}
-	}
-	if len(todo) == 0 {
+		return nil
+	case err != nil:
 		return nil
 	}
-	log.Info("embedding chunks", "chunks", len(todo), "model", ix.EmbedModel)
-	vs, err := emb.Embed(ctx, todo, InputDocument)
-	if err != nil {
-		return fmt.Errorf("embed %d chunks: %w", len(todo), err)
+	if owned != nil {
+		log.Warn("previous search index not written by this user's relay; rebuilding it", "problem", owned)
+		return nil
 	}
-	for i, v := range vs {
-		ix.Vectors[todoHash[i]] = normalize(v)
-	}
-	st.Embedded = len(vs)
-	return nil
-}
-
-// unchanged reports whether the previous index can stay as it is: every
-// file reused, none removed, and the embeddings (none, or all cached for
-// the same model) unchanged. It then returns the stats of that no-op.
-func unchanged(old *diskindex.Index, skipped, reused []bool, emb Embedder) (BuildStats, bool) {
-	if old == nil {
-		return BuildStats{}, false
-	}
-	n := 0
-	for i := range skipped {
-		if skipped[i] {
-			continue
-		}
-		if !reused[i] {
-			return BuildStats{}, false
-		}
-		n++
-	}
-	if n != len(old.Files) {
-		return BuildStats{}, false
-	}
-	st := BuildStats{Files: n, Reused: n, Chunks: len(old.Chunks), Terms: len(old.Lex.Terms)}
-	switch {
-	case emb == nil && old.EmbedModel == "":
-	case emb != nil && emb.Model() == old.EmbedModel:
-		for _, c := range old.Chunks {
-			if _, ok := old.Vectors[c.Hash]; !ok {
-				return BuildStats{}, false
-			}
-		}
-		st.EmbedCached = len(old.Chunks)
-	default:
-		return BuildStats{}, false
-	}
-	return st, true
+	return newPrevIndex(p, c)
 }

@@ -20,13 +20,19 @@
 // chunk carries language, path, kind, name, parent and its graph node. The
 // index — chunks, a BM25F inverted index over chunks (name ×3, path ×1.5,
 // body ×1), a BM25 index over whole files, and embeddings cached by chunk
-// hash — is one file, retrieve.idx in the index directory (relay's state
-// directory: <root>/.relay, or the store or state directory the program
-// names), a checksummed header, the postings as flat sections and gob
-// messages for the rest, written to a temp file and renamed, so an
-// interrupted build keeps the previous one (package
-// retrieve/internal/diskindex). Files whose content and
-// graph record did not change reuse their chunks and postings; vectors are
+// hash — lives in the index directory (relay's state directory:
+// <root>/.relay, or the store or state directory the program names) as
+// segments, each the index of a run of about 512 files, under a commit
+// file, retrieve.idx, that names them; each file has a checksummed
+// header, the postings as flat sections and gob messages for the rest; a
+// segment is written once under a new name and the commit replaced by a
+// rename, so an interrupted build keeps the previous index (package
+// retrieve/internal/diskindex). An update rewrites only the segments
+// whose files changed (the merge policy in segments.go); their unchanged
+// files reuse their chunks and postings, the other segments are neither
+// read nor rewritten, and the term statistics are taken over all
+// segments when the index is opened, so ranking is that of a full build.
+// Files the manifest's stamps prove unchanged are not read; vectors are
 // only computed for new chunk hashes. The build reads, chunks and
 // tokenizes files in blocks on every core; each file is tokenized once,
 // line by line, and its chunks and whole-file document are counted from

@@ -1,8 +1,12 @@
 package retrieve
 
 import (
+	"bytes"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -73,13 +77,93 @@ func TestManifestFastPath(t *testing.T) {
 		})
 	}
 
-	// A file modified just before a build is racy: never trusted by stat.
+	// A file modified just before a build is racy: its stamp alone proves
+	// nothing, but its content hash, recorded for it, does.
 	fresh := filepath.Join(root, "conf/app.yaml")
 	os.WriteFile(fresh, []byte("timeout: 60s\nretries: 3\n"), 0o644)
 	if _, err := Build(t.Context(), root, nil, BuildOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := quickUnchanged(dir, root, paths, graph, nil); !ok {
+		t.Error("quickUnchanged did not trust a racy file whose content hash matches")
+	}
+	// The same size and modification time with other content (a write in
+	// the same clock tick): the hash tells them apart.
+	fi, err := os.Stat(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(fresh, []byte("timeout: 90s\nretries: 3\n"), 0o644)
+	os.Chtimes(fresh, fi.ModTime(), fi.ModTime())
 	if _, ok := quickUnchanged(dir, root, paths, graph, nil); ok {
-		t.Error("quickUnchanged trusted a file modified within the racy window")
+		t.Error("quickUnchanged trusted a racy file whose content changed")
+	}
+	st, err = Build(t.Context(), root, nil, BuildOptions{})
+	if err != nil || st.Changed != 1 {
+		t.Errorf("build after a same-stamp change = %+v, %v; want one file changed", st, err)
+	}
+}
+
+// TestNoChangeRunAfterEdit: the run right after an edit's run finds the
+// index up to date from the manifest, hashing only the edited file (inside
+// the racy window), instead of checking every file against the index.
+func TestNoChangeRunAfterEdit(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range 40 {
+		p := filepath.Join(root, fmt.Sprintf("docs/n%02d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n\nInvoices are rounded, note %d.\n", i, i)), 0o644)
+		os.Chtimes(p, old, old)
+	}
+	if _, err := Build(t.Context(), root, nil, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "docs/n07.md"), []byte("# Note 7\n\nRefunds are rounded up.\n"), 0o644)
+	st, err := Build(t.Context(), root, nil, BuildOptions{})
+	if err != nil || st.Changed != 1 {
+		t.Fatalf("edit run = %+v, %v", st, err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	st, err = Build(t.Context(), root, nil, BuildOptions{Log: log})
+	if err != nil || st.Changed != 0 || st.Reused != 40 {
+		t.Fatalf("no-change run = %+v, %v", st, err)
+	}
+	if !strings.Contains(logs.String(), "retrieval index up to date (manifest)") {
+		t.Errorf("the no-change run after an edit checked the index: %s", logs.String())
+	}
+}
+
+// TestEditRunReadsTheEditedFile: an update after an edit, under the stale
+// mark relay index makes before it, reads only the files the manifest's
+// stamps do not prove unchanged — the edited one — to find what changed.
+func TestEditRunReadsTheEditedFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, ".relay")
+	old := time.Now().Add(-time.Hour)
+	for i := range 30 {
+		p := filepath.Join(root, fmt.Sprintf("docs/n%02d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n\nInvoices are rounded, note %d.\n", i, i)), 0o644)
+		os.Chtimes(p, old, old)
+	}
+	if _, err := Build(t.Context(), root, nil, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "docs/n07.md"), []byte("# Note 7\n\nRefunds are rounded up.\n"), 0o644)
+	if err := MarkStale(dir); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	st, err := Build(t.Context(), root, nil, BuildOptions{Log: log})
+	if err != nil || st.Changed != 1 || st.Reused != 29 {
+		t.Fatalf("edit run = %+v, %v", st, err)
+	}
+	if !strings.Contains(logs.String(), `msg="search index: files checked" read=1 `) {
+		t.Errorf("the edit run read more than the edited file to find it: %s", logs.String())
 	}
 }

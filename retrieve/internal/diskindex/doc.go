@@ -1,8 +1,11 @@
 // Package diskindex owns the files of the search index in relay's state
-// directory: the index file retrieve.idx (its checksummed header, the
-// postings as flat sections and the rest as gob messages, written through
-// a temp file and a rename, read back only after every check passes;
-// indexfile.go, lexfile.go), the stale marker retrieve.stale of an update
+// directory: the commit file retrieve.idx and the segment files
+// retrieve-<n>.seg it names (segment.go: each segment the index of a run
+// of files; a checksummed header, the postings as flat sections and the
+// rest as gob messages; a segment written once, the commit replaced
+// through a temp file and a rename; read back only after every check
+// passes and concatenated into one Index; indexfile.go, lexfile.go), the
+// stale marker retrieve.stale of an update
 // that did not finish (stale.go) and the MAC retrieve.mac that says whose
 // index it is (owner.go). The manifest beside them is package retrieve's
 // (its build's shortcut); this package only knows its name, to remove it
@@ -36,7 +39,7 @@ const ManifestFile = "retrieve.manifest"
 // header (indexfile.go); 8: object-literal members leave their lines to
 // the text windows (chunk.objectMember); 9: the postings as flat sections,
 // then gob messages with the chunks in batches (indexfile.go, lexfile.go).
-const Version = 9
+const Version = 10
 
 // Index is the persisted search index.
 type Index struct {

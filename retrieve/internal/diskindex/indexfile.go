@@ -4,26 +4,23 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
-
-	"github.com/relayhq/relay/retrieve/internal/bm25"
-	"github.com/relayhq/relay/retrieve/internal/chunk"
 )
 
-// DESIGN: the index file is a fixed header and a payload:
+// DESIGN: every file of the index (the commit file retrieve.idx and its
+// segments, segment.go) is a fixed header and a payload:
 //
-//	magic "RELAYIX\n" | version uint32 | CRC-32C of the payload uint32 | payload length uint64 | payload
+//	magic | version uint32 | CRC-32C of the payload uint32 | payload length uint64 | payload
 //
-// (big endian, 24 bytes of header); the payload is the chunk and file
-// postings sections (lexfile.go), then gob messages: indexHead (the rest
-// of the index) and the chunks in batches. gob alone detects only some
-// damage:
+// (big endian, 24 bytes of header; the magic is "RELAYIX\n" for the
+// commit file, "RELAYSG\n" for a segment). A segment's payload is its
+// chunk and file postings sections (lexfile.go), then gob messages: its
+// head and its chunks in batches; the commit file's is one gob message.
+// gob alone detects only some damage:
 // a flipped bit inside a string or a number decodes without complaint and
 // would change answers, and a bad length can make the decoder allocate
 // before it fails. So the reader checks, in this order, that the file is
@@ -65,74 +62,58 @@ func damaged(path, format string, args ...any) error {
 	return &Error{Path: path, Kind: ErrDamaged, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Write writes ix to dir/FileName through a temp file and a rename.
-func Write(dir string, ix *Index) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, FileName+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create retrieval index: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := encodeIndex(f, ix); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync retrieval index: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close retrieval index: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, FileName)); err != nil {
-		return fmt.Errorf("install retrieval index: %w", err)
-	}
-	return nil
+// checkedFile is one file of the index: its magic, and what a damage
+// message calls it ("" for the commit file itself).
+type checkedFile struct {
+	magic string
+	name  string
 }
 
-// encodeIndex writes the header and payload of ix to f (at its start).
-func encodeIndex(f *os.File, ix *Index) error {
+// writeChecked writes a file of the index in dir: the header, then the
+// payload body writes, through a temp file named after pattern that is
+// synced and returned (the caller renames it or keeps its name), with
+// its size and checksum.
+func writeChecked(dir, pattern, magic string, body func(w *bufio.Writer) error) (name string, size int64, sum uint32, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", 0, 0, fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("create retrieval index: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
 	hdr := make([]byte, indexHeaderSize)
 	if _, err := f.Write(hdr); err != nil { // placeholder until length and checksum are known
-		return fmt.Errorf("write retrieval index: %w", err)
+		return "", 0, 0, fmt.Errorf("write retrieval index: %w", err)
 	}
-	sum := crc32.New(castagnoli)
+	crc := crc32.New(castagnoli)
 	n := &countWriter{}
-	w := bufio.NewWriterSize(io.MultiWriter(f, sum, n), 1<<20)
-	for _, lx := range []*bm25.Index{ix.Lex, ix.FileLex} {
-		if lx == nil {
-			lx = &bm25.Index{}
-		}
-		if err := writeLexSection(w, lx); err != nil {
-			return err
-		}
-	}
-	// gob buffers each value whole before it writes it: the chunks go in
-	// batches, so that its buffer stays small.
-	enc := gob.NewEncoder(w)
-	head := indexHead{Version: ix.Version, Files: ix.Files, EmbedModel: ix.EmbedModel, Vectors: ix.Vectors, Chunks: len(ix.Chunks)}
-	if err := enc.Encode(&head); err != nil {
-		return fmt.Errorf("encode retrieval index: %w", err)
-	}
-	for i := 0; i < len(ix.Chunks); i += chunkBatch {
-		if err := enc.Encode(ix.Chunks[i:min(i+chunkBatch, len(ix.Chunks))]); err != nil {
-			return fmt.Errorf("encode retrieval index: %w", err)
-		}
+	w := bufio.NewWriterSize(io.MultiWriter(f, crc, n), 1<<20)
+	if err := body(w); err != nil {
+		return "", 0, 0, err
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write retrieval index: %w", err)
+		return "", 0, 0, fmt.Errorf("write retrieval index: %w", err)
 	}
-	copy(hdr, indexMagic)
-	binary.BigEndian.PutUint32(hdr[8:], uint32(ix.Version))
-	binary.BigEndian.PutUint32(hdr[12:], sum.Sum32())
+	copy(hdr, magic)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(Version))
+	binary.BigEndian.PutUint32(hdr[12:], crc.Sum32())
 	binary.BigEndian.PutUint64(hdr[16:], uint64(n.n))
 	if _, err := f.WriteAt(hdr, 0); err != nil {
-		return fmt.Errorf("write retrieval index: %w", err)
+		return "", 0, 0, fmt.Errorf("write retrieval index: %w", err)
 	}
-	return nil
+	if err := f.Sync(); err != nil {
+		return "", 0, 0, fmt.Errorf("sync retrieval index: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", 0, 0, fmt.Errorf("close retrieval index: %w", err)
+	}
+	return f.Name(), indexHeaderSize + n.n, crc.Sum32(), nil
 }
 
 type countWriter struct{ n int64 }
@@ -142,160 +123,74 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Read loads the index file at p. A missing file is an os.ErrNotExist
-// error; an index of another format version is ErrNoIndex; a file that
-// fails a check is ErrDamaged (see the DESIGN note).
-func Read(p string) (*Index, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, damaged(p, "not a regular file")
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("open search index: %w", err)
-	}
-	defer f.Close()
-	buf, err := checkIndexFile(p, f, true)
-	if err != nil {
-		return nil, err
-	}
-	ix, err := decodePayload(buf)
-	if err != nil {
-		return nil, damaged(p, "undecodable: %v", err)
-	}
-	return ix, nil
-}
-
-// indexHead is the first gob message after the postings sections: the
-// index but its postings and chunks, and how many chunks follow, in
-// messages of up to chunkBatch.
-type indexHead struct {
-	Version    int
-	Files      []FileEntry
-	EmbedModel string
-	Vectors    map[string][]float32
-	Chunks     int
-}
-
-const chunkBatch = 4096
-
-// decodePayload decodes an index payload: the chunk and file postings
-// sections, then the gob part (the head and the chunks in batches).
-func decodePayload(buf []byte) (*Index, error) {
-	var ix Index
-	var err error
-	if ix.Lex, buf, err = readLexSection(buf); err != nil {
-		return nil, err
-	}
-	if ix.FileLex, buf, err = readLexSection(buf); err != nil {
-		return nil, err
-	}
-	r := bytes.NewReader(buf) // an io.ByteReader: gob reads no further than its messages
-	dec := gob.NewDecoder(r)
-	var head indexHead
-	if err := dec.Decode(&head); err != nil {
-		return nil, err
-	}
-	if head.Version != Version {
-		return nil, fmt.Errorf("the payload says format %d, the header %d", head.Version, Version)
-	}
-	// A chunk takes more than 8 bytes: a larger count is damage, refused
-	// before allocating for it.
-	if head.Chunks < 0 || head.Chunks > r.Len()/8 {
-		return nil, fmt.Errorf("%d chunks announced in %d bytes", head.Chunks, r.Len())
-	}
-	ix.Version, ix.Files, ix.EmbedModel, ix.Vectors = head.Version, head.Files, head.EmbedModel, head.Vectors
-	ix.Chunks = make([]chunk.Chunk, 0, head.Chunks)
-	for len(ix.Chunks) < head.Chunks {
-		var batch []chunk.Chunk
-		if err := dec.Decode(&batch); err != nil {
-			return nil, fmt.Errorf("chunk %d of %d: %w", len(ix.Chunks), head.Chunks, err)
+// checkFile checks the header, size and checksum of the file f of kind k
+// of the index at p without decoding it, and returns the payload when
+// keep is set (read once, into memory, and checked there).
+func checkFile(p string, k checkedFile, f *os.File, keep bool) ([]byte, uint32, error) {
+	bad := func(format string, args ...any) error {
+		if k.name != "" {
+			format = "segment " + k.name + ": " + format
 		}
-		if len(batch) == 0 || len(batch) > head.Chunks-len(ix.Chunks) {
-			return nil, fmt.Errorf("a batch of %d chunks after %d of %d", len(batch), len(ix.Chunks), head.Chunks)
-		}
-		ix.Chunks = append(ix.Chunks, batch...)
+		return damaged(p, format, args...)
 	}
-	if r.Len() != 0 {
-		return nil, fmt.Errorf("%d bytes after the last chunk", r.Len())
-	}
-	return &ix, nil
-}
-
-// Verify checks the index file at p as Read does, without decoding it.
-func Verify(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = checkIndexFile(p, f, false)
-	return err
-}
-
-// checkIndexFile checks the header, size and checksum of the index file f
-// (named p) without decoding it, and returns the payload when keep is set
-// (read once, into memory, and checked there).
-func checkIndexFile(p string, f *os.File, keep bool) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("stat search index: %w", err)
+		return nil, 0, fmt.Errorf("stat search index: %w", err)
 	}
 	size := fi.Size()
 	if size == 0 {
-		return nil, damaged(p, "the file is empty")
+		return nil, 0, bad("the file is empty")
 	}
 	head := make([]byte, 512)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("read search index %s: %w", p, err)
+		return nil, 0, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	head = head[:n]
-	if !bytes.HasPrefix(head, []byte(indexMagic)) {
+	if !bytes.HasPrefix(head, []byte(k.magic)) {
 		// Formats before 7 were a bare gob stream, whose first message
 		// defines the type diskIndex.
-		if bytes.Contains(head, []byte("diskIndex")) {
-			return nil, &Error{Path: p, Kind: ErrNoIndex, Reason: "was written by an older relay"}
+		if k.magic == indexMagic && bytes.Contains(head, []byte("diskIndex")) {
+			return nil, 0, &Error{Path: p, Kind: ErrNoIndex, Reason: "was written by an older relay"}
 		}
 		if size < indexHeaderSize {
-			return nil, damaged(p, "truncated to %d bytes", size)
+			return nil, 0, bad("truncated to %d bytes", size)
 		}
-		return nil, damaged(p, "not a relay search index")
+		return nil, 0, bad("not a relay search index")
 	}
 	if size < indexHeaderSize {
-		return nil, damaged(p, "truncated to %d bytes", size)
+		return nil, 0, bad("truncated to %d bytes", size)
 	}
-	if v := binary.BigEndian.Uint32(head[8:]); v != Version {
-		return nil, &Error{Path: p, Kind: ErrNoIndex,
+	if v := binary.BigEndian.Uint32(head[8:]); v != Version && k.name == "" {
+		return nil, 0, &Error{Path: p, Kind: ErrNoIndex,
 			Reason: fmt.Sprintf("was written by another relay version (format %d; this relay reads format %d)", v, Version)}
+	} else if v != Version {
+		return nil, 0, bad("format %d inside a format %d index", v, Version)
 	}
 	want := binary.BigEndian.Uint32(head[12:])
 	payload := int64(binary.BigEndian.Uint64(head[16:]))
 	if payload < 0 || size != indexHeaderSize+payload {
-		return nil, damaged(p, "%d bytes where the header promises %d: truncated or overwritten", size, indexHeaderSize+payload)
+		return nil, 0, bad("%d bytes where the header promises %d: truncated or overwritten", size, indexHeaderSize+payload)
 	}
 	if keep {
 		buf := make([]byte, payload)
 		if _, err := f.ReadAt(buf, indexHeaderSize); err != nil {
-			return nil, fmt.Errorf("read search index %s: %w", p, err)
+			return nil, 0, fmt.Errorf("read search index %s: %w", p, err)
 		}
 		if crc32.Checksum(buf, castagnoli) != want {
-			return nil, damaged(p, "checksum mismatch")
+			return nil, 0, bad("checksum mismatch")
 		}
-		return buf, nil
+		return buf, want, nil
 	}
 	if _, err := f.Seek(indexHeaderSize, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("read search index %s: %w", p, err)
+		return nil, 0, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	sum := crc32.New(castagnoli)
 	if _, err := io.Copy(sum, io.LimitReader(f, payload)); err != nil {
-		return nil, fmt.Errorf("read search index %s: %w", p, err)
+		return nil, 0, fmt.Errorf("read search index %s: %w", p, err)
 	}
 	if sum.Sum32() != want {
-		return nil, damaged(p, "checksum mismatch")
+		return nil, 0, bad("checksum mismatch")
 	}
-	return nil, nil
+	return nil, want, nil
 }

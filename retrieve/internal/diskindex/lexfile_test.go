@@ -133,10 +133,49 @@ func FuzzReadLexSection(f *testing.F) {
 	})
 }
 
-// FuzzDecodePayload: whatever bytes pass the file's checksum, decoding
-// them returns an index or an error, never a panic or an allocation the
-// bytes do not back.
-func FuzzDecodePayload(f *testing.F) {
+// FuzzDecodeSegment: whatever bytes pass a segment file's checksum,
+// decoding them returns a segment or an error, never a panic or an
+// allocation the bytes do not back.
+func FuzzDecodeSegment(f *testing.F) {
+	dir := f.TempDir()
+	ix := &Index{Version: Version, Files: []FileEntry{{Path: "a.go", Key: "k", Count: 2}},
+		Chunks: []chunk.Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
+		Lex:    builtLex("HTTPServer parses", "retries"), FileLex: builtLex("HTTPServer parses retries")}
+	ref, err := WriteSegment(dir, ix)
+	if err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ref.Name))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data[indexHeaderSize:])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if seg, _, err := decodeSegment(b, ref); err == nil && len(seg.Chunks) != int(ref.Chunks) {
+			t.Fatalf("decoded %d chunks of %d", len(seg.Chunks), ref.Chunks)
+		}
+	})
+}
+
+func TestComparePaths(t *testing.T) {
+	t.Parallel()
+	// The order of a walk that visits each directory's names sorted.
+	walk := []string{"a/b.go", "a/c/d.go", "a.go", "a0", "ab/x.go", "b", "b/a", "b.go"}
+	for i := range walk {
+		for j := range walk {
+			got := ComparePaths(walk[i], walk[j])
+			if (i < j) != (got < 0) || (i == j) != (got == 0) {
+				t.Errorf("ComparePaths(%q, %q) = %d", walk[i], walk[j], got)
+			}
+		}
+	}
+}
+
+// FuzzDecodeCommit: whatever bytes pass the commit file's checksum,
+// decoding them returns a commit that holds together (segment names of
+// the form, files in walk order tiling each segment's chunks) or an
+// error, never a panic.
+func FuzzDecodeCommit(f *testing.F) {
 	dir := f.TempDir()
 	ix := &Index{Version: Version, Files: []FileEntry{{Path: "a.go", Key: "k", Count: 2}},
 		Chunks: []chunk.Chunk{{Path: "a.go", Name: "A", StartLine: 1, EndLine: 3}, {Path: "a.go", Name: "B", Doc: "does b"}},
@@ -150,8 +189,14 @@ func FuzzDecodePayload(f *testing.F) {
 	}
 	f.Add(data[indexHeaderSize:])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if ix, err := decodePayload(b); err == nil && ix.Version != Version {
-			t.Fatalf("decoded format %d", ix.Version)
+		c, err := decodeCommit(b)
+		if err != nil {
+			return
+		}
+		for _, s := range c.Segments {
+			if !segmentName.MatchString(s.Name) || len(s.Files) == 0 {
+				t.Fatalf("accepted segment %q with %d files", s.Name, len(s.Files))
+			}
 		}
 	})
 }
