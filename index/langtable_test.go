@@ -40,6 +40,11 @@ var langTable = map[string]struct {
 		},
 		near: []string{".ts", ".js", "A.TS", "a.Js", "app.min.js", "a.ts.map", "a.json", "tsconfig.json", "package.json", "a.mtsx"},
 	},
+	"rust": {
+		repofs:  []string{"rust"},
+		claimed: []string{"src/lib.rs", "crates/a/src/b/mod.rs", "tests/it.rs"},
+		near:    []string{".rs", "A.RS", "Cargo.toml", "a.rs.bk", "src/.rs"},
+	},
 }
 
 // TestSourceClaimsFollowRepofs: every file a registered language claims

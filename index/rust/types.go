@@ -1,0 +1,124 @@
+//go:build cgo
+
+package rust
+
+import "strings"
+
+// ty is the type of an expression as far as it is evident: a type of the
+// repository (path, the item's path) or one outside it (path
+// "ext:Name"), with its generic arguments; the zero ty is unknown.
+type ty struct {
+	path string
+	args []ty
+}
+
+func (t ty) known() bool     { return t.path != "" }
+func (t ty) ext() bool       { return strings.HasPrefix(t.path, "ext:") }
+func (t ty) extName() string { return strings.TrimPrefix(t.path, "ext:") }
+
+// arg0 is the first generic argument (Option<T>'s T), unknown when none.
+func (t ty) arg0() ty {
+	if len(t.args) == 0 {
+		return ty{}
+	}
+	return t.args[0]
+}
+
+// derefs are the types outside the repository whose methods are looked
+// up on what they hold (auto-deref: a Box<Foo>'s foo.m() is Foo::m).
+var derefs = map[string]bool{"Box": true, "Rc": true, "Arc": true, "Pin": true, "Cow": true, "ManuallyDrop": true, "[]": true}
+
+// splitType splits a type text into its path and its generic arguments:
+// "a::B<C,D<E>>" is "a::B" and ["C", "D<E>"].
+func splitType(s string) (string, []string) {
+	i := strings.IndexByte(s, '<')
+	if i < 0 || !strings.HasSuffix(s, ">") {
+		return s, nil
+	}
+	var args []string
+	depth, start := 0, i+1
+	for j := i + 1; j < len(s)-1; j++ {
+		switch s[j] {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				args = append(args, s[start:j])
+				start = j + 1
+			}
+		}
+	}
+	args = append(args, s[start:len(s)-1])
+	return s[:i], args
+}
+
+// resolveType resolves a type text's path in mod (self: the Self type's
+// text).
+func (l *lookup) resolveType(mod, text, self string) ent {
+	name, _ := splitType(text)
+	if name == "" {
+		return ent{}
+	}
+	if name == "Self" && (self == "" || self == "Self") {
+		return ent{}
+	}
+	return l.resolvePath(mod, strings.Split(name, "::"), self)
+}
+
+// typeKey is the key of table.methods for the type text: the repository
+// type's path, "ext:Name" for a type outside it, "" when unresolved.
+func (l *lookup) typeKey(mod, text string) string {
+	if text == "" {
+		return ""
+	}
+	switch e := l.resolveType(mod, text, ""); e.kind {
+	case "struct", "enum", "union", "trait":
+		return e.path
+	case "ext", "":
+		name, _ := splitType(text)
+		if e.kind == "" && strings.Contains(name, "::") {
+			return ""
+		}
+		return "ext:" + lastSeg(name)
+	}
+	return ""
+}
+
+// tyOf evaluates a type text written in mod.
+func (l *lookup) tyOf(mod, text, self string) ty {
+	if text == "" || l.depth > maxUseDepth {
+		return ty{}
+	}
+	name, args := splitType(text)
+	var t ty
+	switch e := l.resolveType(mod, name, self); e.kind {
+	case "struct", "enum", "union", "trait":
+		t.path = e.path
+	case "ext":
+		t.path = "ext:" + lastSeg(name)
+	case "":
+		if isPrimitive(name) || externalNames[name] || name == "[]" {
+			t.path = "ext:" + name
+		} else {
+			return ty{}
+		}
+	default:
+		return ty{}
+	}
+	l.depth++
+	for _, a := range args {
+		t.args = append(t.args, l.tyOf(mod, a, self))
+	}
+	l.depth--
+	return t
+}
+
+func isPrimitive(s string) bool {
+	switch s {
+	case "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64":
+		return true
+	}
+	return false
+}
