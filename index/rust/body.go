@@ -35,6 +35,7 @@ type walker struct {
 // resolveBody walks a body's code for its calls.
 func (w *walker) resolveBody(b codeBody) {
 	w.b, w.locals = b, map[string]ty{}
+	w.x.src, w.lineOff = b.src, b.lineOff
 	w.selfTy = ty{}
 	if b.self != "" {
 		w.selfTy = w.l.tyOf(b.mod, b.self, "")

@@ -162,7 +162,7 @@ func (x *extractor) function(c *sitter.Node, ms *modScope, parent graphdb.NodeID
 	gen := x.generics(c, nil)
 	q := ms.Path + "::" + name
 	id := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + q), Kind: graphdb.KindFunction, SubKind: "function", Name: name, QName: q,
-		Loc: x.f.rel + ":" + name, StartLine: sitter.Line(c), EndLine: sitter.EndLine(c), Signature: x.signature(c), Doc: dec.doc,
+		Loc: x.f.rel + ":" + name, StartLine: x.line(c), EndLine: x.endLine(c), Signature: x.signature(c), Doc: dec.doc,
 		Exported: x.exported(c), Attrs: attrsOf(dec)}, test)
 	x.parent(id, parent)
 	ps, _ := x.params(c, gen)
@@ -174,7 +174,7 @@ func (x *extractor) function(c *sitter.Node, ms *modScope, parent graphdb.NodeID
 
 // signatureUses records the returns and param_of edges of a function.
 func (x *extractor) signatureUses(c *sitter.Node, id graphdb.NodeID, mod, self string, gen map[string]string) {
-	line := sitter.Line(c)
+	line := x.line(c)
 	if r := x.typeText(fieldChild(c, "return_type"), gen); r != "" {
 		x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeReturns, text: r, mod: mod, self: self, line: line})
 	}
@@ -189,7 +189,7 @@ func (x *extractor) signatureUses(c *sitter.Node, id graphdb.NodeID, mod, self s
 // body queues a function's code for resolution.
 func (x *extractor) body(c *sitter.Node, id graphdb.NodeID, mod, self string, gen map[string]string) {
 	if b := fieldChild(c, "body"); b != nil {
-		x.f.bodies = append(x.f.bodies, codeBody{from: id, mod: mod, self: self, gen: gen, params: fieldChild(c, "parameters"), body: b})
+		x.f.bodies = append(x.f.bodies, codeBody{src: x.src, lineOff: x.lineOff, from: id, mod: mod, self: self, gen: gen, params: fieldChild(c, "parameters"), body: b})
 	}
 }
 
@@ -203,14 +203,14 @@ func (x *extractor) typeItem(c *sitter.Node, ms *modScope, parent graphdb.NodeID
 	}
 	q := ms.Path + "::" + name
 	id := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + q), Kind: graphdb.KindType, SubKind: typeSubKinds[c.Kind()], Name: name, QName: q,
-		Loc: x.f.rel + ":" + name, StartLine: sitter.Line(c), EndLine: sitter.EndLine(c), Signature: x.signature(c), Doc: dec.doc,
+		Loc: x.f.rel + ":" + name, StartLine: x.line(c), EndLine: x.endLine(c), Signature: x.signature(c), Doc: dec.doc,
 		Exported: x.exported(c), Attrs: attrsOf(dec)}, test)
 	x.parent(id, parent)
 	gen := x.generics(c, nil)
 	it := &item{Name: name, Kind: strings.TrimSuffix(c.Kind(), "_item"), ID: string(id)}
 	ms.Items = append(ms.Items, it)
 	for _, d := range dec.derives() {
-		x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeDecoratedBy, text: d, mod: ms.Path, line: sitter.Line(c)})
+		x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeDecoratedBy, text: d, mod: ms.Path, line: x.line(c)})
 	}
 	body := fieldChild(c, "body")
 	switch c.Kind() {
@@ -231,7 +231,7 @@ func (x *extractor) typeItem(c *sitter.Node, ms *modScope, parent graphdb.NodeID
 			for _, s := range sitter.Children(b) {
 				if t := x.typeText(s, gen); t != "" {
 					it.Supers = append(it.Supers, t)
-					x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeInherits, text: t, mod: ms.Path, line: sitter.Line(c)})
+					x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeInherits, text: t, mod: ms.Path, line: x.line(c)})
 				}
 			}
 		}
@@ -254,7 +254,7 @@ func (x *extractor) fields(body *sitter.Node, it *item, id graphdb.NodeID, q str
 			name := x.text(fieldChild(fd, "name"))
 			it.Fields[name] = x.typeText(fieldChild(fd, "type"), gen)
 			fid := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + q + "::" + name), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q + "::" + name,
-				Loc: x.f.rel + ":" + lastSeg(q) + "." + name, StartLine: sitter.Line(fd), EndLine: sitter.EndLine(fd), Signature: squeezeSpace(x.text(fd)), Exported: x.exported(fd)}, test)
+				Loc: x.f.rel + ":" + lastSeg(q) + "." + name, StartLine: x.line(fd), EndLine: x.endLine(fd), Signature: squeezeSpace(x.text(fd)), Exported: x.exported(fd)}, test)
 			x.parent(fid, id)
 		case "attribute_item", "visibility_modifier", "line_comment", "block_comment":
 		default: // a tuple struct's field types
@@ -285,6 +285,12 @@ func (x *extractor) methods(body *sitter.Node, mod, self, idPrefix, owner string
 			}
 			continue
 		case "function_item", "function_signature_item":
+		case "macro_invocation":
+			x.itemMacro(c, func(root *sitter.Node) {
+				out = append(out, x.methods(root, mod, self, idPrefix, owner, parent, gen, test, trait)...)
+			})
+			dec = decoration{}
+			continue
 		default:
 			dec = decoration{}
 			continue
@@ -293,7 +299,7 @@ func (x *extractor) methods(body *sitter.Node, mod, self, idPrefix, owner string
 		g := x.generics(c, gen)
 		q := idPrefix + "::" + name
 		id := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + q), Kind: graphdb.KindMember, SubKind: "method", Name: name, QName: q,
-			Loc: x.f.rel + ":" + owner + "." + name, StartLine: sitter.Line(c), EndLine: sitter.EndLine(c), Signature: x.signature(c), Doc: dec.doc,
+			Loc: x.f.rel + ":" + owner + "." + name, StartLine: x.line(c), EndLine: x.endLine(c), Signature: x.signature(c), Doc: dec.doc,
 			Exported: trait || x.exported(c), Attrs: attrsOf(dec)}, test || dec.test())
 		if parent != "" {
 			x.parent(id, parent)
@@ -326,7 +332,7 @@ func (x *extractor) implItem(c *sitter.Node, ms *modScope, test bool) {
 	}
 	n := len(x.f.res.Nodes)
 	d.Methods = x.methods(body, ms.Path, d.Self, prefix, selfName, "", gen, test, traitN != nil)
-	site := implSite{decl: d, mod: ms.Path, line: sitter.Line(c)}
+	site := implSite{decl: d, mod: ms.Path, line: x.line(c)}
 	for _, nd := range x.f.res.Nodes[n:] {
 		if nd.SubKind == "method" {
 			site.methods = append(site.methods, nd.ID)

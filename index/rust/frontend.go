@@ -168,16 +168,17 @@ func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Par
 	if pf.Tree != nil {
 		defer pf.Tree.Close()
 	}
-	f := extract(rel, m, lay, pf.Data, pf.Root())
-	if tab == nil {
-		return f
-	}
 	reparse := func(src []byte) *sitter.Tree {
 		t, err := sitter.ParseLimited(ctx, ps, src, j.Budget.Timeout)
 		if err != nil {
 			return nil
 		}
 		return t
+	}
+	f := extract(rel, m, lay, pf.Data, pf.Root(), reparse)
+	defer f.close()
+	if tab == nil {
+		return f
 	}
 	resolveFile(f, pf.Data, tab, reparse)
 	for _, e := range f.res.Rec.Errors {
@@ -206,7 +207,7 @@ func resolveFile(f *sourceFile, src []byte, tab *table, reparse func([]byte) *si
 		for _, m := range im.methods {
 			f.res.Edges = append(f.res.Edges, graphdb.Edge{From: m, To: owner, Kind: graphdb.EdgeParent, File: f.rel})
 		}
-		if im.decl.Trait != "" && owner != fid {
+		if im.decl.Trait != "" && owner != fid && selfE.kind != "trait" { // a blanket impl over a bound is no type's
 			if tr := l.resolveType(im.mod, im.decl.Trait, ""); tr.kind == "trait" && tr.it != nil {
 				f.res.Edges = append(f.res.Edges, graphdb.Edge{From: owner, To: graphdb.NodeID(tr.it.ID), Kind: graphdb.EdgeImplements, File: f.rel, Line: im.line})
 			}

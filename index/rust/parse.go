@@ -22,18 +22,30 @@ type sourceFile struct {
 	bodies []codeBody
 	uses   []typeUse
 	impls  []implSite
-	imps   []importSite
 	fileN  int // index of the file node in res.Nodes
+	// trees are the item macros' bodies parsed again (itemmacro.go),
+	// alive until the bodies in them are resolved; Close them
+	trees []*sitter.Tree
+}
+
+// close frees the trees of the item macros' bodies.
+func (f *sourceFile) close() {
+	for _, t := range f.trees {
+		t.Close()
+	}
+	f.trees = nil
 }
 
 // codeBody is a function's code: its calls are resolved in pass two.
 type codeBody struct {
-	from   graphdb.NodeID
-	mod    string // the module the code is in
-	self   string // the impl's or trait's Self type ("" outside them)
-	gen    map[string]string
-	params *sitter.Node
-	body   *sitter.Node
+	src     []byte // the text the nodes are of (an item macro's body is parsed apart)
+	lineOff int    // the line of the file the text's first line is, less one
+	from    graphdb.NodeID
+	mod     string // the module the code is in
+	self    string // the impl's or trait's Self type ("" outside them)
+	gen     map[string]string
+	params  *sitter.Node
+	body    *sitter.Node
 }
 
 // typeUse is a type as written that an edge points at: a return type, a
@@ -57,12 +69,6 @@ type implSite struct {
 	methods []graphdb.NodeID
 }
 
-// importSite is one `use` for the imports edges.
-type importSite struct {
-	use useDecl
-	mod string
-}
-
 // isTestPath reports whether rel lies in a crate's tests/ or benches/.
 func isTestPath(rel string) bool {
 	return strings.HasPrefix(rel, "tests/") || strings.Contains(rel, "/tests/") || strings.HasPrefix(rel, "benches/") || strings.Contains(rel, "/benches/")
@@ -77,13 +83,22 @@ type extractor struct {
 	f   *sourceFile
 	lay *layout
 	ids frontend.IDCounts
+	// reparse parses an item macro's body (nil: item macros are not
+	// read); lineOff is the line of the file src's first line is, less
+	// one, and nesting how deep in item macros the walk is
+	reparse func([]byte) *sitter.Tree
+	lineOff int
+	nesting int
 }
+
+func (x *extractor) line(n *sitter.Node) int    { return sitter.Line(n) + x.lineOff }
+func (x *extractor) endLine(n *sitter.Node) int { return sitter.EndLine(n) + x.lineOff }
 
 // extract builds the sourceFile of one parsed file; with root nil (the
 // file was not parsed), its file and module nodes only.
-func extract(rel string, m fileMod, lay *layout, src []byte, root *sitter.Node) *sourceFile {
+func extract(rel string, m fileMod, lay *layout, src []byte, root *sitter.Node, reparse func([]byte) *sitter.Tree) *sourceFile {
 	f := &sourceFile{rel: rel, mod: m, scope: &fileScope{file: rel}}
-	x := &extractor{src: src, f: f, lay: lay, ids: frontend.IDCounts{}}
+	x := &extractor{src: src, f: f, lay: lay, ids: frontend.IDCounts{}, reparse: reparse}
 	f.res.Rec = graphdb.FileRecord{Path: rel, Hash: frontend.ContentHash(src), Language: "rust", Module: m.Path, Size: int64(len(src))}
 	fid := frontend.FileID(rel)
 	f.fileN = len(f.res.Nodes)
@@ -227,17 +242,19 @@ func (x *extractor) item(c *sitter.Node, ms *modScope, parent graphdb.NodeID, te
 			alias = name
 		}
 		if name != "self" {
-			ms.Uses = append(ms.Uses, useDecl{Name: alias, Path: name, Line: sitter.Line(c)})
+			ms.Uses = append(ms.Uses, useDecl{Name: alias, Path: name, Line: x.line(c)})
 		}
 	case "macro_definition":
 		name := x.text(fieldChild(c, "name"))
 		id := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + ms.Path + "::" + name + "!"), Kind: graphdb.KindFunction, SubKind: "macro", Name: name,
-			QName: ms.Path + "::" + name + "!", Loc: x.f.rel + ":" + name + "!", StartLine: sitter.Line(c), EndLine: sitter.EndLine(c),
+			QName: ms.Path + "::" + name + "!", Loc: x.f.rel + ":" + name + "!", StartLine: x.line(c), EndLine: x.endLine(c),
 			Signature: "macro_rules! " + name, Doc: dec.doc, Exported: hasAttr(dec, "macro_export"), Attrs: attrsOf(dec)}, test)
 		x.parent(id, parent)
 		ms.Items = append(ms.Items, &item{Name: name, Kind: "macro", ID: string(id)})
 	case "const_item", "static_item":
 		ms.Items = append(ms.Items, &item{Name: x.text(fieldChild(c, "name")), Kind: strings.TrimSuffix(c.Kind(), "_item"), Target: x.typeText(fieldChild(c, "type"), nil)})
+	case "macro_invocation":
+		x.itemMacro(c, func(root *sitter.Node) { x.items(root, ms, parent, test) })
 	case "foreign_mod_item":
 		if b := fieldChild(c, "body"); b != nil {
 			x.items(b, ms, parent, test)
@@ -318,7 +335,7 @@ func (x *extractor) modItem(c *sitter.Node, ms *modScope, parent graphdb.NodeID,
 	}
 	p := ms.Path + "::" + name
 	id := x.add(graphdb.Node{ID: moduleID(p), Kind: graphdb.KindModule, SubKind: "module", Name: name, QName: p, Loc: x.f.rel + ":" + name,
-		StartLine: sitter.Line(c), EndLine: sitter.EndLine(c), Signature: "mod " + name, Doc: dec.doc, Exported: x.exported(c), Attrs: attrsOf(dec)}, test)
+		StartLine: x.line(c), EndLine: x.endLine(c), Signature: "mod " + name, Doc: dec.doc, Exported: x.exported(c), Attrs: attrsOf(dec)}, test)
 	x.parent(id, parent)
 	ms.Items = append(ms.Items, &item{Name: name, Kind: "mod", Target: p})
 	inner := &modScope{Path: p}
@@ -337,7 +354,7 @@ func (x *extractor) useDecl(n *sitter.Node, prefix string, ms *modScope) {
 		}
 		return prefix + "::" + p
 	}
-	line := sitter.Line(n)
+	line := x.line(n)
 	switch n.Kind() {
 	case "identifier", "crate", "self", "super", "scoped_identifier", "metavariable":
 		p := join(squeeze(x.text(n)))

@@ -297,6 +297,12 @@ func (l *lookup) itemEnt(it *itemRef) ent {
 func (l *lookup) member(e ent, s string) ent {
 	switch e.kind {
 	case "mod":
+		if s == "super" {
+			return ent{kind: "mod", path: parentMod(e.path)}
+		}
+		if s == "self" {
+			return e
+		}
 		if r := l.inModule(e.path, s); r.kind != "" {
 			return r
 		}
