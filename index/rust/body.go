@@ -191,7 +191,7 @@ func (w *walker) call(n *sitter.Node) {
 	if fn == nil {
 		return
 	}
-	line := sitter.Line(n)
+	line := nameLine(fn)
 	switch fn.Kind() {
 	case "identifier":
 		name := w.x.text(fn)
@@ -217,6 +217,23 @@ func (w *walker) call(n *sitter.Node) {
 			w.edge(graphdb.EdgeCalls, m.ID, line)
 		}
 	}
+}
+
+// nameLine is the line of the name a call is made through: a method
+// chain's calls each on the line of their method's name, as rustc
+// places them.
+func nameLine(fn *sitter.Node) int {
+	var name *sitter.Node
+	switch fn.Kind() {
+	case "field_expression":
+		name = fieldChild(fn, "field")
+	case "scoped_identifier":
+		name = fieldChild(fn, "name")
+	}
+	if name == nil {
+		name = fn
+	}
+	return sitter.Line(name)
 }
 
 // byName writes the candidates of a call whose target is not evident, at
