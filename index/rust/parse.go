@@ -334,6 +334,9 @@ func (x *extractor) modItem(c *sitter.Node, ms *modScope, parent graphdb.NodeID,
 		return
 	}
 	p := ms.Path + "::" + name
+	if f, ok := x.lay.files[p]; ok && f != x.f.rel {
+		p += "@" + x.f.rel // a file is that module too (tokio's process/unix/mod.rs beside an inline mod unix): ids stay unique across files
+	}
 	id := x.add(graphdb.Node{ID: moduleID(p), Kind: graphdb.KindModule, SubKind: "module", Name: name, QName: p, Loc: x.f.rel + ":" + name,
 		StartLine: x.line(c), EndLine: x.endLine(c), Signature: "mod " + name, Doc: dec.doc, Exported: x.exported(c), Attrs: attrsOf(dec)}, test)
 	x.parent(id, parent)
