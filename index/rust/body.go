@@ -272,7 +272,15 @@ func (w *walker) pathEnt(fn *sitter.Node) ent {
 		}
 		return ent{kind: "ext"}
 	}
-	return w.l.resolvePath(w.b.mod, strings.Split(squeeze(w.x.text(fn)), "::"), w.b.self)
+	segs := strings.Split(squeeze(w.x.text(fn)), "::")
+	if b, ok := w.b.gen[segs[0]]; ok && len(segs) > 1 { // L::as_raw(…) with L: Link
+		if b == "" {
+			return ent{}
+		}
+		name, _ := splitType(b)
+		segs = append(strings.Split(name, "::"), segs[1:]...)
+	}
+	return w.l.resolvePath(w.b.mod, segs, w.b.self)
 }
 
 // target writes the calls edge of a resolved callee; Trait::m(x) goes to
@@ -309,6 +317,10 @@ func (w *walker) methodOf(t ty, name string) *methRef {
 			return m
 		}
 		if !t.ext() {
+			if next, ok := w.deref(t); ok {
+				t = next
+				continue
+			}
 			w.l.unres = true
 			return nil
 		}
@@ -346,4 +358,19 @@ func (w *walker) macro(n *sitter.Node) {
 		w.edge(graphdb.EdgeReferences, best.ID, sitter.Line(n))
 	}
 	w.macroArgs(n, name)
+}
+
+// deref is what a value of the repository's type t derefs to, when t
+// implements Deref: its Target, or t's first generic argument when the
+// Target is a generic parameter (MutexGuard<'_, T> derefs to T).
+func (w *walker) deref(t ty) (ty, bool) {
+	d, ok := w.l.tab.derefs[t.path]
+	if !ok {
+		return ty{}, false
+	}
+	w.l.deps[d.file] = true
+	if n := w.l.tyOf(d.mod, d.text, d.self); n.known() {
+		return n, true
+	}
+	return t.arg0(), t.arg0().known()
 }

@@ -330,6 +330,11 @@ func (x *extractor) implItem(c *sitter.Node, ms *modScope, test bool) {
 	if body == nil {
 		return
 	}
+	for _, it := range sitter.Children(body) {
+		if it.Kind() == "type_item" && x.text(fieldChild(it, "name")) == "Target" {
+			d.Target = x.typeText(fieldChild(it, "type"), nil)
+		}
+	}
 	n := len(x.f.res.Nodes)
 	d.Methods = x.methods(body, ms.Path, d.Self, prefix, selfName, "", gen, test, traitN != nil)
 	site := implSite{decl: d, mod: ms.Path, line: x.line(c)}

@@ -234,7 +234,13 @@ func (x *extractor) item(c *sitter.Node, ms *modScope, parent graphdb.NodeID, te
 	case "mod_item":
 		x.modItem(c, ms, parent, test, dec)
 	case "use_declaration":
+		n := len(ms.Uses)
 		x.useDecl(fieldChild(c, "argument"), "", ms)
+		if dec.test() {
+			for i := n; i < len(ms.Uses); i++ {
+				ms.Uses[i].Test = true
+			}
+		}
 	case "extern_crate_declaration":
 		name := x.text(fieldChild(c, "name"))
 		alias := x.text(fieldChild(c, "alias"))

@@ -62,6 +62,8 @@ type implDecl struct {
 	Self    string   `json:"s"`
 	Trait   string   `json:"t,omitempty"`
 	Methods []*fnSig `json:"ms,omitempty"`
+	// Target: the associated type Target as written (impl Deref for …)
+	Target string `json:"d,omitempty"`
 }
 
 // useDecl is one name a `use` binds: `use a::b::c as d` binds d to
@@ -70,6 +72,7 @@ type useDecl struct {
 	Name string `json:"n,omitempty"`
 	Path string `json:"p"`
 	Glob bool   `json:"g,omitempty"`
+	Test bool   `json:"t,omitempty"` // under #[cfg(test)]: a name bound twice takes the other
 	Line int    `json:"-"`
 }
 

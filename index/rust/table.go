@@ -12,13 +12,19 @@ import (
 // methods) and the names the by-name candidates come from.
 type table struct {
 	mods    map[string]*modInfo
-	crates  map[string]bool       // root modules of the crates
-	methods map[string][]*methRef // by the Self type's path ("ext:Name" for a type outside the repository)
-	traits  map[string][]string   // type path → the traits it implements
-	fnNames map[string][]string   // free function name → ids
-	mNames  map[string][]string   // method name (taking self) → ids
-	macros  map[string][]*itemRef // macro name → definitions
-	idFile  map[string]string     // node id → file
+	crates  map[string]bool        // root modules of the crates
+	methods map[string][]*methRef  // by the Self type's path ("ext:Name" for a type outside the repository)
+	traits  map[string][]string    // type path → the traits it implements
+	fnNames map[string][]string    // free function name → ids
+	mNames  map[string][]string    // method name (taking self) → ids
+	macros  map[string][]*itemRef  // macro name → definitions
+	idFile  map[string]string      // node id → file
+	derefs  map[string]derefTarget // type path → what it derefs to (impl Deref)
+}
+
+// derefTarget is the Target of an impl Deref block, written in mod.
+type derefTarget struct {
+	text, mod, self, file string
 }
 
 // modInfo is one module: its items by name, its uses and globs.
@@ -47,7 +53,7 @@ type methRef struct {
 // path) and the crates' root modules.
 func newTable(scopes map[string]*fileScope, lay *layout) *table {
 	t := &table{mods: map[string]*modInfo{}, crates: map[string]bool{}, methods: map[string][]*methRef{}, traits: map[string][]string{},
-		fnNames: map[string][]string{}, mNames: map[string][]string{}, macros: map[string][]*itemRef{}, idFile: map[string]string{}}
+		fnNames: map[string][]string{}, mNames: map[string][]string{}, macros: map[string][]*itemRef{}, idFile: map[string]string{}, derefs: map[string]derefTarget{}}
 	for _, m := range lay.mods {
 		if m.Root {
 			t.crates[m.Crate] = true
@@ -129,6 +135,9 @@ func (t *table) addImpls(scopes map[string]*fileScope, rels []string) {
 				if trait != "" {
 					t.traits[key] = append(t.traits[key], trait)
 				}
+				if d.Target != "" && baseName(d.Trait) == "Deref" {
+					t.derefs[key] = derefTarget{text: d.Target, mod: ms.Path, self: d.Self, file: rel}
+				}
 				for _, m := range d.Methods {
 					t.methods[key] = append(t.methods[key], &methRef{fnSig: m, mod: ms.Path, file: rel, self: d.Self, trait: trait})
 					t.idFile[m.ID] = rel
@@ -147,6 +156,9 @@ type ent struct {
 	path string // the item's or module's path; a method's or variant's owner
 	it   *itemRef
 	m    *methRef
+	// modAlt: the name is also a module (its path), which a longer path
+	// goes through
+	modAlt string
 }
 
 // lookup resolves names for one file's resolution, recording the files
@@ -236,16 +248,36 @@ func (l *lookup) inModule(mod, name string) ent {
 		return ent{}
 	}
 	l.deps[mi.file] = true
-	if it, ok := mi.items[name]; ok {
+	it, item := mi.items[name]
+	if item && (it.Kind != "mod" || len(mi.uses[name]) == 0) {
 		return l.itemEnt(it)
 	}
 	if l.depth > maxUseDepth {
 		return ent{}
 	}
+	// `mod poll_fn; pub use poll_fn::poll_fn;`: the name is a module and
+	// a function; the function is the value, the module the path prefix
+	var test ent
 	for _, u := range mi.uses[name] {
-		if e := l.resolvePath(mod, strings.Split(u.Path, "::"), ""); e.kind != "" {
+		e := l.resolvePath(mod, strings.Split(u.Path, "::"), "")
+		switch {
+		case e.kind == "":
+		case u.Test: // #[cfg(test)] use mocks::f beside use real::f
+			if test.kind == "" {
+				test = e
+			}
+		case item && e.kind != "mod":
+			e.modAlt = it.Target
+			return e
+		case !item:
 			return e
 		}
+	}
+	if item {
+		return l.itemEnt(it)
+	}
+	if test.kind != "" {
+		return test
 	}
 	if _, ok := l.tab.mods[mod+"::"+name]; ok {
 		return ent{kind: "mod", path: mod + "::" + name}
@@ -295,6 +327,9 @@ func (l *lookup) itemEnt(it *itemRef) ent {
 
 // member resolves one more segment of a path after e.
 func (l *lookup) member(e ent, s string) ent {
+	if e.modAlt != "" {
+		e = ent{kind: "mod", path: e.modAlt}
+	}
 	switch e.kind {
 	case "mod":
 		if s == "super" {

@@ -26,7 +26,7 @@ func (t ty) arg0() ty {
 
 // derefs are the types outside the repository whose methods are looked
 // up on what they hold (auto-deref: a Box<Foo>'s foo.m() is Foo::m).
-var derefs = map[string]bool{"Box": true, "Rc": true, "Arc": true, "Pin": true, "Cow": true, "ManuallyDrop": true, "[]": true}
+var derefs = map[string]bool{"Box": true, "Rc": true, "Arc": true, "Pin": true, "Cow": true, "ManuallyDrop": true, "[]": true, "NonNull": true}
 
 // splitType splits a type text into its path and its generic arguments:
 // "a::B<C,D<E>>" is "a::B" and ["C", "D<E>"].
