@@ -30,11 +30,14 @@ type walker struct {
 	parse   func([]byte) *sitter.Tree
 	lineOff int
 	nesting int
+	// closures holds the parameter types of the closures passed to a
+	// resolved callee whose parameter declares them (F: FnMut(Snapshot))
+	closures map[uintptr][]ty
 }
 
 // resolveBody walks a body's code for its calls.
 func (w *walker) resolveBody(b codeBody) {
-	w.b, w.locals = b, map[string]ty{}
+	w.b, w.locals, w.closures = b, map[string]ty{}, map[uintptr][]ty{}
 	w.x.src, w.lineOff = b.src, b.lineOff
 	w.selfTy = ty{}
 	if b.self != "" {
@@ -139,7 +142,20 @@ func (w *walker) walk(n *sitter.Node) {
 		w.walk(fieldChild(n, "body"))
 		return
 	case "closure_expression":
-		w.bind(fieldChild(n, "parameters"), ty{})
+		hints := w.closures[n.Id()]
+		if ps := fieldChild(n, "parameters"); ps != nil {
+			for i, p := range sitter.Children(ps) {
+				t := ty{}
+				if i < len(hints) {
+					t = hints[i]
+				}
+				if p.Kind() == "parameter" && fieldChild(p, "type") != nil {
+					t = w.l.tyOf(w.b.mod, w.x.typeText(fieldChild(p, "type"), w.b.gen), w.b.self)
+					p = fieldChild(p, "pattern")
+				}
+				w.bind(p, t)
+			}
+		}
 		w.walk(fieldChild(n, "body"))
 		return
 	case "match_arm":
@@ -215,7 +231,32 @@ func (w *walker) call(n *sitter.Node) {
 		}
 		if m := w.methodOf(t, name); m != nil {
 			w.edge(graphdb.EdgeCalls, m.ID, line)
+			w.hintClosures(n, m.Params, m.mod, m.self, 0)
 		}
+	}
+}
+
+// hintClosures records the parameter types of the closures a call passes
+// where the callee's parameter (params, written in mod) is a closure type;
+// skip is the number of arguments before the first of params.
+func (w *walker) hintClosures(call *sitter.Node, params []string, mod, self string, skip int) {
+	args := fieldChild(call, "arguments")
+	if args == nil {
+		return
+	}
+	for i, a := range sitter.Children(args) {
+		if a.Kind() != "closure_expression" || i < skip || i-skip >= len(params) {
+			continue
+		}
+		p, ok := strings.CutPrefix(params[i-skip], "fn(")
+		if !ok {
+			continue
+		}
+		var ts []ty
+		for _, pt := range splitArgs(strings.TrimSuffix(p, ")")) {
+			ts = append(ts, w.l.tyOf(mod, pt, self))
+		}
+		w.closures[a.Id()] = ts
 	}
 }
 
@@ -289,6 +330,7 @@ func (w *walker) target(e ent, call *sitter.Node, line int) {
 	switch e.kind {
 	case "fn":
 		w.edge(graphdb.EdgeCalls, e.it.ID, line)
+		w.hintClosures(call, e.it.Params, e.it.mod, "", 0)
 	case "method":
 		m := e.m
 		if m.provided && m.Self {
@@ -303,6 +345,11 @@ func (w *walker) target(e ent, call *sitter.Node, line int) {
 			}
 		}
 		w.edge(graphdb.EdgeCalls, m.ID, line)
+		skip := 0
+		if m.Self {
+			skip = 1
+		}
+		w.hintClosures(call, m.Params, m.mod, m.self, skip)
 	}
 }
 

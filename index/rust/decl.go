@@ -123,6 +123,17 @@ func (x *extractor) typeText(t *sitter.Node, gen map[string]string) string {
 				return x.typeText(c, gen)
 			}
 		}
+	case "function_type": // a closure's type: FnMut(Snapshot) -> R
+		var ps []string
+		if pn := fieldChild(t, "parameters"); pn != nil {
+			for _, p := range sitter.Children(pn) {
+				if p.Kind() == "parameter" {
+					p = fieldChild(p, "type")
+				}
+				ps = append(ps, x.typeText(p, gen))
+			}
+		}
+		return "fn(" + strings.Join(ps, ",") + ")"
 	case "array_type":
 		if e := x.typeText(fieldChild(t, "element"), gen); e != "" {
 			return "[]<" + e + ">"

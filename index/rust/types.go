@@ -54,6 +54,29 @@ func splitType(s string) (string, []string) {
 	return s[:i], args
 }
 
+// splitArgs splits a list of type texts at its top-level commas.
+func splitArgs(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
 // resolveType resolves a type text's path in mod (self: the Self type's
 // text).
 func (l *lookup) resolveType(mod, text, self string) ent {
