@@ -102,7 +102,13 @@ func (w *walker) bind(p *sitter.Node, t ty) {
 		}
 	case "shorthand_field_identifier":
 		w.locals[w.x.text(p)] = ty{}
-	case "struct_pattern", "tuple_pattern", "slice_pattern", "or_pattern", "captured_pattern", "match_pattern", "closure_parameters", "parameter":
+	case "match_pattern", "or_pattern":
+		for _, c := range sitter.Children(p) {
+			if c.Kind() != "let_condition" && c.Kind() != "let_chain" {
+				w.bind(c, t)
+			}
+		}
+	case "struct_pattern", "tuple_pattern", "slice_pattern", "captured_pattern", "closure_parameters", "parameter":
 		typeN := fieldChild(p, "type")
 		for _, c := range sitter.Children(p) {
 			if p.Kind() == "parameter" || typeN == nil || c.Id() != typeN.Id() {
@@ -158,13 +164,41 @@ func (w *walker) walk(n *sitter.Node) {
 		}
 		w.walk(fieldChild(n, "body"))
 		return
+	case "match_expression":
+		v := fieldChild(n, "value")
+		w.walk(v)
+		t := w.exprType(v)
+		if body := fieldChild(n, "body"); body != nil {
+			for _, arm := range sitter.Children(body) {
+				if arm.Kind() == "match_arm" {
+					w.bind(fieldChild(arm, "pattern"), t)
+				}
+				w.walk(arm)
+			}
+		}
+		return
 	case "match_arm":
-		w.bind(fieldChild(n, "pattern"), ty{})
+		w.walk(fieldChild(n, "value"))
+		return
+	case "match_pattern":
+		for _, c := range sitter.Children(n) {
+			w.bind(c, ty{})
+		}
+		return
+	case "impl_item": // an impl inside a function: its functions' calls are the function's
+		if body := fieldChild(n, "body"); body != nil {
+			for _, c := range sitter.Children(body) {
+				if c.Kind() == "function_item" {
+					w.walk(c)
+				}
+			}
+		}
+		return
 	case "function_item":
 		w.bindParams(fieldChild(n, "parameters"))
 		w.walk(fieldChild(n, "body"))
 		return
-	case "impl_item", "trait_item", "struct_item", "enum_item", "use_declaration", "attribute_item", "mod_item", "macro_definition":
+	case "trait_item", "struct_item", "enum_item", "use_declaration", "attribute_item", "mod_item", "macro_definition":
 		return
 	case "call_expression":
 		w.call(n)

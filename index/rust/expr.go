@@ -51,6 +51,21 @@ func (w *walker) exprType(n *sitter.Node) ty {
 		}
 	case "type_cast_expression":
 		return w.l.tyOf(w.b.mod, w.x.typeText(fieldChild(n, "type"), w.b.gen), w.b.self)
+	case "match_expression":
+		if body := fieldChild(n, "body"); body != nil {
+			for _, arm := range sitter.Children(body) {
+				if arm.Kind() != "match_arm" {
+					continue
+				}
+				if t := w.exprType(fieldChild(arm, "value")); t.known() {
+					return t
+				}
+			}
+		}
+	case "block":
+		if cs := sitter.Children(n); len(cs) > 0 {
+			return w.exprType(cs[len(cs)-1])
+		}
 	case "string_literal", "raw_string_literal":
 		return ty{path: "ext:str"}
 	case "integer_literal", "float_literal", "boolean_literal", "char_literal":
