@@ -63,7 +63,10 @@ func (x *extractor) generics(c *sitter.Node, outer map[string]string) map[string
 	if tp != nil {
 		for _, p := range sitter.Children(tp) {
 			if p.Kind() == "type_parameter" {
-				g[x.text(fieldChild(p, "name"))] = bound(fieldChild(p, "bounds"))
+				name := x.text(fieldChild(p, "name"))
+				if g[name] = bound(fieldChild(p, "bounds")); g[name] == "" {
+					g[name] = "$" + name // unbounded: the receiver's type argument, when evident (types.go: subst)
+				}
 			}
 		}
 	}
@@ -219,6 +222,13 @@ func (x *extractor) typeItem(c *sitter.Node, ms *modScope, parent graphdb.NodeID
 	x.parent(id, parent)
 	gen := x.generics(c, nil)
 	it := &item{Name: name, Kind: strings.TrimSuffix(c.Kind(), "_item"), ID: string(id)}
+	if tp := fieldChild(c, "type_parameters"); tp != nil {
+		for _, p := range sitter.Children(tp) {
+			if p.Kind() == "type_parameter" {
+				it.Generics = append(it.Generics, x.text(fieldChild(p, "name")))
+			}
+		}
+	}
 	ms.Items = append(ms.Items, it)
 	for _, d := range dec.derives() {
 		x.f.uses = append(x.f.uses, typeUse{from: id, kind: graphdb.EdgeDecoratedBy, text: d, mod: ms.Path, line: x.line(c)})

@@ -103,7 +103,16 @@ func (w *walker) fieldType(t ty, name string) ty {
 				return ty{}
 			}
 			w.l.deps[it.file] = true
-			return w.l.tyOf(it.mod, it.Fields[name], it.Name)
+			var sub map[string]ty
+			for i, g := range it.Generics {
+				if i < len(t.args) && t.args[i].known() {
+					if sub == nil {
+						sub = map[string]ty{}
+					}
+					sub["$"+g] = t.args[i]
+				}
+			}
+			return w.l.tySub(it.mod, it.Fields[name], it.Name, sub)
 		}
 		if !derefs[t.extName()] {
 			return ty{}
@@ -177,5 +186,5 @@ func (w *walker) retType(m *methRef, recv ty) ty {
 	if name == "Self" {
 		return recv
 	}
-	return w.l.tyOf(m.mod, m.Ret, m.self)
+	return w.l.tySub(m.mod, m.Ret, m.self, bindArgs(m.self, recv))
 }

@@ -30,7 +30,9 @@ type modScope struct {
 
 // item is a named declaration of a module. Type texts (typeText) are
 // written as in the source with generic parameters replaced by their
-// first bound; they resolve in the module that declares them.
+// first bound, or "$T" for an unbounded parameter T (the receiver's type
+// argument stands for it, types.go); they resolve in the module that
+// declares them.
 type item struct {
 	Name string `json:"n"`
 	// Kind: fn, struct, enum, union, trait, type, mod, macro, const, static
@@ -45,6 +47,7 @@ type item struct {
 	Supers   []string `json:"s,omitempty"`  // trait: supertraits
 	Methods  []*fnSig `json:"ms,omitempty"` // trait: its methods
 	Variants []string `json:"v,omitempty"`  // enum: its variants
+	Generics []string `json:"g,omitempty"`  // struct, enum, union: its type parameters, in order
 }
 
 // fnSig is a method or associated function of an impl block or trait.

@@ -110,11 +110,18 @@ func (l *lookup) typeKey(mod, text string) string {
 }
 
 // tyOf evaluates a type text written in mod.
-func (l *lookup) tyOf(mod, text, self string) ty {
+func (l *lookup) tyOf(mod, text, self string) ty { return l.tySub(mod, text, self, nil) }
+
+// tySub evaluates a type text written in mod, its generic parameters
+// ("$T") taken from sub.
+func (l *lookup) tySub(mod, text, self string, sub map[string]ty) ty {
 	if text == "" || l.depth > maxUseDepth {
 		return ty{}
 	}
 	name, args := splitType(text)
+	if strings.HasPrefix(name, "$") {
+		return sub[name]
+	}
 	var t ty
 	switch e := l.resolveType(mod, name, self); e.kind {
 	case "struct", "enum", "union", "trait":
@@ -132,7 +139,7 @@ func (l *lookup) tyOf(mod, text, self string) ty {
 	}
 	l.depth++
 	for _, a := range args {
-		t.args = append(t.args, l.tyOf(mod, a, self))
+		t.args = append(t.args, l.tySub(mod, a, self, sub))
 	}
 	l.depth--
 	return t
@@ -144,4 +151,21 @@ func isPrimitive(s string) bool {
 		return true
 	}
 	return false
+}
+
+// bindArgs maps the generic parameters of a Self type as written
+// ("Mutex<$T>") to the type arguments of a receiver of that type
+// (Mutex<Inner>: $T is Inner).
+func bindArgs(self string, recv ty) map[string]ty {
+	_, args := splitType(self)
+	var sub map[string]ty
+	for i, a := range args {
+		if strings.HasPrefix(a, "$") && i < len(recv.args) && recv.args[i].known() {
+			if sub == nil {
+				sub = map[string]ty{}
+			}
+			sub[a] = recv.args[i]
+		}
+	}
+	return sub
 }
