@@ -88,11 +88,18 @@ func (w *walker) bind(p *sitter.Node, t ty) {
 		if (name == "Some" || name == "Ok") && (t.path == "ext:Option" || t.path == "ext:Result") {
 			inner = t.arg0()
 		}
+		fields := w.variantFields(t, name)
 		typeN := fieldChild(p, "type")
+		i := 0
 		for _, c := range sitter.Children(p) {
-			if typeN == nil || c.Id() != typeN.Id() {
-				w.bind(c, inner)
+			if typeN != nil && c.Id() == typeN.Id() {
+				continue
 			}
+			if i < len(fields) {
+				inner = fields[i]
+			}
+			w.bind(c, inner)
+			i++
 		}
 	case "field_pattern":
 		if pat := fieldChild(p, "pattern"); pat != nil {
@@ -454,4 +461,26 @@ func (w *walker) deref(t ty) (ty, bool) {
 		return n, true
 	}
 	return t.arg0(), t.arg0().known()
+}
+
+// variantFields are the field types of the tuple variant name of the
+// repository's enum t (Idle(buf) matched on a State).
+func (w *walker) variantFields(t ty, name string) []ty {
+	if !t.known() || t.ext() {
+		return nil
+	}
+	mi := w.l.tab.mods[parentMod(t.path)]
+	if mi == nil {
+		return nil
+	}
+	it := mi.items[lastSeg(t.path)]
+	if it == nil || it.VFields == nil {
+		return nil
+	}
+	w.l.deps[it.file] = true
+	var out []ty
+	for _, f := range it.VFields[name] {
+		out = append(out, w.l.tyOf(it.mod, f, it.Name))
+	}
+	return out
 }

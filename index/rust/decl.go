@@ -242,8 +242,20 @@ func (x *extractor) typeItem(c *sitter.Node, ms *modScope, parent graphdb.NodeID
 	case "enum_item":
 		if body != nil {
 			for _, v := range sitter.Children(body) {
-				if v.Kind() == "enum_variant" {
-					it.Variants = append(it.Variants, x.text(fieldChild(v, "name")))
+				if v.Kind() != "enum_variant" {
+					continue
+				}
+				vname := x.text(fieldChild(v, "name"))
+				it.Variants = append(it.Variants, vname)
+				if b := fieldChild(v, "body"); b != nil && b.Kind() == "ordered_field_declaration_list" {
+					var fs []string
+					for _, ft := range sitter.FieldChildren(b, "type") {
+						fs = append(fs, x.typeText(ft, gen))
+					}
+					if it.VFields == nil {
+						it.VFields = map[string][]string{}
+					}
+					it.VFields[vname] = fs
 				}
 			}
 		}

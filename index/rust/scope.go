@@ -48,6 +48,8 @@ type item struct {
 	Methods  []*fnSig `json:"ms,omitempty"` // trait: its methods
 	Variants []string `json:"v,omitempty"`  // enum: its variants
 	Generics []string `json:"g,omitempty"`  // struct, enum, union: its type parameters, in order
+	// VFields: enum: the field types of its tuple variants
+	VFields map[string][]string `json:"vf,omitempty"`
 }
 
 // fnSig is a method or associated function of an impl block or trait.
