@@ -145,7 +145,6 @@ func (x *extractor) parent(from, to graphdb.NodeID) {
 type decoration struct {
 	attrs []string // attribute texts without #[ ]: "derive(Debug, Clone)", "cfg(test)"
 	doc   string
-	lines []int
 }
 
 // test reports whether the attributes mark test code: #[test],
