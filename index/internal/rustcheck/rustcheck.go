@@ -192,83 +192,12 @@ func Check(ctx context.Context, st Store, root, analysisFile string) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
-	defs := map[defID]def{}
-	impls := map[string][]defID{} // "<trait index>/<name>" → implementing methods
-	for _, d := range a.Defs {
-		defs[d.ID] = d
-		if d.Kind == "Method" && d.Parent != nil && strings.HasPrefix(d.Qualname, "<") {
-			k := fmt.Sprintf("%d/%s", d.Parent.Index, d.Name)
-			impls[k] = append(impls[k], d.ID)
-		}
-	}
-	compiled := map[graphdb.NodeID]bool{} // relay's functions rustc compiled
-	node := map[defID]graphdb.NodeID{}
-	extImpl := map[graphdb.NodeID]string{} // implementations of other crates' trait methods: their names
-	for _, d := range a.Defs {
-		if d.ID.Krate != 0 || d.Kind != "Function" && d.Kind != "Method" {
-			continue
-		}
-		if n, ok := g.nodeAt(d.Span.File, d.Name, d.Span.Line); ok {
-			node[d.ID] = n.ID
-			compiled[n.ID] = true
-			if d.Parent != nil && d.Parent.Krate != 0 {
-				extImpl[n.ID] = d.Name
-			}
-		}
-	}
-	extCalls := map[site]map[string]bool{} // calls rustc records against other crates' functions: the names called
-
-	src := sources{root: root, files: map[string][]byte{}}
+	m := mapDefs(g, a)
 	var r Result
-	truth := map[site]map[graphdb.NodeID]map[graphdb.NodeID]bool{} // site → callee → the targets accepted for it
-	accept := map[site]map[graphdb.NodeID]bool{}                   // site → every target accepted there
-	files := map[string]bool{}
-	for _, rf := range a.Refs {
-		files[rf.Span.File] = true
-		if rf.Kind != "Function" || !src.isCall(rf.Span) {
-			continue
-		}
-		if rf.RefID.Krate != 0 {
-			s := site{rf.Span.File, rf.Span.Line}
-			if extCalls[s] == nil {
-				extCalls[s] = map[string]bool{}
-			}
-			extCalls[s][src.text(rf.Span)] = true
-			continue
-		}
-		d, ok := defs[rf.RefID]
-		if !ok {
-			continue
-		}
-		s := site{rf.Span.File, rf.Span.Line}
-		to, ok := node[d.ID]
-		if !ok {
-			r.Score.Unmapped++
-			r.Unmapped = append(r.Unmapped, fmt.Sprintf("%s:%d %s (%s)", s.file, s.line, d.Qualname, d.Span.File))
-			continue
-		}
-		if truth[s] == nil {
-			truth[s], accept[s] = map[graphdb.NodeID]map[graphdb.NodeID]bool{}, map[graphdb.NodeID]bool{}
-		}
-		if truth[s][to] != nil {
-			continue
-		}
-		ok2 := map[graphdb.NodeID]bool{to: true}
-		if d.Kind == "Method" && d.Parent != nil && !strings.HasPrefix(d.Qualname, "<") {
-			for _, im := range impls[fmt.Sprintf("%d/%s", d.Parent.Index, d.Name)] {
-				if id, ok := node[im]; ok {
-					ok2[id] = true
-				}
-			}
-		}
-		truth[s][to] = ok2
-		for id := range ok2 {
-			accept[s][id] = true
-		}
-	}
+	t := m.truth(a, &sources{root: root, files: map[string][]byte{}}, &r)
 	ours := map[site]map[graphdb.NodeID]bool{}
 	for _, c := range g.calls {
-		if !compiled[c.from] || !files[c.file] {
+		if !m.compiled[c.from] || !t.files[c.file] {
 			continue
 		}
 		s := site{c.file, c.line}
@@ -279,18 +208,18 @@ func Check(ctx context.Context, st Store, root, analysisFile string) (Result, er
 			continue
 		}
 		ours[s][c.to] = true
-		if name, ok := extImpl[c.to]; ok && !accept[s][c.to] && extCalls[s][name] {
+		if name, ok := m.extImpl[c.to]; ok && !t.accept[s][c.to] && t.extCalls[s][name] {
 			r.External++
 			continue
 		}
 		r.Relay++
-		if accept[s][c.to] {
+		if t.accept[s][c.to] {
 			r.Right++
 		} else {
 			r.Wrong = append(r.Wrong, fmt.Sprintf("%s:%d -> %s", s.file, s.line, c.to))
 		}
 	}
-	for s, tos := range truth {
+	for s, tos := range t.calls {
 		for to, ok := range tos {
 			r.Truth++
 			hit := false
@@ -308,6 +237,96 @@ func Check(ctx context.Context, st Store, root, analysisFile string) (Result, er
 	sort.Strings(r.Wrong)
 	sort.Strings(r.Unmapped)
 	return r, nil
+}
+
+// defMap links rustc's definitions to relay's nodes.
+type defMap struct {
+	defs     map[defID]def
+	impls    map[string][]defID // "<trait index>/<name>": the methods implementing that trait method
+	node     map[defID]graphdb.NodeID
+	compiled map[graphdb.NodeID]bool   // relay's functions rustc compiled
+	extImpl  map[graphdb.NodeID]string // implementations of other crates' trait methods: their names
+}
+
+func mapDefs(g *graph, a *analysis) *defMap {
+	m := &defMap{defs: map[defID]def{}, impls: map[string][]defID{}, node: map[defID]graphdb.NodeID{},
+		compiled: map[graphdb.NodeID]bool{}, extImpl: map[graphdb.NodeID]string{}}
+	for _, d := range a.Defs {
+		m.defs[d.ID] = d
+		if d.Kind == "Method" && d.Parent != nil && strings.HasPrefix(d.Qualname, "<") {
+			k := fmt.Sprintf("%d/%s", d.Parent.Index, d.Name)
+			m.impls[k] = append(m.impls[k], d.ID)
+		}
+		if d.ID.Krate != 0 || d.Kind != "Function" && d.Kind != "Method" {
+			continue
+		}
+		if n, ok := g.nodeAt(d.Span.File, d.Name, d.Span.Line); ok {
+			m.node[d.ID] = n.ID
+			m.compiled[n.ID] = true
+			if d.Parent != nil && d.Parent.Krate != 0 {
+				m.extImpl[n.ID] = d.Name
+			}
+		}
+	}
+	return m
+}
+
+// truthSet is rustc's calls by site.
+type truthSet struct {
+	calls    map[site]map[graphdb.NodeID]map[graphdb.NodeID]bool // site → callee → the targets accepted for it
+	accept   map[site]map[graphdb.NodeID]bool                    // site → every target accepted there
+	extCalls map[site]map[string]bool                            // calls of other crates' functions: the names called
+	files    map[string]bool                                     // the files rustc read
+}
+
+// truth collects rustc's calls (see the DESIGN note), counting the
+// unmapped ones in r.
+func (m *defMap) truth(a *analysis, src *sources, r *Result) *truthSet {
+	t := &truthSet{calls: map[site]map[graphdb.NodeID]map[graphdb.NodeID]bool{}, accept: map[site]map[graphdb.NodeID]bool{},
+		extCalls: map[site]map[string]bool{}, files: map[string]bool{}}
+	for _, rf := range a.Refs {
+		t.files[rf.Span.File] = true
+		if rf.Kind != "Function" || !src.isCall(rf.Span) {
+			continue
+		}
+		s := site{rf.Span.File, rf.Span.Line}
+		if rf.RefID.Krate != 0 {
+			if t.extCalls[s] == nil {
+				t.extCalls[s] = map[string]bool{}
+			}
+			t.extCalls[s][src.text(rf.Span)] = true
+			continue
+		}
+		d, ok := m.defs[rf.RefID]
+		if !ok {
+			continue
+		}
+		to, ok := m.node[d.ID]
+		if !ok {
+			r.Score.Unmapped++
+			r.Unmapped = append(r.Unmapped, fmt.Sprintf("%s:%d %s (%s)", s.file, s.line, d.Qualname, d.Span.File))
+			continue
+		}
+		if t.calls[s] == nil {
+			t.calls[s], t.accept[s] = map[graphdb.NodeID]map[graphdb.NodeID]bool{}, map[graphdb.NodeID]bool{}
+		}
+		if t.calls[s][to] != nil {
+			continue
+		}
+		ok2 := map[graphdb.NodeID]bool{to: true}
+		if d.Kind == "Method" && d.Parent != nil && !strings.HasPrefix(d.Qualname, "<") {
+			for _, im := range m.impls[fmt.Sprintf("%d/%s", d.Parent.Index, d.Name)] {
+				if id, ok := m.node[im]; ok {
+					ok2[id] = true
+				}
+			}
+		}
+		t.calls[s][to] = ok2
+		for id := range ok2 {
+			t.accept[s][id] = true
+		}
+	}
+	return t
 }
 
 // sources reads the crate's files to tell calls from other references.
