@@ -409,7 +409,7 @@ func (w *walker) methodOf(t ty, name string) *methRef {
 				t = next
 				continue
 			}
-			w.l.unres = true
+			w.l.unres[name] = true
 			return nil
 		}
 		if !derefs[t.extName()] {

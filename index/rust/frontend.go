@@ -42,7 +42,7 @@ func newParser() *sitter.Parser {
 type storedFile struct {
 	scope   *fileScope
 	deps    []string
-	unres   bool
+	unres   []string
 	surface string
 	byName  []string
 }
@@ -56,9 +56,9 @@ type storedFile struct {
 // second pass parses again the files to resolve — the changed ones and
 // their dependents — and resolves their uses, declared types and calls. A
 // dependent is a stored file whose resolution read (rust.deps) a file
-// whose surface changed or that was deleted; when any surface changed or
-// files were added or deleted, a file in which a name of the repository
-// did not resolve (rust.unres); and a file whose by-name calls
+// whose surface changed or that was deleted; a file in which a name did
+// not resolve (rust.unres lists them) that a changed surface declares or
+// declared; and a file whose by-name calls
 // (rust.byname) look up a name whose candidates changed. A change to the
 // manifests, or a file whose module name changed, runs Rust in full.
 func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend.FileResult)) (frontend.Done, error) {
@@ -253,8 +253,8 @@ func resolveFile(f *sourceFile, src []byte, tab *table, reparse func([]byte) *si
 	if len(l.deps) > 0 {
 		n.Attrs[attrDeps] = strings.Join(frontend.SortedKeys(l.deps), "\n")
 	}
-	if l.unres {
-		n.Attrs[attrUnres] = "1"
+	if len(l.unres) > 0 {
+		n.Attrs[attrUnres] = strings.Join(frontend.SortedKeys(l.unres), "\n")
 	}
 	if len(l.byName) > 0 {
 		n.Attrs[attrByName] = strings.Join(frontend.SortedKeys(l.byName), "\n")
@@ -287,7 +287,7 @@ func (p *indexer) loadStored(ctx context.Context, j *frontend.Job, parse map[str
 			var st *storedFile
 			if err == nil {
 				if sc, ok := decodeScope(rel, n.Attrs[attrScope]); ok {
-					st = &storedFile{scope: sc, deps: frontend.SplitLines(n.Attrs[attrDeps]), unres: n.Attrs[attrUnres] == "1", surface: n.Attrs[attrSurface],
+					st = &storedFile{scope: sc, deps: frontend.SplitLines(n.Attrs[attrDeps]), unres: frontend.SplitLines(n.Attrs[attrUnres]), surface: n.Attrs[attrSurface],
 						byName: frontend.SplitLines(n.Attrs[attrByName])}
 				}
 			}
@@ -313,26 +313,30 @@ func (p *indexer) loadStored(ctx context.Context, j *frontend.Job, parse map[str
 // parsed (see the DESIGN note on Index).
 func dependents(j *frontend.Job, stored, old map[string]*storedFile, files []*sourceFile) []string {
 	changed := map[string]bool{}
-	names := map[string]bool{} // functions and methods declared or removed by a changed surface
+	names := map[string]bool{}    // functions and methods declared or removed by a changed surface
+	declared := map[string]bool{} // every name declared or removed by a changed surface
 	for rel := range j.Deleted {
 		changed[rel] = true
 		if st := old[rel]; st != nil {
-			addNames(names, st.scope)
+			addNames(names, declared, st.scope)
 		}
 	}
 	for _, f := range files {
 		_, s := f.scope.encode()
 		if st, ok := old[f.rel]; !ok || st.surface != s {
 			changed[f.rel] = true
-			addNames(names, f.scope)
+			addNames(names, declared, f.scope)
 			if ok {
-				addNames(names, st.scope)
+				addNames(names, declared, st.scope)
 			}
 		}
 	}
 	var out []string
 	for rel, st := range stored {
-		dep := len(changed) > 0 && st.unres
+		dep := false
+		for _, n := range st.unres {
+			dep = dep || declared[n]
+		}
 		for _, d := range st.deps {
 			dep = dep || changed[d]
 		}
@@ -348,20 +352,29 @@ func dependents(j *frontend.Job, stored, old map[string]*storedFile, files []*so
 }
 
 // addNames adds the by-name keys of a scope's functions ("f") and
-// methods (".m").
-func addNames(names map[string]bool, sc *fileScope) {
+// methods (".m") to names, and every name it declares or binds (items,
+// methods, variants, uses, the last names of its modules) to declared.
+func addNames(names, declared map[string]bool, sc *fileScope) {
 	for _, ms := range sc.Mods {
+		declared[lastSeg(ms.Path)] = true
 		for _, it := range ms.Items {
+			declared[it.Name] = true
 			if it.Kind == "fn" {
 				names[it.Name] = true
 			}
 			for _, m := range it.Methods {
-				names["."+m.Name] = true
+				names["."+m.Name], declared[m.Name] = true, true
 			}
+			for _, v := range it.Variants {
+				declared[v] = true
+			}
+		}
+		for _, u := range ms.Uses {
+			declared[u.Name] = true
 		}
 		for _, d := range ms.Impls {
 			for _, m := range d.Methods {
-				names["."+m.Name] = true
+				names["."+m.Name], declared[m.Name] = true, true
 			}
 		}
 	}

@@ -57,6 +57,20 @@ func TestIncremental(t *testing.T) {
 			want:      []string{"edge calls rust:app-tests-smoke::runs -> rust:shapes::geom::Rect::square @app/tests/smoke.rs:3"},
 		},
 		{
+			name: "call a module no file declares yet",
+			change: func() {
+				edit("app/src/report.rs", "let a = s.area();", "let a = s.area();\n    crate::extras::bonus();")
+			},
+			extracted: 1,
+			notWant:   []string{"rust:app::extras::bonus"},
+		},
+		{
+			name:      "add its file",
+			change:    func() { write("app/src/extras.rs", "pub fn bonus() {}\n") },
+			extracted: 2, // the new file, and report.rs, whose crate::extras did not resolve
+			want:      []string{"edge calls rust:app::report::print -> rust:app::extras::bonus @app/src/report.rs:5"},
+		},
+		{
 			name: "add a file",
 			change: func() {
 				write("shapes/src/extra.rs", "use crate::geom::Rect;\n\npub fn make() -> Rect {\n    Rect::square(1.0)\n}\n")

@@ -290,7 +290,7 @@ const (
 	attrScope   = "rust.scope"   // file: its fileScope (JSON)
 	attrSurface = "rust.surface" // file: the hash of its scope
 	attrDeps    = "rust.deps"    // file: the files its resolution read
-	attrUnres   = "rust.unres"   // file: a name of the repository's did not resolve
+	attrUnres   = "rust.unres"   // file: the names that did not resolve
 	attrByName  = "rust.byname"  // file: the names of its by-name calls
 )
 

@@ -162,17 +162,18 @@ type ent struct {
 }
 
 // lookup resolves names for one file's resolution, recording the files
-// it read (deps) and whether a name of the repository failed (unres).
+// it read (deps) and the names that did not resolve where the repository
+// could declare them (unres).
 type lookup struct {
 	tab    *table
 	deps   map[string]bool
-	unres  bool
+	unres  map[string]bool
 	byName map[string]bool
 	depth  int
 }
 
 func newLookup(t *table) *lookup {
-	return &lookup{tab: t, deps: map[string]bool{}, byName: map[string]bool{}}
+	return &lookup{tab: t, deps: map[string]bool{}, byName: map[string]bool{}, unres: map[string]bool{}}
 }
 
 // maxUseDepth bounds the chains of uses and globs a name is followed
@@ -229,6 +230,9 @@ func (l *lookup) first(mod, s, self string, more bool) ent {
 	}
 	if more || externalNames[s] {
 		return ent{kind: "ext"}
+	}
+	if !isPrimitive(s) && s != "[]" {
+		l.unres[s] = true
 	}
 	return ent{}
 }
@@ -344,7 +348,7 @@ func (l *lookup) member(e ent, s string) ent {
 		if l.tab.mods[e.path] == nil {
 			return ent{kind: "ext"} // a module of a crate outside the repository
 		}
-		l.unres = true
+		l.unres[s] = true
 		return ent{}
 	case "ext":
 		return e
@@ -359,7 +363,7 @@ func (l *lookup) member(e ent, s string) ent {
 		if m := l.method(e.path, s); m != nil {
 			return ent{kind: "method", path: e.path, m: m}
 		}
-		l.unres = true
+		l.unres[s] = true
 	}
 	return ent{}
 }
@@ -404,6 +408,7 @@ func (l *lookup) method(path, name string) *methRef {
 		if mi := l.traitItem(tr); mi != nil {
 			queue = append(queue, l.supers(mi)...)
 		}
+		queue = append(queue, l.tab.traits[tr]...) // impl<T: Named> Greeter for T: every Named is a Greeter
 	}
 	return nil
 }
