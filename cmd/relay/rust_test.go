@@ -2,7 +2,11 @@
 
 package main
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // rustRepo writes a small Cargo package.
 func rustRepo(t *testing.T) string {
@@ -51,4 +55,22 @@ func TestIndexRust(t *testing.T) {
 		issue:  "The bulk discount is applied to cart totals of exactly 100 cents",
 		scope:  []string{"# Context report (offline)", "src/cart.rs", "apply_discount"},
 	})
+}
+
+// TestEvalDeriveRust derives a Rust instance: the changed line names the
+// function holding it by its location name.
+func TestEvalDeriveRust(t *testing.T) {
+	repo := rustRepo(t)
+	patch := filepath.Join(t.TempDir(), "fix.diff")
+	if err := os.WriteFile(patch, []byte(rustCartDiff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := relay(t, "", "eval", "derive", "--repo", repo, "--diff", patch, "--id", "cart-1", "--statement", "100 gets no discount")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/cart.rs"],"gold_functions":["src/cart.rs:apply_discount"]}` + "\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
 }
