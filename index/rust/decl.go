@@ -286,7 +286,7 @@ func (x *extractor) fields(body *sitter.Node, it *item, id graphdb.NodeID, q str
 		case "field_declaration":
 			name := x.text(fieldChild(fd, "name"))
 			it.Fields[name] = x.typeText(fieldChild(fd, "type"), gen)
-			fid := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + q + "::" + name), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q + "::" + name,
+			fid := x.add(graphdb.Node{ID: graphdb.NodeID("rust:" + q + "." + name), Kind: graphdb.KindMember, SubKind: "field", Name: name, QName: q + "." + name,
 				Loc: x.f.rel + ":" + lastSeg(q) + "." + name, StartLine: x.line(fd), EndLine: x.endLine(fd), Signature: squeezeSpace(x.text(fd)), Exported: x.exported(fd)}, test)
 			x.parent(fid, id)
 		case "attribute_item", "visibility_modifier", "line_comment", "block_comment":

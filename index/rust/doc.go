@@ -15,11 +15,12 @@
 // FileRecord.Language "rust" and Module the file's module path.
 //
 // Nodes (ids "rust:" + QName; QName the module path and the item joined
-// by "::"): module (SubKind crate for a crate's root file, module for the
-// other files and inline modules; file → module parent edges), types
-// (SubKind struct, enum, union, alias, and interface for a trait, so that
-// dispatch through traits works as through interfaces; Signature
-// "pub trait T"), fields (member/field), free functions
+// by "::"): module (id "rust:mod:" + path, apart from an item of the same
+// path; SubKind crate for a crate's root file, module for the other files
+// and inline modules; file → module parent edges), types (SubKind struct,
+// enum, union, alias, and interface for a trait, so that dispatch through
+// traits works as through interfaces; Signature "pub trait T"), fields
+// (member/field, QName Type.field, apart from a method of that name), free functions
 // (function/function), methods and associated functions of impl blocks
 // and traits (member/method; an inherent impl's are named
 // <module>::Type::m, a trait impl's <module>::<Type as Trait>::m, with

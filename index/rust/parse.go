@@ -75,7 +75,9 @@ func isTestPath(rel string) bool {
 }
 
 // moduleID is the id of a module's node.
-func moduleID(p string) graphdb.NodeID { return graphdb.NodeID("rust:" + p) }
+// Its prefix keeps it apart from an item of the same path (main.rs's fn
+// search beside the module search.rs).
+func moduleID(p string) graphdb.NodeID { return graphdb.NodeID("rust:mod:" + p) }
 
 // extractor walks one file's declarations.
 type extractor struct {
