@@ -9,7 +9,10 @@ import (
 // exprMacros are the standard macros whose arguments are expressions
 // (after a format string): tree-sitter leaves a macro's arguments as
 // tokens, so the calls inside them are found by parsing the arguments
-// again as a call's (or, for vec!, an array's).
+// again as a call's (or, for vec!, an array's). Any other macro's
+// arguments are read the same way when they parse as expressions without
+// an error (ready!(self.inner.poll_lock(cx))); a macro of its own syntax
+// does not.
 var exprMacros = map[string]bool{
 	"println": true, "print": true, "eprintln": true, "eprint": true, "format": true, "write": true, "writeln": true, "format_args": true,
 	"assert": true, "assert_eq": true, "assert_ne": true, "debug_assert": true, "debug_assert_eq": true, "debug_assert_ne": true,
@@ -26,7 +29,7 @@ const maxMacroNesting = 8
 // own, with the lines of the source (the text before them is on their
 // first line), and walks that tree in this body.
 func (w *walker) macroArgs(n *sitter.Node, name string) {
-	if !exprMacros[name] || w.parse == nil || w.nesting >= maxMacroNesting {
+	if w.parse == nil || w.nesting >= maxMacroNesting {
 		return
 	}
 	var tt *sitter.Node
@@ -53,6 +56,9 @@ func (w *walker) macroArgs(n *sitter.Node, name string) {
 	}
 	defer tree.Close()
 	body := tree.RootNode()
+	if !exprMacros[name] && body.HasError() {
+		return // a macro of its own syntax (select! { … }, its DSL): not expressions
+	}
 	if fns := sitter.Children(body); len(fns) == 1 && fns[0].Kind() == "function_item" {
 		body = fieldChild(fns[0], "body")
 	}
