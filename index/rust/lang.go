@@ -11,8 +11,9 @@ import (
 // FormatVersion is the format of the Rust records (language "rust"),
 // kept in Meta "index.rust.version"; a change re-indexes Rust only.
 // rust-2: module ids "rust:mod:<path>" and field ids "rust:<Type>.<field>",
-// apart from the items and methods of the same paths.
-const FormatVersion = "rust-2"
+// apart from the items and methods of the same paths. rust-3: the calls
+// in the arguments of any macro that parse as expressions.
+const FormatVersion = "rust-3"
 
 // isSource reports whether rel is a Rust source file: Rust in
 // internal/repofs's language table, with a name before ".rs".
