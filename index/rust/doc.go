@@ -48,20 +48,32 @@
 // invocations name), calls (with the call site).
 //
 // Calls resolve through paths (f(), module::f(), Type::f(), Self::f(),
-// <T as Trait>::f(), Trait::m(x) — to x's implementation when x's type
-// is evident) and through the type of a method call's receiver: self,
-// parameters and locals of a declared type, a let's initializer (struct
-// literals, calls whose return type is declared, Self as the receiver's
-// type, x?, .unwrap() and .expect() on Option and Result, .clone()),
-// fields, constants and statics, if-let and for bindings of Option and
-// Vec; generic parameters take their first trait bound (T: Shape, impl
-// Shape, dyn Shape), so their calls go to the trait's method; Box, Rc,
-// Arc, Pin and Cow are seen through. A method is looked up on the type:
-// its inherent impls, then its trait impls (blanket impls over a bound
-// included), then the provided methods of the traits it implements and
-// their supertraits. Calls inside the arguments of the standard
-// expression macros (println!, format!, assert_eq!, vec!, write!, log
-// macros…) are found by parsing the arguments again (macroargs.go).
+// <T as Trait>::f(), L::f() with L: Trait, Trait::m(x) — to x's
+// implementation when x's type is evident) and through the type of a
+// method call's receiver: self, parameters and locals of a declared type,
+// a let's initializer (struct literals, calls whose return type is
+// declared, Self as the receiver's type, x?, .unwrap() and .expect() on
+// Option and Result, .clone(), a match's or block's value), fields,
+// constants and statics; patterns bind what they destructure: Some(x) and
+// Ok(x) of an Option or Result, a tuple variant's fields (Idle(buf) on a
+// State), for over a Vec or slice; a closure passed to a resolved callee
+// takes the parameter types of the closure type the callee declares
+// (F: FnMut(Snapshot)). A generic parameter with a bound is its first
+// bound (T: Shape, impl Shape, dyn Shape), so its calls go to the trait's
+// method; one without is the receiver's type argument in its place
+// (Mutex<Inner>::lock() gives a MutexGuard<Inner>). Box, Rc, Arc, Pin,
+// Cow, NonNull and the repository's types that implement Deref are seen
+// through. A method is looked up on the type: its inherent impls, then
+// its trait impls, then the provided methods of the traits it implements,
+// of their supertraits and of the traits implemented for them by blanket
+// impls (impl<T: Named> Greeter for T). Calls inside macro arguments are
+// found by parsing the arguments again (macroargs.go): always for the
+// standard expression macros (println!, format!, assert_eq!, vec!,
+// write!, log macros…), for any other macro when its arguments parse as
+// expressions without an error. Items inside a macro invocation where
+// items stand (tokio's cfg_rt! { … }) are read the same way
+// (itemmacro.go); both branches of a cfg_x!/cfg_not_x! pair are indexed,
+// and a path resolves to the first.
 //
 // Calls that do not resolve are not invented. A method call on a
 // receiver whose type is not evident gets the repository's methods of
