@@ -84,7 +84,7 @@ func AnalyzeCrate(ctx context.Context, t Tools, src, work string, features []str
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		return "", "", err
 	}
-	args := []string{"rustc", "--offline", "--lib"}
+	args := []string{"rustc", "--offline", "--lib", "--profile", "check"} // no code generation: the analysis is all it needs
 	if len(features) > 0 {
 		args = append(args, "--features", strings.Join(features, ","))
 	}
@@ -94,7 +94,7 @@ func AnalyzeCrate(ctx context.Context, t Tools, src, work string, features []str
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("cargo rustc in %s: %w:\n%s", root, err, b)
 	}
-	a, err := findAnalysis(filepath.Join(work, "target", "debug", "deps", "save-analysis"), strings.ReplaceAll(name, "-", "_"))
+	a, err := findAnalysis(filepath.Join(work, "target", "debug", "deps", "save-analysis"), strings.ReplaceAll(name, "-", "_")) // check builds write under debug too
 	return root, a, err
 }
 
