@@ -38,7 +38,12 @@ type modInfo struct {
 type itemRef struct {
 	*item
 	mod, file string
+	modAlt    string // a module of the same name (its path)
 }
+
+// isValue reports whether items of the kind live in the value namespace,
+// beside a module of the same name.
+func isValue(kind string) bool { return kind == "fn" || kind == "const" || kind == "static" }
 
 // methRef is a function of an impl block or trait.
 type methRef struct {
@@ -74,7 +79,18 @@ func newTable(scopes map[string]*fileScope, lay *layout) *table {
 			}
 			for _, it := range ms.Items {
 				ref := &itemRef{item: it, mod: ms.Path, file: rel}
-				if old, ok := mi.items[it.Name]; !ok || old.Kind == "mod" && it.Kind != "mod" && it.Kind != "fn" {
+				// a module and a function may share a name (they live in
+				// different namespaces): the item is the value, and a
+				// longer path goes through the module (modAlt)
+				switch old, ok := mi.items[it.Name]; {
+				case !ok:
+					mi.items[it.Name] = ref
+				case old.Kind == "mod" && isValue(it.Kind):
+					ref.modAlt = old.Target
+					mi.items[it.Name] = ref
+				case it.Kind == "mod" && isValue(old.Kind):
+					old.modAlt = it.Target
+				case old.Kind == "mod" && it.Kind != "mod":
 					mi.items[it.Name] = ref
 				}
 				switch it.Kind {
@@ -326,7 +342,7 @@ func (l *lookup) itemEnt(it *itemRef) ent {
 			}
 		}
 	}
-	return ent{kind: it.Kind, path: it.mod + "::" + it.Name, it: it}
+	return ent{kind: it.Kind, path: it.mod + "::" + it.Name, it: it, modAlt: it.modAlt}
 }
 
 // member resolves one more segment of a path after e.
