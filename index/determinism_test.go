@@ -128,6 +128,7 @@ func TestDeterministicExport(t *testing.T) {
 		{"typescript", func(t *testing.T) string { return testutil.WriteTxtar(t, "typescript/testdata/mixed.txtar") }, 3},
 		{"java", func(t *testing.T) string { return testutil.WriteTxtar(t, "java/testdata/mixed.txtar") }, 3},
 		{"java_deps", func(t *testing.T) string { return javaDepsRepo(t, 48) }, 4},
+		{"rust", func(t *testing.T) string { return testutil.WriteTxtar(t, "rust/testdata/traits.txtar") }, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			checkDeterministic(t, tt.root(t), tt.runs)

@@ -37,7 +37,7 @@ func TestRunErrors(t *testing.T) {
 		{"no root", "", "no repository root given"},
 		{"missing root", filepath.Join(dir, "nope"), "does not exist"},
 		{"root is a file", file, "is not a directory"},
-		{"empty directory", empty, "no source file of a language relay indexes under " + empty + " (Go: go.mod, go.work or .go files; Python: .py files; Java: .java files; TypeScript/JavaScript: .ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files; C: .c and .h files; C++: .cc, .cpp, .cxx, .hpp, .hh, .hxx or .h files)"},
+		{"empty directory", empty, "no source file of a language relay indexes under " + empty + " (Go: go.mod, go.work or .go files; Python: .py files; Java: .java files; TypeScript/JavaScript: .ts, .tsx, .mts, .cts, .js, .jsx, .mjs or .cjs files; C: .c and .h files; C++: .cc, .cpp, .cxx, .hpp, .hh, .hxx or .h files; Rust: .rs files)"},
 		{"no source files", readme, "no source file of a language relay indexes"},
 		{"go.mod without module line", badMod, "go.mod has no module line"},
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/index/java"
 	"github.com/relayhq/relay/index/python"
+	"github.com/relayhq/relay/index/rust"
 	"github.com/relayhq/relay/index/typescript"
 )
 
@@ -16,7 +17,7 @@ import (
 // version and its Meta key, the files it claims, its constructor or why it
 // is unavailable in this build); adding one is a package and a line here.
 var fileLangs = []frontend.Lang{golang.Lang, python.Lang, java.Lang, typescript.Lang,
-	c.Lang, cpp.Lang}
+	c.Lang, cpp.Lang, rust.Lang}
 
 // fileLangOf returns the index in fileLangs of the language whose source
 // rel is, or -1.

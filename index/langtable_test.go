@@ -50,6 +50,11 @@ var langTable = map[string]struct {
 		claimed: []string{"a.cc", "src/b.cpp", "c.cxx", "include/d.hpp", "e.hh", "f.hxx", "include/g.h"},
 		near:    []string{".cc", "A.CC", "a.c", "a.cc.orig", "a.hpp.in"},
 	},
+	"rust": {
+		repofs:  []string{"rust"},
+		claimed: []string{"src/lib.rs", "crates/a/src/b/mod.rs", "tests/it.rs"},
+		near:    []string{".rs", "A.RS", "Cargo.toml", "a.rs.bk", "src/.rs"},
+	},
 }
 
 // TestSourceClaimsFollowRepofs: every file a registered language claims

@@ -78,6 +78,26 @@ if [ ${#pkgs[@]} -gt 0 ]; then
 	fi
 fi
 
+# Debian's rustc and cargo (1.63 still writes -Zsave-analysis, which later
+# compilers dropped) and tokio's sources in Debian's local Cargo registry
+# (/usr/share/cargo/registry, with its dependencies) for the Rust frontend's
+# check, index/internal/rustcheck.
+rustpkgs=()
+{ [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ]; } || rustpkgs+=(rustc cargo)
+compgen -G "/usr/share/cargo/registry/tokio-1.*" >/dev/null || rustpkgs+=(librust-tokio-dev)
+if [ ${#rustpkgs[@]} -gt 0 ]; then
+	if have apt-get; then
+		echo "setup: installing ${rustpkgs[*]} with apt-get" >&2
+		$SUDO_APT apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive $SUDO_APT apt-get install -y -qq "${rustpkgs[@]}" >/dev/null
+	elif [ "${CI:-}" = true ]; then
+		echo "setup: CI needs ${rustpkgs[*]} (Debian's rustc, cargo and tokio's sources); install them and run this again" >&2
+		exit 1
+	else
+		echo "setup: no apt-get for ${rustpkgs[*]}; the Rust check will skip" >&2
+	fi
+fi
+
 # The MCP end-to-end test drives relay with the official TypeScript client;
 # the GitHub tracker tests read GitHub's published webhook payloads; the
 # TypeScript check (index/internal/tscheck) runs the TypeScript compiler's
