@@ -3,6 +3,7 @@ package graphdb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -43,7 +44,9 @@ const maxCandidates = 10
 
 // Resolve finds the node a person or a model means by target, trying in
 // order: exact id, exact qname, exact location name ("path/f.go:Recv.M"),
-// dotted suffix ("Server.Serve", "http.Server.Serve"), then short name. The
+// dotted suffix ("Server.Serve", "http.Server.Serve"), then short name,
+// then a path in the qualified names Rust and C++ write with "::"
+// ("Box::get" or "Box.get" for shapes::Box::get; resolvePath). The
 // first rung that matches exactly one node wins. Several matches on a rung
 // give an *AmbiguousError wrapping ErrAmbiguous with the candidates; no match
 // anywhere gives one wrapping ErrNotFound with candidates sharing the last
@@ -81,6 +84,9 @@ func Resolve(ctx context.Context, r Reader, target string) (Node, error) {
 			}
 			return Node{}, &AmbiguousError{Target: target, Candidates: ns}
 		}
+	}
+	if n, ok, err := resolvePath(ctx, r, target); ok || err != nil {
+		return n, err
 	}
 	// Nothing matched: offer nodes sharing the last segment of the name.
 	last := target
@@ -134,4 +140,40 @@ func prefer(ns []Node) []Node {
 		return ns
 	}
 	return best
+}
+
+// resolvePath resolves a target whose segments, joined by "::" or ".",
+// end a qualified name segment for segment (Rust and C++ qualified names
+// join with "::", which the suffix rung does not split on): the nodes
+// named by its last segment are filtered by the rest. ok is false when
+// the target has one segment or nothing matches; several matches are an
+// *AmbiguousError.
+func resolvePath(ctx context.Context, r Reader, target string) (Node, bool, error) {
+	want := pathSegments(target)
+	if len(want) < 2 {
+		return Node{}, false, nil
+	}
+	ns, err := r.FindSymbols(ctx, SymbolQuery{Name: want[len(want)-1], Limit: 200})
+	if err != nil {
+		return Node{}, false, fmt.Errorf("resolve %q: %w", target, err)
+	}
+	var out []Node
+	for _, n := range ns {
+		have := pathSegments(n.QName)
+		if len(have) >= len(want) && slices.Equal(have[len(have)-len(want):], want) {
+			out = append(out, n)
+		}
+	}
+	switch out = prefer(out); {
+	case len(out) == 1:
+		return out[0], true, nil
+	case len(out) > 1:
+		return Node{}, false, &AmbiguousError{Target: target, Candidates: out[:min(len(out), maxCandidates)]}
+	}
+	return Node{}, false, nil
+}
+
+// pathSegments splits a qualified name at "::", "." and "/".
+func pathSegments(s string) []string {
+	return strings.FieldsFunc(strings.ReplaceAll(s, "::", "."), func(r rune) bool { return r == '.' || r == '/' })
 }
