@@ -3,7 +3,6 @@
 package java_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/relayhq/relay/index/internal/indextest"
 	"github.com/relayhq/relay/index/internal/indextest/indexrun"
+	"github.com/relayhq/relay/index/java"
 )
 
 // TestVarargsAgainstJavap compiles testdata/varargs.txtar (Spring
@@ -25,30 +25,14 @@ import (
 // varargs parameter and indexed getBean(String, Object...) as a second
 // getBean(String). Without a JDK it skips, and fails under CI.
 func TestVarargsAgainstJavap(t *testing.T) {
-	javac, err := exec.LookPath("javac")
-	var javap string
-	if err == nil {
-		javap, err = exec.LookPath("javap")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("a JDK (javac, javap) is required under CI (run scripts/setup.sh): %v", err)
-		}
-		t.Skipf("no JDK (javac, javap): %v", err)
-	}
+	jdk := java.NeedJDK(t, "javac", "javap")
+	javac, javap := jdk[0], jdk[1]
 	root := indextest.ExtractTxtar(t, "varargs")
-	var srcs []string
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".java") {
-			srcs = append(srcs, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// javac compiles what App uses from the source path: every class.
+	src := filepath.Join(root, "src", "main", "java")
 	out := t.TempDir()
-	if b, err := exec.CommandContext(t.Context(), javac, append([]string{"-d", out}, srcs...)...).CombinedOutput(); err != nil {
+	cmd := exec.CommandContext(t.Context(), javac, "-d", out, "-sourcepath", src, filepath.Join(src, "org", "example", "app", "App.java"))
+	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v\n%s", err, b)
 	}
 	st := indextest.OpenStore()
@@ -88,7 +72,7 @@ func javapMethods(text string) []string {
 			continue
 		}
 		var params []string
-		for _, p := range splitTop(g[2]) {
+		for _, p := range java.TypeArgs("<" + g[2] + ">") {
 			p = strings.ReplaceAll(strings.TrimSpace(p), "...", "[]")
 			if i := strings.IndexByte(p, '<'); i >= 0 {
 				p = p[:i] + p[strings.LastIndexByte(p, '>')+1:]
@@ -108,29 +92,6 @@ func javapMethods(text string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// splitTop splits a parameter list at its top-level commas.
-func splitTop(s string) []string {
-	if strings.TrimSpace(s) == "" {
-		return nil
-	}
-	var parts []string
-	depth, start := 0, 0
-	for i, c := range s {
-		switch c {
-		case '<':
-			depth++
-		case '>':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
 }
 
 // relayMethods returns the methods relay indexed in class, as
