@@ -257,11 +257,11 @@ func (r *runner) scan(ctx context.Context) error {
 }
 
 // unchanged is the summary of a run with nothing to do. Its one write is
-// the stamps table, when a file the last table could not vouch for would
-// now be trusted (stamps.go); failing to write it costs the next run only
-// some hashing, so it is logged, not returned.
+// the stamps table, when enough files the last table could not vouch for
+// would now be trusted (worthWriting); failing to write it costs the next
+// run only some hashing, so it is logged, not returned.
 func (r *runner) unchanged(ctx context.Context) (Summary, error) {
-	if r.tree.settled {
+	if worthWriting(r.tree.settled, len(r.tree.stamps.files)) {
 		if err := r.writeStamps(ctx); err != nil {
 			r.log.Warn("index stamps not written", "err", err)
 		}

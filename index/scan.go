@@ -35,13 +35,14 @@ type tree struct {
 
 	// stamps is the stamps table of this scan (MetaStamps), start
 	// included; hashed counts the files read to hash them (the others'
-	// hashes came from the previous table); settled reports that a file
-	// the previous table could not vouch for would now be trusted (its
-	// modification lies racyWindow before this scan), so that the table
-	// is worth writing even when nothing changed.
+	// hashes came from the previous table); settled counts the files
+	// the previous table could not vouch for that a table of this scan
+	// would (their modification lies racyWindow before it), which can
+	// make the table worth writing even when nothing changed
+	// (worthWriting).
 	stamps  *stamps
 	hashed  int
-	settled bool
+	settled int
 }
 
 // checkRoot validates the root directory.
@@ -161,7 +162,9 @@ func (t *tree) hashAll(ctx context.Context, all []fileEntry, workers int, prev *
 			continue // not stat'ed or not read: no stamp
 		}
 		t.stamps.files[fe.rel] = sts[i]
-		t.settled = t.settled || read[i] && sts[i].mod < cutoff
+		if read[i] && sts[i].mod < cutoff {
+			t.settled++
+		}
 	}
 	return dfs, nil
 }

@@ -21,10 +21,13 @@ import (
 // tick as that read, after it, keeps its size and times: so a stamp is
 // trusted only when the file's modification time lies racyWindow or more
 // before the scan that recorded it began (git's "racy" rule); a file
-// within the window is hashed, and only that file. Once such a file is no
-// longer within the window of the current run (it was saved long enough
-// ago), a run that changes nothing still rewrites the table, alone in its
-// transaction, so that later runs trust it again. Options.Full trusts no
+// within the window is hashed, and only that file. Once such files are no
+// longer within the window of the current run (saved long enough ago), a
+// run that changes nothing rewrites the table, alone in its transaction,
+// so that later runs trust them again, but only when there are enough of
+// them (worthWriting: a fresh checkout, a branch switch): re-hashing the
+// one file an edit left in the window costs each run far less than a
+// write (a transaction, and the table encoded). Options.Full trusts no
 // stamp.
 
 // MetaStamps holds the stamps table of the last run that wrote it: each
@@ -39,6 +42,13 @@ const racyWindow = 2 * time.Second
 // stampsVersion starts the table's text; a table of another version (or
 // damaged) is not trusted.
 const stampsVersion = "stamps-1"
+
+// worthWriting reports whether a no-change run's table, which would
+// trust settled more files than the stored one, is worth a transaction of
+// its own, total files in all: at least 256 of them, or a sixteenth.
+func worthWriting(settled, total int) bool {
+	return settled > 0 && (settled >= 256 || settled*16 >= total)
+}
 
 // stamp is what a stat says of a file, and the hash of its content.
 type stamp struct {

@@ -83,8 +83,8 @@ func TestStampsOnlyRacyHashed(t *testing.T) {
 	if second.hashed != 2 { // a.py (racy), c.py (its stat)
 		t.Errorf("second scan hashed %d files, want 2 (a.py within the window, c.py whose time moved)", second.hashed)
 	}
-	if !second.settled {
-		t.Error("second scan: c.py, hashed and now outside the window, should make the table worth writing")
+	if second.settled != 1 {
+		t.Errorf("second scan: settled = %d, want 1 (c.py, hashed and now outside the window)", second.settled)
 	}
 	py := second.langs[langIndex(t, "python")]
 	for rel := range files {
@@ -131,8 +131,24 @@ func TestStampsUntouchedInWindowNotReextracted(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.rf.close()
-	if tr.hashed != 0 || tr.settled {
-		t.Errorf("scan after the table was rewritten: hashed=%d settled=%v, want 0, false", tr.hashed, tr.settled)
+	if tr.hashed != 0 || tr.settled != 0 {
+		t.Errorf("scan after the table was rewritten: hashed=%d settled=%d, want 0, 0", tr.hashed, tr.settled)
+	}
+}
+
+// TestWorthWriting: a no-change run writes the table for many settled
+// files (a fresh checkout), not for the one an edit left in the window.
+func TestWorthWriting(t *testing.T) {
+	for _, tt := range []struct {
+		settled, total int
+		want           bool
+	}{
+		{0, 10, false}, {1, 2, true}, {1, 16, true}, {1, 17, false}, {1, 9000, false},
+		{255, 9000, false}, {256, 9000, true}, {600, 9000, true}, {9000, 9000, true},
+	} {
+		if got := worthWriting(tt.settled, tt.total); got != tt.want {
+			t.Errorf("worthWriting(%d, %d) = %v, want %v", tt.settled, tt.total, got, tt.want)
+		}
 	}
 }
 
