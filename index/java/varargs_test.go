@@ -4,6 +4,10 @@ package java
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,4 +136,47 @@ func FuzzBlankVarargsAnnotations(f *testing.F) {
 			t.Errorf("a second rewrite changed %q into %q", got, again)
 		}
 	})
+}
+
+// TestMainSourcesParse parses every .java file under a src/main/java
+// directory of the tree in RELAY_JAVA_SYNTAX_ROOT (a Spring Framework
+// checkout, say) as the frontend does, and fails on each file left with
+// syntax errors; it reports how many files the varargs rewrite saved. It
+// runs only when asked:
+//
+//	RELAY_JAVA_SYNTAX_ROOT=$HOME/src/spring-framework go test ./index/java -run MainSourcesParse -v
+func TestMainSourcesParse(t *testing.T) {
+	root := os.Getenv("RELAY_JAVA_SYNTAX_ROOT")
+	if root == "" {
+		t.Skip("RELAY_JAVA_SYNTAX_ROOT is not set")
+	}
+	p := newParser()
+	defer p.Close()
+	files, rewritten, failed := 0, 0, 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".java") || !strings.Contains(filepath.ToSlash(path), "/src/main/java/") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		tree, err := parse(t.Context(), p, src, hangGuard)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer tree.Close()
+		if errs := sitter.SyntaxErrors(tree.RootNode()); len(errs) > 0 {
+			failed++
+			t.Errorf("%s: %d syntax errors, the first: %s", path, len(errs), errs[0])
+		} else if _, ok := blankVarargsAnnotations(src); ok {
+			rewritten++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d main source files: %d with syntax errors, %d parsed thanks to the varargs rewrite", files, failed, rewritten)
 }
