@@ -263,7 +263,7 @@ func (r *runner) scan(ctx context.Context) error {
 func (r *runner) unchanged(ctx context.Context) (Summary, error) {
 	if worthWriting(r.tree.settled, len(r.tree.stamps.files)) {
 		if err := r.writeStamps(ctx); err != nil {
-			r.log.Warn("index stamps not written", "err", err)
+			r.log.Info("index stamps not written", "err", err)
 		}
 	}
 	sum := r.sum
