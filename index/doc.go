@@ -4,7 +4,12 @@
 // Run is the entry point. It scans the root, compares content hashes with
 // the store's FileRecords, re-extracts what changed and writes everything in
 // ONE transaction (an interrupted run leaves the previous graph usable).
-// A run with no change loads nothing and writes nothing. Its steps are the
+// A run with no change loads nothing and writes nothing but, at times, the
+// stamps table (MetaStamps: each file's size, times, inode and hash as the
+// last scan saw them), which lets a scan take the hash of a file whose
+// stat did not change instead of reading it; a file modified within 2 s
+// of the scan that stamped it is read and hashed (git's racy rule; see
+// stamps.go). Its steps are the
 // methods of runner (index.go): scan, plan (what each frontend re-extracts,
 // which owners go), write (one goroutine owns the transaction), commit and
 // summarize.

@@ -128,7 +128,9 @@ func uniqueNotes(ns []Diagnostic) []Diagnostic {
 // It writes everything in one transaction: a run that fails or is
 // cancelled leaves the previous graph untouched. A second run re-extracts
 // only the packages whose files changed (by content hash); a run with no
-// change loads nothing and writes nothing.
+// change loads nothing and writes nothing but, at times, the stamps table
+// that spares the next run reading files whose stat did not change
+// (stamps.go).
 //
 // Its steps (methods of runner): scan the tree, plan what each frontend
 // re-extracts and which owners go, write through one transaction, commit
@@ -222,13 +224,25 @@ func (r *runner) note(d Diagnostic) {
 	r.mu.Unlock()
 }
 
-// scan walks the repository.
+// scan walks the repository, trusting the stamps of the last run
+// (MetaStamps) unless Options.Full.
 func (r *runner) scan(ctx context.Context) error {
 	t0 := time.Now()
-	tree, err := scan(ctx, r.root, r.workers)
+	var prev *stamps
+	if !r.opts.Full {
+		text, err := r.st.Meta(ctx, MetaStamps)
+		if err != nil {
+			return fmt.Errorf("read index stamps: %w", err)
+		}
+		if prev, err = decodeStamps(text); err != nil {
+			r.log.Warn("index stamps unusable; hashing every file", "err", err)
+		}
+	}
+	tree, err := scan(ctx, r.root, r.workers, prev)
 	if err != nil {
 		return err
 	}
+	r.log.Debug("index scan", "hashed", tree.hashed, "settled", tree.settled)
 	r.tree = tree
 	for _, n := range tree.notes {
 		r.note(n)
@@ -242,8 +256,16 @@ func (r *runner) scan(ctx context.Context) error {
 	return nil
 }
 
-// unchanged is the summary of a run with nothing to do.
+// unchanged is the summary of a run with nothing to do. Its one write is
+// the stamps table, when enough files the last table could not vouch for
+// would now be trusted (worthWriting); failing to write it costs the next
+// run only some hashing, so it is logged, not returned.
 func (r *runner) unchanged(ctx context.Context) (Summary, error) {
+	if worthWriting(r.tree.settled, len(r.tree.stamps.files)) {
+		if err := r.writeStamps(ctx); err != nil {
+			r.log.Info("index stamps not written", "err", err)
+		}
+	}
 	sum := r.sum
 	sum.Unchanged = true
 	sum.Notes = uniqueNotes(sum.Notes)
@@ -310,11 +332,30 @@ func (r *runner) index(ctx context.Context, lr *langRun, emit func(frontend.File
 	return lr.fe.Index(ctx, lr.j, emit)
 }
 
-// commit records the format versions, the languages' Meta entries and
-// the budgets, and commits tx.
+// writeStamps writes the stamps table of this run's scan in a
+// transaction of its own.
+func (r *runner) writeStamps(ctx context.Context) error {
+	tx, err := r.st.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin stamps transaction: %w", err)
+	}
+	if err := tx.SetMeta(ctx, MetaStamps, r.tree.stamps.encode()); err != nil {
+		return errors.Join(fmt.Errorf("write index stamps: %w", err), tx.Rollback())
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit index stamps: %w", err)
+	}
+	return nil
+}
+
+// commit records the format versions, the languages' Meta entries, the
+// budgets and the stamps table, and commits tx.
 func (r *runner) commit(ctx context.Context, tx graphdb.Tx) error {
 	if err := tx.SetMeta(ctx, MetaBudgets, budgetsOf(r.opts).Fingerprint()); err != nil {
 		return fmt.Errorf("write index budgets: %w", err)
+	}
+	if err := tx.SetMeta(ctx, MetaStamps, r.tree.stamps.encode()); err != nil {
+		return fmt.Errorf("write index stamps: %w", err)
 	}
 	for _, lr := range r.langs {
 		if lr.fe == nil {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/relayhq/relay/index/internal/frontend"
 	"github.com/relayhq/relay/internal/repofs"
@@ -31,6 +32,17 @@ type tree struct {
 	langs       []map[string]*frontend.DiskFile
 	langConfigs [][]string
 	irregular   [][]string
+
+	// stamps is the stamps table of this scan (MetaStamps), start
+	// included; hashed counts the files read to hash them (the others'
+	// hashes came from the previous table); settled counts the files
+	// the previous table could not vouch for that a table of this scan
+	// would (their modification lies racyWindow before it), which can
+	// make the table worth writing even when nothing changed
+	// (worthWriting).
+	stamps  *stamps
+	hashed  int
+	settled int
 }
 
 // checkRoot validates the root directory.
@@ -65,21 +77,23 @@ func checkRoot(root string) (string, error) {
 // repository's .gitignore files (and .git/info/exclude) ignore are left
 // out, except those of a language whose own tool reads them
 // (fileLang.unfiltered: Go), which is why ignored directories are still
-// walked.
-func scan(ctx context.Context, root string, workers int) (*tree, error) {
+// walked. A file whose stat matches its stamp in prev (nil: none) is not
+// read: its hash is the stamp's (stamps.go).
+func scan(ctx context.Context, root string, workers int, prev *stamps) (*tree, error) {
 	rf, err := openRepoFiles(root)
 	if err != nil {
 		return nil, err
 	}
 	n := len(fileLangs)
 	t := &tree{root: root, rf: rf, langs: make([]map[string]*frontend.DiskFile, n), langConfigs: make([][]string, n), irregular: make([][]string, n)}
-	w := &walker{t: t, langFiles: make([][]string, n)}
+	t.stamps = &stamps{start: time.Now().UnixNano()}
+	w := &walker{t: t, langFiles: make([][]fileEntry, n)}
 	if err := repofs.Walk(ctx, root, repofs.Options{SkipHidden: true, VisitIgnored: true}, w.visit); err != nil {
 		rf.close()
 		return nil, fmt.Errorf("scan %s: %w", root, err)
 	}
 	yieldFiles(fileLangs, w.langFiles)
-	var all []string
+	var all []fileEntry
 	var langOf []int // index in fileLangs of each file of all
 	present := false
 	for i, fs := range w.langFiles {
@@ -94,20 +108,8 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 		rf.close()
 		return nil, fmt.Errorf("%w under %s (%s)", ErrNoSource, root, languageList())
 	}
-	// Hash the files in parallel.
-	dfs := make([]*frontend.DiskFile, len(all))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i, rel := range all {
-		g.Go(func() error {
-			if gctx.Err() != nil {
-				return gctx.Err()
-			}
-			dfs[i] = t.hashFile(rel)
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	dfs, err := t.hashAll(ctx, all, workers, prev)
+	if err != nil {
 		rf.close()
 		return nil, err
 	}
@@ -120,10 +122,64 @@ func scan(ctx context.Context, root string, workers int) (*tree, error) {
 	return t, nil
 }
 
+// hashAll stats the files in parallel and hashes those whose stamp in
+// prev does not vouch for them; it fills t.stamps, t.hashed and
+// t.settled.
+func (t *tree) hashAll(ctx context.Context, all []fileEntry, workers int, prev *stamps) ([]*frontend.DiskFile, error) {
+	dfs := make([]*frontend.DiskFile, len(all))
+	sts := make([]stamp, len(all))
+	read := make([]bool, len(all))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i, fe := range all {
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			st, ok := stampOf(fe.d) // before the read: a later write shows in the next stat
+			if h, trusted := prev.trusted(fe.rel, st); ok && trusted {
+				st.hash = h
+				dfs[i], sts[i] = &frontend.DiskFile{Rel: fe.rel, Hash: h, Size: st.size}, st
+				return nil
+			}
+			dfs[i], read[i] = t.hashFile(fe.rel), true
+			if ok && dfs[i].Err == nil {
+				st.hash = dfs[i].Hash
+				sts[i] = st
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	t.stamps.files = make(map[string]stamp, len(all))
+	cutoff := t.stamps.start - int64(racyWindow)
+	for i, fe := range all {
+		if read[i] {
+			t.hashed++
+		}
+		if sts[i].hash == "" {
+			continue // not stat'ed or not read: no stamp
+		}
+		t.stamps.files[fe.rel] = sts[i]
+		if read[i] && sts[i].mod < cutoff {
+			t.settled++
+		}
+	}
+	return dfs, nil
+}
+
+// fileEntry is a source file the walk found.
+type fileEntry struct {
+	rel string
+	d   fs.DirEntry
+}
+
 // walker collects what scan's walk finds.
 type walker struct {
 	t         *tree
-	langFiles [][]string // per fileLangs
+	langFiles [][]fileEntry // per fileLangs
 }
 
 // visit is the repofs.Walk visitor of scan.
@@ -161,7 +217,7 @@ func (w *walker) visit(e repofs.Entry) error {
 		return nil
 	}
 	if src >= 0 {
-		w.langFiles[src] = append(w.langFiles[src], rel)
+		w.langFiles[src] = append(w.langFiles[src], fileEntry{rel, e.D})
 		return nil
 	}
 	for _, i := range configOf {
@@ -244,7 +300,7 @@ func languageList() string {
 
 // yieldFiles moves the files a language yields (frontend.Lang.Yields) to
 // the language it yields them to, when that one has files of its own.
-func yieldFiles(langs []frontend.Lang, langFiles [][]string) {
+func yieldFiles(langs []frontend.Lang, langFiles [][]fileEntry) {
 	for i, l := range langs {
 		if l.Yields == nil {
 			continue
@@ -253,12 +309,12 @@ func yieldFiles(langs []frontend.Lang, langFiles [][]string) {
 			if to.Name != l.YieldsTo || len(langFiles[k]) == 0 {
 				continue
 			}
-			var keep []string
-			for _, rel := range langFiles[i] {
-				if l.Yields(rel) {
-					langFiles[k] = append(langFiles[k], rel)
+			var keep []fileEntry
+			for _, fe := range langFiles[i] {
+				if l.Yields(fe.rel) {
+					langFiles[k] = append(langFiles[k], fe)
 				} else {
-					keep = append(keep, rel)
+					keep = append(keep, fe)
 				}
 			}
 			langFiles[i] = keep

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -19,7 +20,7 @@ import (
 // ("lang rel", sorted) and the notes ("rel: why").
 func scanFiles(t *testing.T, root string) (files, notes []string) {
 	t.Helper()
-	tr, err := scan(t.Context(), root, 2)
+	tr, err := scan(t.Context(), root, 2, nil)
 	if err != nil {
 		t.Fatalf("scan: %v", err)
 	}
@@ -111,7 +112,7 @@ func TestScanUnreadableIgnoreFile(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "sub/.gitignore/x.py", "\n")
 	writeFile(t, root, "sub/a.py", "\n")
-	tr, err := scan(t.Context(), root, 2)
+	tr, err := scan(t.Context(), root, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +141,9 @@ func TestScanUnreadableIgnoreFile(t *testing.T) {
 //	go test ./index -run '^$' -bench Scan -benchtime 10x
 //	RELAY_BENCH_SCAN_ROOT=/usr/lib/python3.11 go test ./index -run '^$' -bench Scan -benchtime 10x
 func BenchmarkScan(b *testing.B) {
-	root := os.Getenv("RELAY_BENCH_SCAN_ROOT")
-	if root == "" {
-		out, err := exec.Command("go", "env", "GOROOT").Output()
-		if err != nil {
-			b.Fatal(err)
-		}
-		root = filepath.Join(strings.TrimSpace(string(out)), "src")
-	}
+	root := benchScanRoot(b)
 	for b.Loop() {
-		t, err := scan(b.Context(), root, runtime.GOMAXPROCS(0))
+		t, err := scan(b.Context(), root, runtime.GOMAXPROCS(0), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -161,4 +155,40 @@ func BenchmarkScan(b *testing.B) {
 		b.ReportMetric(float64(len(t.notes)), "notes")
 		t.rf.close()
 	}
+}
+
+// BenchmarkScanStamped times a scan of RELAY_BENCH_SCAN_ROOT (by default
+// $(go env GOROOT)/src) given the stamps of a scan before it: what a
+// no-change `relay index` spends when no file was modified within the
+// racy window, every hash coming from its stamp.
+//
+//	RELAY_BENCH_SCAN_ROOT=/path/to/spring-framework go test ./index -run '^$' -bench ScanStamped -benchtime 10x
+func BenchmarkScanStamped(b *testing.B) {
+	root := benchScanRoot(b)
+	first, err := scan(b.Context(), root, runtime.GOMAXPROCS(0), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	first.rf.close()
+	first.stamps.start = time.Now().Add(time.Hour).UnixNano() // as if recorded long after every file's last change
+	for b.Loop() {
+		t, err := scan(b.Context(), root, runtime.GOMAXPROCS(0), first.stamps)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(t.hashed), "hashed")
+		t.rf.close()
+	}
+}
+
+// benchScanRoot is RELAY_BENCH_SCAN_ROOT, by default $(go env GOROOT)/src.
+func benchScanRoot(b *testing.B) string {
+	if root := os.Getenv("RELAY_BENCH_SCAN_ROOT"); root != "" {
+		return root
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "src")
 }

@@ -26,8 +26,20 @@ func TestYieldFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			yieldFiles(langs, tt.in)
-			if diff := cmp.Diff(tt.want, tt.in); diff != "" {
+			in := make([][]fileEntry, len(tt.in))
+			for i, rels := range tt.in {
+				for _, rel := range rels {
+					in[i] = append(in[i], fileEntry{rel: rel})
+				}
+			}
+			yieldFiles(langs, in)
+			got := make([][]string, len(in))
+			for i, fes := range in {
+				for _, fe := range fes {
+					got[i] = append(got[i], fe.rel)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

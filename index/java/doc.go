@@ -10,7 +10,9 @@
 // files to resolve and resolves their declared types and calls against
 // the repository's scopes (table.go, call.go, body.go,
 // expr.go). All records have FileRecord.Language "java" and Module
-// the file's package.
+// the file's package. A file that does not parse is parsed again with the
+// type annotations before a varargs ellipsis blanked (String @Nullable
+// ... args, which the grammar lacks; varargs.go), offsets unchanged.
 //
 // Nodes: one module per package (SubKind "package", id java:pkg:<pkg>,
 // File and Loc the directory of its first file; owned by the pseudo-owner

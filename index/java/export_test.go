@@ -12,4 +12,6 @@ var (
 	CodeTooDeep    = codeTooDeep
 	CorpusFile     = corpusFile
 	HangGuard      = hangGuard
+	NeedJDK        = needJDK
+	TypeArgs       = typeArgs
 )

@@ -137,7 +137,7 @@ func (p *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend
 // walks bound their own (limits.go) and keep what lies above.
 func (p *indexer) parseFile(ctx context.Context, j *frontend.Job, ps *sitter.Parser, rel string, tab *table, report bool) *sourceFile {
 	pf := sitter.ParseBudgeted(ctx, j, rel, "", sitter.BudgetUse{Report: report}, func(data []byte) (*sitter.Tree, []byte, error) {
-		t, err := sitter.ParseLimited(ctx, ps, data, j.Budget.Timeout)
+		t, err := parse(ctx, ps, data, j.Budget.Timeout)
 		return t, data, err
 	})
 	if pf == nil {

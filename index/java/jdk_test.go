@@ -18,13 +18,7 @@ import (
 // (run `go run ./index/internal/jdktable/gen` after changing the class
 // list). Without a JDK it skips, and fails under CI.
 func TestJDKTableMatchesJavap(t *testing.T) {
-	javap, err := exec.LookPath("javap")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("javap is required under CI (run scripts/setup.sh): %v", err)
-		}
-		t.Skipf("no javap: %v", err)
-	}
+	javap := needJDK(t, "javap")[0]
 	fresh, err := jdktable.Generate(t.Context(), javap)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +26,24 @@ func TestJDKTableMatchesJavap(t *testing.T) {
 	if diff := cmp.Diff(jdkTable, string(fresh)); diff != "" {
 		t.Errorf("index/java/jdk.txt differs from javap's signatures; run go run ./index/internal/jdktable/gen (-embedded +javap):\n%s", diff)
 	}
+}
+
+// needJDK returns the paths of the JDK's tools, skipping the test when
+// one is missing, and failing it under CI.
+func needJDK(t *testing.T, tools ...string) []string {
+	t.Helper()
+	var paths []string
+	for _, tool := range tools {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required under CI (run scripts/setup.sh): %v", tool, err)
+			}
+			t.Skipf("no %s: %v", tool, err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }
 
 // TestJDKTypes checks what the frontend reads from the table: every

@@ -12,8 +12,11 @@ import (
 // kept in Meta "index.java.version"; a change re-indexes Java only.
 // java-3: java.deps lists every file a resolution read (before, only the
 // first file to resolve a shared type's supertypes listed the files that
-// took), and the nesting limits of limits.go.
-const FormatVersion = "java-3"
+// took), and the nesting limits of limits.go. java-4: a type annotation
+// before a varargs ellipsis (String @Nullable ... args) parses
+// (varargs.go), and an annotated array level (String @A []) erases to
+// its type.
+const FormatVersion = "java-4"
 
 // isSource reports whether rel is a Java source file: Java in
 // internal/repofs's language table, with the extension in lower case, as

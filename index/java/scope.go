@@ -120,7 +120,8 @@ func moduleID(pkg string) graphdb.NodeID { return graphdb.NodeID("java:pkg:" + p
 func typeID(qname string) graphdb.NodeID { return graphdb.NodeID("java:" + qname) }
 
 // erase strips annotations, type arguments and array brackets from a
-// type as written: "@A Map<K, V>[]" → "Map"; dims counts the brackets.
+// type as written: "@A Map<K, V> @B []" → "Map"; dims counts the
+// brackets.
 func erase(s string) (name string, dims int) {
 	s = strings.TrimSpace(s)
 	for strings.HasPrefix(s, "@") { // type annotations
@@ -135,18 +136,22 @@ func erase(s string) (name string, dims int) {
 	}
 	var b strings.Builder
 	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '<':
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '<':
 			depth++
-		case r == '>':
+		case c == '>':
 			depth--
 		case depth > 0:
-		case r == '[':
+		case c == '@': // an annotation of an array level: String @A []
+			if e := annotationEnd([]byte(s), i); e > i {
+				i = e - 1
+			}
+		case c == '[':
 			dims++
-		case r == ']' || r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		case c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
 		default:
-			b.WriteRune(r)
+			b.WriteByte(c)
 		}
 	}
 	return b.String(), dims

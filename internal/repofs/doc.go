@@ -14,13 +14,17 @@
 // not match the directory itself, "/**" matches everything, "[!...]" is a
 // negated class). A pattern with a "**" before its last name ("a/**/b/c",
 // "**/foo/bar") is matched here instead (deep.go): go-git never
-// backtracks, so it missed a/b/x/b/c for "a/**/b/c". The user's
+// backtracks, so it missed a/b/x/b/c for "a/**/b/c". A pattern with no
+// "/" is matched against each directory's names once, then against each
+// file's own name (match.go), so that a file costs its rules, not its
+// depth times its rules; the answers stay go-git's. The user's
 // global excludes file is not read: it is not part of the repository, and
 // what relay indexes must not depend on who runs it. Ignore files are read
 // beneath the root only (internal/safefs).
 //
-// The walk (Walk) visits entries in lexical order and never follows a
-// symbolic link: a link is handed to the caller as what it is, and the
+// The walk (Walk) visits entries in lexical order, listing each directory
+// before handing it over (its listing says whether it holds a .gitignore
+// to read), and never follows a symbolic link: a link is handed to the caller as what it is, and the
 // caller decides whether it is worth a note. SkipDirs are never entered
 // nor handed over. The list is the union of what the indexer and the
 // search index skipped before they shared this walk: version-control

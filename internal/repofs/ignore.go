@@ -7,8 +7,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
 	"github.com/relayhq/relay/internal/safefs"
 )
 
@@ -25,11 +23,13 @@ const MaxIgnoreFileSize = 16 << 20
 // says about the path itself. Ignored checks the directories on the path
 // from the top and remembers each directory's answer until the next Add
 // (a walk asks about a directory before what lies inside, so each is
-// matched once).
+// matched once). The answers are go-git's matcher's (match.go says how
+// they are reached without matching every name of every path).
 type Ignores struct {
-	patterns []gitignore.Pattern
-	matcher  gitignore.Matcher
-	dirs     map[string]bool // rel → ignored, for directories asked about since the last Add
+	rules   []rule
+	root    *dirState            // the root's state, nil until asked since the last Add
+	dirs    map[string]*dirState // by directory (a prefix of a path asked about), since the last Add
+	scratch []string             // a path's names, for the rules matched whole
 }
 
 // Load reads the ignore file rel beneath fsys (a .gitignore, or
@@ -56,16 +56,16 @@ func (ig *Ignores) Add(dir string, data []byte) {
 	if dir != "." && dir != "" {
 		domain = strings.Split(dir, "/")
 	}
-	n := len(ig.patterns)
+	n := len(ig.rules)
 	// Split, not a bufio.Scanner: one over-long line would end the scan
 	// and drop the rules after it.
 	for _, line := range strings.Split(string(data), "\n") {
 		if p, ok := patternOf(line); ok {
-			ig.patterns = append(ig.patterns, parsePattern(p, domain))
+			ig.rules = append(ig.rules, newRule(p, domain))
 		}
 	}
-	if len(ig.patterns) != n {
-		ig.matcher = gitignore.NewMatcher(ig.patterns)
+	if len(ig.rules) != n {
+		ig.root = nil
 		clear(ig.dirs)
 	}
 }
@@ -138,37 +138,15 @@ func negatedClasses(p string) string {
 // isDir) is ignored: a directory on its path is, or the patterns exclude
 // it.
 func (ig *Ignores) Ignored(rel string, isDir bool) bool {
-	if ig.matcher == nil {
+	if len(ig.rules) == 0 {
 		return false
 	}
-	if ig.dirs == nil {
-		ig.dirs = map[string]bool{}
-	}
-	parts := strings.Split(rel, "/")
-	// Directories on the path, from the top.
-	k := 0
-	for i := 0; i < len(rel); i++ {
-		if rel[i] != '/' {
-			continue
-		}
-		k++
-		d := rel[:i]
-		ignored, ok := ig.dirs[d]
-		if !ok {
-			ignored = ig.matcher.Match(parts[:k], true)
-			ig.dirs[d] = ignored
-		}
-		if ignored {
-			return true
-		}
-	}
 	if isDir {
-		if ignored, ok := ig.dirs[rel]; ok {
-			return ignored
-		}
-		ignored := ig.matcher.Match(parts, true)
-		ig.dirs[rel] = ignored
-		return ignored
+		return ig.dirState(rel).ignored
 	}
-	return ig.matcher.Match(parts, false)
+	dir, name := ig.rootState(), rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = ig.dirState(rel[:i]), rel[i+1:]
+	}
+	return dir.ignored || ig.excludes(dir, name, false)
 }

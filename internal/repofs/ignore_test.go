@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/relayhq/relay/internal/testutil"
@@ -182,4 +184,75 @@ func git(t *testing.T, dir string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
+}
+
+// goGitIgnored is what Ignores answered before match.go: go-git's matcher
+// over every pattern, asked about each directory on the path from the top
+// and then about the path.
+func goGitIgnored(patterns []gitignore.Pattern, rel string, isDir bool) bool {
+	if len(patterns) == 0 {
+		return false
+	}
+	m := gitignore.NewMatcher(patterns)
+	parts := strings.Split(rel, "/")
+	for k := 1; k < len(parts); k++ {
+		if m.Match(parts[:k], true) {
+			return true
+		}
+	}
+	return m.Match(parts, isDir)
+}
+
+// FuzzIgnoresAgainstGoGit: Ignored answers as go-git's matcher asked
+// about every directory on the path does, for any ignore files and path,
+// asked in any order.
+func FuzzIgnoresAgainstGoGit(f *testing.F) {
+	for _, tc := range ignoreCases {
+		for dir, body := range tc.files {
+			for _, p := range tc.paths {
+				f.Add(body, path.Dir(dir), "*.o\n!keep/\n", p, strings.HasSuffix(p, "/"))
+			}
+		}
+	}
+	f.Add("bin\n*.java.hsp\n/build\nspring-*/src/main/java/META-INF/MANIFEST.MF\n", "a", "!*.md\ntarget/\n", "a/spring-x/src/main/java/META-INF/MANIFEST.MF", false)
+	f.Add("[\n\\\n!\n/**/\n**\n*[\n", "", "!a\n", "a/b/[x", false)
+	f.Add("x\\ \n\\!y\n?.c\n", "sub", "", "/sub//x ", true)
+	f.Fuzz(func(t *testing.T, top, dir, nested, rel string, isDir bool) {
+		var ig Ignores
+		var patterns []gitignore.Pattern
+		add := func(dir, body string) {
+			var domain []string
+			if dir != "." && dir != "" {
+				domain = strings.Split(dir, "/")
+			}
+			for _, line := range strings.Split(body, "\n") {
+				if p, ok := patternOf(line); ok {
+					patterns = append(patterns, parsePattern(p, domain))
+				}
+			}
+			ig.Add(dir, []byte(body))
+		}
+		add("", top)
+		// Ask before the second file is read: its Add must drop what was
+		// remembered.
+		_ = ig.Ignored(rel, isDir)
+		add(dir, nested)
+		want := goGitIgnored(patterns, rel, isDir)
+		for _, k := range []int{1, 2} {
+			if got := ig.Ignored(rel, isDir); got != want {
+				t.Fatalf("ask %d: Ignored(%q, %v) = %v, go-git %v", k, rel, isDir, got, want)
+			}
+		}
+		// Every directory above, and the path as the other kind.
+		for i := range rel {
+			if rel[i] == '/' {
+				if got, want := ig.Ignored(rel[:i], true), goGitIgnored(patterns, rel[:i], true); got != want {
+					t.Fatalf("Ignored(%q, true) = %v, go-git %v", rel[:i], got, want)
+				}
+			}
+		}
+		if got, want := ig.Ignored(rel, !isDir), goGitIgnored(patterns, rel, !isDir); got != want {
+			t.Fatalf("Ignored(%q, %v) = %v, go-git %v", rel, !isDir, got, want)
+		}
+	})
 }
