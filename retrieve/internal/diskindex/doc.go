@@ -35,8 +35,9 @@ const ManifestFile = "retrieve.manifest"
 // index of another version is rebuilt from scratch. 7: the checksummed
 // header (indexfile.go); 8: object-literal members leave their lines to
 // the text windows (chunk.objectMember); 9: the postings as flat sections,
-// then gob messages with the chunks in batches (indexfile.go, lexfile.go).
-const Version = 9
+// then gob messages with the chunks in batches (indexfile.go, lexfile.go);
+// 10: Snowball stems and CJK bigrams (package tokenize).
+const Version = 10
 
 // Index is the persisted search index.
 type Index struct {
