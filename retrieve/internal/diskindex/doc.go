@@ -36,7 +36,7 @@ const ManifestFile = "retrieve.manifest"
 // header (indexfile.go); 8: object-literal members leave their lines to
 // the text windows (chunk.objectMember); 9: the postings as flat sections,
 // then gob messages with the chunks in batches (indexfile.go, lexfile.go);
-// 10: Snowball stems and CJK bigrams (package tokenize).
+// 10: CJK bigrams, -ied stemmed as -ies (package tokenize).
 const Version = 10
 
 // Index is the persisted search index.
