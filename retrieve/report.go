@@ -231,8 +231,11 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 	for _, fu := range FuseRRF(RRFK, aggRank, fileRank, titleRank, named) {
 		f := info[fu.Doc]
 		f.Score = fu.Score
-		if penalize && IsTestPath(f.Path) {
+		switch c := s.fileClass(f.Path); {
+		case c == ClassTest && penalize:
 			f.Score *= TestPenalty
+		case c.Demoted():
+			f.Score *= DemotedPenalty
 		}
 		out = append(out, f)
 	}
