@@ -22,9 +22,6 @@ import "strings"
 // was -ied ("retried" was "retri", "retry" stayed "retry"): it is now
 // stemmed as -ies is.
 
-// maxStemCache bounds a tokenizer's memo of stems.
-const maxStemCache = 1 << 16
-
 // stem strips a few English inflections from a lower-case term made of
 // the letters a–z (see the DESIGN note); any other term (digits, other
 // scripts, shorter than four letters) is returned as it is.
@@ -60,27 +57,44 @@ func undouble(t string) string {
 	return t
 }
 
-// stemBytes is stem on a lower-case ASCII term, in place: it returns a
-// prefix of t, into which it may write (stems are never longer than their
-// word), memoised per tokenizer.
-func (tk *tokenizer) stemBytes(t []byte) []byte {
+// stemBytes is stem on a lower-case ASCII term, in place and without
+// allocating (the build's hot path): it returns a prefix of t, into which
+// it may write (ies → y). TestTokenizeFastPathAgrees and FuzzTokenize
+// hold it to stem.
+func stemBytes(t []byte) []byte {
 	if len(t) < 4 || !isASCIILetterBytes(t) {
 		return t
 	}
-	s, ok := tk.stems[string(t)]
-	if !ok {
-		s = stem(string(t))
-		if tk.stems == nil {
-			tk.stems = map[string]string{}
-		}
-		if len(tk.stems) < maxStemCache {
-			tk.stems[string(t)] = s
-		}
+	n := len(t)
+	switch {
+	case (hasSuffix(t, "ies") || hasSuffix(t, "ied")) && n > 4:
+		t[n-3] = 'y'
+		t = t[:n-2]
+	case hasSuffix(t, "ing") && n > 5:
+		t = undoubleBytes(t[:n-3])
+	case hasSuffix(t, "ed") && n > 4:
+		t = undoubleBytes(t[:n-2])
+	case hasSuffix(t, "es") && n > 4 && !hasSuffix(t, "ses"):
+		t = t[:n-1]
+	case hasSuffix(t, "s") && !hasSuffix(t, "ss") && !hasSuffix(t, "us") && !hasSuffix(t, "is"):
+		t = t[:n-1]
 	}
-	if len(s) > len(t) {
-		return []byte(s)
+	if hasSuffix(t, "e") && len(t) > 4 {
+		t = t[:len(t)-1]
 	}
-	return t[:copy(t, s)]
+	return t
+}
+
+func hasSuffix(t []byte, s string) bool {
+	return len(t) >= len(s) && string(t[len(t)-len(s):]) == s
+}
+
+func undoubleBytes(t []byte) []byte {
+	n := len(t)
+	if n >= 3 && t[n-1] == t[n-2] && !strings.ContainsRune("lsz", rune(t[n-1])) && !strings.ContainsRune("aeiou", rune(t[n-1])) {
+		return t[:n-1]
+	}
+	return t
 }
 
 func isASCIILetters(s string) bool {

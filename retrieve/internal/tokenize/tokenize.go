@@ -79,8 +79,7 @@ func Path(p string) []string {
 // some 100 MB of text, and this is where the search index spends its time.
 // A tokenizer is not safe for concurrent use; its zero value is ready.
 type tokenizer struct {
-	buf   [maxWordLen]byte
-	stems map[string]string // stem's results, see stemBytes
+	buf [maxWordLen]byte
 }
 
 // terms calls fn with each term of text, in Text's order.
@@ -127,7 +126,7 @@ func (tk *tokenizer) wordTerms(w string, fn func([]byte)) {
 	n := splitASCII(w, &parts)
 	if n <= 1 {
 		if keepBytes(lower) {
-			if t := tk.stemBytes(lower); keepBytes(t) {
+			if t := stemBytes(lower); keepBytes(t) {
 				fn(t)
 			}
 		}
@@ -143,7 +142,7 @@ func (tk *tokenizer) wordTerms(w string, fn func([]byte)) {
 		}
 		// Stemming may write into the part (ied → i); the whole word was
 		// already handed over, and parts do not overlap.
-		if t := tk.stemBytes(part); keepBytes(t) {
+		if t := stemBytes(part); keepBytes(t) {
 			fn(t)
 		}
 	}
