@@ -65,8 +65,10 @@
 //
 // The tokenizer ([Tokenize], package retrieve/internal/tokenize) keeps
 // whole identifiers and their camelCase / snake_case / digit parts,
-// lower-cases, lightly stems, and drops a small stop list; paths are
-// tokenized by segment. A query term absent from the
+// lower-cases, strips a few inflections ("retried", "retries" → "retry"),
+// splits Han, Kana and Hangul runs into overlapping bigrams apart from the
+// Latin letters and digits around them, and drops a small stop list;
+// paths are tokenized by segment. A query term absent from the
 // vocabulary is expanded to the terms that contain it (trigram index over
 // the vocabulary), which finds partial identifiers and error codes.
 //
@@ -76,7 +78,9 @@
 // vectors for the query embedder's model, and symbols the query names in
 // code form (`Flag.Set`, parseConfig), fused with weighted Reciprocal Rank
 // Fusion Σ w_r/(60 + rank_r) (BM25 0.4, vector 1.0, mentions 0.5). Then
-// test files are halved unless the query mentions tests, hits in folders
+// test files are halved unless the query mentions tests, generated,
+// bundled, minified and vendored files are halved (classify.go: Linguist's
+// rules through go-enry and the build tools' conventions), hits in folders
 // the query names are boosted ×1.3, and the first 40 hits are re-ranked by
 // graph distance to the 3 best (see the DESIGN note in graph.go). Filters
 // (language, path glob, kind) are hard; when they leave nothing, the file
@@ -96,8 +100,11 @@
 // issue-template noise before the lexical rankers see it; files named by
 // path, file name, qualified name, stack frame, class or folder name, or
 // holding a quoted message literally, rank of their own (issuetext.go,
-// issuemessage.go); test files come after the rest, and for a noisy
-// report functions are ordered by their own rank fused with their file's;
+// issuemessage.go); test files come after the rest and generated or
+// vendored files last, in the function list as in the file list, and no
+// TypeScript declaration file ranks above the code it declares; for
+// a noisy report functions are ordered by their own rank fused with their
+// file's;
 // of a name most files define (each locale's `locale.ordinal`) only the
 // first function takes a place, and a window that matches the name of an
 // object member it holds brings that member in after it.

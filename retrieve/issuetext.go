@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/relayhq/relay/retrieve/internal/tokenize"
 )
 
 // DESIGN: real issue text. Bug reports are long and noisy: stack traces,
@@ -262,6 +264,12 @@ func (s *Searcher) ubiquitous(w string) bool {
 	if fl == nil || len(fl.DocLen) == 0 {
 		return false
 	}
-	id, ok := fl.TermID(strings.ToLower(w))
+	// The index's term for the word: the word itself when it is a
+	// compound, its stem otherwise ("Acme" is "acm").
+	terms := tokenize.WordTerms(w)
+	if len(terms) == 0 {
+		return false
+	}
+	id, ok := fl.TermID(terms[0])
 	return ok && float64(fl.DF[id]) > ubiquitousShare*float64(len(fl.DocLen))
 }

@@ -152,10 +152,10 @@ func TestRankFunctions(t *testing.T) {
 		{Chunk: Chunk{Path: "a.js", Kind: ChunkText}},
 	}
 	files := []string{"a.js", "c.js", "d.js", "e.js", "b.js"}
-	if d := cmp.Diff([]string{"a.js:g", "b.js:f"}, rankFunctions(hits, files, 0.5, nil)); d != "" {
+	if d := cmp.Diff([]string{"a.js:g", "b.js:f"}, rankFunctions(hits, files, 0.5, nil, ClassifyPath)); d != "" {
 		t.Errorf("share 0.5 (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"b.js:f", "a.js:g"}, rankFunctions(hits, files, 0, nil)); d != "" {
+	if d := cmp.Diff([]string{"b.js:f", "a.js:g"}, rankFunctions(hits, files, 0, nil, ClassifyPath)); d != "" {
 		t.Errorf("share 0 (-want +got):\n%s", d)
 	}
 }
@@ -198,7 +198,7 @@ func TestRankFunctionsCommonNames(t *testing.T) {
 		"src/locale/en-ca.js:locale.ordinal",
 		"src/locale/en-gb.js:locale.ordinal",
 	}
-	if d := cmp.Diff(want, rankFunctions(hits, nil, 0, s.commonNames())); d != "" {
+	if d := cmp.Diff(want, rankFunctions(hits, nil, 0, s.commonNames(), ClassifyPath)); d != "" {
 		t.Errorf("rankFunctions (-want +got):\n%s", d)
 	}
 	// Without the common names, the locales take three of the first four places.
@@ -212,7 +212,7 @@ func TestRankFunctionsCommonNames(t *testing.T) {
 		"src/index.js:Dayjs.isSame",
 		"src/plugin/badMutable/index.js:default",
 	}
-	if d := cmp.Diff(plain, rankFunctions(hits, nil, 0, nil)); d != "" {
+	if d := cmp.Diff(plain, rankFunctions(hits, nil, 0, nil, ClassifyPath)); d != "" {
 		t.Errorf("rankFunctions without common names (-want +got):\n%s", d)
 	}
 }
@@ -237,10 +237,10 @@ func TestWithWindowMembers(t *testing.T) {
 	}}}
 	hits := []Hit{{Chunk: chunks[0], Matched: []string{"ordinal", "bulgarian"}}, {Chunk: chunks[4], Matched: []string{"current"}}}
 	want := []string{"src/locale/bg.js:locale.ordinal", "src/plugin/calendar/index.js:default"}
-	if d := cmp.Diff(want, rankFunctions(s.withWindowMembers(hits), nil, 0, nil)); d != "" {
+	if d := cmp.Diff(want, rankFunctions(s.withWindowMembers(hits), nil, 0, nil, ClassifyPath)); d != "" {
 		t.Errorf("functions (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(want[1:], rankFunctions(hits, nil, 0, nil)); d != "" {
+	if d := cmp.Diff(want[1:], rankFunctions(hits, nil, 0, nil, ClassifyPath)); d != "" {
 		t.Errorf("functions without the window's members (-want +got):\n%s", d)
 	}
 }

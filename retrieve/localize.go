@@ -21,9 +21,11 @@ var SourceLanguages = []string{"go", "python", "typescript", "javascript", "java
 // SourceLanguages: files from RankFilesFused, functions from the hits'
 // location names. The lexical rankers see the statement without URLs,
 // version strings and addresses (cleanIssueText); the named-file ranker
-// sees all of it. Test files come after every other file: a fix is made
-// in the code under test, and a report that quotes its test must not push
-// the test above that code. o tunes the search (ablations); its Limit, fast path and
+// sees all of it. Test files come after the project's other code: a fix
+// is made in the code under test, and a report that quotes its test must
+// not push the test above that code; generated, bundled, minified and
+// vendored files come last, and no declaration file ranks above the code
+// it declares (see classify.go). o tunes the search (ablations); its Limit, fast path and
 // language filter are set here.
 func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions) (files, functions []string, err error) {
 	files, functions, _, err = s.localize(ctx, problem, o)
@@ -33,7 +35,7 @@ func (s *Searcher) Localize(ctx context.Context, problem string, o SearchOptions
 // localize is Localize, also returning the search's hits (LocalizeSpans
 // makes line spans of them).
 func (s *Searcher) localize(ctx context.Context, problem string, o SearchOptions) (files, functions []string, hits []Hit, err error) {
-	o.Limit, o.NoFastPath, o.Filter = reportDepth, true, Filter{Languages: SourceLanguages}
+	o.Limit, o.NoFastPath, o.Filter, o.byClass = reportDepth, true, Filter{Languages: SourceLanguages}, true
 	query := cleanIssueText(problem)
 	if strings.TrimSpace(query) == "" {
 		query = problem
@@ -42,21 +44,24 @@ func (s *Searcher) localize(ctx context.Context, problem string, o SearchOptions
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var tests []string
+	var tests, demoted []string
 	for _, f := range s.RankFilesFused(problem, query, res.Hits, SourceLanguages) {
-		if IsTestPath(f.Path) {
+		switch c := s.fileClass(f.Path); {
+		case c == ClassTest:
 			tests = append(tests, f.Path)
-			continue
+		case c.Demoted():
+			demoted = append(demoted, f.Path)
+		default:
+			files = append(files, f.Path)
 		}
-		files = append(files, f.Path)
 	}
-	files = append(files, tests...)
+	files = append(append(withDeclarations(files), tests...), demoted...)
 	share := 0.0
 	if _, noisy := noisyTitle(problem); noisy {
 		share = fileRankShare
 	}
 	hits = s.withWindowMembers(res.Hits)
-	return files, rankFunctions(hits, files, share, s.commonNames()), hits, nil
+	return files, rankFunctions(hits, files, share, s.commonNames(), s.fileClass), hits, nil
 }
 
 // withWindowMembers puts after each text-window hit the object-literal
@@ -157,7 +162,11 @@ func (s *Searcher) commonNames() map[string]bool {
 // order: near-identical members of sibling files (a hundred locales'
 // `locale.ordinal`) match a report equally well, and each taking a place
 // would push the function the report is about out of the top.
-func rankFunctions(hits []Hit, files []string, share float64, common map[string]bool) []string {
+//
+// Functions of test files come after those, and functions of generated
+// or vendored files last (class gives a file's class), as in the file
+// list.
+func rankFunctions(hits []Hit, files []string, share float64, common map[string]bool, class func(string) FileClass) []string {
 	fileRank := map[string]int{}
 	for i, f := range files {
 		fileRank[f] = i + 1
@@ -167,13 +176,20 @@ func rankFunctions(hits []Hit, files []string, share float64, common map[string]
 		score float64
 	}
 	var fns []fn
-	var later []string
+	var later, tests, demoted []string
 	seen, named := map[string]bool{}, map[string]bool{}
 	for _, h := range hits {
 		if h.Loc == "" || seen[h.Loc] || (h.Kind != ChunkFunction && h.Kind != ChunkMethod) {
 			continue
 		}
 		seen[h.Loc] = true
+		if c := class(h.Path); c == ClassTest {
+			tests = append(tests, h.Loc)
+			continue
+		} else if c.Demoted() {
+			demoted = append(demoted, h.Loc)
+			continue
+		}
 		if name, _ := strings.CutPrefix(h.Loc, h.Path+":"); common[name] {
 			if named[name] {
 				later = append(later, h.Loc)
@@ -192,7 +208,7 @@ func rankFunctions(hits []Hit, files []string, share float64, common map[string]
 	for _, f := range fns {
 		out = append(out, f.loc)
 	}
-	return append(out, later...)
+	return append(append(append(out, later...), tests...), demoted...)
 }
 
 // FileBaseline is plain BM25 over whole files (no chunks, no field

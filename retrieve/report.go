@@ -131,7 +131,7 @@ func (s *Searcher) Report(ctx context.Context, question string, opts ReportOptio
 				paths = append(paths, f.Path)
 			}
 		}
-		rep.Spans = s.spans(res.Hits, paths, rankFunctions(res.Hits, paths, 0, s.commonNames()), cmp.Or(opts.Lines, 100))
+		rep.Spans = s.spans(res.Hits, paths, rankFunctions(res.Hits, paths, 0, s.commonNames(), s.fileClass), cmp.Or(opts.Lines, 100))
 	}
 	for _, h := range res.Hits {
 		if len(rep.Symbols) >= opts.Symbols {
@@ -253,8 +253,11 @@ func (s *Searcher) RankFilesFused(text, query string, hits []Hit, langs []string
 	for _, fu := range FuseRRF(RRFK, aggRank, fileRank, titleRank, named) {
 		f := info[fu.Doc]
 		f.Score = fu.Score
-		if penalize && IsTestPath(f.Path) {
+		switch c := s.fileClass(f.Path); {
+		case c == ClassTest && penalize:
 			f.Score *= TestPenalty
+		case c.Demoted():
+			f.Score *= DemotedPenalty
 		}
 		out = append(out, f)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -58,6 +57,7 @@ type Searcher struct {
 
 	filesOnce sync.Once
 	files     *safefs.Root // opened on first use; nil when the root cannot be opened
+	classes   sync.Map     // path → FileClass, see fileClass
 
 	namesCache // the index's files by name, for fileMentions
 
@@ -184,6 +184,9 @@ type SearchOptions struct {
 	// DefaultGraphWeight.
 	GraphWeight float64
 	Expand      bool // attach graph context (parent, siblings, imports, callers, callees) to hits
+	// byClass: the caller orders files by class itself (Localize), so
+	// hits in generated and vendored files are not demoted.
+	byClass bool
 }
 
 // Hit is one search result.
@@ -478,7 +481,7 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		if r, ok := fu.Ranks["vector"]; ok {
 			h.Why = append(h.Why, fmt.Sprintf("vector rank %d (cosine %.2f)", r, cosine[fu.Doc]))
 		}
-		if testPenalty && IsTestPath(h.Path) {
+		if testPenalty && s.fileClass(h.Path) == ClassTest {
 			h.Score *= TestPenalty
 			h.Why = append(h.Why, fmt.Sprintf("test file, and the query does not mention tests (×%.1f)", TestPenalty))
 		}
@@ -497,6 +500,9 @@ func (s *Searcher) rank(ctx context.Context, q string, o SearchOptions, f Filter
 		if err := s.graphRerank(ctx, hits, w); err != nil {
 			return nil, err
 		}
+	}
+	if !o.byClass {
+		hits = s.demote(hits)
 	}
 	return hits, nil
 }
@@ -636,20 +642,6 @@ func displayTerms(terms []string, shown map[string]string) []string {
 // under test far more often than about the tests.
 const TestPenalty = 0.5
 
-// IsTestPath reports whether a repo-relative path is a test file or test
-// data by the usual conventions of Go, Python, JS/TS, Java and Ruby.
-func IsTestPath(p string) bool {
-	base := path.Base(p)
-	switch {
-	case strings.HasSuffix(base, "_test.go"), strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"),
-		strings.HasSuffix(base, "_test.py"), strings.Contains(base, ".test."), strings.Contains(base, ".spec."),
-		strings.HasSuffix(base, "Test.java"), strings.HasSuffix(base, "_spec.rb"):
-		return true
-	}
-	return strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") ||
-		strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/") || strings.Contains(p, "/__tests__/")
-}
-
 func mentionsTests(q string) bool {
 	for _, t := range Tokenize(q) {
 		if t == "test" || t == "tests" || t == "testdata" || t == "spec" {
@@ -746,19 +738,11 @@ func (s *Searcher) fileLines(rel string) []string {
 	if ok {
 		return ls
 	}
-	// Index paths name files as they were when indexed; read them beneath
-	// the root now, so a file since replaced by a symlink out of the
-	// repository (or a FIFO) is not followed.
-	s.filesOnce.Do(func() {
-		var err error
-		if s.files, err = safefs.OpenRoot(s.root); err != nil {
-			s.log.Warn("snippets unavailable", "err", err)
-		}
-	})
-	if s.files == nil {
+	files := s.rootFiles()
+	if files == nil {
 		return nil
 	}
-	data, err := s.files.ReadFile(rel, MaxFileSize)
+	data, err := files.ReadFile(rel, MaxFileSize)
 	if err != nil {
 		return nil
 	}

@@ -39,7 +39,7 @@ func TestExpand(t *testing.T) {
 
 func TestSearch(t *testing.T) {
 	t.Parallel()
-	ix := build("the upload is retried", "upload upload retry policy", "nothing of the kind")
+	ix := build("the upload is stopped", "upload upload retry policy", "nothing of the kind")
 	hits := ix.Search(ix.Expand(tokenize.Text("retry upload")), nil, 10)
 	var docs []int32
 	for _, h := range hits {

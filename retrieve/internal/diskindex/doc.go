@@ -38,8 +38,10 @@ const ManifestFile = "retrieve.manifest"
 // index of another version is rebuilt from scratch. 7: the checksummed
 // header (indexfile.go); 8: object-literal members leave their lines to
 // the text windows (chunk.objectMember); 9: the postings as flat sections,
-// then gob messages with the chunks in batches (indexfile.go, lexfile.go).
-const Version = 10
+// then gob messages with the chunks in batches (indexfile.go, lexfile.go);
+// 10: segments and a commit file (segment.go); 11: CJK bigrams, -ied
+// stemmed as -ies (package tokenize).
+const Version = 11
 
 // Index is the persisted search index.
 type Index struct {

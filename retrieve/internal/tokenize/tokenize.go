@@ -1,17 +1,19 @@
 // Package tokenize owns how relay's search index turns text into terms:
 // the code-aware tokenizer (whole identifiers and their camelCase,
-// snake_case and digit parts, lower-cased, lightly stemmed, a small stop
-// list), the word scanner, and Vocab, which numbers the terms of many
-// texts and remembers the terms of each word it met (the build's hot
-// path, see wordtable.go). The index's format version in package
-// diskindex changes whenever what this package yields does: an index is
-// only as good as the agreement of the terms it was built with and the
-// terms of a query.
+// snake_case and digit parts, lower-cased, stemmed, a small stop list),
+// the split of Han, Kana and Hangul runs from Latin letters and digits
+// (CJK runs become overlapping bigrams, see script.go), the word scanner,
+// and Vocab, which numbers the terms of many texts and remembers the
+// terms of each word it met (the build's hot path, see wordtable.go). The
+// index's format version in package diskindex changes whenever what this
+// package yields does: an index is only as good as the agreement of the
+// terms it was built with and the terms of a query.
 //
-// The stemmer is written here rather than taken from a library: it is
-// deliberately weaker than Porter (see stem), and its ASCII fast path
-// must agree term for term with the general path
-// (TestTokenizeFastPathAgrees).
+// The stemmer is written here rather than taken from a library: Snowball's
+// English stemmer was measured and ranked worse (see the DESIGN note in
+// stem.go). The ASCII fast path must agree term for term with the general
+// path (TestTokenizeFastPathAgrees, FuzzTokenize), and Vocab with Text
+// (TestVocabAgrees).
 package tokenize
 
 import (
@@ -45,8 +47,11 @@ var stopWords = map[string]bool{
 //   - a word that is a compound (camelCase, PascalCase, snake_case, digits)
 //     also yields its parts: "HTTPServer" → "httpserver", "http", "server";
 //     parts that are only digits are dropped ("1h30m" keeps only itself);
-//   - parts are lightly stemmed ("parsing", "parses", "parsed" → "pars") so
-//     prose in a question meets identifiers in code;
+//   - parts are lightly stemmed ("parsing", "parses", "parsed" → "pars";
+//     "retried", "retries" → "retry") so prose in a question meets
+//     identifiers in code;
+//   - a run of Han, Kana or Hangul is a word apart from the letters and
+//     digits around it, and yields its overlapping bigrams;
 //   - stop words and one-letter tokens are dropped.
 //
 // Terms may repeat; callers count them.
@@ -135,7 +140,7 @@ func (tk *tokenizer) wordTerms(w string, fn func([]byte)) {
 		if isDigitBytes(part) {
 			continue
 		}
-		// Stemming may write into the part (ies → y); the whole word was
+		// Stemming may write into the part (ied → i); the whole word was
 		// already handed over, and parts do not overlap.
 		if t := stemBytes(part); keepBytes(t) {
 			fn(t)
@@ -199,51 +204,9 @@ func isDigitBytes(t []byte) bool {
 	return len(t) > 0
 }
 
-// stemBytes is stem on a lower-case ASCII term, in place: it returns a
-// prefix of t, into which it may write (ies → y).
-func stemBytes(t []byte) []byte {
-	if len(t) < 4 {
-		return t
-	}
-	for _, c := range t {
-		if c < 'a' || c > 'z' {
-			return t
-		}
-	}
-	n := len(t)
-	switch {
-	case hasSuffix(t, "ies") && n > 4:
-		t[n-3] = 'y'
-		t = t[:n-2]
-	case hasSuffix(t, "ing") && n > 5:
-		t = undoubleBytes(t[:n-3])
-	case hasSuffix(t, "ed") && n > 4:
-		t = undoubleBytes(t[:n-2])
-	case hasSuffix(t, "es") && n > 4 && !hasSuffix(t, "ses"):
-		t = t[:n-1]
-	case hasSuffix(t, "s") && !hasSuffix(t, "ss") && !hasSuffix(t, "us") && !hasSuffix(t, "is"):
-		t = t[:n-1]
-	}
-	if hasSuffix(t, "e") && len(t) > 4 {
-		t = t[:len(t)-1]
-	}
-	return t
-}
-
-func hasSuffix(t []byte, s string) bool {
-	return len(t) >= len(s) && string(t[len(t)-len(s):]) == s
-}
-
-func undoubleBytes(t []byte) []byte {
-	n := len(t)
-	if n >= 3 && t[n-1] == t[n-2] && !strings.ContainsRune("lsz", rune(t[n-1])) && !strings.ContainsRune("aeiou", rune(t[n-1])) {
-		return t[:n-1]
-	}
-	return t
-}
-
 // Words calls fn with each word of text: each maximal run of letters,
-// digits and '_', the units Text splits into terms.
+// digits and '_' outside the CJK scripts, and each piece of a run of Han,
+// Kana or Hangul (see script.go): the units Text splits into terms.
 func Words(text string, fn func(string)) { forEachWord(text, fn) }
 
 // WordTerms returns the terms of one word of Words, in Text's order.
@@ -253,13 +216,23 @@ func WordTerms(w string) []string { return appendWordTerms(nil, w) }
 // Text drops it.
 func IsStopWord(w string) bool { return stopWords[w] }
 
-// forEachWord calls fn for each maximal run of letters, digits and '_'.
+// forEachWord calls fn for each word of text: each maximal run of
+// letters, digits and '_' outside the CJK scripts, and each piece of a run
+// of CJK characters (cjkPieces).
 func forEachWord(text string, fn func(string)) {
 	start := -1
 	for i := 0; i < len(text); {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
+			if isCJK(r) {
+				if start >= 0 {
+					fn(text[start:i])
+					start = -1
+				}
+				i = cjkPieces(text, i, fn)
+				continue
+			}
 		}
 		if isWordRune(r) {
 			if start < 0 {
@@ -290,6 +263,9 @@ const maxWordLen = 64
 func appendWordTerms(out []string, w string) []string {
 	if len(w) > maxWordLen {
 		return out
+	}
+	if r, _ := utf8.DecodeRuneInString(w); isCJK(r) {
+		return appendCJKTerms(out, w)
 	}
 	whole := strings.ToLower(w)
 	parts := splitIdent(w)
@@ -356,41 +332,6 @@ func splitIdent(w string) []string {
 	return parts
 }
 
-// stem strips a few English suffixes so that inflected prose meets the
-// base form used in identifiers. It is deliberately weaker than Porter: it
-// only has to make "parsing", "parses", "parsed" and "parse" agree.
-func stem(t string) string {
-	if len(t) < 4 || !isASCIILetters(t) {
-		return t
-	}
-	switch {
-	case strings.HasSuffix(t, "ies") && len(t) > 4:
-		t = t[:len(t)-3] + "y"
-	case strings.HasSuffix(t, "ing") && len(t) > 5:
-		t = undouble(t[:len(t)-3])
-	case strings.HasSuffix(t, "ed") && len(t) > 4:
-		t = undouble(t[:len(t)-2])
-	case strings.HasSuffix(t, "es") && len(t) > 4 && !strings.HasSuffix(t, "ses"):
-		t = t[:len(t)-1]
-	case strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") && !strings.HasSuffix(t, "us") && !strings.HasSuffix(t, "is"):
-		t = t[:len(t)-1]
-	}
-	if strings.HasSuffix(t, "e") && len(t) > 4 {
-		t = t[:len(t)-1]
-	}
-	return t
-}
-
-// undouble turns "runn" (from "running") into "run"; "ll", "ss" and "zz"
-// stay ("called" → "call").
-func undouble(t string) string {
-	n := len(t)
-	if n >= 3 && t[n-1] == t[n-2] && !strings.ContainsRune("lsz", rune(t[n-1])) && !strings.ContainsRune("aeiou", rune(t[n-1])) {
-		return t[:n-1]
-	}
-	return t
-}
-
 func isDigits(s string) bool {
 	for _, r := range s {
 		if r < '0' || r > '9' {
@@ -398,13 +339,4 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func isASCIILetters(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return true
 }

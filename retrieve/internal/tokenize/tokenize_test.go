@@ -4,10 +4,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestTokenize(t *testing.T) {
@@ -29,7 +31,15 @@ func TestTokenize(t *testing.T) {
 		{"qualified", "graphdb.Store.Begin", []string{"graphdb", "stor", "begin"}},
 		{"unicode letters", "größe straße", []string{"größe", "straße"}},
 		{"ies", "retries policies", []string{"retry", "policy"}},
+		{"ied", "retried copied", []string{"retry", "copy"}},
 		{"double consonant", "running called", []string{"run", "call"}},
+		{"han around latin", "cli生成代码的import路径错误", []string{"cli", "生成", "成代", "代码", "码的", "import", "路径", "径错", "错误"}},
+		{"han around a class name", "校验JSON数组的方法有问题", []string{"校验", "json", "数组", "组的", "的方", "方法", "法有", "有问", "问题"}},
+		{"han around an identifier", "调用parseFlags时报错", []string{"调用", "parseflags", "pars", "flag", "时报", "报错"}},
+		{"lone han", "在 config 里", []string{"在", "config", "里"}},
+		{"digits apart from han", "第3个参数", []string{"第", "个参", "参数"}},
+		{"kana with prolonged sound mark", "ユーザーを削除", []string{"ユー", "ーザ", "ザー", "ーを", "を削", "削除"}},
+		{"hangul", "설정 파일", []string{"설정", "파일"}},
 		{"overlong word dropped", "x" + string(make([]byte, 0)) + "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa ok", []string{"ok"}},
 	}
 	for _, tt := range tests {
@@ -39,6 +49,79 @@ func TestTokenize(t *testing.T) {
 				t.Errorf("Text(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
+	}
+}
+
+// TestStemInflections checks that the inflected forms of a verb meet its
+// base form: the stemmer once made "retries" into "retry" but "retried"
+// into "retri".
+func TestStemInflections(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]string{
+		"retry":   {"retried", "retries", "retrying", "Retry", "retryPolicy"},
+		"try":     {"tried", "tries", "trying"},
+		"copy":    {"copied", "copies", "copying"},
+		"apply":   {"applied", "applies", "applying"},
+		"notify":  {"notified", "notifies", "notifying"},
+		"parse":   {"parsed", "parses", "parsing"},
+		"config":  {"configs"},
+		"resolve": {"resolved", "resolves", "resolving"},
+	}
+	for base, forms := range tests {
+		want := Text(base)
+		if len(want) != 1 {
+			t.Fatalf("Text(%q) = %q, want one term", base, want)
+		}
+		for _, f := range forms {
+			if got := Text(f); !slices.Contains(got, want[0]) {
+				t.Errorf("Text(%q) = %q, want it to hold %q, the stem of %q", f, got, want[0], base)
+			}
+		}
+	}
+}
+
+// TestLongCJKRun checks that a run of CJK characters longer than a word
+// the word table holds still yields each of its bigrams exactly once.
+func TestLongCJKRun(t *testing.T) {
+	t.Parallel()
+	run := []rune(strings.Repeat("一二三四五六七八九十", 7) + "𠀀𠀁")
+	var want []string
+	for i := 0; i+1 < len(run); i++ {
+		want = append(want, string(run[i:i+2]))
+	}
+	for _, text := range []string{string(run), "x " + string(run) + "abc"} {
+		got := slices.DeleteFunc(Text(text), func(s string) bool { return s == "abc" })
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Text(%.20q…) (-want +got):\n%s", text, diff)
+		}
+	}
+}
+
+// TestVocabAgrees checks that Vocab's scanner and word table give each
+// text the ids of Text's terms, CJK runs and repeated words included.
+func TestVocabAgrees(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"cli生成代码的import路径错误 cli生成代码的import路径错误",
+		"校验JSON数组的方法有问题\nretried tried copied",
+		strings.Repeat("長い文字列の処理", 20) + " HTTPServer größe",
+		"ユーザー 설정 파일 第3个参数 e4012 parseFlags",
+	}
+	v := NewVocab()
+	for _, text := range texts {
+		checkVocab(t, v, text)
+	}
+}
+
+func checkVocab(t *testing.T, v *Vocab, text string) {
+	t.Helper()
+	ids := v.AppendIDs(nil, text)
+	got := make([]string, len(ids))
+	for i, id := range ids {
+		got[i] = v.Terms()[id]
+	}
+	if diff := cmp.Diff(Text(text), got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Vocab terms of %.40q differ from Text (-text +vocab):\n%s", text, diff)
 	}
 }
 
@@ -86,7 +169,8 @@ func TestTokenizeFastPathAgrees(t *testing.T) {
 	words := "ies policies retries studies ties running called stopped fixes passes buses status analysis " +
 		"HTTPServer ServeHTTP parseURL2 __init__ XMLHttpRequest ERR_CONN_RESET utf8DecodeRune 1h30m e4012 0x5e1f " +
 		"a_b A1b2C3 ABC abc_ _abc__def x2 RETURN Should should return func FUNC Func_Return ed eds seed sing singing " +
-		"größeMax straßeName Éclair fooÜber naïve_value"
+		"größeMax straßeName Éclair fooÜber naïve_value tried retried copied applied notified hoping " +
+		"generational relational happily skies dying cli生成代码的import路径错误 校验JSON数组"
 	// Words of the longest length indexed: one part per byte.
 	texts := []string{words, strings.Repeat("a1", maxWordLen/2), strings.Repeat("aB", maxWordLen/2), strings.Repeat("_x", maxWordLen/2)}
 	err := filepath.WalkDir("../../..", func(p string, d fs.DirEntry, err error) error {
@@ -108,12 +192,14 @@ func TestTokenizeFastPathAgrees(t *testing.T) {
 }
 
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"HTTPServer parses", "retries_ies", "utf8DecodeRune größe", "x__Y__z9", "aaaS"} {
+	for _, s := range []string{"HTTPServer parses", "retries_ies", "utf8DecodeRune größe", "x__Y__z9", "aaaS",
+		"cli生成代码的import路径错误", "校验JSON数组的方法有问题", "ユーザー設定", "설정 파일", "tried copied"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if diff := cmp.Diff(generalTokenize(s), Text(s)); diff != "" {
 			t.Errorf("Text(%q) (-general +fast):\n%s", s, diff)
 		}
+		checkVocab(t, NewVocab(), s)
 	})
 }

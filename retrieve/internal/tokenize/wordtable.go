@@ -83,7 +83,8 @@ func (t *wordTable) grow() {
 }
 
 // scanWords calls fn with each word of text and its hash, the words of
-// forEachWord: maximal runs of letters, digits and '_'.
+// forEachWord: maximal runs of letters, digits and '_' outside the CJK
+// scripts, and the pieces of CJK runs.
 func scanWords(text string, fn func(w string, h uint32)) {
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -92,7 +93,10 @@ func scanWords(text string, fn func(w string, h uint32)) {
 				i++
 				continue
 			}
-		} else if r, size := utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
+		} else if r, size := utf8.DecodeRuneInString(text[i:]); isCJK(r) {
+			i = cjkPieces(text, i, func(w string) { fn(w, hashWord(w)) })
+			continue
+		} else if !isWordRune(r) {
 			i += size
 			continue
 		}
@@ -109,7 +113,7 @@ func scanWords(text string, fn func(w string, h uint32)) {
 				continue
 			}
 			r, size := utf8.DecodeRuneInString(text[i:])
-			if !isWordRune(r) {
+			if !isWordRune(r) || isCJK(r) {
 				break
 			}
 			for _, b := range []byte(text[i : i+size]) {
@@ -119,4 +123,13 @@ func scanWords(text string, fn func(w string, h uint32)) {
 		}
 		fn(text[start:i], uint32(h^h>>32))
 	}
+}
+
+// hashWord is the hash scanWords computes while it scans a word.
+func hashWord(w string) uint32 {
+	h := uint64(fnvOffset)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint64(w[i])) * fnvPrime
+	}
+	return uint32(h ^ h>>32)
 }
