@@ -425,6 +425,19 @@ func (r Report) Table() string {
 	return b.String()
 }
 
+// TableRows is Table without its legend: the header and one line per
+// row (and the notes under rows), as the golden stats files hold them.
+func (r Report) TableRows() []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(r.Table()), "\n") {
+		if strings.HasPrefix(l, "f.all/any k:") || strings.HasPrefix(l, "ln.r b:") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
 // lineColumns renders the line figures of a table row ("-" when the
 // summary has no instance with gold lines).
 func (s Summary) lineColumns() string {

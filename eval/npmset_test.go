@@ -124,8 +124,8 @@ func TestNPMSet(t *testing.T) {
 	}
 	parts := eval.SummarizeGroups(rep.Results, func(id string) string { return eval.SplitName(pkgOf[id]) })
 	perPkg := eval.SummarizeGroups(rep.Results, func(id string) string { return pkgOf[id] })
-	table := eval.Report{Summaries: slices.Concat(rep.Summaries, parts, perPkg)}.Table()
-	rows := strings.Split(strings.TrimSpace(table), "\n")
+	all := eval.Report{Summaries: slices.Concat(rep.Summaries, parts, perPkg)}
+	table := all.Table()
 	var stats strings.Builder
 	for _, r := range rep.Results {
 		if r.Method != eval.MethodRelay {
@@ -136,6 +136,6 @@ func TestNPMSet(t *testing.T) {
 	}
 	t.Logf("npm real-fix set (%d instances):\n%s", len(insts), table)
 	out := "# npm real-fix localization (go test ./eval -run TestNPMSet with RELAY_NPMSET set)\n# rows: all instances, then held-out/ and tuning/ (eval.HeldOut), then per package\n\n" +
-		strings.Join(rows[:len(rows)-2], "\n") + "\n\n# relay, per instance\n" + stats.String()
+		strings.Join(all.TableRows(), "\n") + "\n\n# relay, per instance\n" + stats.String()
 	checkFigures(t, "testdata/npmset_stats.txt", out)
 }
