@@ -27,6 +27,10 @@ import (
 type Gold struct {
 	Files     []string `json:"gold_files"`
 	Functions []string `json:"gold_functions"`
+	// Lines gives, per gold file, the lines of the pre-fix file a reader
+	// must see to make the fix (GoldLines); files the diff has no hunks
+	// for (DiffTrees of non-Go files) have none.
+	Lines map[string][]int `json:"gold_lines,omitempty"`
 	// Skipped lists changed files left out of the gold, each with why
 	// (new file, test, generated, not Go source).
 	Skipped []string `json:"-"`
@@ -116,6 +120,9 @@ func GoldFromDiffGraph(ctx context.Context, root string, diffs []udiff.FileDiff,
 	g.Files = slices.Compact(g.Files)
 	slices.Sort(g.Functions)
 	g.Functions = slices.Compact(g.Functions)
+	if ls := GoldLines(diffs, g.Files); len(ls) > 0 {
+		g.Lines = ls
+	}
 	if g.Files == nil {
 		g.Files = []string{}
 	}

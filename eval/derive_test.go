@@ -189,6 +189,7 @@ func TestDeriveGold(t *testing.T) {
 	want := Gold{
 		Files:     []string{"gone/gone.go", "m.go", "win.go"},
 		Functions: []string{"gone/gone.go:Gone", "gone/gone.go:R.M", "m.go:G", "m.go:T.Get", "win.go:W"},
+		Lines:     map[string][]int{"m.go": {3, 9, 11, 16, 20}, "win.go": {5}},
 		Skipped: []string{"README.md: not Go source", "doc.go: comments or blank lines only", "fresh.go: new file", "fuzz.go: built only with the gofuzz tag",
 			"gen.go: generated", "m_test.go: test", "version.go: version constant only"},
 	}

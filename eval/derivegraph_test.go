@@ -111,6 +111,7 @@ diff --git a/README.md b/README.md
 	want := Gold{
 		Files:     []string{"src/calendar.ts", "src/plugin.js"},
 		Functions: []string{"src/calendar.ts:Calendar.end", "src/plugin.js:pad"},
+		Lines:     map[string][]int{"src/calendar.ts": {9}, "src/plugin.js": {8}},
 		Skipped:   []string{"lib/util.py: comments or blank lines only", "test/plugin.test.js: test", "README.md: not source code"},
 	}
 	if d := cmp.Diff(want, g); d != "" {
@@ -143,7 +144,7 @@ func TestDeriveGoldGraphUnindexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Gold{Files: []string{"src/A.java"}, Functions: []string{}, Skipped: []string{"src/A.java: functions unknown (the graph has nothing for this file; is its language indexed?)"}}
+	want := Gold{Files: []string{"src/A.java"}, Functions: []string{}, Lines: map[string][]int{"src/A.java": {3}}, Skipped: []string{"src/A.java: functions unknown (the graph has nothing for this file; is its language indexed?)"}}
 	if d := cmp.Diff(want, g); d != "" {
 		t.Errorf("unindexed language (-want +got):\n%s", d)
 	}

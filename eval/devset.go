@@ -13,11 +13,13 @@ import (
 )
 
 // MaterializeCheckouts creates dir/<instance_id> for every instance that
-// names a Go module version in Repo and has no checkout yet: the module's
-// source is fetched with `go mod download -json` (the module cache first, so
-// it works offline once cached) and copied, writable, into place. A module
-// without a go.mod gets one. Instances without Repo are left alone. dir
-// is created when missing.
+// names a Go module version or an npm package version in Repo and has no
+// checkout yet. A module's source is fetched with `go mod download -json`
+// (the module cache first, so it works offline once cached) and copied,
+// writable, into place; a module without a go.mod gets one. An npm package
+// ("npm:NAME@VERSION", NPMPackage) is its published tree, fetched with
+// `npm pack`. Instances without Repo are left alone. dir is created when
+// missing.
 func MaterializeCheckouts(ctx context.Context, insts []Instance, dir string) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -31,6 +33,22 @@ func MaterializeCheckouts(ctx context.Context, insts []Instance, dir string) (in
 		dst := filepath.Join(dir, in.ID)
 		if _, err := os.Stat(dst); err == nil {
 			continue
+		}
+		if name, version, ok := NPMPackage(in.Repo); ok {
+			tmp := dst + ".tmp"
+			os.RemoveAll(tmp)
+			if err := fetchNPM(ctx, name+"@"+version, tmp); err != nil {
+				os.RemoveAll(tmp)
+				return made, fmt.Errorf("instance %s: %w", in.ID, err)
+			}
+			if err := os.Rename(tmp, dst); err != nil {
+				return made, err
+			}
+			made++
+			continue
+		}
+		if strings.HasPrefix(in.Repo, NPMPrefix) {
+			return made, fmt.Errorf("instance %s: repo %q: want npm:NAME@VERSION", in.ID, in.Repo)
 		}
 		src, ok := srcs[in.Repo]
 		if !ok {

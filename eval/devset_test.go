@@ -67,40 +67,8 @@ func evalSet(t *testing.T, name, instancesPath, dir, statsPath, env string) {
 	if _, err := eval.MaterializeCheckouts(ctx, insts, dir); err != nil {
 		t.Fatal(err)
 	}
-	prepare := func(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
-		st, err := embedded.Open(embedded.DefaultDir(root), embedded.Options{})
-		if err != nil {
-			// A store of another schema version: the checkout is disposable.
-			os.RemoveAll(embedded.DefaultDir(root))
-			st, err = embedded.Open(embedded.DefaultDir(root), embedded.Options{})
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := index.Run(ctx, st, index.Options{Root: root}); err != nil {
-			st.Close()
-			return nil, nil, err
-		}
-		if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{}); err != nil {
-			st.Close()
-			return nil, nil, err
-		}
-		return st, st.Close, nil
-	}
-	// Gold must exist, or the scores mean nothing.
-	for _, in := range insts {
-		g, release, err := prepare(ctx, filepath.Join(dir, in.ID))
-		if err != nil {
-			t.Fatalf("%s: %v", in.ID, err)
-		}
-		for _, loc := range in.GoldFunctions {
-			ns, err := g.FindSymbols(ctx, graphdb.SymbolQuery{Loc: loc})
-			if err != nil || len(ns) == 0 {
-				t.Errorf("%s: gold function %s is not in the graph (%v)", in.ID, loc, err)
-			}
-		}
-		release()
-	}
+	prepare := prepareCheckout
+	checkGoldInGraph(t, insts, dir)
 	variants := []struct {
 		name string
 		opts retrieve.SearchOptions
@@ -179,4 +147,48 @@ func first(xs []string, n int) []string {
 		return xs[:n]
 	}
 	return xs
+}
+
+// prepareCheckout indexes a checkout into its embedded store (a store of
+// another schema version is disposable and rebuilt) and builds its search
+// index.
+func prepareCheckout(ctx context.Context, root string) (graphdb.Reader, func() error, error) {
+	st, err := embedded.Open(embedded.DefaultDir(root), embedded.Options{})
+	if err != nil {
+		// A store of another schema version: the checkout is disposable.
+		os.RemoveAll(embedded.DefaultDir(root))
+		st, err = embedded.Open(embedded.DefaultDir(root), embedded.Options{})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := index.Run(ctx, st, index.Options{Root: root}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	if _, err := retrieve.Build(ctx, root, st, retrieve.BuildOptions{}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, st.Close, nil
+}
+
+// checkGoldInGraph fails the test for a gold function the checkout's
+// graph does not hold: the scores would mean nothing.
+func checkGoldInGraph(t *testing.T, insts []eval.Instance, dir string) {
+	t.Helper()
+	ctx := t.Context()
+	for _, in := range insts {
+		g, release, err := prepareCheckout(ctx, filepath.Join(dir, in.ID))
+		if err != nil {
+			t.Fatalf("%s: %v", in.ID, err)
+		}
+		for _, loc := range in.GoldFunctions {
+			ns, err := g.FindSymbols(ctx, graphdb.SymbolQuery{Loc: loc})
+			if err != nil || len(ns) == 0 {
+				t.Errorf("%s: gold function %s is not in the graph (%v)", in.ID, loc, err)
+			}
+		}
+		release()
+	}
 }

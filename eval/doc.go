@@ -17,10 +17,13 @@
 // [ReadInstances], [Gold.Instance], [NeedsGraph], [Report.AllFailed],
 // [DefaultRealCache] and [RealReport.WriteFiles] are what every front end
 // of the eval shares (files.go); the CLI keeps flags, tables and exit
-// status. Two
+// status. Three
 // sets live in testdata: realset (real fixes of real Go projects, figures
-// in realset_stats.txt from TestRealSet) and devset (hand-written, figures
-// in eval_stats.txt from TestDevSet); the real-issue set itself stays
+// in realset_stats.txt from TestRealSet), npmset (real fixes of npm
+// packages, checkouts "npm:NAME@VERSION" fetched with npm pack
+// ([NPMPackage], [ExtractTarball]), a held-out part by [HeldOut], figures
+// per part and per package in npmset_stats.txt from TestNPMSet) and devset
+// (hand-written, figures in eval_stats.txt from TestDevSet); the real-issue set itself stays
 // outside the repository, its summary figures are in realissues_stats.txt
 // (TestRealIssues, RELAY_REALISSUES). Those files are golden:
 // [CompareFigures] fails a run that ranks any instance lower or lowers any

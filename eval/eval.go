@@ -30,7 +30,8 @@ type Instance struct {
 	// line figures are scored when present.
 	GoldLines map[string][]int `json:"gold_lines,omitempty"`
 	// Repo optionally names a Go module version ("github.com/spf13/pflag@v1.0.9")
-	// whose source is the checkout; MaterializeCheckouts uses it.
+	// or an npm package version ("npm:qs@6.12.1") whose source is the
+	// checkout; MaterializeCheckouts uses it.
 	Repo string `json:"repo,omitempty"`
 }
 
@@ -76,14 +77,14 @@ type InstanceResult struct {
 	FuncAny map[int]bool `json:"func_any"`
 	FileRR  float64      `json:"file_rr"` // 1/rank of the first gold file, 0 if absent
 	FuncRR  float64      `json:"func_rr"`
-	HasFunc bool         `json:"has_functions"`    // the instance has gold functions
+	HasFunc bool         `json:"has_functions"` // the instance has gold functions
 	// LineRecall[b]: the share of gold lines among the first b lines of
 	// the spans (LineBudgets); LineEff: gold lines per line shown at the
 	// middle budget. Scored when HasLines (the instance has gold lines).
 	LineRecall map[int]float64 `json:"line_recall,omitempty"`
 	LineEff    float64         `json:"line_efficiency,omitempty"`
 	HasLines   bool            `json:"has_lines,omitempty"`
-	Tokens  int64        `json:"tokens,omitempty"` // model tokens used (agent)
+	Tokens     int64           `json:"tokens,omitempty"` // model tokens used (agent)
 }
 
 // Cut-offs reported.
@@ -422,6 +423,19 @@ func (r Report) Table() string {
 		b.WriteString("ln.r b: gold lines among the first b lines shown (%); ln.eff: gold lines per 100 lines shown at 100 (eval.GoldLines says which lines are gold).\n")
 	}
 	return b.String()
+}
+
+// TableRows is Table without its legend: the header and one line per
+// row (and the notes under rows), as the golden stats files hold them.
+func (r Report) TableRows() []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(r.Table()), "\n") {
+		if strings.HasPrefix(l, "f.all/any k:") || strings.HasPrefix(l, "ln.r b:") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // lineColumns renders the line figures of a table row ("-" when the

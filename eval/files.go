@@ -94,13 +94,14 @@ var ErrNoGoldFiles = errors.New("the fix changes no source file of the pre-fix t
 
 // Instance is the localization instance of the gold answer: id, the
 // problem statement and, for a fix between module versions, the module
-// version of the pre-fix checkout (repo, "" for none). It has no gold
+// version of the pre-fix checkout (repo, "" for none), with the gold
+// lines of the fix when its diff had hunks. It has no gold
 // files (ErrNoGoldFiles) when the fix changes no source file.
 func (g Gold) Instance(id, problem, repo string) (Instance, error) {
 	if len(g.Files) == 0 {
 		return Instance{}, ErrNoGoldFiles
 	}
-	in := Instance{ID: id, Problem: problem, GoldFiles: g.Files, GoldFunctions: g.Functions, Repo: repo}
+	in := Instance{ID: id, Problem: problem, GoldFiles: g.Files, GoldFunctions: g.Functions, GoldLines: g.Lines, Repo: repo}
 	if in.GoldFunctions == nil {
 		in.GoldFunctions = []string{}
 	}

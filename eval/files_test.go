@@ -48,6 +48,8 @@ func TestGoldInstance(t *testing.T) {
 	}{
 		{"functions", Gold{Files: []string{"a.go"}, Functions: []string{"a.go:F"}},
 			Instance{ID: "x-1", Problem: "p", GoldFiles: []string{"a.go"}, GoldFunctions: []string{"a.go:F"}, Repo: "m@v1"}, nil},
+		{"lines", Gold{Files: []string{"a.go"}, Functions: []string{"a.go:F"}, Lines: map[string][]int{"a.go": {3, 4}}},
+			Instance{ID: "x-1", Problem: "p", GoldFiles: []string{"a.go"}, GoldFunctions: []string{"a.go:F"}, GoldLines: map[string][]int{"a.go": {3, 4}}, Repo: "m@v1"}, nil},
 		{"files only", Gold{Files: []string{"a.go"}},
 			Instance{ID: "x-1", Problem: "p", GoldFiles: []string{"a.go"}, GoldFunctions: []string{}, Repo: "m@v1"}, nil},
 		{"no files", Gold{Skipped: []string{"a_test.go: test"}}, Instance{}, ErrNoGoldFiles},

@@ -60,8 +60,8 @@ func TestScoreLines(t *testing.T) {
 	in := Instance{ID: "x", GoldFiles: []string{"a.go"}, GoldLines: map[string][]int{"a.go": {10, 60, 150}}}
 	p := Prediction{Files: []string{"a.go"}, Spans: []retrieve.Span{
 		{Path: "b.go", Start: 1, End: 40},
-		{Path: "a.go", Start: 5, End: 14},  // holds 10: shown lines 41-50
-		{Path: "a.go", Start: 55, End: 74}, // holds 60 at shown line 56
+		{Path: "a.go", Start: 5, End: 14},    // holds 10: shown lines 41-50
+		{Path: "a.go", Start: 55, End: 74},   // holds 60 at shown line 56
 		{Path: "a.go", Start: 140, End: 300}, // holds 150 at shown line 81
 	}}
 	r := Score(in, p)

@@ -300,17 +300,8 @@ func RunRealIssues(ctx context.Context, opts RealOptions) (RealReport, error) {
 	}
 	for _, m := range sortedMethods(byMethod) {
 		rep.Summaries = append(rep.Summaries, Summarize(m, byMethod[m]))
-		byRepo := map[string][]InstanceResult{}
-		for _, r := range byMethod[m] {
-			byRepo[repoOf[r.ID]] = append(byRepo[repoOf[r.ID]], r)
-		}
-		for _, repo := range sortedMethods(byRepo) {
-			s := Summarize(m, byRepo[repo])
-			s.Group = repo
-			rep.ByRepo = append(rep.ByRepo, s)
-		}
 	}
-	sort.SliceStable(rep.ByRepo, func(i, j int) bool { return rep.ByRepo[i].Group < rep.ByRepo[j].Group })
+	rep.ByRepo = SummarizeGroups(rep.Results, func(id string) string { return repoOf[id] })
 	return rep, nil
 }
 
@@ -421,8 +412,7 @@ func (r RealReport) Figures(title string, perInstance bool) string {
 		fmt.Fprintf(&b, "# %d instance(s) not scored: the fix changes no source file of the base tree\n", len(r.Excluded))
 	}
 	b.WriteString("\n")
-	rows := strings.Split(strings.TrimSpace(r.Table()), "\n")
-	for _, l := range rows[:len(rows)-1] {
+	for _, l := range (Report{Summaries: slices.Concat(r.Summaries, r.ByRepo)}).TableRows() {
 		b.WriteString(l + "\n")
 	}
 	if perInstance {

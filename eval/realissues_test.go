@@ -103,7 +103,8 @@ func TestRunRealIssues(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantInst := []Instance{{ID: "acme__shop-7", Problem: rep.Instances[0].Problem, Repo: "acme/shop",
-		GoldFiles: []string{"storage/retry.go"}, GoldFunctions: []string{"storage/retry.go:computeDelay"}}}
+		GoldFiles: []string{"storage/retry.go"}, GoldFunctions: []string{"storage/retry.go:computeDelay"},
+		GoldLines: map[string][]int{"storage/retry.go": {25}}}}
 	if d := cmp.Diff(wantInst, rep.Instances); d != "" {
 		t.Errorf("instances (-want +got):\n%s", d)
 	}

@@ -54,7 +54,7 @@ Example:
 	fl.BoolVar(&f.agentMode, "agent", false, "also localize with the agent runtime (needs a model endpoint; see the model flags); reports tokens per instance")
 	f.llm.register(fl)
 	fl.BoolVar(&f.baseline, "baseline", true, "also run the plain BM25-over-files baseline")
-	fl.BoolVar(&f.materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" from the Go module cache`)
+	fl.BoolVar(&f.materialize, "materialize", false, `check out instances that name "repo": "MODULE@VERSION" (Go module cache) or "npm:NAME@VERSION" (npm pack)`)
 	cmd.AddCommand(newEvalDeriveCmd(g), newEvalRealCmd(g))
 	return cmd
 }

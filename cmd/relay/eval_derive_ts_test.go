@@ -21,7 +21,7 @@ func TestEvalDeriveTypeScript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/cart/discount.ts"],"gold_functions":["src/cart/discount.ts:applyDiscount"]}` + "\n"
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/cart/discount.ts"],"gold_functions":["src/cart/discount.ts:applyDiscount"],"gold_lines":{"src/cart/discount.ts":[3]}}` + "\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}

@@ -104,7 +104,7 @@ func TestEvalDerive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := `{"instance_id":"shop-tax","problem_statement":"Tax is rounded down too early","gold_files":["shop.go"],"gold_functions":["shop.go:Tax"]}` + "\n"
+	want := `{"instance_id":"shop-tax","problem_statement":"Tax is rounded down too early","gold_files":["shop.go"],"gold_functions":["shop.go:Tax"],"gold_lines":{"shop.go":[8]}}` + "\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
