@@ -195,8 +195,12 @@ func (w *Workspace) buildSearch(ctx context.Context, graph graphdb.Reader, o Ind
 // runIndex is one index.Run; written, when set, receives the owners
 // written (index.Options.Written).
 func (w *Workspace) runIndex(ctx context.Context, st graphdb.Store, o IndexOptions, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
+	cache := "" // the frontends' caches (Go's type cache) live in the state directory, when it can be written
+	if state, err := w.PrepareStateDir(); err == nil {
+		cache = filepath.Join(state, "cache")
+	}
 	return index.Run(ctx, st, index.Options{Root: w.o.Root, Logger: w.o.Log, Progress: o.Progress, Full: o.Full, ListTimeout: o.ListTimeout, GoProxy: o.GoProxy, Written: written,
-		MaxFileBytes: o.MaxFileBytes, MaxDepth: o.MaxDepth, ParseTimeout: o.ParseTimeout})
+		MaxFileBytes: o.MaxFileBytes, MaxDepth: o.MaxDepth, ParseTimeout: o.ParseTimeout, CacheDir: cache})
 }
 
 // rebuildDamaged moves the damaged graph in dir aside (embedded.SetAside),

@@ -172,6 +172,9 @@ func (r *runState) run(ctx context.Context) (frontend.Done, error) {
 	}
 	if r.types != nil {
 		r.log.Debug("go type cache", "loaded", r.cacheLoads)
+		if j.Full {
+			r.types.sweep()
+		}
 	}
 
 	if err := r.implements(ctx, &d); err != nil {

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/gcexportdata"
 )
@@ -43,8 +44,10 @@ const typeCacheVersion = "relay-go-types-1"
 // imports, so a change anywhere below a package misses. Entries are
 // written whole through a rename; one that cannot be read is a miss.
 type typeCache struct {
-	dir string
-	log *slog.Logger
+	dir  string
+	log  *slog.Logger
+	mu   sync.Mutex
+	used map[string]bool // entry files of the packages this run met
 }
 
 // openTypeCache returns the cache in dir ("" or a directory that cannot
@@ -57,7 +60,35 @@ func openTypeCache(dir string, log *slog.Logger) *typeCache {
 		log.Warn("go type cache unavailable; dependencies are checked from source", "dir", dir, "err", err)
 		return nil
 	}
-	return &typeCache{dir: dir, log: log}
+	return &typeCache{dir: dir, log: log, used: map[string]bool{}}
+}
+
+// seen notes that the run met p: a full run's sweep keeps its entry.
+func (c *typeCache) seen(p *gpkg) {
+	c.mu.Lock()
+	c.used[filepath.Base(c.file(p))] = true
+	c.mu.Unlock()
+}
+
+// sweep removes the entries of packages the run did not meet (vanished
+// packages, left-over temporary files). Only a full run, which meets every
+// package of the repository, sweeps.
+func (c *typeCache) sweep() {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, e := range entries {
+		if !c.used[e.Name()] {
+			if os.Remove(filepath.Join(c.dir, e.Name())) == nil {
+				n++
+			}
+		}
+	}
+	c.log.Debug("go type cache swept", "removed", n, "kept", len(entries)-n)
 }
 
 // file is the entry file of a package variant.
@@ -281,6 +312,7 @@ func (r *runState) loadCached(all []*gpkg) {
 			continue
 		}
 		p.key = r.typeKey(p)
+		r.types.seen(p)
 		p.cached = p.key != "" && r.types.has(p)
 		p.fromCache = p.cached && !p.root
 		for path, q := range p.imports {

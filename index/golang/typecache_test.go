@@ -226,3 +226,42 @@ func replaceIn(t *testing.T, root, rel, old, new string) {
 	}
 	testutil.WriteFile(t, root, rel, strings.Replace(src, old, new, 1))
 }
+
+// TestTypeCacheSweep checks that a full run removes the entries of the
+// packages it did not meet, and keeps the others.
+func TestTypeCacheSweep(t *testing.T) {
+	root := t.TempDir()
+	for rel, src := range chainRepo {
+		testutil.WriteFile(t, root, rel, src)
+	}
+	cache := t.TempDir()
+	st := indextest.OpenStore()
+	runCached(t, st, root, cache)
+	entries := func() []string {
+		es, err := filepath.Glob(filepath.Join(cache, "go-types", "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es
+	}
+	before := len(entries())
+	stray := filepath.Join(cache, "go-types", ".tmp-left-over")
+	if err := os.WriteFile(stray, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	removeFile(t, root, "d")
+	sum, err := index.Run(t.Context(), st, index.Options{Root: root, CacheDir: cache, Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Errors) != 0 {
+		t.Fatalf("errors: %v", sum.Errors)
+	}
+	after := entries()
+	if slices.Contains(after, stray) {
+		t.Errorf("the full run left %s", stray)
+	}
+	if len(after) != before-1 {
+		t.Errorf("%d entries after package d went, want %d", len(after), before-1)
+	}
+}
