@@ -47,16 +47,17 @@ func main() {
 	listDir := flag.String("list-dir", "", "where go list -export ./... runs (default: -root)")
 	rounds := flag.Int("rounds", 5, "edits measured")
 	work := flag.String("work", "", "directory for the stores (default: a temporary one, removed)")
+	reuse := flag.Bool("reuse", false, "keep the stores already in -work (the cold runs then re-index what changed since)")
 	flag.Var(&relays, "relay", "NAME=PATH of a relay binary (repeat)")
 	flag.Var(&envs, "env", "KEY=VALUE added to every command's environment (repeat)")
 	flag.Parse()
-	if err := run(*root, *file, *after, *listDir, *work, *rounds, relays, envs); err != nil {
+	if err := run(*root, *file, *after, *listDir, *work, *rounds, *reuse, relays, envs); err != nil {
 		fmt.Fprintln(os.Stderr, "benchgoedit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, file, after, listDir, work string, rounds int, relays, envs []string) error {
+func run(root, file, after, listDir, work string, rounds int, reuse bool, relays, envs []string) error {
 	if root == "" || file == "" || after == "" || len(relays) == 0 {
 		return errors.New("want -root, -file, -after and at least one -relay NAME=PATH")
 	}
@@ -78,8 +79,10 @@ func run(root, file, after, listDir, work string, rounds int, relays, envs []str
 			return fmt.Errorf("-relay %q: want NAME=PATH", r)
 		}
 		store := filepath.Join(work, "store-"+name)
-		if err := os.RemoveAll(store); err != nil {
-			return err
+		if !reuse {
+			if err := os.RemoveAll(store); err != nil {
+				return err
+			}
 		}
 		bins = append(bins, binary{name, path, store})
 	}
@@ -151,8 +154,8 @@ func run(root, file, after, listDir, work string, rounds int, relays, envs []str
 type measure struct{ whole, graph, search float64 }
 
 var (
-	graphLine  = regexp.MustCompile(`(?m)^Indexed .* in ([0-9.]+[µmn]?s):`)
-	searchLine = regexp.MustCompile(`(?m)^Search index: .* in ([0-9.]+[µmn]?s)\.`)
+	graphLine  = regexp.MustCompile(`(?m)^Indexed .* in ([0-9hmsµn.]+):`)
+	searchLine = regexp.MustCompile(`(?m)^Search index: .* in ([0-9hmsµn.]+?)\.\s*$`)
 )
 
 func relayIndex(b binary, root string, env []string) (measure, error) {
