@@ -155,6 +155,7 @@ type measure struct{ whole, graph, search float64 }
 
 var (
 	graphLine  = regexp.MustCompile(`(?m)^Indexed .* in ([0-9hmsµn.]+):`)
+	goSummary  = regexp.MustCompile(`(?m)^Go: .*$`)
 	searchLine = regexp.MustCompile(`(?m)^Search index: .* in ([0-9hmsµn.]+?)\.\s*$`)
 )
 
@@ -177,6 +178,9 @@ func relayIndex(b binary, root string, env []string) (measure, error) {
 		return m, err
 	}
 	m.graph, m.search = gd.Seconds(), sd.Seconds()
+	if goLine := goSummary.Find(out); goLine != nil {
+		fmt.Printf("  %s: %s\n", b.name, goLine)
+	}
 	return m, nil
 }
 
