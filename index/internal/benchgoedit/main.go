@@ -9,9 +9,10 @@
 // values so that every round is a real change of the function body),
 // runs each binary's `relay index` (their order alternating between
 // rounds) and `go list -export ./...` from -list-dir. It prints, per
-// binary, the median wall time of the whole command, the median graph part
-// (the "Indexed … in D" of its summary) and the search part ("… in D." of
-// the search index line), and each as a ratio to the median of go list.
+// binary, the median wall time of the whole command, its median CPU time
+// (user+sys with the go commands it ran), the median graph part (the
+// "Indexed … in D" of its summary) and the search part ("… in D." of the
+// search index line), and each as a ratio to the median of go list.
 //
 //	go run ./index/internal/benchgoedit -root DIR -file net/http/server.go \
 //	  -after 'func (c *conn) serve(ctx context.Context) {' \
@@ -101,13 +102,13 @@ func run(root, file, after, listDir, work string, rounds int, reuse bool, relays
 		if err != nil {
 			return err
 		}
-		fmt.Printf("cold %-6s whole %6.2fs  graph %6.2fs  search %6.2fs\n", b.name, m.whole, m.graph, m.search)
+		fmt.Printf("cold %-6s whole %6.2fs (cpu %6.2fs)  graph %6.2fs  search %6.2fs\n", b.name, m.whole, m.cpu, m.graph, m.search)
 	}
-	if _, err := timed(listDir, env, "go", "list", "-export", "./..."); err != nil { // the build cache holds the tree
+	if _, _, err := timed(listDir, env, "go", "list", "-export", "./..."); err != nil { // the build cache holds the tree
 		return err
 	}
 	all := map[string][]measure{}
-	var lists []float64
+	var lists, listCPUs []float64
 	for i := 0; i < rounds; i++ {
 		edited := strings.Replace(string(orig), after, after+fmt.Sprintf(" _ = %d;", i%2), 1)
 		if err := os.WriteFile(target, []byte(edited), 0o644); err != nil {
@@ -124,34 +125,42 @@ func run(root, file, after, listDir, work string, rounds int, reuse bool, relays
 			}
 			all[b.name] = append(all[b.name], m)
 		}
-		l, err := timed(listDir, env, "go", "list", "-export", "./...")
+		l, lc, err := timed(listDir, env, "go", "list", "-export", "./...")
 		if err != nil {
 			return err
 		}
-		lists = append(lists, l)
-		fmt.Printf("round %d: go list -export %.2fs", i+1, l)
+		lists, listCPUs = append(lists, l), append(listCPUs, lc)
+		fmt.Printf("round %d: go list -export %.2fs (cpu %.2fs)", i+1, l, lc)
 		for _, b := range bins {
 			m := all[b.name][i]
-			fmt.Printf("  %s %.2fs (graph %.2fs)", b.name, m.whole, m.graph)
+			fmt.Printf("  %s %.2fs (cpu %.2fs, graph %.2fs)", b.name, m.whole, m.cpu, m.graph)
 		}
 		fmt.Println()
 	}
-	lm := median(lists)
-	fmt.Printf("\nmedians of %d edits: go list -export ./... %.2fs\n", rounds, lm)
+	lm, lc := median(lists), median(listCPUs)
+	fmt.Printf("\nmedians of %d edits: go list -export ./... %.2fs (cpu %.2fs)\n", rounds, lm, lc)
 	for _, b := range bins {
-		var w, g, s []float64
+		var w, c, g, s []float64
 		for _, m := range all[b.name] {
-			w, g, s = append(w, m.whole), append(g, m.graph), append(s, m.search)
+			w, c, g, s = append(w, m.whole), append(c, m.cpu), append(g, m.graph), append(s, m.search)
 		}
-		fmt.Printf("%-6s whole %6.2fs (%.2fx go list)  graph %6.2fs (%.2fx)  search %6.2fs\n",
-			b.name, median(w), median(w)/lm, median(g), median(g)/lm, median(s))
+		fmt.Printf("%-6s whole %6.2fs (%.2fx go list)  cpu %6.2fs (%.2fx)  graph %6.2fs (%.2fx)  search %6.2fs\n",
+			b.name, median(w), median(w)/lm, median(c), median(c)/lc, median(g), median(g)/lm, median(s))
 	}
 	return nil
 }
 
-// measure is one relay index: the whole command's wall time and the two
-// parts its summary reports, in seconds.
-type measure struct{ whole, graph, search float64 }
+// measure is one relay index: the whole command's wall time, its CPU time
+// (user+sys, the go commands it waited for included: the figure a shared
+// machine inflates least) and the two parts its summary reports, in
+// seconds.
+type measure struct{ whole, cpu, graph, search float64 }
+
+// cpuOf is the user+sys time of a finished command and the children it
+// waited for.
+func cpuOf(ps *os.ProcessState) float64 {
+	return (ps.UserTime() + ps.SystemTime()).Seconds()
+}
 
 var (
 	graphLine  = regexp.MustCompile(`(?m)^Indexed .* in ([0-9hmsµn.]+):`)
@@ -165,6 +174,9 @@ func relayIndex(b binary, root string, env []string) (measure, error) {
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	m := measure{whole: time.Since(start).Seconds()}
+	if cmd.ProcessState != nil {
+		m.cpu = cpuOf(cmd.ProcessState)
+	}
 	if err != nil {
 		return m, fmt.Errorf("%s index: %v\n%s", b.name, err, out)
 	}
@@ -184,14 +196,15 @@ func relayIndex(b binary, root string, env []string) (measure, error) {
 	return m, nil
 }
 
-func timed(dir string, env []string, name string, args ...string) (float64, error) {
+// timed runs a command and returns its wall and CPU seconds.
+func timed(dir string, env []string, name string, args ...string) (wall, cpu float64, err error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("%s %s: %v\n%.2000s", name, strings.Join(args, " "), err, out)
+		return 0, 0, fmt.Errorf("%s %s: %v\n%.2000s", name, strings.Join(args, " "), err, out)
 	}
-	return time.Since(start).Seconds(), nil
+	return time.Since(start).Seconds(), cpuOf(cmd.ProcessState), nil
 }
 
 func median(xs []float64) float64 {
