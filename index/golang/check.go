@@ -255,7 +255,7 @@ func (r *runState) checkOne(p *gpkg) {
 		tpkg = depCacheAdd(p.key, tpkg, p.growth)
 	}
 	p.tpkg = tpkg
-	if r.types != nil && p.key != "" && !p.cached && !p.typeErrs && !p.failed {
+	if r.types != nil && p.key != "" && !p.cached && !p.failed {
 		r.types.store(p, r.fset)
 	}
 	r.checkNS.Add(int64(time.Since(start)))
@@ -385,7 +385,6 @@ func (r *runState) typesConfig(p *gpkg, src *pkgSources) types.Config {
 		IgnoreFuncBodies: !p.root,
 		Sizes:            r.sizes,
 		Error: func(err error) {
-			p.typeErrs = true
 			if p.root {
 				r.typeError(p, src, err)
 			}

@@ -70,8 +70,10 @@ type gpkg struct {
 	key     string       // depCache key of a dependency outside the repository, or its type cache key ("" if none)
 	// cached: the type cache holds p under key; fromCache: p is loaded
 	// from it, not checked (a dependency whose imports all are too).
+	// A package with type errors is cached as checked (export data keeps
+	// invalid types), so that cgo packages, whose C types are opaque
+	// (FakeImportC), do not send everything above them to source.
 	cached, fromCache bool
-	typeErrs          bool // the type checker reported an error (such a package is not cached)
 	// testdata: a root whose files all lie under testdata. It is extracted
 	// only when it lists, parses and type-checks without error; otherwise
 	// checkOne sets failed and its files are indexed from syntax.

@@ -192,17 +192,6 @@ func exportData(w io.Writer, fset *token.FileSet, pkg *types.Package) (err error
 	return gcexportdata.Write(w, fset, pkg)
 }
 
-// apiHash fingerprints what importers see of pkg: its export data without
-// positions (which a body edit moves), covering its declarations and every
-// declaration of other packages they reach. "" when it cannot be written.
-func apiHash(pkg *types.Package) string {
-	h := sha256.New()
-	if exportData(h, nil, pkg) != nil {
-		return ""
-	}
-	return "api:" + hex.EncodeToString(h.Sum(nil))
-}
-
 // encodeGrowth writes the growths of a package's types as name=n pairs.
 func encodeGrowth(g map[string]int64) string {
 	names := make([]string, 0, len(g))

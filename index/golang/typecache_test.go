@@ -24,7 +24,14 @@ var chainRepo = map[string]string{
 	"go.mod": "module example.com/chain\n\ngo 1.22\n",
 	"a/a.go": `package a
 
-import "strings"
+import (
+	"net"
+	"strings"
+)
+
+// Conn is a connection whose method set comes from the standard library
+// (net.Conn declares its methods out of alphabetical order).
+type Conn struct{ net.Conn }
 
 // T is a leaf type.
 type T struct{ N int }

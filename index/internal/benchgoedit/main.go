@@ -163,7 +163,7 @@ func cpuOf(ps *os.ProcessState) float64 {
 }
 
 var (
-	graphLine  = regexp.MustCompile(`(?m)^Indexed .* in ([0-9hmsµn.]+):`)
+	graphLine  = regexp.MustCompile(`(?m)^(?:Indexed .* in ([0-9hmsµn.]+):|Index of .* is up to date \(.* in ([0-9hmsµn.]+)\))`)
 	goSummary  = regexp.MustCompile(`(?m)^Go: .*$`)
 	searchLine = regexp.MustCompile(`(?m)^Search index: .* in ([0-9hmsµn.]+?)\.\s*$`)
 )
@@ -184,7 +184,7 @@ func relayIndex(b binary, root string, env []string) (measure, error) {
 	if g == nil || s == nil {
 		return m, fmt.Errorf("%s index: no summary in its output:\n%s", b.name, out)
 	}
-	gd, err1 := time.ParseDuration(string(g[1]))
+	gd, err1 := time.ParseDuration(string(g[1]) + string(g[2]))
 	sd, err2 := time.ParseDuration(string(s[1]))
 	if err := errors.Join(err1, err2); err != nil {
 		return m, err
