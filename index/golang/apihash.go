@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/types"
 	"hash"
+	"regexp"
 	"sort"
 )
 
@@ -89,10 +90,16 @@ func (w *apiWriter) tparams(l *types.TypeParamList) {
 }
 
 // typ returns t's text and queues the named types of other packages in it.
+// The empty interface is always "interface{}": go/types prints it "any"
+// where the source wrote any, and export data does not keep which.
 func (w *apiWriter) typ(t types.Type) string {
 	w.reach(t, map[types.Type]bool{})
-	return types.TypeString(t, w.qual)
+	return anyWord.ReplaceAllString(types.TypeString(t, w.qual), "${1}interface{}")
 }
+
+// anyWord is the predeclared any in a type's text (a type named any in a
+// package is printed qualified, "p.any").
+var anyWord = regexp.MustCompile(`(^|[^.\w])any\b`)
 
 // reach queues the declared types t mentions.
 func (w *apiWriter) reach(t types.Type, visiting map[types.Type]bool) {

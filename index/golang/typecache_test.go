@@ -25,6 +25,7 @@ var chainRepo = map[string]string{
 	"a/a.go": `package a
 
 import (
+	"crypto"
 	"net"
 	"strings"
 )
@@ -32,6 +33,10 @@ import (
 // Conn is a connection whose method set comes from the standard library
 // (net.Conn declares its methods out of alphabetical order).
 type Conn struct{ net.Conn }
+
+// Sign reaches crypto.PrivateKey, declared "any": checked from source its
+// underlying type prints "any", loaded from export data "interface{}".
+func Sign(k crypto.PrivateKey) bool { return k != nil }
 
 // T is a leaf type.
 type T struct{ N int }
