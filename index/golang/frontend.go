@@ -418,11 +418,13 @@ func (r *runState) apiChanged(roots []*gpkg) map[string]bool {
 		path := p.meta.PkgPath
 		api := r.apis[path]
 		if api == "" || r.j.Stored[pkgOwner(path)].Hash != api {
+			r.log.Debug("package API changed: importers reload", "package", path)
 			changed[path] = true
 		}
 	}
 	for owner, rec := range r.j.Stored {
 		if strings.HasPrefix(owner, "@go/pkg/") && r.rewritten[owner] && !r.reloaded[rec.Module] {
+			r.log.Debug("package gone: importers reload", "package", rec.Module)
 			changed[rec.Module] = true
 		}
 	}

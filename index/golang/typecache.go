@@ -296,8 +296,8 @@ func (r *runState) importKeys(h io.Writer, p *gpkg) bool {
 // cannot be read turns the whole run back to checking from source.
 func (r *runState) loadCached(all []*gpkg) {
 	for _, p := range all {
-		if p.meta.PkgPath == "unsafe" {
-			p.fromCache = true // types.Unsafe; nothing to load
+		if p.meta.PkgPath == "unsafe" && !p.root {
+			p.fromCache = true // importers get types.Unsafe; nothing to load
 			continue
 		}
 		p.key = r.typeKey(p)
