@@ -4,9 +4,9 @@
 // the same rounds.
 //
 // Each binary indexes the tree once into a store of its own (the cold run,
-// reported once); then every round flips the edit (a statement inserted
-// after the first occurrence of -after in -file, alternating between two
-// values so that every round is a real change of the function body),
+// reported once); then every round edits the body (a statement inserted
+// after the first occurrence of -after in -file, with a value no round used
+// before, so that the go command's build cache holds no compilation of it),
 // runs each binary's `relay index` (their order alternating between
 // rounds) and `go list -export ./...` from -list-dir. It prints, per
 // binary, the median wall time of the whole command, its median CPU time
@@ -110,7 +110,9 @@ func run(root, file, after, listDir, work string, rounds int, reuse bool, relays
 	all := map[string][]measure{}
 	var lists, listCPUs []float64
 	for i := 0; i < rounds; i++ {
-		edited := strings.Replace(string(orig), after, after+fmt.Sprintf(" _ = %d;", i%2), 1)
+		// A value no earlier round used: the go command's build cache
+		// holds no compilation of this text, as after a real edit.
+		edited := strings.Replace(string(orig), after, after+fmt.Sprintf(" _ = %d;", time.Now().UnixNano()), 1)
 		if err := os.WriteFile(target, []byte(edited), 0o644); err != nil {
 			return err
 		}
