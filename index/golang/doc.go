@@ -118,9 +118,9 @@
 //
 // Every node and edge belongs to the file that declares or produces it;
 // a package's module node belongs to the pseudo-owner "@go/pkg/<path>",
-// whose FileRecord.Hash is the package's API fingerprint: its export data
-// without positions (typecache.go: apiHash), covering its declarations
-// and every declaration of other packages they reach. A second run
+// whose FileRecord.Hash is the package's API fingerprint (apihash.go): the
+// text of its declarations and of every declaration of other packages they
+// reach, without positions. A second run
 // re-lists only the directories holding a changed, added or deleted file
 // (with their test packages); other packages are untouched. When a
 // reloaded package's fingerprint changed, or the package vanished, the

@@ -409,14 +409,14 @@ func (r *runState) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node,
 
 // apiChanged returns the packages of this pass whose API, as importers
 // see it, differs from the stored one (the Hash of their package owner,
-// apiHash) or cannot be fingerprinted, and the stored packages whose
+// apiHash), and the stored packages whose
 // owners this pass rewrote without extracting them again (vanished, or no
 // longer type-checked): their importers' view changed too.
 func (r *runState) apiChanged(roots []*gpkg) map[string]bool {
 	changed := map[string]bool{}
 	for _, p := range roots {
 		path := p.meta.PkgPath
-		api := r.apis[path]
+		api := r.apis[path] // "" for a root not extracted (no file left)
 		if api == "" || r.j.Stored[pkgOwner(path)].Hash != api {
 			r.log.Debug("package API changed: importers reload", "package", path)
 			changed[path] = true
