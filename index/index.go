@@ -39,6 +39,11 @@ type Options struct {
 	// control either way (see "The go command's environment" in package
 	// index/golang's doc).
 	GoProxy string
+	// CacheDir is a directory where the frontends keep what makes later
+	// runs faster (Go: the type information of the packages it checked, so
+	// that an edit does not check its dependencies again); "" keeps
+	// nothing between runs. What is kept there never changes the graph.
+	CacheDir string
 	// Written, when set, receives each owner the run writes with its
 	// nodes (and each owner it deletes, with none), once the transaction
 	// accepted it, from one goroutine, in write order; the nodes are the

@@ -48,7 +48,7 @@ func (r *runner) plan(ctx context.Context) (work bool, err error) {
 	if listTimeout <= 0 {
 		listTimeout = DefaultListTimeout
 	}
-	env := frontend.Env{Log: r.log, ListTimeout: listTimeout, GoProxy: r.opts.GoProxy}
+	env := frontend.Env{Log: r.log, ListTimeout: listTimeout, GoProxy: r.opts.GoProxy, CacheDir: r.opts.CacheDir}
 	r.sum.Languages = map[string]LanguageSummary{}
 	r.langs = make([]langRun, len(fileLangs))
 	var gone []string

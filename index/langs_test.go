@@ -48,8 +48,8 @@ func TestStoreFormatUnchanged(t *testing.T) {
 	cfg := sha256.New()
 	fmt.Fprintf(cfg, "go.mod\x00%x\x00", sha256.Sum256([]byte(gomod)))
 	want := map[string]string{
-		"index.go.version": "go-6", "index.go.config": hex.EncodeToString(cfg.Sum(nil)),
-		"index.py.version": "py-5", "index.typescript.version": "ts-3", "index.java.version": "java-4",
+		"index.go.version": "go-7", "index.go.config": hex.EncodeToString(cfg.Sum(nil)),
+		"index.py.version": "py-5", "index.typescript.version": "ts-4", "index.java.version": "java-4",
 		"index.budgets": budgetsOf(Options{}).Fingerprint(),
 	}
 	got := map[string]string{}

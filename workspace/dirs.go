@@ -91,7 +91,8 @@ func checkOwnDir(flag, arg, root, dir string) error {
 
 // StateDir returns the directory for everything relay writes besides the
 // graph: the search index (retrieve.idx, retrieve.manifest), review
-// feedback (feedback.jsonl), transcripts (runs/) and the REPL history.
+// feedback (feedback.jsonl), transcripts (runs/), the REPL history and the
+// indexer's caches (cache/: Go's type cache).
 // It is Options.State when set; otherwise the embedded store's directory,
 // so that a store directory of its own holds everything and the
 // repository is never written; with an ArangoDB store, which has no local

@@ -91,7 +91,7 @@ func (w *Workspace) Index(ctx context.Context, o IndexOptions) (IndexResult, err
 		syms = retrieve.NewSymbols()
 		written = syms.Written
 	}
-	sum, err := w.runIndex(ctx, st, o, written)
+	sum, err := w.runIndex(ctx, st, o, written, true)
 	if err != nil && dir != "" && errors.Is(err, graphdb.ErrCorrupt) {
 		// Damage the open did not catch (the store was not sealed: a
 		// writer died) surfaced mid-run: keep the damaged file aside and
@@ -104,7 +104,7 @@ func (w *Workspace) Index(ctx context.Context, o IndexOptions) (IndexResult, err
 		st, syms = rebuilt, nil
 		again := o
 		again.Full = true
-		sum, err = w.runIndex(ctx, st, again, nil)
+		sum, err = w.runIndex(ctx, st, again, nil, true)
 	}
 	var res IndexResult
 	var graph graphdb.Reader = st
@@ -193,10 +193,18 @@ func (w *Workspace) buildSearch(ctx context.Context, graph graphdb.Reader, o Ind
 }
 
 // runIndex is one index.Run; written, when set, receives the owners
-// written (index.Options.Written).
-func (w *Workspace) runIndex(ctx context.Context, st graphdb.Store, o IndexOptions, written func(graphdb.FileRecord, []graphdb.Node)) (index.Summary, error) {
+// written (index.Options.Written). keep lets the run keep the frontends'
+// caches (Go's type cache) in the state directory's cache/, when it can be
+// written.
+func (w *Workspace) runIndex(ctx context.Context, st graphdb.Store, o IndexOptions, written func(graphdb.FileRecord, []graphdb.Node), keep bool) (index.Summary, error) {
+	cache := ""
+	if keep {
+		if state, err := w.PrepareStateDir(); err == nil {
+			cache = filepath.Join(state, "cache")
+		}
+	}
 	return index.Run(ctx, st, index.Options{Root: w.o.Root, Logger: w.o.Log, Progress: o.Progress, Full: o.Full, ListTimeout: o.ListTimeout, GoProxy: o.GoProxy, Written: written,
-		MaxFileBytes: o.MaxFileBytes, MaxDepth: o.MaxDepth, ParseTimeout: o.ParseTimeout})
+		MaxFileBytes: o.MaxFileBytes, MaxDepth: o.MaxDepth, ParseTimeout: o.ParseTimeout, CacheDir: cache})
 }
 
 // rebuildDamaged moves the damaged graph in dir aside (embedded.SetAside),
@@ -216,7 +224,7 @@ func (w *Workspace) rebuildDamaged(ctx context.Context, dir string, cause error)
 // graph for has an empty one. Close the store when done.
 func (w *Workspace) InMemoryGraph(ctx context.Context) (graphdb.Store, error) {
 	st := memstore.New()
-	if _, err := w.runIndex(ctx, st, IndexOptions{}, nil); err != nil && !noSource(err) {
+	if _, err := w.runIndex(ctx, st, IndexOptions{}, nil, false); err != nil && !noSource(err) {
 		st.Close()
 		return nil, fmt.Errorf("index %s: %w", w.o.Root, err)
 	}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +115,33 @@ func TestIndexNoSource(t *testing.T) {
 	hits, err := s.Search(t.Context(), "deploy billing", retrieve.SearchOptions{Limit: 3})
 	if err != nil || len(hits.Hits) == 0 || hits.Hits[0].Path != "README.md" {
 		t.Errorf("search over the graphless index = %+v, %v; want README.md", hits, err)
+	}
+}
+
+// TestTypeCacheInStateDir checks where Index keeps Go's type cache (the
+// state directory's cache/go-types) and that InMemoryGraph, which writes
+// nothing, keeps none.
+func TestTypeCacheInStateDir(t *testing.T) {
+	t.Parallel()
+	o, _ := testOptions(t, sampleRepo(t))
+	w := New(o)
+	t.Cleanup(func() { w.Close() })
+	st, err := w.InMemoryGraph(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	state, err := w.StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("InMemoryGraph left %s (%v), want nothing written", state, err)
+	}
+	if _, err := w.Index(t.Context(), IndexOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if es, err := os.ReadDir(filepath.Join(state, "cache", "go-types")); err != nil || len(es) == 0 {
+		t.Errorf("no type cache under %s after Index (%v)", state, err)
 	}
 }

@@ -62,7 +62,22 @@ func (r *runState) check(ctx context.Context, roots []*gpkg) error {
 			visit(p)
 		}
 	}
+	if r.types != nil {
+		r.loadCached(all)
+	}
+	if testHookChecked != nil {
+		var checked []string
+		for _, p := range all {
+			if !p.fromCache {
+				checked = append(checked, p.meta.ID)
+			}
+		}
+		testHookChecked(checked)
+	}
 	for _, p := range all {
+		if p.fromCache {
+			continue
+		}
 		for _, f := range p.meta.GoFiles {
 			r.entry(f).refs++
 		}
@@ -82,6 +97,9 @@ func (r *runState) check(ctx context.Context, roots []*gpkg) error {
 		go func() {
 			defer wg.Done()
 			defer close(p.done)
+			if p.fromCache {
+				return
+			}
 			for _, q := range p.waits {
 				select {
 				case <-q.done:
@@ -99,7 +117,7 @@ func (r *runState) check(ctx context.Context, roots []*gpkg) error {
 			// Drop type information nobody will import again; what other
 			// packages' types still reference stays alive through them.
 			for _, q := range p.waits {
-				if q.users.Add(-1) == 0 {
+				if q.users.Add(-1) == 0 && !q.fromCache {
 					q.tpkg = nil
 				}
 			}
@@ -206,7 +224,7 @@ func (r *runState) checkOne(p *gpkg) {
 			r.refuse(p, fmt.Sprintf("not type-checked: the type checker or the extraction failed (%v); its files are indexed from syntax alone", v))
 		}
 	}()
-	if !p.root {
+	if !p.root && r.types == nil {
 		p.key = r.depKey(p)
 		if tp, growth := depCacheGet(p.key); tp != nil {
 			p.tpkg, p.growth = tp, growth
@@ -233,10 +251,13 @@ func (r *runState) checkOne(p *gpkg) {
 	}
 	conf := r.typesConfig(p, src)
 	tpkg, _ := conf.Check(p.meta.PkgPath, r.fset, src.files, info)
-	if p.key != "" {
+	if p.key != "" && r.types == nil {
 		tpkg = depCacheAdd(p.key, tpkg, p.growth)
 	}
 	p.tpkg = tpkg
+	if r.types != nil && p.key != "" && !p.cached && !p.failed {
+		r.types.store(p, r.fset)
+	}
 	r.checkNS.Add(int64(time.Since(start)))
 	if !p.root || p.failed {
 		return
@@ -407,9 +428,12 @@ func (r *runState) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, s
 	x.extract(src.srcs)
 	exts := x.externals()
 	sets := methodSets(tpkg)
-	mod := packageNode(tpkg, src.srcs, p.testdata, sets, exts, x.embeds)
+	mod := packageNode(tpkg, src.srcs, p.testdata, sets, exts)
 	r.extractNS.Add(int64(time.Since(t1)))
-	owner := frontend.FileResult{Rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path()}, Nodes: []graphdb.Node{mod}}
+	api := apiHash(tpkg)
+	// The package owner's Hash is its API fingerprint: the next run
+	// reloads the importers when it differs (importers).
+	owner := frontend.FileResult{Rec: graphdb.FileRecord{Path: pkgOwner(tpkg.Path()), Language: "go", Module: tpkg.Path(), Hash: api}, Nodes: []graphdb.Node{mod}}
 	r.emit(owner)
 	for _, fr := range x.files {
 		fr.Sort()
@@ -419,6 +443,7 @@ func (r *runState) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, s
 	r.sets = append(r.sets, sets...)
 	r.encoded[tpkg.Path()] = mod.Attrs[attrMethodSets]
 	r.exts[tpkg.Path()] = exts
+	r.apis[tpkg.Path()] = api
 	r.doneRoots++
 	n := r.doneRoots
 	r.mu.Unlock()
@@ -427,8 +452,8 @@ func (r *runState) extractRoot(p *gpkg, tpkg *types.Package, info *types.Info, s
 
 // packageNode is the module node of a Go package (srcs: its files, at
 // least one): its doc, whether it is test-only or testdata, and in Attrs
-// its method sets, the external interfaces it uses and its embed patterns.
-func packageNode(tpkg *types.Package, srcs []*srcFile, testdata bool, sets []methodSet, exts []extIface, embeds map[string]bool) graphdb.Node {
+// its method sets and the external interfaces it uses.
+func packageNode(tpkg *types.Package, srcs []*srcFile, testdata bool, sets []methodSet, exts []extIface) graphdb.Node {
 	mod := graphdb.Node{
 		ID: pkgID(tpkg.Path()), Kind: graphdb.KindModule, SubKind: "package", Name: tpkg.Name(),
 		QName: tpkg.Path(), Language: "go", Signature: "package " + tpkg.Name(),
@@ -450,14 +475,6 @@ func packageNode(tpkg *types.Package, srcs []*srcFile, testdata bool, sets []met
 	}
 	if len(exts) > 0 {
 		mod.Attrs[attrExtIfaces] = encodeExternals(exts)
-	}
-	if len(embeds) > 0 {
-		var es []string
-		for e := range embeds {
-			es = append(es, e)
-		}
-		sort.Strings(es)
-		mod.Attrs[attrEmbeds] = strings.Join(es, ",")
 	}
 	if len(mod.Attrs) == 0 {
 		mod.Attrs = nil
@@ -545,24 +562,8 @@ func (r *runState) depKey(p *gpkg) string {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", f, st.Size(), st.ModTime().UnixNano())
 	}
-	paths := make([]string, 0, len(p.imports))
-	for path := range p.imports {
-		paths = append(paths, path)
-	}
-	sort.Strings(paths)
-	waited := map[*gpkg]bool{}
-	for _, q := range p.waits {
-		waited[q] = true
-	}
-	for _, path := range paths {
-		q := p.imports[path]
-		if path == "unsafe" {
-			continue
-		}
-		if !waited[q] || q.key == "" {
-			return "" // an import cycle was cut here, or q is not cacheable
-		}
-		fmt.Fprintf(h, "%s=%s\x00", path, q.key)
+	if !r.importKeys(h, p) {
+		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

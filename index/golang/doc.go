@@ -11,11 +11,13 @@
 // Go is indexed compiler-accurately. Package metadata comes from
 // golang.org/x/tools/go/packages (`go list -deps -test`); files are parsed
 // with go/parser and type-checked with go/types in dependency order, in
-// parallel (GOMAXPROCS workers). Dependencies outside the repository are
-// checked without function bodies and kept for later runs in the same
-// process (keyed by their files' paths, sizes and modification times and
-// their imports' keys); repository packages are extracted as soon as they
-// are checked and their syntax is dropped.
+// parallel (GOMAXPROCS workers). Dependencies are checked without function
+// bodies; with a type cache (index.Options.CacheDir) they are loaded from
+// the export data earlier runs wrote instead, and without one those
+// outside the repository are kept for later runs in the same process
+// (keyed by their files' paths, sizes and modification times and their
+// imports' keys). Repository packages are extracted as soon as they are
+// checked and their syntax is dropped.
 //
 // What is loaded: every module below the root (every go.mod, skipping
 // testdata, vendor, node_modules, .relay and directories starting with "."
@@ -115,15 +117,25 @@
 // # Ownership and incremental runs
 //
 // Every node and edge belongs to the file that declares or produces it;
-// a package's module node belongs to the pseudo-owner "@go/pkg/<path>".
-// A second run re-lists only the directories holding a changed, added or
-// deleted file (with their test packages); other packages are untouched.
-// When a reloaded package's method sets changed, the packages embedding its
-// types (module-node Attrs["go.embeds"]) are reloaded in a further pass,
-// since promoted methods change their method sets too. Other dependents
-// are not reloaded: their edges name targets by id. The stored owners of
-// reloaded packages are deleted first inside the transaction, so a
-// declaration can move between files of a package.
+// a package's module node belongs to the pseudo-owner "@go/pkg/<path>",
+// whose FileRecord.Hash is the package's API fingerprint (apihash.go): the
+// text of its declarations and of every declaration of other packages they
+// reach, without positions. A second run
+// re-lists only the directories holding a changed, added or deleted file
+// (with their test packages); other packages are untouched. When a
+// reloaded package's fingerprint changed, or the package vanished, the
+// packages importing it (the imports edges into its module node) are
+// reloaded in a further pass, and so on while fingerprints change: what
+// they type-check against changed, and with it their errors, calls and
+// method sets. A body-only edit reloads its package alone. The stored
+// owners of reloaded packages are deleted first inside the transaction,
+// so a declaration can move between files of a package.
+//
+// With index.Options.CacheDir set, the packages a run does not extract
+// come from a type cache (typecache.go: export data written by the runs
+// that checked them) instead of being parsed and checked again; an edit
+// checks from source only the packages it reloads and the test variants
+// built on them. The graph is the same either way.
 //
 // DESIGN: implements crosses packages, so it cannot be owned by one file.
 // Each package's module node carries in Attrs["go.methodsets"] the method

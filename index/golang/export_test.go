@@ -12,6 +12,13 @@ func SetTestHookListed(t testing.TB, hook func(root string)) {
 	t.Cleanup(func() { testHookListed = nil })
 }
 
+// SetTestHookChecked sets the hook that receives the packages each pass
+// checks from source until the test ends.
+func SetTestHookChecked(t testing.TB, hook func(ids []string)) {
+	testHookChecked = hook
+	t.Cleanup(func() { testHookChecked = nil })
+}
+
 // ResetDepCache empties the cache of checked dependencies shared by the
 // runs of the process.
 func ResetDepCache() {

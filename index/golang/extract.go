@@ -34,13 +34,12 @@ type extractor struct {
 	info   *types.Info
 	inRepo func(pkgPath string) bool
 
-	ids    frontend.IDCounts
-	files  []*frontend.FileResult
-	cur    *frontend.FileResult
-	sf     *srcFile
-	calls  []callSite            // every call edge with its nature, for the accuracy check
-	embeds map[string]bool       // other repository packages whose types this package embeds
-	exts   map[*types.Named]bool // external interfaces referenced (extern.go)
+	ids   frontend.IDCounts
+	files []*frontend.FileResult
+	cur   *frontend.FileResult
+	sf    *srcFile
+	calls []callSite            // every call edge with its nature, for the accuracy check
+	exts  map[*types.Named]bool // external interfaces referenced (extern.go)
 	// dotImports: the current file has an `import . "p"`, so unqualified
 	// names may be functions of another package.
 	dotImports bool
@@ -286,7 +285,6 @@ func (x *extractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Comm
 				fname := embeddedName(fld.Type)
 				if tn := x.namedIn(x.typeExpr(fld.Type)); tn != nil {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, line)
-					x.embed(tn)
 				} else if eid, ok := x.noteExternal(x.typeExpr(fld.Type)); ok {
 					x.edge(id, eid, graphdb.EdgeInherits, line)
 				}
@@ -304,7 +302,6 @@ func (x *extractor) typeSpec(fid graphdb.NodeID, ts *ast.TypeSpec, doc *ast.Comm
 			if len(m.Names) == 0 { // embedded interface or type-set element
 				if tn := x.namedIn(x.typeExpr(m.Type)); tn != nil && types.IsInterface(tn.Type()) {
 					x.edge(id, symID(tn.Pkg().Path()+"."+tn.Name()), graphdb.EdgeInherits, x.line(m.Pos()))
-					x.embed(tn)
 				} else if eid, ok := x.noteExternal(x.typeExpr(m.Type)); ok {
 					x.edge(id, eid, graphdb.EdgeInherits, x.line(m.Pos()))
 				}
@@ -358,17 +355,6 @@ func embeddedName(e ast.Expr) string {
 		return t.Name
 	}
 	return ""
-}
-
-// embed notes that a type of this package embeds tn: when tn's package
-// changes, this package's method sets may change too.
-func (x *extractor) embed(tn *types.TypeName) {
-	if p := tn.Pkg().Path(); p != x.pkg.Path() {
-		if x.embeds == nil {
-			x.embeds = map[string]bool{}
-		}
-		x.embeds[p] = true
-	}
 }
 
 // typeExpr returns the type a type expression names, through Uses (the

@@ -34,6 +34,7 @@ type indexer struct {
 	log         *slog.Logger
 	listTimeout time.Duration // the longest one `go list` may run
 	goProxy     string        // Options.GoProxy
+	cacheDir    string        // Options.CacheDir ("": no type cache)
 	tree        *moduleTree   // modules and workspace, read by prepare
 }
 
@@ -41,6 +42,11 @@ func (g *indexer) Language() string { return "go" }
 
 // testHookListed, when set by a test, runs between listing and loading.
 var testHookListed func(root string)
+
+// testHookChecked, when set by a test, receives the go list IDs of the
+// packages each pass checks from source (the others come from the type
+// cache).
+var testHookChecked func(ids []string)
 
 // listGroup is one `go list` invocation.
 type listGroup struct {
@@ -61,7 +67,13 @@ type gpkg struct {
 	done    chan struct{}
 	tpkg    *types.Package
 	users   atomic.Int32 // packages still to check that import this one
-	key     string       // depCache key of a dependency outside the repository ("" if none)
+	key     string       // depCache key of a dependency outside the repository, or its type cache key ("" if none)
+	// cached: the type cache holds p under key; fromCache: p is loaded
+	// from it, not checked (a dependency whose imports all are too).
+	// A package with type errors is cached as checked (export data keeps
+	// invalid types), so that cgo packages, whose C types are opaque
+	// (FakeImportC), do not send everything above them to source.
+	cached, fromCache bool
 	// testdata: a root whose files all lie under testdata. It is extracted
 	// only when it lists, parses and type-checks without error; otherwise
 	// checkOne sets failed and its files are indexed from syntax.
@@ -94,11 +106,14 @@ type runState struct {
 	inRepo map[string]bool
 	emit   func(frontend.FileResult)
 
-	pkgNodes  map[string]graphdb.Node // stored module nodes read so far; zero Node: absent
-	rewritten map[string]bool         // stored owners deleted for rewriting
-	reloaded  map[string]bool         // package paths extracted in this run
-	encoded   map[string]string       // package path → its new attrMethodSets value
-	exts      map[string][]extIface   // package path → the external interfaces it references (fresh)
+	pkgNodes   map[string]graphdb.Node // stored module nodes read so far; zero Node: absent
+	rewritten  map[string]bool         // stored owners deleted for rewriting
+	reloaded   map[string]bool         // package paths extracted in this run
+	encoded    map[string]string       // package path → its new attrMethodSets value
+	exts       map[string][]extIface   // package path → the external interfaces it references (fresh)
+	apis       map[string]string       // package path → its API fingerprint (apiHash), fresh
+	types      *typeCache              // nil: dependencies are checked from source
+	cacheLoads int                     // packages loaded from the type cache
 
 	mu        sync.Mutex
 	cache     map[string]*parsed
@@ -114,7 +129,10 @@ func (g *indexer) Index(ctx context.Context, j *frontend.Job, emit func(frontend
 		indexer: g, j: j, fset: token.NewFileSet(), emit: emit,
 		sizes: types.SizesFor("gc", runtime.GOARCH), cache: map[string]*parsed{}, inRepo: map[string]bool{},
 		pkgNodes: map[string]graphdb.Node{}, encoded: map[string]string{},
-		exts: map[string][]extIface{},
+		exts: map[string][]extIface{}, apis: map[string]string{},
+	}
+	if g.cacheDir != "" {
+		r.types = openTypeCache(filepath.Join(g.cacheDir, "go-types"), g.log)
 	}
 	return r.run(ctx)
 }
@@ -130,8 +148,8 @@ func (r *runState) run(ctx context.Context) (frontend.Done, error) {
 		}
 	}
 	loadDirs, goDirs := r.firstDirs()
-	// Later passes reload the packages that embed types whose method sets
-	// changed in the previous pass, until none does.
+	// Later passes reload the importers of the packages whose API changed
+	// in the previous pass, until none does.
 	loaded := map[string]bool{}
 	for pass := 0; ; pass++ {
 		for dir := range loadDirs {
@@ -144,25 +162,21 @@ func (r *runState) run(ctx context.Context) (frontend.Done, error) {
 		if j.Full {
 			break
 		}
-		changed := map[string]bool{}
-		for _, p := range roots {
-			n, _, err := r.storedPkg(ctx, p.meta.PkgPath)
-			if err != nil {
-				return d, err
-			}
-			if n.Attrs[attrMethodSets] != r.encoded[p.meta.PkgPath] {
-				changed[p.meta.PkgPath] = true
-			}
-		}
-		next, err := r.embedders(ctx, changed, loaded, goDirs)
+		next, err := r.importers(ctx, r.apiChanged(roots), loaded, goDirs)
 		if err != nil {
 			return d, err
 		}
 		if len(next) == 0 {
 			break
 		}
-		r.log.Debug("reload embedders", "pass", pass+1, "dirs", len(next))
+		r.log.Debug("reload importers", "pass", pass+1, "dirs", len(next))
 		loadDirs = next
+	}
+	if r.types != nil {
+		r.log.Debug("go type cache", "loaded", r.cacheLoads)
+		if j.Full {
+			r.types.sweep()
+		}
 	}
 
 	if err := r.implements(ctx, &d); err != nil {
@@ -393,45 +407,65 @@ func (r *runState) storedPkg(ctx context.Context, pkgPath string) (graphdb.Node,
 	return n, true, nil
 }
 
-// embedders returns the directories of the stored packages, not loaded
-// yet, that embed types of a package whose method sets changed: their own
-// method sets (promoted methods) may have changed too. Each module node
-// lists the packages it embeds from in Attrs["go.embeds"].
-//
-// Other dependents are not reloaded: their edges name targets by id, and a
-// dependent that no longer compiles against a changed package keeps its
-// previous facts until it changes itself.
-func (r *runState) embedders(ctx context.Context, changed, loaded, goDirs map[string]bool) (map[string]bool, error) {
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	dirsOf := map[string][]string{} // package → its stored directories
-	for p, rec := range r.j.Stored {
-		if rec.IsPseudo() || rec.Module == "" || frontend.IsTestdata(p) || loaded[path.Dir(p)] || !goDirs[path.Dir(p)] {
-			continue
+// apiChanged returns the packages of this pass whose API, as importers
+// see it, differs from the stored one (the Hash of their package owner,
+// apiHash), and the stored packages whose
+// owners this pass rewrote without extracting them again (vanished, or no
+// longer type-checked): their importers' view changed too.
+func (r *runState) apiChanged(roots []*gpkg) map[string]bool {
+	changed := map[string]bool{}
+	for _, p := range roots {
+		path := p.meta.PkgPath
+		api := r.apis[path] // "" for a root not extracted (no file left)
+		if api == "" || r.j.Stored[pkgOwner(path)].Hash != api {
+			r.log.Debug("package API changed: importers reload", "package", path)
+			changed[path] = true
 		}
-		dirsOf[rec.Module] = append(dirsOf[rec.Module], path.Dir(p))
 	}
-	pkgs := make([]string, 0, len(dirsOf))
-	for m := range dirsOf {
-		pkgs = append(pkgs, m)
+	for owner, rec := range r.j.Stored {
+		if strings.HasPrefix(owner, "@go/pkg/") && r.rewritten[owner] && !r.reloaded[rec.Module] {
+			r.log.Debug("package gone: importers reload", "package", rec.Module)
+			changed[rec.Module] = true
+		}
+	}
+	return changed
+}
+
+// importers returns the directories, not loaded yet, of the stored files
+// that import a package whose API changed (the imports edges into its
+// module node): what they type-check against changed, and with it their
+// calls, errors and method sets.
+//
+// DESIGN: an importer's facts depend only on what its imports export, and
+// an import's API fingerprint covers all of that — its declarations and
+// every declaration of other packages they reach (deep export data) — so
+// a package whose imports' fingerprints are unchanged needs no reload,
+// even when a package further below changed: whatever of it shows through
+// an import is part of that import's fingerprint. A reloaded importer's
+// own fingerprint is compared in turn in the next pass.
+func (r *runState) importers(ctx context.Context, changed, loaded, goDirs map[string]bool) (map[string]bool, error) {
+	pkgs := make([]string, 0, len(changed))
+	for p := range changed {
+		pkgs = append(pkgs, p)
 	}
 	sort.Strings(pkgs)
 	next := map[string]bool{}
-	for _, m := range pkgs {
-		n, ok, err := r.storedPkg(ctx, m)
+	for _, p := range pkgs {
+		edges, err := r.j.Reader.Neighbors(ctx, pkgID(p), graphdb.EdgeImports, graphdb.Inbound, 0)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read importers of %s: %w", p, err)
 		}
-		if !ok || n.Attrs[attrEmbeds] == "" {
-			continue
-		}
-		for _, e := range strings.Split(n.Attrs[attrEmbeds], ",") {
-			if changed[e] {
-				for _, dir := range dirsOf[m] {
-					next[dir] = true
-				}
-				break
+		for _, e := range edges {
+			rel, ok := strings.CutPrefix(string(e.From), "file:")
+			if !ok {
+				continue
+			}
+			dir := path.Dir(rel)
+			if loaded[dir] || !goDirs[dir] || r.j.Files[rel] == nil {
+				continue
+			}
+			if _, ok := r.tree.moduleOf(dir); ok {
+				next[dir] = true
 			}
 		}
 	}

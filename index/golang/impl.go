@@ -42,10 +42,6 @@ type methodSet struct {
 // methodSet.free for an interface.
 const attrMethodSets = "go.methodsets"
 
-// attrEmbeds is the module-node attribute listing, comma-separated and
-// sorted, the other repository packages whose types the package embeds.
-const attrEmbeds = "go.embeds"
-
 // methodSets computes the fingerprints of the package-level named types of
 // pkg. Aliases, empty interfaces, constraint interfaces and types without
 // methods are skipped: they take part in no implements edge.

@@ -51,8 +51,9 @@ func TestIncremental(t *testing.T) {
 			edit: func(t *testing.T, root string) {
 				testutil.WriteFile(t, root, "a/extra.go", "package a\n\n// Extra is new.\nfunc Extra() string { return Hello(\"e\") }\n")
 			},
-			wantPackages: 1,
-			mustContain:  "edge calls go:example.com/calls/a.Extra -> go:example.com/calls/a.Hello @a/extra.go:4",
+			wantPackages: 2, // a's API gained Extra: its importer b is checked again
+
+			mustContain: "edge calls go:example.com/calls/a.Extra -> go:example.com/calls/a.Hello @a/extra.go:4",
 		},
 		{
 			name: "delete a file",
@@ -113,9 +114,10 @@ func TestIncremental(t *testing.T) {
 				testutil.WriteFile(t, root, "bad/bad.go", "package bad\n\nfunc Good() int { return 1 }\n")
 				testutil.WriteFile(t, root, "bad/dup.go", "package bad\n\nfunc Dup() {}\n\nfunc Bad() string { return \"\" }\n")
 			},
-			wantPackages: 1,
-			mustContain:  "node go:example.com/broken/bad.Bad function/ name=Bad qname=example.com/broken/bad.Bad loc=bad/dup.go:Bad",
-			mustLack:     "errors=",
+			wantPackages: 2, // bad's API lost T: its importer is checked again
+
+			mustContain: "node go:example.com/broken/bad.Bad function/ name=Bad qname=example.com/broken/bad.Bad loc=bad/dup.go:Bad",
+			mustLack:    "errors=",
 		},
 		{
 			name: "method removed: implements recomputed",

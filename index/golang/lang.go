@@ -17,8 +17,9 @@ import (
 // go.pointer_methods and go.embedded_methods node attributes. go-6: the
 // declarations of a file at the root of a tree with no go.mod above it are
 // qualified by its package clause ("main.Server.Serve"), not by "."
-// ("..Server.Serve").
-const FormatVersion = "go-6"
+// ("..Server.Serve"). go-7: a package owner's Hash is the package's API
+// fingerprint, which decides which importers an edit reloads.
+const FormatVersion = "go-7"
 
 // Meta keys of Go's records.
 const (
@@ -41,7 +42,7 @@ var Lang = frontend.Lang{
 	},
 	ConfigPresent: true, Unfiltered: true,
 	New: func(env frontend.Env) frontend.Frontend {
-		return &indexer{log: env.Log, listTimeout: env.ListTimeout, goProxy: env.GoProxy}
+		return &indexer{log: env.Log, listTimeout: env.ListTimeout, goProxy: env.GoProxy, cacheDir: env.CacheDir}
 	},
 }
 

@@ -12,7 +12,7 @@ import (
 // FormatVersion is the format of the TypeScript/JavaScript records
 // (language "typescript"), kept in Meta "index.typescript.version"; a
 // change re-indexes TypeScript/JavaScript only.
-const FormatVersion = "ts-3"
+const FormatVersion = "ts-4" // 4: functions assigned to prototypes and properties (assign.go)
 
 // isSource reports whether a file is TypeScript/JavaScript source:
 // internal/repofs's language table names it "typescript" (.ts, .tsx,

@@ -152,6 +152,7 @@ type Env struct {
 	Log         *slog.Logger
 	ListTimeout time.Duration // Options.ListTimeout (Go)
 	GoProxy     string        // Options.GoProxy (Go)
+	CacheDir    string        // Options.CacheDir
 }
 
 // fileLang is one indexed language: what the scan hands it and how Run
