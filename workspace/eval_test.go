@@ -69,7 +69,7 @@ func TestGoldFromDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := eval.Gold{Files: []string{"api/api.go"}, Functions: []string{"api/api.go:NewServer"}}
+	want := eval.Gold{Files: []string{"api/api.go"}, Functions: []string{"api/api.go:NewServer"}, Lines: map[string][]int{"api/api.go": {25}}}
 	if d := cmp.Diff(want, gold, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Skipped" }, cmp.Ignore())); d != "" {
 		t.Errorf("gold (-want +got):\n%s", d)
 	}
