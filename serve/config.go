@@ -138,6 +138,9 @@ type Repository struct {
 	// Triggers switch the triggers for this repository alone; absent
 	// ones follow the triggers section.
 	Triggers RepoTriggers `yaml:"triggers,omitempty"`
+	// Review opts the repository in to the review bot: the review context
+	// of its pull requests (merge requests) as one comment (review.go).
+	Review bool `yaml:"review,omitempty"`
 }
 
 // RepoTriggers are one repository's trigger switches.
@@ -312,7 +315,18 @@ func (c *Config) Rules(botLogin string) tracker.Rules {
 		Commands:     c.Triggers.Commands,
 		Associations: c.Triggers.Associations,
 		BotLogin:     botLogin,
+		Review:       c.reviewAny(),
 	}
+}
+
+// reviewAny says whether any repository opted in to the review bot.
+func (c *Config) reviewAny() bool {
+	for _, r := range c.Repositories {
+		if r.Review {
+			return true
+		}
+	}
+	return false
 }
 
 // Allows says whether a trigger of reason starts a job on repository r:
@@ -331,6 +345,8 @@ func (c *Config) Allows(r Repository, reason string) bool {
 		return on(r.Triggers.Labels, true)
 	case tracker.ReasonCommand:
 		return on(r.Triggers.Commands, true)
+	case tracker.ReasonReview:
+		return r.Review
 	}
 	return true
 }

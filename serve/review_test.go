@@ -1,0 +1,296 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/tracker/github"
+)
+
+// realIssuesDir is the folder of the real-issue sets (instances.jsonl and
+// git bundles): RELAY_REALISSUES, else the shared folder beside the
+// checkout when there is one.
+func realIssuesDir(t *testing.T) string {
+	if d := os.Getenv("RELAY_REALISSUES"); d != "" {
+		return d
+	}
+	d, _ := filepath.Abs(filepath.Join("..", "..", "shared", "realissues"))
+	if _, err := os.Stat(filepath.Join(d, "instances.jsonl")); err != nil {
+		t.Skip("set RELAY_REALISSUES=DIR (instances.jsonl and bundles) to run the review bot on a real fix")
+	}
+	return d
+}
+
+// realFix is one instance of instances.jsonl.
+type realFix struct {
+	ID     string `json:"instance_id"`
+	Repo   string `json:"repo"`
+	Bundle string `json:"bundle"`
+	Ref    string `json:"ref"`
+	Patch  string `json:"patch"`
+}
+
+func loadRealFix(t *testing.T, dir, id string) realFix {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "instances.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var fx realFix
+		if err := json.Unmarshal(sc.Bytes(), &fx); err != nil {
+			t.Fatal(err)
+		}
+		if fx.ID == id {
+			return fx
+		}
+	}
+	t.Fatalf("instance %s not in %s", id, dir)
+	return realFix{}
+}
+
+// gitIn runs git in dir and returns its trimmed output.
+func gitIn(t *testing.T, dir string, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// fakeGitHubComments is an httptest fake of the GitHub REST API's issue
+// comments (list, create, edit), served under /api/v3/ for the real
+// go-github client of tracker/github.
+type fakeGitHubComments struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	comments map[string][]map[string]any // "owner/name#n" → comments
+	nextID   int64
+	creates  int
+	edits    int
+}
+
+var (
+	fakeListRE = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/(\d+)/comments$`)
+	fakeEditRE = regexp.MustCompile(`^/api/v3/repos/([^/]+/[^/]+)/issues/comments/(\d+)$`)
+)
+
+func newFakeGitHubComments(t *testing.T) *fakeGitHubComments {
+	f := &fakeGitHubComments{comments: map[string][]map[string]any{}, nextID: 100}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeGitHubComments) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer gh-token" {
+		http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if r.Method != http.MethodGet {
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if m := fakeListRE.FindStringSubmatch(r.URL.Path); m != nil {
+		key := m[1] + "#" + m[2]
+		switch r.Method {
+		case http.MethodGet:
+			json.NewEncoder(w).Encode(f.comments[key])
+		case http.MethodPost:
+			f.nextID++
+			f.creates++
+			c := map[string]any{"id": f.nextID, "body": in.Body, "user": map[string]any{"login": "relay-bot", "type": "User"}}
+			f.comments[key] = append(f.comments[key], c)
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(c)
+		}
+		return
+	}
+	if m := fakeEditRE.FindStringSubmatch(r.URL.Path); m != nil && r.Method == http.MethodPatch {
+		id, _ := strconv.ParseInt(m[2], 10, 64)
+		for key, cs := range f.comments {
+			for _, c := range cs {
+				if c["id"] == id && strings.HasPrefix(key, m[1]+"#") {
+					f.edits++
+					c["body"] = in.Body
+					json.NewEncoder(w).Encode(c)
+					return
+				}
+			}
+		}
+	}
+	http.NotFound(w, r)
+}
+
+// bodies returns the comments' bodies on key.
+func (f *fakeGitHubComments) bodies(key string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.comments[key] {
+		out = append(out, c["body"].(string))
+	}
+	return out
+}
+
+// prEvent is a signed pull_request delivery as GitHub sends it.
+func prEvent(t *testing.T, url, delivery, action, head string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{
+		"action": action, "number": 7,
+		"pull_request": map[string]any{"number": 7, "state": "open",
+			"head": map[string]any{"sha": head, "ref": "fix-nan"}, "base": map[string]any{"ref": "main"}},
+		"repository": map[string]any{"full_name": "google/gson"},
+		"sender":     map[string]any{"login": "alice", "type": "User"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url+"/webhooks/github", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", "pull_request")
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", sign(testSecret, body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("pull_request.%s delivery %s: %d %s", action, delivery, resp.StatusCode, msg)
+	}
+}
+
+// TestReviewBotGitHub: a real fix (gson's #1093, JsonWriter.value(double)
+// in lenient mode) pushed as pull request 7 to a real git remote gets one
+// review comment with the changed symbol, its callers and the blast
+// radius, through the real webhook parser and go-github client against a
+// fake API; a second push edits the same comment in place to the new
+// head, and a stale delivery of the first head posts nothing.
+func TestReviewBotGitHub(t *testing.T) {
+	needGit(t)
+	fx := loadRealFix(t, realIssuesDir(t), "google__gson-1093")
+	remote := filepath.Join(t.TempDir(), "gson.git")
+	gitIn(t, ".", "", "clone", "-q", "--bare", "--single-branch", "--branch", fx.Ref, filepath.Join(realIssuesDir(t), fx.Bundle), remote)
+	gitIn(t, remote, "", "branch", "-m", fx.Ref, "main")
+	gitIn(t, remote, "", "symbolic-ref", "HEAD", "refs/heads/main")
+	work := filepath.Join(t.TempDir(), "work")
+	gitIn(t, ".", "", "clone", "-q", remote, work)
+	gitIn(t, work, fx.Patch, "apply", "-")
+	gitIn(t, work, "", "commit", "-q", "-am", "JsonWriter: NaN and infinities in lenient mode")
+	head1 := gitIn(t, work, "", "rev-parse", "HEAD")
+	gitIn(t, work, "", "push", "-q", "origin", "HEAD:refs/pull/7/head")
+
+	api := newFakeGitHubComments(t)
+	cfg := testConfig(t, newTestRepos(t))
+	cfg.Repositories = []Repository{{GitHub: "google/gson", Remote: remote, Branch: "main", Review: true}}
+	cfg.JobTimeout = 3 * time.Minute
+	cfg.RescueAfter = 4 * time.Minute
+	cfg.path = "test.yaml"
+	gh, err := github.New(github.Options{BaseURL: api.srv.URL + "/api/v3/", Token: "gh-token", BotLogin: "relay-bot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, err := github.NewWebhook(testSecret, cfg.Rules("relay-bot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := &Pipeline{KeyFile: filepath.Join(t.TempDir(), "store.key"), Log: slog.New(slog.DiscardHandler)}
+	svc := startService(t, cfg, serviceDeps{
+		trackers: map[string]tracker.Tracker{tracker.GitHub: gh},
+		parsers:  map[string]tracker.WebhookParser{tracker.GitHub: hook},
+		scoper:   pipe, indexer: pipe,
+	})
+
+	prEvent(t, svc.url, "d-opened", "opened", head1)
+	const key = "google/gson#7"
+	waitFor(t, 3*time.Minute, "the review comment at the first head", func() bool {
+		b := api.bodies(key)
+		return len(b) == 1 && strings.Contains(b[0], head1[:12])
+	})
+	first := api.bodies(key)[0]
+	for _, want := range []string{
+		"Review context", "gson/src/main/java/com/google/gson/stream/JsonWriter.java", "value", "Blast radius", tracker.ReportMarker,
+		"caller",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the review comment lacks %q:\n%s", want, first)
+		}
+	}
+
+	// The second push changes another method of the file.
+	file := filepath.Join(work, "gson/src/main/java/com/google/gson/stream/JsonWriter.java")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "public JsonWriter nullValue() throws IOException {\n"
+	if !bytes.Contains(src, []byte(from)) {
+		t.Fatalf("JsonWriter.java has no %q", from)
+	}
+	src = bytes.Replace(src, []byte(from), []byte(from+"    // A null in lenient mode is written as it is.\n"), 1)
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, work, "", "commit", "-q", "-am", "JsonWriter: note on nullValue")
+	gitIn(t, work, "", "push", "-q", "origin", "HEAD:refs/pull/7/head")
+	head2 := gitIn(t, work, "", "rev-parse", "HEAD")
+	// A late delivery of the first head's push, then the second's.
+	prEvent(t, svc.url, "d-sync-late", "synchronize", head1)
+	prEvent(t, svc.url, "d-sync", "synchronize", head2)
+	waitFor(t, 3*time.Minute, "the review comment edited to the second head", func() bool {
+		b := api.bodies(key)
+		return len(b) == 1 && strings.Contains(b[0], head2[:12])
+	})
+	waitFor(t, time.Minute, "the queue to drain", func() bool {
+		rows, err := svc.Queue().Jobs(t.Context(), uniqueStates...)
+		return err == nil && len(rows) == 0
+	})
+	b := api.bodies(key)
+	if len(b) != 1 || !strings.Contains(b[0], head2[:12]) || !strings.Contains(b[0], "nullValue") {
+		t.Fatalf("want one comment at %s naming nullValue, got %d:\n%s", head2[:12], len(b), strings.Join(b, "\n----\n"))
+	}
+	api.mu.Lock()
+	creates, edits := api.creates, api.edits
+	api.mu.Unlock()
+	if creates != 1 || edits < 1 {
+		t.Errorf("comments created %d, edited %d; want 1 created and the rest edits", creates, edits)
+	}
+	t.Logf("review comment at the second head:\n%s", b[0])
+}
