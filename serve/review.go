@@ -122,9 +122,11 @@ func (w *Worker) review(ctx context.Context, job *river.Job[ScopeArgs], log *slo
 	if err != nil {
 		return fmt.Errorf("index %s at %s: %w", repo.Key(), head, err)
 	}
-	md, err := rw.Review(ctx, ReviewInput{Ref: ref, Root: wt, StoreDir: storeDir, Diffs: diffs, Log: log})
-	if err != nil {
-		return fmt.Errorf("review context: %w", err)
+	md := "## Review context\n\nNo file diff to review."
+	if len(diffs) > 0 {
+		if md, err = rw.Review(ctx, ReviewInput{Ref: ref, Root: wt, StoreDir: storeDir, Diffs: diffs, Log: log}); err != nil {
+			return fmt.Errorf("review context: %w", err)
+		}
 	}
 	body := ReportHead(head, "", fresh) + "\n\n" + reviewBody(md, base, mergeBase, left)
 	if _, err := tr.UpsertReview(ctx, ref, body); err != nil {
@@ -219,7 +221,9 @@ func (m *Mirrors) reviewDiff(ctx context.Context, r Repository, base, head, scra
 	if err != nil {
 		return nil, nil, "", err
 	}
-	diffs, err = udiff.Parse(bytes.NewReader(raw))
+	if len(bytes.TrimSpace(raw)) > 0 {
+		diffs, err = udiff.Parse(bytes.NewReader(raw))
+	}
 	if err != nil {
 		return nil, nil, "", &Permanent{fmt.Errorf("parse the diff %s..%s: %w", mergeBase, head, err)}
 	}
@@ -247,6 +251,7 @@ func readDiffPrefix(file string, max int) ([]byte, error) {
 	if n <= max {
 		return buf[:n], nil
 	}
+	// -1 when not even the first file diff fits: nothing is read.
 	cut := bytes.LastIndex(buf[:max], []byte("\ndiff --git "))
 	return buf[:cut+1], nil
 }

@@ -18,8 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/github"
+	"github.com/relayhq/relay/udiff"
 )
 
 // realIssuesDir is the folder of the real-issue sets (instances.jsonl and
@@ -293,4 +296,43 @@ func TestReviewBotGitHub(t *testing.T) {
 		t.Errorf("comments created %d, edited %d; want 1 created and the rest edits", creates, edits)
 	}
 	t.Logf("review comment at the second head:\n%s", b[0])
+}
+
+// TestReviewDiffBudget: a diff over the byte budget is cut before the
+// first file diff that does not fit, and the files past the cut are named
+// as left out; a diff within it is read whole.
+func TestReviewDiffBudget(t *testing.T) {
+	t.Parallel()
+	one := func(name string) string {
+		return "diff --git a/" + name + " b/" + name + "\n--- a/" + name + "\n+++ b/" + name + "\n@@ -1 +1 @@\n-old\n+new\n"
+	}
+	diff := one("a.go") + one("b.go") + one("c go.go")
+	file := filepath.Join(t.TempDir(), "change.diff")
+	if err := os.WriteFile(file, []byte(diff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		max  int
+		left []string
+	}{
+		{len(diff), nil},
+		{len(diff) - 1, []string{"c go.go"}},
+		{len(one("a.go")) + 14, []string{"b.go", "c go.go"}},
+		{10, []string{"a.go", "b.go", "c go.go"}},
+	}
+	for _, tt := range tests {
+		raw, err := readDiffPrefix(file, tt.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var diffs []udiff.FileDiff
+		if len(raw) > 0 {
+			if diffs, err = udiff.Parse(bytes.NewReader(raw)); err != nil {
+				t.Fatalf("max %d: %v", tt.max, err)
+			}
+		}
+		if got := leftOut(diffs, []string{"a.go", "b.go", "c go.go", ""}); !cmp.Equal(got, tt.left) {
+			t.Errorf("max %d: left out %q, want %q", tt.max, got, tt.left)
+		}
+	}
 }
