@@ -15,6 +15,7 @@ import (
 
 	"github.com/relayhq/relay/review"
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/tracker/gitlab"
 	"github.com/relayhq/relay/udiff"
 	"github.com/relayhq/relay/workspace"
 )
@@ -37,6 +38,13 @@ type ReviewInput struct {
 // maxDiffBytes bounds the diff a review job reads; the files past it are
 // named as left out in the comment.
 const maxDiffBytes = 4 << 20
+
+// reviewNote says whether t is a review command in a GitLab note, whose
+// author's access level is checked as a scope command's is (a GitHub
+// comment's author association is checked by its parser).
+func reviewNote(t tracker.Trigger) bool {
+	return t.Reason == tracker.ReasonReview && t.Event == gitlab.EventNoteCreate
+}
 
 // reviewKey is the job key of a review trigger: one job per change
 // request and head commit.

@@ -200,6 +200,65 @@ func prEvent(t *testing.T, url, delivery, action, head string) {
 	}
 }
 
+// realPR is a real fix pushed as a change request to a real git remote:
+// gson's #1093 (JsonWriter.value(double) in lenient mode) on its base tree
+// as the remote's main, under headRef; push2 pushes a second commit that
+// changes another method of the file (nullValue) and returns it.
+type realPR struct {
+	remote, work, headRef, head1 string
+}
+
+func newRealPR(t *testing.T, headRef string) realPR {
+	t.Helper()
+	needGit(t)
+	dir := realIssuesDir(t)
+	fx := loadRealFix(t, dir, "google__gson-1093")
+	remote := filepath.Join(t.TempDir(), "gson.git")
+	gitIn(t, ".", "", "clone", "-q", "--bare", "--single-branch", "--branch", fx.Ref, filepath.Join(dir, fx.Bundle), remote)
+	gitIn(t, remote, "", "branch", "-m", fx.Ref, "main")
+	gitIn(t, remote, "", "symbolic-ref", "HEAD", "refs/heads/main")
+	work := filepath.Join(t.TempDir(), "work")
+	gitIn(t, ".", "", "clone", "-q", remote, work)
+	gitIn(t, work, fx.Patch, "apply", "-")
+	gitIn(t, work, "", "commit", "-q", "-am", "JsonWriter: NaN and infinities in lenient mode")
+	gitIn(t, work, "", "push", "-q", "origin", "HEAD:"+headRef)
+	return realPR{remote: remote, work: work, headRef: headRef, head1: gitIn(t, work, "", "rev-parse", "HEAD")}
+}
+
+func (pr realPR) push2(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(pr.work, "gson/src/main/java/com/google/gson/stream/JsonWriter.java")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "public JsonWriter nullValue() throws IOException {\n"
+	if !bytes.Contains(src, []byte(from)) {
+		t.Fatalf("JsonWriter.java has no %q", from)
+	}
+	src = bytes.Replace(src, []byte(from), []byte(from+"    // A null in lenient mode is written as it is.\n"), 1)
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, pr.work, "", "commit", "-q", "-am", "JsonWriter: note on nullValue")
+	gitIn(t, pr.work, "", "push", "-q", "origin", "HEAD:"+pr.headRef)
+	return gitIn(t, pr.work, "", "rev-parse", "HEAD")
+}
+
+// wantReviewComment fails t unless body is the review context of the
+// first push: the changed file and symbol, callers, the blast radius.
+func wantReviewComment(t *testing.T, body string) {
+	t.Helper()
+	for _, want := range []string{
+		"Review context", "gson/src/main/java/com/google/gson/stream/JsonWriter.java", "public JsonWriter value(double value)",
+		"Blast radius", "### Direct callers", "testDoubles", tracker.ReportMarker,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the review comment lacks %q:\n%s", want, body)
+		}
+	}
+}
+
 // TestReviewBotGitHub: a real fix (gson's #1093, JsonWriter.value(double)
 // in lenient mode) pushed as pull request 7 to a real git remote gets one
 // review comment with the changed symbol, its callers and the blast
@@ -207,19 +266,8 @@ func prEvent(t *testing.T, url, delivery, action, head string) {
 // fake API; a second push edits the same comment in place to the new
 // head, and a stale delivery of the first head posts nothing.
 func TestReviewBotGitHub(t *testing.T) {
-	needGit(t)
-	fx := loadRealFix(t, realIssuesDir(t), "google__gson-1093")
-	remote := filepath.Join(t.TempDir(), "gson.git")
-	gitIn(t, ".", "", "clone", "-q", "--bare", "--single-branch", "--branch", fx.Ref, filepath.Join(realIssuesDir(t), fx.Bundle), remote)
-	gitIn(t, remote, "", "branch", "-m", fx.Ref, "main")
-	gitIn(t, remote, "", "symbolic-ref", "HEAD", "refs/heads/main")
-	work := filepath.Join(t.TempDir(), "work")
-	gitIn(t, ".", "", "clone", "-q", remote, work)
-	gitIn(t, work, fx.Patch, "apply", "-")
-	gitIn(t, work, "", "commit", "-q", "-am", "JsonWriter: NaN and infinities in lenient mode")
-	head1 := gitIn(t, work, "", "rev-parse", "HEAD")
-	gitIn(t, work, "", "push", "-q", "origin", "HEAD:refs/pull/7/head")
-
+	pr := newRealPR(t, "refs/pull/7/head")
+	remote, head1 := pr.remote, pr.head1
 	api := newFakeGitHubComments(t)
 	cfg := testConfig(t, newTestRepos(t))
 	cfg.Repositories = []Repository{{GitHub: "google/gson", Remote: remote, Branch: "main", Review: true}}
@@ -247,33 +295,9 @@ func TestReviewBotGitHub(t *testing.T) {
 		b := api.bodies(key)
 		return len(b) == 1 && strings.Contains(b[0], head1[:12])
 	})
-	first := api.bodies(key)[0]
-	for _, want := range []string{
-		"Review context", "gson/src/main/java/com/google/gson/stream/JsonWriter.java", "value", "Blast radius", tracker.ReportMarker,
-		"caller",
-	} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the review comment lacks %q:\n%s", want, first)
-		}
-	}
+	wantReviewComment(t, api.bodies(key)[0])
 
-	// The second push changes another method of the file.
-	file := filepath.Join(work, "gson/src/main/java/com/google/gson/stream/JsonWriter.java")
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const from = "public JsonWriter nullValue() throws IOException {\n"
-	if !bytes.Contains(src, []byte(from)) {
-		t.Fatalf("JsonWriter.java has no %q", from)
-	}
-	src = bytes.Replace(src, []byte(from), []byte(from+"    // A null in lenient mode is written as it is.\n"), 1)
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, work, "", "commit", "-q", "-am", "JsonWriter: note on nullValue")
-	gitIn(t, work, "", "push", "-q", "origin", "HEAD:refs/pull/7/head")
-	head2 := gitIn(t, work, "", "rev-parse", "HEAD")
+	head2 := pr.push2(t)
 	// A late delivery of the first head's push, then the second's.
 	prEvent(t, svc.url, "d-sync-late", "synchronize", head1)
 	prEvent(t, svc.url, "d-sync", "synchronize", head2)
