@@ -619,6 +619,8 @@ func (c *Config) validateRepositories(v *validator) {
 			v.bad("%s: jira %q is not an upper-case project key", where, r.Jira)
 		case r.Jira != "" && c.Jira == nil:
 			v.bad("%s: jira project %s but no jira section", where, r.Jira)
+		case r.Review && r.Jira != "":
+			v.bad("%s: review is for GitHub pull requests and GitLab merge requests; remove it from the jira entry %s", where, r.Jira)
 		}
 		if k := strings.ToLower(r.Key()); seen[k] {
 			v.bad("%s: %s is configured twice", where, r.Key())

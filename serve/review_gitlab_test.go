@@ -91,8 +91,8 @@ func TestReviewBotGitLab(t *testing.T) {
 	})
 	waitFor(t, time.Minute, "the queue to drain", func() bool { return idleQueue(t, svc.Service) })
 
-	if code, msg := glReviewNote(t, "note-guest", project, 3, "/relay review", 43).post(t, svc.url); code == http.StatusAccepted {
-		t.Fatalf("a guest's /relay review was accepted: %s", msg)
+	if _, msg := glReviewNote(t, "note-guest", project, 3, "/relay review", 43).post(t, svc.url); !strings.Contains(msg, `"result":"`+ResultForbidden+`"`) {
+		t.Fatalf("a guest's /relay review: %s, want %s", msg, ResultForbidden)
 	}
 	post(glReviewNote(t, "note-dev", project, 3, "/relay review", 42), http.StatusAccepted)
 	waitFor(t, time.Minute, "the queue to drain", func() bool { return idleQueue(t, svc.Service) })
