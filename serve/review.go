@@ -279,3 +279,9 @@ func leftOut(diffs []udiff.FileDiff, names []string) []string {
 	}
 	return out
 }
+
+// UpsertReview implements tracker.Reviewer under dry_run: the review
+// comment is logged and counted as a report would be, and not posted.
+func (d *dryRun) UpsertReview(ctx context.Context, ref tracker.Ref, body string) (string, error) {
+	return d.UpsertReport(ctx, ref, body)
+}

@@ -360,3 +360,27 @@ func TestReviewDiffBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewDryRun: under dry_run the review comment goes through the
+// filtered, dry-run tracker as a report does: counted, logged, not posted.
+// A dry-run tracker without UpsertReview failed every review job.
+func TestReviewDryRun(t *testing.T) {
+	t.Parallel()
+	fake := newFakeTracker(tracker.GitHub)
+	m := NewMetrics()
+	tr := tracker.FilteredAll(dryRunAll(map[string]tracker.Tracker{tracker.GitHub: fake}, slog.New(slog.DiscardHandler), m.DryRunPosts), nil)[tracker.GitHub]
+	rv, ok := tr.(tracker.Reviewer)
+	if !ok || !tracker.CanReview(tr) {
+		t.Fatal("the dry-run tracker keeps no review comments")
+	}
+	ref := tracker.Ref{Source: tracker.GitHub, Repo: "acme/a", Number: "7"}
+	if _, err := rv.UpsertReview(t.Context(), ref, "## Review context"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fake.reports()); n != 0 {
+		t.Errorf("dry run posted %d comment(s)", n)
+	}
+	if got := counter(t, m.DryRunPosts.WithLabelValues(tracker.GitHub, PostReport)); got != 1 {
+		t.Errorf("dry-run posts counted %v, want 1", got)
+	}
+}
