@@ -283,10 +283,11 @@ func TestReviewBotGitHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipe := &Pipeline{KeyFile: filepath.Join(t.TempDir(), "store.key"), Log: slog.New(slog.DiscardHandler)}
+	logs := &syncWriter{w: &bytes.Buffer{}}
 	svc := startService(t, cfg, serviceDeps{
 		trackers: map[string]tracker.Tracker{tracker.GitHub: gh},
 		parsers:  map[string]tracker.WebhookParser{tracker.GitHub: hook},
-		scoper:   pipe, indexer: pipe,
+		scoper:   pipe, indexer: pipe, log: logs, verbose: true,
 	})
 
 	prEvent(t, svc.url, "d-opened", "opened", head1)
@@ -312,6 +313,9 @@ func TestReviewBotGitHub(t *testing.T) {
 	b := api.bodies(key)
 	if len(b) != 1 || !strings.Contains(b[0], head2[:12]) || !strings.Contains(b[0], "nullValue") {
 		t.Fatalf("want one comment at %s naming nullValue, got %d:\n%s", head2[:12], len(b), strings.Join(b, "\n----\n"))
+	}
+	if got := strings.Count(logs.String(), "review superseded by a newer push"); got != 1 {
+		t.Errorf("%d jobs ended as superseded, want 1 (the late delivery of the first head)", got)
 	}
 	api.mu.Lock()
 	creates, edits := api.creates, api.edits
