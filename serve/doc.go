@@ -89,7 +89,8 @@
 // once (recover.go), and River still rescues any other once its lease
 // (RescueStuckJobsAfter, longer than the job timeout) has passed — and the
 // report is an idempotent edit of one comment found by
-// tracker.ReportMarker, so running a job twice still leaves one report.//
+// tracker.ReportMarker, so running a job twice still leaves one report.
+//
 // # Review jobs
 //
 // A repository with review: true also gets review jobs (review.go): a pull
@@ -99,5 +100,4 @@
 // its target branch, indexes the head and posts the Reviewer's context
 // (Pipeline: workspace.Review, published as reports are) as the one review
 // comment, through tracker.Reviewer.
-
 package serve
