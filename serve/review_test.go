@@ -387,3 +387,29 @@ func TestReviewDryRun(t *testing.T) {
 		t.Errorf("dry-run posts counted %v, want 1", got)
 	}
 }
+
+// TestReviewSwitch: review triggers start jobs only on repositories with
+// review: true, and the parsers see review on when any repository has it.
+func TestReviewSwitch(t *testing.T) {
+	t.Parallel()
+	on, off := Repository{GitHub: "acme/a", Review: true}, Repository{GitHub: "acme/b"}
+	tests := []struct {
+		repos      []Repository
+		repo       Repository
+		allows, rv bool
+	}{
+		{[]Repository{on, off}, on, true, true},
+		{[]Repository{on, off}, off, false, true},
+		{[]Repository{off}, off, false, false},
+	}
+	for _, tt := range tests {
+		c := &Config{Repositories: tt.repos}
+		c.SetDefaults()
+		if got := c.Allows(tt.repo, tracker.ReasonReview); got != tt.allows {
+			t.Errorf("%s: Allows(review) = %v, want %v", tt.repo.Key(), got, tt.allows)
+		}
+		if got := c.Rules("bot").Review; got != tt.rv {
+			t.Errorf("%d repositories: Rules.Review = %v, want %v", len(tt.repos), got, tt.rv)
+		}
+	}
+}
