@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/relayhq/relay/review"
 	"github.com/relayhq/relay/tracker/gitlab/gitlabtest"
 )
 
@@ -76,12 +78,30 @@ func TestReviewBotGitLab(t *testing.T) {
 		}
 	}
 
+	// Past review feedback on the file, recorded as relay review feedback
+	// does, in the repository's store directory.
+	store := svc.Mirrors().StoreDir(cfg.Repositories[0])
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const javaFile = "gson/src/main/java/com/google/gson/stream/JsonWriter.java"
+	if err := review.OpenFeedback(store).Add(
+		review.Feedback{File: javaFile, Line: 494, Comment: "Non-finite doubles must be allowed in lenient mode", Accepted: true},
+		review.Feedback{File: javaFile, Line: 494, Comment: "Rename value to writeDouble", Accepted: false},
+	); err != nil {
+		t.Fatal(err)
+	}
 	post(glMergeRequest(t, "mr-open", project, 3, "open", pr.head1, ""), http.StatusAccepted)
 	waitFor(t, 3*time.Minute, "the review note at the first head", func() bool {
 		b := bodies()
 		return len(b) == 1 && strings.Contains(b[0], pr.head1[:12])
 	})
 	wantReviewComment(t, bodies()[0])
+	for _, want := range []string{"Non-finite doubles must be allowed in lenient mode", "Rename value to writeDouble", "NOT helpful"} {
+		if !strings.Contains(bodies()[0], want) {
+			t.Errorf("the review note lacks the past feedback %q:\n%s", want, bodies()[0])
+		}
+	}
 
 	head2 := pr.push2(t)
 	post(glMergeRequest(t, "mr-update", project, 3, "update", head2, pr.head1), http.StatusAccepted)
