@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -168,16 +167,11 @@ func (f *fakeGitHubComments) bodies(key string) []string {
 	return out
 }
 
-// prEvent is a signed pull_request delivery as GitHub sends it.
-func prEvent(t *testing.T, url, delivery, action, head string) {
+// postGitHub sends payload as a signed GitHub delivery of event and
+// returns the status and the result the bot answered.
+func postGitHub(t *testing.T, url, event, delivery string, payload any) (int, string) {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{
-		"action": action, "number": 7,
-		"pull_request": map[string]any{"number": 7, "state": "open",
-			"head": map[string]any{"sha": head, "ref": "fix-nan"}, "base": map[string]any{"ref": "main"}},
-		"repository": map[string]any{"full_name": "google/gson"},
-		"sender":     map[string]any{"login": "alice", "type": "User"},
-	})
+	body, err := json.Marshal(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,17 +180,33 @@ func prEvent(t *testing.T, url, delivery, action, head string) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-GitHub-Event", "pull_request")
+	req.Header.Set("X-GitHub-Event", event)
 	req.Header.Set("X-GitHub-Delivery", delivery)
 	req.Header.Set("X-Hub-Signature-256", sign(testSecret, body))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("pull_request.%s delivery %s: %d %s", action, delivery, resp.StatusCode, msg)
+	defer resp.Body.Close()
+	var out struct{ Result, Message string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out.Result + ": " + out.Message
+}
+
+// prEvent is a signed pull_request delivery as GitHub sends it.
+func prEvent(t *testing.T, url, delivery, action, head string) {
+	t.Helper()
+	code, msg := postGitHub(t, url, "pull_request", delivery, map[string]any{
+		"action": action, "number": 7,
+		"pull_request": map[string]any{"number": 7, "state": "open",
+			"head": map[string]any{"sha": head, "ref": "fix-nan"}, "base": map[string]any{"ref": "main"}},
+		"repository": map[string]any{"full_name": "google/gson"},
+		"sender":     map[string]any{"login": "alice", "type": "User"},
+	})
+	if code != http.StatusAccepted {
+		t.Fatalf("pull_request.%s delivery %s: %d %s", action, delivery, code, msg)
 	}
 }
 
@@ -259,6 +269,22 @@ func wantReviewComment(t *testing.T, body string) {
 	}
 }
 
+// prComment is a signed issue_comment delivery of body on pull request 7
+// by an author of association assoc; it returns the delivery's result.
+func prComment(t *testing.T, url, delivery, body, assoc string) string {
+	t.Helper()
+	_, msg := postGitHub(t, url, "issue_comment", delivery, map[string]any{
+		"action": "created",
+		"issue":  map[string]any{"number": 7, "pull_request": map[string]any{"url": "https://api.github.com/repos/google/gson/pulls/7"}},
+		"comment": map[string]any{"id": 1, "body": body, "author_association": assoc,
+			"user": map[string]any{"login": "bob", "type": "User"}},
+		"repository": map[string]any{"full_name": "google/gson"},
+		"sender":     map[string]any{"login": "bob", "type": "User"},
+	})
+	result, _, _ := strings.Cut(msg, ":")
+	return result
+}
+
 // TestReviewBotGitHub: a real fix (gson's #1093, JsonWriter.value(double)
 // in lenient mode) pushed as pull request 7 to a real git remote gets one
 // review comment with the changed symbol, its callers and the blast
@@ -312,6 +338,17 @@ func TestReviewBotGitHub(t *testing.T) {
 	b := api.bodies(key)
 	if len(b) != 1 || !strings.Contains(b[0], head2[:12]) || !strings.Contains(b[0], "nullValue") {
 		t.Fatalf("want one comment at %s naming nullValue, got %d:\n%s", head2[:12], len(b), strings.Join(b, "\n----\n"))
+	}
+	// A /relay review comment from a member reviews the head of the
+	// moment again, in the same comment; one from an outsider is ignored.
+	for _, c := range []struct{ assoc, result string }{{"NONE", ResultIgnored}, {"MEMBER", ResultAccepted}} {
+		if got := prComment(t, svc.url, "d-comment-"+c.assoc, "/relay review", c.assoc); got != c.result {
+			t.Errorf("/relay review from %s: %s, want %s", c.assoc, got, c.result)
+		}
+	}
+	waitFor(t, time.Minute, "the queue to drain", func() bool { return idleQueue(t, svc.Service) })
+	if !strings.Contains(logs.String(), "review:github:google/gson#7@ ") {
+		t.Errorf("no review job ran for the comment command")
 	}
 	if got := strings.Count(logs.String(), "review superseded by a newer push"); got != 1 {
 		t.Errorf("%d jobs ended as superseded, want 1 (the late delivery of the first head)", got)
