@@ -51,8 +51,9 @@ func reviewNote(t tracker.Trigger) bool {
 //
 // DESIGN: a burst of pushes to a pull request queues one job per head (a
 // redelivery of one push joins its job); each job fetches the mirror
-// first and, when the change request's head has moved past its own commit,
-// ends without posting: the job of the newer push posts. So only the
+// first and, when the change request's head has moved on from its own
+// commit (a push on top, or a force-push), ends without posting: the job
+// of the newer push posts. So only the
 // newest head is reviewed, and a job is never coalesced into a running
 // one that reviews an older head. A comment command names no head
 // ("@" alone): it reviews the head of the moment.
@@ -104,12 +105,20 @@ func (w *Worker) review(ctx context.Context, job *river.Job[ScopeArgs], log *slo
 		return err
 	}
 	if want := job.Args.Head; want != "" && head != want {
-		if w.mirrors.isAncestor(ctx, repo, want, head) {
+		// The change request moved on from the job's head: pushed to, or
+		// force-pushed (the job's commit is then in the mirror but not
+		// below the head). The newer push's job posts. A head the mirror
+		// has not got is an event newer than the fetched ref: try again,
+		// and on the last attempt leave the comment to the next push.
+		switch {
+		case w.mirrors.hasCommit(ctx, repo, want):
 			log.Info("review superseded by a newer push; its job posts", "head", head, "job_head", want)
 			return nil
+		case job.Attempt < job.MaxAttempts:
+			return fmt.Errorf("%s is at %s, not yet at the pushed %s", tracker.ReviewHeadRef(ref.Source, ref.Number), head, want)
 		}
-		// The event is newer than the ref the mirror fetched: try again.
-		return fmt.Errorf("%s is at %s, not yet at the pushed %s", tracker.ReviewHeadRef(ref.Source, ref.Number), head, want)
+		log.Warn("the pushed head never reached the mirror; the review is left to the next push", "head", head, "job_head", want)
+		return nil
 	}
 	base := job.Args.Base
 	if base == "" {
@@ -199,9 +208,9 @@ func (m *Mirrors) revParse(ctx context.Context, r Repository, ref string) (strin
 	return out, nil
 }
 
-// isAncestor says whether commit a is an ancestor of b in r's mirror.
-func (m *Mirrors) isAncestor(ctx context.Context, r Repository, a, b string) bool {
-	_, err := m.git(ctx, r, m.MirrorDir(r), "merge-base", "--is-ancestor", a, b)
+// hasCommit says whether commit is in r's mirror.
+func (m *Mirrors) hasCommit(ctx context.Context, r Repository, commit string) bool {
+	_, err := m.git(ctx, r, m.MirrorDir(r), "cat-file", "-e", commit+"^{commit}")
 	return err == nil
 }
 

@@ -350,8 +350,25 @@ func TestReviewBotGitHub(t *testing.T) {
 	if !strings.Contains(logs.String(), "review:github:google/gson#7@ ") {
 		t.Errorf("no review job ran for the comment command")
 	}
-	if got := strings.Count(logs.String(), "review superseded by a newer push"); got != 1 {
-		t.Errorf("%d jobs ended as superseded, want 1 (the late delivery of the first head)", got)
+	// A force-push replaces the second head; a late delivery of the
+	// replaced head ends as superseded too, rather than failing and
+	// replacing the review with a failure note.
+	gitIn(t, pr.work, "", "commit", "-q", "--amend", "-m", "JsonWriter: note on nullValue, reworded")
+	gitIn(t, pr.work, "", "push", "-q", "--force", "origin", "HEAD:"+pr.headRef)
+	head3 := gitIn(t, pr.work, "", "rev-parse", "HEAD")
+	prEvent(t, svc.url, "d-sync-forced", "synchronize", head3)
+	waitFor(t, 3*time.Minute, "the review comment edited to the force-pushed head", func() bool {
+		b := api.bodies(key)
+		return len(b) == 1 && strings.Contains(b[0], head3[:12])
+	})
+	waitFor(t, time.Minute, "the queue to drain", func() bool { return idleQueue(t, svc.Service) })
+	prEvent(t, svc.url, "d-sync-replaced", "synchronize", head2)
+	waitFor(t, time.Minute, "the queue to drain", func() bool { return idleQueue(t, svc.Service) })
+	if b := api.bodies(key); len(b) != 1 || !strings.Contains(b[0], head3[:12]) {
+		t.Errorf("after the late delivery of a force-pushed-away head, want the review at %s, got:\n%s", head3[:12], strings.Join(b, "\n----\n"))
+	}
+	if got := strings.Count(logs.String(), "review superseded by a newer push"); got != 2 {
+		t.Errorf("%d jobs ended as superseded, want 2 (the late deliveries of the first and the force-pushed-away head)", got)
 	}
 	api.mu.Lock()
 	creates, edits := api.creates, api.edits
