@@ -138,6 +138,9 @@ type Repository struct {
 	// Triggers switch the triggers for this repository alone; absent
 	// ones follow the triggers section.
 	Triggers RepoTriggers `yaml:"triggers,omitempty"`
+	// Review opts the repository in to the review bot: the review context
+	// of its pull requests (merge requests) as one comment (review.go).
+	Review bool `yaml:"review,omitempty"`
 }
 
 // RepoTriggers are one repository's trigger switches.
@@ -312,7 +315,18 @@ func (c *Config) Rules(botLogin string) tracker.Rules {
 		Commands:     c.Triggers.Commands,
 		Associations: c.Triggers.Associations,
 		BotLogin:     botLogin,
+		Review:       c.reviewAny(),
 	}
+}
+
+// reviewAny says whether any repository opted in to the review bot.
+func (c *Config) reviewAny() bool {
+	for _, r := range c.Repositories {
+		if r.Review {
+			return true
+		}
+	}
+	return false
 }
 
 // Allows says whether a trigger of reason starts a job on repository r:
@@ -331,6 +345,8 @@ func (c *Config) Allows(r Repository, reason string) bool {
 		return on(r.Triggers.Labels, true)
 	case tracker.ReasonCommand:
 		return on(r.Triggers.Commands, true)
+	case tracker.ReasonReview:
+		return r.Review
 	}
 	return true
 }
@@ -603,6 +619,8 @@ func (c *Config) validateRepositories(v *validator) {
 			v.bad("%s: jira %q is not an upper-case project key", where, r.Jira)
 		case r.Jira != "" && c.Jira == nil:
 			v.bad("%s: jira project %s but no jira section", where, r.Jira)
+		case r.Review && r.Jira != "":
+			v.bad("%s: review is for GitHub pull requests and GitLab merge requests; remove it from the jira entry %s", where, r.Jira)
 		}
 		if k := strings.ToLower(r.Key()); seen[k] {
 			v.bad("%s: %s is configured twice", where, r.Key())

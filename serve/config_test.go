@@ -52,6 +52,9 @@ func TestServeConfigErrors(t *testing.T) {
 		{"password in queue", base + "queue: postgres://u:pw@db/relay\n", env, []string{"queue_url_env"}},
 		{"rescue before timeout", base + "job_timeout: 10m\nrescue_after: 5m\n", env, []string{"rescue_after (5m0s) must be longer than job_timeout"}},
 		{"bad repository", strings.Replace(base, "github: acme/a", "github: acme", 1), env, []string{`github "acme" is not owner/name`}},
+		{"review on", base + "    review: true\n", env, nil},
+		{"review on a jira entry", base + "  - jira: SHOP\n    remote: /tmp/a\n    review: true\n" +
+			"jira:\n  base_url: https://x.atlassian.net\n  cloud: true\n  email: a@b\n  api_token_env: T\n  webhook_secret_env: S\n", env, []string{"review is for GitHub pull requests and GitLab merge requests; remove it from the jira entry SHOP"}},
 		{"no state dir", strings.Replace(base, "state_dir: /tmp/relay\n", "", 1), env, []string{"state_dir is required"}},
 		// Negative model settings passed --check-config and failed every
 		// job with "--parallel … must be at least 1".

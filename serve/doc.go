@@ -90,4 +90,14 @@
 // (RescueStuckJobsAfter, longer than the job timeout) has passed — and the
 // report is an idempotent edit of one comment found by
 // tracker.ReportMarker, so running a job twice still leaves one report.
+//
+// # Review jobs
+//
+// A repository with review: true also gets review jobs (review.go): a pull
+// request's or merge request's trigger (tracker.ReasonReview) is queued
+// under its own key, one per head commit, and its worker fetches the
+// mirror, diffs the change request's head ref against the merge base with
+// its target branch, indexes the head and posts the Reviewer's context
+// (Pipeline: workspace.Review, published as reports are) as the one review
+// comment, through tracker.Reviewer.
 package serve

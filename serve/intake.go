@@ -114,7 +114,7 @@ type PermissionCheck func(ctx context.Context, t tracker.Trigger) (bool, error)
 // checked as on Jira, at the cost of one call, since GitLab's service
 // desk and email issue creation run as a support bot.
 func needsPermission(t tracker.Trigger) bool {
-	return t.Reason == tracker.ReasonCommand || createdWithLabel(t)
+	return t.Reason == tracker.ReasonCommand || createdWithLabel(t) || reviewNote(t)
 }
 
 // createdWithLabel reports whether t is a new Jira or GitLab issue created

@@ -37,6 +37,10 @@ type ScopeArgs struct {
 	Actor        string      `json:"actor,omitempty"`
 	Installation int64       `json:"installation,omitempty"`
 	AcceptedAt   time.Time   `json:"accepted_at"`
+	// Head and Base are a review job's head commit and target branch, as
+	// its trigger named them (reviewKey).
+	Head string `json:"head,omitempty"`
+	Base string `json:"base,omitempty"`
 }
 
 // JobKind is the River kind of scope jobs.
@@ -285,7 +289,10 @@ func (q *Queue) Enqueue(ctx context.Context, t tracker.Trigger, maxAttempts int)
 	t.Ref = NormalizeRef(t.Ref)
 	args := ScopeArgs{
 		Key: t.Ref.Key(), Ref: t.Ref, DeliveryID: t.DeliveryID, Event: t.Event, Reason: t.Reason,
-		Actor: t.Actor, Installation: t.Installation, AcceptedAt: time.Now().UTC(),
+		Actor: t.Actor, Installation: t.Installation, AcceptedAt: time.Now().UTC(), Head: t.Head, Base: t.Base,
+	}
+	if t.Reason == tracker.ReasonReview {
+		args.Key = reviewKey(t)
 	}
 	opts := &river.InsertOpts{
 		MaxAttempts: maxAttempts,

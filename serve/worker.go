@@ -173,6 +173,10 @@ func (w *Worker) postFailure(ctx context.Context, job *river.Job[ScopeArgs], job
 	// The job's own deadline may be what failed it: give the edit a fresh one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
+	if job.Args.Reason == tracker.ReasonReview {
+		w.postReviewFailure(ctx, job, log)
+		return
+	}
 	last, err := w.lastReports().load(ctx, job.Args.Ref.Key())
 	if err != nil {
 		log.Error("the failure note replaces the report", "err", err)
@@ -212,6 +216,9 @@ const placeholder = "⏳ **relay is scoping this issue…** This comment will be
 // run is one attempt: placeholder, commit, issue, worktree, index, scope,
 // report.
 func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.Logger) error {
+	if job.Args.Reason == tracker.ReasonReview {
+		return w.review(ctx, job, log)
+	}
 	ref := job.Args.Ref
 	tr := w.trackers[ref.Source]
 	if tr == nil {

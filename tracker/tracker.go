@@ -174,6 +174,11 @@ type Trigger struct {
 	ActorID string `json:"actor_id,omitempty"`
 	// Installation is the GitHub App installation id of the delivery (0 otherwise).
 	Installation int64 `json:"installation,omitempty"`
+	// Head and Base are the head commit and the target branch of a change
+	// request, for ReasonReview triggers whose event names them ("" when
+	// it does not: a comment command, reviewed at the head of the moment).
+	Head string `json:"head,omitempty"`
+	Base string `json:"base,omitempty"`
 }
 
 // Trigger reasons.
@@ -193,6 +198,10 @@ type Rules struct {
 	Associations []string // GitHub author associations allowed to command (default OWNER, MEMBER, COLLABORATOR)
 	// BotLogin is the account the bot posts as; its own comments never trigger.
 	BotLogin string
+	// Review makes pull requests (merge requests) and ReviewCommand
+	// comments on them triggers of ReasonReview; without it they are
+	// ignored.
+	Review bool
 }
 
 // DefaultAssociations are the GitHub author associations allowed to use a

@@ -38,4 +38,12 @@
 // *AbuseRateLimitError (secondary limit; Retry-After, a minute when absent as
 // GitHub documents), 5xx and network errors become tracker.RetryableError
 // with After set, so the queue waits as GitHub asks instead of hammering it.
+//
+// # Pull requests
+//
+// With tracker.Rules.Review, pull_request deliveries (opened, synchronize,
+// reopened) and /relay review comments on a pull request are review
+// triggers (review.go), carrying the head commit and target branch when
+// the event names them; the review comment is the pull request's report
+// comment, kept as an issue's is (UpsertReview).
 package github

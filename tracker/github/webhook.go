@@ -68,7 +68,7 @@ func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	case !json.Valid(payload):
 		return tracker.Trigger{}, fmt.Errorf("%w: the %s payload is not valid JSON", tracker.ErrMalformed, event)
 	}
-	if event != "issues" && event != "issue_comment" {
+	if event != "issues" && event != "issue_comment" && event != "pull_request" {
 		return tracker.Trigger{}, &tracker.Ignored{Reason: fmt.Sprintf("event %q does not trigger scoping", event)}
 	}
 	parsed, err := gh.ParseWebHook(event, payload)
@@ -79,7 +79,12 @@ func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	case *gh.IssuesEvent:
 		return w.issues(e, delivery)
 	case *gh.IssueCommentEvent:
+		if e.Issue.IsPullRequest() && w.rules.Review {
+			return w.reviewComment(e, delivery)
+		}
 		return w.comment(e, delivery)
+	case *gh.PullRequestEvent:
+		return w.pullRequest(e, delivery)
 	}
 	return tracker.Trigger{}, &tracker.Ignored{Reason: fmt.Sprintf("event %q does not trigger scoping", event)}
 }

@@ -134,8 +134,16 @@ func (c *Client) Fetch(ctx context.Context, ref tracker.Ref) (tracker.Issue, err
 // newest first unless asked), following the pages until fn returns false.
 func (c *Client) eachNote(ctx context.Context, project string, iid int64, fn func(*gl.Note) bool) error {
 	opts := &gl.ListIssueNotesOptions{ListOptions: gl.ListOptions{PerPage: 100}, OrderBy: gl.Ptr("created_at"), Sort: gl.Ptr("asc")}
+	return eachPage(fn, &opts.ListOptions, func() ([]*gl.Note, *gl.Response, error) {
+		return c.api.Notes.ListIssueNotes(project, iid, opts, gl.WithContext(ctx))
+	})
+}
+
+// eachPage calls fn for the notes list returns, page by page (list reads
+// the page from lo), until fn returns false or the pages end.
+func eachPage(fn func(*gl.Note) bool, lo *gl.ListOptions, list func() ([]*gl.Note, *gl.Response, error)) error {
 	for {
-		page, resp, err := c.api.Notes.ListIssueNotes(project, iid, opts, gl.WithContext(ctx))
+		page, resp, err := list()
 		if err != nil {
 			return err
 		}
@@ -147,7 +155,7 @@ func (c *Client) eachNote(ctx context.Context, project string, iid int64, fn fun
 		if resp == nil || resp.NextPage == 0 {
 			return nil
 		}
-		opts.Page = resp.NextPage
+		lo.Page = resp.NextPage
 	}
 }
 
@@ -205,9 +213,32 @@ func (c *Client) UpsertReport(ctx context.Context, ref tracker.Ref, body string)
 	if err != nil {
 		return "", err
 	}
+	return c.upsertNote(ctx, ref, body, noteAPI{
+		each: func(fn func(*gl.Note) bool) error { return c.eachNote(ctx, project, iid, fn) },
+		update: func(id int64, body string) error {
+			_, _, err := c.api.Notes.UpdateIssueNote(project, iid, id, &gl.UpdateIssueNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+			return err
+		},
+		create: func(body string) (*gl.Note, error) {
+			n, _, err := c.api.Notes.CreateIssueNote(project, iid, &gl.CreateIssueNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+			return n, err
+		},
+	})
+}
+
+// noteAPI is the notes of one issue or merge request.
+type noteAPI struct {
+	each   func(fn func(*gl.Note) bool) error // oldest first, until fn returns false
+	update func(id int64, body string) error
+	create func(body string) (*gl.Note, error)
+}
+
+// upsertNote edits the note that carries tracker.ReportMarker (by
+// BotUsername when set), or creates one.
+func (c *Client) upsertNote(ctx context.Context, ref tracker.Ref, body string, api noteAPI) (string, error) {
 	body = reportBody(body)
 	var found *gl.Note
-	err = c.eachNote(ctx, project, iid, func(n *gl.Note) bool {
+	err := api.each(func(n *gl.Note) bool {
 		if !n.System && tracker.HasReportMarker(n.Body) && (c.opts.BotUsername == "" || strings.EqualFold(n.Author.Username, c.opts.BotUsername)) {
 			found = n
 			return false
@@ -222,7 +253,7 @@ func (c *Client) UpsertReport(ctx context.Context, ref tracker.Ref, body string)
 		if found.Body == body {
 			return id, nil
 		}
-		_, _, err := c.api.Notes.UpdateIssueNote(project, iid, found.ID, &gl.UpdateIssueNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+		err := api.update(found.ID, body)
 		if err == nil {
 			return id, nil
 		}
@@ -231,7 +262,7 @@ func (c *Client) UpsertReport(ctx context.Context, ref tracker.Ref, body string)
 		}
 		// Deleted since it was listed: post a new one.
 	}
-	n, _, err := c.api.Notes.CreateIssueNote(project, iid, &gl.CreateIssueNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+	n, err := api.create(body)
 	if err != nil {
 		return "", mapError("post the report on "+ref.String(), err)
 	}

@@ -58,4 +58,11 @@
 // X-Gitlab-Event-UUID, the event's id, which a retry repeats too; a
 // delivery with neither (an old GitLab) is identified by the hash of its
 // body, which a retry repeats as well.
+//
+// # Merge requests
+//
+// With tracker.Rules.Review, Merge Request Hook deliveries (open, reopen,
+// update with new commits) and /relay review notes on a merge request are
+// review triggers (reviewhook.go); the review note is kept on the merge
+// request's notes as the report note is on an issue's (UpsertReview).
 package gitlab

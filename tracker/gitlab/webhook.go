@@ -72,10 +72,14 @@ func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 	}
 	switch gl.EventType(event) {
 	case gl.EventTypeIssue, gl.EventConfidentialIssue, gl.EventTypeNote, gl.EventConfidentialNote:
+	case gl.EventTypeMergeRequest:
+		if !w.rules.Review {
+			return tracker.Trigger{}, &tracker.Ignored{Reason: "merge request review is off"}
+		}
 	default:
 		return tracker.Trigger{}, &tracker.Ignored{Reason: fmt.Sprintf("event %q does not trigger scoping", event)}
 	}
-	if ignored, ok := otherNote(body); ok {
+	if ignored, ok := otherNote(body); ok && !(w.rules.Review && mergeRequestNote(body)) {
 		return tracker.Trigger{}, &tracker.Ignored{Reason: ignored}
 	}
 	parsed, err := gl.ParseWebhook(gl.EventType(event), body)
@@ -87,6 +91,10 @@ func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
 		return w.issue(e, delivery)
 	case *gl.IssueCommentEvent:
 		return w.note(e, delivery)
+	case *gl.MergeEvent:
+		return w.mergeRequest(e, delivery)
+	case *gl.MergeCommentEvent:
+		return w.reviewNote(e, delivery)
 	}
 	return tracker.Trigger{}, &tracker.Ignored{Reason: fmt.Sprintf("event %q does not trigger scoping", event)}
 }

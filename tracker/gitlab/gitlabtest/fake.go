@@ -68,6 +68,7 @@ type project struct {
 	members map[int64]int    // user id → access level
 	states  map[int64]string // user id → membership state other than active
 	issues  map[int64]*issue
+	mrs     map[int64]*issue // merge requests: their notes are served as an issue's
 }
 
 type issue struct {
@@ -94,7 +95,7 @@ func (f *Fake) AddProject(path string, level int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
-	p := &project{id: f.nextID, path: path, members: map[int64]int{}, states: map[int64]string{}, issues: map[int64]*issue{}}
+	p := &project{id: f.nextID, path: path, members: map[int64]int{}, states: map[int64]string{}, issues: map[int64]*issue{}, mrs: map[int64]*issue{}}
 	if level > 0 {
 		p.members[f.user.ID] = level
 	}
@@ -121,6 +122,21 @@ func (f *Fake) AddIssue(path string, iid int64, title, body string, labels ...st
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.projects[strings.ToLower(path)].issues[iid] = &issue{title: title, body: body, author: "alice", labels: labels}
+}
+
+// AddMergeRequest adds merge request iid to the project; its notes are
+// listed, created and edited as an issue's are.
+func (f *Fake) AddMergeRequest(path string, iid int64, title string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.projects[strings.ToLower(path)].mrs[iid] = &issue{title: title, author: "alice"}
+}
+
+// MergeRequestNotes returns copies of a merge request's notes.
+func (f *Fake) MergeRequestNotes(path string, iid int64) []Note {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return copyNotes(f.projects[strings.ToLower(path)].mrs[iid].notes)
 }
 
 // AddNote adds a note to an issue and returns its id.
@@ -155,8 +171,12 @@ func (f *Fake) DeleteNote(path string, iid, id int64) {
 func (f *Fake) Notes(path string, iid int64) []Note {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return copyNotes(f.projects[strings.ToLower(path)].issues[iid].notes)
+}
+
+func copyNotes(notes []*Note) []Note {
 	var out []Note
-	for _, n := range f.projects[strings.ToLower(path)].issues[iid].notes {
+	for _, n := range notes {
 		c := *n
 		c.Versions = slices.Clone(n.Versions)
 		out = append(out, c)
@@ -278,6 +298,14 @@ func (f *Fake) serveProject(w http.ResponseWriter, r *http.Request, p *project, 
 			state = "active"
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"id": id, "username": fmt.Sprintf("user%d", id), "state": state, "access_level": level})
+	case len(rest) >= 2 && rest[0] == "merge_requests":
+		iid, _ := strconv.ParseInt(rest[1], 10, 64)
+		mr := p.mrs[iid]
+		if mr == nil {
+			notFound(w, "Merge Request")
+			return
+		}
+		f.serveIssue(w, r, p, iid, mr, rest[2:])
 	case len(rest) >= 2 && rest[0] == "issues":
 		iid, _ := strconv.ParseInt(rest[1], 10, 64)
 		is := p.issues[iid]
