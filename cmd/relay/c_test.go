@@ -71,7 +71,7 @@ func TestEvalDeriveC(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/discount.c"],"gold_functions":["src/discount.c:discount_apply"]}` + "\n"
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/discount.c"],"gold_functions":["src/discount.c:discount_apply"],"gold_lines":{"src/discount.c":[6]}}` + "\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}

@@ -76,7 +76,7 @@ func TestEvalDeriveCpp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/discount.cc"],"gold_functions":["src/discount.cc:Discount.apply"]}` + "\n"
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/discount.cc"],"gold_functions":["src/discount.cc:Discount.apply"],"gold_lines":{"src/discount.cc":[6]}}` + "\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}

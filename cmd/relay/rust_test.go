@@ -69,7 +69,7 @@ func TestEvalDeriveRust(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/cart.rs"],"gold_functions":["src/cart.rs:apply_discount"]}` + "\n"
+	want := `{"instance_id":"cart-1","problem_statement":"100 gets no discount","gold_files":["src/cart.rs"],"gold_functions":["src/cart.rs:apply_discount"],"gold_lines":{"src/cart.rs":[3]}}` + "\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}

@@ -56,6 +56,11 @@ func need(t *testing.T) string {
 		if err == nil {
 			_, err = os.Stat(filepath.Join("node_modules", "dayjs", "esm", "index.js"))
 		}
+		for _, p := range []string{"express/lib", "commander/index.js", "send/index.js", "body-parser/lib"} {
+			if err == nil {
+				_, err = os.Stat(filepath.Join("node_modules", filepath.FromSlash(p)))
+			}
+		}
 	}
 	if err != nil {
 		testutil.Missing(t, fmt.Sprintf("Node.js or the npm packages of index/internal/tscheck are missing (%v)", err),
