@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS relay_localization (
 
 // DuplicateThreshold is the score at or above which a report says
 // "possible duplicate of": measured on real duplicate pairs (BENCHMARKS.md).
-const DuplicateThreshold = 0.5
+const DuplicateThreshold = 0.8
 
 // relatedListed is how many related issues a report lists at most.
 const relatedListed = 3
@@ -56,6 +56,18 @@ const relatedScanned = 5000
 type Localization struct {
 	Files     []string `json:"files"`
 	Functions []string `json:"functions,omitempty"`
+}
+
+// keptFiles and keptFunctions bound the files and functions of a localization that are kept
+// and compared (the offline report's depth): ranks past them weigh little.
+const (
+	keptFiles     = 10
+	keptFunctions = 15
+)
+
+// Top is l cut to the files and functions that are kept and compared.
+func (l Localization) Top() Localization {
+	return Localization{Files: l.Files[:min(len(l.Files), keptFiles)], Functions: l.Functions[:min(len(l.Functions), keptFunctions)]}
 }
 
 // Empty says there is nothing to compare.
@@ -213,7 +225,7 @@ func (w *Worker) withRelated(ctx context.Context, issue tracker.Issue, rep Repor
 	if rep.Localization.Empty() {
 		return rep.Markdown
 	}
-	this := LocalizedIssue{Ref: issue.Ref, Title: issue.Title, Localization: rep.Localization}
+	this := LocalizedIssue{Ref: issue.Ref, Title: issue.Title, Localization: rep.Localization.Top()}
 	related, err := w.queue.RelatedIssues(ctx, this, relatedListed)
 	if err != nil {
 		log.Warn("no related issues in this report", "err", err)

@@ -95,8 +95,8 @@ func (s *locScoper) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 }
 
 // TestRelatedInReport: the bot's second report on the same code says it
-// may duplicate the first, with a live link; a report on other code lists
-// nothing.
+// may duplicate the first, with a live link; one on partly the same code
+// lists both without that line; one on other code lists nothing.
 func TestRelatedInReport(t *testing.T) {
 	for _, backend := range backends(t) {
 		t.Run(backendName(backend), func(t *testing.T) {
@@ -104,28 +104,41 @@ func TestRelatedInReport(t *testing.T) {
 			gh := newFakeTracker(tracker.GitHub)
 			sc := &locScoper{fakeScoper: fakeScoper{running: map[string]int{}}, loc: map[string]Localization{
 				"1": {Files: []string{"sms/send.go", "sms/queue.go"}, Functions: []string{"sms/send.go:Send"}},
-				"2": {Files: []string{"sms/send.go", "sms/retry.go"}, Functions: []string{"sms/send.go:Send"}},
-				"3": {Files: []string{"web/page.go"}},
+				"2": {Files: []string{"sms/send.go", "sms/queue.go"}, Functions: []string{"sms/send.go:Send", "sms/send.go:retry"}},
+				"3": {Files: []string{"web/page.go", "sms/send.go"}},
+				"4": {Files: []string{"docs/gen.go"}},
 			}}
 			svc := startService(t, testConfig(t, repos), serviceDeps{trackers: map[string]tracker.Tracker{tracker.GitHub: gh}, queueURL: queueURL(t, backend), scoper: sc})
-			for i, n := range []string{"1", "2", "3"} {
+			for i, n := range []string{"1", "2", "3", "4"} {
 				sendBurst(t, svc.url, []testPayload{{Delivery: "r-" + n, Ref: tracker.Ref{Source: tracker.GitHub, Repo: "acme/a", Number: n}}})
 				waitFor(t, time.Minute, "job "+n, func() bool {
 					jobs, err := svc.queue.Jobs(t.Context(), rivertype.JobStateCompleted)
 					return err == nil && len(jobs) == i+1
 				})
 			}
-			if got := gh.current("github:acme/a#1"); strings.Contains(got, "Related issues") {
-				t.Errorf("the first report lists related issues:\n%s", got)
+			tests := []struct {
+				issue       string
+				want, never []string
+			}{
+				{"1", nil, []string{"Related issues"}},
+				// files 1, functions 1/1.5: 0.83, above DuplicateThreshold.
+				{"2", []string{"**Possible duplicate of #1**", "- #1 Issue 1 — 0.83"}, nil},
+				// files only, 0.5 of 2.5 with each: related, no duplicate.
+				{"3", []string{"- #1 Issue 1 — 0.20", "- #2 Issue 2 — 0.20"}, []string{"Possible duplicate"}},
+				{"4", nil, []string{"Related issues"}},
 			}
-			second := gh.current("github:acme/a#2")
-			for _, want := range []string{"**Possible duplicate of #1**", "- #1 Issue 1 — 0.75"} {
-				if !strings.Contains(second, want) {
-					t.Errorf("the second report lacks %q:\n%s", want, second)
+			for _, tt := range tests {
+				got := gh.current("github:acme/a#" + tt.issue)
+				for _, w := range tt.want {
+					if !strings.Contains(got, w) {
+						t.Errorf("the report on #%s lacks %q:\n%s", tt.issue, w, got)
+					}
 				}
-			}
-			if got := gh.current("github:acme/a#3"); strings.Contains(got, "Related issues") {
-				t.Errorf("a report on other code lists related issues:\n%s", got)
+				for _, w := range tt.never {
+					if strings.Contains(got, w) {
+						t.Errorf("the report on #%s says %q:\n%s", tt.issue, w, got)
+					}
+				}
 			}
 		})
 	}
