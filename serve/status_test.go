@@ -20,20 +20,28 @@ import (
 
 const statusTestToken = "status-test-token"
 
+// statusTestReport is a posted report whose markup the page must show as
+// text, never run.
+const statusTestReport = "## Report for Issue 9\n<script>document.title = 'ran'</script>"
+
 // startStatusService runs a Service with the status page on, one worker,
 // and a scoper that fails issue 2 for good and holds every other issue
-// until the test ends: #2 fails for good (cancelled) with its error, #1 runs, #3
-// waits in the queue.
+// until the test ends: #2 fails for good (cancelled) with its error, #4
+// fails once and waits for its retry, #1 runs, #3 waits in the queue.
 func startStatusService(t *testing.T, backend string) *testService {
 	t.Helper()
 	repos := newTestRepos(t)
 	cfg := testConfig(t, repos)
 	cfg.Workers = 1
+	cfg.RetryBackoff, cfg.RetryMax = 10*time.Minute, 10*time.Minute // #4 waits for its retry
 	cfg.Status = StatusConfig{Enabled: true, TokenEnv: "RELAY_STATUS_TOKEN"}
 	gh := newFakeTracker(tracker.GitHub)
 	sc := &fakeScoper{running: map[string]int{}, delay: 10 * time.Minute, err: func(in ScopeInput) error {
-		if in.Issue.Ref.Number == "2" {
+		switch in.Issue.Ref.Number {
+		case "2":
 			return &Permanent{errors.New("index: the checkout has no source files")}
+		case "4":
+			return errors.New("git fetch: connection reset by peer")
 		}
 		return nil
 	}}
@@ -55,10 +63,15 @@ func startStatusService(t *testing.T, backend string) *testService {
 	}
 	send("2")
 	waitFor(t, time.Minute, "issue 2's job to fail", jobsIn(rivertype.JobStateCancelled, 1))
+	send("4")
+	waitFor(t, time.Minute, "issue 4's job to wait for a retry", jobsIn(rivertype.JobStateRetryable, 1))
 	send("1")
 	waitFor(t, time.Minute, "issue 1's job to run", jobsIn(rivertype.JobStateRunning, 1))
 	send("3")
 	waitFor(t, time.Minute, "issue 3's job to wait", jobsIn(rivertype.JobStateAvailable, 1))
+	if err := svc.queue.SaveReport(t.Context(), "github:acme/a#9", statusTestReport); err != nil {
+		t.Fatal(err)
+	}
 	return svc
 }
 
@@ -107,8 +120,9 @@ func TestStatusAuth(t *testing.T) {
 }
 
 // TestStatusPageBrowser opens the page in headless Chromium: it shows the
-// failed job with its error and issue link, the running one and the
-// queued one, and its screenshot is written to the test's artifact
+// failed job with its error and issue link, the one waiting for its retry
+// with its error, the running one and the queued one, and the last report
+// as text (its markup not run), and its screenshot is written to the test's artifact
 // directory (go test -artifacts keeps it) and logged.
 func TestStatusPageBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
@@ -150,6 +164,16 @@ func TestStatusPageBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			report, err := chromedp.Run(ctx, chromedp.Text("pre"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if report != statusTestReport {
+				t.Errorf("the last report shows %q, want its text %q", report, statusTestReport)
+			}
+			if title, err := chromedp.Run(ctx, chromedp.Title()); err != nil || title != "relay status" {
+				t.Errorf("page title %q (%v): the report's script ran", title, err)
+			}
 			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				t.Fatal(err)
@@ -159,7 +183,8 @@ func TestStatusPageBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("screenshot: %s (%d bytes)", path, len(shot))
-			for _, want := range []string{"github:acme/a#2", "cancelled", "index: the checkout has no source files", "github:acme/a#1", "running", "github:acme/a#3", "available"} {
+			for _, want := range []string{"github:acme/a#2", "cancelled", "index: the checkout has no source files", "github:acme/a#1", "running", "github:acme/a#3", "available",
+				"github:acme/a#4", "retryable", "git fetch: connection reset by peer", "1 of 3"} {
 				if !strings.Contains(jobs, want) {
 					t.Errorf("the queue table lacks %q:\n%s", want, jobs)
 				}
