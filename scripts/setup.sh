@@ -98,6 +98,21 @@ if [ ${#rustpkgs[@]} -gt 0 ]; then
 	fi
 fi
 
+# Debian's chromium, the headless browser serve's status page test
+# (TestStatusPageBrowser, driven by chromedp) opens the page in.
+if ! have chromium; then
+	if have apt-get; then
+		echo "setup: installing chromium with apt-get" >&2
+		$SUDO_APT apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive $SUDO_APT apt-get install -y -qq --no-install-recommends chromium >/dev/null
+	elif [ "${CI:-}" = true ]; then
+		echo "setup: CI needs chromium (Debian's package) for serve's status page test; install it and run this again" >&2
+		exit 1
+	else
+		echo "setup: no apt-get for chromium; serve's status page test will skip" >&2
+	fi
+fi
+
 # The MCP end-to-end test drives relay with the official TypeScript client;
 # the GitHub tracker tests read GitHub's published webhook payloads; the
 # TypeScript check (index/internal/tscheck) runs the TypeScript compiler's

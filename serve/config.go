@@ -66,6 +66,7 @@ type Config struct {
 	Model        ModelConfig   `yaml:"model"`
 	SecretFiles  SecretFiles   `yaml:"secret_files"` // secretfiles.go
 	Index        IndexBudgets  `yaml:"index"`
+	Status       StatusConfig  `yaml:"status"` // status.go
 
 	path string // the file it was loaded from, for messages
 }
@@ -387,6 +388,7 @@ func (c *Config) Validate(getenv func(string) string) error {
 		c.Jira.validate(v)
 	}
 	c.validateRepositories(v)
+	c.Status.validate(v)
 	for _, p := range c.Model.Prices {
 		if _, _, ok := strings.Cut(p, "/"); !ok {
 			v.bad("model.prices: %q is not in/out per million tokens, e.g. \"0.15/0.60\"", p)

@@ -79,6 +79,9 @@ func TestServeConfigErrors(t *testing.T) {
 		// Each job reserved 0, so running jobs passed the cap by their cost.
 		{"cost cap without max_cost", base + "limits:\n  cost_per_hour: 5\nmodel:\n  base_url: http://127.0.0.1:1/v1\n", env, []string{
 			"limits.cost_per_hour (5) caps the model cost but model.max_cost is not set", "set model.max_cost"}},
+		{"status page", base + "status:\n  enabled: true\n  token_env: RELAY_STATUS_TOKEN\n", map[string]string{"S": "s", "T": "t", "RELAY_STATUS_TOKEN": "x"}, nil},
+		{"status page without token", base + "status:\n  enabled: true\n  reports: 5000\n", env, []string{
+			"status.token_env is required", "status.reports 5000: want 0 (the default, 20) to 1000"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -62,6 +62,12 @@
 //     the store's last write is kept beside it, freshness.go).
 //   - dry_run: every comment the workers would post or edit is logged and
 //     counted (relay_dry_run_posts_total), nothing is posted (dryrun.go).
+//   - Related issues: each report's localization is kept in the queue's
+//     database (relay_localization); a new report lists the earlier issues
+//     of its repository that overlap most and says "possible duplicate of
+//     #N" at DuplicateThreshold or more (related.go).
+//   - Status page: GET / when status.enabled, behind status.token_env: the
+//     queue's jobs and the last reports, html/template (status.go).
 //
 // The trackers themselves (tracker/github, tracker/gitlab, tracker/jira)
 // and the scoping

@@ -143,6 +143,8 @@ type serviceDeps struct {
 	// parsers replace the test parsers (hmacParser) when set: the real
 	// ones of BuildTrackers.
 	parsers map[string]tracker.WebhookParser
+	// secret reads the secrets the configuration names (status.token_env).
+	secret func(string) string
 	// verbose logs at Info, not only warnings and errors.
 	verbose bool
 }
@@ -167,7 +169,7 @@ func startService(t testing.TB, cfg *Config, d serviceDeps) *testService {
 	}
 	s, err := New(context.Background(), Options{
 		Config: cfg, QueueURL: d.queueURL, Trackers: d.trackers, Scoper: d.scoper, Indexer: d.indexer, Log: log, Permissions: d.permissions,
-		Parsers: parsers,
+		Parsers: parsers, Secret: d.secret,
 	})
 	if err != nil {
 		t.Fatalf("serve.New: %v", err)

@@ -95,7 +95,7 @@ func (p *Pipeline) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
-		return Report{Markdown: res.Markdown}, nil
+		return Report{Markdown: res.Markdown, Localization: offlineLocalization(res.Report)}, nil
 	}
 	var graph graphdb.Reader
 	st, err := ws.OpenStore(ctx, false)
@@ -133,6 +133,7 @@ func (p *Pipeline) Scope(ctx context.Context, in ScopeInput) (Report, error) {
 		return Report{}, err
 	}
 	rep := Report{Markdown: md, Model: true, Tokens: map[string]int64{}, Cost: sc.Usage.Cost}
+	rep.Localization = searchLocalization(ctx, ws, graph, in.Issue.Text().String(), in.Log)
 	for _, stg := range sc.Usage.Stages {
 		rep.Tokens[string(stg.Stage)] += stg.PromptTokens + stg.CompletionTokens
 	}

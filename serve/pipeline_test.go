@@ -2,10 +2,12 @@ package serve
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -139,6 +141,18 @@ func TestPipelineScopeOffline(t *testing.T) {
 	}
 	if strings.Contains(rep.Markdown, value) {
 		t.Errorf("the report posts the value of .env:\n%s", rep.Markdown)
+	}
+	// The localization kept for related issues: the offline report's, and
+	// the search's that a model's report keeps.
+	ws := p.workspace(wt, storeDir, nil)
+	defer ws.Close()
+	for name, loc := range map[string]Localization{
+		"offline": rep.Localization,
+		"search":  searchLocalization(t.Context(), ws, nil, issue.Text().String(), slog.New(slog.DiscardHandler)),
+	} {
+		if len(loc.Files) == 0 || loc.Files[0] != "notify/sms.go" || !slices.Contains(loc.Functions, "notify/sms.go:SendSMS") {
+			t.Errorf("%s localization %+v: want notify/sms.go first and notify/sms.go:SendSMS", name, loc)
+		}
 	}
 }
 

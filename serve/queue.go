@@ -201,7 +201,7 @@ func openSQLite(ctx context.Context, o QueueOptions) (*Queue, error) {
 		db.Close()
 		return nil, err
 	}
-	for _, stmt := range strings.Split(createTablesSQL+";"+createBudgetTableSQL+";"+createReportTableSQL, ";") {
+	for _, stmt := range strings.Split(createTablesSQL+";"+createBudgetTableSQL+";"+createReportTableSQL+";"+createLocalizationTableSQL, ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
 		}
@@ -238,7 +238,7 @@ func openPostgres(ctx context.Context, o QueueOptions) (*Queue, error) {
 	if err == nil {
 		err = migrate(ctx, driver)
 		if err == nil {
-			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL+";"+createReportTableSQL+";"+createRateTableSQL)
+			_, err = conn.Exec(ctx, createTablesSQL+";"+createWorkerTableSQL+";"+createBudgetTableSQL+";"+createReportTableSQL+";"+createRateTableSQL+";"+createLocalizationTableSQL)
 		}
 		_, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7231001)")
 		err = errors.Join(err, uerr)

@@ -53,6 +53,7 @@ type Service struct {
 	workers     bool
 	draining    atomic.Bool
 	close       sync.Once
+	statusToken string // status.token_env's value (status.go)
 }
 
 // New opens the queue and prepares the workers; Run starts them.
@@ -80,6 +81,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		intake: newIntake(cfg.IntakeBytes, cfg.MaxBodyBytes),
 	}
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
+	s.statusToken = o.Secret(cfg.Status.TokenEnv)
 	UseGitCredentials(s.mirrors, o.Trackers)
 	trackers := o.Trackers
 	if cfg.DryRun {
@@ -260,6 +262,7 @@ func (s *Service) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	s.mountStatus(mux, s.statusToken)
 	return mux
 }
 

@@ -40,6 +40,9 @@ type Report struct {
 	Model    bool             // false: the offline report, no model used
 	Tokens   map[string]int64 // per stage (planner, retriever, gap)
 	Cost     float64
+	// Localization is where the report localizes the issue, best first:
+	// kept to find the related issues of later reports (related.go).
+	Localization Localization
 }
 
 // Indexer brings a repository's store up to date with a checkout. Indexing
@@ -277,7 +280,8 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 		w.metrics.LLMTokens.WithLabelValues(stage).Add(float64(n))
 	}
 	w.metrics.LLMCost.Add(rep.Cost)
-	body := ReportHead(commit, repo.Branch, fresh) + "\n\n" + ReportBody(rep.Markdown, rep.Model, commit, repo.Branch)
+	md := w.withRelated(ctx, issue, rep, log)
+	body := ReportHead(commit, repo.Branch, fresh) + "\n\n" + ReportBody(md, rep.Model, commit, repo.Branch)
 	if _, err := tr.UpsertReport(ctx, ref, body); err != nil {
 		return trackerErr("post the report", err)
 	}
