@@ -174,6 +174,11 @@ type Trigger struct {
 	ActorID string `json:"actor_id,omitempty"`
 	// Installation is the GitHub App installation id of the delivery (0 otherwise).
 	Installation int64 `json:"installation,omitempty"`
+	// SemanticID names what the delivery reports independently of its
+	// delivery id (GitHub: event, issue, comment id, updated_at), so the
+	// same comment delivered by two webhooks starts one job; "" when the
+	// parser cannot tell.
+	SemanticID string `json:"semantic_id,omitempty"`
 }
 
 // Trigger reasons.

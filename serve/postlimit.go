@@ -1,0 +1,122 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/relayhq/relay/tracker"
+)
+
+// The per-installation posting rate.
+//
+// DESIGN: GitHub's secondary rate limits allow an installation at most 80
+// content-creating requests a minute and 500 an hour. Every report a
+// worker creates or edits on GitHub first takes one token from both of its
+// installation's buckets (a minute bucket of 80 refilling at 80/60 per
+// second, an hour bucket of 500 refilling at 500/3600), through the same
+// rateLimiter as the intake's limits: in memory for the embedded queue,
+// shared in relay_rate for a PostgreSQL one, so every worker process of
+// the queue draws on one budget per installation. A post whose tokens are
+// at most maxPostWait away waits for them; a longer wait (the hour bucket
+// is empty) ends the attempt with postDeferred, and the job is snoozed
+// until the tokens are there: deferred, never dropped, the attempt not
+// counted. A token-authenticated client has one budget, "token".
+const (
+	postsPerMinute = 80
+	postsPerHour   = 500
+	maxPostWait    = 90 * time.Second
+)
+
+// postDeferred ends an attempt whose post would pass the installation's
+// rate: the worker snoozes the job for wait.
+type postDeferred struct {
+	wait  time.Duration
+	which string
+}
+
+func (e *postDeferred) Error() string {
+	return fmt.Sprintf("github %s reached; posting again in %s", e.which, e.wait.Round(time.Second))
+}
+
+// postBuckets are the buckets of one installation (0: a token).
+func postBuckets(installation int64) []bucketSpec {
+	who := "token"
+	if installation != 0 {
+		who = strconv.FormatInt(installation, 10)
+	}
+	return []bucketSpec{
+		{"posts_per_minute of installation " + who, "post:github:" + who + ":minute", postsPerMinute / 60.0, postsPerMinute},
+		{"posts_per_hour of installation " + who, "post:github:" + who + ":hour", postsPerHour / 3600.0, postsPerHour},
+	}
+}
+
+// postLimited is a GitHub tracker whose UpsertReport keeps its
+// installation's posting rate.
+type postLimited struct {
+	tracker.Tracker
+	limits       func() rateLimiter
+	installation func(tracker.Ref) int64
+	now          func() time.Time
+	sleep        func(context.Context, time.Duration) error
+}
+
+// UpsertReport takes the installation's tokens, waiting up to maxPostWait
+// for them, then posts.
+func (p *postLimited) UpsertReport(ctx context.Context, ref tracker.Ref, body string) (string, error) {
+	specs := postBuckets(p.installation(ref))
+	for {
+		_, wait, which, err := p.limits().takeBuckets(ctx, specs, p.now())
+		if err != nil {
+			return "", err
+		}
+		if wait == 0 {
+			return p.Tracker.UpsertReport(ctx, ref, body)
+		}
+		if wait > maxPostWait {
+			return "", &postDeferred{wait: wait, which: which}
+		}
+		if err := p.sleep(ctx, wait); err != nil {
+			return "", err
+		}
+	}
+}
+
+// GitToken passes the tracker's git credentials through.
+func (p *postLimited) GitToken(ctx context.Context, ref tracker.Ref) (string, error) {
+	if gc, ok := p.Tracker.(tracker.GitCredentials); ok {
+		return gc.GitToken(ctx, ref)
+	}
+	return "", nil
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// limitPosts wraps the GitHub tracker of trackers with the service's
+// per-installation posting rate.
+func (s *Service) limitPosts(trackers map[string]tracker.Tracker) map[string]tracker.Tracker {
+	gh := trackers[tracker.GitHub]
+	if gh == nil {
+		return trackers
+	}
+	out := make(map[string]tracker.Tracker, len(trackers))
+	for k, v := range trackers {
+		out[k] = v
+	}
+	out[tracker.GitHub] = &postLimited{
+		Tracker: gh, limits: func() rateLimiter { return s.limits }, installation: s.worker.installationOf,
+		now: time.Now, sleep: sleepCtx,
+	}
+	return out
+}
