@@ -12,20 +12,28 @@ import (
 // The per-installation posting rate.
 //
 // DESIGN: GitHub's secondary rate limits allow an installation at most 80
-// content-creating requests a minute and 500 an hour. Every report a
-// worker creates or edits on GitHub first takes one token from both of its
-// installation's buckets (a minute bucket of 80 refilling at 80/60 per
-// second, an hour bucket of 500 refilling at 500/3600), through the same
+// content-creating requests a minute and 500 an hour. A token bucket of
+// burst B refilling at r per second lets B + r·W requests through in any
+// window of W seconds, so a bucket of 80 refilling at 80/60 would let 160
+// through in a minute. Each limit is therefore a bucket whose burst and
+// refill together stay within it: 20 at once and 1 a second (20 + 60 = 80
+// in any minute), and 50 at once and 450 an hour (50 + 450 = 500 in any
+// hour). Every report a worker creates or edits on GitHub first takes one
+// token from both of its installation's buckets, through the same
 // rateLimiter as the intake's limits: in memory for the embedded queue,
 // shared in relay_rate for a PostgreSQL one, so every worker process of
-// the queue draws on one budget per installation. A post whose tokens are
-// at most maxPostWait away waits for them; a longer wait (the hour bucket
-// is empty) ends the attempt with postDeferred, and the job is snoozed
-// until the tokens are there: deferred, never dropped, the attempt not
-// counted. A token-authenticated client has one budget, "token".
+// the queue draws on one budget per installation. A post waits for its
+// tokens (a token is at most 8 s away: 1/r of the hour bucket), which
+// keeps the attempt's work (the report is often posted after the model
+// ran); when other workers keep taking them first and the post has waited
+// maxPostWait in all, the attempt ends with postDeferred and the job is
+// snoozed until tokens are there: deferred, never dropped, the attempt
+// not counted. A token-authenticated client has one budget, "token".
 const (
 	postsPerMinute = 80
 	postsPerHour   = 500
+	minuteBurst    = 20
+	hourBurst      = 50
 	maxPostWait    = 90 * time.Second
 )
 
@@ -47,8 +55,8 @@ func postBuckets(installation int64) []bucketSpec {
 		who = strconv.FormatInt(installation, 10)
 	}
 	return []bucketSpec{
-		{"posts_per_minute of installation " + who, "post:github:" + who + ":minute", postsPerMinute / 60.0, postsPerMinute},
-		{"posts_per_hour of installation " + who, "post:github:" + who + ":hour", postsPerHour / 3600.0, postsPerHour},
+		{"posts_per_minute of installation " + who, "post:github:" + who + ":minute", (postsPerMinute - minuteBurst) / 60.0, minuteBurst},
+		{"posts_per_hour of installation " + who, "post:github:" + who + ":hour", (postsPerHour - hourBurst) / 3600.0, hourBurst},
 	}
 }
 
@@ -63,9 +71,10 @@ type postLimited struct {
 }
 
 // UpsertReport takes the installation's tokens, waiting up to maxPostWait
-// for them, then posts.
+// in all for them, then posts.
 func (p *postLimited) UpsertReport(ctx context.Context, ref tracker.Ref, body string) (string, error) {
 	specs := postBuckets(p.installation(ref))
+	var waited time.Duration
 	for {
 		_, wait, which, err := p.limits().takeBuckets(ctx, specs, p.now())
 		if err != nil {
@@ -74,12 +83,13 @@ func (p *postLimited) UpsertReport(ctx context.Context, ref tracker.Ref, body st
 		if wait == 0 {
 			return p.Tracker.UpsertReport(ctx, ref, body)
 		}
-		if wait > maxPostWait {
+		if waited+wait > maxPostWait {
 			return "", &postDeferred{wait: wait, which: which}
 		}
 		if err := p.sleep(ctx, wait); err != nil {
 			return "", err
 		}
+		waited += wait
 	}
 }
 
