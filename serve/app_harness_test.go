@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/relayhq/relay/internal/testutil"
 	"github.com/relayhq/relay/tracker/github"
 )
@@ -41,6 +43,7 @@ type fakeApp struct {
 	posters  map[string]map[int64]int    // "owner/name#n" → installation → posts
 	minted   map[int64]int               // installation → tokens minted
 	nextID   int64                       // comment ids
+	pub      *rsa.PublicKey              // the App\'s key: JWTs are checked against it
 }
 
 type fakeAppRepo struct {
@@ -111,15 +114,16 @@ func (f *fakeApp) write(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// installationOf reads the installation from an installation token, 0 for
-// an App JWT (three dot-separated parts).
-func (f *fakeApp) caller(r *http.Request) (inst int64, jwt bool) {
+// caller reads the installation from an installation token, or says the
+// caller is the App: a JWT signed with its key, issued by app 7.
+func (f *fakeApp) caller(r *http.Request) (inst int64, app bool) {
 	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if id, ok := strings.CutPrefix(tok, "ghs_inst_"); ok {
 		n, _ := strconv.ParseInt(id, 10, 64)
 		return n, false
 	}
-	return 0, strings.Count(tok, ".") == 2
+	parsed, err := jwt.Parse(tok, func(*jwt.Token) (any, error) { return f.pub, nil }, jwt.WithValidMethods([]string{"RS256"}), jwt.WithIssuer("7"))
+	return 0, err == nil && parsed.Valid
 }
 
 // repo finds a repository and its installation.
@@ -148,6 +152,8 @@ func (f *fakeApp) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(p, "/"), "/")
 	notFound := func() { f.write(w, http.StatusNotFound, map[string]string{"message": "Not Found"}) }
 	switch {
+	case strings.HasPrefix(p, "/app/") && !jwt:
+		f.write(w, http.StatusUnauthorized, map[string]string{"message": "A JSON web token could not be decoded"})
 	case p == "/app/installations" && jwt:
 		var out []map[string]any
 		for id, acct := range f.accounts {
@@ -226,13 +232,17 @@ func (f *fakeApp) serveRepo(w http.ResponseWriter, r *http.Request, full string,
 	}
 }
 
-// appKeyPEM is a fresh RSA key in PEM, as GitHub hands an App's key out.
-func appKeyPEM(t testing.TB) []byte {
+// appKey makes the App's RSA key, whose public half the fake checks JWTs
+// with, and returns it in PEM, as GitHub hands an App's key out.
+func (f *fakeApp) appKey(t testing.TB) []byte {
 	t.Helper()
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.mu.Lock()
+	f.pub = &k.PublicKey
+	f.mu.Unlock()
 	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/github"
 )
@@ -39,7 +41,7 @@ func TestServeAppInstallations(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := startService(t, cfg, serviceDeps{
-		trackers: map[string]tracker.Tracker{tracker.GitHub: fake.client(t, appKeyPEM(t))},
+		trackers: map[string]tracker.Tracker{tracker.GitHub: fake.client(t, fake.appKey(t))},
 		parsers:  map[string]tracker.WebhookParser{tracker.GitHub: hook},
 		scoper:   &fakeScoper{running: map[string]int{}},
 	})
@@ -128,6 +130,13 @@ func TestServeAppInstallations(t *testing.T) {
 		t.Fatalf("the App webhook's delivery of the same comment: %s, want %s", res, ResultDuplicate)
 	}
 	reported("acme/svc-a#5", 1)
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	for inst, n := range fake.minted {
+		if n != 1 {
+			t.Errorf("installation %d: %d tokens minted, want 1 (cached until shortly before expiry)", inst, n)
+		}
+	}
 	if body := fake.lastBody("acme/svc-a#5"); !strings.Contains(body, repos.headB) {
 		t.Errorf("acme/svc-a was not read from its repositories: remote (commit %s):\n%s", repos.headB, body)
 	}
@@ -155,4 +164,66 @@ func ghIssuePayload(t testing.TB, event, action, repo string, number int, inst i
 		p["installation"] = map[string]any{"id": inst}
 	}
 	return p
+}
+
+// TestServeCheckConfigApp: --check-config proves the App's key by listing
+// its installations, and lists what each serves and what
+// github.installations leaves out; a key GitHub refuses, a file that is
+// not a key and a bad glob are problems.
+func TestServeCheckConfigApp(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(c *Config)
+		key   func(good []byte) string
+		want  []string // problems; none: the check passes
+		lines []string
+	}{
+		{"ok", nil, nil, nil, []string{
+			"installation 1 (acme): 1 served: acme/svc-a; 1 left out (archived or github.installations): acme/old-archive",
+			"installation 2 (umbrella): 2 served: umbrella/api, umbrella/web",
+		}},
+		{"another key", nil, func([]byte) string { return string(newFakeApp(t).appKey(t)) }, []string{"github app (app_id 7, the key in K)"}, nil},
+		{"not a key", nil, func([]byte) string { return "not a key" }, []string{"GitHub App private key", "want the PEM file GitHub generated"}, nil},
+		{"bad glob", func(c *Config) { c.GitHub.Installations.Allow = []RepoRule{{Name: "svc-["}} }, nil, []string{`github.installations.allow[0].name "svc-[" is not a glob`}, nil},
+		{"installation_id", func(c *Config) { c.GitHub.InstallationID = 1 }, nil, []string{"github.installations filters an App's installations: it needs app_id without installation_id"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFakeApp(t)
+			key := fake.appKey(t)
+			fake.install(1, "acme", fakeAppRepo{FullName: "acme/svc-a"}, fakeAppRepo{FullName: "acme/old-archive"})
+			fake.install(2, "umbrella", fakeAppRepo{FullName: "umbrella/web"}, fakeAppRepo{FullName: "umbrella/api"})
+			cfg := &Config{StateDir: t.TempDir(), path: "relay.yaml", GitHub: &GitHubConfig{
+				WebhookSecretEnv: "S", AppID: 7, PrivateKeyEnv: "K", BotLogin: "relay[bot]", BaseURL: fake.srv.URL + "/api/v3/",
+				Installations: &AppInstallations{Deny: []RepoRule{{Name: "*-archive"}}},
+			}}
+			cfg.SetDefaults()
+			if tc.edit != nil {
+				tc.edit(cfg)
+			}
+			pem := string(key)
+			if tc.key != nil {
+				pem = tc.key(key)
+			}
+			env := func(k string) string {
+				return map[string]string{"S": "secret", "K": pem}[k]
+			}
+			got := CheckConfig(t.Context(), cfg, CheckOptions{Getenv: env})
+			joined := strings.Join(got.Problems, "\n")
+			if len(tc.want) == 0 && len(got.Problems) > 0 {
+				t.Fatalf("problems:\n%s", joined)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(joined, w) {
+					t.Errorf("problems lack %q:\n%s", w, joined)
+				}
+			}
+			if strings.Contains(joined, "PRIVATE KEY") {
+				t.Errorf("the key appears in the problems:\n%s", joined)
+			}
+			if diff := cmp.Diff(tc.lines, got.Installations); diff != "" {
+				t.Errorf("installations (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

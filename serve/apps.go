@@ -204,3 +204,43 @@ func (s *Service) installationDelivery(w http.ResponseWriter, r *http.Request, p
 	}
 	result(ResultInstallation, http.StatusOK, fmt.Sprintf("%d added, %d removed, installation gone: %t", len(ch.Added), len(ch.Removed), ch.Gone), args...)
 }
+
+// CheckInstallations lists a GitHub App's installations as the bot would
+// at start (relay serve --check-config), proving the App's key: one line
+// per installation naming the repositories it serves and those the filter
+// leaves out. Nothing without an App at organisation scale.
+func CheckInstallations(ctx context.Context, cfg *Config, trackers map[string]tracker.Tracker) ([]string, error) {
+	al, ok := trackers[tracker.GitHub].(appLister)
+	if !ok || !cfg.GitHub.AppScale() {
+		return nil, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	defer cancel()
+	insts, err := al.Installations(cctx)
+	if err != nil {
+		return nil, fmt.Errorf("github app (app_id %d, the key in %s): %w", cfg.GitHub.AppID, cfg.GitHub.PrivateKeyEnv, err)
+	}
+	if len(insts) == 0 {
+		return nil, fmt.Errorf("github app %d has no installations: install it on an organisation or account (its settings page, Install App)", cfg.GitHub.AppID)
+	}
+	sort.Slice(insts, func(i, j int) bool { return insts[i].ID < insts[j].ID })
+	var lines []string
+	for _, in := range insts {
+		var served, left []string
+		for _, r := range in.Repos {
+			if cfg.GitHub.Installations.Serves(r) {
+				served = append(served, r.FullName)
+			} else {
+				left = append(left, r.FullName)
+			}
+		}
+		sort.Strings(served)
+		sort.Strings(left)
+		l := fmt.Sprintf("installation %d (%s): %d served: %s", in.ID, in.Account, len(served), strings.Join(served, ", "))
+		if len(left) > 0 {
+			l += fmt.Sprintf("; %d left out (archived or github.installations): %s", len(left), strings.Join(left, ", "))
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}

@@ -100,7 +100,7 @@ func checkPostLimit(t *testing.T, lim rateLimiter) {
 			_, err := p.UpsertReport(t.Context(), ref, "report")
 			var d *postDeferred
 			if errors.As(err, &d) {
-					deferrals++
+				deferrals++
 				now = now.Add(d.wait) // the job's snooze
 				continue
 			}
