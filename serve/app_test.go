@@ -131,12 +131,12 @@ func TestServeAppInstallations(t *testing.T) {
 	}
 	reported("acme/svc-a#5", 1)
 	fake.mu.Lock()
-	defer fake.mu.Unlock()
 	for inst, n := range fake.minted {
 		if n != 1 {
 			t.Errorf("installation %d: %d tokens minted, want 1 (cached until shortly before expiry)", inst, n)
 		}
 	}
+	fake.mu.Unlock()
 	if body := fake.lastBody("acme/svc-a#5"); !strings.Contains(body, repos.headB) {
 		t.Errorf("acme/svc-a was not read from its repositories: remote (commit %s):\n%s", repos.headB, body)
 	}
