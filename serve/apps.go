@@ -131,18 +131,6 @@ func (a *appRepos) get(full string) (github.AppRepo, bool) {
 	return r, ok
 }
 
-// names lists the served repositories, sorted.
-func (a *appRepos) names() []string {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	out := make([]string, 0, len(a.repos))
-	for _, r := range a.repos {
-		out = append(out, r.FullName)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // repository returns the repository an issue belongs to: its entry in
 // repositories:, else the App installation's repository it names.
 func (w *Worker) repository(ref tracker.Ref) (Repository, bool) {
