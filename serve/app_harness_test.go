@@ -86,6 +86,14 @@ func (f *fakeApp) remove(id int64, full string) {
 	f.repos[id] = keep
 }
 
+// uninstall removes installation id and its repositories.
+func (f *fakeApp) uninstall(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.accounts, id)
+	delete(f.repos, id)
+}
+
 // lastBody is the last comment's body on key.
 func (f *fakeApp) lastBody(key string) string {
 	f.mu.Lock()

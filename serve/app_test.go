@@ -106,12 +106,19 @@ func TestServeAppInstallations(t *testing.T) {
 	if res := opened("acme/old-archive", 1, 1); !strings.HasPrefix(res, ResultIgnored) {
 		t.Fatalf("acme/old-archive#1, denied by github.installations: %s", res)
 	}
+	// Added while another process took the delivery: found by asking.
+	fake.install(1, "acme", fakeAppRepo{FullName: "acme/svc-quiet", Remote: repos.a})
+	if res := opened("acme/svc-quiet", 1, 1); !strings.HasPrefix(res, ResultAccepted) {
+		t.Fatalf("acme/svc-quiet#1, added without a delivery here: %s", res)
+	}
+	reported("acme/svc-quiet#1", 1)
 
 	fake.remove(1, "acme/svc-new")
 	installation("installation_repositories", "removed", 1, "repositories_removed", "acme/svc-new")
 	if res := opened("acme/svc-new", 2, 1); !strings.HasPrefix(res, ResultIgnored) {
 		t.Fatalf("acme/svc-new#2 once removed: %s", res)
 	}
+	fake.uninstall(2)
 	installation("installation", "deleted", 2, "")
 	if res := opened("umbrella/api", 2, 2); !strings.HasPrefix(res, ResultIgnored) {
 		t.Fatalf("umbrella/api#2 once the App is uninstalled there: %s", res)

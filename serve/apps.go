@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/relayhq/relay/tracker"
 	"github.com/relayhq/relay/tracker/github"
@@ -51,12 +52,17 @@ type appRepos struct {
 	api    appLister
 	log    *slog.Logger
 
-	mu    sync.RWMutex
-	repos map[string]github.AppRepo // lower-case owner/name
+	mu     sync.RWMutex
+	repos  map[string]github.AppRepo // lower-case owner/name
+	misses map[string]time.Time      // lower-case owner/name → when discover found it not served
 }
 
+// missTTL is how long discover takes a repository it found not served at
+// its word, so deliveries from a denied repository cost no call each.
+const missTTL = 5 * time.Minute
+
 func newAppRepos(g *GitHubConfig, api appLister, log *slog.Logger) *appRepos {
-	return &appRepos{filter: g.Installations, api: api, log: log, repos: map[string]github.AppRepo{}}
+	return &appRepos{filter: g.Installations, api: api, log: log, repos: map[string]github.AppRepo{}, misses: map[string]time.Time{}}
 }
 
 // load replaces the list with the installations' repositories now.
@@ -109,6 +115,7 @@ func (a *appRepos) apply(ctx context.Context, ch github.InstallationChange) erro
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	clear(a.misses)
 	for k, r := range a.repos {
 		if ch.Gone && r.Installation == ch.Installation {
 			delete(a.repos, k)
@@ -129,6 +136,47 @@ func (a *appRepos) get(full string) (github.AppRepo, bool) {
 	defer a.mu.RUnlock()
 	r, ok := a.repos[strings.ToLower(full)]
 	return r, ok
+}
+
+// discover reads a repository an installation's delivery names that the
+// list lacks: behind a load balancer another process may have received
+// the installation_repositories delivery that added it. A repository the
+// installation cannot see, or the filter leaves out, is not served (and
+// not asked about again for missTTL); a transient failure is an error.
+func (a *appRepos) discover(ctx context.Context, inst int64, full string) (github.AppRepo, bool, error) {
+	key := strings.ToLower(full)
+	a.mu.RLock()
+	missed, ok := a.misses[key]
+	a.mu.RUnlock()
+	if ok && time.Since(missed) < missTTL {
+		return github.AppRepo{}, false, nil
+	}
+	r, err := a.api.InstallationRepo(ctx, inst, full)
+	if retry, _ := tracker.Retryable(err); retry || errors.Is(err, context.DeadlineExceeded) {
+		return github.AppRepo{}, false, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err != nil || !a.filter.Serves(r) {
+		a.misses[key] = time.Now()
+		return github.AppRepo{}, false, nil
+	}
+	a.repos[key] = r
+	a.log.Info("github app repository found by a delivery", "repo", r.FullName, "installation", inst)
+	return r, true, nil
+}
+
+// resolve is repository, asking GitHub about a repository of installation
+// inst (the delivery's; 0: none) that the App's list lacks.
+func (w *Worker) resolve(ctx context.Context, ref tracker.Ref, inst int64) (Repository, bool, error) {
+	if r, ok := w.repository(ref); ok || w.apps == nil || inst == 0 || ref.Source != tracker.GitHub {
+		return r, ok, nil
+	}
+	if _, ok, err := w.apps.discover(ctx, inst, ref.Repo); !ok || err != nil {
+		return Repository{}, false, err
+	}
+	r, ok := w.repository(ref)
+	return r, ok, nil
 }
 
 // repository returns the repository an issue belongs to: its entry in

@@ -372,7 +372,12 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultMalformed, http.StatusBadRequest, fmt.Sprintf("a %s delivery names a %s issue", source, t.Ref.Source), logArgs...)
 			return
 		}
-		repo, ok := s.worker.repository(t.Ref)
+		repo, ok, err := s.worker.resolve(r.Context(), t.Ref, t.Installation) // apps.go
+		if err != nil {
+			s.log.Error("find the github app repository", append(logArgs, "err", err)...)
+			result(ResultError, http.StatusServiceUnavailable, "could not ask GitHub about the repository; redeliver it", logArgs...)
+			return
+		}
 		if !ok {
 			result(ResultIgnored, http.StatusOK, fmt.Sprintf("repository %s is not served by this relay", t.Ref.Repo), logArgs...)
 			return

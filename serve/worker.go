@@ -223,7 +223,10 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if tr == nil {
 		return &Permanent{fmt.Errorf("no %s tracker is configured", ref.Source)}
 	}
-	repo, ok := w.repository(ref)
+	repo, ok, err := w.resolve(ctx, ref, job.Args.Installation)
+	if err != nil {
+		return trackerErr("find the github app repository", err)
+	}
 	if !ok {
 		return &Permanent{fmt.Errorf("%s is not a configured repository", ref.Repo)}
 	}
