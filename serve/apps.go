@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -136,6 +137,27 @@ func (a *appRepos) get(full string) (github.AppRepo, bool) {
 	defer a.mu.RUnlock()
 	r, ok := a.repos[strings.ToLower(full)]
 	return r, ok
+}
+
+// served returns the listed repositories as the workers serve them.
+func (w *Worker) served() []Repository {
+	out := slices.Clone(w.cfg.Repositories)
+	if w.apps == nil {
+		return out
+	}
+	w.apps.mu.RLock()
+	names := make([]string, 0, len(w.apps.repos))
+	for _, r := range w.apps.repos {
+		names = append(names, r.FullName)
+	}
+	w.apps.mu.RUnlock()
+	for _, n := range names {
+		if _, ok := w.cfg.Repository(tracker.Ref{Source: tracker.GitHub, Repo: n}); !ok {
+			r, _ := w.repository(tracker.Ref{Source: tracker.GitHub, Repo: n})
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // discover reads a repository an installation's delivery names that the

@@ -174,7 +174,7 @@ func (s *Service) Run(ctx context.Context, l net.Listener) error {
 			return fmt.Errorf("list the GitHub App's installations: %w", err)
 		}
 	}
-	if err := s.mirrors.Clean(ctx, s.cfg.Repositories); err != nil {
+	if err := s.mirrors.Clean(ctx, s.worker.served()); err != nil {
 		s.log.Warn("clean old worktrees", "err", err)
 	}
 	// River stops on its own when its Start context ends; Run decides when.
