@@ -28,7 +28,9 @@ import (
 // ran); when other workers keep taking them first and the post has waited
 // maxPostWait in all, the attempt ends with postDeferred and the job is
 // snoozed until tokens are there: deferred, never dropped, the attempt
-// not counted. A token-authenticated client has one budget, "token".
+// not counted. Only a GitHub App's posts are limited here (a token's are
+// left to GitHub's own 403 and Retry-After, which retry the job); a
+// repository no installation is known for shares the budget "token".
 const (
 	postsPerMinute = 80
 	postsPerHour   = 500
@@ -114,10 +116,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // limitPosts wraps the GitHub tracker of trackers with the service's
-// per-installation posting rate.
+// per-installation posting rate when GitHub is a GitHub App; a token's
+// posts are not limited here (GitHub's own 403 with Retry-After retries
+// the job).
 func (s *Service) limitPosts(trackers map[string]tracker.Tracker) map[string]tracker.Tracker {
 	gh := trackers[tracker.GitHub]
-	if gh == nil {
+	if gh == nil || s.cfg.GitHub == nil || s.cfg.GitHub.AppID == 0 {
 		return trackers
 	}
 	out := make(map[string]tracker.Tracker, len(trackers))
