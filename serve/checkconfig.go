@@ -18,6 +18,10 @@ import (
 type ConfigCheck struct {
 	Problems []string
 	Heads    []string
+	// Installations describe a GitHub App's installations, one line each,
+	// with the repositories served and those github.installations leaves
+	// out (apps.go); nil without an App at organisation scale.
+	Installations []string
 }
 
 // CheckOptions are what CheckConfig needs besides the configuration.
@@ -60,6 +64,8 @@ func CheckConfig(ctx context.Context, cfg *Config, o CheckOptions) ConfigCheck {
 	errs = append(errs, CheckTrackers(ctx, cfg, trackers)...)
 	heads, remoteErrs := CheckRemotes(ctx, cfg, trackers, o.Getenv, o.Log)
 	errs = append(errs, remoteErrs...)
+	insts, err := CheckInstallations(ctx, cfg, trackers)
+	errs = append(errs, err)
 	qurl := o.QueueURL
 	if qurl == "" {
 		qurl = cfg.QueueURL(o.Getenv)
@@ -69,7 +75,7 @@ func CheckConfig(ctx context.Context, cfg *Config, o CheckOptions) ConfigCheck {
 			errs = append(errs, fmt.Errorf("queue %s: %w; check the URL, that PostgreSQL is up and that the role may connect", Redact(qurl), err))
 		}
 	}
-	c := ConfigCheck{Heads: heads}
+	c := ConfigCheck{Heads: heads, Installations: insts}
 	if err := errors.Join(errs...); err != nil {
 		for _, l := range strings.Split(redact.Text(err.Error()), "\n") {
 			if l = strings.TrimSpace(l); l != "" {

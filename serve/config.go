@@ -91,6 +91,9 @@ type GitHubConfig struct {
 	BaseURL          string `yaml:"base_url"`   // GitHub Enterprise: https://ghe.example.com/api/v3/
 	UploadURL        string `yaml:"upload_url"` // GitHub Enterprise uploads URL
 	BotLogin         string `yaml:"bot_login"`  // the account (or app-name[bot]) the bot posts as
+	// Installations filter the repositories an App without installation_id
+	// serves: every installation's (config_app.go).
+	Installations *AppInstallations `yaml:"installations,omitempty"`
 }
 
 // JiraConfig connects to Jira Cloud (email + API token) or Data Center
@@ -565,11 +568,12 @@ func (g *GitHubConfig) validate(v *validator) {
 		v.secret("github.token_env", g.TokenEnv, true)
 	case g.AppID != 0:
 		v.secret("github.private_key_env", g.PrivateKeyEnv, true)
-		if g.InstallationID == 0 {
-			v.bad("github.installation_id is required with app_id")
-		}
+		g.Installations.validate(v)
 	default:
-		v.bad("github: set token_env, or app_id with private_key_env and installation_id")
+		v.bad("github: set token_env, or app_id with private_key_env (and installation_id for one installation)")
+	}
+	if g.Installations != nil && !g.AppScale() {
+		v.bad("github.installations filters an App's installations: it needs app_id without installation_id")
 	}
 	if g.BotLogin == "" {
 		v.bad("github.bot_login is required: the account the bot posts as (its comments never trigger it)")
@@ -594,7 +598,7 @@ func (j *JiraConfig) validate(v *validator) {
 // validateRepositories checks each repository mapping: one tracker, a
 // section for it, no duplicates, a remote without a password.
 func (c *Config) validateRepositories(v *validator) {
-	if len(c.Repositories) == 0 {
+	if len(c.Repositories) == 0 && !c.GitHub.AppScale() {
 		v.bad("repositories is empty: map at least one GitHub repository, GitLab project or Jira project to a git remote")
 	}
 	seen := map[string]bool{}

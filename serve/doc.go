@@ -55,6 +55,14 @@
 //     tokens handed to git through GIT_CONFIG_* environment variables only
 //     (a repository's token_env, else a tracker's tracker.GitCredentials:
 //     a GitHub App's installation token, the GitLab token).
+//   - A GitHub App at organisation scale (apps.go, config_app.go): with
+//     app_id and no installation_id, the repositories of every
+//     installation, listed at start, kept current from installation and
+//     installation_repositories deliveries and filtered by
+//     github.installations; reports keep each installation's posting rate
+//     (GitHub's secondary limits, postlimit.go); a delivery is also
+//     deduplicated on what it reports (tracker.Trigger.SemanticID), so a
+//     repository webhook and the App's deliver a comment once.
 //   - ReportBody: the comment a report becomes, shared with `relay scope
 //     --issue … --post` so both post the same body for an issue and commit;
 //     the workers put ReportHead above it: the commit and how fresh the

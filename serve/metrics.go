@@ -40,6 +40,7 @@ const (
 	ResultBusy         = "busy"          // 503: the intake's byte budget is full; Retry-After
 	ResultRateLimited  = "rate_limited"  // 429: the author's or repository's job rate; Retry-After
 	ResultForbidden    = "forbidden"     // a command from an account without an allowed role or group
+	ResultInstallation = "installation"  // a GitHub App installation event changed the served repositories
 )
 
 // Job outcomes of relay_jobs_completed_total.

@@ -36,6 +36,7 @@ type ScopeArgs struct {
 	Reason       string      `json:"reason"`
 	Actor        string      `json:"actor,omitempty"`
 	Installation int64       `json:"installation,omitempty"`
+	SemanticID   string      `json:"semantic_id,omitempty"` // tracker.Trigger.SemanticID: deduplicated as a delivery id
 	AcceptedAt   time.Time   `json:"accepted_at"`
 	// Head and Base are a review job's head commit and target branch, as
 	// its trigger named them (reviewKey).
@@ -289,7 +290,7 @@ func (q *Queue) Enqueue(ctx context.Context, t tracker.Trigger, maxAttempts int)
 	t.Ref = NormalizeRef(t.Ref)
 	args := ScopeArgs{
 		Key: t.Ref.Key(), Ref: t.Ref, DeliveryID: t.DeliveryID, Event: t.Event, Reason: t.Reason,
-		Actor: t.Actor, Installation: t.Installation, AcceptedAt: time.Now().UTC(), Head: t.Head, Base: t.Base,
+		Actor: t.Actor, Installation: t.Installation, SemanticID: t.SemanticID, AcceptedAt: time.Now().UTC(), Head: t.Head, Base: t.Base,
 	}
 	if t.Reason == tracker.ReasonReview {
 		args.Key = reviewKey(t)
@@ -370,6 +371,14 @@ type sqlDB[TTx any] interface {
 	close()
 }
 
+// semanticDeliveryID is the relay_delivery id of a semantic key.
+func semanticDeliveryID(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "semantic:" + key
+}
+
 type riverBackend[TTx any] struct {
 	client *river.Client[TTx]
 	db     sqlDB[TTx]
@@ -381,9 +390,15 @@ func (b *riverBackend[TTx]) enqueue(ctx context.Context, args ScopeArgs, opts *r
 		return Enqueued{}, fmt.Errorf("enqueue: %w", err)
 	}
 	defer b.db.rollback(ctx, tx)
-	if args.DeliveryID != "" {
+	// The semantic key is kept beside the delivery ids, under a prefix no
+	// delivery id has, so a second webhook's delivery of the same comment
+	// is the duplicate it is.
+	for _, id := range []string{args.DeliveryID, semanticDeliveryID(args.SemanticID)} {
+		if id == "" {
+			continue
+		}
 		n, err := b.db.txExec(ctx, tx, `INSERT INTO relay_delivery (source, delivery_id, job_key, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-			args.Ref.Source, args.DeliveryID, args.Key, args.AcceptedAt)
+			args.Ref.Source, id, args.Key, args.AcceptedAt)
 		if err != nil {
 			return Enqueued{}, fmt.Errorf("enqueue: record delivery: %w", err)
 		}

@@ -40,6 +40,9 @@ type rateLimiter interface {
 	// take takes the tokens and returns how to give them back, or how long
 	// until they are there and which limit is reached (wait > 0).
 	take(ctx context.Context, t tracker.Trigger, now time.Time) (refund func(context.Context), wait time.Duration, which string, err error)
+	// takeBuckets takes one token from each bucket, all or none, the same
+	// way (postlimit.go's per-installation buckets).
+	takeBuckets(ctx context.Context, specs []bucketSpec, now time.Time) (refund func(context.Context), wait time.Duration, which string, err error)
 	// prune forgets the buckets that are full again.
 	prune(ctx context.Context, now time.Time) error
 }
@@ -81,10 +84,13 @@ func newMemLimiter(l Limits) *memLimiter {
 	return &memLimiter{limits: l, buckets: map[string]*rate.Limiter{}}
 }
 
-func (l *memLimiter) take(_ context.Context, t tracker.Trigger, now time.Time) (func(context.Context), time.Duration, string, error) {
+func (l *memLimiter) take(ctx context.Context, t tracker.Trigger, now time.Time) (func(context.Context), time.Duration, string, error) {
+	return l.takeBuckets(ctx, bucketSpecs(l.limits, t), now)
+}
+
+func (l *memLimiter) takeBuckets(_ context.Context, specs []bucketSpec, now time.Time) (func(context.Context), time.Duration, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	specs := bucketSpecs(l.limits, t)
 	lims := make([]*rate.Limiter, len(specs))
 	for i, b := range specs {
 		lims[i] = l.buckets[b.key]
@@ -142,7 +148,10 @@ var errNoToken = errors.New("no token")
 const refilledSQL = `least($2::float8, r.tokens + greatest(0, $3::float8 - r.at_s) * $4::float8)`
 
 func (l *sharedLimiter) take(ctx context.Context, t tracker.Trigger, now time.Time) (func(context.Context), time.Duration, string, error) {
-	specs := bucketSpecs(l.limits, t)
+	return l.takeBuckets(ctx, bucketSpecs(l.limits, t), now)
+}
+
+func (l *sharedLimiter) takeBuckets(ctx context.Context, specs []bucketSpec, now time.Time) (func(context.Context), time.Duration, string, error) {
 	at := float64(now.UnixMicro()) / 1e6
 	var wait time.Duration
 	var which string

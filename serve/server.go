@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/relayhq/relay/tracker"
+	"github.com/relayhq/relay/tracker/github"
 )
 
 // Options configure a Service.
@@ -83,17 +84,22 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	s.mirrors = NewMirrors(cfg.StateDir, cfg.GitTimeout, o.Secret, o.Log)
 	s.statusToken = o.Secret(cfg.Status.TokenEnv)
 	UseGitCredentials(s.mirrors, o.Trackers)
+	s.worker = &Worker{
+		cfg: cfg, mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper, metrics: s.metrics, log: o.Log,
+	}
+	if al, ok := o.Trackers[tracker.GitHub].(appLister); ok && cfg.GitHub.AppScale() {
+		s.worker.apps = newAppRepos(cfg.GitHub, al, o.Log) // apps.go
+	}
 	trackers := o.Trackers
 	if cfg.DryRun {
 		o.Log.Warn("dry_run is on: reports are logged and counted, never posted")
 		trackers = dryRunAll(trackers, o.Log, s.metrics.DryRunPosts)
+	} else {
+		trackers = s.limitPosts(trackers) // postlimit.go
 	}
-	s.worker = &Worker{
-		// Every comment the bot posts (or, in a dry run, logs) passes the
-		// egress filter first.
-		cfg: cfg, trackers: tracker.FilteredAll(trackers, nil), mirrors: s.mirrors, indexer: o.Indexer, scoper: o.Scoper,
-		metrics: s.metrics, log: o.Log,
-	}
+	// Every comment the bot posts (or, in a dry run, logs) passes the
+	// egress filter first.
+	s.worker.trackers = tracker.FilteredAll(trackers, nil)
 	qurl := o.QueueURL
 	if qurl == "" {
 		qurl = cfg.QueueURL(o.Secret)
@@ -165,7 +171,12 @@ func (s *Service) Mirrors() *Mirrors { return s.mirrors }
 // after it. Run closes the queue.
 func (s *Service) Run(ctx context.Context, l net.Listener) error {
 	defer s.Close()
-	if err := s.mirrors.Clean(ctx, s.cfg.Repositories); err != nil {
+	if s.worker.apps != nil {
+		if _, err := s.worker.apps.load(ctx); err != nil {
+			return fmt.Errorf("list the GitHub App's installations: %w", err)
+		}
+	}
+	if err := s.mirrors.Clean(ctx, s.worker.served()); err != nil {
 		s.log.Warn("clean old worktrees", "err", err)
 	}
 	// River stops on its own when its Start context ends; Run decides when.
@@ -342,6 +353,10 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultMalformed, http.StatusBadRequest, "read body: "+err.Error())
 			return
 		}
+		if source == tracker.GitHub && github.InstallationEvent(r.Header) {
+			s.installationDelivery(w, r, parser, body, result) // apps.go
+			return
+		}
 		t, err := parser.Parse(r.Header, body)
 		var ign *tracker.Ignored
 		switch {
@@ -360,7 +375,12 @@ func (s *Service) webhook(source string) http.HandlerFunc {
 			result(ResultMalformed, http.StatusBadRequest, fmt.Sprintf("a %s delivery names a %s issue", source, t.Ref.Source), logArgs...)
 			return
 		}
-		repo, ok := s.cfg.Repository(t.Ref)
+		repo, ok, err := s.worker.resolve(r.Context(), t.Ref, t.Installation) // apps.go
+		if err != nil {
+			s.log.Error("find the github app repository", append(logArgs, "err", err)...)
+			result(ResultError, http.StatusServiceUnavailable, "could not ask GitHub about the repository; redeliver it", logArgs...)
+			return
+		}
 		if !ok {
 			result(ResultIgnored, http.StatusOK, fmt.Sprintf("repository %s is not served by this relay", t.Ref.Repo), logArgs...)
 			return

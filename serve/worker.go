@@ -88,6 +88,7 @@ type Worker struct {
 	scoper   Scoper
 	metrics  *Metrics
 	log      *slog.Logger
+	apps     *appRepos // a GitHub App's installations' repositories (apps.go); nil without one
 
 	draining   atomic.Bool
 	retryAfter sync.Map // job id → time.Time: the earliest retry a tracker asked for
@@ -128,6 +129,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 	err := w.run(ctx, job, log)
 	w.metrics.JobDuration.Observe(time.Since(start).Seconds())
 	var over *overBudget
+	var posts *postDeferred
 	switch {
 	case errors.As(err, &over):
 		// Not an attempt: the job waits for the budget, its trigger kept.
@@ -135,6 +137,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[ScopeArgs]) error {
 		log.Warn("cost budget reached; the job waits", "retry_at", over.retry, "cost_per_hour", w.cfg.Limits.CostPerHour, "cost_per_day", w.cfg.Limits.CostPerDay)
 		w.postDeferred(ctx, job, over, log)
 		return river.JobSnooze(max(time.Second, time.Until(over.retry)))
+	case errors.As(err, &posts):
+		// Not an attempt: the installation's posting budget refills.
+		log.Warn("the installation's posting rate is reached; the job waits", "retry_in", posts.wait, "limit", posts.which)
+		return river.JobSnooze(posts.wait)
 	case err == nil:
 		w.metrics.JobsCompleted.WithLabelValues(OutcomeDone).Inc()
 		log.Info("job done", "dur", time.Since(start))
@@ -227,7 +233,10 @@ func (w *Worker) run(ctx context.Context, job *river.Job[ScopeArgs], log *slog.L
 	if tr == nil {
 		return &Permanent{fmt.Errorf("no %s tracker is configured", ref.Source)}
 	}
-	repo, ok := w.cfg.Repository(ref)
+	repo, ok, err := w.resolve(ctx, ref, job.Args.Installation)
+	if err != nil {
+		return trackerErr("find the github app repository", err)
+	}
 	if !ok {
 		return &Permanent{fmt.Errorf("%s is not a configured repository", ref.Repo)}
 	}

@@ -179,6 +179,11 @@ type Trigger struct {
 	// it does not: a comment command, reviewed at the head of the moment).
 	Head string `json:"head,omitempty"`
 	Base string `json:"base,omitempty"`
+	// SemanticID names what the delivery reports independently of its
+	// delivery id (GitHub: event, issue, comment id, updated_at), so the
+	// same comment delivered by two webhooks starts one job; "" when the
+	// parser cannot tell.
+	SemanticID string `json:"semantic_id,omitempty"`
 }
 
 // Trigger reasons.

@@ -30,6 +30,12 @@ func checkServeConfig(ctx context.Context, g *globals, cfg *serve.Config, f serv
 		}
 		fmt.Fprintf(g.stdout, "#   %s -> %s: %s\n", r.Key(), serve.Redact(r.Remote), state)
 	}
+	if c.Installations != nil {
+		fmt.Fprintln(g.stdout, "# github app installations:")
+		for _, l := range c.Installations {
+			fmt.Fprintf(g.stdout, "#   %s\n", l)
+		}
+	}
 	if len(c.Problems) == 0 {
 		fmt.Fprintln(g.stdout, "# configuration OK")
 		return nil

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	gh "github.com/google/go-github/v92/github"
 
@@ -34,39 +35,49 @@ func NewWebhook(secret []byte, rules tracker.Rules) (*Webhook, error) {
 	return &Webhook{secret: bytes.Clone(secret), rules: rules}, nil
 }
 
-// Parse implements tracker.WebhookParser.
-func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
+// verify checks a delivery's signature and headers and returns its JSON
+// payload, event name and delivery id.
+func (w *Webhook) verify(h http.Header, body []byte) (payload []byte, event, delivery string, err error) {
 	sig := h.Get(gh.SHA256SignatureHeader)
 	if sig == "" {
-		return tracker.Trigger{}, fmt.Errorf("%w: no %s header (is the webhook secret set on GitHub?)", tracker.ErrBadSignature, gh.SHA256SignatureHeader)
+		return nil, "", "", fmt.Errorf("%w: no %s header (is the webhook secret set on GitHub?)", tracker.ErrBadSignature, gh.SHA256SignatureHeader)
 	}
 	if !strings.HasPrefix(sig, "sha256=") {
-		return tracker.Trigger{}, fmt.Errorf("%w: %s is not sha256=<hex>", tracker.ErrBadSignature, gh.SHA256SignatureHeader)
+		return nil, "", "", fmt.Errorf("%w: %s is not sha256=<hex>", tracker.ErrBadSignature, gh.SHA256SignatureHeader)
 	}
 	// The signature covers the raw body, whatever its content type.
 	if err := gh.ValidateSignature(sig, body, w.secret); err != nil {
-		return tracker.Trigger{}, fmt.Errorf("%w: %s does not match the body signed with the configured secret", tracker.ErrBadSignature, gh.SHA256SignatureHeader)
+		return nil, "", "", fmt.Errorf("%w: %s does not match the body signed with the configured secret", tracker.ErrBadSignature, gh.SHA256SignatureHeader)
 	}
 	ct := "application/json"
 	if v := h.Get("Content-Type"); v != "" {
 		mt, _, err := mime.ParseMediaType(v)
 		if err != nil {
-			return tracker.Trigger{}, fmt.Errorf("%w: Content-Type %q: %v", tracker.ErrMalformed, v, err)
+			return nil, "", "", fmt.Errorf("%w: Content-Type %q: %v", tracker.ErrMalformed, v, err)
 		}
 		ct = mt
 	}
-	payload, err := gh.ValidatePayloadFromBody(ct, bytes.NewReader(body), sig, w.secret)
+	payload, err = gh.ValidatePayloadFromBody(ct, bytes.NewReader(body), sig, w.secret)
 	if err != nil {
-		return tracker.Trigger{}, fmt.Errorf("%w: %v (set the webhook's content type to application/json)", tracker.ErrMalformed, err)
+		return nil, "", "", fmt.Errorf("%w: %v (set the webhook's content type to application/json)", tracker.ErrMalformed, err)
 	}
-	event, delivery := h.Get(gh.EventTypeHeader), h.Get(gh.DeliveryIDHeader)
+	event, delivery = h.Get(gh.EventTypeHeader), h.Get(gh.DeliveryIDHeader)
 	switch {
 	case event == "":
-		return tracker.Trigger{}, fmt.Errorf("%w: no %s header", tracker.ErrMalformed, gh.EventTypeHeader)
+		return nil, "", "", fmt.Errorf("%w: no %s header", tracker.ErrMalformed, gh.EventTypeHeader)
 	case delivery == "":
-		return tracker.Trigger{}, fmt.Errorf("%w: no %s header", tracker.ErrMalformed, gh.DeliveryIDHeader)
+		return nil, "", "", fmt.Errorf("%w: no %s header", tracker.ErrMalformed, gh.DeliveryIDHeader)
 	case !json.Valid(payload):
-		return tracker.Trigger{}, fmt.Errorf("%w: the %s payload is not valid JSON", tracker.ErrMalformed, event)
+		return nil, "", "", fmt.Errorf("%w: the %s payload is not valid JSON", tracker.ErrMalformed, event)
+	}
+	return payload, event, delivery, nil
+}
+
+// Parse implements tracker.WebhookParser.
+func (w *Webhook) Parse(h http.Header, body []byte) (tracker.Trigger, error) {
+	payload, event, delivery, err := w.verify(h, body)
+	if err != nil {
+		return tracker.Trigger{}, err
 	}
 	if event != "issues" && event != "issue_comment" && event != "pull_request" {
 		return tracker.Trigger{}, &tracker.Ignored{Reason: fmt.Sprintf("event %q does not trigger scoping", event)}
@@ -122,12 +133,14 @@ func (w *Webhook) issues(e *gh.IssuesEvent, delivery string) (tracker.Trigger, e
 			return tracker.Trigger{}, ignored(t, "scoping newly opened issues is off")
 		}
 		t.Reason = tracker.ReasonOpened
+		t.SemanticID = semanticID(event, t.Ref, e.Issue.GetID(), e.Issue.GetUpdatedAt())
 		return t, nil
 	case "labeled":
 		if !w.rules.MatchLabel(e.Label.GetName()) {
 			return tracker.Trigger{}, ignored(t, "label %q is not a trigger label", e.Label.GetName())
 		}
 		t.Reason = tracker.ReasonLabeled
+		t.SemanticID = semanticID(event+":"+e.Label.GetName(), t.Ref, e.Issue.GetID(), e.Issue.GetUpdatedAt())
 		return t, nil
 	}
 	return tracker.Trigger{}, ignored(t, "action %q does not trigger scoping", e.GetAction())
@@ -159,7 +172,19 @@ func (w *Webhook) comment(e *gh.IssueCommentEvent, delivery string) (tracker.Tri
 	}
 	t.Reason = tracker.ReasonCommand
 	t.Actor = author.GetLogin()
+	t.SemanticID = semanticID(event, t.Ref, e.Comment.GetID(), e.Comment.GetUpdatedAt())
 	return t, nil
+}
+
+// semanticID names what a delivery reports, whichever webhook sent it: a
+// repository webhook and an App webhook deliver the same comment under
+// different delivery ids, but with the same issue, comment (or issue) id
+// and updated_at. "" when the payload lacks the id or the time.
+func semanticID(event string, ref tracker.Ref, id int64, updated gh.Timestamp) string {
+	if id == 0 || updated.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%s:%s:%d:%s", event, ref.Key(), id, updated.UTC().Format(time.RFC3339Nano))
 }
 
 func ignored(t tracker.Trigger, format string, args ...any) error {
