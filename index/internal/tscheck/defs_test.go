@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -92,23 +91,8 @@ func compareDefs(t *testing.T, node, root string) score {
 			}
 		}
 	}
-	s := score{callers: len(callers), truth: len(truth), relay: len(ours), blind: len(unseen),
-		blindWhy: "calls the language service resolves to nothing"}
-	for e := range ours {
-		if truth[e] {
-			s.hit++
-		} else {
-			s.wrong = append(s.wrong, e)
-		}
-	}
-	for e := range truth {
-		if !ours[e] {
-			s.misses = append(s.misses, e)
-		}
-	}
-	sort.Strings(s.misses)
-	sort.Strings(s.wrong)
-	return s
+	return scored(score{callers: len(callers), truth: len(truth), relay: len(ours), blind: len(unseen),
+		blindWhy: "calls the language service resolves to nothing"}, truth, ours)
 }
 
 // locations returns every node's Loc (constructors as their class) and

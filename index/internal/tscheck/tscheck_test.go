@@ -214,7 +214,12 @@ func compare(t *testing.T, node, root string, args ...string) score {
 	truth := r.truth
 	ours, blind := relayEdges(t, st, r)
 	callers := r.callers
-	s := score{callers: len(callers), truth: len(truth), relay: len(ours), blind: blind}
+	return scored(score{callers: len(callers), truth: len(truth), relay: len(ours), blind: blind}, truth, ours)
+}
+
+// scored fills s's hits, misses and wrong edges from the reference's
+// edges (truth) and relay's (ours).
+func scored(s score, truth, ours map[string]bool) score {
 	for e := range ours {
 		if truth[e] {
 			s.hit++
@@ -303,27 +308,7 @@ func (r reference) comparable(caller string, line int) bool {
 func relayEdges(t *testing.T, st graphdb.Store, r reference) (map[string]bool, int) {
 	t.Helper()
 	ctx := t.Context()
-	files, err := st.Files(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	locs := map[graphdb.NodeID]string{}
-	var from []graphdb.Node
-	for _, f := range files {
-		if f.IsPseudo() {
-			continue
-		}
-		ns, err := st.FindSymbols(ctx, graphdb.SymbolQuery{File: f.Path})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range ns {
-			locs[n.ID] = strings.TrimSuffix(n.Loc, ".constructor")
-			if r.callers[n.Loc] {
-				from = append(from, n)
-			}
-		}
-	}
+	locs, from := locations(t, st, r.callers)
 	out, blind := map[string]bool{}, map[string]bool{}
 	for _, n := range from {
 		es, err := st.Neighbors(ctx, n.ID, graphdb.EdgeCalls, graphdb.Outbound, 0)
