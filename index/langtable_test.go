@@ -46,7 +46,7 @@ var langTable = map[string]struct {
 		near: []string{".ts", ".js", "A.TS", "a.Js", "app.min.js", "a.ts.map", "a.json", "tsconfig.json", "package.json", "a.mtsx"},
 	},
 	"cpp": {
-		repofs:  []string{"cpp", "c"}, // .h is "c" in repofs's table; C++ claims it when no language before it does
+		repofs:  []string{"cpp", "c"}, // .h is "c" in repofs's table; C claims it and yields it to C++ in a repository with C++ sources
 		claimed: []string{"a.cc", "src/b.cpp", "c.cxx", "include/d.hpp", "e.hh", "f.hxx", "include/g.h"},
 		near:    []string{".cc", "A.CC", "a.c", "a.cc.orig", "a.hpp.in"},
 	},
