@@ -65,7 +65,8 @@ func flood(url string, n int, body []byte, header http.Header) map[int]int {
 // TestServeUnsignedLoadRSS: 100 concurrent 24 MB bodies without a
 // signature, then 100 with a signature that does not match, against a bot
 // process (max_body_bytes 25 MB, intake_bytes the default 50 MB): its peak
-// resident set (VmHWM) stays under 300 MB. Before the intake was bounded,
+// resident set (VmHWM) grows by less than 200 MB over its size at start.
+// Before the intake was bounded,
 // each body was read whole first: 20 such requests took the process to
 // ~900 MB. The figures are in BENCHMARKS.md.
 func TestServeUnsignedLoadRSS(t *testing.T) {
@@ -89,7 +90,10 @@ func TestServeUnsignedLoadRSS(t *testing.T) {
 	if unsigned[http.StatusOK]+unsigned[http.StatusAccepted] > 0 {
 		t.Errorf("an unsigned delivery was accepted: %v", unsigned)
 	}
-	if afterForged > 300<<20 {
-		t.Errorf("peak RSS %d MB under the unsigned load, want under 300 MB", afterForged>>20)
+	// The intake budget bounds what the load adds; the process's size at
+	// start is the binary's (the race detector doubles it), not the
+	// load's, so the bound is on the growth.
+	if grew := afterForged - base; grew > 200<<20 {
+		t.Errorf("RSS grew by %d MB under the unsigned load (%d MB at start), want under 200 MB", grew>>20, base>>20)
 	}
 }
