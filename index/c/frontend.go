@@ -4,7 +4,6 @@ package c
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -31,11 +30,7 @@ type indexer struct {
 func (p *indexer) Language() string { return "c" }
 
 func newParser() *sitter.Parser {
-	ps := sitter.NewParser()
-	if err := ps.SetLanguage(sitter.NewLanguage(tsc.Language())); err != nil {
-		panic(fmt.Sprintf("tree-sitter c: %v", err)) // the grammar and the runtime are pinned together
-	}
-	return ps
+	return sitter.ParserFor("c", sitter.NewLanguage(tsc.Language()))
 }
 
 // stored is what a stored file's node holds.

@@ -4,7 +4,6 @@ package cpp
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"path"
 	"sort"
@@ -30,11 +29,7 @@ type indexer struct {
 func (p *indexer) Language() string { return "cpp" }
 
 func newParser() *sitter.Parser {
-	ps := sitter.NewParser()
-	if err := ps.SetLanguage(sitter.NewLanguage(tscpp.Language())); err != nil {
-		panic(fmt.Sprintf("tree-sitter cpp: %v", err)) // the grammar and the runtime are pinned together
-	}
-	return ps
+	return sitter.ParserFor("cpp", sitter.NewLanguage(tscpp.Language()))
 }
 
 // storedFile is what an unchanged file's node holds.

@@ -4,7 +4,6 @@ package java
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"path"
 	"sort"
@@ -33,11 +32,7 @@ type indexer struct {
 func (p *indexer) Language() string { return "java" }
 
 func newParser() *sitter.Parser {
-	ps := sitter.NewParser()
-	if err := ps.SetLanguage(sitter.NewLanguage(tsjava.Language())); err != nil {
-		panic(fmt.Sprintf("tree-sitter java: %v", err)) // the grammar and the runtime are pinned together
-	}
-	return ps
+	return sitter.ParserFor("java", sitter.NewLanguage(tsjava.Language()))
 }
 
 // storedFile is what an unchanged file's node holds.

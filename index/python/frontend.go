@@ -90,11 +90,7 @@ func moduleNames(files map[string]*frontend.DiskFile) map[string]fileModule {
 
 // newParser returns a parser for Python; Close it.
 func newParser() *sitter.Parser {
-	p := sitter.NewParser()
-	if err := p.SetLanguage(sitter.NewLanguage(tspython.Language())); err != nil {
-		panic(fmt.Sprintf("tree-sitter python: %v", err)) // the grammar and the runtime are pinned together
-	}
-	return p
+	return sitter.ParserFor("python", sitter.NewLanguage(tspython.Language()))
 }
 
 // fieldIDs holds the grammar's field ids by name: looking a field up by

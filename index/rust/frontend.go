@@ -4,7 +4,6 @@ package rust
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -31,11 +30,7 @@ type indexer struct {
 func (p *indexer) Language() string { return "rust" }
 
 func newParser() *sitter.Parser {
-	ps := sitter.NewParser()
-	if err := ps.SetLanguage(sitter.NewLanguage(tsrust.Language())); err != nil {
-		panic(fmt.Sprintf("tree-sitter rust: %v", err)) // the grammar and the runtime are pinned together
-	}
-	return ps
+	return sitter.ParserFor("rust", sitter.NewLanguage(tsrust.Language()))
 }
 
 // storedFile is what an unchanged file's node holds.

@@ -5,7 +5,6 @@ package typescript
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"path"
 	"slices"
@@ -41,13 +40,7 @@ type parserSet struct {
 	ts, tsx, js *sitter.Parser
 }
 
-func newParser(lang *sitter.Language) *sitter.Parser {
-	p := sitter.NewParser()
-	if err := p.SetLanguage(lang); err != nil {
-		panic(fmt.Sprintf("tree-sitter typescript: %v", err)) // the grammars and the runtime are pinned together
-	}
-	return p
-}
+func newParser(lang *sitter.Language) *sitter.Parser { return sitter.ParserFor("typescript", lang) }
 
 func (ps *parserSet) get(rel string) *sitter.Parser {
 	switch path.Ext(rel) {

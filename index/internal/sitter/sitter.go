@@ -383,3 +383,15 @@ var (
 	NewParser   = sitter.NewParser
 	NewLanguage = sitter.NewLanguage
 )
+
+// ParserFor returns a parser for lang; Close it. The grammars and the
+// runtime are pinned together in go.mod, so a language the runtime
+// refuses is a build mistake, not bad input: it panics, naming the
+// grammar (name).
+func ParserFor(name string, lang *Language) *Parser {
+	p := NewParser()
+	if err := p.SetLanguage(lang); err != nil {
+		panic(fmt.Sprintf("tree-sitter %s: %v", name, err))
+	}
+	return p
+}
